@@ -1,0 +1,492 @@
+/*
+ * etf.c — external term format decoder (see etf.h).
+ *
+ * Decoding is a loop over an explicit stack of "slots to fill": a compound
+ * term is allocated whole, written into its parent's slot, and pushes a frame
+ * for its own element slots, so neither depth nor length of the term uses C
+ * stack. Every count read from the input is checked against the bytes left
+ * before anything is allocated for it, so a corrupt length cannot make the
+ * decoder allocate without bound.
+ *
+ * Identifiers of another runtime map onto ours by number: a pid <0.N.S>
+ * becomes pid N, a port #Port<0.N> port N, and a reference's ID words w0, w1,
+ * w2 (w3) become id low = w0 | w1 << 32 and id high = w2 | w3 << 32.
+ */
+#include "etf.h"
+
+#include "atom.h"
+#include "bignum.h"
+#include "binary.h"
+#include "map.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+enum {
+    ETF_VERSION = 131,
+    NEW_FLOAT_EXT = 70,
+    BIT_BINARY_EXT = 77,
+    COMPRESSED = 80,
+    NEW_PID_EXT = 88,
+    NEW_PORT_EXT = 89,
+    NEWER_REFERENCE_EXT = 90,
+    SMALL_INTEGER_EXT = 97,
+    INTEGER_EXT = 98,
+    FLOAT_EXT = 99,
+    ATOM_EXT = 100,
+    REFERENCE_EXT = 101,
+    PORT_EXT = 102,
+    PID_EXT = 103,
+    SMALL_TUPLE_EXT = 104,
+    LARGE_TUPLE_EXT = 105,
+    NIL_EXT = 106,
+    STRING_EXT = 107,
+    LIST_EXT = 108,
+    BINARY_EXT = 109,
+    SMALL_BIG_EXT = 110,
+    LARGE_BIG_EXT = 111,
+    NEW_FUN_EXT = 112,
+    EXPORT_EXT = 113,
+    NEW_REFERENCE_EXT = 114,
+    SMALL_ATOM_EXT = 115,
+    MAP_EXT = 116,
+    ATOM_UTF8_EXT = 118,
+    SMALL_ATOM_UTF8_EXT = 119,
+    V4_PORT_EXT = 120,
+};
+
+struct reader {
+    const uint8_t *p, *end;
+};
+
+static size_t left(const struct reader *r) { return (size_t)(r->end - r->p); }
+
+static bool read_u8(struct reader *r, uint32_t *v)
+{
+    if (left(r) < 1)
+        return false;
+    *v = r->p[0];
+    r->p += 1;
+    return true;
+}
+
+static bool read_u16(struct reader *r, uint32_t *v)
+{
+    if (left(r) < 2)
+        return false;
+    *v = (uint32_t)r->p[0] << 8 | r->p[1];
+    r->p += 2;
+    return true;
+}
+
+static bool read_u32(struct reader *r, uint32_t *v)
+{
+    if (left(r) < 4)
+        return false;
+    *v = (uint32_t)r->p[0] << 24 | (uint32_t)r->p[1] << 16 | (uint32_t)r->p[2] << 8 | r->p[3];
+    r->p += 4;
+    return true;
+}
+
+static bool read_u64(struct reader *r, uint64_t *v)
+{
+    uint32_t hi, lo;
+    if (!read_u32(r, &hi) || !read_u32(r, &lo))
+        return false;
+    *v = (uint64_t)hi << 32 | lo;
+    return true;
+}
+
+/* A slot-filling frame: `remaining` slots from dest, `stride` words apart.
+ * A map frame fills the pairs buffer, then builds the map into map_dest. */
+struct frame {
+    term *dest;
+    size_t remaining;
+    size_t stride;
+    term *pairs; /* map frames: malloc'd keys then values interleaved */
+    size_t pair_count;
+    term *map_dest;
+};
+
+struct decoder {
+    heap_t *heap;
+    struct reader in;
+    struct frame *stack;
+    size_t depth, capacity;
+    const char *error;
+};
+
+static bool fail(struct decoder *d, const char *error)
+{
+    if (!d->error)
+        d->error = error;
+    return false;
+}
+
+static bool push(struct decoder *d, struct frame f)
+{
+    if (d->depth == d->capacity) {
+        size_t cap = d->capacity ? d->capacity * 2 : 64;
+        struct frame *s = realloc(d->stack, cap * sizeof *s);
+        if (!s)
+            return fail(d, "out of memory");
+        d->stack = s;
+        d->capacity = cap;
+    }
+    d->stack[d->depth++] = f;
+    return true;
+}
+
+static term *alloc(struct decoder *d, size_t words)
+{
+    term *p = heap_alloc(d->heap, words);
+    if (!p)
+        fail(d, "heap refused the term");
+    return p;
+}
+
+static bool read_atom_text(struct decoder *d, uint32_t tag, term *out)
+{
+    uint32_t len;
+    bool ok = (tag == SMALL_ATOM_EXT || tag == SMALL_ATOM_UTF8_EXT) ? read_u8(&d->in, &len) : read_u16(&d->in, &len);
+    if (!ok || left(&d->in) < len)
+        return fail(d, "truncated atom");
+    enum atom_status status;
+    if (tag == ATOM_EXT || tag == SMALL_ATOM_EXT)
+        *out = atom_intern_latin1(d->in.p, len, &status);
+    else
+        *out = atom_intern((const char *)d->in.p, len, &status);
+    d->in.p += len;
+    if (is_non_value(*out))
+        return fail(d, status == ATOM_BAD_UTF8 ? "atom is not valid UTF-8" : "atom too long or atom table full");
+    return true;
+}
+
+/* An atom in a position that must hold one (node names, export funs). */
+static bool read_atom(struct decoder *d, term *out)
+{
+    uint32_t tag;
+    if (!read_u8(&d->in, &tag))
+        return fail(d, "truncated term");
+    if (tag != ATOM_EXT && tag != SMALL_ATOM_EXT && tag != ATOM_UTF8_EXT && tag != SMALL_ATOM_UTF8_EXT)
+        return fail(d, "atom expected");
+    return read_atom_text(d, tag, out);
+}
+
+static bool decode_big(struct decoder *d, uint32_t n, term *out)
+{
+    uint32_t sign;
+    if (!read_u8(&d->in, &sign) || left(&d->in) < n)
+        return fail(d, "truncated integer");
+    size_t limbs = (n + 7) / 8;
+    uint64_t small_buf[8];
+    uint64_t *buf = limbs <= 8 ? small_buf : calloc(limbs, sizeof *buf);
+    if (!buf)
+        return fail(d, "out of memory");
+    memset(buf, 0, limbs * sizeof *buf);
+    for (uint32_t i = 0; i < n; i++)
+        buf[i / 8] |= (uint64_t)d->in.p[i] << (8 * (i % 8));
+    d->in.p += n;
+    *out = int_from_limbs(d->heap, sign != 0, buf, limbs);
+    if (buf != small_buf)
+        free(buf);
+    if (is_non_value(*out))
+        return fail(d, "heap refused the term");
+    return true;
+}
+
+static bool decode_binary(struct decoder *d, uint32_t size, unsigned bits, term *out)
+{
+    if (left(&d->in) < size || (bits != 0 && size == 0))
+        return fail(d, "truncated binary");
+    if (bits == 0) {
+        *out = bin_from_bytes(d->heap, d->in.p, size);
+    } else {
+        /* The last byte holds `bits` significant high bits. */
+        term whole = bin_from_bytes(d->heap, d->in.p, size);
+        *out = is_value(whole) ? bin_sub(d->heap, whole, 0, size - 1, bits) : whole;
+    }
+    d->in.p += size;
+    if (is_non_value(*out))
+        return fail(d, "heap refused the term");
+    return true;
+}
+
+static bool decode_reference(struct decoder *d, uint32_t tag, term *out)
+{
+    uint32_t n_words, creation;
+    term node;
+    if (!read_u16(&d->in, &n_words) || !read_atom(d, &node))
+        return fail(d, "truncated reference");
+    bool ok = tag == NEWER_REFERENCE_EXT ? read_u32(&d->in, &creation) : read_u8(&d->in, &creation);
+    if (!ok || n_words == 0 || n_words > 5 || left(&d->in) < 4 * (size_t)n_words)
+        return fail(d, "bad reference");
+    uint32_t w[5] = {0};
+    for (uint32_t i = 0; i < n_words; i++)
+        read_u32(&d->in, &w[i]);
+    *out = heap_ref_with_id(d->heap, (uint64_t)w[1] << 32 | w[0], (uint64_t)w[3] << 32 | w[2]);
+    return is_value(*out) || fail(d, "heap refused the term");
+}
+
+/* Decodes the term at the input into *dest; compound terms push a frame for
+ * their elements. */
+static bool decode_one(struct decoder *d, term *dest)
+{
+    uint32_t tag, n, v;
+    if (!read_u8(&d->in, &tag))
+        return fail(d, "truncated term");
+    switch (tag) {
+    case SMALL_INTEGER_EXT:
+        if (!read_u8(&d->in, &v))
+            return fail(d, "truncated integer");
+        *dest = make_small(v);
+        return true;
+    case INTEGER_EXT:
+        if (!read_u32(&d->in, &v))
+            return fail(d, "truncated integer");
+        *dest = make_small((int32_t)v);
+        return true;
+    case SMALL_BIG_EXT:
+        return read_u8(&d->in, &n) ? decode_big(d, n, dest) : fail(d, "truncated integer");
+    case LARGE_BIG_EXT:
+        return read_u32(&d->in, &n) ? decode_big(d, n, dest) : fail(d, "truncated integer");
+    case NEW_FLOAT_EXT: {
+        uint64_t bits;
+        if (!read_u64(&d->in, &bits))
+            return fail(d, "truncated float");
+        double f;
+        memcpy(&f, &bits, sizeof f);
+        *dest = heap_float(d->heap, f);
+        return is_value(*dest) || fail(d, "heap refused the term");
+    }
+    case FLOAT_EXT: {
+        if (left(&d->in) < 31)
+            return fail(d, "truncated float");
+        char text[32];
+        memcpy(text, d->in.p, 31);
+        text[31] = '\0';
+        d->in.p += 31;
+        char *end;
+        double f = strtod(text, &end);
+        if (end == text)
+            return fail(d, "bad float text");
+        *dest = heap_float(d->heap, f);
+        return is_value(*dest) || fail(d, "heap refused the term");
+    }
+    case ATOM_EXT:
+    case SMALL_ATOM_EXT:
+    case ATOM_UTF8_EXT:
+    case SMALL_ATOM_UTF8_EXT:
+        return read_atom_text(d, tag, dest);
+    case NIL_EXT:
+        *dest = NIL;
+        return true;
+    case SMALL_TUPLE_EXT:
+    case LARGE_TUPLE_EXT: {
+        if (!(tag == SMALL_TUPLE_EXT ? read_u8(&d->in, &n) : read_u32(&d->in, &n)))
+            return fail(d, "truncated tuple");
+        if (n > left(&d->in))
+            return fail(d, "tuple arity exceeds the input");
+        term *p = alloc(d, 1 + (size_t)n);
+        if (!p)
+            return false;
+        p[0] = make_header(SUBTAG_TUPLE, n);
+        for (uint32_t i = 0; i < n; i++)
+            p[1 + i] = NIL;
+        *dest = make_boxed(p);
+        return n == 0 || push(d, (struct frame){p + 1, n, 1, NULL, 0, NULL});
+    }
+    case STRING_EXT: {
+        if (!read_u16(&d->in, &n) || left(&d->in) < n)
+            return fail(d, "truncated string");
+        *dest = heap_string(d->heap, (const char *)d->in.p, n);
+        d->in.p += n;
+        return is_value(*dest) || fail(d, "heap refused the term");
+    }
+    case LIST_EXT: {
+        if (!read_u32(&d->in, &n))
+            return fail(d, "truncated list");
+        if (n == 0 || n > left(&d->in))
+            return fail(d, "bad list length");
+        term *p = alloc(d, 2 * (size_t)n);
+        if (!p)
+            return false;
+        for (uint32_t i = 0; i < n; i++) {
+            p[2 * i] = NIL;
+            p[2 * i + 1] = i + 1 < n ? make_list(&p[2 * i + 2]) : NIL;
+        }
+        *dest = make_list(p);
+        /* The tail follows the elements in the input: push it first. */
+        return push(d, (struct frame){&p[2 * (size_t)n - 1], 1, 1, NULL, 0, NULL}) &&
+               push(d, (struct frame){p, n, 2, NULL, 0, NULL});
+    }
+    case BINARY_EXT:
+        return read_u32(&d->in, &n) ? decode_binary(d, n, 0, dest) : fail(d, "truncated binary");
+    case BIT_BINARY_EXT:
+        if (!read_u32(&d->in, &n) || !read_u8(&d->in, &v))
+            return fail(d, "truncated bitstring");
+        if (v < 1 || v > 8)
+            return fail(d, "bad bitstring bit count");
+        return decode_binary(d, n, v == 8 ? 0 : v, dest);
+    case MAP_EXT: {
+        if (!read_u32(&d->in, &n))
+            return fail(d, "truncated map");
+        if ((size_t)n * 2 > left(&d->in))
+            return fail(d, "map size exceeds the input");
+        if (n == 0) {
+            *dest = map_new_empty(d->heap);
+            return is_value(*dest) || fail(d, "heap refused the term");
+        }
+        term *pairs = malloc(2 * (size_t)n * sizeof *pairs);
+        if (!pairs)
+            return fail(d, "out of memory");
+        for (size_t i = 0; i < 2 * (size_t)n; i++)
+            pairs[i] = NIL;
+        *dest = NIL;
+        if (!push(d, (struct frame){pairs, 2 * (size_t)n, 1, pairs, n, dest})) {
+            free(pairs);
+            return false;
+        }
+        return true;
+    }
+    case EXPORT_EXT: {
+        term module, function, arity;
+        if (!read_atom(d, &module) || !read_atom(d, &function))
+            return false;
+        if (!read_u8(&d->in, &tag) || tag != SMALL_INTEGER_EXT || !read_u8(&d->in, &v))
+            return fail(d, "bad export arity");
+        arity = v;
+        *dest = heap_export_fun(d->heap, module, function, (unsigned)arity);
+        return is_value(*dest) || fail(d, "heap refused the term");
+    }
+    case PID_EXT:
+    case NEW_PID_EXT: {
+        term node;
+        uint32_t id, serial, creation;
+        if (!read_atom(d, &node) || !read_u32(&d->in, &id) || !read_u32(&d->in, &serial) ||
+            !(tag == NEW_PID_EXT ? read_u32(&d->in, &creation) : read_u8(&d->in, &creation)))
+            return fail(d, "truncated pid");
+        *dest = make_pid(id);
+        return true;
+    }
+    case PORT_EXT:
+    case NEW_PORT_EXT:
+    case V4_PORT_EXT: {
+        term node;
+        uint64_t id;
+        uint32_t id32, creation;
+        if (!read_atom(d, &node))
+            return false;
+        bool ok = tag == V4_PORT_EXT ? read_u64(&d->in, &id) : (read_u32(&d->in, &id32) && ((id = id32), true));
+        if (!ok || !(tag == PORT_EXT ? read_u8(&d->in, &creation) : read_u32(&d->in, &creation)))
+            return fail(d, "truncated port");
+        *dest = make_port(id);
+        return true;
+    }
+    case NEW_REFERENCE_EXT:
+    case NEWER_REFERENCE_EXT:
+        return decode_reference(d, tag, dest);
+    case NEW_FUN_EXT:
+        return fail(d, "local funs cannot be decoded");
+    case COMPRESSED:
+        return fail(d, "compressed term inside a term");
+    default:
+        return fail(d, "unknown tag");
+    }
+}
+
+static bool finish_map(struct decoder *d, struct frame *f)
+{
+    size_t n = f->pair_count;
+    term *keys = malloc(2 * n * sizeof *keys);
+    if (!keys)
+        return fail(d, "out of memory");
+    term *values = keys + n;
+    for (size_t i = 0; i < n; i++) {
+        keys[i] = f->pairs[2 * i];
+        values[i] = f->pairs[2 * i + 1];
+    }
+    term map = map_from_pairs(d->heap, keys, values, n);
+    free(keys);
+    if (is_non_value(map))
+        return fail(d, "heap refused the term");
+    *f->map_dest = map;
+    return true;
+}
+
+static term decode_body(struct decoder *d)
+{
+    term result = NIL;
+    bool ok = push(d, (struct frame){&result, 1, 1, NULL, 0, NULL});
+    while (ok && d->depth > 0) {
+        struct frame *f = &d->stack[d->depth - 1];
+        if (f->remaining == 0) {
+            struct frame done = *f;
+            d->depth--;
+            if (done.pairs) {
+                ok = finish_map(d, &done);
+                free(done.pairs);
+            }
+            continue;
+        }
+        term *slot = f->dest;
+        f->dest += f->stride;
+        f->remaining--;
+        ok = decode_one(d, slot); /* may move the stack: f is dead now */
+    }
+    while (d->depth > 0) /* after an error: free pending maps' buffers */
+        free(d->stack[--d->depth].pairs);
+    free(d->stack);
+    d->stack = NULL;
+    d->capacity = 0;
+    return ok ? result : THE_NON_VALUE;
+}
+
+term etf_decode(heap_t *h, const uint8_t *buf, size_t len, size_t *used, const char **error)
+{
+    struct decoder d = {h, {buf, buf + len}, NULL, 0, 0, NULL};
+    uint32_t version, tag;
+    if (!read_u8(&d.in, &version) || version != ETF_VERSION) {
+        *error = "not an external term (version byte)";
+        return THE_NON_VALUE;
+    }
+    if (left(&d.in) >= 1 && d.in.p[0] == COMPRESSED) {
+        uint32_t size;
+        read_u8(&d.in, &tag);
+        if (!read_u32(&d.in, &size)) {
+            *error = "truncated compressed term";
+            return THE_NON_VALUE;
+        }
+        uint8_t *plain = malloc(size ? size : 1);
+        if (!plain) {
+            *error = "out of memory";
+            return THE_NON_VALUE;
+        }
+        uLongf plain_len = size;
+        if (uncompress(plain, &plain_len, d.in.p, (uLong)left(&d.in)) != Z_OK || plain_len != size) {
+            free(plain);
+            *error = "corrupt compressed term";
+            return THE_NON_VALUE;
+        }
+        struct decoder inner = {h, {plain, plain + size}, NULL, 0, 0, NULL};
+        term t = decode_body(&inner);
+        bool complete = inner.in.p == inner.in.end;
+        free(plain);
+        if (is_non_value(t) || !complete) {
+            *error = inner.error ? inner.error : "trailing bytes in compressed term";
+            return THE_NON_VALUE;
+        }
+        if (used)
+            *used = len;
+        return t;
+    }
+    term t = decode_body(&d);
+    if (is_non_value(t)) {
+        *error = d.error ? d.error : "malformed term";
+        return THE_NON_VALUE;
+    }
+    if (used)
+        *used = (size_t)(d.in.p - buf);
+    return t;
+}

@@ -1,0 +1,225 @@
+/* External term format decoding: a term made by OTP's term_to_binary, every
+ * truncation and corruption of it, and terms too deep or long for recursion. */
+#include "../../core/atom.h"
+#include "../../core/bignum.h"
+#include "../../core/binary.h"
+#include "../../core/etf.h"
+#include "../../core/map.h"
+#include "test_main.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+/* term_to_binary({ok, [1,2|x], <<"abc">>, #{a => 1.5, "k" => [{}]},
+ *   -123456789012345678901234567890, list_to_pid("<0.42.0>"), fun lists:map/2,
+ *   3.25, <<1:3>>, "str", 70000, -5, [], abc, 'ünï'}) on OTP 25. */
+static const uint8_t sample[] = {
+    0x83, 0x68, 0x0f, 0x64, 0x00, 0x02, 0x6f, 0x6b, 0x6c, 0x00, 0x00, 0x00, 0x02, 0x61, 0x01, 0x61, 0x02, 0x64, 0x00,
+    0x01, 0x78, 0x6d, 0x00, 0x00, 0x00, 0x03, 0x61, 0x62, 0x63, 0x74, 0x00, 0x00, 0x00, 0x02, 0x64, 0x00, 0x01, 0x61,
+    0x46, 0x3f, 0xf8, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6b, 0x00, 0x01, 0x6b, 0x6c, 0x00, 0x00, 0x00, 0x01, 0x68,
+    0x00, 0x6a, 0x6e, 0x0d, 0x01, 0xd2, 0x0a, 0x3f, 0x4e, 0xee, 0xe0, 0x73, 0xc3, 0xf6, 0x0f, 0xe9, 0x8e, 0x01, 0x58,
+    0x64, 0x00, 0x0d, 0x6e, 0x6f, 0x6e, 0x6f, 0x64, 0x65, 0x40, 0x6e, 0x6f, 0x68, 0x6f, 0x73, 0x74, 0x00, 0x00, 0x00,
+    0x2a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x71, 0x64, 0x00, 0x05, 0x6c, 0x69, 0x73, 0x74, 0x73, 0x64,
+    0x00, 0x03, 0x6d, 0x61, 0x70, 0x61, 0x02, 0x46, 0x40, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4d, 0x00, 0x00,
+    0x00, 0x01, 0x03, 0x20, 0x6b, 0x00, 0x03, 0x73, 0x74, 0x72, 0x62, 0x00, 0x01, 0x11, 0x70, 0x62, 0xff, 0xff, 0xff,
+    0xfb, 0x6a, 0x64, 0x00, 0x03, 0x61, 0x62, 0x63, 0x64, 0x00, 0x03, 0xfc, 0x6e, 0xef,
+};
+
+static void check_sample(term t)
+{
+    CU_ASSERT_FATAL(is_tuple(t) && tuple_arity(t) == 15);
+    CU_ASSERT_EQUAL(tuple_element(t, 1), A(ok));
+    term l = tuple_element(t, 2);
+    CU_ASSERT_FATAL(is_list(l));
+    CU_ASSERT_EQUAL(list_head(l), make_small(1));
+    CU_ASSERT_EQUAL(list_head(list_tail(l)), make_small(2));
+    CU_ASSERT_EQUAL(list_tail(list_tail(l)), atom_intern_cstr("x"));
+    const uint8_t *bytes;
+    size_t size;
+    unsigned bits;
+    bin_bytes(tuple_element(t, 3), &bytes, &size, &bits);
+    CU_ASSERT_TRUE(size == 3 && bits == 0 && memcmp(bytes, "abc", 3) == 0);
+    term m = tuple_element(t, 4);
+    CU_ASSERT_FATAL(is_map(m));
+    CU_ASSERT_EQUAL(map_size(m), 2);
+    term v = map_get(m, atom_intern_cstr("a"));
+    CU_ASSERT_TRUE(is_float(v) && float_value(v) == 1.5);
+    struct strbuf s = STRBUF_INIT;
+    int_to_string(tuple_element(t, 5), 10, &s);
+    CU_ASSERT_STRING_EQUAL(strbuf_cstr(&s), "-123456789012345678901234567890");
+    strbuf_free(&s);
+    CU_ASSERT_EQUAL(tuple_element(t, 6), make_pid(42));
+    term ex = tuple_element(t, 7);
+    CU_ASSERT_TRUE(is_export(ex) && boxed_ptr(ex)[1] == atom_intern_cstr("lists") &&
+                   boxed_ptr(ex)[2] == atom_intern_cstr("map") && boxed_ptr(ex)[3] == make_small(2));
+    CU_ASSERT_EQUAL(float_value(tuple_element(t, 8)), 3.25);
+    bin_bytes(tuple_element(t, 9), &bytes, &size, &bits);
+    CU_ASSERT_TRUE(size == 0 && bits == 3 && (bytes[0] >> 5) == 1);
+    term str = tuple_element(t, 10);
+    CU_ASSERT_TRUE(list_head(str) == make_small('s') && list_head(list_tail(list_tail(str))) == make_small('r'));
+    CU_ASSERT_EQUAL(tuple_element(t, 11), make_small(70000));
+    CU_ASSERT_EQUAL(tuple_element(t, 12), make_small(-5));
+    CU_ASSERT_EQUAL(tuple_element(t, 13), NIL);
+    CU_ASSERT_EQUAL(tuple_element(t, 14), atom_intern_cstr("abc"));
+    CU_ASSERT_EQUAL(tuple_element(t, 15), atom_intern("\xc3\xbcn\xc3\xaf", 5, NULL));
+}
+
+static void test_decodes_a_term_made_by_otp(void)
+{
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    size_t used = 0;
+    const char *error = NULL;
+    term t = etf_decode(&h, sample, sizeof sample, &used, &error);
+    CU_ASSERT_FATAL(is_value(t));
+    CU_ASSERT_EQUAL(used, sizeof sample);
+    check_sample(t);
+    heap_destroy(&h);
+}
+
+static void test_every_truncation_fails_cleanly(void)
+{
+    for (size_t n = 0; n < sizeof sample; n++) {
+        heap_t h;
+        CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+        uint8_t *copy = malloc(n ? n : 1); /* exact size, so ASan sees overreads */
+        memcpy(copy, sample, n);
+        const char *error = NULL;
+        term t = etf_decode(&h, copy, n, NULL, &error);
+        CU_ASSERT_TRUE(is_non_value(t));
+        CU_ASSERT_PTR_NOT_NULL(error);
+        free(copy);
+        heap_destroy(&h);
+    }
+}
+
+static void test_corruption_never_crashes(void)
+{
+    uint64_t seed = 12345;
+    for (int round = 0; round < 3000; round++) {
+        uint8_t copy[sizeof sample];
+        memcpy(copy, sample, sizeof sample);
+        for (int k = 0; k < 3; k++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            copy[1 + (seed >> 33) % (sizeof sample - 1)] = (uint8_t)(seed >> 20);
+        }
+        heap_t h;
+        CU_ASSERT_FATAL(heap_init(&h, 0, 1 << 20));
+        const char *error = NULL;
+        term t = etf_decode(&h, copy, sizeof copy, NULL, &error);
+        CU_ASSERT_TRUE(is_value(t) || error != NULL);
+        heap_destroy(&h);
+    }
+}
+
+static void test_compressed_terms(void)
+{
+    uint8_t packed[512];
+    uLongf packed_len = sizeof packed - 6;
+    CU_ASSERT_FATAL(compress(packed + 6, &packed_len, sample + 1, sizeof sample - 1) == Z_OK);
+    uint32_t n = sizeof sample - 1;
+    packed[0] = 131;
+    packed[1] = 80;
+    packed[2] = (uint8_t)(n >> 24);
+    packed[3] = (uint8_t)(n >> 16);
+    packed[4] = (uint8_t)(n >> 8);
+    packed[5] = (uint8_t)n;
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    const char *error = NULL;
+    term t = etf_decode(&h, packed, 6 + packed_len, NULL, &error);
+    CU_ASSERT_FATAL(is_value(t));
+    check_sample(t);
+    packed[10] ^= 0xff;
+    CU_ASSERT_TRUE(is_non_value(etf_decode(&h, packed, 6 + packed_len, NULL, &error)));
+    heap_destroy(&h);
+}
+
+static void test_deep_and_long_terms(void)
+{
+    /* {{{...{}...}}} 100,000 deep: SMALL_TUPLE_EXT 1 repeated, then {}. */
+    enum { DEPTH = 100000 };
+    uint8_t *buf = malloc(1 + 2 * DEPTH + 2);
+    size_t n = 0;
+    buf[n++] = 131;
+    for (int i = 0; i < DEPTH; i++) {
+        buf[n++] = 104;
+        buf[n++] = 1;
+    }
+    buf[n++] = 104;
+    buf[n++] = 0;
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    const char *error = NULL;
+    term t = etf_decode(&h, buf, n, NULL, &error);
+    CU_ASSERT_FATAL(is_value(t));
+    int depth = 0;
+    while (tuple_arity(t) == 1) {
+        t = tuple_element(t, 1);
+        depth++;
+    }
+    CU_ASSERT_EQUAL(depth, DEPTH);
+    free(buf);
+    heap_destroy(&h);
+
+    /* A 1,000,000-element list of small integers. */
+    enum { LENGTH = 1000000 };
+    buf = malloc(6 + 2 * LENGTH + 1);
+    n = 0;
+    buf[n++] = 131;
+    buf[n++] = 108;
+    buf[n++] = (uint8_t)(LENGTH >> 24);
+    buf[n++] = (uint8_t)(LENGTH >> 16);
+    buf[n++] = (uint8_t)(LENGTH >> 8);
+    buf[n++] = (uint8_t)LENGTH;
+    for (int i = 0; i < LENGTH; i++) {
+        buf[n++] = 97;
+        buf[n++] = (uint8_t)i;
+    }
+    buf[n++] = 106;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    t = etf_decode(&h, buf, n, NULL, &error);
+    CU_ASSERT_FATAL(is_value(t));
+    long count = 0;
+    int bad = 0;
+    for (; is_list(t); t = list_tail(t))
+        bad += list_head(t) != make_small((uint8_t)count++);
+    CU_ASSERT_EQUAL(count, LENGTH);
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT_TRUE(is_nil(t));
+    free(buf);
+    heap_destroy(&h);
+}
+
+static void test_lengths_beyond_the_input_are_refused(void)
+{
+    const uint8_t huge_list[] = {131, 108, 0xff, 0xff, 0xff, 0xff, 106};
+    const uint8_t huge_tuple[] = {131, 105, 0xff, 0xff, 0xff, 0xff};
+    const uint8_t huge_map[] = {131, 116, 0x7f, 0xff, 0xff, 0xff};
+    const uint8_t bad_version[] = {130, 106};
+    const uint8_t unknown_tag[] = {131, 1};
+    const uint8_t *cases[] = {huge_list, huge_tuple, huge_map, bad_version, unknown_tag};
+    const size_t sizes[] = {sizeof huge_list, sizeof huge_tuple, sizeof huge_map, sizeof bad_version,
+                            sizeof unknown_tag};
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *error = NULL;
+        CU_ASSERT_TRUE(is_non_value(etf_decode(&h, cases[i], sizes[i], NULL, &error)));
+        CU_ASSERT_PTR_NOT_NULL(error);
+    }
+    CU_ASSERT_TRUE(heap_used_words(&h) < 100);
+    heap_destroy(&h);
+}
+
+static CU_TestInfo tests[] = {
+    {"decodes a term made by OTP", test_decodes_a_term_made_by_otp},
+    {"every truncation fails cleanly", test_every_truncation_fails_cleanly},
+    {"corruption never crashes", test_corruption_never_crashes},
+    {"compressed terms", test_compressed_terms},
+    {"deep and long terms", test_deep_and_long_terms},
+    {"lengths beyond the input are refused", test_lengths_beyond_the_input_are_refused},
+    CU_TEST_INFO_NULL,
+};
+TEST_SUITE(etf, tests)

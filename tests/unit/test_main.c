@@ -1,0 +1,101 @@
+/*
+ * test_main.c — the unit-test runner: every suite the test files registered,
+ * or with --concurrent only those that run threads (for ThreadSanitizer), or
+ * with --suite NAME one suite. Exits non-zero when any test fails.
+ */
+#include "test_main.h"
+
+#include "../../core/atom.h"
+
+#include <CUnit/Basic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SUITES 128
+
+static struct {
+    const char *name;
+    CU_TestInfo *tests;
+    bool concurrent;
+} suites[MAX_SUITES];
+static int suite_count;
+
+void test_register_suite(const char *name, CU_TestInfo *tests, bool concurrent)
+{
+    if (suite_count == MAX_SUITES) {
+        fprintf(stderr, "test_main: more than %d suites\n", MAX_SUITES);
+        exit(2);
+    }
+    suites[suite_count].name = name;
+    suites[suite_count].tests = tests;
+    suites[suite_count].concurrent = concurrent;
+    suite_count++;
+}
+
+const char *test_data_path(const char *relative)
+{
+    static char path[4096];
+    const char *dir = getenv("CLAUSE_TEST_DIR");
+    snprintf(path, sizeof path, "%s/%s", dir ? dir : "tests", relative);
+    return path;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    const char *const *x = a, *const *y = b;
+    return strcmp(*x, *y);
+}
+
+int main(int argc, char **argv)
+{
+    bool concurrent_only = false;
+    const char *only = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--concurrent") == 0)
+            concurrent_only = true;
+        else if (strcmp(argv[i], "--suite") == 0 && i + 1 < argc)
+            only = argv[++i];
+        else {
+            fprintf(stderr, "usage: %s [--concurrent] [--suite NAME]\n", argv[0]);
+            return 2;
+        }
+    }
+    atom_table_init();
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 2;
+    /* Constructors run in link order; sort so the report reads the same on
+     * every build. */
+    const char *names[MAX_SUITES];
+    for (int i = 0; i < suite_count; i++)
+        names[i] = suites[i].name;
+    qsort(names, (size_t)suite_count, sizeof names[0], compare_names);
+    int registered = 0;
+    for (int n = 0; n < suite_count; n++) {
+        for (int i = 0; i < suite_count; i++) {
+            if (suites[i].name != names[n])
+                continue;
+            if (concurrent_only && !suites[i].concurrent)
+                continue;
+            if (only && strcmp(only, suites[i].name) != 0)
+                continue;
+            CU_SuiteInfo info[2] = {{suites[i].name, NULL, NULL, NULL, NULL, suites[i].tests}, CU_SUITE_INFO_NULL};
+            if (CU_register_suites(info) != CUE_SUCCESS) {
+                fprintf(stderr, "test_main: cannot register %s: %s\n", suites[i].name, CU_get_error_msg());
+                return 2;
+            }
+            registered++;
+        }
+    }
+    if (registered == 0) {
+        fprintf(stderr, "test_main: no suite selected\n");
+        return 2;
+    }
+    CU_basic_set_mode(CU_BRM_NORMAL);
+    CU_basic_run_tests();
+    unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+    unsigned failed_tests = CU_get_number_of_tests_failed();
+    CU_cleanup_registry();
+    (void)failed;
+    return failed_tests == 0 && CU_get_error() == CUE_SUCCESS ? 0 : 1;
+}

@@ -1,0 +1,32 @@
+/*
+ * test_main.h — how a unit-test file registers its suites.
+ *
+ * Each tests/unit/test_*.c ends with
+ *     TEST_SUITE(name, tests)              a suite of ordinary tests
+ *     TEST_SUITE_CONCURRENT(name, tests)   a suite that runs threads
+ * where tests is a CU_TestInfo array ending in CU_TEST_INFO_NULL. The macro
+ * registers the suite at program start, so adding a file to tests/unit/ is
+ * all it takes: the Makefile compiles every file there into one runner.
+ * `make tsan` runs the concurrent suites only.
+ */
+#ifndef CLAUSE_TEST_MAIN_H
+#define CLAUSE_TEST_MAIN_H
+
+#include <CUnit/CUnit.h>
+#include <stdbool.h>
+
+void test_register_suite(const char *name, CU_TestInfo *tests, bool concurrent);
+
+#define TEST_SUITE_IMPL(name, tests, concurrent)                                                                       \
+    __attribute__((constructor)) static void register_suite_##name(void)                                               \
+    {                                                                                                                  \
+        test_register_suite(#name, tests, concurrent);                                                                 \
+    }
+#define TEST_SUITE(name, tests) TEST_SUITE_IMPL(name, tests, false)
+#define TEST_SUITE_CONCURRENT(name, tests) TEST_SUITE_IMPL(name, tests, true)
+
+/* Path of a file under tests/ (the runner is started from the repository
+ * root or given CLAUSE_TEST_DIR). */
+const char *test_data_path(const char *relative);
+
+#endif
