@@ -1,0 +1,965 @@
+/* The copying collector: random term graphs of every object kind collected
+ * thousands of times with random root subsets (each root must keep its
+ * structure, every off-heap binary must die exactly when unreachable), the
+ * heap cap (refusal leaves heap and roots untouched), growth and shrinking
+ * by OTP's table, and deep or long terms collected in constant C stack.
+ *
+ * Structure is compared through a test-local fingerprint: a hash of each
+ * term computed bottom-up by an iterative walk, memoised per object so that
+ * shared subterms cost one visit. */
+#include "test_main.h"
+
+#include "../../core/binary.h"
+#include "../../core/gc.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *xrealloc(void *p, size_t bytes)
+{
+    void *q = realloc(p, bytes);
+    if (!q) {
+        fprintf(stderr, "test_gc: out of memory\n");
+        abort();
+    }
+    return q;
+}
+
+/* ---- deterministic random numbers (splitmix64) ---- */
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15u);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
+
+static size_t rnd_below(size_t n) { return n ? (size_t)(rnd() % n) : 0; }
+
+/* ---- literals: terms outside every heap, which the collector leaves ---- */
+
+static term literal_area[16];
+static term lit_list, lit_tuple, lit_float;
+
+static void literals_init(void)
+{
+    literal_area[0] = make_small(1);
+    literal_area[1] = make_list(&literal_area[2]);
+    literal_area[2] = make_small(2);
+    literal_area[3] = NIL;
+    literal_area[4] = make_header(SUBTAG_TUPLE, 2);
+    literal_area[5] = make_list(&literal_area[0]);
+    literal_area[6] = make_atom(3);
+    literal_area[7] = make_header(SUBTAG_FLOAT, 1);
+    double d = 2.5;
+    memcpy(&literal_area[8], &d, sizeof d);
+    lit_list = make_list(&literal_area[0]);
+    lit_tuple = make_boxed(&literal_area[4]);
+    lit_float = make_boxed(&literal_area[7]);
+}
+
+static bool is_literal_address(uintptr_t a) { return a - (uintptr_t)literal_area < sizeof literal_area; }
+
+/* ---- an address-keyed hash table (open addressing) ---- */
+
+struct memo {
+    uintptr_t *keys;
+    uint64_t *vals;
+    size_t cap, len;
+};
+
+static size_t memo_slot(const struct memo *m, uintptr_t k)
+{
+    size_t i = (size_t)((uint64_t)(k >> 3) * 0x9E3779B97F4A7C15u >> 20) & (m->cap - 1);
+    while (m->keys[i] != 0 && m->keys[i] != k)
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+static bool memo_get(const struct memo *m, uintptr_t k, uint64_t *v)
+{
+    if (m->cap == 0)
+        return false;
+    size_t i = memo_slot(m, k);
+    if (m->keys[i] == 0)
+        return false;
+    if (v)
+        *v = m->vals[i];
+    return true;
+}
+
+static void memo_put(struct memo *m, uintptr_t k, uint64_t v);
+
+static void memo_grow(struct memo *m)
+{
+    struct memo old = *m;
+    m->cap = old.cap ? 2 * old.cap : 1024;
+    m->keys = calloc(m->cap, sizeof *m->keys);
+    m->vals = calloc(m->cap, sizeof *m->vals);
+    if (!m->keys || !m->vals)
+        abort();
+    m->len = 0;
+    for (size_t i = 0; i < old.cap; i++)
+        if (old.keys[i] != 0)
+            memo_put(m, old.keys[i], old.vals[i]);
+    free(old.keys);
+    free(old.vals);
+}
+
+static void memo_put(struct memo *m, uintptr_t k, uint64_t v)
+{
+    if (2 * (m->len + 1) > m->cap)
+        memo_grow(m);
+    size_t i = memo_slot(m, k);
+    if (m->keys[i] == 0) {
+        m->keys[i] = k;
+        m->len++;
+    }
+    m->vals[i] = v;
+}
+
+static void memo_reset(struct memo *m)
+{
+    if (m->cap)
+        memset(m->keys, 0, m->cap * sizeof *m->keys);
+    m->len = 0;
+}
+
+static void memo_free(struct memo *m)
+{
+    free(m->keys);
+    free(m->vals);
+    *m = (struct memo){NULL, NULL, 0, 0};
+}
+
+/* ---- structural fingerprints ---- */
+
+struct fp {
+    struct memo memo; /* object address -> hash */
+    struct memo bins; /* distinct struct binary reached */
+    term *stack;
+    size_t len, cap;
+    size_t objects, words; /* distinct objects reached and their words */
+    size_t procbins, procbin_bytes;
+    const heap_t *heap; /* when set: every pointer must be into its block or a literal */
+    size_t stray;
+};
+
+static void fp_reset(struct fp *fp, const heap_t *check)
+{
+    memo_reset(&fp->memo);
+    memo_reset(&fp->bins);
+    fp->len = 0;
+    fp->objects = fp->words = fp->procbins = fp->procbin_bytes = fp->stray = 0;
+    fp->heap = check;
+}
+
+static void fp_free(struct fp *fp)
+{
+    memo_free(&fp->memo);
+    memo_free(&fp->bins);
+    free(fp->stack);
+    fp->stack = NULL;
+    fp->cap = fp->len = 0;
+}
+
+static void fp_push(struct fp *fp, term t)
+{
+    if (fp->len == fp->cap) {
+        fp->cap = fp->cap ? 2 * fp->cap : 1024;
+        fp->stack = xrealloc(fp->stack, fp->cap * sizeof *fp->stack);
+    }
+    fp->stack[fp->len++] = t;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9E3779B97F4A7C15u + (h << 6) + (h >> 2);
+    h *= 0xFF51AFD7ED558CCDu;
+    return h ^ (h >> 32);
+}
+
+static uint64_t child_hash(struct fp *fp, term c)
+{
+    if (!is_pointer_term(c))
+        return mix(0x1111, c);
+    uint64_t v = 0;
+    memo_get(&fp->memo, (uintptr_t)term_ptr(c), &v);
+    if (fp->heap) {
+        uintptr_t a = (uintptr_t)term_ptr(c);
+        if (!(a - (uintptr_t)fp->heap->start < (uintptr_t)(fp->heap->top - fp->heap->start) * sizeof(term)) &&
+            !is_literal_address(a))
+            fp->stray++;
+    }
+    return mix(is_list(c) ? 0x2222 : 0x3333, v);
+}
+
+/* Pushes the pointer children of x not yet hashed; true when there were none. */
+static bool push_missing(struct fp *fp, term x)
+{
+    const term *p = term_ptr(x);
+    uint64_t first = 0, count = 2;
+    if (is_boxed(x))
+        term_boxed_term_range(p[0], &first, &count);
+    bool none = true;
+    for (uint64_t i = first; i < first + count; i++) {
+        term c = p[i];
+        if (is_pointer_term(c) && !memo_get(&fp->memo, (uintptr_t)term_ptr(c), NULL)) {
+            fp_push(fp, c);
+            none = false;
+        }
+    }
+    return none;
+}
+
+static uint64_t node_hash(struct fp *fp, term x)
+{
+    const term *p = term_ptr(x);
+    /* Heap words only: literals are reached but never copied. */
+    bool counted = !is_literal_address((uintptr_t)p);
+    fp->objects++;
+    if (is_list(x)) {
+        fp->words += counted ? 2 : 0;
+        return mix(mix(0x4444, child_hash(fp, p[0])), child_hash(fp, p[1]));
+    }
+    term hdr = p[0];
+    uint64_t first, count, arity = header_arity(hdr);
+    term_boxed_term_range(hdr, &first, &count);
+    fp->words += counted ? 1 + arity : 0;
+    uint64_t h = mix(0x5555, hdr);
+    bool procbin = header_subtag(hdr) == SUBTAG_REFC_BIN;
+    for (uint64_t i = 1; i <= arity; i++) {
+        if (i >= first && i < first + count)
+            h = mix(h, child_hash(fp, p[i]));
+        else if (!(procbin && i == PROCBIN_NEXT)) /* the collector relinks it */
+            h = mix(h, p[i]);
+    }
+    if (procbin) {
+        fp->procbins++;
+        fp->procbin_bytes += p[PROCBIN_SIZE];
+        memo_put(&fp->bins, (uintptr_t)p[PROCBIN_BINARY], 1);
+        /* Reading the bytes also proves the binary is still allocated. */
+        const uint8_t *d;
+        size_t n;
+        unsigned bits;
+        bin_bytes(x, &d, &n, &bits);
+        for (size_t i = 0; i < n; i++)
+            h = mix(h, d[i]);
+    }
+    return h;
+}
+
+static uint64_t fingerprint(struct fp *fp, term t)
+{
+    if (!is_pointer_term(t))
+        return mix(0x1111, t);
+    fp_push(fp, t);
+    while (fp->len > 0) {
+        term x = fp->stack[fp->len - 1];
+        if (memo_get(&fp->memo, (uintptr_t)term_ptr(x), NULL)) {
+            fp->len--;
+            continue;
+        }
+        if (!push_missing(fp, x))
+            continue;
+        memo_put(&fp->memo, (uintptr_t)term_ptr(x), node_hash(fp, x));
+        fp->len--;
+    }
+    return child_hash(fp, t);
+}
+
+/* ---- random term graphs ---- */
+
+#define NROOTS 48
+#define NSTACK 12
+
+static struct fun_entry fun_entries[4];
+
+static void fun_entries_init(void)
+{
+    for (uint32_t k = 0; k < 4; k++)
+        fun_entries[k] = (struct fun_entry){make_atom(1), make_atom(2), k, 1000 + k, 1, k, NULL};
+}
+
+struct world {
+    heap_t heap;
+    term roots[NROOTS];
+    /* A stack: even slots hold raw words (tag 00, like code pointers, here
+     * even addresses inside the heap), odd slots hold terms. */
+    term stack[NSTACK];
+};
+
+static term pick(struct world *w)
+{
+    switch (rnd_below(12)) {
+    case 0:
+    case 1:
+    case 2:
+    case 3:
+    case 4:
+        return w->roots[rnd_below(NROOTS)];
+    case 5:
+        return make_small((int64_t)rnd_below(2000001) - 1000000);
+    case 6:
+        return make_atom((uint32_t)rnd_below(20));
+    case 7:
+        return NIL;
+    case 8:
+        return make_pid(rnd_below(1000));
+    case 9:
+        return rnd_below(2) ? lit_list : lit_tuple;
+    case 10:
+        return lit_float;
+    default:
+        return w->stack[1 + 2 * rnd_below(NSTACK / 2)];
+    }
+}
+
+/* A root holding an object of subtag s, or THE_NON_VALUE. */
+static term find_root(struct world *w, bool (*want)(term))
+{
+    size_t start = rnd_below(NROOTS);
+    for (size_t i = 0; i < NROOTS; i++) {
+        term t = w->roots[(start + i) % NROOTS];
+        if (want(t))
+            return t;
+    }
+    return THE_NON_VALUE;
+}
+
+static bool is_procbin(term t) { return is_boxed_subtag(t, SUBTAG_REFC_BIN); }
+
+enum op {
+    OP_TUPLE,
+    OP_CONS,
+    OP_LIST,
+    OP_FLOAT,
+    OP_BIGNUM,
+    OP_REF,
+    OP_HEAP_BIN,
+    OP_OFF_BIN,
+    OP_SHARE_BIN,
+    OP_SUB_BIN,
+    OP_FLATMAP,
+    OP_HASHMAP,
+    OP_FUN,
+    OP_EXPORT,
+    OP_BURST,
+    OP_COUNT
+};
+
+static term build(struct world *w)
+{
+    heap_t *h = &w->heap;
+    term e[16];
+    switch ((enum op)rnd_below(OP_COUNT)) {
+    case OP_TUPLE: {
+        size_t n = rnd_below(7);
+        for (size_t i = 0; i < n; i++)
+            e[i] = pick(w);
+        return heap_tuple(h, n, e);
+    }
+    case OP_CONS:
+        e[0] = pick(w);
+        e[1] = pick(w);
+        return heap_cons(h, e[0], e[1]);
+    case OP_LIST: {
+        size_t n = 1 + rnd_below(16);
+        for (size_t i = 0; i < n; i++)
+            e[i] = pick(w);
+        return heap_list_from_array(h, e, n);
+    }
+    case OP_FLOAT:
+        return heap_float(h, (double)(int64_t)rnd() / 7.0);
+    case OP_BIGNUM: {
+        /* Raw limbs, some of them copies of live pointer terms: the
+         * collector must neither follow nor rewrite them. */
+        size_t k = 1 + rnd_below(5);
+        term *p = heap_alloc(h, 1 + k);
+        if (!p)
+            return THE_NON_VALUE;
+        p[0] = make_header(rnd_below(2) ? SUBTAG_POS_BIG : SUBTAG_NEG_BIG, k);
+        for (size_t i = 1; i <= k; i++)
+            p[i] = rnd_below(2) ? rnd() : w->roots[rnd_below(NROOTS)];
+        return make_boxed(p);
+    }
+    case OP_REF:
+        return heap_ref_with_id(h, rnd(), w->roots[rnd_below(NROOTS)]);
+    case OP_HEAP_BIN:
+    case OP_OFF_BIN: {
+        uint8_t bytes[400];
+        size_t n = rnd_below(2) ? rnd_below(BIN_HEAP_MAX + 1) : BIN_HEAP_MAX + 1 + rnd_below(300);
+        for (size_t i = 0; i < n; i++)
+            bytes[i] = (uint8_t)rnd();
+        return bin_from_bytes(h, bytes, n);
+    }
+    case OP_SHARE_BIN: {
+        term pb = find_root(w, is_procbin);
+        if (is_non_value(pb))
+            return THE_NON_VALUE;
+        return bin_procbin(h, (struct binary *)(uintptr_t)boxed_ptr(pb)[PROCBIN_BINARY]);
+    }
+    case OP_SUB_BIN: {
+        term b = find_root(w, is_bitstring);
+        if (is_non_value(b))
+            return THE_NON_VALUE;
+        const uint8_t *d;
+        size_t size;
+        unsigned bits;
+        bin_bytes(b, &d, &size, &bits);
+        size_t off = rnd_below(size + 1);
+        size_t len = rnd_below(size - off + 1);
+        unsigned tail = off + len < size ? (unsigned)rnd_below(8) : 0;
+        return bin_sub(h, b, off, len, tail);
+    }
+    case OP_FLATMAP: {
+        size_t n = rnd_below(5);
+        for (size_t i = 0; i < n; i++)
+            e[i] = pick(w);
+        term keys = heap_tuple(h, n, e);
+        if (is_non_value(keys))
+            return keys;
+        term *p = heap_alloc(h, 3 + n);
+        if (!p)
+            return THE_NON_VALUE;
+        p[0] = make_header(SUBTAG_FLATMAP, n + 2);
+        p[1] = make_small((int64_t)n);
+        p[2] = keys;
+        for (size_t i = 0; i < n; i++)
+            p[3 + i] = pick(w);
+        return make_boxed(p);
+    }
+    case OP_HASHMAP: {
+        uint16_t bitmap = (uint16_t)(rnd() | 1);
+        size_t k = (size_t)__builtin_popcount(bitmap);
+        term *p = heap_alloc(h, 2 + k);
+        if (!p)
+            return THE_NON_VALUE;
+        p[0] = make_header_extra(SUBTAG_HASHMAP, k + 1, bitmap);
+        p[1] = make_small((int64_t)k);
+        for (size_t i = 0; i < k; i++)
+            p[2 + i] = pick(w);
+        return make_boxed(p);
+    }
+    case OP_FUN: {
+        const struct fun_entry *fe = &fun_entries[rnd_below(4)];
+        for (size_t i = 0; i < fe->num_free; i++)
+            e[i] = pick(w);
+        return heap_local_fun(h, fe, e);
+    }
+    case OP_EXPORT:
+        return heap_export_fun(h, make_atom(1), make_atom(2), (unsigned)rnd_below(5));
+    case OP_BURST: {
+        /* Large objects, most of them garbage: many heap fragments. */
+        if (rnd_below(4) != 0)
+            return pick(w);
+        term last = NIL;
+        size_t n = 5 + rnd_below(25);
+        for (size_t i = 0; i < n; i++) {
+            size_t arity = 100 + rnd_below(150);
+            term t = heap_tuple(h, arity, NULL);
+            if (is_non_value(t))
+                return THE_NON_VALUE;
+            tuple_elements(t)[rnd_below(arity)] = last;
+            last = rnd_below(3) ? t : last;
+        }
+        return last;
+    }
+    case OP_COUNT:
+        break;
+    }
+    return NIL;
+}
+
+/* ---- checking a collection ---- */
+
+struct snapshot {
+    uint64_t roots[NROOTS];
+    uint64_t stack[NSTACK];
+    term raw_roots[NROOTS];
+    term raw_stack[NSTACK];
+    size_t procbins, procbin_bytes, binaries, words;
+};
+
+static void take_snapshot(struct world *w, struct fp *fp, struct snapshot *s, const heap_t *check)
+{
+    fp_reset(fp, check);
+    for (size_t i = 0; i < NROOTS; i++)
+        s->roots[i] = fingerprint(fp, w->roots[i]);
+    for (size_t i = 0; i < NSTACK; i++)
+        s->stack[i] = fingerprint(fp, w->stack[i]);
+    memcpy(s->raw_roots, w->roots, sizeof w->roots);
+    memcpy(s->raw_stack, w->stack, sizeof w->stack);
+    s->procbins = fp->procbins;
+    s->procbin_bytes = fp->procbin_bytes;
+    s->binaries = fp->bins.len;
+    s->words = fp->words;
+}
+
+static bool is_table_size(size_t n) { return gc_next_heap_size(n) == n; }
+
+/* Everything that must hold after a successful collection. */
+static bool check_after(struct world *w, struct fp *fp, const struct snapshot *before, size_t need,
+                        size_t base_binaries, const char **why)
+{
+    heap_t *h = &w->heap;
+    struct snapshot after;
+    take_snapshot(w, fp, &after, h);
+    size_t live = (size_t)(h->top - h->start), block = heap_block_words(h);
+    if (memcmp(before->roots, after.roots, sizeof before->roots) != 0 ||
+        memcmp(before->stack, after.stack, sizeof before->stack) != 0)
+        return *why = "a root changed structure", false;
+    for (size_t i = 0; i < NSTACK; i += 2)
+        if (w->stack[i] != before->raw_stack[i])
+            return *why = "a raw stack word changed", false;
+    for (size_t i = 0; i < NROOTS; i++)
+        if (!is_pointer_term(w->roots[i]) && w->roots[i] != before->raw_roots[i])
+            return *why = "an immediate root changed", false;
+    if (fp->stray != 0)
+        return *why = "a pointer outside the new block", false;
+    if (h->frags != NULL || h->frag_words != 0)
+        return *why = "fragments left", false;
+    if (after.words != live)
+        return *why = "live words differ from reachable words", false;
+    if ((size_t)(h->end - h->top) < need)
+        return *why = "need not met", false;
+    if (h->max_words == 0 && block < h->min_words)
+        return *why = "block below min_words", false;
+    if (block != h->min_words && block != h->max_words && !is_table_size(block))
+        return *why = "block size not from the table", false;
+    size_t mso_count = 0;
+    for (term *p = h->mso; p; p = (term *)(uintptr_t)p[PROCBIN_NEXT]) {
+        if ((uintptr_t)p - (uintptr_t)h->start >= live * sizeof(term) || header_subtag(p[0]) != SUBTAG_REFC_BIN ||
+            is_boxed(p[0]))
+            return *why = "bad mso chain entry", false;
+        mso_count++;
+    }
+    if (mso_count != after.procbins || h->off_heap_bytes != after.procbin_bytes)
+        return *why = "mso chain does not match reachable ProcBins", false;
+    if (binary_live_count() != base_binaries + after.binaries)
+        return *why = "off-heap binaries not freed exactly when unreachable", false;
+    return true;
+}
+
+static void refresh_stack(struct world *w)
+{
+    size_t used = (size_t)(w->heap.top - w->heap.start);
+    for (size_t i = 0; i < NSTACK; i += 2)
+        w->stack[i] = (term)(uintptr_t)(w->heap.start + rnd_below(used + 1));
+}
+
+static size_t split_roots(struct world *w, struct gc_root_range *ranges)
+{
+    /* The roots in up to four runs of random length, then the stack. */
+    size_t n = 0, at = 0;
+    while (at < NROOTS) {
+        size_t len = n == 3 ? NROOTS - at : 1 + rnd_below(NROOTS - at);
+        ranges[n++] = (struct gc_root_range){&w->roots[at], len};
+        at += len;
+    }
+    ranges[n++] = (struct gc_root_range){w->stack, NSTACK};
+    ranges[n++] = (struct gc_root_range){NULL, 0};
+    return n;
+}
+
+/* One random run: `iters` collections of a heap capped at max_words (0: no
+ * cap). Returns false and says why on the first broken invariant. */
+static bool stress(uint64_t seed, int iters, size_t min_words, size_t max_words, int *cap_failures)
+{
+    rng_state = seed;
+    size_t base = binary_live_count();
+    struct world *w = calloc(1, sizeof *w);
+    struct fp fp = {0};
+    struct snapshot *before = malloc(sizeof *before);
+    if (!w || !before || !heap_init(&w->heap, min_words, max_words))
+        abort();
+    for (size_t i = 0; i < NROOTS; i++)
+        w->roots[i] = NIL;
+    for (size_t i = 0; i < NSTACK; i++)
+        w->stack[i] = NIL;
+    refresh_stack(w);
+    const char *why = NULL;
+    bool ok = true;
+    size_t live_limit = max_words ? max_words : 12000;
+    for (int it = 0; ok && it < iters; it++) {
+        int ops = 1 + (int)rnd_below(30);
+        for (int k = 0; k < ops; k++) {
+            term t = build(w);
+            if (is_value(t)) {
+                if (rnd_below(8) == 0)
+                    w->stack[1 + 2 * rnd_below(NSTACK / 2)] = t;
+                else
+                    w->roots[rnd_below(NROOTS)] = t;
+            }
+        }
+        /* Collect two times in three, so fragments pile up in between. */
+        if (rnd_below(3) == 0)
+            continue;
+        /* Drop a random subset of the roots. */
+        size_t drop = rnd_below(4) == 0 ? 25 : 3;
+        for (size_t i = 0; i < NROOTS; i++)
+            if (rnd_below(100) < drop)
+                w->roots[i] = rnd_below(2) ? NIL : make_small((int64_t)i);
+        refresh_stack(w);
+        size_t need = rnd_below(5) == 0 ? rnd_below(max_words ? max_words : 3000) : rnd_below(30);
+        struct gc_root_range ranges[8];
+        size_t nranges = split_roots(w, ranges);
+
+        take_snapshot(w, &fp, before, NULL);
+        heap_t saved = w->heap;
+        size_t live_bins = binary_live_count();
+        enum heap_failure r = gc_collect(&w->heap, need, ranges, nranges);
+        if (r == HEAP_FAIL_CAP && max_words != 0) {
+            /* Refused: not a word may have changed. */
+            (*cap_failures)++;
+            struct snapshot again;
+            take_snapshot(w, &fp, &again, NULL);
+            if (memcmp(w->roots, before->raw_roots, sizeof w->roots) != 0 ||
+                memcmp(w->stack, before->raw_stack, sizeof w->stack) != 0 ||
+                memcmp(again.roots, before->roots, sizeof again.roots) != 0 ||
+                memcmp(again.stack, before->stack, sizeof again.stack) != 0)
+                ok = false, why = "roots changed by a refused collection";
+            else if (w->heap.start != saved.start || w->heap.top != saved.top || w->heap.frags != saved.frags ||
+                     w->heap.mso != saved.mso || w->heap.off_heap_bytes != saved.off_heap_bytes ||
+                     w->heap.frag_words != saved.frag_words || w->heap.failure != HEAP_FAIL_CAP)
+                ok = false, why = "heap changed by a refused collection";
+            else if (binary_live_count() != live_bins)
+                ok = false, why = "binaries released by a refused collection";
+            else if (before->words + need <= max_words)
+                ok = false, why = "refused although live + need fits the cap";
+            for (size_t i = 0; i < NROOTS; i += 2)
+                w->roots[i] = NIL;
+            continue;
+        }
+        if (r != HEAP_OK) {
+            ok = false;
+            why = "collection failed";
+            break;
+        }
+        ok = check_after(w, &fp, before, need, base, &why);
+        if (ok && max_words != 0 && heap_used_words(&w->heap) + need > max_words)
+            ok = false, why = "collection passed the cap";
+        if (ok && w->heap.collections != (unsigned long)saved.collections + 1)
+            ok = false, why = "collections not counted";
+        if (heap_used_words(&w->heap) > live_limit)
+            for (size_t i = 0; i < NROOTS; i += 2)
+                w->roots[i] = NIL;
+        if (!ok)
+            fprintf(stderr, "\ngc stress seed %llu iteration %d: %s\n", (unsigned long long)seed, it, why);
+    }
+    if (ok) {
+        /* Everything dropped: every off-heap binary goes. */
+        for (size_t i = 0; i < NROOTS; i++)
+            w->roots[i] = NIL;
+        for (size_t i = 0; i < NSTACK; i++)
+            w->stack[i] = NIL;
+        struct gc_root_range all[2] = {{w->roots, NROOTS}, {w->stack, NSTACK}};
+        ok = gc_collect(&w->heap, 0, all, 2) == HEAP_OK && binary_live_count() == base && w->heap.mso == NULL &&
+             w->heap.off_heap_bytes == 0 && w->heap.top == w->heap.start;
+        if (!ok)
+            fprintf(stderr, "\ngc stress seed %llu: final collection kept garbage\n", (unsigned long long)seed);
+    }
+    heap_destroy(&w->heap);
+    ok = ok && binary_live_count() == base;
+    fp_free(&fp);
+    free(before);
+    free(w);
+    return ok;
+}
+
+static void test_stress(void)
+{
+    int cap_failures = 0;
+    CU_ASSERT(stress(1, 2000, 0, 0, &cap_failures));
+    CU_ASSERT(stress(2, 2000, 0, 0, &cap_failures));
+    CU_ASSERT(stress(3, 1000, 1000, 0, &cap_failures));
+    CU_ASSERT_EQUAL(cap_failures, 0);
+}
+
+static void test_stress_capped(void)
+{
+    int cap_failures = 0;
+    CU_ASSERT(stress(11, 2000, 0, 5000, &cap_failures));
+    CU_ASSERT(stress(12, 2000, 0, 20000, &cap_failures));
+    /* The refusal path must actually have been taken. */
+    CU_ASSERT(cap_failures > 10);
+}
+
+/* ---- deterministic cases ---- */
+
+static term make_list_of(heap_t *h, size_t n)
+{
+    term l = NIL;
+    for (size_t i = 0; i < n; i++) {
+        l = heap_cons(h, make_small((int64_t)i), l);
+        if (is_non_value(l))
+            return l;
+    }
+    return l;
+}
+
+static bool list_is(term l, size_t n)
+{
+    for (size_t i = n; i-- > 0; l = list_tail(l))
+        if (!is_list(l) || list_head(l) != make_small((int64_t)i))
+            return false;
+    return is_nil(l);
+}
+
+static void test_cap(void)
+{
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 2000));
+    term root = make_list_of(&h, 600); /* 1200 words */
+    CU_ASSERT_FATAL(is_value(root));
+    for (int i = 0; i < 100; i++) /* 600 words of garbage */
+        CU_ASSERT_FATAL(is_value(heap_tuple(&h, 5, NULL)));
+    /* Allocation beyond the cap fails with HEAP_FAIL_CAP. */
+    size_t used = heap_used_words(&h);
+    CU_ASSERT_EQUAL(used, 1800);
+    CU_ASSERT_PTR_NULL(heap_alloc(&h, 201));
+    CU_ASSERT_EQUAL(h.failure, HEAP_FAIL_CAP);
+    CU_ASSERT_EQUAL(heap_used_words(&h), used);
+
+    struct gc_root_range r = {&root, 1};
+    term saved_root = root;
+    term *saved_start = h.start, *saved_top = h.top;
+    struct heap_fragment *saved_frags = h.frags;
+    /* live 1200 + need 801 passes 2000: refused, nothing changed. */
+    CU_ASSERT_EQUAL(gc_collect(&h, 801, &r, 1), HEAP_FAIL_CAP);
+    CU_ASSERT_EQUAL(h.failure, HEAP_FAIL_CAP);
+    CU_ASSERT_EQUAL(root, saved_root);
+    CU_ASSERT(h.start == saved_start && h.top == saved_top && h.frags == saved_frags);
+    CU_ASSERT_EQUAL(heap_used_words(&h), used);
+    CU_ASSERT(list_is(root, 600));
+    CU_ASSERT_EQUAL(h.collections, 0);
+    CU_ASSERT_EQUAL(gc_collect(&h, 2001, &r, 1), HEAP_FAIL_CAP);
+    CU_ASSERT(list_is(root, 600));
+
+    /* live 1200 + need 800 fits exactly, though used + need does not. */
+    CU_ASSERT_EQUAL(gc_collect(&h, 800, &r, 1), HEAP_OK);
+    CU_ASSERT(list_is(root, 600));
+    CU_ASSERT_EQUAL(heap_used_words(&h), 1200);
+    CU_ASSERT_EQUAL(heap_block_words(&h), 2000);
+    CU_ASSERT_PTR_NOT_NULL(heap_alloc(&h, 800));
+    CU_ASSERT_PTR_NULL(heap_alloc(&h, 1));
+    CU_ASSERT_EQUAL(h.failure, HEAP_FAIL_CAP);
+
+    /* A need beyond the cap itself is a cap failure, however large. */
+    saved_root = root;
+    saved_top = h.top;
+    CU_ASSERT_EQUAL(gc_collect(&h, SIZE_MAX / 2, &r, 1), HEAP_FAIL_CAP);
+    CU_ASSERT_EQUAL(h.failure, HEAP_FAIL_CAP);
+    CU_ASSERT_EQUAL(root, saved_root);
+    CU_ASSERT_EQUAL(h.top, saved_top);
+    CU_ASSERT(list_is(root, 600));
+    heap_destroy(&h);
+
+    /* Without a cap, a request no host can meet is out of memory. */
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    root = make_list_of(&h, 10);
+    CU_ASSERT_EQUAL(gc_collect(&h, SIZE_MAX - 5, &r, 1), HEAP_FAIL_NOMEM);
+    CU_ASSERT_EQUAL(h.failure, HEAP_FAIL_NOMEM);
+    CU_ASSERT(list_is(root, 10));
+    heap_destroy(&h);
+}
+
+static void test_heap_sizes(void)
+{
+    static const size_t table[] = {12,   38,    51,    90,    142,   233,   376,    610,    987,    1598,   2586,  4185,
+                                   6772, 10958, 17731, 28690, 46422, 75113, 121536, 196650, 318187, 514838, 833026};
+    size_t n = sizeof table / sizeof table[0];
+    CU_ASSERT_EQUAL(gc_next_heap_size(0), 12);
+    for (size_t i = 0; i < n; i++) {
+        CU_ASSERT_EQUAL(gc_next_heap_size(table[i]), table[i]);
+        CU_ASSERT_EQUAL(gc_next_heap_size(table[i] - 1), table[i]);
+        if (i + 1 < n)
+            CU_ASSERT_EQUAL(gc_next_heap_size(table[i] + 1), table[i + 1]);
+    }
+    /* Then +20 % steps. */
+    size_t s = 833026;
+    for (int i = 0; i < 20; i++) {
+        size_t next = s + s / 5;
+        CU_ASSERT_EQUAL(gc_next_heap_size(s + 1), next);
+        s = next;
+    }
+}
+
+static void test_grow_and_shrink(void)
+{
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term root = NIL;
+    struct gc_root_range r = {&root, 1};
+    size_t last_block = heap_block_words(&h);
+    for (size_t i = 0; i < 20000; i++) {
+        root = heap_cons(&h, make_small((int64_t)i), root);
+        CU_ASSERT_FATAL(is_value(root));
+        if (heap_wants_gc(&h)) {
+            CU_ASSERT_FATAL(gc_collect(&h, 2, &r, 1) == HEAP_OK);
+            size_t block = heap_block_words(&h);
+            /* Growing data never shrinks the block, and leaves room. */
+            CU_ASSERT(block >= last_block);
+            CU_ASSERT(is_table_size(block));
+            CU_ASSERT(4 * heap_used_words(&h) <= 3 * block + 8);
+            last_block = block;
+        }
+    }
+    CU_ASSERT(heap_block_words(&h) > 40000);
+    CU_ASSERT(list_is(root, 20000));
+
+    /* Keep a tenth: the block shrinks, still with room. */
+    term l = root;
+    for (size_t i = 0; i < 2000; i++)
+        l = list_tail(l);
+    list_ptr(l)[1] = NIL; /* cut the list after 2001 cells */
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT_EQUAL(heap_used_words(&h), 2 * 2001);
+    size_t block = heap_block_words(&h);
+    CU_ASSERT(block < last_block / 4);
+    CU_ASSERT(block >= 2 * 2 * 2001);
+    CU_ASSERT(is_table_size(block));
+
+    /* Everything garbage: back to the minimum, never below it. */
+    root = NIL;
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT_EQUAL(heap_block_words(&h), HEAP_DEFAULT_MIN_WORDS);
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT_EQUAL(heap_block_words(&h), HEAP_DEFAULT_MIN_WORDS);
+    heap_destroy(&h);
+
+    /* A larger minimum holds as well. */
+    CU_ASSERT_FATAL(heap_init(&h, 5000, 0));
+    root = make_list_of(&h, 30000);
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT(heap_block_words(&h) >= 60000);
+    root = NIL;
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT_EQUAL(heap_block_words(&h), 5000);
+    /* A large need grows the block even with nothing live. */
+    CU_ASSERT_EQUAL(gc_collect(&h, 100000, &r, 1), HEAP_OK);
+    CU_ASSERT(heap_block_words(&h) >= 100000);
+    CU_ASSERT(is_table_size(heap_block_words(&h)));
+    CU_ASSERT_PTR_NOT_NULL(heap_alloc(&h, 100000));
+    CU_ASSERT_PTR_NULL(h.frags);
+    heap_destroy(&h);
+}
+
+static void test_sharing_and_fragments(void)
+{
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    /* Many fragments (more than the collector's inline index). */
+    term roots[64];
+    for (size_t i = 0; i < 64; i++) {
+        roots[i] = heap_tuple(&h, 200, NULL);
+        CU_ASSERT_FATAL(is_value(roots[i]));
+    }
+    size_t frags = 0;
+    for (struct heap_fragment *f = h.frags; f; f = f->next)
+        frags++;
+    CU_ASSERT(frags > 20);
+    /* Shared subterms stay shared; a raw word equal to a pointer is not a
+     * pointer. */
+    term shared = heap_tuple2(&h, make_small(1), roots[3]);
+    for (size_t i = 0; i < 64; i++)
+        tuple_elements(roots[i])[0] = shared;
+    term *big = heap_alloc(&h, 2);
+    big[0] = make_header(SUBTAG_POS_BIG, 1);
+    big[1] = shared;
+    tuple_elements(roots[5])[1] = make_boxed(big);
+    /* Overlapping root ranges: a word already rewritten is left alone. */
+    struct gc_root_range r[2] = {{roots, 64}, {roots + 10, 5}};
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, r, 2), HEAP_OK);
+    CU_ASSERT_EQUAL(heap_used_words(&h), 64 * 201 + 3 + 2);
+    term s0 = tuple_element(roots[0], 1);
+    for (size_t i = 1; i < 64; i++)
+        CU_ASSERT_EQUAL(tuple_element(roots[i], 1), s0);
+    CU_ASSERT_EQUAL(tuple_element(s0, 2), roots[3]);
+    CU_ASSERT_EQUAL(boxed_ptr(tuple_element(roots[5], 2))[1], shared); /* raw, untouched */
+    heap_destroy(&h);
+}
+
+static void test_deep_and_long(void)
+{
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term deep = NIL;
+    for (int i = 0; i < 100000; i++) {
+        deep = heap_tuple2(&h, deep, make_small(i));
+        if (is_non_value(deep))
+            break;
+    }
+    CU_ASSERT_FATAL(is_value(deep));
+    term list = make_list_of(&h, 1000000);
+    CU_ASSERT_FATAL(is_value(list));
+    term roots[2] = {deep, list};
+    struct gc_root_range r = {roots, 2};
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT_EQUAL(heap_used_words(&h), 300000 + 2000000);
+    CU_ASSERT(list_is(roots[1], 1000000));
+    term t = roots[0];
+    for (int i = 99999; i >= 0; i--) {
+        if (!is_tuple(t) || tuple_element(t, 2) != make_small(i))
+            break;
+        t = tuple_element(t, 1);
+    }
+    CU_ASSERT(is_nil(t));
+    heap_destroy(&h);
+}
+
+static void test_off_heap_lifetime(void)
+{
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    size_t base = binary_live_count();
+    uint8_t bytes[500];
+    memset(bytes, 7, sizeof bytes);
+    term a = bin_from_bytes(&h, bytes, 500);
+    term b = bin_from_bytes(&h, bytes, 300);
+    term c = bin_from_bytes(&h, bytes, 100);
+    /* A sub-binary keeps its original (and so the off-heap binary) alive. */
+    term sub = bin_sub(&h, b, 10, 20, 0);
+    (void)c;
+    CU_ASSERT_EQUAL(binary_live_count(), base + 3);
+    term roots[2] = {a, sub};
+    struct gc_root_range r = {roots, 2};
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT_EQUAL(binary_live_count(), base + 2);
+    CU_ASSERT_EQUAL(h.off_heap_bytes, 800);
+    CU_ASSERT_EQUAL(bin_size(roots[1]), 20);
+    roots[0] = NIL;
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT_EQUAL(binary_live_count(), base + 1);
+    CU_ASSERT_EQUAL(h.off_heap_bytes, 300);
+    CU_ASSERT(h.mso != NULL && h.mso == boxed_ptr(boxed_ptr(roots[1])[SUBBIN_ORIG]));
+    /* heap_destroy releases what is still referenced. */
+    heap_destroy(&h);
+    CU_ASSERT_EQUAL(binary_live_count(), base);
+}
+
+static CU_TestInfo tests[] = {
+    {"heap size table", test_heap_sizes},
+    {"random graphs, thousands of collections", test_stress},
+    {"random graphs under a cap", test_stress_capped},
+    {"heap cap", test_cap},
+    {"growth and shrinking", test_grow_and_shrink},
+    {"sharing, raw words and many fragments", test_sharing_and_fragments},
+    {"deep and long terms", test_deep_and_long},
+    {"off-heap binary lifetime", test_off_heap_lifetime},
+    CU_TEST_INFO_NULL,
+};
+
+__attribute__((constructor)) static void gc_test_data_init(void)
+{
+    literals_init();
+    fun_entries_init();
+}
+
+TEST_SUITE(gc, tests)
