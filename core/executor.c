@@ -1,0 +1,594 @@
+/*
+ * executor.c — workers, slices, spawning, waking, and program end.
+ *
+ * Each worker runs one loop: at a slice boundary it takes the executor
+ * mutex, settles the process whose slice just ended (queue it again, park
+ * it, or finish it), then takes the run-queue lock and asks the policy for
+ * the next process; it marks that process running, leaves both locks, frees
+ * the contexts of processes that ended (never under the mutex) and resumes
+ * the process's body for one slice. A worker with nothing to run sleeps on
+ * its condition variable under the run-queue lock, after checking the
+ * queues under that same lock: every queueing takes it, so a wakeup cannot
+ * fall between the check and the sleep.
+ *
+ * Reclamation: a worker stays inside its ck_epoch section while it runs,
+ * and passes through a quiescent point at every slice boundary and before it
+ * sleeps, so what was retired (replaced process-table arrays, later
+ * arrivals of ended processes) is freed once every worker has passed a
+ * boundary after the retirement.
+ */
+#include "executor.h"
+
+#include "../metrics/metrics.h"
+#include "atom.h"
+#include "cpu_binding.h"
+#include "proc_table.h"
+
+#include <ck_epoch.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct worker {
+    struct sched *sched;
+    worker_id id;
+    pthread_t thread;
+    pthread_cond_t wake;
+    bool sleeping;            /* run-queue lock */
+    struct process *released; /* ended processes to free after the mutex; this worker only */
+    struct process *spares;   /* freed contexts kept for this worker's next spawns; this worker only */
+    unsigned spare_count;
+    ck_epoch_record_t epoch_record;
+    unsigned slices_since_poll;
+} __attribute__((aligned(64)));
+
+#define EPOCH_POLL_SLICES 64
+
+struct sched {
+    const struct policy_ops *policy;
+    unsigned worker_count;
+    struct worker *workers;
+    struct worker_metrics *metrics;
+    char *policy_blocks;
+    size_t policy_block_bytes;
+    void *policy_shared;
+    unsigned sleeping_count; /* run-queue lock */
+    pthread_mutex_t exec_lock;
+    pthread_mutex_t rq_lock;
+    bool stopping; /* run-queue lock */
+    int exit_status;
+    term main_pid;
+    struct proc_table table;
+    ck_epoch_t epoch;
+    const struct cpu_binding *binding;
+    size_t max_heap_words;
+};
+
+/* ---- services for policies ---- */
+
+unsigned sched_worker_count(const struct sched *s) { return s->worker_count; }
+
+void *sched_policy_worker_data(struct sched *s, worker_id w)
+{
+    return s->policy_blocks + (size_t)w * s->policy_block_bytes;
+}
+
+bool sched_worker_sleeping(const struct sched *s, worker_id w) { return s->workers[w].sleeping; }
+
+void **sched_policy_proc_link(struct process *p) { return p->policy_link; }
+
+void *sched_policy_shared_data(struct sched *s) { return s->policy_shared; }
+
+worker_id sched_sleeping_worker(const struct sched *s, worker_id after)
+{
+    if (s->sleeping_count == 0)
+        return NOT_A_WORKER;
+    unsigned n = s->worker_count;
+    unsigned start = after == NOT_A_WORKER ? 0 : ((unsigned)after + 1) % n;
+    for (unsigned k = 0; k < n; k++) {
+        unsigned i = (start + k) % n;
+        if (s->workers[i].sleeping)
+            return (worker_id)i;
+    }
+    return NOT_A_WORKER;
+}
+
+worker_id sched_proc_last_worker(const struct process *p) { return p->last_worker; }
+
+void sched_proc_set_last_worker(struct process *p, worker_id w) { p->last_worker = w; }
+
+void sched_count_steal_attempt(struct sched *s, worker_id thief) { s->metrics[thief].steal_attempts++; }
+
+void sched_count_steal(struct sched *s, worker_id thief, worker_id victim)
+{
+    s->metrics[thief].steals++;
+    s->metrics[victim].stolen_from++;
+}
+
+void sched_count_balance_move(struct sched *s, worker_id to, worker_id from)
+{
+    (void)from;
+    s->metrics[to].balance_taken++;
+}
+
+struct sched *proc_sched(const struct process *p) { return p->sched; }
+
+size_t sched_live_processes(struct sched *s) { return proc_table_count(&s->table); }
+
+const struct worker_metrics *sched_metrics(const struct sched *s) { return s->metrics; }
+
+const struct policy_ops *sched_policy(const struct sched *s) { return s->policy; }
+
+size_t sched_queue_length(struct sched *s, worker_id w)
+{
+    pthread_mutex_lock(&s->rq_lock);
+    size_t n = s->policy->queue_length ? s->policy->queue_length(s, w) : 0;
+    pthread_mutex_unlock(&s->rq_lock);
+    return n;
+}
+
+void sched_test_set_sleeping(struct sched *s, worker_id w, bool sleeping)
+{
+    pthread_mutex_lock(&s->rq_lock);
+    if (s->workers[w].sleeping != sleeping)
+        s->sleeping_count += sleeping ? 1u : (unsigned)-1;
+    s->workers[w].sleeping = sleeping;
+    pthread_mutex_unlock(&s->rq_lock);
+}
+
+/* ---- native bodies ---- */
+
+static enum body_stop native_resume(struct process *p) { return p->native_step(p, p->body_state); }
+
+static void native_release(struct process *p)
+{
+    if (p->native_free)
+        p->native_free(p->body_state);
+    p->body_state = NULL;
+}
+
+const struct body_ops native_body_ops = {"native", native_resume, native_release};
+
+/* ---- creation ---- */
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Process memory churns in waves (a burst of spawns, then their exits; a
+ * collection's new block, then the old one freed). glibc's default returns
+ * the top of its heap to the OS after every wave, so the next one faults in
+ * every page again: measured, a million spawn+exit took 10x longer. Keep up
+ * to 256 MiB of freed memory instead, and pad growth by 64 MiB. */
+static void tune_malloc(void)
+{
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    mallopt(M_TOP_PAD, 64 << 20);
+}
+
+struct sched *sched_create(const struct sched_config *config, const char **error)
+{
+    tune_malloc();
+    const struct policy_ops *policy = config->policy ? config->policy : policy_all()[0];
+    if (config->workers < 1 || config->workers > SCHED_MAX_WORKERS) {
+        *error = "worker count out of range";
+        return NULL;
+    }
+    struct sched *s = calloc(1, sizeof *s);
+    if (!s) {
+        *error = "out of memory";
+        return NULL;
+    }
+    s->policy = policy;
+    s->worker_count = config->workers;
+    s->binding = config->binding;
+    s->max_heap_words = config->max_heap_words;
+    s->main_pid = THE_NON_VALUE;
+    /* Per-worker policy blocks padded to cache lines: workers never share one. */
+    s->policy_block_bytes = (policy->worker_bytes + 63) & ~(size_t)63;
+    s->workers = aligned_alloc(64, sizeof(struct worker) * s->worker_count);
+    s->metrics = aligned_alloc(64, sizeof(struct worker_metrics) * s->worker_count);
+    s->policy_blocks = s->policy_block_bytes ? aligned_alloc(64, s->policy_block_bytes * s->worker_count) : NULL;
+    s->policy_shared = calloc(1, policy->shared_bytes ? policy->shared_bytes : 1);
+    if (!s->workers || !s->metrics || (s->policy_block_bytes && !s->policy_blocks) || !s->policy_shared) {
+        free(s->policy_shared);
+        free(s->workers);
+        free(s->metrics);
+        free(s->policy_blocks);
+        free(s);
+        *error = "out of memory";
+        return NULL;
+    }
+    memset(s->workers, 0, sizeof(struct worker) * s->worker_count);
+    memset(s->metrics, 0, sizeof(struct worker_metrics) * s->worker_count);
+    if (s->policy_blocks)
+        memset(s->policy_blocks, 0, s->policy_block_bytes * s->worker_count);
+    pthread_mutex_init(&s->exec_lock, NULL);
+    pthread_mutex_init(&s->rq_lock, NULL);
+    ck_epoch_init(&s->epoch);
+    for (unsigned i = 0; i < s->worker_count; i++) {
+        struct worker *w = &s->workers[i];
+        w->sched = s;
+        w->id = (worker_id)i;
+        pthread_cond_init(&w->wake, NULL);
+        ck_epoch_register(&s->epoch, &w->epoch_record, NULL);
+    }
+    if (!proc_table_init(&s->table, &s->epoch, 1024)) {
+        *error = "out of memory";
+        sched_destroy(s);
+        return NULL;
+    }
+    if (policy->init && !policy->init(s)) {
+        *error = "the policy refused the configuration";
+        sched_destroy(s);
+        return NULL;
+    }
+    atom_table_init();
+    return s;
+}
+
+/* ---- waking and stopping (run-queue lock held) ---- */
+
+static void wake_worker_locked(struct sched *s, worker_id waker, worker_id target)
+{
+    if (target == NOT_A_WORKER)
+        return;
+    struct worker *w = &s->workers[target];
+    if (!w->sleeping)
+        return;
+    w->sleeping = false;
+    s->sleeping_count--;
+    pthread_cond_signal(&w->wake);
+    if (waker != NOT_A_WORKER)
+        s->metrics[waker].wakeups_sent++;
+}
+
+static void stop_locked(struct sched *s, int status)
+{
+    if (s->stopping)
+        return; /* the first end wins */
+    s->stopping = true;
+    s->exit_status = status;
+    for (unsigned i = 0; i < s->worker_count; i++) {
+        struct worker *w = &s->workers[i];
+        if (w->sleeping) {
+            w->sleeping = false;
+            s->sleeping_count--;
+            pthread_cond_signal(&w->wake);
+        }
+    }
+}
+
+static void enqueue_locked(struct sched *s, worker_id self, struct process *p, enum enqueue_reason why)
+{
+    atomic_store_explicit(&p->state, PROC_RUNNABLE, memory_order_release);
+    worker_id target = s->policy->enqueue(s, self, p, why);
+    wake_worker_locked(s, self, target);
+}
+
+/* A zeroed context with an empty heap: a spare of the spawning worker when
+ * it has one (spawning then allocates nothing), else a new one. */
+static struct process *new_context(struct sched *s, struct worker *w)
+{
+    struct process *p = w ? w->spares : NULL;
+    if (p) {
+        w->spares = p->next_released;
+        w->spare_count--;
+        heap_t kept = p->heap;
+        memset(p, 0, sizeof *p);
+        p->heap = kept;
+        p->heap.max_words = s->max_heap_words;
+        return p;
+    }
+    p = calloc(1, sizeof *p);
+    if (p && !heap_init(&p->heap, 0, s->max_heap_words)) {
+        free(p);
+        p = NULL;
+    }
+    return p;
+}
+
+term sched_spawn_native(struct sched *s, struct process *parent, native_step_fn step, void *state,
+                        void (*free_state)(void *))
+{
+    struct process *p = new_context(s, parent ? &s->workers[parent->last_worker] : NULL);
+    if (!p)
+        return THE_NON_VALUE;
+    p->sched = s;
+    p->stack = p->stack_inline;
+    p->stack_words = PROC_INLINE_STACK;
+    p->body = &native_body_ops;
+    p->native_step = step;
+    p->native_free = free_state;
+    p->body_state = state;
+    p->exit_reason = A(normal);
+    /* A spawned process starts on its parent's worker. */
+    worker_id home = parent ? parent->last_worker : 0;
+    p->last_worker = home;
+    uint64_t number = proc_table_next_pid(&s->table);
+    p->pid = make_pid(number);
+    atomic_init(&p->state, PROC_RUNNABLE);
+    /* The table retires a replaced array on the inserting thread's own
+     * epoch record: the parent's worker is the calling thread. Without a
+     * parent no worker runs yet, and the old array is freed at once. */
+    if (!proc_table_insert(&s->table, number, p, parent ? &s->workers[home].epoch_record : NULL)) {
+        heap_destroy(&p->heap);
+        free(p);
+        return THE_NON_VALUE;
+    }
+    term pid = p->pid; /* p may run and end as soon as it is queued */
+    pthread_mutex_lock(&s->rq_lock);
+    enqueue_locked(s, parent ? home : NOT_A_WORKER, p, ENQUEUE_SPAWN);
+    pthread_mutex_unlock(&s->rq_lock);
+    if (parent)
+        s->metrics[home].spawned++;
+    return pid;
+}
+
+bool sched_wake(struct process *self, term pid)
+{
+    struct sched *s = self->sched;
+    pthread_mutex_lock(&s->exec_lock);
+    struct process *p = proc_table_lookup(&s->table, pid_number(pid));
+    bool found = p != NULL;
+    if (p) {
+        if (proc_state(p) == PROC_WAITING) {
+            pthread_mutex_lock(&s->rq_lock);
+            enqueue_locked(s, self->last_worker, p, ENQUEUE_WAKE_BY_PROCESS);
+            pthread_mutex_unlock(&s->rq_lock);
+        } else {
+            p->wake_pending = true; /* running or queued: its next wait returns at once */
+        }
+    }
+    pthread_mutex_unlock(&s->exec_lock);
+    return found;
+}
+
+void sched_halt(struct process *self, int status)
+{
+    struct sched *s = self->sched;
+    pthread_mutex_lock(&s->exec_lock);
+    pthread_mutex_lock(&s->rq_lock);
+    stop_locked(s, status);
+    pthread_mutex_unlock(&s->rq_lock);
+    pthread_mutex_unlock(&s->exec_lock);
+}
+
+/* ---- the worker loop ---- */
+
+/* A worker keeps this many freed contexts for its next spawns. */
+#define SPARE_CONTEXTS 256
+
+/* Frees what p holds; its context becomes a spare of w when w has room and
+ * the heap kept its first block (w is NULL at shutdown). */
+static void release_process(struct worker *w, struct process *p)
+{
+    p->body->release(p);
+    if (p->stack != p->stack_inline)
+        free(p->stack);
+    if (w && w->spare_count < SPARE_CONTEXTS && heap_recycle(&p->heap)) {
+        p->next_released = w->spares;
+        w->spares = p;
+        w->spare_count++;
+        return;
+    }
+    heap_destroy(&p->heap);
+    free(p);
+}
+
+static void free_released(struct worker *w)
+{
+    struct process *p = w->released;
+    w->released = NULL;
+    while (p) {
+        struct process *next = p->next_released;
+        release_process(w, p);
+        p = next;
+    }
+}
+
+/* Settles p after its slice (executor mutex held). Returns with the
+ * run-queue lock held too. */
+static void settle_locked(struct sched *s, struct worker *w, struct process *p, enum body_stop why)
+{
+    switch (why) {
+    case BODY_EXIT: {
+        proc_table_erase(&s->table, pid_number(p->pid));
+        atomic_store_explicit(&p->state, PROC_EXITED, memory_order_release);
+        p->next_released = w->released;
+        w->released = p;
+        pthread_mutex_lock(&s->rq_lock);
+        if (p->pid == s->main_pid)
+            stop_locked(s, p->exit_reason == A(normal) ? 0 : 1);
+        return;
+    }
+    case BODY_WAIT:
+        if (!p->wake_pending) {
+            atomic_store_explicit(&p->state, PROC_WAITING, memory_order_release);
+            pthread_mutex_lock(&s->rq_lock);
+            return;
+        }
+        p->wake_pending = false;
+        pthread_mutex_lock(&s->rq_lock);
+        enqueue_locked(s, w->id, p, ENQUEUE_YIELD);
+        return;
+    case BODY_YIELD:
+    case BODY_BLOCKED: /* holding the target until then comes with exit signals */
+        pthread_mutex_lock(&s->rq_lock);
+        enqueue_locked(s, w->id, p, ENQUEUE_YIELD);
+        return;
+    }
+}
+
+static struct process *next_process_locked(struct sched *s, struct worker *w)
+{
+    struct process *p = s->policy->pick_next(s, w->id);
+    if (!p && s->policy->find_work) {
+        sched_count_steal_attempt(s, w->id);
+        p = s->policy->find_work(s, w->id);
+    }
+    return p;
+}
+
+static void worker_loop(struct worker *w)
+{
+    struct sched *s = w->sched;
+    struct worker_metrics *m = &s->metrics[w->id];
+    struct process *current = NULL;
+    enum body_stop why = BODY_YIELD;
+    /* Busy time is the loop's time less its sleeps: reading the clock at
+     * every slice would cost more than a short slice itself. */
+    uint64_t loop_started = now_ns();
+    ck_epoch_begin(&w->epoch_record, NULL);
+    for (;;) {
+        pthread_mutex_lock(&s->exec_lock);
+        if (current)
+            settle_locked(s, w, current, why);
+        else
+            pthread_mutex_lock(&s->rq_lock);
+        if (current && s->policy->slice_done)
+            s->policy->slice_done(s, w->id);
+        current = NULL;
+        struct process *next = NULL;
+        while (!s->stopping && !(next = next_process_locked(s, w))) {
+            /* Nothing to run: sleep without the executor mutex, and outside
+             * the epoch section so reclamation does not wait for us. */
+            pthread_mutex_unlock(&s->exec_lock);
+            ck_epoch_end(&w->epoch_record, NULL);
+            w->sleeping = true;
+            s->sleeping_count++;
+            m->sleeps++;
+            uint64_t slept = now_ns();
+            while (w->sleeping)
+                pthread_cond_wait(&w->wake, &s->rq_lock);
+            m->idle_ns += now_ns() - slept;
+            pthread_mutex_unlock(&s->rq_lock);
+            ck_epoch_begin(&w->epoch_record, NULL);
+            pthread_mutex_lock(&s->exec_lock);
+            pthread_mutex_lock(&s->rq_lock);
+        }
+        if (s->stopping) {
+            pthread_mutex_unlock(&s->rq_lock);
+            pthread_mutex_unlock(&s->exec_lock);
+            break;
+        }
+        atomic_store_explicit(&next->state, PROC_RUNNING, memory_order_release);
+        next->last_worker = w->id;
+        pthread_mutex_unlock(&s->rq_lock);
+        pthread_mutex_unlock(&s->exec_lock);
+        free_released(w);
+        /* Quiescent point: nothing from before this boundary is held.
+         * Polling (advancing the epoch, running callbacks) walks every
+         * record, so it runs only every EPOCH_POLL_SLICES slices. */
+        ck_epoch_end(&w->epoch_record, NULL);
+        if (++w->slices_since_poll >= EPOCH_POLL_SLICES) {
+            w->slices_since_poll = 0;
+            ck_epoch_poll(&w->epoch_record);
+        }
+        ck_epoch_begin(&w->epoch_record, NULL);
+
+        current = next;
+        current->reds_left = CONTEXT_REDS;
+        why = current->body->resume(current);
+        int32_t spent = CONTEXT_REDS - (current->reds_left > 0 ? current->reds_left : 0);
+        current->reductions += (uint64_t)spent;
+        current->slices++;
+        m->slices++;
+        m->reductions += (uint64_t)spent;
+    }
+    ck_epoch_end(&w->epoch_record, NULL);
+    free_released(w);
+    m->busy_ns = now_ns() - loop_started - m->idle_ns;
+}
+
+static void *worker_thread(void *arg)
+{
+    struct worker *w = arg;
+    if (w->sched->binding)
+        cpu_binding_bind_current_thread(w->sched->binding, (unsigned)w->id);
+    worker_loop(w);
+    return NULL;
+}
+
+int sched_run(struct sched *s, term main_pid)
+{
+    s->main_pid = main_pid;
+    pthread_mutex_lock(&s->exec_lock);
+    bool main_alive = proc_table_lookup(&s->table, pid_number(main_pid)) != NULL;
+    pthread_mutex_unlock(&s->exec_lock);
+    if (!main_alive)
+        return 1;
+    unsigned started = 1;
+    for (unsigned i = 1; i < s->worker_count; i++) {
+        if (pthread_create(&s->workers[i].thread, NULL, worker_thread, &s->workers[i]) != 0) {
+            fprintf(stderr, "clause: cannot start worker %u\n", i);
+            pthread_mutex_lock(&s->exec_lock);
+            pthread_mutex_lock(&s->rq_lock);
+            stop_locked(s, EXIT_RUNTIME_FAILURE);
+            pthread_mutex_unlock(&s->rq_lock);
+            pthread_mutex_unlock(&s->exec_lock);
+            break;
+        }
+        started++;
+    }
+    if (s->binding)
+        cpu_binding_bind_current_thread(s->binding, 0);
+    worker_loop(&s->workers[0]);
+    for (unsigned i = 1; i < started; i++)
+        pthread_join(s->workers[i].thread, NULL);
+    return s->exit_status;
+}
+
+void sched_destroy(struct sched *s)
+{
+    /* Every worker has stopped: what is left in the table (queued, waiting)
+     * is released without running further. The queues are emptied first, so
+     * that no policy holds a freed process. */
+    for (unsigned w = 0; w < s->worker_count; w++)
+        while (s->policy->pick_next(s, (worker_id)w))
+            ;
+    struct proc_table_entry *left = NULL;
+    size_t n = 0;
+    if (!proc_table_snapshot(&s->table, &left, &n)) {
+        fputs("clause: out of memory releasing processes\n", stderr);
+        abort();
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct process *p = left[i].proc;
+        proc_table_erase(&s->table, left[i].pid);
+        release_process(NULL, p);
+    }
+    free(left);
+    for (unsigned i = 0; i < s->worker_count; i++) {
+        struct process *p = s->workers[i].spares;
+        while (p) {
+            struct process *next = p->next_released;
+            heap_destroy(&p->heap);
+            free(p);
+            p = next;
+        }
+    }
+    if (s->policy->fini)
+        s->policy->fini(s);
+    /* Run what every record still has pending (replaced table arrays). */
+    for (unsigned i = 0; i < s->worker_count; i++)
+        ck_epoch_barrier(&s->workers[i].epoch_record);
+    proc_table_destroy(&s->table);
+    for (unsigned i = 0; i < s->worker_count; i++) {
+        ck_epoch_unregister(&s->workers[i].epoch_record);
+        pthread_cond_destroy(&s->workers[i].wake);
+    }
+    pthread_mutex_destroy(&s->exec_lock);
+    pthread_mutex_destroy(&s->rq_lock);
+    free(s->workers);
+    free(s->metrics);
+    free(s->policy_blocks);
+    free(s->policy_shared);
+    free(s);
+}

@@ -1,0 +1,97 @@
+/*
+ * executor.h — running processes on worker threads.
+ *
+ * The executor ("sched") runs processes on N workers: the thread that calls
+ * sched_run is worker 0, and one more thread per further worker. Which
+ * process runs where is the policy's decision (policy.h); the executor keeps
+ * the mechanism and its two locks, as the seed assigns them:
+ *
+ *  - the executor mutex guards every process that is not running (its
+ *    state, waiting, exiting) and, in later parts, timers, names, links and
+ *    monitors. A worker takes it once per slice boundary.
+ *  - the run-queue lock guards the policy's queues and the workers' idle
+ *    state; it is taken after the executor mutex when both are needed, and
+ *    idle workers sleep on it (one condition variable per worker), so a
+ *    worker that checked the queues under it cannot miss a wakeup.
+ *
+ * A spawn that neither links nor monitors takes neither the executor mutex
+ * nor anything but the table's writer lock and the run-queue lock.
+ *
+ * The main process's end, a halt or a runtime failure stops the program:
+ * every worker finishes its current slice and leaves its loop; sched_run
+ * joins them and returns the status; sched_destroy then releases every
+ * process still queued or waiting.
+ */
+#ifndef CLAUSE_EXECUTOR_H
+#define CLAUSE_EXECUTOR_H
+
+#include "body.h"
+#include "policy.h"
+#include "process.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct cpu_binding;
+struct worker_metrics;
+
+#define SCHED_MAX_WORKERS 1024
+/* The seed's status for a runtime failure (memory, caps, internal errors). */
+#define EXIT_RUNTIME_FAILURE 70
+
+struct sched_config {
+    unsigned workers;                  /* 1..SCHED_MAX_WORKERS */
+    const struct policy_ops *policy;   /* NULL: the default policy */
+    const struct cpu_binding *binding; /* NULL: workers unbound */
+    size_t max_heap_words;             /* per-process heap cap; 0 = none */
+};
+
+/* NULL when the host refuses memory or the policy refuses the config
+ * (error says why). */
+struct sched *sched_create(const struct sched_config *config, const char **error);
+
+/* Spawns a native process. parent is the spawning process (running on the
+ * calling worker), or NULL before sched_run (the main process, tests).
+ * Returns its pid, or THE_NON_VALUE when memory was refused. */
+term sched_spawn_native(struct sched *s, struct process *parent, native_step_fn step, void *state,
+                        void (*free_state)(void *));
+
+/* Runs until the process `main_pid` ends, a halt, or a runtime failure,
+ * and returns the program's status: 0 when main ends normally, 1 when it
+ * ends with another reason, the halt status, or EXIT_RUNTIME_FAILURE. */
+int sched_run(struct sched *s, term main_pid);
+
+/* Releases every remaining process and the executor itself. */
+void sched_destroy(struct sched *s);
+
+/* ---- for process bodies (running on a worker) ---- */
+
+/* Wakes the process `pid` if it waits; when it is running or queued, its
+ * next wait returns at once instead. False for no live process. Takes the
+ * executor mutex. */
+bool sched_wake(struct process *self, term pid);
+
+/* Ends the program with status (erlang:halt/1). The caller's slice goes on;
+ * it should return soon. */
+void sched_halt(struct process *self, int status);
+
+/* The executor of a process, and the worker running it. */
+struct sched *proc_sched(const struct process *p);
+
+/* Live processes (table entries). */
+size_t sched_live_processes(struct sched *s);
+
+/* Per-worker counters; valid after sched_run returned. */
+const struct worker_metrics *sched_metrics(const struct sched *s);
+
+/* The policy in use. */
+const struct policy_ops *sched_policy(const struct sched *s);
+
+/* Processes queued for worker w (takes the run-queue lock). */
+size_t sched_queue_length(struct sched *s, worker_id w);
+
+/* For tests that drive a policy by hand on an executor that is not running:
+ * marks worker w asleep or awake, as its loop would. */
+void sched_test_set_sleeping(struct sched *s, worker_id w, bool sleeping);
+
+#endif

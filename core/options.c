@@ -1,0 +1,142 @@
+/* options.c — parsing clause's command line (see options.h). */
+#include "options.h"
+
+#include "policy.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *options_usage(void)
+{
+    return "usage: clause [options] --native WORKLOAD [ARGS...]\n"
+           "options:\n"
+           "  --schedulers N         worker threads, 1..1024 (default: one per CPU of the affinity mask)\n"
+           "  --policy NAME          scheduling policy (--policy help lists them)\n"
+           "  --scheduler-cpus SET   bind worker N to the N-th CPU of SET: performance, all, or a list like 0-3,6\n"
+           "  --max-heap SIZE        cap on each process's heap, in bytes (suffix K, M or G)\n"
+           "  --profile              print per-worker scheduling counters to stderr at exit\n"
+           "  --help                 this text\n"
+           "native workloads (C processes, for tests and microbenchmarks):\n"
+           "  spawn_exit N           spawn N processes that exit at once\n"
+           "  yield_storm P Y        P processes each yielding Y times\n"
+           "  pingpong PAIRS ROUNDS  PAIRS pairs waking each other ROUNDS times\n";
+}
+
+static bool parse_unsigned(const char *text, unsigned long long max, unsigned long long *out)
+{
+    if (!text || !*text || *text == '-' || *text == '+')
+        return false;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || *end || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool parse_size(const char *text, unsigned long long *bytes)
+{
+    if (!text || !*text || *text == '-' || *text == '+')
+        return false;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || end == text)
+        return false;
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k')
+        shift = 10;
+    else if (*end == 'M' || *end == 'm')
+        shift = 20;
+    else if (*end == 'G' || *end == 'g')
+        shift = 30;
+    if (shift)
+        end++;
+    if (*end || v > (~0ull >> shift))
+        return false;
+    *bytes = v << shift;
+    return true;
+}
+
+bool options_parse(int argc, char **argv, struct clause_options *out, char *error, size_t error_len)
+{
+    memset(out, 0, sizeof *out);
+    out->policy = policy_all()[0];
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+        unsigned long long n;
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            out->help = true;
+            return true;
+        } else if (strcmp(arg, "--profile") == 0) {
+            out->profile = true;
+        } else if (strcmp(arg, "--schedulers") == 0) {
+            if (!value) {
+                snprintf(error, error_len, "--schedulers needs a value");
+                return false;
+            }
+            if (!parse_unsigned(value, 1024, &n) || n < 1) {
+                snprintf(error, error_len, "--schedulers: '%s' is not a number from 1 to 1024", value);
+                return false;
+            }
+            out->schedulers = (unsigned)n;
+            i++;
+        } else if (strcmp(arg, "--policy") == 0) {
+            if (!value) {
+                snprintf(error, error_len, "--policy needs a value (--policy help lists them)");
+                return false;
+            }
+            if (strcmp(value, "help") == 0) {
+                out->list_policies = true;
+                return true;
+            }
+            out->policy = policy_find(value);
+            if (!out->policy) {
+                snprintf(error, error_len, "--policy: unknown policy '%s' (--policy help lists them)", value);
+                return false;
+            }
+            i++;
+        } else if (strcmp(arg, "--scheduler-cpus") == 0) {
+            if (!value) {
+                snprintf(error, error_len, "--scheduler-cpus needs a value");
+                return false;
+            }
+            out->scheduler_cpus = value;
+            i++;
+        } else if (strcmp(arg, "--max-heap") == 0) {
+            if (!value || !parse_size(value, &n) || n < 8) {
+                snprintf(error, error_len, "--max-heap: '%s' is not a size in bytes (suffix K, M or G allowed)",
+                         value ? value : "");
+                return false;
+            }
+            out->max_heap_words = (size_t)(n / 8);
+            i++;
+        } else if (strcmp(arg, "--native") == 0) {
+            if (!value) {
+                snprintf(error, error_len, "--native needs a workload name");
+                return false;
+            }
+            out->native_workload = value;
+            i += 2;
+            break;
+        } else if (strncmp(arg, "-", 1) == 0) {
+            snprintf(error, error_len, "unknown option '%s'", arg);
+            return false;
+        } else {
+            snprintf(error, error_len, "'%s': running .beam programs is not available yet; use --native WORKLOAD", arg);
+            return false;
+        }
+    }
+    if (!out->native_workload) {
+        snprintf(error, error_len, "no program given");
+        return false;
+    }
+    out->program_argc = argc - i;
+    out->program_argv = argv + i;
+    return true;
+}

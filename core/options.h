@@ -1,0 +1,42 @@
+/*
+ * options.h — the command line of `clause`.
+ *
+ *   clause [options] --native WORKLOAD [ARGS...]
+ *
+ * Options come before the program; everything after it belongs to the
+ * program. Parsing is a pure function of argv (no I/O, no exit), so tests
+ * can check every error; main() prints the message and exits with the
+ * status the result carries.
+ */
+#ifndef CLAUSE_OPTIONS_H
+#define CLAUSE_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Exit statuses of option errors (README documents them). */
+#define EXIT_USAGE 2 /* unknown option, bad value, missing program */
+
+struct policy_ops;
+
+struct clause_options {
+    unsigned schedulers;             /* 0: the default (one per CPU of the affinity mask or of the set) */
+    const struct policy_ops *policy; /* never NULL after a successful parse */
+    const char *scheduler_cpus;      /* NULL: unbound */
+    size_t max_heap_words;           /* 0: no cap */
+    bool profile;
+    bool list_policies;          /* --policy help */
+    bool help;                   /* --help */
+    const char *native_workload; /* --native NAME */
+    int program_argc;            /* arguments after the program */
+    char **program_argv;
+};
+
+/* Parses argv. On error returns false and writes a one-line message (without
+ * the program name) to error; the exit status is EXIT_USAGE. */
+bool options_parse(int argc, char **argv, struct clause_options *out, char *error, size_t error_len);
+
+/* The usage text. */
+const char *options_usage(void);
+
+#endif

@@ -1,0 +1,78 @@
+/*
+ * process.h — a process context.
+ *
+ * One allocation holds what a process needs to run: its scheduling state,
+ * reduction budget, body, heap descriptor, and the first PROC_INLINE_STACK
+ * words of its stack (the seed's "first 64 stack words inside the
+ * context"). Later parts add the mailbox, links, monitors and name slots.
+ *
+ * Ownership: a running process belongs to its worker alone (its heap, stack
+ * and body state are touched by nobody else). A process that is not running
+ * is guarded by the executor mutex, its queue membership by the run-queue
+ * lock (executor.h).
+ */
+#ifndef CLAUSE_PROCESS_H
+#define CLAUSE_PROCESS_H
+
+#include "body.h"
+#include "heap.h"
+#include "policy.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define PROC_INLINE_STACK 64
+/* OTP's CONTEXT_REDS: reductions in one time slice. */
+#define CONTEXT_REDS 4000
+
+enum proc_state {
+    PROC_RUNNABLE, /* in a run queue */
+    PROC_RUNNING,  /* on a worker */
+    PROC_WAITING,  /* in a receive, in no queue */
+    PROC_EXITED,   /* ended; its context is freed once its worker leaves the executor mutex */
+};
+
+struct process {
+    /* --- scheduling: executor and policy --- */
+    void *policy_link[2];          /* the policy's queue links (sched_policy_proc_link) */
+    worker_id last_worker;         /* worker it runs on or last ran on */
+    _Atomic int state;             /* enum proc_state; written under the executor mutex, read anywhere */
+    int32_t reds_left;             /* budget of the current slice */
+    uint64_t reductions;           /* spent over its life */
+    uint64_t slices;               /* time slices it ran */
+    struct process *next_released; /* worker's list of contexts to free after the mutex */
+    bool wake_pending;             /* woken while not waiting: its next wait returns at once */
+
+    /* --- identity and outcome --- */
+    struct sched *sched;
+    term pid;
+    term exit_reason;
+
+    /* --- what it runs --- */
+    const struct body_ops *body;
+    void *body_state;
+    native_step_fn native_step;       /* native bodies only */
+    void (*native_free)(void *state); /* native bodies only; may be NULL */
+
+    /* --- memory --- */
+    heap_t heap;
+    term *stack; /* stack_inline until it outgrows it */
+    size_t stack_words;
+    term stack_inline[PROC_INLINE_STACK];
+};
+
+/* Spends n reductions; false when the slice's budget is used up, which is
+ * the point where a native body should return BODY_YIELD. */
+static inline bool proc_spend(struct process *p, int32_t n)
+{
+    p->reds_left -= n;
+    return p->reds_left > 0;
+}
+
+static inline enum proc_state proc_state(const struct process *p)
+{
+    return (enum proc_state)atomic_load_explicit(&p->state, memory_order_acquire);
+}
+
+#endif

@@ -1,0 +1,255 @@
+/*
+ * native_workloads.c — spawn_exit, yield_storm and pingpong as native
+ * processes (see native_workloads.h).
+ */
+#include "native_workloads.h"
+
+#include "../core/atom.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool parse_count(const char *text, long *out, struct strbuf *error)
+{
+    errno = 0;
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (errno || *end || end == text || v < 1 || v > 100000000) {
+        strbuf_printf(error, "'%s' is not a count from 1 to 100000000", text);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+/* ---- spawn_exit N: the main process spawns N processes that exit at once
+ * and waits (yielding) until they all did. ---- */
+
+struct spawn_exit {
+    long target, spawned;
+    atomic_long exited;
+};
+
+static enum body_stop exit_now(struct process *p, void *state)
+{
+    struct spawn_exit *w = state;
+    proc_spend(p, 1);
+    atomic_fetch_add_explicit(&w->exited, 1, memory_order_relaxed);
+    return BODY_EXIT;
+}
+
+static enum body_stop spawn_exit_main(struct process *p, void *state)
+{
+    struct spawn_exit *w = state;
+    while (w->spawned < w->target) {
+        if (is_non_value(sched_spawn_native(proc_sched(p), p, exit_now, w, NULL))) {
+            p->exit_reason = A(system_limit);
+            return BODY_EXIT;
+        }
+        w->spawned++;
+        if (!proc_spend(p, 1))
+            return BODY_YIELD;
+    }
+    return atomic_load_explicit(&w->exited, memory_order_relaxed) == w->target ? BODY_EXIT : BODY_YIELD;
+}
+
+static bool spawn_exit_start(struct sched *s, char **args, term *main_pid, void **ctx, struct strbuf *error)
+{
+    struct spawn_exit *w = calloc(1, sizeof *w);
+    if (!w || !parse_count(args[0], &w->target, error)) {
+        free(w);
+        return false;
+    }
+    *ctx = w;
+    *main_pid = sched_spawn_native(s, NULL, spawn_exit_main, w, NULL);
+    return is_value(*main_pid);
+}
+
+static bool spawn_exit_finish(void *ctx, struct strbuf *result)
+{
+    struct spawn_exit *w = ctx;
+    long exited = atomic_load(&w->exited);
+    strbuf_printf(result, "spawn_exit n=%ld exited=%ld", w->target, exited);
+    return exited == w->target;
+}
+
+/* ---- yield_storm P Y: P processes that each end their slice Y times; the
+ * main process waits (yielding) until they all finished. ---- */
+
+struct yielder {
+    struct yield_storm *storm;
+    long slices;
+};
+
+struct yield_storm {
+    long processes, yields, spawned;
+    struct yielder *yielders;
+    atomic_long finished;
+};
+
+static enum body_stop yield_once(struct process *p, void *state)
+{
+    struct yielder *y = state;
+    proc_spend(p, 1);
+    if (++y->slices < y->storm->yields)
+        return BODY_YIELD;
+    atomic_fetch_add_explicit(&y->storm->finished, 1, memory_order_relaxed);
+    return BODY_EXIT;
+}
+
+static enum body_stop yield_storm_main(struct process *p, void *state)
+{
+    struct yield_storm *w = state;
+    while (w->spawned < w->processes) {
+        struct yielder *y = &w->yielders[w->spawned];
+        y->storm = w;
+        if (is_non_value(sched_spawn_native(proc_sched(p), p, yield_once, y, NULL))) {
+            p->exit_reason = A(system_limit);
+            return BODY_EXIT;
+        }
+        w->spawned++;
+        if (!proc_spend(p, 1))
+            return BODY_YIELD;
+    }
+    return atomic_load_explicit(&w->finished, memory_order_relaxed) == w->processes ? BODY_EXIT : BODY_YIELD;
+}
+
+static bool yield_storm_start(struct sched *s, char **args, term *main_pid, void **ctx, struct strbuf *error)
+{
+    struct yield_storm *w = calloc(1, sizeof *w);
+    if (!w || !parse_count(args[0], &w->processes, error) || !parse_count(args[1], &w->yields, error) ||
+        !(w->yielders = calloc((size_t)w->processes, sizeof *w->yielders))) {
+        free(w);
+        return false;
+    }
+    *ctx = w;
+    *main_pid = sched_spawn_native(s, NULL, yield_storm_main, w, NULL);
+    return is_value(*main_pid);
+}
+
+static bool yield_storm_finish(void *ctx, struct strbuf *result)
+{
+    struct yield_storm *w = ctx;
+    long short_counts = 0;
+    for (long i = 0; i < w->processes; i++)
+        short_counts += w->yielders[i].slices != w->yields;
+    strbuf_printf(result, "yield_storm processes=%ld yields=%ld finished=%ld short=%ld", w->processes, w->yields,
+                  atomic_load(&w->finished), short_counts);
+    return short_counts == 0 && atomic_load(&w->finished) == w->processes;
+}
+
+static void yield_storm_free(void *ctx)
+{
+    struct yield_storm *w = ctx;
+    free(w->yielders);
+    free(w);
+}
+
+/* ---- pingpong PAIRS ROUNDS: pairs of processes waking each other; the
+ * server of each pair tells its peer its pid before its first wake. ---- */
+
+struct pingpong;
+
+struct player {
+    struct pingpong *game;
+    struct player *peer;
+    term partner;
+    long rounds;
+    bool serves, started;
+};
+
+struct pingpong {
+    long pairs, rounds, spawned;
+    struct player *players;
+    term main;
+    atomic_long finished;
+};
+
+static enum body_stop play(struct process *p, void *state)
+{
+    struct player *g = state;
+    proc_spend(p, 1);
+    if (!g->started) {
+        g->started = true;
+        if (!g->serves)
+            return BODY_WAIT;
+        g->peer->partner = p->pid;
+    }
+    if (g->rounds == g->game->rounds) {
+        sched_wake(p, g->partner);
+        if (atomic_fetch_add(&g->game->finished, 1) + 1 == 2 * g->game->pairs)
+            sched_wake(p, g->game->main);
+        return BODY_EXIT;
+    }
+    g->rounds++;
+    sched_wake(p, g->partner);
+    return BODY_WAIT;
+}
+
+static enum body_stop pingpong_main(struct process *p, void *state)
+{
+    struct pingpong *w = state;
+    if (w->spawned == 0)
+        w->main = p->pid; /* before any player exists: players read it */
+    while (w->spawned < w->pairs) {
+        struct player *a = &w->players[2 * w->spawned], *b = a + 1;
+        a->game = b->game = w;
+        b->serves = true;
+        b->peer = a;
+        b->partner = sched_spawn_native(proc_sched(p), p, play, a, NULL);
+        if (is_non_value(b->partner) || is_non_value(sched_spawn_native(proc_sched(p), p, play, b, NULL))) {
+            p->exit_reason = A(system_limit);
+            return BODY_EXIT;
+        }
+        w->spawned++;
+        if (!proc_spend(p, 1))
+            return BODY_YIELD;
+    }
+    return atomic_load(&w->finished) == 2 * w->pairs ? BODY_EXIT : BODY_WAIT;
+}
+
+static bool pingpong_start(struct sched *s, char **args, term *main_pid, void **ctx, struct strbuf *error)
+{
+    struct pingpong *w = calloc(1, sizeof *w);
+    if (!w || !parse_count(args[0], &w->pairs, error) || !parse_count(args[1], &w->rounds, error) ||
+        !(w->players = calloc(2 * (size_t)w->pairs, sizeof *w->players))) {
+        free(w);
+        return false;
+    }
+    *ctx = w;
+    *main_pid = sched_spawn_native(s, NULL, pingpong_main, w, NULL);
+    return is_value(*main_pid);
+}
+
+static bool pingpong_finish(void *ctx, struct strbuf *result)
+{
+    struct pingpong *w = ctx;
+    long short_counts = 0;
+    for (long i = 0; i < 2 * w->pairs; i++)
+        short_counts += w->players[i].rounds != w->rounds;
+    strbuf_printf(result, "pingpong pairs=%ld rounds=%ld short=%ld", w->pairs, w->rounds, short_counts);
+    return short_counts == 0;
+}
+
+static void pingpong_free(void *ctx)
+{
+    struct pingpong *w = ctx;
+    free(w->players);
+    free(w);
+}
+
+static const struct native_workload workloads[] = {
+    {"spawn_exit", "N", 1, spawn_exit_start, spawn_exit_finish, free},
+    {"yield_storm", "P Y", 2, yield_storm_start, yield_storm_finish, yield_storm_free},
+    {"pingpong", "PAIRS ROUNDS", 2, pingpong_start, pingpong_finish, pingpong_free},
+};
+
+const struct native_workload *native_workload_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof workloads / sizeof workloads[0]; i++)
+        if (strcmp(workloads[i].name, name) == 0)
+            return &workloads[i];
+    return NULL;
+}

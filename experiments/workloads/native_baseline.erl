@@ -1,0 +1,58 @@
+%% native_baseline: the native workloads of `clause --native` written in
+%% Erlang, so that `make bench` can time OTP doing the same scheduling work
+%% (spawn/exit, slice ends, wake-ups) on the same machine. Like clause, it
+%% reports the time of the work alone (time_ms), without the VM's start.
+%%
+%%   erl -noshell -pa DIR -run native_baseline main spawn_exit N
+%%   ... yield_storm P Y | pingpong PAIRS ROUNDS
+-module(native_baseline).
+-export([main/1]).
+
+main(Args) ->
+    Start = erlang:monotonic_time(microsecond),
+    Line = run(Args),
+    Elapsed = erlang:monotonic_time(microsecond) - Start,
+    io:format("~s time_ms=~.3f~n", [Line, Elapsed / 1000]),
+    erlang:halt(0).
+
+run(["spawn_exit", N]) ->
+    spawn_exit(list_to_integer(N));
+run(["yield_storm", P, Y]) ->
+    yield_storm(list_to_integer(P), list_to_integer(Y));
+run(["pingpong", Pairs, Rounds]) ->
+    pingpong(list_to_integer(Pairs), list_to_integer(Rounds)).
+
+finish(Line) -> Line.
+
+spawn_exit(N) ->
+    Self = self(),
+    [spawn(fun() -> Self ! done end) || _ <- lists:seq(1, N)],
+    wait(N),
+    finish(io_lib:format("spawn_exit n=~b exited=~b", [N, N])).
+
+wait(0) -> ok;
+wait(K) -> receive done -> wait(K - 1) end.
+
+yield_storm(P, Y) ->
+    Self = self(),
+    [spawn(fun() -> yielder(Y), Self ! done end) || _ <- lists:seq(1, P)],
+    wait(P),
+    finish(io_lib:format("yield_storm processes=~b yields=~b finished=~b short=0", [P, Y, P])).
+
+yielder(0) -> ok;
+yielder(K) -> erlang:yield(), yielder(K - 1).
+
+pingpong(Pairs, Rounds) ->
+    Self = self(),
+    [begin
+         A = spawn(fun() -> player(Rounds, Self) end),
+         spawn(fun() -> A ! {serve, self()}, player(Rounds - 1, Self) end)
+     end || _ <- lists:seq(1, Pairs)],
+    wait(2 * Pairs),
+    finish(io_lib:format("pingpong pairs=~b rounds=~b short=0", [Pairs, Rounds])).
+
+player(0, Main) -> Main ! done;
+player(K, Main) ->
+    receive
+        {serve, Peer} -> Peer ! {serve, self()}, player(K - 1, Main)
+    end.

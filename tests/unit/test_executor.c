@@ -1,0 +1,367 @@
+/* The executor running native processes on real workers, under every policy
+ * and 1, 2, 4 and 8 workers: yields, ping-pong locality, program end with
+ * processes in every state, halt, and a million spawns. */
+#include "../../core/atom.h"
+#include "../../core/executor.h"
+#include "../../metrics/metrics.h"
+#include "test_main.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const unsigned worker_counts[] = {1, 2, 4, 8};
+
+/* The sanitizers multiply each process's memory several times over: the
+ * million-process tests keep their full size in the plain build only. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define MANY_PROCESSES 100000
+#else
+#define MANY_PROCESSES 1000000
+#endif
+
+static struct sched *make_sched(const struct policy_ops *policy, unsigned workers)
+{
+    struct sched_config config = {workers, policy, NULL, 0};
+    const char *error = NULL;
+    struct sched *s = sched_create(&config, &error);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    return s;
+}
+
+/* ---- 1,000 processes x 1,000 yields ---- */
+
+enum { YIELDERS = 1000, YIELDS = 1000 };
+
+struct yielder {
+    int slices;
+    atomic_int *finished;
+};
+
+static enum body_stop yield_step(struct process *p, void *state)
+{
+    struct yielder *y = state;
+    proc_spend(p, 1);
+    if (++y->slices == YIELDS) {
+        atomic_fetch_add(y->finished, 1);
+        return BODY_EXIT;
+    }
+    return BODY_YIELD;
+}
+
+struct spawner {
+    struct yielder *children;
+    int spawned;
+    int count;
+    atomic_int *finished;
+};
+
+/* Main: spawns all children, then waits (yielding) until they finished. */
+static enum body_stop spawn_then_wait_step(struct process *p, void *state)
+{
+    struct spawner *sp = state;
+    while (sp->spawned < sp->count) {
+        struct yielder *y = &sp->children[sp->spawned++];
+        y->finished = sp->finished;
+        if (is_non_value(sched_spawn_native(proc_sched(p), p, yield_step, y, NULL)))
+            return BODY_EXIT;
+        if (!proc_spend(p, 1))
+            return BODY_YIELD;
+    }
+    return atomic_load(sp->finished) == sp->count ? BODY_EXIT : BODY_YIELD;
+}
+
+static void test_every_process_runs_its_full_count(void)
+{
+    for (const struct policy_ops *const *policy = policy_all(); *policy; policy++) {
+        for (size_t k = 0; k < sizeof worker_counts / sizeof worker_counts[0]; k++) {
+            struct sched *s = make_sched(*policy, worker_counts[k]);
+            atomic_int finished = 0;
+            struct yielder *children = calloc(YIELDERS, sizeof *children);
+            struct spawner sp = {children, 0, YIELDERS, &finished};
+            term main_pid = sched_spawn_native(s, NULL, spawn_then_wait_step, &sp, NULL);
+            CU_ASSERT_EQUAL(sched_run(s, main_pid), 0);
+            int short_counts = 0;
+            for (int i = 0; i < YIELDERS; i++)
+                short_counts += children[i].slices != YIELDS;
+            CU_ASSERT_EQUAL(short_counts, 0);
+            CU_ASSERT_EQUAL(atomic_load(&finished), YIELDERS);
+            struct worker_metrics total = {0};
+            for (unsigned w = 0; w < worker_counts[k]; w++)
+                metrics_add(&total, &sched_metrics(s)[w]);
+            CU_ASSERT_TRUE(total.slices >= (uint64_t)YIELDERS * YIELDS);
+            CU_ASSERT_EQUAL(total.spawned, YIELDERS);
+            CU_ASSERT_EQUAL(sched_live_processes(s), 0);
+            sched_destroy(s);
+            free(children);
+        }
+    }
+}
+
+/* ---- ping-pong stays on one worker ---- */
+
+enum { ROUNDS = 20000 };
+
+struct pinger {
+    term partner;
+    term main;
+    struct pinger *peer;
+    bool serves; /* plays first */
+    bool started;
+    int rounds;
+    int worker_changes;
+    worker_id last;
+    atomic_int *done;
+};
+
+/* Each round wakes the partner and waits to be woken back. The server
+ * tells its peer its own pid before the first wake (the wake's locks order
+ * the write before the peer's read); the peer's first step only waits. */
+static enum body_stop ping_step(struct process *p, void *state)
+{
+    struct pinger *g = state;
+    if (g->last != NOT_A_WORKER && g->last != p->last_worker)
+        g->worker_changes++;
+    g->last = p->last_worker;
+    proc_spend(p, 1);
+    if (!g->started) {
+        g->started = true;
+        if (!g->serves)
+            return BODY_WAIT;
+        g->peer->partner = p->pid;
+    }
+    if (g->rounds == ROUNDS) {
+        sched_wake(p, g->partner);
+        if (atomic_fetch_add(g->done, 1) == 1)
+            sched_wake(p, g->main);
+        return BODY_EXIT;
+    }
+    g->rounds++;
+    sched_wake(p, g->partner);
+    return BODY_WAIT;
+}
+
+struct pingpong {
+    struct pinger a, b;
+    atomic_int done;
+    bool started;
+};
+
+/* Main: starts the pair, then waits until the second of them ends. */
+static enum body_stop pingpong_main_step(struct process *p, void *state)
+{
+    struct pingpong *m = state;
+    if (m->started)
+        return atomic_load(&m->done) == 2 ? BODY_EXIT : BODY_WAIT;
+    m->started = true;
+    m->a.done = m->b.done = &m->done;
+    m->a.last = m->b.last = NOT_A_WORKER;
+    m->a.main = m->b.main = p->pid;
+    m->b.serves = true;
+    m->b.peer = &m->a;
+    m->b.partner = sched_spawn_native(proc_sched(p), p, ping_step, &m->a, NULL);
+    sched_spawn_native(proc_sched(p), p, ping_step, &m->b, NULL);
+    return BODY_WAIT;
+}
+
+static void test_pingpong_pair_stays_on_one_worker(void)
+{
+    struct sched *s = make_sched(policy_find("erts"), 2);
+    struct pingpong *m = calloc(1, sizeof *m);
+    term main_pid = sched_spawn_native(s, NULL, pingpong_main_step, m, NULL);
+    CU_ASSERT_EQUAL(sched_run(s, main_pid), 0);
+    CU_ASSERT_TRUE(m->a.rounds == ROUNDS && m->b.rounds == ROUNDS);
+    /* Partners wake each other onto their own worker: once together they
+     * never part (a few moves while the pair first settles). */
+    CU_ASSERT_TRUE(m->a.worker_changes <= 4);
+    CU_ASSERT_TRUE(m->b.worker_changes <= 4);
+    const struct worker_metrics *wm = sched_metrics(s);
+    CU_ASSERT_TRUE(wm[0].steals + wm[1].steals <= 4);
+    free(m);
+    sched_destroy(s);
+}
+
+/* ---- program end with processes queued, waiting and spinning ---- */
+
+static atomic_int released_states;
+
+static void count_release(void *state)
+{
+    (void)state;
+    atomic_fetch_add(&released_states, 1);
+}
+
+static enum body_stop spin_step(struct process *p, void *state)
+{
+    (void)state;
+    while (proc_spend(p, 1))
+        ;
+    return BODY_YIELD;
+}
+
+static enum body_stop wait_forever_step(struct process *p, void *state)
+{
+    (void)state;
+    proc_spend(p, 1);
+    return BODY_WAIT;
+}
+
+struct ender {
+    int phase;
+    int spawned;
+};
+
+static enum body_stop end_while_busy_step(struct process *p, void *state)
+{
+    struct ender *e = state;
+    struct sched *s = proc_sched(p);
+    if (e->phase == 0) {
+        for (int i = 0; i < 50; i++) {
+            sched_spawn_native(s, p, spin_step, NULL, count_release);
+            sched_spawn_native(s, p, wait_forever_step, NULL, count_release);
+            e->spawned += 2;
+        }
+        e->phase = 1;
+        return BODY_YIELD;
+    }
+    if (e->phase++ < 20)
+        return BODY_YIELD;
+    /* Some queued ones never ran at all. */
+    for (int i = 0; i < 50; i++, e->spawned++)
+        sched_spawn_native(s, p, spin_step, NULL, count_release);
+    p->exit_reason = A(normal);
+    return BODY_EXIT;
+}
+
+static void test_program_end_releases_everything(void)
+{
+    for (const struct policy_ops *const *policy = policy_all(); *policy; policy++) {
+        for (size_t k = 0; k < sizeof worker_counts / sizeof worker_counts[0]; k++) {
+            atomic_store(&released_states, 0);
+            struct sched *s = make_sched(*policy, worker_counts[k]);
+            struct ender e = {0, 0};
+            term main_pid = sched_spawn_native(s, NULL, end_while_busy_step, &e, NULL);
+            CU_ASSERT_EQUAL(sched_run(s, main_pid), 0);
+            sched_destroy(s);
+            /* Every process's state was released (ASan checks the memory). */
+            CU_ASSERT_EQUAL(atomic_load(&released_states), e.spawned);
+        }
+    }
+}
+
+/* ---- halt and exit status ---- */
+
+static enum body_stop halter_step(struct process *p, void *state)
+{
+    (void)state;
+    sched_halt(p, 3);
+    return BODY_EXIT;
+}
+
+static enum body_stop spawn_halter_then_spin_step(struct process *p, void *state)
+{
+    int *spawned = state;
+    if (!*spawned) {
+        *spawned = 1;
+        sched_spawn_native(proc_sched(p), p, halter_step, NULL, NULL);
+    }
+    while (proc_spend(p, 1))
+        ;
+    return BODY_YIELD;
+}
+
+static enum body_stop crash_step(struct process *p, void *state)
+{
+    (void)state;
+    p->exit_reason = A(badarg);
+    return BODY_EXIT;
+}
+
+static void test_halt_and_exit_status(void)
+{
+    for (const struct policy_ops *const *policy = policy_all(); *policy; policy++) {
+        for (size_t k = 0; k < sizeof worker_counts / sizeof worker_counts[0]; k++) {
+            struct sched *s = make_sched(*policy, worker_counts[k]);
+            int spawned = 0;
+            term main_pid = sched_spawn_native(s, NULL, spawn_halter_then_spin_step, &spawned, NULL);
+            CU_ASSERT_EQUAL(sched_run(s, main_pid), 3);
+            sched_destroy(s);
+
+            s = make_sched(*policy, worker_counts[k]);
+            main_pid = sched_spawn_native(s, NULL, crash_step, NULL, NULL);
+            CU_ASSERT_EQUAL(sched_run(s, main_pid), 1);
+            sched_destroy(s);
+        }
+    }
+}
+
+/* ---- a million processes ---- */
+
+static atomic_long exited;
+
+static enum body_stop exit_at_once_step(struct process *p, void *state)
+{
+    (void)state;
+    proc_spend(p, 1);
+    atomic_fetch_add_explicit(&exited, 1, memory_order_relaxed);
+    return BODY_EXIT;
+}
+
+struct mass_spawner {
+    long target, spawned;
+    native_step_fn child;
+    bool wait_for_exits;
+};
+
+static enum body_stop mass_spawn_step(struct process *p, void *state)
+{
+    struct mass_spawner *m = state;
+    while (m->spawned < m->target) {
+        if (is_non_value(sched_spawn_native(proc_sched(p), p, m->child, NULL, NULL)))
+            return BODY_EXIT;
+        m->spawned++;
+        if (!proc_spend(p, 1))
+            return BODY_YIELD;
+    }
+    if (m->wait_for_exits && atomic_load(&exited) < m->target)
+        return BODY_YIELD;
+    return BODY_EXIT;
+}
+
+static void test_a_million_processes_spawn_and_exit(void)
+{
+    for (const struct policy_ops *const *policy = policy_all(); *policy; policy++) {
+        atomic_store(&exited, 0);
+        struct sched *s = make_sched(*policy, 2);
+        struct mass_spawner m = {MANY_PROCESSES, 0, exit_at_once_step, true};
+        term main_pid = sched_spawn_native(s, NULL, mass_spawn_step, &m, NULL);
+        CU_ASSERT_EQUAL(sched_run(s, main_pid), 0);
+        CU_ASSERT_EQUAL(atomic_load(&exited), MANY_PROCESSES);
+        CU_ASSERT_EQUAL(sched_live_processes(s), 0);
+        sched_destroy(s);
+    }
+}
+
+static void test_a_million_waiting_processes_are_released(void)
+{
+    struct sched *s = make_sched(policy_find("erts"), 2);
+    struct mass_spawner m = {MANY_PROCESSES, 0, wait_forever_step, false};
+    term main_pid = sched_spawn_native(s, NULL, mass_spawn_step, &m, NULL);
+    CU_ASSERT_EQUAL(sched_run(s, main_pid), 0);
+    CU_ASSERT_EQUAL(m.spawned, MANY_PROCESSES);
+    /* All still live (waiting or queued) until released by destroy. */
+    CU_ASSERT_EQUAL(sched_live_processes(s), MANY_PROCESSES);
+    sched_destroy(s);
+}
+
+static CU_TestInfo tests[] = {
+    {"every process runs its full count (1000 x 1000 yields)", test_every_process_runs_its_full_count},
+    {"ping-pong pair stays on one worker", test_pingpong_pair_stays_on_one_worker},
+    {"program end releases everything", test_program_end_releases_everything},
+    {"halt and exit status", test_halt_and_exit_status},
+    {"a million processes spawn and exit (100,000 under sanitizers)", test_a_million_processes_spawn_and_exit},
+    {"a million waiting processes are released (100,000 under sanitizers)",
+     test_a_million_waiting_processes_are_released},
+    CU_TEST_INFO_NULL,
+};
+TEST_SUITE_CONCURRENT(executor, tests)

@@ -1,0 +1,83 @@
+/* The clause command line: every option, and a clear error for bad ones. */
+#include "../../core/options.h"
+#include "../../core/policy.h"
+#include "test_main.h"
+
+#include <string.h>
+
+static bool parse(struct clause_options *o, char *error, int argc, char **argv)
+{
+    return options_parse(argc, argv, o, error, 256);
+}
+
+#define ARGV(...) ((char *[]){"clause", __VA_ARGS__, NULL})
+#define ARGC(...) ((int)(sizeof((char *[]){"clause", __VA_ARGS__}) / sizeof(char *)))
+#define PARSE(o, e, ...) parse(o, e, ARGC(__VA_ARGS__), ARGV(__VA_ARGS__))
+
+static void test_defaults_and_program_arguments(void)
+{
+    struct clause_options o;
+    char e[256];
+    char *argv[] = {"clause", "--native", "pingpong", "3", "10", NULL};
+    CU_ASSERT_TRUE_FATAL(parse(&o, e, 5, argv));
+    CU_ASSERT_EQUAL(o.schedulers, 0);
+    CU_ASSERT_PTR_EQUAL(o.policy, policy_find("erts"));
+    CU_ASSERT_PTR_NULL(o.scheduler_cpus);
+    CU_ASSERT_FALSE(o.profile);
+    CU_ASSERT_STRING_EQUAL(o.native_workload, "pingpong");
+    CU_ASSERT_EQUAL(o.program_argc, 2);
+    CU_ASSERT_STRING_EQUAL(o.program_argv[1], "10");
+}
+
+static void test_every_option(void)
+{
+    struct clause_options o;
+    char e[256];
+    CU_ASSERT_TRUE_FATAL(PARSE(&o, e, "--schedulers", "1024", "--policy", "global_fifo", "--scheduler-cpus", "0-1",
+                               "--max-heap", "2M", "--profile", "--native", "spawn_exit", "5"));
+    CU_ASSERT_EQUAL(o.schedulers, 1024);
+    CU_ASSERT_PTR_EQUAL(o.policy, policy_find("global_fifo"));
+    CU_ASSERT_STRING_EQUAL(o.scheduler_cpus, "0-1");
+    CU_ASSERT_EQUAL(o.max_heap_words, (2u << 20) / 8);
+    CU_ASSERT_TRUE(o.profile);
+    /* Options after the program belong to it. */
+    CU_ASSERT_TRUE_FATAL(PARSE(&o, e, "--native", "spawn_exit", "--profile"));
+    CU_ASSERT_FALSE(o.profile);
+    CU_ASSERT_EQUAL(o.program_argc, 1);
+    CU_ASSERT_TRUE(PARSE(&o, e, "--policy", "help"));
+    CU_ASSERT_TRUE(o.list_policies);
+    CU_ASSERT_TRUE(PARSE(&o, e, "--help"));
+    CU_ASSERT_TRUE(o.help);
+}
+
+static void test_errors_say_what_is_wrong(void)
+{
+    struct clause_options o;
+    char e[256];
+    CU_ASSERT_FALSE(PARSE(&o, e, "--schedulers", "0", "--native", "spawn_exit", "1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(e, "1 to 1024"));
+    CU_ASSERT_FALSE(PARSE(&o, e, "--schedulers", "1025", "--native", "spawn_exit", "1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(e, "'1025'"));
+    CU_ASSERT_FALSE(PARSE(&o, e, "--schedulers", "-1", "--native", "spawn_exit", "1"));
+    CU_ASSERT_FALSE(PARSE(&o, e, "--schedulers", "2x", "--native", "spawn_exit", "1"));
+    CU_ASSERT_FALSE(PARSE(&o, e, "--schedulers"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(e, "needs a value"));
+    CU_ASSERT_FALSE(PARSE(&o, e, "--policy", "lottery", "--native", "spawn_exit", "1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(e, "unknown policy 'lottery'"));
+    CU_ASSERT_FALSE(PARSE(&o, e, "--frobnicate", "--native", "spawn_exit", "1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(e, "unknown option '--frobnicate'"));
+    CU_ASSERT_FALSE(PARSE(&o, e, "--max-heap", "12Q", "--native", "spawn_exit", "1"));
+    CU_ASSERT_FALSE(PARSE(&o, e, "--max-heap", "99999999999999999999G", "--native", "spawn_exit", "1"));
+    CU_ASSERT_FALSE(PARSE(&o, e, "--profile"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(e, "no program"));
+    CU_ASSERT_FALSE(PARSE(&o, e, "prog.beam"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(e, "prog.beam"));
+}
+
+static CU_TestInfo tests[] = {
+    {"defaults and program arguments", test_defaults_and_program_arguments},
+    {"every option", test_every_option},
+    {"errors say what is wrong", test_errors_say_what_is_wrong},
+    CU_TEST_INFO_NULL,
+};
+TEST_SUITE(options, tests)
