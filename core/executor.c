@@ -360,6 +360,12 @@ void sched_halt(struct process *self, int status)
     pthread_mutex_unlock(&s->exec_lock);
 }
 
+void sched_runtime_failure(struct process *self, const char *why)
+{
+    fprintf(stderr, "clause: runtime failure in <0.%llu.0>: %s\n", (unsigned long long)pid_number(self->pid), why);
+    sched_halt(self, EXIT_RUNTIME_FAILURE);
+}
+
 /* ---- the worker loop ---- */
 
 /* A worker keeps this many freed contexts for its next spawns. */

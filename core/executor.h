@@ -75,7 +75,12 @@ bool sched_wake(struct process *self, term pid);
  * it should return soon. */
 void sched_halt(struct process *self, int status);
 
-/* The executor of a process, and the worker running it. */
+/* Ends the program as a runtime failure (exit EXIT_RUNTIME_FAILURE): host
+ * memory exhausted, a cap exceeded, an internal error. Writes one line with
+ * the process and why on stderr. The caller should end its slice soon. */
+void sched_runtime_failure(struct process *self, const char *why);
+
+/* The executor of a process. */
 struct sched *proc_sched(const struct process *p);
 
 /* Live processes (table entries). */

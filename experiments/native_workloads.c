@@ -4,8 +4,6 @@
  */
 #include "native_workloads.h"
 
-#include "../core/atom.h"
-
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -45,7 +43,7 @@ static enum body_stop spawn_exit_main(struct process *p, void *state)
     struct spawn_exit *w = state;
     while (w->spawned < w->target) {
         if (is_non_value(sched_spawn_native(proc_sched(p), p, exit_now, w, NULL))) {
-            p->exit_reason = A(system_limit);
+            sched_runtime_failure(p, "out of memory for a new process");
             return BODY_EXIT;
         }
         w->spawned++;
@@ -106,7 +104,7 @@ static enum body_stop yield_storm_main(struct process *p, void *state)
         struct yielder *y = &w->yielders[w->spawned];
         y->storm = w;
         if (is_non_value(sched_spawn_native(proc_sched(p), p, yield_once, y, NULL))) {
-            p->exit_reason = A(system_limit);
+            sched_runtime_failure(p, "out of memory for a new process");
             return BODY_EXIT;
         }
         w->spawned++;
@@ -200,7 +198,7 @@ static enum body_stop pingpong_main(struct process *p, void *state)
         b->peer = a;
         b->partner = sched_spawn_native(proc_sched(p), p, play, a, NULL);
         if (is_non_value(b->partner) || is_non_value(sched_spawn_native(proc_sched(p), p, play, b, NULL))) {
-            p->exit_reason = A(system_limit);
+            sched_runtime_failure(p, "out of memory for a new process");
             return BODY_EXIT;
         }
         w->spawned++;

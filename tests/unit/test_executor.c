@@ -277,6 +277,35 @@ static enum body_stop crash_step(struct process *p, void *state)
     return BODY_EXIT;
 }
 
+/* Allocates past its heap cap: a runtime failure ends the program with 70
+ * while other processes spin. */
+static enum body_stop exceed_cap_step(struct process *p, void *state)
+{
+    (void)state;
+    sched_spawn_native(proc_sched(p), p, spin_step, NULL, NULL);
+    if (!heap_alloc(&p->heap, 4096)) {
+        CU_ASSERT_EQUAL(p->heap.failure, HEAP_FAIL_CAP);
+        sched_runtime_failure(p, "heap cap exceeded (test)");
+        return BODY_EXIT;
+    }
+    return BODY_YIELD;
+}
+
+static void test_runtime_failure_exits_70(void)
+{
+    for (const struct policy_ops *const *policy = policy_all(); *policy; policy++) {
+        for (size_t k = 0; k < sizeof worker_counts / sizeof worker_counts[0]; k++) {
+            struct sched_config config = {worker_counts[k], *policy, NULL, 1000};
+            const char *error = NULL;
+            struct sched *s = sched_create(&config, &error);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+            term main_pid = sched_spawn_native(s, NULL, exceed_cap_step, NULL, NULL);
+            CU_ASSERT_EQUAL(sched_run(s, main_pid), EXIT_RUNTIME_FAILURE);
+            sched_destroy(s);
+        }
+    }
+}
+
 static void test_halt_and_exit_status(void)
 {
     for (const struct policy_ops *const *policy = policy_all(); *policy; policy++) {
@@ -359,6 +388,7 @@ static CU_TestInfo tests[] = {
     {"ping-pong pair stays on one worker", test_pingpong_pair_stays_on_one_worker},
     {"program end releases everything", test_program_end_releases_everything},
     {"halt and exit status", test_halt_and_exit_status},
+    {"runtime failure exits 70", test_runtime_failure_exits_70},
     {"a million processes spawn and exit (100,000 under sanitizers)", test_a_million_processes_spawn_and_exit},
     {"a million waiting processes are released (100,000 under sanitizers)",
      test_a_million_waiting_processes_are_released},
