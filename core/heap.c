@@ -166,17 +166,25 @@ term heap_float(heap_t *h, double d)
     return make_boxed(p);
 }
 
+/* n linked cons cells (heads left for the caller), or NULL. */
+static term *alloc_list_cells(heap_t *h, size_t n)
+{
+    term *p = heap_alloc(h, 2 * n);
+    if (p)
+        for (size_t i = 0; i < n; i++)
+            p[2 * i + 1] = i + 1 < n ? make_list(&p[2 * i + 2]) : NIL;
+    return p;
+}
+
 term heap_list_from_array(heap_t *h, const term *elems, size_t n)
 {
     if (n == 0)
         return NIL;
-    term *p = heap_alloc(h, 2 * n);
+    term *p = alloc_list_cells(h, n);
     if (!p)
         return THE_NON_VALUE;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         p[2 * i] = elems[i];
-        p[2 * i + 1] = i + 1 < n ? make_list(&p[2 * i + 2]) : NIL;
-    }
     return make_list(p);
 }
 
@@ -184,13 +192,11 @@ term heap_string(heap_t *h, const char *s, size_t n)
 {
     if (n == 0)
         return NIL;
-    term *p = heap_alloc(h, 2 * n);
+    term *p = alloc_list_cells(h, n);
     if (!p)
         return THE_NON_VALUE;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         p[2 * i] = make_small((unsigned char)s[i]);
-        p[2 * i + 1] = i + 1 < n ? make_list(&p[2 * i + 2]) : NIL;
-    }
     return make_list(p);
 }
 

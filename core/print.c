@@ -211,8 +211,9 @@ static void put_string_bytes(struct strbuf *b, const uint8_t *d, size_t n)
 /* ------------------------------------------------------------------ */
 
 static const char *const reserved_words[] = {
-    "after", "and", "andalso", "band", "begin", "bnot", "bor", "bsl", "bsr",     "bxor", "case", "catch", "cond", "div",
-    "end",   "fun", "if",      "let",  "not",   "of",   "or",  "orelse", "receive", "rem", "try", "when", "xor",
+    "after", "and",  "andalso", "band",   "begin",   "bnot", "bor", "bsl",  "bsr",
+    "bxor",  "case", "catch",   "cond",   "div",     "end",  "fun", "if",   "let",
+    "not",   "of",   "or",      "orelse", "receive", "rem",  "try", "when", "xor",
 };
 
 static bool is_reserved(const char *s, size_t n)
@@ -528,9 +529,8 @@ static void put_atomic(struct strbuf *out, term t)
 /* Binaries as io_lib:write_binary/2 writes them                         */
 /* ------------------------------------------------------------------ */
 
-/* Element i of <<...>> (0-based) at depth D, with the bytes of b: a byte,
- * the trailing bits as Value:Size, or "..." where the depth runs out.
- * Returns false past the end. */
+/* The bytes of a bitstring; trailing bits are the high bits of
+ * data[size]. */
 struct bin_view {
     const uint8_t *data;
     size_t size;
@@ -558,14 +558,15 @@ static size_t bin_elements(const struct bin_view *v, int64_t depth, bool *dots)
     return total;
 }
 
-static void put_bin_element(struct strbuf *out, const struct bin_view *v, size_t i, bool dots, size_t count)
+/* Text of element i of count: a byte, the trailing bits as Value:Size, or
+ * "..." where the depth ran out. Returns its length. */
+static int bin_element(char el[16], const struct bin_view *v, size_t i, bool dots, size_t count)
 {
     if (dots && i == count - 1)
-        strbuf_puts(out, "...");
-    else if (i < v->size)
-        strbuf_printf(out, "%u", (unsigned)v->data[i]);
-    else
-        strbuf_printf(out, "%u:%u", (unsigned)(v->data[v->size] >> (8 - v->bits)), v->bits);
+        return snprintf(el, 16, "...");
+    if (i < v->size)
+        return snprintf(el, 16, "%u", (unsigned)v->data[i]);
+    return snprintf(el, 16, "%u:%u", (unsigned)(v->data[v->size] >> (8 - v->bits)), v->bits);
 }
 
 static void put_binary_plain(struct strbuf *out, term t, int64_t depth)
@@ -575,9 +576,11 @@ static void put_binary_plain(struct strbuf *out, term t, int64_t depth)
     size_t n = bin_elements(&v, depth, &dots);
     strbuf_puts(out, "<<");
     for (size_t i = 0; i < n; i++) {
+        char el[16];
+        int len = bin_element(el, &v, i, dots, n);
         if (i)
             strbuf_putc(out, ',');
-        put_bin_element(out, &v, i, dots, n);
+        strbuf_append(out, el, (size_t)len);
     }
     strbuf_puts(out, ">>");
 }
@@ -821,7 +824,7 @@ struct pp {
     struct strbuf *out;
     struct strbuf scratch;
     int64_t ll, m, tind;
-    struct frame *frames; /* pp and write */
+    struct frame *frames; /* the layout walk (pp) */
     size_t nframes, capframes;
     struct frame *wframes; /* the one-line writer's own stack */
     size_t nwframes, capwframes;
@@ -853,7 +856,7 @@ static int32_t clamp_depth(int64_t d) { return d < 0 ? -1 : d > INT32_MAX ? INT3
 /* Depth of the child at position i (0-based) of a list or tuple at depth d. */
 static int32_t child_depth(int32_t d, uint64_t i) { return d < 0 ? -1 : clamp_depth((int64_t)d - 1 - (int64_t)i); }
 
-static void render_leaf(struct pp *pp, struct strbuf *out, const struct pnode *p);
+static void render_leaf(struct strbuf *out, const struct pnode *p);
 
 static void set_leaf(struct pp *pp, uint32_t idx, enum leaf lf, uint32_t first)
 {
@@ -862,7 +865,7 @@ static void set_leaf(struct pp *pp, uint32_t idx, enum leaf lf, uint32_t first)
     p->leaf = (uint8_t)lf;
     p->first = first;
     strbuf_clear(&pp->scratch);
-    render_leaf(pp, &pp->scratch, p);
+    render_leaf(&pp->scratch, p);
     p->len = count_chars(pp->scratch.data ? pp->scratch.data : "", pp->scratch.len);
 }
 
@@ -1057,9 +1060,8 @@ static void expand(struct pp *pp, uint32_t idx)
     }
 }
 
-static void render_leaf(struct pp *pp, struct strbuf *out, const struct pnode *p)
+static void render_leaf(struct strbuf *out, const struct pnode *p)
 {
-    (void)pp;
     switch ((enum leaf)p->leaf) {
     case LF_ATOMIC:
         put_atomic(out, p->t);
@@ -1144,7 +1146,7 @@ static void write_visit(struct pp *pp, uint32_t idx)
 {
     const struct pnode *p = &pp->nodes[idx];
     if (p->kind == PK_LEAF) {
-        render_leaf(pp, pp->out, p);
+        render_leaf(pp->out, p);
     } else if (p->kind == PK_BIN) {
         put_bin_node(pp->out, p);
     } else {
@@ -1391,17 +1393,11 @@ static void pp_binary(struct pp *pp, const struct pnode *p, int64_t col, int64_t
     struct bin_view v = bin_view_of(p->t);
     bool dots;
     size_t count = bin_elements(&v, p->depth, &dots);
-    char el[32];
     struct strbuf *out = pp->out;
     strbuf_puts(out, "<<");
     for (size_t i = 0; i < count; i++) {
-        int len;
-        if (dots && i == count - 1)
-            len = snprintf(el, sizeof el, "...");
-        else if (i < v.size)
-            len = snprintf(el, sizeof el, "%u", (unsigned)v.data[i]);
-        else
-            len = snprintf(el, sizeof el, "%u:%u", (unsigned)(v.data[v.size] >> (8 - v.bits)), v.bits);
+        char el[16];
+        int len = bin_element(el, &v, i, dots, count);
         if (i + 1 < count) {
             int64_t elen = len + 1;
             if (n - elen < 0) {
@@ -1445,7 +1441,7 @@ static void pp_enter(struct pp *pp, uint32_t idx, int64_t col, int64_t ind, int6
             int64_t tlen = pp->nodes[tag].len;
             int64_t tagind = tlen + 2;
             int64_t tcol = col + tagind;
-            render_leaf(pp, out, &pp->nodes[tag]);
+            render_leaf(out, &pp->nodes[tag]);
             w += 1;
             struct frame *f = pp_push(pp, FR_SEQ, idx);
             f->next = 1;
@@ -1493,7 +1489,7 @@ static void pp_enter(struct pp *pp, uint32_t idx, int64_t col, int64_t ind, int6
         return;
     case PK_PAIR: /* only reached through pp_pair */
     default:
-        render_leaf(pp, out, p);
+        render_leaf(out, p);
         return;
     }
 }
@@ -1502,7 +1498,7 @@ static void pp_enter(struct pp *pp, uint32_t idx, int64_t col, int64_t ind, int6
 static int64_t pp_element(struct pp *pp, uint32_t e, int64_t col, int64_t ind, int64_t ld, int64_t w)
 {
     if (fits(pp, e, col, ld, w) && is_atm(pp, e)) {
-        render_leaf(pp, pp->out, &pp->nodes[e]);
+        render_leaf(pp->out, &pp->nodes[e]);
         return pp->nodes[e].len;
     }
     pp_enter(pp, e, col, ind, ld, w);
@@ -1569,7 +1565,7 @@ static void step_seq(struct pp *pp)
         pp->frames[fi].next++;
         if (fits_on_line(pp, elen, f.col, ld1, f.w) && is_atm(pp, e)) {
             strbuf_putc(out, ',');
-            render_leaf(pp, out, &pp->nodes[e]);
+            render_leaf(out, &pp->nodes[e]);
             pp->frames[fi].col = f.col + elen;
             pp->frames[fi].w = f.w + elen;
         } else {
@@ -1590,7 +1586,7 @@ static void step_seq(struct pp *pp)
         int64_t len = pp->nodes[e].len;
         strbuf_putc(out, f.sep);
         if (len + 1 < pp->ll - f.col - (f.ld + 1) && len + 1 + f.w + (f.ld + 1) <= pp->m && is_atm(pp, e)) {
-            render_leaf(pp, out, &pp->nodes[e]);
+            render_leaf(out, &pp->nodes[e]);
         } else {
             strbuf_putc(out, '\n');
             spaces(out, f.ind);

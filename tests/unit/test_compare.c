@@ -11,43 +11,13 @@
 #include "../../core/etf.h"
 #include "../../core/map.h"
 #include "test_main.h"
+#include "test_support.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int sgn(int x) { return (x > 0) - (x < 0); }
-
-static int hex_digit(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
-}
-
-/* Decodes the term whose term_to_binary hex is s[0..n). */
-static term from_hex(heap_t *h, const char *s, size_t n)
-{
-    uint8_t *buf = malloc(n / 2 + 1);
-    CU_ASSERT_FATAL(buf != NULL);
-    size_t len = 0;
-    for (size_t i = 0; i + 1 < n; i += 2) {
-        int hi = hex_digit(s[i]), lo = hex_digit(s[i + 1]);
-        if (hi < 0 || lo < 0)
-            break;
-        buf[len++] = (uint8_t)(hi << 4 | lo);
-    }
-    size_t used;
-    const char *error = NULL;
-    term t = etf_decode(h, buf, len, &used, &error);
-    free(buf);
-    if (is_non_value(t))
-        fprintf(stderr, "test_compare: cannot decode: %s\n", error ? error : "?");
-    CU_ASSERT_FATAL(is_value(t));
-    return t;
-}
 
 /* ---- OTP's order, pair by pair ---- */
 
@@ -69,7 +39,7 @@ static void test_order_cases(void)
         while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
             line[--len] = '\0';
         if (len > 2 && line[0] == 'T' && nt < MAX_ORDER_TERMS)
-            terms[nt++] = from_hex(&h, line + 2, (size_t)len - 2);
+            terms[nt++] = test_term_from_hex(&h, line + 2, (size_t)len - 2);
         else if (len > 2 && line[0] == 'R' && nr < MAX_ORDER_TERMS)
             rows[nr++] = strdup(line + 2);
     }

@@ -11,40 +11,11 @@
 #include "../../core/gc.h"
 #include "../../core/map.h"
 #include "test_main.h"
+#include "test_support.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int hex_digit(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
-}
-
-static term from_hex(heap_t *h, const char *s, size_t n)
-{
-    uint8_t *buf = malloc(n / 2 + 1);
-    CU_ASSERT_FATAL(buf != NULL);
-    size_t len = 0;
-    for (size_t i = 0; i + 1 < n; i += 2) {
-        int hi = hex_digit(s[i]), lo = hex_digit(s[i + 1]);
-        if (hi < 0 || lo < 0)
-            break;
-        buf[len++] = (uint8_t)(hi << 4 | lo);
-    }
-    size_t used;
-    const char *error = NULL;
-    term t = etf_decode(h, buf, len, &used, &error);
-    free(buf);
-    if (is_non_value(t))
-        fprintf(stderr, "test_map: cannot decode: %s\n", error ? error : "?");
-    CU_ASSERT_FATAL(is_value(t));
-    return t;
-}
 
 static bool is_flat(term m) { return is_boxed_subtag(m, SUBTAG_FLATMAP); }
 
@@ -139,8 +110,8 @@ static void test_map_cases(void)
         CU_ASSERT_FATAL(list_hex != NULL);
         heap_t h;
         CU_ASSERT_FATAL(heap_init(&h, 0, 0));
-        term map = from_hex(&h, map_hex + 1, (size_t)(list_hex - map_hex - 1));
-        term list = from_hex(&h, list_hex + 1, strlen(list_hex + 1));
+        term map = test_term_from_hex(&h, map_hex + 1, (size_t)(list_hex - map_hex - 1));
+        term list = test_term_from_hex(&h, list_hex + 1, strlen(list_hex + 1));
         bool order = strncmp(check, "order", 5) == 0;
         if (!check_case(&h, map, list, order) && ++failures <= 10)
             fprintf(stderr, "map case %u (%s, size %zu) disagrees\n", cases, order ? "order" : "set", map_size(map));

@@ -10,6 +10,7 @@
  * terms print without C recursion (run them under ASan to see the stack).
  */
 #include "test_main.h"
+#include "test_support.h"
 
 #include "../../core/atom.h"
 #include "../../core/bignum.h"
@@ -22,35 +23,6 @@
 #include <string.h>
 
 #define MAX_REPORTS 12
-
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-/* Decodes hex text into a fresh NUL-terminated buffer; *n gets its size. */
-static uint8_t *unhex(const char *s, size_t *n)
-{
-    size_t len = strlen(s);
-    uint8_t *out = malloc(len / 2 + 1);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-    size_t k = 0;
-    for (size_t i = 0; i + 1 < len; i += 2) {
-        int hi = hexval(s[i]), lo = hexval(s[i + 1]);
-        if (hi < 0 || lo < 0)
-            break;
-        out[k++] = (uint8_t)(hi << 4 | lo);
-    }
-    out[k] = 0;
-    *n = k;
-    return out;
-}
 
 /* Splits a line into at most max space-separated fields, in place. */
 static int split(char *line, char **fields, int max)
@@ -80,7 +52,7 @@ static void check(struct table_stats *st, unsigned line, const char *what, const
                   const struct strbuf *got)
 {
     size_t n;
-    uint8_t *expected = unhex(expected_hex, &n);
+    uint8_t *expected = test_unhex(expected_hex, strlen(expected_hex), &n);
     st->checks++;
     if (n != got->len || memcmp(expected, strbuf_cstr(got), n) != 0)
         report(st, line, what, (const char *)expected, n, strbuf_cstr(got), got->len);
@@ -125,7 +97,7 @@ static void test_table(void)
             continue;
         }
         size_t len, used;
-        uint8_t *bytes = unhex(etf_hex, &len);
+        uint8_t *bytes = test_unhex(etf_hex, strlen(etf_hex), &len);
         heap_t h;
         CU_ASSERT_FATAL(heap_init(&h, 0, 0));
         const char *error = NULL;
@@ -180,7 +152,7 @@ static void test_local_funs(void)
         char *fld[8];
         CU_ASSERT_EQUAL_FATAL(split(line, fld, 8), 6);
         size_t mlen;
-        uint8_t *mod = unhex(fld[1], &mlen);
+        uint8_t *mod = test_unhex(fld[1], strlen(fld[1]), &mlen);
         struct fun_entry fe = {
             .module = atom_intern((const char *)mod, mlen, NULL),
             .name = atom_intern_cstr("-f/1-fun-0-"),

@@ -1,0 +1,48 @@
+/* test_support.c — see test_support.h. */
+#include "test_support.h"
+
+#include "../../core/etf.h"
+#include "test_main.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+uint8_t *test_unhex(const char *s, size_t n, size_t *len)
+{
+    uint8_t *out = malloc(n / 2 + 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    size_t k = 0;
+    for (size_t i = 0; i + 1 < n; i += 2) {
+        int hi = hex_value(s[i]), lo = hex_value(s[i + 1]);
+        if (hi < 0 || lo < 0)
+            break;
+        out[k++] = (uint8_t)(hi << 4 | lo);
+    }
+    out[k] = 0;
+    *len = k;
+    return out;
+}
+
+term test_term_from_hex(heap_t *h, const char *s, size_t n)
+{
+    size_t len;
+    uint8_t *bytes = test_unhex(s, n, &len);
+    const char *error = NULL;
+    term t = etf_decode(h, bytes, len, NULL, &error);
+    free(bytes);
+    if (is_non_value(t))
+        fprintf(stderr, "cannot decode a test term: %s\n", error ? error : "?");
+    CU_ASSERT_FATAL(is_value(t));
+    return t;
+}

@@ -1,0 +1,22 @@
+/*
+ * test_support.h — helpers the table-driven tests share: reading the hex
+ * fields of the files tests/gen/ writes.
+ */
+#ifndef CLAUSE_TEST_SUPPORT_H
+#define CLAUSE_TEST_SUPPORT_H
+
+#include "../../core/heap.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The bytes of hex text s[0..n) (either case), stopping at the first
+ * character that is not a hex digit, in a fresh NUL-terminated buffer the
+ * caller frees; *len gets their count. */
+uint8_t *test_unhex(const char *s, size_t n, size_t *len);
+
+/* The term whose term_to_binary hex is s[0..n), decoded onto h; the current
+ * test fails (fatally) when it cannot be decoded. */
+term test_term_from_hex(heap_t *h, const char *s, size_t n);
+
+#endif
