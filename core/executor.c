@@ -27,6 +27,7 @@
 #include <ck_epoch.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,17 @@ struct sched {
     ck_epoch_t epoch;
     const struct cpu_binding *binding;
     size_t max_heap_words;
+
+    /* Receive timeouts: the wheel is shared under the executor mutex; one
+     * timer thread sleeps on timer_cond (with that mutex) until the next
+     * occupied slot. Ticks are milliseconds since start_ns. */
+    struct timer_wheel wheel;
+    uint64_t start_ns;
+    pthread_t timer_thread;
+    pthread_cond_t timer_cond;
+    bool timer_stop;      /* executor mutex */
+    uint64_t timer_wakes; /* clock readings of the timer thread */
+    uint64_t timers_fired;
 };
 
 /* ---- services for policies ---- */
@@ -121,6 +133,12 @@ size_t sched_live_processes(struct sched *s) { return proc_table_count(&s->table
 const struct worker_metrics *sched_metrics(const struct sched *s) { return s->metrics; }
 
 const struct policy_ops *sched_policy(const struct sched *s) { return s->policy; }
+
+void sched_timer_counts(const struct sched *s, uint64_t *clock_readings, uint64_t *fired)
+{
+    *clock_readings = s->timer_wakes;
+    *fired = s->timers_fired;
+}
 
 size_t sched_queue_length(struct sched *s, worker_id w)
 {
@@ -211,6 +229,13 @@ struct sched *sched_create(const struct sched_config *config, const char **error
         memset(s->policy_blocks, 0, s->policy_block_bytes * s->worker_count);
     pthread_mutex_init(&s->exec_lock, NULL);
     pthread_mutex_init(&s->rq_lock, NULL);
+    pthread_condattr_t monotonic;
+    pthread_condattr_init(&monotonic);
+    pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->timer_cond, &monotonic);
+    pthread_condattr_destroy(&monotonic);
+    s->start_ns = now_ns();
+    timer_wheel_init(&s->wheel, 0);
     ck_epoch_init(&s->epoch);
     for (unsigned i = 0; i < s->worker_count; i++) {
         struct worker *w = &s->workers[i];
@@ -308,6 +333,7 @@ term sched_spawn_native(struct sched *s, struct process *parent, native_step_fn 
     p->native_free = free_state;
     p->body_state = state;
     p->exit_reason = A(normal);
+    p->wait_timeout_ms = -1;
     /* A spawned process starts on its parent's worker. */
     worker_id home = parent ? parent->last_worker : 0;
     p->last_worker = home;
@@ -339,6 +365,7 @@ bool sched_wake(struct process *self, term pid)
     bool found = p != NULL;
     if (p) {
         if (proc_state(p) == PROC_WAITING) {
+            timer_wheel_cancel(&s->wheel, &p->timer); /* the wake came first */
             pthread_mutex_lock(&s->rq_lock);
             enqueue_locked(s, self->last_worker, p, ENQUEUE_WAKE_BY_PROCESS);
             pthread_mutex_unlock(&s->rq_lock);
@@ -358,6 +385,72 @@ void sched_halt(struct process *self, int status)
     stop_locked(s, status);
     pthread_mutex_unlock(&s->rq_lock);
     pthread_mutex_unlock(&s->exec_lock);
+}
+
+/* ---- receive timeouts and the timer thread ---- */
+
+void sched_set_wait_timeout(struct process *self, int64_t ms) { self->wait_timeout_ms = ms; }
+
+bool sched_take_timed_out(struct process *self)
+{
+    /* Set under the executor mutex before the process was queued; its
+     * worker took that mutex since, so a plain read is ordered. */
+    bool timed_out = self->timed_out;
+    self->timed_out = false;
+    return timed_out;
+}
+
+/* Arms p's timeout (executor mutex held). The deadline becomes the tick at
+ * or after it, so it never fires early. When it is earlier than every other
+ * timer, only the timer thread is woken, to sleep less. */
+static void arm_timeout_locked(struct sched *s, struct process *p, uint64_t ms)
+{
+    uint64_t deadline = now_ns() - s->start_ns + ms * 1000000u;
+    uint64_t tick = timer_tick_from_deadline_ns(deadline);
+    uint64_t next = timer_wheel_next_wake(&s->wheel);
+    timer_wheel_arm(&s->wheel, &p->timer, tick);
+    if (tick < next)
+        pthread_cond_signal(&s->timer_cond);
+}
+
+static void fire_timeout_locked(struct timer_node *node, void *ctx)
+{
+    struct sched *s = ctx;
+    struct process *p = (struct process *)(void *)((char *)node - offsetof(struct process, timer));
+    if (proc_state(p) != PROC_WAITING)
+        return;
+    p->timed_out = true;
+    s->timers_fired++;
+    pthread_mutex_lock(&s->rq_lock);
+    enqueue_locked(s, NOT_A_WORKER, p, ENQUEUE_WAKE_BY_RUNTIME);
+    pthread_mutex_unlock(&s->rq_lock);
+}
+
+/* Sleeps until the next occupied slot, reads the clock once, advances the
+ * wheel to that tick (firing expired timeouts in tick order), repeats. */
+static void *timer_thread(void *arg)
+{
+    struct sched *s = arg;
+    if (s->binding)
+        cpu_binding_unbind_current_thread(s->binding);
+    pthread_mutex_lock(&s->exec_lock);
+    while (!s->timer_stop) {
+        uint64_t next = timer_wheel_next_wake(&s->wheel);
+        if (next == UINT64_MAX) {
+            pthread_cond_wait(&s->timer_cond, &s->exec_lock);
+        } else {
+            uint64_t at = s->start_ns + timer_tick_start_ns(next);
+            struct timespec ts = {(time_t)(at / 1000000000u), (long)(at % 1000000000u)};
+            pthread_cond_timedwait(&s->timer_cond, &s->exec_lock, &ts);
+        }
+        if (s->timer_stop)
+            break;
+        s->timer_wakes++;
+        uint64_t now_tick = timer_tick_from_clock_ns(now_ns() - s->start_ns);
+        timer_wheel_advance(&s->wheel, now_tick, fire_timeout_locked, s);
+    }
+    pthread_mutex_unlock(&s->exec_lock);
+    return NULL;
 }
 
 void sched_runtime_failure(struct process *self, const char *why)
@@ -414,16 +507,23 @@ static void settle_locked(struct sched *s, struct worker *w, struct process *p, 
             stop_locked(s, p->exit_reason == A(normal) ? 0 : 1);
         return;
     }
-    case BODY_WAIT:
-        if (!p->wake_pending) {
-            atomic_store_explicit(&p->state, PROC_WAITING, memory_order_release);
+    case BODY_WAIT: {
+        int64_t timeout = p->wait_timeout_ms;
+        p->wait_timeout_ms = -1;
+        if (p->wake_pending || timeout == 0) {
+            /* Woken during its slice, or `after 0`: it never parks. */
+            p->timed_out = !p->wake_pending;
+            p->wake_pending = false;
             pthread_mutex_lock(&s->rq_lock);
+            enqueue_locked(s, w->id, p, ENQUEUE_YIELD);
             return;
         }
-        p->wake_pending = false;
+        atomic_store_explicit(&p->state, PROC_WAITING, memory_order_release);
+        if (timeout > 0)
+            arm_timeout_locked(s, p, (uint64_t)timeout);
         pthread_mutex_lock(&s->rq_lock);
-        enqueue_locked(s, w->id, p, ENQUEUE_YIELD);
         return;
+    }
     case BODY_YIELD:
     case BODY_BLOCKED: /* holding the target until then comes with exit signals */
         pthread_mutex_lock(&s->rq_lock);
@@ -530,6 +630,13 @@ int sched_run(struct sched *s, term main_pid)
     pthread_mutex_unlock(&s->exec_lock);
     if (!main_alive)
         return 1;
+    /* The timer thread starts before worker 0 binds itself, so it does not
+     * inherit that binding (and unbinds itself in case the caller is bound). */
+    bool timer_started = pthread_create(&s->timer_thread, NULL, timer_thread, s) == 0;
+    if (!timer_started) {
+        fprintf(stderr, "clause: cannot start the timer thread\n");
+        return EXIT_RUNTIME_FAILURE;
+    }
     unsigned started = 1;
     for (unsigned i = 1; i < s->worker_count; i++) {
         if (pthread_create(&s->workers[i].thread, NULL, worker_thread, &s->workers[i]) != 0) {
@@ -548,6 +655,11 @@ int sched_run(struct sched *s, term main_pid)
     worker_loop(&s->workers[0]);
     for (unsigned i = 1; i < started; i++)
         pthread_join(s->workers[i].thread, NULL);
+    pthread_mutex_lock(&s->exec_lock);
+    s->timer_stop = true;
+    pthread_cond_signal(&s->timer_cond);
+    pthread_mutex_unlock(&s->exec_lock);
+    pthread_join(s->timer_thread, NULL);
     return s->exit_status;
 }
 
@@ -592,6 +704,7 @@ void sched_destroy(struct sched *s)
     }
     pthread_mutex_destroy(&s->exec_lock);
     pthread_mutex_destroy(&s->rq_lock);
+    pthread_cond_destroy(&s->timer_cond);
     free(s->workers);
     free(s->metrics);
     free(s->policy_blocks);

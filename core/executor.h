@@ -71,6 +71,16 @@ void sched_destroy(struct sched *s);
  * executor mutex. */
 bool sched_wake(struct process *self, term pid);
 
+/* Sets the timeout of the wait the body is about to return BODY_WAIT for:
+ * milliseconds (0..4294967295), or -1 for infinity (the default). The
+ * timeout starts when the process parks and never fires early; a wake
+ * before it cancels it, and whichever comes first queues the process.
+ * Applies to one wait. */
+void sched_set_wait_timeout(struct process *self, int64_t ms);
+
+/* Whether the process's last wait ended by its timeout; reading clears it. */
+bool sched_take_timed_out(struct process *self);
+
 /* Ends the program with status (erlang:halt/1). The caller's slice goes on;
  * it should return soon. */
 void sched_halt(struct process *self, int status);
@@ -88,6 +98,10 @@ size_t sched_live_processes(struct sched *s);
 
 /* Per-worker counters; valid after sched_run returned. */
 const struct worker_metrics *sched_metrics(const struct sched *s);
+
+/* The timer thread's clock readings and the timeouts it fired; valid after
+ * sched_run returned. */
+void sched_timer_counts(const struct sched *s, uint64_t *clock_readings, uint64_t *fired);
 
 /* The policy in use. */
 const struct policy_ops *sched_policy(const struct sched *s);

@@ -83,6 +83,10 @@ int main(int argc, char **argv)
         strbuf_clear(&text);
         strbuf_printf(&text, "clause profile: policy %s, %u workers\n", options.policy->name, workers);
         metrics_report(&text, sched_metrics(s), workers);
+        uint64_t readings, fired;
+        sched_timer_counts(s, &readings, &fired);
+        strbuf_printf(&text, "timer thread: %llu clock readings, %llu timeouts fired\n", (unsigned long long)readings,
+                      (unsigned long long)fired);
         fputs(strbuf_cstr(&text), stderr);
     }
     strbuf_free(&text);

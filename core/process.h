@@ -17,6 +17,7 @@
 #include "body.h"
 #include "heap.h"
 #include "policy.h"
+#include "timer_wheel.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -43,6 +44,9 @@ struct process {
     uint64_t slices;               /* time slices it ran */
     struct process *next_released; /* worker's list of contexts to free after the mutex */
     bool wake_pending;             /* woken while not waiting: its next wait returns at once */
+    bool timed_out;                /* its last wait ended by its timeout (executor mutex) */
+    int64_t wait_timeout_ms;       /* timeout of the coming wait; -1: infinity (this process only) */
+    struct timer_node timer;       /* its receive timeout in the wheel (executor mutex) */
 
     /* --- identity and outcome --- */
     struct sched *sched;

@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 static const unsigned worker_counts[] = {1, 2, 4, 8};
 
@@ -383,12 +384,165 @@ static void test_a_million_waiting_processes_are_released(void)
     sched_destroy(s);
 }
 
+/* ---- receive timeouts ---- */
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+enum { SLEEPERS = 200 };
+
+struct sleeper {
+    int64_t ms;
+    uint64_t parked_at, resumed_at;
+    bool timed_out;
+    int phase;
+};
+
+/* Waits once with its timeout and nobody to wake it: the seed's sleep. */
+static enum body_stop sleeper_step(struct process *p, void *state)
+{
+    struct sleeper *z = state;
+    proc_spend(p, 1);
+    /* The main process polls phase: published last, with release. */
+    if (__atomic_load_n(&z->phase, __ATOMIC_RELAXED) == 0) {
+        z->parked_at = mono_ns();
+        sched_set_wait_timeout(p, z->ms);
+        __atomic_store_n(&z->phase, 1, __ATOMIC_RELEASE);
+        return BODY_WAIT;
+    }
+    z->resumed_at = mono_ns();
+    z->timed_out = sched_take_timed_out(p);
+    __atomic_store_n(&z->phase, 2, __ATOMIC_RELEASE);
+    return BODY_EXIT;
+}
+
+struct sleepers_main {
+    struct sleeper sleepers[SLEEPERS];
+    bool spawned;
+};
+
+static enum body_stop spawn_sleepers_step(struct process *p, void *state)
+{
+    struct sleepers_main *m = state;
+    if (!m->spawned) {
+        m->spawned = true;
+        for (int i = 0; i < SLEEPERS; i++) {
+            m->sleepers[i].ms = (i * 7) % 23; /* 0..22 ms, some after 0 */
+            sched_spawn_native(proc_sched(p), p, sleeper_step, &m->sleepers[i], NULL);
+        }
+    }
+    /* Wait for all of them: poll every millisecond with a timeout. */
+    for (int i = 0; i < SLEEPERS; i++)
+        if (__atomic_load_n(&m->sleepers[i].phase, __ATOMIC_ACQUIRE) < 2)
+            goto wait;
+    return BODY_EXIT;
+wait:
+    sched_set_wait_timeout(p, 1);
+    return BODY_WAIT;
+}
+
+static void test_timeouts_fire_once_and_never_early(void)
+{
+    for (const struct policy_ops *const *policy = policy_all(); *policy; policy++) {
+        for (size_t k = 0; k < sizeof worker_counts / sizeof worker_counts[0]; k++) {
+            struct sched *s = make_sched(*policy, worker_counts[k]);
+            struct sleepers_main *m = calloc(1, sizeof *m);
+            term main_pid = sched_spawn_native(s, NULL, spawn_sleepers_step, m, NULL);
+            CU_ASSERT_EQUAL(sched_run(s, main_pid), 0);
+            int early = 0, not_timed_out = 0;
+            for (int i = 0; i < SLEEPERS; i++) {
+                struct sleeper *z = &m->sleepers[i];
+                early += z->resumed_at - z->parked_at < (uint64_t)z->ms * 1000000u;
+                not_timed_out += !z->timed_out;
+            }
+            CU_ASSERT_EQUAL(early, 0);
+            CU_ASSERT_EQUAL(not_timed_out, 0);
+            sched_destroy(s);
+            free(m);
+        }
+    }
+}
+
+/* A receiver waits, alternately forever and with a 0-2 ms timeout; its
+ * partner wakes it after a moment. Whichever of wake and timeout comes
+ * first resumes it; a wake that comes after its timeout makes its next wait
+ * return at once. A lost wakeup would hang a wait without timeout. */
+enum { RACE_ROUNDS = 10000 };
+
+struct racer {
+    term partner;
+    atomic_int round; /* receiver's completed rounds */
+    int resumed_by_timeout, resumed_by_wake;
+    int phase;
+};
+
+static enum body_stop race_receiver_step(struct process *p, void *state)
+{
+    struct racer *r = state;
+    proc_spend(p, 1);
+    if (r->phase == 1) {
+        if (sched_take_timed_out(p))
+            r->resumed_by_timeout++;
+        else
+            r->resumed_by_wake++;
+        atomic_fetch_add(&r->round, 1);
+    }
+    r->phase = 1;
+    int round = atomic_load(&r->round);
+    if (round == RACE_ROUNDS)
+        return BODY_EXIT;
+    if (round % 2)
+        sched_set_wait_timeout(p, round % 3);
+    return BODY_WAIT;
+}
+
+static enum body_stop race_waker_step(struct process *p, void *state)
+{
+    struct racer *r = state;
+    int round = atomic_load(&r->round);
+    if (round == RACE_ROUNDS)
+        return BODY_EXIT;
+    /* Spin a little so the wake lands at varying moments. */
+    for (int i = 0; i < (round * 37) % 500; i++)
+        proc_spend(p, 1);
+    sched_wake(p, r->partner);
+    return BODY_YIELD;
+}
+
+static void test_wakes_and_timeouts_race_without_loss(void)
+{
+    for (const struct policy_ops *const *policy = policy_all(); *policy; policy++) {
+        for (unsigned workers = 1; workers <= 2; workers++) {
+            struct sched *s = make_sched(*policy, workers);
+            struct racer *r = calloc(1, sizeof *r);
+            /* The receiver is the main process: the run ends when it has
+             * done every round. */
+            term receiver = sched_spawn_native(s, NULL, race_receiver_step, r, NULL);
+            r->partner = receiver;
+            sched_spawn_native(s, NULL, race_waker_step, r, NULL);
+            CU_ASSERT_EQUAL(sched_run(s, receiver), 0);
+            CU_ASSERT_EQUAL(atomic_load(&r->round), RACE_ROUNDS);
+            CU_ASSERT_EQUAL(r->resumed_by_timeout + r->resumed_by_wake, RACE_ROUNDS);
+            /* Rounds without timeout can only end by a wake. */
+            CU_ASSERT_TRUE(r->resumed_by_wake >= RACE_ROUNDS / 2);
+            sched_destroy(s);
+            free(r);
+        }
+    }
+}
+
 static CU_TestInfo tests[] = {
     {"every process runs its full count (1000 x 1000 yields)", test_every_process_runs_its_full_count},
     {"ping-pong pair stays on one worker", test_pingpong_pair_stays_on_one_worker},
     {"program end releases everything", test_program_end_releases_everything},
     {"halt and exit status", test_halt_and_exit_status},
     {"runtime failure exits 70", test_runtime_failure_exits_70},
+    {"timeouts fire once and never early", test_timeouts_fire_once_and_never_early},
+    {"wakes and timeouts race without loss", test_wakes_and_timeouts_race_without_loss},
     {"a million processes spawn and exit (100,000 under sanitizers)", test_a_million_processes_spawn_and_exit},
     {"a million waiting processes are released (100,000 under sanitizers)",
      test_a_million_waiting_processes_are_released},
