@@ -1,12 +1,28 @@
 /*
  * print.h — writing terms as OTP 25's io_lib writes them.
  *
- * print_w is ~w (io_lib:write/1); print_p is ~p (io_lib_pretty), which lays
- * a term out over lines of at most line_length columns, starting at column
- * `column` (1-based... see print.c), with OTP's indentation, and shows
- * printable lists as strings. depth limits (~W, ~P) print deeper parts as
- * "..."; -1 means no limit. Floats come out in OTP's shortest round-trip
- * form. No walk recurses on the C stack.
+ * print_w is io_lib:format("~w") / ("~W", [T, Depth]); print_p is
+ * io_lib:format("~p") / ("~P") with OTP's io_lib_pretty layout: latin1
+ * encoding (no ~t), printable Latin-1 lists and binaries shown as strings,
+ * OTP's indentation.
+ *
+ * column: the 1-based column where the text starts, as io_lib_pretty's
+ * `column` option. ~p at the start of a line is column 1; io_lib:format
+ * passes the characters written since the last newline plus one (a tab
+ * moving to the next multiple of 8), so "abc ~p" prints its term at column
+ * 5. Values below 1 mean 1.
+ * line_length: ~p's field width, 80 by default ("~40p" gives 40); 0 writes
+ * the whole term on one line.
+ * depth: -1 (any negative) means no limit; 0 prints "..."; otherwise parts
+ * deeper than the limit print as "..." exactly as ~W / ~P do.
+ *
+ * Output is UTF-8. Every character OTP produces here is at most U+00FF
+ * (atoms with larger code points print as \x{...}), so the text converts to
+ * Latin-1 without loss for a latin1 device. Line widths count characters.
+ * No walk recurses on the C stack: any depth or length of term prints,
+ * though some layouts are quadratic in size (OTP's too).
+ * See print.c for how pids, ports, references and funs are shown. All four
+ * functions append to out.
  */
 #ifndef CLAUSE_PRINT_H
 #define CLAUSE_PRINT_H
