@@ -22,7 +22,9 @@
 #include "../metrics/metrics.h"
 #include "atom.h"
 #include "cpu_binding.h"
+#include "message.h"
 #include "proc_table.h"
+#include "sched_internal.h"
 
 #include <ck_epoch.h>
 #include <malloc.h>
@@ -32,52 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-struct worker {
-    struct sched *sched;
-    worker_id id;
-    pthread_t thread;
-    pthread_cond_t wake;
-    bool sleeping;            /* run-queue lock */
-    struct process *released; /* ended processes to free after the mutex; this worker only */
-    struct process *spares;   /* freed contexts kept for this worker's next spawns; this worker only */
-    unsigned spare_count;
-    ck_epoch_record_t epoch_record;
-    unsigned slices_since_poll;
-} __attribute__((aligned(64)));
-
-#define EPOCH_POLL_SLICES 64
-
-struct sched {
-    const struct policy_ops *policy;
-    unsigned worker_count;
-    struct worker *workers;
-    struct worker_metrics *metrics;
-    char *policy_blocks;
-    size_t policy_block_bytes;
-    void *policy_shared;
-    unsigned sleeping_count; /* run-queue lock */
-    pthread_mutex_t exec_lock;
-    pthread_mutex_t rq_lock;
-    bool stopping; /* run-queue lock */
-    int exit_status;
-    term main_pid;
-    struct proc_table table;
-    ck_epoch_t epoch;
-    const struct cpu_binding *binding;
-    size_t max_heap_words;
-
-    /* Receive timeouts: the wheel is shared under the executor mutex; one
-     * timer thread sleeps on timer_cond (with that mutex) until the next
-     * occupied slot. Ticks are milliseconds since start_ns. */
-    struct timer_wheel wheel;
-    uint64_t start_ns;
-    pthread_t timer_thread;
-    pthread_cond_t timer_cond;
-    bool timer_stop;      /* executor mutex */
-    uint64_t timer_wakes; /* clock readings of the timer thread */
-    uint64_t timers_fired;
-};
 
 /* ---- services for policies ---- */
 
@@ -290,7 +246,7 @@ static void stop_locked(struct sched *s, int status)
     }
 }
 
-static void enqueue_locked(struct sched *s, worker_id self, struct process *p, enum enqueue_reason why)
+void sched_enqueue_locked(struct sched *s, worker_id self, struct process *p, enum enqueue_reason why)
 {
     atomic_store_explicit(&p->state, PROC_RUNNABLE, memory_order_release);
     worker_id target = s->policy->enqueue(s, self, p, why);
@@ -334,6 +290,7 @@ term sched_spawn_native(struct sched *s, struct process *parent, native_step_fn 
     p->body_state = state;
     p->exit_reason = A(normal);
     p->wait_timeout_ms = -1;
+    mailbox_init(&p->mailbox);
     /* A spawned process starts on its parent's worker. */
     worker_id home = parent ? parent->last_worker : 0;
     p->last_worker = home;
@@ -350,7 +307,7 @@ term sched_spawn_native(struct sched *s, struct process *parent, native_step_fn 
     }
     term pid = p->pid; /* p may run and end as soon as it is queued */
     pthread_mutex_lock(&s->rq_lock);
-    enqueue_locked(s, parent ? home : NOT_A_WORKER, p, ENQUEUE_SPAWN);
+    sched_enqueue_locked(s, parent ? home : NOT_A_WORKER, p, ENQUEUE_SPAWN);
     pthread_mutex_unlock(&s->rq_lock);
     if (parent)
         s->metrics[home].spawned++;
@@ -367,7 +324,7 @@ bool sched_wake(struct process *self, term pid)
         if (proc_state(p) == PROC_WAITING) {
             timer_wheel_cancel(&s->wheel, &p->timer); /* the wake came first */
             pthread_mutex_lock(&s->rq_lock);
-            enqueue_locked(s, self->last_worker, p, ENQUEUE_WAKE_BY_PROCESS);
+            sched_enqueue_locked(s, self->last_worker, p, ENQUEUE_WAKE_BY_PROCESS);
             pthread_mutex_unlock(&s->rq_lock);
         } else {
             p->wake_pending = true; /* running or queued: its next wait returns at once */
@@ -422,7 +379,7 @@ static void fire_timeout_locked(struct timer_node *node, void *ctx)
     p->timed_out = true;
     s->timers_fired++;
     pthread_mutex_lock(&s->rq_lock);
-    enqueue_locked(s, NOT_A_WORKER, p, ENQUEUE_WAKE_BY_RUNTIME);
+    sched_enqueue_locked(s, NOT_A_WORKER, p, ENQUEUE_WAKE_BY_RUNTIME);
     pthread_mutex_unlock(&s->rq_lock);
 }
 
@@ -469,6 +426,8 @@ void sched_runtime_failure(struct process *self, const char *why)
 static void release_process(struct worker *w, struct process *p)
 {
     p->body->release(p);
+    message_release_arrivals(p);
+    mailbox_destroy(&p->mailbox);
     if (p->stack != p->stack_inline)
         free(p->stack);
     if (w && w->spare_count < SPARE_CONTEXTS && heap_recycle(&p->heap)) {
@@ -510,12 +469,15 @@ static void settle_locked(struct sched *s, struct worker *w, struct process *p, 
     case BODY_WAIT: {
         int64_t timeout = p->wait_timeout_ms;
         p->wait_timeout_ms = -1;
-        if (p->wake_pending || timeout == 0) {
-            /* Woken during its slice, or `after 0`: it never parks. */
-            p->timed_out = !p->wake_pending;
+        /* Senders push arrivals under this mutex, so this check cannot
+         * miss one: a message that arrived during the slice, like a wake
+         * or `after 0`, means it does not park. */
+        bool woken = p->wake_pending || message_arrivals_pending(p);
+        if (woken || timeout == 0) {
+            p->timed_out = !woken;
             p->wake_pending = false;
             pthread_mutex_lock(&s->rq_lock);
-            enqueue_locked(s, w->id, p, ENQUEUE_YIELD);
+            sched_enqueue_locked(s, w->id, p, ENQUEUE_YIELD);
             return;
         }
         atomic_store_explicit(&p->state, PROC_WAITING, memory_order_release);
@@ -527,7 +489,7 @@ static void settle_locked(struct sched *s, struct worker *w, struct process *p, 
     case BODY_YIELD:
     case BODY_BLOCKED: /* holding the target until then comes with exit signals */
         pthread_mutex_lock(&s->rq_lock);
-        enqueue_locked(s, w->id, p, ENQUEUE_YIELD);
+        sched_enqueue_locked(s, w->id, p, ENQUEUE_YIELD);
         return;
     }
 }

@@ -16,6 +16,7 @@
 
 #include "body.h"
 #include "heap.h"
+#include "mailbox.h"
 #include "policy.h"
 #include "timer_wheel.h"
 
@@ -33,6 +34,8 @@ enum proc_state {
     PROC_WAITING,  /* in a receive, in no queue */
     PROC_EXITED,   /* ended; its context is freed once its worker leaves the executor mutex */
 };
+
+struct arrival;
 
 struct process {
     /* --- scheduling: executor and policy --- */
@@ -58,6 +61,10 @@ struct process {
     void *body_state;
     native_step_fn native_step;       /* native bodies only */
     void (*native_free)(void *state); /* native bodies only; may be NULL */
+
+    /* --- messages (message.h) --- */
+    struct mailbox mailbox;   /* its worker's while it runs, the executor mutex's otherwise */
+    struct arrival *arrivals; /* messages sent while it ran, newest first (message.c) */
 
     /* --- memory --- */
     heap_t heap;

@@ -1,0 +1,53 @@
+/*
+ * message.h — sending and receiving messages between processes.
+ *
+ * A send copies the message into the receiver's heap and mailbox when the
+ * receiver is not running; when it is running (on another worker), the
+ * sender copies it into an arrival buffer (one allocation: the list node
+ * and the words) pushed onto the receiver's arrivals, which the receiver
+ * copies into its own heap when its receive has examined every other
+ * message. Arrivals are taken, oldest first, before anything else is
+ * delivered to a process that is not running, so each sender's messages
+ * keep their order. A self-send goes straight into the sender's own inbox.
+ *
+ * This first version decides and pushes under the executor mutex; the
+ * seed's lock-free send to a running receiver (a lookup without locks and a
+ * sequentially consistent parking check) replaces that part next.
+ *
+ * Receive is the seed's protocol, for native bodies and later the BEAM
+ * engine: peek at the next unexamined message, take it or skip it; when
+ * peek finds none, return BODY_WAIT (with sched_set_wait_timeout for
+ * `after`), and peek again when resumed.
+ */
+#ifndef CLAUSE_MESSAGE_H
+#define CLAUSE_MESSAGE_H
+
+#include "executor.h"
+
+enum send_result {
+    SEND_OK,     /* delivered, or dropped because no live process has that pid */
+    SEND_FAILED, /* the receiver's heap (or the host) refused the copy: a runtime failure, already reported */
+};
+
+/* Sends a copy of msg (a term on self's heap) to the process `to`. */
+enum send_result sched_send(struct process *self, term to, term msg);
+
+/* The next unexamined message, or THE_NON_VALUE when every message has been
+ * examined (arrivals included). Fails the process as a runtime failure, and
+ * returns THE_NON_VALUE, when its heap refuses an arrival. */
+term proc_receive_peek(struct process *self);
+/* Removes the message the last peek returned; the next peek starts at the
+ * oldest message. */
+term proc_receive_take(struct process *self);
+/* Leaves the message the last peek returned and moves past it. */
+void proc_receive_skip(struct process *self);
+/* The next peek starts at the oldest message (after a timeout). */
+void proc_receive_restart(struct process *self);
+
+/* Whether messages wait among p's arrivals. */
+bool message_arrivals_pending(const struct process *p);
+
+/* Frees a process's pending arrivals (it ended, or the program ends). */
+void message_release_arrivals(struct process *p);
+
+#endif

@@ -1,0 +1,69 @@
+/*
+ * sched_internal.h — the executor's state, shared by the files that make up
+ * the executor (executor.c, message.c) and by nothing else: policies and
+ * process bodies see only executor.h and policy.h.
+ */
+#ifndef CLAUSE_SCHED_INTERNAL_H
+#define CLAUSE_SCHED_INTERNAL_H
+
+#include "executor.h"
+#include "proc_table.h"
+#include "timer_wheel.h"
+
+#include <ck_epoch.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct worker {
+    struct sched *sched;
+    worker_id id;
+    pthread_t thread;
+    pthread_cond_t wake;
+    bool sleeping;            /* run-queue lock */
+    struct process *released; /* ended processes to free after the mutex; this worker only */
+    struct process *spares;   /* freed contexts kept for this worker's next spawns; this worker only */
+    unsigned spare_count;
+    ck_epoch_record_t epoch_record;
+    unsigned slices_since_poll;
+} __attribute__((aligned(64)));
+
+#define EPOCH_POLL_SLICES 64
+
+struct sched {
+    const struct policy_ops *policy;
+    unsigned worker_count;
+    struct worker *workers;
+    struct worker_metrics *metrics;
+    char *policy_blocks;
+    size_t policy_block_bytes;
+    void *policy_shared;
+    unsigned sleeping_count; /* run-queue lock */
+    pthread_mutex_t exec_lock;
+    pthread_mutex_t rq_lock;
+    bool stopping; /* run-queue lock */
+    int exit_status;
+    term main_pid;
+    struct proc_table table;
+    ck_epoch_t epoch;
+    const struct cpu_binding *binding;
+    size_t max_heap_words;
+
+    /* Receive timeouts: the wheel is shared under the executor mutex; one
+     * timer thread sleeps on timer_cond (with that mutex) until the next
+     * occupied slot. Ticks are milliseconds since start_ns. */
+    struct timer_wheel wheel;
+    uint64_t start_ns;
+    pthread_t timer_thread;
+    pthread_cond_t timer_cond;
+    bool timer_stop;      /* executor mutex */
+    uint64_t timer_wakes; /* clock readings of the timer thread */
+    uint64_t timers_fired;
+};
+
+/* Queues p, runnable and in no queue, through the policy, and wakes the
+ * worker the policy names if it sleeps. Run-queue lock held (and the
+ * executor mutex, except for a spawn). */
+void sched_enqueue_locked(struct sched *s, worker_id self, struct process *p, enum enqueue_reason why);
+
+#endif

@@ -1,0 +1,330 @@
+/* Messages between native processes on real workers: per-sender order under
+ * every policy and 1, 2, 4 and 8 workers, a many-to-one flood, selective
+ * receive, self-sends, off-heap binaries, program end with messages
+ * pending, and a receiver whose heap cap refuses a message. */
+#include "../../core/atom.h"
+#include "../../core/binary.h"
+#include "../../core/message.h"
+#include "test_main.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define FLOOD_MESSAGES 10000
+#else
+#define FLOOD_MESSAGES 100000
+#endif
+
+static struct sched *make_sched(const struct policy_ops *policy, unsigned workers, size_t max_heap_words)
+{
+    struct sched_config config = {workers, policy, NULL, max_heap_words};
+    const char *error = NULL;
+    struct sched *s = sched_create(&config, &error);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    return s;
+}
+
+/* ---- S senders x N messages {Sender, Seq} to one receiver ---- */
+
+enum { MAX_SENDERS = 8 };
+
+struct flood;
+
+struct sender {
+    struct flood *flood;
+    int index;
+    long sent;
+};
+
+struct flood {
+    int senders;
+    long per_sender;
+    term receiver;
+    struct sender sender[MAX_SENDERS];
+    long expected[MAX_SENDERS]; /* receiver only */
+    long received, out_of_order;
+    bool spawned;
+};
+
+static enum body_stop flood_sender_step(struct process *p, void *state)
+{
+    struct sender *snd = state;
+    struct flood *f = snd->flood;
+    while (snd->sent < f->per_sender) {
+        term msg = heap_tuple2(&p->heap, make_small(snd->index), make_small(snd->sent));
+        if (is_non_value(msg) || sched_send(p, f->receiver, msg) != SEND_OK)
+            return BODY_EXIT;
+        snd->sent++;
+        /* Fresh heap each batch: native bodies do not collect. */
+        if (!proc_spend(p, 1)) {
+            heap_recycle(&p->heap);
+            return BODY_YIELD;
+        }
+    }
+    return BODY_EXIT;
+}
+
+static enum body_stop flood_receiver_step(struct process *p, void *state)
+{
+    struct flood *f = state;
+    if (!f->spawned) {
+        f->spawned = true;
+        f->receiver = p->pid;
+        for (int i = 0; i < f->senders; i++) {
+            f->sender[i] = (struct sender){f, i, 0};
+            sched_spawn_native(proc_sched(p), p, flood_sender_step, &f->sender[i], NULL);
+        }
+    }
+    for (;;) {
+        term m = proc_receive_peek(p);
+        if (is_non_value(m))
+            return BODY_WAIT;
+        proc_receive_take(p);
+        int who = (int)small_value(tuple_element(m, 1));
+        long seq = small_value(tuple_element(m, 2));
+        f->out_of_order += seq != f->expected[who];
+        f->expected[who] = seq + 1;
+        if (++f->received == (long)f->senders * f->per_sender)
+            return BODY_EXIT;
+        if (!proc_spend(p, 1))
+            return BODY_YIELD;
+    }
+}
+
+static void run_flood(const struct policy_ops *policy, unsigned workers, int senders, long per_sender)
+{
+    struct sched *s = make_sched(policy, workers, 0);
+    struct flood *f = calloc(1, sizeof *f);
+    f->senders = senders;
+    f->per_sender = per_sender;
+    term receiver = sched_spawn_native(s, NULL, flood_receiver_step, f, NULL);
+    CU_ASSERT_EQUAL(sched_run(s, receiver), 0);
+    CU_ASSERT_EQUAL(f->received, (long)senders * per_sender);
+    CU_ASSERT_EQUAL(f->out_of_order, 0);
+    sched_destroy(s);
+    free(f);
+}
+
+static void test_each_senders_messages_arrive_in_order(void)
+{
+    static const unsigned worker_counts[] = {1, 2, 4, 8};
+    for (const struct policy_ops *const *policy = policy_all(); *policy; policy++)
+        for (size_t k = 0; k < sizeof worker_counts / sizeof worker_counts[0]; k++)
+            run_flood(*policy, worker_counts[k], 4, 5000);
+}
+
+static void test_eight_senders_flood_one_receiver(void)
+{
+    for (const struct policy_ops *const *policy = policy_all(); *policy; policy++)
+        run_flood(*policy, 2, 8, FLOOD_MESSAGES);
+}
+
+/* ---- selective receive and self-sends ---- */
+
+struct selective {
+    int phase;
+    term order[6];
+    int taken;
+};
+
+static term tagged(struct process *p, const char *tag, int n)
+{
+    return heap_tuple2(&p->heap, atom_intern_cstr(tag), make_small(n));
+}
+
+/* Sends itself a1 b1 a2 b2 a3 b3, then receives every {b, _} first, then the
+ * rest: unmatched messages keep their order. */
+static enum body_stop selective_step(struct process *p, void *state)
+{
+    struct selective *sel = state;
+    for (int i = 1; i <= 3; i++) {
+        sched_send(p, p->pid, tagged(p, "a", i));
+        sched_send(p, p->pid, tagged(p, "b", i));
+    }
+    term b = atom_intern_cstr("b");
+    for (;;) {
+        term m = proc_receive_peek(p);
+        if (is_non_value(m))
+            break;
+        if (tuple_element(m, 1) == b)
+            sel->order[sel->taken++] = proc_receive_take(p);
+        else
+            proc_receive_skip(p);
+    }
+    proc_receive_restart(p);
+    for (term m; is_value(m = proc_receive_peek(p));)
+        sel->order[sel->taken++] = proc_receive_take(p);
+    return BODY_EXIT;
+}
+
+static void test_selective_receive_and_self_sends(void)
+{
+    struct sched *s = make_sched(policy_find("erts"), 1, 0);
+    struct selective sel = {0};
+    term pid = sched_spawn_native(s, NULL, selective_step, &sel, NULL);
+    CU_ASSERT_EQUAL(sched_run(s, pid), 0);
+    CU_ASSERT_EQUAL_FATAL(sel.taken, 6);
+    const char *tags[] = {"b", "b", "b", "a", "a", "a"};
+    const int numbers[] = {1, 2, 3, 1, 2, 3};
+    for (int i = 0; i < 6; i++) {
+        CU_ASSERT_EQUAL(tuple_element(sel.order[i], 1), atom_intern_cstr(tags[i]));
+        CU_ASSERT_EQUAL(tuple_element(sel.order[i], 2), make_small(numbers[i]));
+    }
+    sched_destroy(s);
+}
+
+/* ---- off-heap binaries travel by reference and are all released ---- */
+
+struct binary_pair {
+    term receiver;
+    int received;
+    bool spawned;
+};
+
+static enum body_stop binary_sender_step(struct process *p, void *state)
+{
+    struct binary_pair *bp = state;
+    uint8_t bytes[1000] = {0};
+    term bin = bin_from_bytes(&p->heap, bytes, sizeof bytes);
+    for (int i = 0; i < 100; i++)
+        sched_send(p, bp->receiver, heap_tuple2(&p->heap, make_small(i), bin));
+    return BODY_EXIT;
+}
+
+static enum body_stop binary_receiver_step(struct process *p, void *state)
+{
+    struct binary_pair *bp = state;
+    if (!bp->spawned) {
+        bp->spawned = true;
+        bp->receiver = p->pid;
+        sched_spawn_native(proc_sched(p), p, binary_sender_step, bp, NULL);
+    }
+    for (term m; is_value(m = proc_receive_peek(p));) {
+        proc_receive_take(p);
+        CU_ASSERT_EQUAL(bin_size(tuple_element(m, 2)), 1000);
+        bp->received++;
+    }
+    return bp->received == 100 ? BODY_EXIT : BODY_WAIT;
+}
+
+static void test_off_heap_binaries_are_shared_and_released(void)
+{
+    size_t live_before = binary_live_count();
+    for (unsigned workers = 1; workers <= 2; workers++) {
+        struct sched *s = make_sched(policy_find("erts"), workers, 0);
+        struct binary_pair bp = {0};
+        term pid = sched_spawn_native(s, NULL, binary_receiver_step, &bp, NULL);
+        CU_ASSERT_EQUAL(sched_run(s, pid), 0);
+        CU_ASSERT_EQUAL(bp.received, 100);
+        sched_destroy(s);
+        CU_ASSERT_EQUAL(binary_live_count(), live_before);
+    }
+}
+
+/* ---- program end with messages in mailboxes and arrivals ---- */
+
+static enum body_stop never_receive_step(struct process *p, void *state)
+{
+    (void)state;
+    proc_spend(p, 1);
+    return BODY_WAIT;
+}
+
+static enum body_stop spam_step(struct process *p, void *state)
+{
+    term *target = state;
+    uint8_t bytes[200] = {0};
+    term bin = bin_from_bytes(&p->heap, bytes, sizeof bytes);
+    for (int i = 0; i < 50; i++)
+        sched_send(p, *target, heap_tuple2(&p->heap, make_small(i), bin));
+    heap_recycle(&p->heap);
+    return BODY_YIELD;
+}
+
+struct ending {
+    term sink;
+    int slices;
+};
+
+static enum body_stop end_amid_messages_step(struct process *p, void *state)
+{
+    struct ending *e = state;
+    if (e->slices++ == 0) {
+        e->sink = sched_spawn_native(proc_sched(p), p, never_receive_step, NULL, NULL);
+        for (int i = 0; i < 4; i++)
+            sched_spawn_native(proc_sched(p), p, spam_step, &e->sink, NULL);
+    }
+    return e->slices < 50 ? BODY_YIELD : BODY_EXIT;
+}
+
+static void test_program_end_with_messages_pending(void)
+{
+    size_t live_before = binary_live_count();
+    for (const struct policy_ops *const *policy = policy_all(); *policy; policy++) {
+        for (unsigned workers = 1; workers <= 4; workers *= 2) {
+            struct sched *s = make_sched(*policy, workers, 0);
+            struct ending e = {0, 0};
+            term pid = sched_spawn_native(s, NULL, end_amid_messages_step, &e, NULL);
+            CU_ASSERT_EQUAL(sched_run(s, pid), 0);
+            sched_destroy(s);
+            CU_ASSERT_EQUAL(binary_live_count(), live_before);
+        }
+    }
+}
+
+/* ---- a receiver's heap cap refuses a message: exit 70 ---- */
+
+static enum body_stop big_sender_step(struct process *p, void *state)
+{
+    term *target = state;
+    term list = NIL;
+    for (int i = 0; i < 5000; i++)
+        list = heap_cons(&p->heap, make_small(i), list);
+    sched_send(p, *target, list);
+    return BODY_EXIT;
+}
+
+struct capped {
+    term self;
+    bool spawned;
+};
+
+static enum body_stop capped_receiver_step(struct process *p, void *state)
+{
+    struct capped *c = state;
+    if (!c->spawned) {
+        c->spawned = true;
+        c->self = p->pid;
+        CU_ASSERT_PTR_NOT_NULL(heap_alloc(&p->heap, 5000)); /* its own data */
+        sched_spawn_native(proc_sched(p), p, big_sender_step, &c->self, NULL);
+    }
+    if (is_value(proc_receive_peek(p)))
+        return BODY_EXIT; /* must not happen: the message does not fit */
+    return BODY_WAIT;
+}
+
+static void test_heap_cap_refusing_a_message_exits_70(void)
+{
+    for (unsigned workers = 1; workers <= 2; workers++) {
+        /* Every heap may hold 12,000 words: the sender's 10,000-word list
+         * fits its heap, but not beside the receiver's 5,000 words, whether
+         * it is delivered directly or through the arrivals. */
+        struct sched *s = make_sched(policy_find("erts"), workers, 12000);
+        struct capped c = {0, false};
+        term pid = sched_spawn_native(s, NULL, capped_receiver_step, &c, NULL);
+        CU_ASSERT_EQUAL(sched_run(s, pid), EXIT_RUNTIME_FAILURE);
+        sched_destroy(s);
+    }
+}
+
+static CU_TestInfo tests[] = {
+    {"each sender's messages arrive in order", test_each_senders_messages_arrive_in_order},
+    {"eight senders flood one receiver", test_eight_senders_flood_one_receiver},
+    {"selective receive and self-sends", test_selective_receive_and_self_sends},
+    {"off-heap binaries are shared and released", test_off_heap_binaries_are_shared_and_released},
+    {"program end with messages pending", test_program_end_with_messages_pending},
+    {"heap cap refusing a message exits 70", test_heap_cap_refusing_a_message_exits_70},
+    CU_TEST_INFO_NULL,
+};
+TEST_SUITE_CONCURRENT(message, tests)
