@@ -21,7 +21,8 @@ const char *options_usage(void)
            "native workloads (C processes, for tests and microbenchmarks):\n"
            "  spawn_exit N           spawn N processes that exit at once\n"
            "  yield_storm P Y        P processes each yielding Y times\n"
-           "  pingpong PAIRS ROUNDS  PAIRS pairs waking each other ROUNDS times\n";
+           "  pingpong PAIRS ROUNDS  PAIRS pairs exchanging ROUNDS messages each way\n"
+           "  ring N HOPS            N processes in a ring passing a token HOPS times\n";
 }
 
 static bool parse_unsigned(const char *text, unsigned long long max, unsigned long long *out)

@@ -4,7 +4,7 @@
 # Erlang on OTP (erl +S N) in the same run, interleaved so that machine drift
 # hits both alike. Prints a table with medians of REPS runs and the
 # clause/OTP ratio. The native workloads run C process bodies, so the ratio
-# measures scheduling and process overhead, not interpretation.
+# measures scheduling, messaging and process overhead, not interpretation.
 #
 #   experiments/bench_native.sh [REPS]      (default 5)
 set -euo pipefail
@@ -19,7 +19,7 @@ cpus=$(nproc)
 workers=(1 2)
 [ "$cpus" -gt 2 ] && workers+=("$cpus")
 policies=$($clause --policy help | awk '{print $1}')
-workloads=("spawn_exit 200000" "yield_storm 1000 1000" "pingpong 1 200000" "pingpong 100 2000")
+workloads=("spawn_exit 200000" "yield_storm 1000 1000" "pingpong 1 200000" "pingpong 100 2000" "ring 1000 200000")
 
 # The work's own time (time_ms, printed by both runtimes) of one run; fails
 # the bench if the command fails or its result is wrong.

@@ -1,8 +1,11 @@
 /*
- * native_workloads.c — spawn_exit, yield_storm and pingpong as native
+ * native_workloads.c — spawn_exit, yield_storm, pingpong and ring as native
  * processes (see native_workloads.h).
  */
 #include "native_workloads.h"
+
+#include "../core/atom.h"
+#include "../core/message.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -145,47 +148,57 @@ static void yield_storm_free(void *ctx)
     free(w);
 }
 
-/* ---- pingpong PAIRS ROUNDS: pairs of processes waking each other; the
- * server of each pair tells its peer its pid before its first wake. ---- */
+/* ---- pingpong PAIRS ROUNDS: pairs of processes exchanging messages. Each
+ * message is the sender's pid; the server of a pair sends first, each side
+ * sends and receives ROUNDS messages, then tells the main process. ---- */
 
 struct pingpong;
 
 struct player {
     struct pingpong *game;
-    struct player *peer;
-    term partner;
-    long rounds;
+    term partner; /* the server's partner is known at spawn; the other learns it */
+    long sent, received;
     bool serves, started;
 };
 
 struct pingpong {
-    long pairs, rounds, spawned;
+    long pairs, rounds, spawned, done;
     struct player *players;
     term main;
-    atomic_long finished;
 };
 
 static enum body_stop play(struct process *p, void *state)
 {
     struct player *g = state;
-    proc_spend(p, 1);
+    long rounds = g->game->rounds;
     if (!g->started) {
         g->started = true;
-        if (!g->serves)
+        if (g->serves) {
+            sched_send(p, g->partner, p->pid);
+            g->sent++;
+        }
+    }
+    for (;;) {
+        term m = proc_receive_peek(p);
+        if (is_non_value(m))
             return BODY_WAIT;
-        g->peer->partner = p->pid;
+        proc_receive_take(p);
+        g->partner = m;
+        g->received++;
+        if (g->sent < rounds) {
+            sched_send(p, g->partner, p->pid);
+            g->sent++;
+        }
+        if (g->received == rounds) {
+            sched_send(p, g->game->main, A(ok));
+            return BODY_EXIT;
+        }
+        if (!proc_spend(p, 1))
+            return BODY_YIELD;
     }
-    if (g->rounds == g->game->rounds) {
-        sched_wake(p, g->partner);
-        if (atomic_fetch_add(&g->game->finished, 1) + 1 == 2 * g->game->pairs)
-            sched_wake(p, g->game->main);
-        return BODY_EXIT;
-    }
-    g->rounds++;
-    sched_wake(p, g->partner);
-    return BODY_WAIT;
 }
 
+/* Main: spawns the pairs, then counts the players' 'ok' messages. */
 static enum body_stop pingpong_main(struct process *p, void *state)
 {
     struct pingpong *w = state;
@@ -195,7 +208,6 @@ static enum body_stop pingpong_main(struct process *p, void *state)
         struct player *a = &w->players[2 * w->spawned], *b = a + 1;
         a->game = b->game = w;
         b->serves = true;
-        b->peer = a;
         b->partner = sched_spawn_native(proc_sched(p), p, play, a, NULL);
         if (is_non_value(b->partner) || is_non_value(sched_spawn_native(proc_sched(p), p, play, b, NULL))) {
             sched_runtime_failure(p, "out of memory for a new process");
@@ -205,7 +217,12 @@ static enum body_stop pingpong_main(struct process *p, void *state)
         if (!proc_spend(p, 1))
             return BODY_YIELD;
     }
-    return atomic_load(&w->finished) == 2 * w->pairs ? BODY_EXIT : BODY_WAIT;
+    while (is_value(proc_receive_peek(p))) {
+        proc_receive_take(p);
+        if (++w->done == 2 * w->pairs)
+            return BODY_EXIT;
+    }
+    return BODY_WAIT;
 }
 
 static bool pingpong_start(struct sched *s, char **args, term *main_pid, void **ctx, struct strbuf *error)
@@ -226,7 +243,7 @@ static bool pingpong_finish(void *ctx, struct strbuf *result)
     struct pingpong *w = ctx;
     long short_counts = 0;
     for (long i = 0; i < 2 * w->pairs; i++)
-        short_counts += w->players[i].rounds != w->rounds;
+        short_counts += w->players[i].received != w->rounds || w->players[i].sent != w->rounds;
     strbuf_printf(result, "pingpong pairs=%ld rounds=%ld short=%ld", w->pairs, w->rounds, short_counts);
     return short_counts == 0;
 }
@@ -238,10 +255,109 @@ static void pingpong_free(void *ctx)
     free(w);
 }
 
+/* ---- ring N HOPS: N processes in a ring pass a token HOPS times. Main
+ * sends each member its successor's pid, then the token (the hops left) to
+ * the first; the member that receives 0 tells main, and the program ends
+ * with the others still waiting, as an escript's would. ---- */
+
+struct ring {
+    long members, hops, spawned;
+    term *pids;
+    term main;
+    long passes; /* counted by the member that finishes: hops + 1 receives */
+    bool finished;
+};
+
+struct member {
+    struct ring *ring;
+    term next;
+};
+
+static enum body_stop ring_member(struct process *p, void *state)
+{
+    struct member *m = state;
+    for (;;) {
+        term t = proc_receive_peek(p);
+        if (is_non_value(t))
+            return BODY_WAIT;
+        proc_receive_take(p);
+        if (is_pid(t)) {
+            m->next = t;
+        } else if (small_value(t) == 0) {
+            sched_send(p, m->ring->main, A(ok));
+            return BODY_EXIT;
+        } else {
+            sched_send(p, m->next, make_small(small_value(t) - 1));
+        }
+        if (!proc_spend(p, 1))
+            return BODY_YIELD;
+    }
+}
+
+static enum body_stop ring_main(struct process *p, void *state)
+{
+    struct ring *r = state;
+    if (r->spawned == 0)
+        r->main = p->pid;
+    while (r->spawned < r->members) {
+        struct member *m = calloc(1, sizeof *m);
+        if (m)
+            m->ring = r;
+        term pid = m ? sched_spawn_native(proc_sched(p), p, ring_member, m, free) : THE_NON_VALUE;
+        if (is_non_value(pid)) {
+            free(m);
+            sched_runtime_failure(p, "out of memory for a new process");
+            return BODY_EXIT;
+        }
+        r->pids[r->spawned++] = pid;
+        if (r->spawned == r->members) {
+            for (long i = 0; i < r->members; i++)
+                sched_send(p, r->pids[i], r->pids[(i + 1) % r->members]);
+            sched_send(p, r->pids[0], make_small(r->hops));
+        }
+        if (!proc_spend(p, 1))
+            return BODY_YIELD;
+    }
+    if (is_value(proc_receive_peek(p))) {
+        proc_receive_take(p);
+        r->finished = true;
+        return BODY_EXIT;
+    }
+    return BODY_WAIT;
+}
+
+static bool ring_start(struct sched *s, char **args, term *main_pid, void **ctx, struct strbuf *error)
+{
+    struct ring *r = calloc(1, sizeof *r);
+    if (!r || !parse_count(args[0], &r->members, error) || !parse_count(args[1], &r->hops, error) ||
+        !(r->pids = calloc((size_t)r->members, sizeof *r->pids))) {
+        free(r);
+        return false;
+    }
+    *ctx = r;
+    *main_pid = sched_spawn_native(s, NULL, ring_main, r, NULL);
+    return is_value(*main_pid);
+}
+
+static bool ring_finish(void *ctx, struct strbuf *result)
+{
+    struct ring *r = ctx;
+    strbuf_printf(result, "ring members=%ld hops=%ld short=%d", r->members, r->hops, r->finished ? 0 : 1);
+    return r->finished;
+}
+
+static void ring_free(void *ctx)
+{
+    struct ring *r = ctx;
+    free(r->pids);
+    free(r);
+}
+
 static const struct native_workload workloads[] = {
     {"spawn_exit", "N", 1, spawn_exit_start, spawn_exit_finish, free},
     {"yield_storm", "P Y", 2, yield_storm_start, yield_storm_finish, yield_storm_free},
     {"pingpong", "PAIRS ROUNDS", 2, pingpong_start, pingpong_finish, pingpong_free},
+    {"ring", "N HOPS", 2, ring_start, ring_finish, ring_free},
 };
 
 const struct native_workload *native_workload_find(const char *name)

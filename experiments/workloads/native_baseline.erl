@@ -4,7 +4,7 @@
 %% reports the time of the work alone (time_ms), without the VM's start.
 %%
 %%   erl -noshell -pa DIR -run native_baseline main spawn_exit N
-%%   ... yield_storm P Y | pingpong PAIRS ROUNDS
+%%   ... yield_storm P Y | pingpong PAIRS ROUNDS | ring N HOPS
 -module(native_baseline).
 -export([main/1]).
 
@@ -20,7 +20,9 @@ run(["spawn_exit", N]) ->
 run(["yield_storm", P, Y]) ->
     yield_storm(list_to_integer(P), list_to_integer(Y));
 run(["pingpong", Pairs, Rounds]) ->
-    pingpong(list_to_integer(Pairs), list_to_integer(Rounds)).
+    pingpong(list_to_integer(Pairs), list_to_integer(Rounds));
+run(["ring", N, Hops]) ->
+    ring(list_to_integer(N), list_to_integer(Hops)).
 
 finish(Line) -> Line.
 
@@ -55,4 +57,21 @@ player(0, Main) -> Main ! done;
 player(K, Main) ->
     receive
         {serve, Peer} -> Peer ! {serve, self()}, player(K - 1, Main)
+    end.
+
+%% As clause's ring: members learn their successor by message, the token is
+%% the hops left, the member receiving 0 reports; the rest stay waiting.
+ring(N, Hops) ->
+    Self = self(),
+    Pids = [spawn(fun() -> member(Self, none) end) || _ <- lists:seq(1, N)],
+    [P ! Next || {P, Next} <- lists:zip(Pids, tl(Pids) ++ [hd(Pids)])],
+    hd(Pids) ! Hops,
+    receive ok -> ok end,
+    finish(io_lib:format("ring members=~b hops=~b short=0", [N, Hops])).
+
+member(Main, Next) ->
+    receive
+        P when is_pid(P) -> member(Main, P);
+        0 -> Main ! ok;
+        K -> Next ! K - 1, member(Main, Next)
     end.
