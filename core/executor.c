@@ -421,8 +421,30 @@ void sched_runtime_failure(struct process *self, const char *why)
 /* A worker keeps this many freed contexts for its next spawns. */
 #define SPARE_CONTEXTS 256
 
-/* Frees what p holds; its context becomes a spare of w when w has room and
- * the heap kept its first block (w is NULL at shutdown). */
+/* The context itself of an ended process outlives its contents: senders
+ * find processes through the table without any lock and may still touch
+ * the context (its state and arrivals) until they leave their epoch
+ * section, so it is freed, or kept as a spare of the worker that ended it,
+ * only after a grace period. */
+static void reclaim_context(ck_epoch_entry_t *entry)
+{
+    struct process *p = (struct process *)(void *)((char *)entry - offsetof(struct process, reclaim));
+    struct worker *w = &p->sched->workers[p->last_worker];
+    sched_tsan_acquire(p);
+    if (p->heap.start && w->spare_count < SPARE_CONTEXTS) {
+        p->next_released = w->spares;
+        w->spares = p;
+        w->spare_count++;
+        return;
+    }
+    if (p->heap.start)
+        heap_destroy(&p->heap);
+    free(p);
+}
+
+/* Frees what an ended process holds. On a worker (w), its heap block is
+ * kept when it can serve a spare and the context goes through the epoch;
+ * at shutdown (w NULL, no sender left) everything is freed at once. */
 static void release_process(struct worker *w, struct process *p)
 {
     p->body->release(p);
@@ -430,10 +452,10 @@ static void release_process(struct worker *w, struct process *p)
     mailbox_destroy(&p->mailbox);
     if (p->stack != p->stack_inline)
         free(p->stack);
-    if (w && w->spare_count < SPARE_CONTEXTS && heap_recycle(&p->heap)) {
-        p->next_released = w->spares;
-        w->spares = p;
-        w->spare_count++;
+    if (w) {
+        if (!heap_recycle(&p->heap))
+            p->heap.start = NULL; /* destroyed: no block to keep */
+        ck_epoch_call(&w->epoch_record, &p->reclaim, reclaim_context);
         return;
     }
     heap_destroy(&p->heap);
@@ -458,7 +480,8 @@ static void settle_locked(struct sched *s, struct worker *w, struct process *p, 
     switch (why) {
     case BODY_EXIT: {
         proc_table_erase(&s->table, pid_number(p->pid));
-        atomic_store_explicit(&p->state, PROC_EXITED, memory_order_release);
+        atomic_store_explicit(&p->state, PROC_EXITED, memory_order_seq_cst);
+        message_close_arrivals(p); /* later pushes fail: messages to it are dropped */
         p->next_released = w->released;
         w->released = p;
         pthread_mutex_lock(&s->rq_lock);
@@ -469,9 +492,12 @@ static void settle_locked(struct sched *s, struct worker *w, struct process *p, 
     case BODY_WAIT: {
         int64_t timeout = p->wait_timeout_ms;
         p->wait_timeout_ms = -1;
-        /* Senders push arrivals under this mutex, so this check cannot
-         * miss one: a message that arrived during the slice, like a wake
-         * or `after 0`, means it does not park. */
+        /* Parking: first stop looking running (sequentially consistent),
+         * then look for arrivals (sequentially consistent). A sender pushes
+         * an arrival, then reads the state the same way: of the two, at
+         * least one sees the other, so either the process does not park or
+         * the sender wakes it (message.c). */
+        atomic_store_explicit(&p->state, PROC_WAITING, memory_order_seq_cst);
         bool woken = p->wake_pending || message_arrivals_pending(p);
         if (woken || timeout == 0) {
             p->timed_out = !woken;
@@ -555,7 +581,7 @@ static void worker_loop(struct worker *w)
          * Polling (advancing the epoch, running callbacks) walks every
          * record, so it runs only every EPOCH_POLL_SLICES slices. */
         ck_epoch_end(&w->epoch_record, NULL);
-        if (++w->slices_since_poll >= EPOCH_POLL_SLICES) {
+        if (++w->slices_since_poll >= EPOCH_POLL_SLICES || w->epoch_record.n_pending > EPOCH_POLL_PENDING) {
             w->slices_since_poll = 0;
             ck_epoch_poll(&w->epoch_record);
         }
@@ -645,6 +671,10 @@ void sched_destroy(struct sched *s)
         release_process(NULL, p);
     }
     free(left);
+    /* Run what every record still has pending (ended contexts, replaced
+     * table arrays); contexts may land among the spares, freed next. */
+    for (unsigned i = 0; i < s->worker_count; i++)
+        ck_epoch_barrier(&s->workers[i].epoch_record);
     for (unsigned i = 0; i < s->worker_count; i++) {
         struct process *p = s->workers[i].spares;
         while (p) {
@@ -656,9 +686,6 @@ void sched_destroy(struct sched *s)
     }
     if (s->policy->fini)
         s->policy->fini(s);
-    /* Run what every record still has pending (replaced table arrays). */
-    for (unsigned i = 0; i < s->worker_count; i++)
-        ck_epoch_barrier(&s->workers[i].epoch_record);
     proc_table_destroy(&s->table);
     for (unsigned i = 0; i < s->worker_count; i++) {
         ck_epoch_unregister(&s->workers[i].epoch_record);

@@ -5,9 +5,10 @@
  * it runs and to the executor mutex otherwise; state changes between the
  * two happen under that mutex. So a sender holding the mutex copies straight
  * into a receiver that is not running, and leaves an arrival buffer for one
- * that is. The arrivals are a lock-free stack: senders push (under the
- * mutex, for now), the running receiver swaps the whole stack out without
- * any lock and reverses it to oldest-first order. This is Concurrency Kit's
+ * that is, without any lock. The arrivals are a lock-free stack: senders
+ * push, the running receiver swaps the whole stack out and reverses it to
+ * oldest-first order; an ended process's stack is closed (a sentinel head)
+ * so that late pushes fail and their messages are dropped. This is Concurrency Kit's
  * push_upmc / batch_pop_upmc pair (ABA-free, since nothing pops one entry),
  * written with compiler atomics: ck_stack's loads are plain volatile reads
  * even with CK_USE_CC_BUILTINS, which ThreadSanitizer reports as races.
@@ -30,23 +31,36 @@ struct arrival {
     term words[];
 };
 
-static void arrivals_push(struct process *p, struct arrival *a)
+/* The head of a closed stack: never a real arrival. */
+static struct arrival closed_marker;
+#define ARRIVALS_CLOSED (&closed_marker)
+
+/* Sequentially consistent: the parking check depends on it (see the
+ * BODY_WAIT case in executor.c). False when the stack is closed. */
+static bool arrivals_push(struct process *p, struct arrival *a)
 {
     struct arrival *head = __atomic_load_n(&p->arrivals, __ATOMIC_RELAXED);
-    do
+    do {
+        if (head == ARRIVALS_CLOSED)
+            return false;
         a->next = head;
-    while (!__atomic_compare_exchange_n(&p->arrivals, &head, a, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+    } while (!__atomic_compare_exchange_n(&p->arrivals, &head, a, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+    return true;
 }
 
-/* Every arrival, newest first. */
-static struct arrival *arrivals_take_all(struct process *p)
+/* Every arrival, newest first; the stack is left empty, or closed. */
+static struct arrival *arrivals_swap(struct process *p, struct arrival *with)
 {
-    return __atomic_exchange_n(&p->arrivals, NULL, __ATOMIC_ACQUIRE);
+    struct arrival *all = __atomic_exchange_n(&p->arrivals, with, __ATOMIC_SEQ_CST);
+    return all == ARRIVALS_CLOSED ? NULL : all;
 }
+
+static struct arrival *arrivals_take_all(struct process *p) { return arrivals_swap(p, NULL); }
 
 bool message_arrivals_pending(const struct process *p)
 {
-    return __atomic_load_n(&p->arrivals, __ATOMIC_ACQUIRE) != NULL;
+    struct arrival *head = __atomic_load_n(&p->arrivals, __ATOMIC_SEQ_CST);
+    return head != NULL && head != ARRIVALS_CLOSED;
 }
 
 static struct arrival *arrival_new(term msg, size_t size)
@@ -100,13 +114,73 @@ static bool take_arrivals(struct process *p)
     return delivered;
 }
 
-void message_release_arrivals(struct process *p)
+static void free_arrivals(struct arrival *a)
 {
-    struct arrival *a = arrivals_take_all(p);
     while (a) {
         struct arrival *next = a->next;
         arrival_free(a);
         a = next;
+    }
+}
+
+void message_close_arrivals(struct process *p) { free_arrivals(arrivals_swap(p, ARRIVALS_CLOSED)); }
+
+void message_release_arrivals(struct process *p) { free_arrivals(arrivals_swap(p, ARRIVALS_CLOSED)); }
+
+/* The lock-free send to p, which was running when looked up: push, then
+ * read its state again. *failure is set when memory ran out. */
+static void send_to_running(struct sched *s, struct process *self, struct process *p, term msg, size_t size,
+                            const char **failure)
+{
+    struct arrival *a = arrival_new(msg, size);
+    if (!a) {
+        *failure = "out of memory for a message";
+        return;
+    }
+    if (!arrivals_push(p, a)) {
+        arrival_free(a); /* it ended: the message is dropped, as OTP drops it */
+        return;
+    }
+    if (atomic_load_explicit(&p->state, memory_order_seq_cst) == PROC_RUNNING)
+        return; /* it will take the arrival, or see it before parking */
+    /* It stopped running around the push: if it parked without seeing the
+     * arrival, wake it; the mutex orders this after its parking. */
+    pthread_mutex_lock(&s->exec_lock);
+    if (proc_state(p) == PROC_WAITING && message_arrivals_pending(p)) {
+        timer_wheel_cancel(&s->wheel, &p->timer);
+        pthread_mutex_lock(&s->rq_lock);
+        sched_enqueue_locked(s, self->last_worker, p, ENQUEUE_WAKE_BY_PROCESS);
+        pthread_mutex_unlock(&s->rq_lock);
+    }
+    pthread_mutex_unlock(&s->exec_lock);
+}
+
+/* A send to p under the executor mutex: p may be running (push), waiting
+ * or queued (copy into its heap after its arrivals), or ended (drop). */
+static void send_locked(struct sched *s, struct process *self, struct process *p, term msg, size_t size,
+                        const char **failure)
+{
+    enum proc_state state = proc_state(p);
+    if (state == PROC_EXITED)
+        return;
+    if (state == PROC_RUNNING) {
+        struct arrival *a = arrival_new(msg, size);
+        if (!a)
+            *failure = "out of memory for a message";
+        else if (!arrivals_push(p, a))
+            arrival_free(a);
+        return;
+    }
+    /* Its own arrivals first, so that each sender's messages keep their
+     * order, then this one. */
+    if (!take_arrivals(p) || !deliver_copy(p, msg, size)) {
+        *failure = p->heap.failure == HEAP_FAIL_CAP ? "a receiver's heap cap refused a message"
+                                                    : "out of memory for a message";
+    } else if (state == PROC_WAITING) {
+        timer_wheel_cancel(&s->wheel, &p->timer); /* the message came first */
+        pthread_mutex_lock(&s->rq_lock);
+        sched_enqueue_locked(s, self->last_worker, p, ENQUEUE_WAKE_BY_PROCESS);
+        pthread_mutex_unlock(&s->rq_lock);
     }
 }
 
@@ -126,28 +200,19 @@ enum send_result sched_send(struct process *self, term to, term msg)
         return SEND_FAILED;
     }
     const char *failure = NULL;
-    pthread_mutex_lock(&s->exec_lock);
+    /* Lock-free lookup: the worker is inside its epoch section, so p stays
+     * a valid context (if perhaps an ended one) until the slice ends. */
     struct process *p = proc_table_lookup(&s->table, pid_number(to));
-    if (p && proc_state(p) == PROC_RUNNING) {
-        struct arrival *a = arrival_new(msg, size);
-        if (a)
-            arrivals_push(p, a);
-        else
-            failure = "out of memory for a message";
-    } else if (p) {
-        /* Not running: its own arrivals first, so that each sender's
-         * messages keep their order, then this one. */
-        if (!take_arrivals(p) || !deliver_copy(p, msg, size)) {
-            failure = p->heap.failure == HEAP_FAIL_CAP ? "a receiver's heap cap refused a message"
-                                                       : "out of memory for a message";
-        } else if (proc_state(p) == PROC_WAITING) {
-            timer_wheel_cancel(&s->wheel, &p->timer); /* the message came first */
-            pthread_mutex_lock(&s->rq_lock);
-            sched_enqueue_locked(s, self->last_worker, p, ENQUEUE_WAKE_BY_PROCESS);
-            pthread_mutex_unlock(&s->rq_lock);
+    if (p) {
+        if (atomic_load_explicit(&p->state, memory_order_seq_cst) == PROC_RUNNING) {
+            send_to_running(s, self, p, msg, size, &failure);
+        } else {
+            pthread_mutex_lock(&s->exec_lock);
+            send_locked(s, self, p, msg, size, &failure);
+            pthread_mutex_unlock(&s->exec_lock);
         }
+        sched_tsan_release(p);
     }
-    pthread_mutex_unlock(&s->exec_lock);
     if (failure) {
         sched_runtime_failure(self, failure);
         return SEND_FAILED;

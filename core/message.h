@@ -10,9 +10,11 @@
  * delivered to a process that is not running, so each sender's messages
  * keep their order. A self-send goes straight into the sender's own inbox.
  *
- * This first version decides and pushes under the executor mutex; the
- * seed's lock-free send to a running receiver (a lookup without locks and a
- * sequentially consistent parking check) replaces that part next.
+ * A send to a running receiver takes no lock: the sender finds it through
+ * the process table (lock-free, inside its worker's epoch section), reads
+ * its state, pushes the buffer and reads the state again; a receiver that
+ * stopped running meanwhile is woken under the executor mutex. Sends to a
+ * receiver that is not running take the executor mutex.
  *
  * Receive is the seed's protocol, for native bodies and later the BEAM
  * engine: peek at the next unexamined message, take it or skip it; when
@@ -46,6 +48,10 @@ void proc_receive_restart(struct process *self);
 
 /* Whether messages wait among p's arrivals. */
 bool message_arrivals_pending(const struct process *p);
+
+/* Frees a process's pending arrivals and makes every later push fail (the
+ * process ended; executor mutex held). */
+void message_close_arrivals(struct process *p);
 
 /* Frees a process's pending arrivals (it ended, or the program ends). */
 void message_release_arrivals(struct process *p);

@@ -20,6 +20,8 @@
 #include "policy.h"
 #include "timer_wheel.h"
 
+#include <ck_epoch.h>
+
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -46,6 +48,7 @@ struct process {
     uint64_t reductions;           /* spent over its life */
     uint64_t slices;               /* time slices it ran */
     struct process *next_released; /* worker's list of contexts to free after the mutex */
+    ck_epoch_entry_t reclaim;      /* an ended context waits here for lock-free senders to let go */
     bool wake_pending;             /* woken while not waiting: its next wait returns at once */
     bool timed_out;                /* its last wait ended by its timeout (executor mutex) */
     int64_t wait_timeout_ms;       /* timeout of the coming wait; -1: infinity (this process only) */

@@ -29,6 +29,8 @@ struct worker {
 } __attribute__((aligned(64)));
 
 #define EPOCH_POLL_SLICES 64
+/* ... or sooner when this many ended contexts wait for their grace period. */
+#define EPOCH_POLL_PENDING 256
 
 struct sched {
     const struct policy_ops *policy;
@@ -60,6 +62,20 @@ struct sched {
     uint64_t timer_wakes; /* clock readings of the timer thread */
     uint64_t timers_fired;
 };
+
+/* ThreadSanitizer cannot see ck_epoch's grace periods (libck is not
+ * instrumented): a thread that touched an epoch-protected object releases
+ * it when done, and the reclamation callback acquires it, which is exactly
+ * the order the grace period guarantees. Nothing in other builds. */
+#if defined(__SANITIZE_THREAD__)
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+static inline void sched_tsan_acquire(void *addr) { __tsan_acquire(addr); }
+static inline void sched_tsan_release(void *addr) { __tsan_release(addr); }
+#else
+static inline void sched_tsan_acquire(void *addr) { (void)addr; }
+static inline void sched_tsan_release(void *addr) { (void)addr; }
+#endif
 
 /* Queues p, runnable and in no queue, through the policy, and wakes the
  * worker the policy names if it sleeps. Run-queue lock held (and the
