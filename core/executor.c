@@ -90,6 +90,8 @@ const struct worker_metrics *sched_metrics(const struct sched *s) { return s->me
 
 const struct policy_ops *sched_policy(const struct sched *s) { return s->policy; }
 
+uint64_t sched_blocked_builtins(const struct sched *s) { return s->blocked_builtins; }
+
 void sched_timer_counts(const struct sched *s, uint64_t *clock_readings, uint64_t *fired)
 {
     *clock_readings = s->timer_wakes;
@@ -163,6 +165,7 @@ struct sched *sched_create(const struct sched_config *config, const char **error
     s->worker_count = config->workers;
     s->binding = config->binding;
     s->max_heap_words = config->max_heap_words;
+    s->send_mode = config->send_mode;
     s->main_pid = THE_NON_VALUE;
     /* Per-worker policy blocks padded to cache lines: workers never share one. */
     s->policy_block_bytes = (policy->worker_bytes + 63) & ~(size_t)63;
@@ -248,9 +251,61 @@ static void stop_locked(struct sched *s, int status)
 
 void sched_enqueue_locked(struct sched *s, worker_id self, struct process *p, enum enqueue_reason why)
 {
+    if (p->holds > 0) {
+        /* Held for blocked processes: it is queued when the last one has
+         * repeated its builtin (sched_release_hold_locked). */
+        atomic_store_explicit(&p->state, PROC_HELD, memory_order_release);
+        return;
+    }
     atomic_store_explicit(&p->state, PROC_RUNNABLE, memory_order_release);
     worker_id target = s->policy->enqueue(s, self, p, why);
     wake_worker_locked(s, self, target);
+}
+
+void sched_block_on_locked(struct process *self, struct process *target)
+{
+    self->blocked_on = target;
+    self->blocked_next = target->blocked_senders;
+    target->blocked_senders = self;
+    target->holds++;
+    self->sched->blocked_builtins++;
+}
+
+void sched_release_hold_locked(struct process *self)
+{
+    struct process *target = self->holding;
+    if (!target)
+        return;
+    self->holding = NULL;
+    if (--target->holds == 0 && proc_state(target) == PROC_HELD) {
+        struct sched *s = self->sched;
+        pthread_mutex_lock(&s->rq_lock);
+        sched_enqueue_locked(s, self->last_worker, target, ENQUEUE_WAKE_BY_PROCESS);
+        pthread_mutex_unlock(&s->rq_lock);
+    }
+}
+
+/* p's slice ended: the processes blocked on it may repeat their builtins.
+ * Each now holds p and runs first; one still in its own slice is queued
+ * when that slice ends (settle_locked). Executor mutex held. */
+static void unblock_senders_locked(struct sched *s, struct worker *w, struct process *p, bool ending)
+{
+    struct process *sender = p->blocked_senders;
+    p->blocked_senders = NULL;
+    while (sender) {
+        struct process *next = sender->blocked_next;
+        sender->blocked_next = NULL;
+        sender->blocked_on = NULL;
+        /* An ending target needs no hold, and its context must not be
+         * touched once it is reclaimed. */
+        sender->holding = ending ? NULL : p;
+        if (proc_state(sender) == PROC_BLOCKED) {
+            pthread_mutex_lock(&s->rq_lock);
+            sched_enqueue_locked(s, w->id, sender, ENQUEUE_UNBLOCKED);
+            pthread_mutex_unlock(&s->rq_lock);
+        }
+        sender = next;
+    }
 }
 
 /* A zeroed context with an empty heap: a spare of the spawning worker when
@@ -477,8 +532,11 @@ static void free_released(struct worker *w)
  * run-queue lock held too. */
 static void settle_locked(struct sched *s, struct worker *w, struct process *p, enum body_stop why)
 {
+    if (p->blocked_senders)
+        unblock_senders_locked(s, w, p, why == BODY_EXIT);
     switch (why) {
     case BODY_EXIT: {
+        sched_release_hold_locked(p); /* it will not repeat its builtin */
         proc_table_erase(&s->table, pid_number(p->pid));
         atomic_store_explicit(&p->state, PROC_EXITED, memory_order_seq_cst);
         message_close_arrivals(p); /* later pushes fail: messages to it are dropped */
@@ -512,8 +570,18 @@ static void settle_locked(struct sched *s, struct worker *w, struct process *p, 
         pthread_mutex_lock(&s->rq_lock);
         return;
     }
+    case BODY_BLOCKED:
+        if (p->blocked_on) {
+            /* Its target still runs: wait in no queue for that slice's end. */
+            atomic_store_explicit(&p->state, PROC_BLOCKED, memory_order_release);
+            pthread_mutex_lock(&s->rq_lock);
+            return;
+        }
+        /* The target's slice ended during ours: repeat at once. */
+        pthread_mutex_lock(&s->rq_lock);
+        sched_enqueue_locked(s, w->id, p, ENQUEUE_UNBLOCKED);
+        return;
     case BODY_YIELD:
-    case BODY_BLOCKED: /* holding the target until then comes with exit signals */
         pthread_mutex_lock(&s->rq_lock);
         sched_enqueue_locked(s, w->id, p, ENQUEUE_YIELD);
         return;

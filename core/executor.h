@@ -39,11 +39,18 @@ struct worker_metrics;
 /* The seed's status for a runtime failure (memory, caps, internal errors). */
 #define EXIT_RUNTIME_FAILURE 70
 
+/* How a send reaches a process running on another worker (message.h). */
+enum send_mode {
+    SEND_MODE_ARRIVALS, /* the current seed: a lock-free push onto its arrivals */
+    SEND_MODE_BLOCKING, /* the earlier revision: the sender blocks until that slice ends */
+};
+
 struct sched_config {
     unsigned workers;                  /* 1..SCHED_MAX_WORKERS */
     const struct policy_ops *policy;   /* NULL: the default policy */
     const struct cpu_binding *binding; /* NULL: workers unbound */
     size_t max_heap_words;             /* per-process heap cap; 0 = none */
+    enum send_mode send_mode;
 };
 
 /* NULL when the host refuses memory or the policy refuses the config
@@ -102,6 +109,10 @@ const struct worker_metrics *sched_metrics(const struct sched *s);
 /* The timer thread's clock readings and the timeouts it fired; valid after
  * sched_run returned. */
 void sched_timer_counts(const struct sched *s, uint64_t *clock_readings, uint64_t *fired);
+
+/* Builtins that blocked on a process running elsewhere (sends in blocking
+ * mode); valid after sched_run returned. */
+uint64_t sched_blocked_builtins(const struct sched *s);
 
 /* The policy in use. */
 const struct policy_ops *sched_policy(const struct sched *s);

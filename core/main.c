@@ -54,7 +54,8 @@ int main(int argc, char **argv)
     }
     unsigned workers = options.schedulers ? options.schedulers : cpu_binding_default_workers(binding);
     struct sched_config config = {workers, options.policy, cpu_binding_is_bound(binding) ? binding : NULL,
-                                  options.max_heap_words};
+                                  options.max_heap_words,
+                                  options.blocking_sends ? SEND_MODE_BLOCKING : SEND_MODE_ARRIVALS};
     const char *why = NULL;
     struct sched *s = sched_create(&config, &why);
     if (!s) {
@@ -81,12 +82,14 @@ int main(int argc, char **argv)
     fflush(stdout);
     if (options.profile) {
         strbuf_clear(&text);
-        strbuf_printf(&text, "clause profile: policy %s, %u workers\n", options.policy->name, workers);
+        strbuf_printf(&text, "clause profile: policy %s, %s sends, %u workers\n", options.policy->name,
+                      options.blocking_sends ? "blocking" : "arrivals", workers);
         metrics_report(&text, sched_metrics(s), workers);
         uint64_t readings, fired;
         sched_timer_counts(s, &readings, &fired);
-        strbuf_printf(&text, "timer thread: %llu clock readings, %llu timeouts fired\n", (unsigned long long)readings,
-                      (unsigned long long)fired);
+        strbuf_printf(&text, "timer thread: %llu clock readings, %llu timeouts fired; %llu builtins blocked\n",
+                      (unsigned long long)readings, (unsigned long long)fired,
+                      (unsigned long long)sched_blocked_builtins(s));
         fputs(strbuf_cstr(&text), stderr);
     }
     strbuf_free(&text);

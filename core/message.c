@@ -203,6 +203,26 @@ enum send_result sched_send(struct process *self, term to, term msg)
     /* Lock-free lookup: the worker is inside its epoch section, so p stays
      * a valid context (if perhaps an ended one) until the slice ends. */
     struct process *p = proc_table_lookup(&s->table, pid_number(to));
+    if (s->send_mode == SEND_MODE_BLOCKING) {
+        enum send_result result = SEND_OK;
+        pthread_mutex_lock(&s->exec_lock);
+        if (p && proc_state(p) == PROC_RUNNING) {
+            sched_block_on_locked(self, p);
+            result = SEND_BLOCKED;
+        } else {
+            if (p)
+                send_locked(s, self, p, msg, size, &failure);
+            sched_release_hold_locked(self); /* the repeated send is done */
+        }
+        pthread_mutex_unlock(&s->exec_lock);
+        if (p)
+            sched_tsan_release(p);
+        if (failure) {
+            sched_runtime_failure(self, failure);
+            return SEND_FAILED;
+        }
+        return result;
+    }
     if (p) {
         if (atomic_load_explicit(&p->state, memory_order_seq_cst) == PROC_RUNNING) {
             send_to_running(s, self, p, msg, size, &failure);

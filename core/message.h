@@ -16,6 +16,11 @@
  * stopped running meanwhile is woken under the executor mutex. Sends to a
  * receiver that is not running take the executor mutex.
  *
+ * In blocking send mode (the earlier revision) a send to a receiver running
+ * on another worker does nothing and answers SEND_BLOCKED: the sender ends
+ * its slice, waits for the receiver's slice to end, runs first and repeats
+ * the send with the same arguments, the receiver held meanwhile.
+ *
  * Receive is the seed's protocol, for native bodies and later the BEAM
  * engine: peek at the next unexamined message, take it or skip it; when
  * peek finds none, return BODY_WAIT (with sched_set_wait_timeout for
@@ -27,8 +32,9 @@
 #include "executor.h"
 
 enum send_result {
-    SEND_OK,     /* delivered, or dropped because no live process has that pid */
-    SEND_FAILED, /* the receiver's heap (or the host) refused the copy: a runtime failure, already reported */
+    SEND_OK,      /* delivered, or dropped because no live process has that pid */
+    SEND_BLOCKED, /* blocking mode, receiver running elsewhere: return BODY_BLOCKED and repeat this send when resumed */
+    SEND_FAILED,  /* the receiver's heap (or the host) refused the copy: a runtime failure, already reported */
 };
 
 /* Sends a copy of msg (a term on self's heap) to the process `to`. */

@@ -16,6 +16,8 @@ const char *options_usage(void)
            "  --policy NAME          scheduling policy (--policy help lists them)\n"
            "  --scheduler-cpus SET   bind worker N to the N-th CPU of SET: performance, all, or a list like 0-3,6\n"
            "  --max-heap SIZE        cap on each process's heap, in bytes (suffix K, M or G)\n"
+           "  --send-mode MODE       arrivals (default: lock-free push to a running receiver) or blocking\n"
+           "                         (the earlier revision: the sender waits for the receiver's slice to end)\n"
            "  --profile              print per-worker scheduling counters to stderr at exit\n"
            "  --help                 this text\n"
            "native workloads (C processes, for tests and microbenchmarks):\n"
@@ -116,6 +118,16 @@ bool options_parse(int argc, char **argv, struct clause_options *out, char *erro
                 return false;
             }
             out->max_heap_words = (size_t)(n / 8);
+            i++;
+        } else if (strcmp(arg, "--send-mode") == 0) {
+            if (value && strcmp(value, "arrivals") == 0) {
+                out->blocking_sends = false;
+            } else if (value && strcmp(value, "blocking") == 0) {
+                out->blocking_sends = true;
+            } else {
+                snprintf(error, error_len, "--send-mode: '%s' is not arrivals or blocking", value ? value : "");
+                return false;
+            }
             i++;
         } else if (strcmp(arg, "--native") == 0) {
             if (!value) {

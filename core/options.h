@@ -24,6 +24,7 @@ struct clause_options {
     const struct policy_ops *policy; /* never NULL after a successful parse */
     const char *scheduler_cpus;      /* NULL: unbound */
     size_t max_heap_words;           /* 0: no cap */
+    bool blocking_sends;             /* --send-mode blocking */
     bool profile;
     bool list_policies;          /* --policy help */
     bool help;                   /* --help */

@@ -40,6 +40,9 @@ enum enqueue_reason {
     /* It waited, and the runtime woke it: the timer or an I/O thread (self is
      * NOT_A_WORKER), or a worker between slices. */
     ENQUEUE_WAKE_BY_RUNTIME,
+    /* Its builtin was blocked on a process running elsewhere, whose slice
+     * just ended: it runs first (the front of a queue) and repeats it. */
+    ENQUEUE_UNBLOCKED,
 };
 
 /* Who is queueing: a worker between slices or running a process, or a

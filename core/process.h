@@ -35,6 +35,8 @@ enum proc_state {
     PROC_RUNNING,  /* on a worker */
     PROC_WAITING,  /* in a receive, in no queue */
     PROC_EXITED,   /* ended; its context is freed once its worker leaves the executor mutex */
+    PROC_BLOCKED,  /* its builtin targets a process running elsewhere: in no queue until that slice ends */
+    PROC_HELD,     /* runnable, but held for processes blocked on it: queued when the last one is done */
 };
 
 struct arrival;
@@ -53,6 +55,13 @@ struct process {
     bool timed_out;                /* its last wait ended by its timeout (executor mutex) */
     int64_t wait_timeout_ms;       /* timeout of the coming wait; -1: infinity (this process only) */
     struct timer_node timer;       /* its receive timeout in the wheel (executor mutex) */
+
+    /* --- blocked builtins (builtins::Blocked), executor mutex --- */
+    struct process *blocked_on;      /* the running target this process waits for */
+    struct process *blocked_next;    /* link in that target's blocked_senders */
+    struct process *blocked_senders; /* processes waiting for this one's slice to end */
+    struct process *holding;         /* the target it holds until it repeats its builtin */
+    unsigned holds;                  /* processes holding this one */
 
     /* --- identity and outcome --- */
     struct sched *sched;

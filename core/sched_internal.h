@@ -61,6 +61,8 @@ struct sched {
     bool timer_stop;      /* executor mutex */
     uint64_t timer_wakes; /* clock readings of the timer thread */
     uint64_t timers_fired;
+    enum send_mode send_mode;
+    uint64_t blocked_builtins; /* executor mutex */
 };
 
 /* ThreadSanitizer cannot see ck_epoch's grace periods (libck is not
@@ -76,6 +78,14 @@ static inline void sched_tsan_release(void *addr) { __tsan_release(addr); }
 static inline void sched_tsan_acquire(void *addr) { (void)addr; }
 static inline void sched_tsan_release(void *addr) { (void)addr; }
 #endif
+
+/* self (running) waits for target (running on another worker) to end its
+ * slice: self's body returns BODY_BLOCKED and repeats its builtin when
+ * resumed, target then held until it has. Executor mutex held. */
+void sched_block_on_locked(struct process *self, struct process *target);
+/* self repeated its blocked builtin (or ended): the target it held may run
+ * again. Executor mutex held. */
+void sched_release_hold_locked(struct process *self);
 
 /* Queues p, runnable and in no queue, through the policy, and wakes the
  * worker the policy names if it sleeps. Run-queue lock held (and the

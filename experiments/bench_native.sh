@@ -19,6 +19,10 @@ cpus=$(nproc)
 workers=(1 2)
 [ "$cpus" -gt 2 ] && workers+=("$cpus")
 policies=$($clause --policy help | awk '{print $1}')
+# Every policy with both send modes: the current seed's arrivals and the
+# earlier revision's blocking sends.
+configs=()
+for p in $policies; do configs+=("$p/arrivals" "$p/blocking"); done
 workloads=("spawn_exit 200000" "yield_storm 1000 1000" "pingpong 1 200000" "pingpong 100 2000" "ring 1000 200000")
 
 # The work's own time (time_ms, printed by both runtimes) of one run; fails
@@ -39,22 +43,22 @@ median() { sort -g | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1
 
 echo "clause native benchmarks: $cpus CPUs online ($(nproc --all) in total), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "medians of $reps runs, milliseconds of work (start-up excluded); ratio = clause / OTP $(erl -noshell -eval 'io:format("~s",[erlang:system_info(otp_release)]),halt().') on the same work"
-printf '%-24s %-12s %7s %9s %9s %7s\n' workload policy workers clause otp ratio
+printf '%-24s %-21s %7s %9s %9s %7s\n' workload policy/send-mode workers clause otp ratio
 for wl in "${workloads[@]}"; do
   for w in "${workers[@]}"; do
     declare -A times=()
     otp_times=()
     for ((r = 0; r < reps; r++)); do
-      for p in $policies; do
-        times[$p]+="$(time_run $clause --schedulers "$w" --policy "$p" --native $wl) "
+      for c in "${configs[@]}"; do
+        times[$c]+="$(time_run $clause --schedulers "$w" --policy "${c%/*}" --send-mode "${c#*/}" --native $wl) "
       done
       # shellcheck disable=SC2086
       otp_times+=("$(time_run erl +S "$w" -noshell -pa "$out" -run native_baseline main $wl)")
     done
     otp=$(printf '%s\n' "${otp_times[@]}" | median)
-    for p in $policies; do
-      c=$(printf '%s\n' ${times[$p]} | median)
-      printf '%-24s %-12s %7s %9s %9s %7s\n' "$wl" "$p" "$w" "$c" "$otp" "$(awk -v c="$c" -v o="$otp" 'BEGIN {printf "%.2f", c / o}')"
+    for c in "${configs[@]}"; do
+      t=$(printf '%s\n' ${times[$c]} | median)
+      printf '%-24s %-21s %7s %9s %9s %7s\n' "$wl" "$c" "$w" "$t" "$otp" "$(awk -v c="$t" -v o="$otp" 'BEGIN {printf "%.2f", c / o}')"
     done
     unset times
   done

@@ -148,6 +148,59 @@ static void yield_storm_free(void *ctx)
     free(w);
 }
 
+/* ---- sends that may block ----
+ * In blocking send mode a send to a process running on another worker
+ * answers SEND_BLOCKED and must be repeated when the body resumes. Bodies
+ * queue their (immediate) messages in an outbox and flush it; a body that
+ * resumes flushes first. */
+
+struct outbox {
+    term (*items)[2]; /* destination, message */
+    size_t head, count, capacity;
+};
+
+static bool outbox_put(struct outbox *ob, term to, term msg)
+{
+    if (ob->head + ob->count == ob->capacity) {
+        size_t capacity = ob->capacity ? 2 * ob->capacity : 8;
+        term(*items)[2] = realloc(ob->items, capacity * sizeof *items);
+        if (!items)
+            return false;
+        ob->items = items;
+        ob->capacity = capacity;
+    }
+    ob->items[ob->head + ob->count][0] = to;
+    ob->items[ob->head + ob->count][1] = msg;
+    ob->count++;
+    return true;
+}
+
+/* False when a send blocked: the body returns BODY_BLOCKED. */
+static bool outbox_flush(struct process *p, struct outbox *ob)
+{
+    while (ob->count) {
+        if (sched_send(p, ob->items[ob->head][0], ob->items[ob->head][1]) == SEND_BLOCKED)
+            return false;
+        ob->head++;
+        ob->count--;
+    }
+    ob->head = 0;
+    return true;
+}
+
+static void outbox_free(struct outbox *ob) { free(ob->items); }
+
+/* Queues a message and sends what it can; false when the body must return
+ * BODY_BLOCKED (or, out of memory, has failed). */
+static bool send_through(struct process *p, struct outbox *ob, term to, term msg)
+{
+    if (!outbox_put(ob, to, msg)) {
+        sched_runtime_failure(p, "out of memory for a message");
+        return false;
+    }
+    return outbox_flush(p, ob);
+}
+
 /* ---- pingpong PAIRS ROUNDS: pairs of processes exchanging messages. Each
  * message is the sender's pid; the server of a pair sends first, each side
  * sends and receives ROUNDS messages, then tells the main process. ---- */
@@ -158,7 +211,8 @@ struct player {
     struct pingpong *game;
     term partner; /* the server's partner is known at spawn; the other learns it */
     long sent, received;
-    bool serves, started;
+    bool serves, started, done;
+    struct outbox out;
 };
 
 struct pingpong {
@@ -171,11 +225,16 @@ static enum body_stop play(struct process *p, void *state)
 {
     struct player *g = state;
     long rounds = g->game->rounds;
+    if (!outbox_flush(p, &g->out))
+        return BODY_BLOCKED;
+    if (g->done)
+        return BODY_EXIT;
     if (!g->started) {
         g->started = true;
         if (g->serves) {
-            sched_send(p, g->partner, p->pid);
             g->sent++;
+            if (!send_through(p, &g->out, g->partner, p->pid))
+                return BODY_BLOCKED;
         }
     }
     for (;;) {
@@ -186,12 +245,13 @@ static enum body_stop play(struct process *p, void *state)
         g->partner = m;
         g->received++;
         if (g->sent < rounds) {
-            sched_send(p, g->partner, p->pid);
             g->sent++;
+            if (!send_through(p, &g->out, g->partner, p->pid))
+                return BODY_BLOCKED;
         }
         if (g->received == rounds) {
-            sched_send(p, g->game->main, A(ok));
-            return BODY_EXIT;
+            g->done = true;
+            return send_through(p, &g->out, g->game->main, A(ok)) ? BODY_EXIT : BODY_BLOCKED;
         }
         if (!proc_spend(p, 1))
             return BODY_YIELD;
@@ -251,6 +311,8 @@ static bool pingpong_finish(void *ctx, struct strbuf *result)
 static void pingpong_free(void *ctx)
 {
     struct pingpong *w = ctx;
+    for (long i = 0; i < 2 * w->pairs; i++)
+        outbox_free(&w->players[i].out);
     free(w->players);
     free(w);
 }
@@ -264,18 +326,31 @@ struct ring {
     long members, hops, spawned;
     term *pids;
     term main;
-    long passes; /* counted by the member that finishes: hops + 1 receives */
     bool finished;
+    struct outbox out; /* main's */
 };
 
 struct member {
     struct ring *ring;
     term next;
+    bool done;
+    struct outbox out;
 };
+
+static void free_member(void *state)
+{
+    struct member *m = state;
+    outbox_free(&m->out);
+    free(m);
+}
 
 static enum body_stop ring_member(struct process *p, void *state)
 {
     struct member *m = state;
+    if (!outbox_flush(p, &m->out))
+        return BODY_BLOCKED;
+    if (m->done)
+        return BODY_EXIT;
     for (;;) {
         term t = proc_receive_peek(p);
         if (is_non_value(t))
@@ -284,10 +359,10 @@ static enum body_stop ring_member(struct process *p, void *state)
         if (is_pid(t)) {
             m->next = t;
         } else if (small_value(t) == 0) {
-            sched_send(p, m->ring->main, A(ok));
-            return BODY_EXIT;
-        } else {
-            sched_send(p, m->next, make_small(small_value(t) - 1));
+            m->done = true;
+            return send_through(p, &m->out, m->ring->main, A(ok)) ? BODY_EXIT : BODY_BLOCKED;
+        } else if (!send_through(p, &m->out, m->next, make_small(small_value(t) - 1))) {
+            return BODY_BLOCKED;
         }
         if (!proc_spend(p, 1))
             return BODY_YIELD;
@@ -299,11 +374,13 @@ static enum body_stop ring_main(struct process *p, void *state)
     struct ring *r = state;
     if (r->spawned == 0)
         r->main = p->pid;
+    if (!outbox_flush(p, &r->out))
+        return BODY_BLOCKED;
     while (r->spawned < r->members) {
         struct member *m = calloc(1, sizeof *m);
         if (m)
             m->ring = r;
-        term pid = m ? sched_spawn_native(proc_sched(p), p, ring_member, m, free) : THE_NON_VALUE;
+        term pid = m ? sched_spawn_native(proc_sched(p), p, ring_member, m, free_member) : THE_NON_VALUE;
         if (is_non_value(pid)) {
             free(m);
             sched_runtime_failure(p, "out of memory for a new process");
@@ -312,8 +389,9 @@ static enum body_stop ring_main(struct process *p, void *state)
         r->pids[r->spawned++] = pid;
         if (r->spawned == r->members) {
             for (long i = 0; i < r->members; i++)
-                sched_send(p, r->pids[i], r->pids[(i + 1) % r->members]);
-            sched_send(p, r->pids[0], make_small(r->hops));
+                outbox_put(&r->out, r->pids[i], r->pids[(i + 1) % r->members]);
+            if (!send_through(p, &r->out, r->pids[0], make_small(r->hops)))
+                return BODY_BLOCKED;
         }
         if (!proc_spend(p, 1))
             return BODY_YIELD;
@@ -349,6 +427,7 @@ static bool ring_finish(void *ctx, struct strbuf *result)
 static void ring_free(void *ctx)
 {
     struct ring *r = ctx;
+    outbox_free(&r->out);
     free(r->pids);
     free(r);
 }

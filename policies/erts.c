@@ -57,8 +57,15 @@ static worker_id erts_enqueue(struct sched *s, worker_id self, struct process *p
                 target = idle;
         }
         break;
+    case ENQUEUE_UNBLOCKED:
+        break;
     }
-    push(s, target, p);
+    if (why == ENQUEUE_UNBLOCKED) {
+        proc_queue_push_front(&worker_state(s, target)->queue, p); /* it runs first */
+        sched_proc_set_last_worker(p, target);
+    } else {
+        push(s, target, p);
+    }
     if (sched_worker_sleeping(s, target))
         return target;
     if (worker_state(s, target)->queue.length > 1)

@@ -14,8 +14,10 @@ static struct proc_queue *global_queue(struct sched *s) { return sched_policy_sh
 static worker_id global_fifo_enqueue(struct sched *s, worker_id self, struct process *p, enum enqueue_reason why)
 {
     (void)self;
-    (void)why;
-    proc_queue_push_back(global_queue(s), p);
+    if (why == ENQUEUE_UNBLOCKED)
+        proc_queue_push_front(global_queue(s), p); /* it runs first */
+    else
+        proc_queue_push_back(global_queue(s), p);
     return sched_sleeping_worker(s, sched_proc_last_worker(p));
 }
 

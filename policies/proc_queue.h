@@ -39,6 +39,18 @@ static inline void proc_queue_push_back(struct proc_queue *q, struct process *p)
     q->length++;
 }
 
+static inline void proc_queue_push_front(struct proc_queue *q, struct process *p)
+{
+    *proc_queue_prev(p) = NULL;
+    *proc_queue_next(p) = q->head;
+    if (q->head)
+        *proc_queue_prev(q->head) = p;
+    else
+        q->tail = p;
+    q->head = p;
+    q->length++;
+}
+
 static inline void proc_queue_remove(struct proc_queue *q, struct process *p)
 {
     struct process *prev = *proc_queue_prev(p), *next = *proc_queue_next(p);

@@ -8,7 +8,9 @@
 #include "test_main.h"
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define FLOOD_MESSAGES 10000
@@ -16,13 +18,21 @@
 #define FLOOD_MESSAGES 100000
 #endif
 
-static struct sched *make_sched(const struct policy_ops *policy, unsigned workers, size_t max_heap_words)
+static const enum send_mode send_modes[] = {SEND_MODE_ARRIVALS, SEND_MODE_BLOCKING};
+
+static struct sched *make_sched_mode(const struct policy_ops *policy, unsigned workers, size_t max_heap_words,
+                                     enum send_mode mode)
 {
-    struct sched_config config = {workers, policy, NULL, max_heap_words};
+    struct sched_config config = {workers, policy, NULL, max_heap_words, mode};
     const char *error = NULL;
     struct sched *s = sched_create(&config, &error);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     return s;
+}
+
+static struct sched *make_sched(const struct policy_ops *policy, unsigned workers, size_t max_heap_words)
+{
+    return make_sched_mode(policy, workers, max_heap_words, SEND_MODE_ARRIVALS);
 }
 
 /* ---- S senders x N messages {Sender, Seq} to one receiver ---- */
@@ -44,6 +54,7 @@ struct flood {
     struct sender sender[MAX_SENDERS];
     long expected[MAX_SENDERS]; /* receiver only */
     long received, out_of_order;
+    int work_per_message; /* reductions the receiver spends on each message */
     bool spawned;
 };
 
@@ -53,7 +64,10 @@ static enum body_stop flood_sender_step(struct process *p, void *state)
     struct flood *f = snd->flood;
     while (snd->sent < f->per_sender) {
         term msg = heap_tuple2(&p->heap, make_small(snd->index), make_small(snd->sent));
-        if (is_non_value(msg) || sched_send(p, f->receiver, msg) != SEND_OK)
+        enum send_result sent = is_value(msg) ? sched_send(p, f->receiver, msg) : SEND_FAILED;
+        if (sent == SEND_BLOCKED)
+            return BODY_BLOCKED; /* resumed here, it builds and sends the same message again */
+        if (sent != SEND_OK)
             return BODY_EXIT;
         snd->sent++;
         /* Fresh heap each batch: native bodies do not collect. */
@@ -87,37 +101,131 @@ static enum body_stop flood_receiver_step(struct process *p, void *state)
         f->expected[who] = seq + 1;
         if (++f->received == (long)f->senders * f->per_sender)
             return BODY_EXIT;
-        if (!proc_spend(p, 1))
+        if (!proc_spend(p, 1 + f->work_per_message))
             return BODY_YIELD;
     }
 }
 
-static void run_flood(const struct policy_ops *policy, unsigned workers, int senders, long per_sender)
+/* Returns how many sends blocked. */
+static uint64_t run_flood_working(const struct policy_ops *policy, unsigned workers, int senders, long per_sender,
+                                  enum send_mode mode, int work_per_message)
 {
-    struct sched *s = make_sched(policy, workers, 0);
+    struct sched *s = make_sched_mode(policy, workers, 0, mode);
     struct flood *f = calloc(1, sizeof *f);
     f->senders = senders;
     f->per_sender = per_sender;
+    f->work_per_message = work_per_message;
     term receiver = sched_spawn_native(s, NULL, flood_receiver_step, f, NULL);
     CU_ASSERT_EQUAL(sched_run(s, receiver), 0);
     CU_ASSERT_EQUAL(f->received, (long)senders * per_sender);
     CU_ASSERT_EQUAL(f->out_of_order, 0);
+    uint64_t blocked = sched_blocked_builtins(s);
+    if (mode == SEND_MODE_ARRIVALS || workers == 1)
+        CU_ASSERT_EQUAL(blocked, 0);
+    if (getenv("CLAUSE_TEST_VERBOSE"))
+        fprintf(stderr, "flood %s %u workers mode %d: %llu blocked\n", policy->name, workers, (int)mode,
+                (unsigned long long)sched_blocked_builtins(s));
     sched_destroy(s);
     free(f);
+    return blocked;
+}
+
+static void run_flood(const struct policy_ops *policy, unsigned workers, int senders, long per_sender,
+                      enum send_mode mode)
+{
+    run_flood_working(policy, workers, senders, per_sender, mode, 0);
+}
+
+/* Blocking mode, made deterministic: the receiver spins in its slice until
+ * its sender, on the other worker, has been told SEND_BLOCKED; the sender
+ * then waits for the receiver's slice to end, runs first, repeats the send,
+ * and the receiver (held meanwhile) gets the message. */
+struct block_scene {
+    term receiver;
+    atomic_int sender_blocked;
+    int blocked_answers, phase;
+    term received;
+};
+
+static enum body_stop exit_at_once(struct process *p, void *state)
+{
+    (void)p;
+    (void)state;
+    return BODY_EXIT;
+}
+
+static enum body_stop blocked_sender_step(struct process *p, void *state)
+{
+    struct block_scene *b = state;
+    enum send_result r = sched_send(p, b->receiver, make_small(42));
+    if (r == SEND_BLOCKED) {
+        b->blocked_answers++;
+        atomic_store(&b->sender_blocked, 1);
+        return BODY_BLOCKED;
+    }
+    return BODY_EXIT;
+}
+
+static enum body_stop spinning_receiver_step(struct process *p, void *state)
+{
+    struct block_scene *b = state;
+    if (b->phase++ == 0) {
+        b->receiver = p->pid;
+        /* Two processes in this worker's queue wake the other worker,
+         * which takes the first of them: the sender. */
+        sched_spawn_native(proc_sched(p), p, blocked_sender_step, b, NULL);
+        sched_spawn_native(proc_sched(p), p, exit_at_once, NULL, NULL);
+        struct timespec start, now;
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        do
+            clock_gettime(CLOCK_MONOTONIC, &now);
+        while (!atomic_load(&b->sender_blocked) && now.tv_sec - start.tv_sec < 5);
+        return BODY_WAIT;
+    }
+    term m = proc_receive_peek(p);
+    if (is_non_value(m))
+        return BODY_WAIT;
+    b->received = proc_receive_take(p);
+    return BODY_EXIT;
+}
+
+static void test_a_blocked_send_is_repeated_after_the_slice(void)
+{
+    for (const struct policy_ops *const *policy = policy_all(); *policy; policy++) {
+        struct sched *s = make_sched_mode(*policy, 2, 0, SEND_MODE_BLOCKING);
+        struct block_scene b = {0};
+        term receiver = sched_spawn_native(s, NULL, spinning_receiver_step, &b, NULL);
+        CU_ASSERT_EQUAL(sched_run(s, receiver), 0);
+        CU_ASSERT_EQUAL(b.blocked_answers, 1);
+        CU_ASSERT_EQUAL(b.received, make_small(42));
+        CU_ASSERT_EQUAL(sched_blocked_builtins(s), 1);
+        sched_destroy(s);
+    }
+}
+
+/* A receiver that works on each message runs much of the time: in blocking
+ * mode its senders block, repeat, and every sender's order still holds. */
+static void test_blocked_senders_keep_their_order(void)
+{
+    for (const struct policy_ops *const *policy = policy_all(); *policy; policy++)
+        for (unsigned workers = 2; workers <= 4; workers *= 2)
+            run_flood_working(*policy, workers, 4, 20000, SEND_MODE_BLOCKING, 20);
 }
 
 static void test_each_senders_messages_arrive_in_order(void)
 {
     static const unsigned worker_counts[] = {1, 2, 4, 8};
-    for (const struct policy_ops *const *policy = policy_all(); *policy; policy++)
-        for (size_t k = 0; k < sizeof worker_counts / sizeof worker_counts[0]; k++)
-            run_flood(*policy, worker_counts[k], 4, 5000);
+    for (size_t m = 0; m < 2; m++)
+        for (const struct policy_ops *const *policy = policy_all(); *policy; policy++)
+            for (size_t k = 0; k < sizeof worker_counts / sizeof worker_counts[0]; k++)
+                run_flood(*policy, worker_counts[k], 4, 5000, send_modes[m]);
 }
 
 static void test_eight_senders_flood_one_receiver(void)
 {
-    for (const struct policy_ops *const *policy = policy_all(); *policy; policy++)
-        run_flood(*policy, 2, 8, FLOOD_MESSAGES);
+    for (size_t m = 0; m < 2; m++)
+        for (const struct policy_ops *const *policy = policy_all(); *policy; policy++)
+            run_flood(*policy, 2, 8, FLOOD_MESSAGES, send_modes[m]);
 }
 
 /* ---- selective receive and self-sends ---- */
@@ -321,6 +429,8 @@ static void test_heap_cap_refusing_a_message_exits_70(void)
 static CU_TestInfo tests[] = {
     {"each sender's messages arrive in order", test_each_senders_messages_arrive_in_order},
     {"eight senders flood one receiver", test_eight_senders_flood_one_receiver},
+    {"a blocked send is repeated after the slice", test_a_blocked_send_is_repeated_after_the_slice},
+    {"blocked senders keep their order", test_blocked_senders_keep_their_order},
     {"selective receive and self-sends", test_selective_receive_and_self_sends},
     {"off-heap binaries are shared and released", test_off_heap_binaries_are_shared_and_released},
     {"program end with messages pending", test_program_end_with_messages_pending},
