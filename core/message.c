@@ -60,7 +60,7 @@ static struct arrival *arrivals_take_all(struct process *p) { return arrivals_sw
 bool message_arrivals_pending(const struct process *p)
 {
     struct arrival *head = __atomic_load_n(&p->arrivals, __ATOMIC_SEQ_CST);
-    return head != NULL && head != ARRIVALS_CLOSED;
+    return p->arrivals_taken || (head != NULL && head != ARRIVALS_CLOSED);
 }
 
 static struct arrival *arrival_new(term msg, size_t size)
@@ -81,6 +81,15 @@ static void arrival_free(struct arrival *a)
     free(a);
 }
 
+static void free_arrivals(struct arrival *a)
+{
+    while (a) {
+        struct arrival *next = a->next;
+        arrival_free(a);
+        a = next;
+    }
+}
+
 /* Copies msg (size words) into p's heap and inbox. p is not running, or is
  * the caller. False when the heap or the host refuses. */
 static bool deliver_copy(struct process *p, term msg, size_t size)
@@ -92,40 +101,53 @@ static bool deliver_copy(struct process *p, term msg, size_t size)
     return mailbox_deliver(&p->mailbox, copy);
 }
 
-/* Takes p's arrivals into its heap and inbox, oldest first. The caller is
- * p's worker while p runs, or holds the executor mutex while it does not.
- * After a refusal the rest are dropped: p fails anyway. */
-static bool take_arrivals(struct process *p)
+/* A receive that would wait takes this many arrivals at a time, so a flood
+ * reaches the heap only as fast as the receive consumes it. */
+#define ARRIVALS_PER_TAKE 64
+
+/* Takes up to `limit` of p's arrivals into its heap and inbox, oldest
+ * first: the stack is swapped out and reversed behind those swapped out
+ * before and not yet delivered. The caller is p's worker while p runs, or
+ * holds the executor mutex while it does not. After a refusal the rest are
+ * dropped: p fails anyway. */
+static bool take_arrivals(struct process *p, size_t limit)
 {
-    struct arrival *newest = arrivals_take_all(p), *oldest = NULL;
+    struct arrival *newest = arrivals_take_all(p), *oldest = NULL, *last = newest;
     while (newest) {
         struct arrival *next = newest->next;
         newest->next = oldest;
         oldest = newest;
         newest = next;
     }
+    if (oldest) {
+        if (p->arrivals_taken)
+            p->arrivals_taken_last->next = oldest;
+        else
+            p->arrivals_taken = oldest;
+        p->arrivals_taken_last = last;
+    }
     bool delivered = true;
-    while (oldest) {
-        struct arrival *a = oldest;
-        oldest = oldest->next;
+    for (size_t n = 0; n < limit && p->arrivals_taken; n++) {
+        struct arrival *a = p->arrivals_taken;
+        p->arrivals_taken = a->next;
         delivered = delivered && deliver_copy(p, a->payload, a->size);
         arrival_free(a);
+    }
+    if (!delivered) {
+        free_arrivals(p->arrivals_taken);
+        p->arrivals_taken = NULL;
     }
     return delivered;
 }
 
-static void free_arrivals(struct arrival *a)
+void message_close_arrivals(struct process *p)
 {
-    while (a) {
-        struct arrival *next = a->next;
-        arrival_free(a);
-        a = next;
-    }
+    free_arrivals(arrivals_swap(p, ARRIVALS_CLOSED));
+    free_arrivals(p->arrivals_taken);
+    p->arrivals_taken = NULL;
 }
 
-void message_close_arrivals(struct process *p) { free_arrivals(arrivals_swap(p, ARRIVALS_CLOSED)); }
-
-void message_release_arrivals(struct process *p) { free_arrivals(arrivals_swap(p, ARRIVALS_CLOSED)); }
+void message_release_arrivals(struct process *p) { message_close_arrivals(p); }
 
 /* The lock-free send to p, which was running when looked up: push, then
  * read its state again. *failure is set when memory ran out. */
@@ -173,7 +195,7 @@ static void send_locked(struct sched *s, struct process *self, struct process *p
     }
     /* Its own arrivals first, so that each sender's messages keep their
      * order, then this one. */
-    if (!take_arrivals(p) || !deliver_copy(p, msg, size)) {
+    if (!take_arrivals(p, SIZE_MAX) || !deliver_copy(p, msg, size)) {
         *failure = p->heap.failure == HEAP_FAIL_CAP ? "a receiver's heap cap refused a message"
                                                     : "out of memory for a message";
     } else if (state == PROC_WAITING) {
@@ -245,7 +267,7 @@ term proc_receive_peek(struct process *self)
     term t = mailbox_peek(&self->mailbox);
     if (is_value(t) || !message_arrivals_pending(self))
         return t;
-    if (!take_arrivals(self)) {
+    if (!take_arrivals(self, ARRIVALS_PER_TAKE)) {
         sched_runtime_failure(self, self->heap.failure == HEAP_FAIL_CAP ? "its heap cap refused a message"
                                                                         : "out of memory for a message");
         return THE_NON_VALUE;

@@ -77,6 +77,7 @@ struct process {
     /* --- messages (message.h) --- */
     struct mailbox mailbox;   /* its worker's while it runs, the executor mutex's otherwise */
     struct arrival *arrivals; /* messages sent while it ran, newest first (message.c) */
+    struct arrival *arrivals_taken, *arrivals_taken_last; /* swapped out, not yet delivered, oldest first */
 
     /* --- memory --- */
     heap_t heap;

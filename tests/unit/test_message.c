@@ -426,12 +426,53 @@ static void test_heap_cap_refusing_a_message_exits_70(void)
     }
 }
 
+/* Arrivals reach the heap 64 at a time, oldest first: a receiver that is
+ * running gets 200 messages pushed, and each receive that runs out of
+ * messages takes the next 64. Driven by hand on an executor that is not
+ * running: both processes are taken from the queue as a worker would. */
+static enum body_stop idle_step(struct process *p, void *state)
+{
+    (void)p;
+    (void)state;
+    return BODY_WAIT;
+}
+
+static void test_arrivals_are_taken_64_at_a_time(void)
+{
+    struct sched *s = make_sched(policy_find("erts"), 1, 0);
+    sched_spawn_native(s, NULL, idle_step, NULL, NULL);
+    sched_spawn_native(s, NULL, idle_step, NULL, NULL);
+    struct process *receiver = sched_policy(s)->pick_next(s, 0);
+    struct process *sender = sched_policy(s)->pick_next(s, 0);
+    CU_ASSERT_FATAL(receiver && sender);
+    atomic_store(&receiver->state, PROC_RUNNING);
+    atomic_store(&sender->state, PROC_RUNNING);
+    for (int i = 0; i < 200; i++)
+        CU_ASSERT_EQUAL(sched_send(sender, receiver->pid, make_small(i)), SEND_OK);
+    CU_ASSERT_EQUAL(mailbox_length(&receiver->mailbox), 0);
+    CU_ASSERT_TRUE(message_arrivals_pending(receiver));
+    int next = 0, batches = 0;
+    for (term m; is_value(m = proc_receive_peek(receiver));) {
+        if (mailbox_length(&receiver->mailbox) == 64 && small_value(m) == next)
+            batches++;
+        CU_ASSERT_TRUE(mailbox_length(&receiver->mailbox) <= 64);
+        CU_ASSERT_EQUAL(small_value(m), next);
+        next++;
+        proc_receive_take(receiver);
+    }
+    CU_ASSERT_EQUAL(next, 200);
+    CU_ASSERT_EQUAL(batches, 3); /* 64 + 64 + 64 + 8 */
+    CU_ASSERT_FALSE(message_arrivals_pending(receiver));
+    sched_destroy(s);
+}
+
 static CU_TestInfo tests[] = {
     {"each sender's messages arrive in order", test_each_senders_messages_arrive_in_order},
     {"eight senders flood one receiver", test_eight_senders_flood_one_receiver},
     {"a blocked send is repeated after the slice", test_a_blocked_send_is_repeated_after_the_slice},
     {"blocked senders keep their order", test_blocked_senders_keep_their_order},
     {"selective receive and self-sends", test_selective_receive_and_self_sends},
+    {"arrivals are taken 64 at a time", test_arrivals_are_taken_64_at_a_time},
     {"off-heap binaries are shared and released", test_off_heap_binaries_are_shared_and_released},
     {"program end with messages pending", test_program_end_with_messages_pending},
     {"heap cap refusing a message exits 70", test_heap_cap_refusing_a_message_exits_70},
