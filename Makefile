@@ -26,7 +26,7 @@ LDFLAGS_rel  :=
 LDFLAGS_asan := -fsanitize=address,undefined
 LDFLAGS_tsan := -fsanitize=thread
 
-CORE_SRC  := $(filter-out core/main.c,$(wildcard core/*.c policies/*.c metrics/*.c))
+CORE_SRC  := $(filter-out core/main.c,$(wildcard core/*.c core/beam/*.c policies/*.c metrics/*.c))
 CLI_SRC   := core/main.c experiments/native_workloads.c
 TEST_SRC  := $(wildcard tests/unit/*.c)
 DEMO_SRC  := experiments/term_tour.c
@@ -82,7 +82,7 @@ test-asan: build/asan/unit-tests
 tsan: build/tsan/unit-tests
 	build/tsan/unit-tests --concurrent
 
-FORMAT_FILES = $(wildcard core/*.[ch] policies/*.[ch] metrics/*.[ch] tests/unit/*.[ch] experiments/*.[ch])
+FORMAT_FILES = $(wildcard core/*.[ch] core/beam/*.[ch] policies/*.[ch] metrics/*.[ch] tests/unit/*.[ch] experiments/*.[ch])
 
 format:
 	clang-format -i $(FORMAT_FILES)
