@@ -166,6 +166,7 @@ struct sched *sched_create(const struct sched_config *config, const char **error
     s->binding = config->binding;
     s->max_heap_words = config->max_heap_words;
     s->send_mode = config->send_mode;
+    s->timer_mode = config->timer_mode;
     s->main_pid = THE_NON_VALUE;
     /* Per-worker policy blocks padded to cache lines: workers never share one. */
     s->policy_block_bytes = (policy->worker_bytes + 63) & ~(size_t)63;
@@ -192,7 +193,6 @@ struct sched *sched_create(const struct sched_config *config, const char **error
     pthread_condattr_init(&monotonic);
     pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
     pthread_cond_init(&s->timer_cond, &monotonic);
-    pthread_condattr_destroy(&monotonic);
     s->start_ns = now_ns();
     timer_wheel_init(&s->wheel, 0);
     ck_epoch_init(&s->epoch);
@@ -200,9 +200,10 @@ struct sched *sched_create(const struct sched_config *config, const char **error
         struct worker *w = &s->workers[i];
         w->sched = s;
         w->id = (worker_id)i;
-        pthread_cond_init(&w->wake, NULL);
+        pthread_cond_init(&w->wake, &monotonic);
         ck_epoch_register(&s->epoch, &w->epoch_record, NULL);
     }
+    pthread_condattr_destroy(&monotonic);
     if (!proc_table_init(&s->table, &s->epoch, 1024)) {
         *error = "out of memory";
         sched_destroy(s);
@@ -421,8 +422,18 @@ static void arm_timeout_locked(struct sched *s, struct process *p, uint64_t ms)
     uint64_t tick = timer_tick_from_deadline_ns(deadline);
     uint64_t next = timer_wheel_next_wake(&s->wheel);
     timer_wheel_arm(&s->wheel, &p->timer, tick);
-    if (tick < next)
+    if (tick >= next)
+        return;
+    if (s->timer_mode == TIMER_THREAD) {
         pthread_cond_signal(&s->timer_cond);
+        return;
+    }
+    /* Workers keep the timers: every idle worker wakes to sleep again until
+     * the new earliest deadline. */
+    pthread_mutex_lock(&s->rq_lock);
+    for (unsigned i = 0; i < s->worker_count; i++)
+        wake_worker_locked(s, NOT_A_WORKER, (worker_id)i);
+    pthread_mutex_unlock(&s->rq_lock);
 }
 
 static void fire_timeout_locked(struct timer_node *node, void *ctx)
@@ -436,6 +447,14 @@ static void fire_timeout_locked(struct timer_node *node, void *ctx)
     pthread_mutex_lock(&s->rq_lock);
     sched_enqueue_locked(s, NOT_A_WORKER, p, ENQUEUE_WAKE_BY_RUNTIME);
     pthread_mutex_unlock(&s->rq_lock);
+}
+
+/* Fires every timeout whose tick has come (executor mutex held). */
+static void fire_due_timeouts_locked(struct sched *s)
+{
+    s->timer_wakes++;
+    uint64_t now_tick = timer_tick_from_clock_ns(now_ns() - s->start_ns);
+    timer_wheel_advance(&s->wheel, now_tick, fire_timeout_locked, s);
 }
 
 /* Sleeps until the next occupied slot, reads the clock once, advances the
@@ -457,9 +476,7 @@ static void *timer_thread(void *arg)
         }
         if (s->timer_stop)
             break;
-        s->timer_wakes++;
-        uint64_t now_tick = timer_tick_from_clock_ns(now_ns() - s->start_ns);
-        timer_wheel_advance(&s->wheel, now_tick, fire_timeout_locked, s);
+        fire_due_timeouts_locked(s);
     }
     pthread_mutex_unlock(&s->exec_lock);
     return NULL;
@@ -610,6 +627,8 @@ static void worker_loop(struct worker *w)
     ck_epoch_begin(&w->epoch_record, NULL);
     for (;;) {
         pthread_mutex_lock(&s->exec_lock);
+        if (s->timer_mode == TIMER_WORKERS && timer_wheel_armed_count(&s->wheel))
+            fire_due_timeouts_locked(s); /* before each slice */
         if (current)
             settle_locked(s, w, current, why);
         else
@@ -621,18 +640,32 @@ static void worker_loop(struct worker *w)
         while (!s->stopping && !(next = next_process_locked(s, w))) {
             /* Nothing to run: sleep without the executor mutex, and outside
              * the epoch section so reclamation does not wait for us. */
+            uint64_t deadline_tick = s->timer_mode == TIMER_WORKERS ? timer_wheel_next_wake(&s->wheel) : UINT64_MAX;
             pthread_mutex_unlock(&s->exec_lock);
             ck_epoch_end(&w->epoch_record, NULL);
             w->sleeping = true;
             s->sleeping_count++;
             m->sleeps++;
             uint64_t slept = now_ns();
-            while (w->sleeping)
-                pthread_cond_wait(&w->wake, &s->rq_lock);
+            while (w->sleeping) {
+                if (deadline_tick == UINT64_MAX) {
+                    pthread_cond_wait(&w->wake, &s->rq_lock);
+                    continue;
+                }
+                /* Workers keep the timers: sleep until the earliest one. */
+                uint64_t at = s->start_ns + timer_tick_start_ns(deadline_tick);
+                struct timespec ts = {(time_t)(at / 1000000000u), (long)(at % 1000000000u)};
+                if (pthread_cond_timedwait(&w->wake, &s->rq_lock, &ts) != 0 && w->sleeping) {
+                    w->sleeping = false;
+                    s->sleeping_count--;
+                }
+            }
             m->idle_ns += now_ns() - slept;
             pthread_mutex_unlock(&s->rq_lock);
             ck_epoch_begin(&w->epoch_record, NULL);
             pthread_mutex_lock(&s->exec_lock);
+            if (s->timer_mode == TIMER_WORKERS && timer_wheel_armed_count(&s->wheel))
+                fire_due_timeouts_locked(s);
             pthread_mutex_lock(&s->rq_lock);
         }
         if (s->stopping) {
@@ -688,7 +721,7 @@ int sched_run(struct sched *s, term main_pid)
         return 1;
     /* The timer thread starts before worker 0 binds itself, so it does not
      * inherit that binding (and unbinds itself in case the caller is bound). */
-    bool timer_started = pthread_create(&s->timer_thread, NULL, timer_thread, s) == 0;
+    bool timer_started = s->timer_mode != TIMER_THREAD || pthread_create(&s->timer_thread, NULL, timer_thread, s) == 0;
     if (!timer_started) {
         fprintf(stderr, "clause: cannot start the timer thread\n");
         return EXIT_RUNTIME_FAILURE;
@@ -711,11 +744,13 @@ int sched_run(struct sched *s, term main_pid)
     worker_loop(&s->workers[0]);
     for (unsigned i = 1; i < started; i++)
         pthread_join(s->workers[i].thread, NULL);
-    pthread_mutex_lock(&s->exec_lock);
-    s->timer_stop = true;
-    pthread_cond_signal(&s->timer_cond);
-    pthread_mutex_unlock(&s->exec_lock);
-    pthread_join(s->timer_thread, NULL);
+    if (s->timer_mode == TIMER_THREAD) {
+        pthread_mutex_lock(&s->exec_lock);
+        s->timer_stop = true;
+        pthread_cond_signal(&s->timer_cond);
+        pthread_mutex_unlock(&s->exec_lock);
+        pthread_join(s->timer_thread, NULL);
+    }
     return s->exit_status;
 }
 

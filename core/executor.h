@@ -45,12 +45,20 @@ enum send_mode {
     SEND_MODE_BLOCKING, /* the earlier revision: the sender blocks until that slice ends */
 };
 
+/* Who fires receive timeouts. */
+enum timer_mode {
+    TIMER_THREAD,  /* the current seed: one timer thread drives the wheel */
+    TIMER_WORKERS, /* the earlier revision: workers check the timers before each slice, idle workers sleep until
+                      the earliest timeout, and parking with a timeout wakes every idle worker */
+};
+
 struct sched_config {
     unsigned workers;                  /* 1..SCHED_MAX_WORKERS */
     const struct policy_ops *policy;   /* NULL: the default policy */
     const struct cpu_binding *binding; /* NULL: workers unbound */
     size_t max_heap_words;             /* per-process heap cap; 0 = none */
     enum send_mode send_mode;
+    enum timer_mode timer_mode;
 };
 
 /* NULL when the host refuses memory or the policy refuses the config

@@ -53,9 +53,12 @@ int main(int argc, char **argv)
         return bound == CPU_BINDING_MALFORMED ? EXIT_USAGE : EXIT_RUNTIME_FAILURE;
     }
     unsigned workers = options.schedulers ? options.schedulers : cpu_binding_default_workers(binding);
-    struct sched_config config = {workers, options.policy, cpu_binding_is_bound(binding) ? binding : NULL,
+    struct sched_config config = {workers,
+                                  options.policy,
+                                  cpu_binding_is_bound(binding) ? binding : NULL,
                                   options.max_heap_words,
-                                  options.blocking_sends ? SEND_MODE_BLOCKING : SEND_MODE_ARRIVALS};
+                                  options.blocking_sends ? SEND_MODE_BLOCKING : SEND_MODE_ARRIVALS,
+                                  options.worker_timers ? TIMER_WORKERS : TIMER_THREAD};
     const char *why = NULL;
     struct sched *s = sched_create(&config, &why);
     if (!s) {
@@ -82,8 +85,9 @@ int main(int argc, char **argv)
     fflush(stdout);
     if (options.profile) {
         strbuf_clear(&text);
-        strbuf_printf(&text, "clause profile: policy %s, %s sends, %u workers\n", options.policy->name,
-                      options.blocking_sends ? "blocking" : "arrivals", workers);
+        strbuf_printf(&text, "clause profile: policy %s, %s sends, timers in %s, %u workers\n", options.policy->name,
+                      options.blocking_sends ? "blocking" : "arrivals", options.worker_timers ? "workers" : "a thread",
+                      workers);
         metrics_report(&text, sched_metrics(s), workers);
         uint64_t readings, fired;
         sched_timer_counts(s, &readings, &fired);

@@ -18,6 +18,8 @@ const char *options_usage(void)
            "  --max-heap SIZE        cap on each process's heap, in bytes (suffix K, M or G)\n"
            "  --send-mode MODE       arrivals (default: lock-free push to a running receiver) or blocking\n"
            "                         (the earlier revision: the sender waits for the receiver's slice to end)\n"
+           "  --timers MODE          thread (default: a timer thread fires receive timeouts) or workers\n"
+           "                         (the earlier revision: workers check the timers before each slice)\n"
            "  --profile              print per-worker scheduling counters to stderr at exit\n"
            "  --help                 this text\n"
            "native workloads (C processes, for tests and microbenchmarks):\n"
@@ -126,6 +128,16 @@ bool options_parse(int argc, char **argv, struct clause_options *out, char *erro
                 out->blocking_sends = true;
             } else {
                 snprintf(error, error_len, "--send-mode: '%s' is not arrivals or blocking", value ? value : "");
+                return false;
+            }
+            i++;
+        } else if (strcmp(arg, "--timers") == 0) {
+            if (value && strcmp(value, "thread") == 0) {
+                out->worker_timers = false;
+            } else if (value && strcmp(value, "workers") == 0) {
+                out->worker_timers = true;
+            } else {
+                snprintf(error, error_len, "--timers: '%s' is not thread or workers", value ? value : "");
                 return false;
             }
             i++;

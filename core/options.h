@@ -25,6 +25,7 @@ struct clause_options {
     const char *scheduler_cpus;      /* NULL: unbound */
     size_t max_heap_words;           /* 0: no cap */
     bool blocking_sends;             /* --send-mode blocking */
+    bool worker_timers;              /* --timers workers */
     bool profile;
     bool list_policies;          /* --policy help */
     bool help;                   /* --help */

@@ -62,6 +62,7 @@ struct sched {
     uint64_t timer_wakes; /* clock readings of the timer thread */
     uint64_t timers_fired;
     enum send_mode send_mode;
+    enum timer_mode timer_mode;
     uint64_t blocked_builtins; /* executor mutex */
 };
 

@@ -21,14 +21,23 @@ static const unsigned worker_counts[] = {1, 2, 4, 8};
 #define MANY_PROCESSES 1000000
 #endif
 
-static struct sched *make_sched(const struct policy_ops *policy, unsigned workers)
+static struct sched *make_sched_timers(const struct policy_ops *policy, unsigned workers, enum timer_mode timers)
 {
-    struct sched_config config = {workers, policy, NULL, 0, SEND_MODE_ARRIVALS};
+    struct sched_config config = {workers, policy, NULL, 0, SEND_MODE_ARRIVALS, timers};
     const char *error = NULL;
     struct sched *s = sched_create(&config, &error);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     return s;
 }
+
+static struct sched *make_sched(const struct policy_ops *policy, unsigned workers)
+{
+    return make_sched_timers(policy, workers, TIMER_THREAD);
+}
+
+/* Both ways of firing receive timeouts: the timer thread (current seed)
+ * and the workers (earlier revision). */
+static const enum timer_mode timer_modes[] = {TIMER_THREAD, TIMER_WORKERS};
 
 /* ---- 1,000 processes x 1,000 yields ---- */
 
@@ -296,7 +305,7 @@ static void test_runtime_failure_exits_70(void)
 {
     for (const struct policy_ops *const *policy = policy_all(); *policy; policy++) {
         for (size_t k = 0; k < sizeof worker_counts / sizeof worker_counts[0]; k++) {
-            struct sched_config config = {worker_counts[k], *policy, NULL, 1000, SEND_MODE_ARRIVALS};
+            struct sched_config config = {worker_counts[k], *policy, NULL, 1000, SEND_MODE_ARRIVALS, TIMER_THREAD};
             const char *error = NULL;
             struct sched *s = sched_create(&config, &error);
             CU_ASSERT_PTR_NOT_NULL_FATAL(s);
@@ -447,24 +456,25 @@ wait:
 
 static void test_timeouts_fire_once_and_never_early(void)
 {
-    for (const struct policy_ops *const *policy = policy_all(); *policy; policy++) {
-        for (size_t k = 0; k < sizeof worker_counts / sizeof worker_counts[0]; k++) {
-            struct sched *s = make_sched(*policy, worker_counts[k]);
-            struct sleepers_main *m = calloc(1, sizeof *m);
-            term main_pid = sched_spawn_native(s, NULL, spawn_sleepers_step, m, NULL);
-            CU_ASSERT_EQUAL(sched_run(s, main_pid), 0);
-            int early = 0, not_timed_out = 0;
-            for (int i = 0; i < SLEEPERS; i++) {
-                struct sleeper *z = &m->sleepers[i];
-                early += z->resumed_at - z->parked_at < (uint64_t)z->ms * 1000000u;
-                not_timed_out += !z->timed_out;
+    for (size_t t = 0; t < 2; t++)
+        for (const struct policy_ops *const *policy = policy_all(); *policy; policy++) {
+            for (size_t k = 0; k < sizeof worker_counts / sizeof worker_counts[0]; k++) {
+                struct sched *s = make_sched_timers(*policy, worker_counts[k], timer_modes[t]);
+                struct sleepers_main *m = calloc(1, sizeof *m);
+                term main_pid = sched_spawn_native(s, NULL, spawn_sleepers_step, m, NULL);
+                CU_ASSERT_EQUAL(sched_run(s, main_pid), 0);
+                int early = 0, not_timed_out = 0;
+                for (int i = 0; i < SLEEPERS; i++) {
+                    struct sleeper *z = &m->sleepers[i];
+                    early += z->resumed_at - z->parked_at < (uint64_t)z->ms * 1000000u;
+                    not_timed_out += !z->timed_out;
+                }
+                CU_ASSERT_EQUAL(early, 0);
+                CU_ASSERT_EQUAL(not_timed_out, 0);
+                sched_destroy(s);
+                free(m);
             }
-            CU_ASSERT_EQUAL(early, 0);
-            CU_ASSERT_EQUAL(not_timed_out, 0);
-            sched_destroy(s);
-            free(m);
         }
-    }
 }
 
 /* A receiver waits, alternately forever and with a 0-2 ms timeout; its
@@ -515,24 +525,25 @@ static enum body_stop race_waker_step(struct process *p, void *state)
 
 static void test_wakes_and_timeouts_race_without_loss(void)
 {
-    for (const struct policy_ops *const *policy = policy_all(); *policy; policy++) {
-        for (unsigned workers = 1; workers <= 2; workers++) {
-            struct sched *s = make_sched(*policy, workers);
-            struct racer *r = calloc(1, sizeof *r);
-            /* The receiver is the main process: the run ends when it has
-             * done every round. */
-            term receiver = sched_spawn_native(s, NULL, race_receiver_step, r, NULL);
-            r->partner = receiver;
-            sched_spawn_native(s, NULL, race_waker_step, r, NULL);
-            CU_ASSERT_EQUAL(sched_run(s, receiver), 0);
-            CU_ASSERT_EQUAL(atomic_load(&r->round), RACE_ROUNDS);
-            CU_ASSERT_EQUAL(r->resumed_by_timeout + r->resumed_by_wake, RACE_ROUNDS);
-            /* Rounds without timeout can only end by a wake. */
-            CU_ASSERT_TRUE(r->resumed_by_wake >= RACE_ROUNDS / 2);
-            sched_destroy(s);
-            free(r);
+    for (size_t t = 0; t < 2; t++)
+        for (const struct policy_ops *const *policy = policy_all(); *policy; policy++) {
+            for (unsigned workers = 1; workers <= 2; workers++) {
+                struct sched *s = make_sched_timers(*policy, workers, timer_modes[t]);
+                struct racer *r = calloc(1, sizeof *r);
+                /* The receiver is the main process: the run ends when it has
+                 * done every round. */
+                term receiver = sched_spawn_native(s, NULL, race_receiver_step, r, NULL);
+                r->partner = receiver;
+                sched_spawn_native(s, NULL, race_waker_step, r, NULL);
+                CU_ASSERT_EQUAL(sched_run(s, receiver), 0);
+                CU_ASSERT_EQUAL(atomic_load(&r->round), RACE_ROUNDS);
+                CU_ASSERT_EQUAL(r->resumed_by_timeout + r->resumed_by_wake, RACE_ROUNDS);
+                /* Rounds without timeout can only end by a wake. */
+                CU_ASSERT_TRUE(r->resumed_by_wake >= RACE_ROUNDS / 2);
+                sched_destroy(s);
+                free(r);
+            }
         }
-    }
 }
 
 static CU_TestInfo tests[] = {

@@ -23,7 +23,7 @@ static const enum send_mode send_modes[] = {SEND_MODE_ARRIVALS, SEND_MODE_BLOCKI
 static struct sched *make_sched_mode(const struct policy_ops *policy, unsigned workers, size_t max_heap_words,
                                      enum send_mode mode)
 {
-    struct sched_config config = {workers, policy, NULL, max_heap_words, mode};
+    struct sched_config config = {workers, policy, NULL, max_heap_words, mode, TIMER_THREAD};
     const char *error = NULL;
     struct sched *s = sched_create(&config, &error);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);

@@ -34,9 +34,10 @@ static void test_every_option(void)
     struct clause_options o;
     char e[256];
     CU_ASSERT_TRUE_FATAL(PARSE(&o, e, "--schedulers", "1024", "--policy", "global_fifo", "--scheduler-cpus", "0-1",
-                               "--max-heap", "2M", "--send-mode", "blocking", "--profile", "--native", "spawn_exit",
-                               "5"));
+                               "--max-heap", "2M", "--send-mode", "blocking", "--timers", "workers", "--profile",
+                               "--native", "spawn_exit", "5"));
     CU_ASSERT_TRUE(o.blocking_sends);
+    CU_ASSERT_TRUE(o.worker_timers);
     CU_ASSERT_EQUAL(o.schedulers, 1024);
     CU_ASSERT_PTR_EQUAL(o.policy, policy_find("global_fifo"));
     CU_ASSERT_STRING_EQUAL(o.scheduler_cpus, "0-1");
@@ -72,6 +73,8 @@ static void test_errors_say_what_is_wrong(void)
     CU_ASSERT_FALSE(PARSE(&o, e, "--max-heap", "99999999999999999999G", "--native", "spawn_exit", "1"));
     CU_ASSERT_FALSE(PARSE(&o, e, "--send-mode", "lazy", "--native", "spawn_exit", "1"));
     CU_ASSERT_PTR_NOT_NULL(strstr(e, "'lazy' is not arrivals or blocking"));
+    CU_ASSERT_FALSE(PARSE(&o, e, "--timers", "sundial", "--native", "spawn_exit", "1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(e, "'sundial' is not thread or workers"));
     CU_ASSERT_FALSE(PARSE(&o, e, "--profile"));
     CU_ASSERT_PTR_NOT_NULL(strstr(e, "no program"));
     CU_ASSERT_FALSE(PARSE(&o, e, "prog.beam"));
