@@ -66,6 +66,18 @@ static bool parse_size(const char *text, unsigned long long *bytes)
     return true;
 }
 
+/* An option that names one of two modes: *second_chosen tells which. */
+static bool parse_choice(const char *option, const char *value, const char *first, const char *second,
+                         bool *second_chosen, char *error, size_t error_len)
+{
+    if (value && (strcmp(value, first) == 0 || strcmp(value, second) == 0)) {
+        *second_chosen = strcmp(value, second) == 0;
+        return true;
+    }
+    snprintf(error, error_len, "%s: '%s' is not %s or %s", option, value ? value : "", first, second);
+    return false;
+}
+
 bool options_parse(int argc, char **argv, struct clause_options *out, char *error, size_t error_len)
 {
     memset(out, 0, sizeof *out);
@@ -122,24 +134,12 @@ bool options_parse(int argc, char **argv, struct clause_options *out, char *erro
             out->max_heap_words = (size_t)(n / 8);
             i++;
         } else if (strcmp(arg, "--send-mode") == 0) {
-            if (value && strcmp(value, "arrivals") == 0) {
-                out->blocking_sends = false;
-            } else if (value && strcmp(value, "blocking") == 0) {
-                out->blocking_sends = true;
-            } else {
-                snprintf(error, error_len, "--send-mode: '%s' is not arrivals or blocking", value ? value : "");
+            if (!parse_choice(arg, value, "arrivals", "blocking", &out->blocking_sends, error, error_len))
                 return false;
-            }
             i++;
         } else if (strcmp(arg, "--timers") == 0) {
-            if (value && strcmp(value, "thread") == 0) {
-                out->worker_timers = false;
-            } else if (value && strcmp(value, "workers") == 0) {
-                out->worker_timers = true;
-            } else {
-                snprintf(error, error_len, "--timers: '%s' is not thread or workers", value ? value : "");
+            if (!parse_choice(arg, value, "thread", "workers", &out->worker_timers, error, error_len))
                 return false;
-            }
             i++;
         } else if (strcmp(arg, "--native") == 0) {
             if (!value) {
