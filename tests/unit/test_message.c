@@ -5,6 +5,7 @@
 #include "../../core/atom.h"
 #include "../../core/binary.h"
 #include "../../core/message.h"
+#include "../../core/proc_gc.h"
 #include "test_main.h"
 
 #include <stdatomic.h>
@@ -466,6 +467,51 @@ static void test_arrivals_are_taken_64_at_a_time(void)
     sched_destroy(s);
 }
 
+/* Messages not yet received are roots of their receiver's collections: a
+ * process with 300 messages on its heap and much garbage collects, and
+ * every message is intact afterwards, while the garbage is gone. */
+struct collecting {
+    int checked, intact;
+    size_t used_before, used_after;
+};
+
+static enum body_stop collect_with_messages_step(struct process *p, void *state)
+{
+    struct collecting *c = state;
+    for (int i = 0; i < 300; i++) {
+        term msg = heap_tuple2(&p->heap, make_small(i), heap_cons(&p->heap, make_small(-i), NIL));
+        for (int g = 0; g < 20; g++)
+            heap_tuple2(&p->heap, make_small(g), make_small(g)); /* garbage */
+        sched_send(p, p->pid, msg);
+    }
+    term keep = heap_tuple2(&p->heap, A(ok), make_small(7));
+    c->used_before = heap_used_words(&p->heap);
+    CU_ASSERT_EQUAL(proc_collect(p, 0, &keep, 1), HEAP_OK);
+    c->used_after = heap_used_words(&p->heap);
+    CU_ASSERT_EQUAL(tuple_element(keep, 2), make_small(7));
+    for (term m; is_value(m = proc_receive_peek(p)); c->checked++) {
+        proc_receive_take(p);
+        c->intact +=
+            tuple_element(m, 1) == make_small(c->checked) && list_head(tuple_element(m, 2)) == make_small(-c->checked);
+    }
+    return BODY_EXIT;
+}
+
+static void test_messages_are_roots_of_collections(void)
+{
+    struct sched *s = make_sched(policy_find("erts"), 1, 0);
+    struct collecting c = {0};
+    term pid = sched_spawn_native(s, NULL, collect_with_messages_step, &c, NULL);
+    CU_ASSERT_EQUAL(sched_run(s, pid), 0);
+    CU_ASSERT_EQUAL(c.checked, 300);
+    CU_ASSERT_EQUAL(c.intact, 300);
+    /* 300 x (3 + 2) message words and the kept tuple survive; 18,000 words
+     * of garbage do not. */
+    CU_ASSERT_EQUAL(c.used_after, 300 * 5 + 3);
+    CU_ASSERT_TRUE(c.used_before > 18000);
+    sched_destroy(s);
+}
+
 static CU_TestInfo tests[] = {
     {"each sender's messages arrive in order", test_each_senders_messages_arrive_in_order},
     {"eight senders flood one receiver", test_eight_senders_flood_one_receiver},
@@ -473,6 +519,7 @@ static CU_TestInfo tests[] = {
     {"blocked senders keep their order", test_blocked_senders_keep_their_order},
     {"selective receive and self-sends", test_selective_receive_and_self_sends},
     {"arrivals are taken 64 at a time", test_arrivals_are_taken_64_at_a_time},
+    {"messages are roots of collections", test_messages_are_roots_of_collections},
     {"off-heap binaries are shared and released", test_off_heap_binaries_are_shared_and_released},
     {"program end with messages pending", test_program_end_with_messages_pending},
     {"heap cap refusing a message exits 70", test_heap_cap_refusing_a_message_exits_70},

@@ -1,0 +1,46 @@
+/* proc_gc.c — a process's roots for the collector (see proc_gc.h). */
+#include "proc_gc.h"
+
+#include "gc.h"
+
+#include <stdlib.h>
+
+struct payload_cursor {
+    term *payloads;
+    size_t next;
+};
+
+static void gather(term *payload, void *ctx)
+{
+    struct payload_cursor *c = ctx;
+    c->payloads[c->next++] = *payload;
+}
+
+static void scatter(term *payload, void *ctx)
+{
+    struct payload_cursor *c = ctx;
+    *payload = c->payloads[c->next++];
+}
+
+enum heap_failure proc_collect(struct process *p, size_t need, term *registers, size_t count)
+{
+    /* Messages live in a linked list; the collector wants ranges: copy the
+     * payloads out, collect, and write the moved ones back in the same
+     * order. */
+    size_t messages = mailbox_length(&p->mailbox);
+    term inline_payloads[64];
+    term *payloads = messages <= 64 ? inline_payloads : malloc(messages * sizeof *payloads);
+    if (!payloads)
+        return p->heap.failure = HEAP_FAIL_NOMEM;
+    struct payload_cursor cursor = {payloads, 0};
+    mailbox_for_each_payload(&p->mailbox, gather, &cursor);
+    struct gc_root_range roots[2] = {{registers, count}, {payloads, messages}};
+    enum heap_failure result = gc_collect(&p->heap, need, roots, 2);
+    if (result == HEAP_OK) {
+        cursor.next = 0;
+        mailbox_for_each_payload(&p->mailbox, scatter, &cursor);
+    }
+    if (payloads != inline_payloads)
+        free(payloads);
+    return result;
+}
