@@ -234,7 +234,7 @@ static void wake_worker_locked(struct sched *s, worker_id waker, worker_id targe
         s->metrics[waker].wakeups_sent++;
 }
 
-static void stop_locked(struct sched *s, int status)
+void sched_stop_locked(struct sched *s, int status)
 {
     if (s->stopping)
         return; /* the first end wins */
@@ -395,7 +395,7 @@ void sched_halt(struct process *self, int status)
     struct sched *s = self->sched;
     pthread_mutex_lock(&s->exec_lock);
     pthread_mutex_lock(&s->rq_lock);
-    stop_locked(s, status);
+    sched_stop_locked(s, status);
     pthread_mutex_unlock(&s->rq_lock);
     pthread_mutex_unlock(&s->exec_lock);
 }
@@ -416,12 +416,10 @@ bool sched_take_timed_out(struct process *self)
 /* Arms p's timeout (executor mutex held). The deadline becomes the tick at
  * or after it, so it never fires early. When it is earlier than every other
  * timer, only the timer thread is woken, to sleep less. */
-static void arm_timeout_locked(struct sched *s, struct process *p, uint64_t ms)
+void sched_arm_timer_locked(struct sched *s, struct timer_node *node, uint64_t tick)
 {
-    uint64_t deadline = now_ns() - s->start_ns + ms * 1000000u;
-    uint64_t tick = timer_tick_from_deadline_ns(deadline);
     uint64_t next = timer_wheel_next_wake(&s->wheel);
-    timer_wheel_arm(&s->wheel, &p->timer, tick);
+    timer_wheel_arm(&s->wheel, node, tick);
     if (tick >= next)
         return;
     if (s->timer_mode == TIMER_THREAD) {
@@ -436,9 +434,19 @@ static void arm_timeout_locked(struct sched *s, struct process *p, uint64_t ms)
     pthread_mutex_unlock(&s->rq_lock);
 }
 
+static void arm_timeout_locked(struct sched *s, struct process *p, uint64_t ms)
+{
+    uint64_t deadline = now_ns() - s->start_ns + ms * 1000000u;
+    sched_arm_timer_locked(s, &p->timer, timer_tick_from_deadline_ns(deadline));
+}
+
 static void fire_timeout_locked(struct timer_node *node, void *ctx)
 {
     struct sched *s = ctx;
+    if (node->kind == TIMER_KIND_BIF) {
+        bif_timer_fire_locked(s, node);
+        return;
+    }
     struct process *p = (struct process *)(void *)((char *)node - offsetof(struct process, timer));
     if (proc_state(p) != PROC_WAITING)
         return;
@@ -557,11 +565,13 @@ static void settle_locked(struct sched *s, struct worker *w, struct process *p, 
         proc_table_erase(&s->table, pid_number(p->pid));
         atomic_store_explicit(&p->state, PROC_EXITED, memory_order_seq_cst);
         message_close_arrivals(p); /* later pushes fail: messages to it are dropped */
+        if (p->timers_to_me)
+            bif_timers_release_target_locked(s, p);
         p->next_released = w->released;
         w->released = p;
         pthread_mutex_lock(&s->rq_lock);
         if (p->pid == s->main_pid)
-            stop_locked(s, p->exit_reason == A(normal) ? 0 : 1);
+            sched_stop_locked(s, p->exit_reason == A(normal) ? 0 : 1);
         return;
     }
     case BODY_WAIT: {
@@ -732,7 +742,7 @@ int sched_run(struct sched *s, term main_pid)
             fprintf(stderr, "clause: cannot start worker %u\n", i);
             pthread_mutex_lock(&s->exec_lock);
             pthread_mutex_lock(&s->rq_lock);
-            stop_locked(s, EXIT_RUNTIME_FAILURE);
+            sched_stop_locked(s, EXIT_RUNTIME_FAILURE);
             pthread_mutex_unlock(&s->rq_lock);
             pthread_mutex_unlock(&s->exec_lock);
             break;
@@ -774,6 +784,7 @@ void sched_destroy(struct sched *s)
         release_process(NULL, p);
     }
     free(left);
+    bif_timers_destroy(s);
     /* Run what every record still has pending (ended contexts, replaced
      * table arrays); contexts may land among the spares, freed next. */
     for (unsigned i = 0; i < s->worker_count; i++)

@@ -262,6 +262,37 @@ enum send_result sched_send(struct process *self, term to, term msg)
     return SEND_OK;
 }
 
+struct arrival *message_buffer_new(term msg)
+{
+    size_t size = copy_size(msg);
+    return size == SIZE_MAX ? NULL : arrival_new(msg, size);
+}
+
+void message_buffer_free(struct arrival *buffer) { arrival_free(buffer); }
+
+bool message_buffer_deliver_locked(struct sched *s, struct process *p, struct arrival *buffer)
+{
+    enum proc_state state = proc_state(p);
+    if (state == PROC_EXITED) {
+        arrival_free(buffer);
+        return true;
+    }
+    if (state == PROC_RUNNING) {
+        if (!arrivals_push(p, buffer))
+            arrival_free(buffer);
+        return true;
+    }
+    bool delivered = take_arrivals(p, SIZE_MAX) && deliver_copy(p, buffer->payload, buffer->size);
+    arrival_free(buffer);
+    if (delivered && state == PROC_WAITING) {
+        timer_wheel_cancel(&s->wheel, &p->timer);
+        pthread_mutex_lock(&s->rq_lock);
+        sched_enqueue_locked(s, NOT_A_WORKER, p, ENQUEUE_WAKE_BY_RUNTIME);
+        pthread_mutex_unlock(&s->rq_lock);
+    }
+    return delivered;
+}
+
 term proc_receive_peek(struct process *self)
 {
     term t = mailbox_peek(&self->mailbox);

@@ -40,6 +40,7 @@ enum proc_state {
 };
 
 struct arrival;
+struct bif_timer;
 
 struct process {
     /* --- scheduling: executor and policy --- */
@@ -62,6 +63,8 @@ struct process {
     struct process *blocked_senders; /* processes waiting for this one's slice to end */
     struct process *holding;         /* the target it holds until it repeats its builtin */
     unsigned holds;                  /* processes holding this one */
+
+    struct bif_timer *timers_to_me; /* send_after/start_timer timers aimed at it (executor mutex) */
 
     /* --- identity and outcome --- */
     struct sched *sched;

@@ -63,6 +63,11 @@ struct sched {
     uint64_t timers_fired;
     enum send_mode send_mode;
     enum timer_mode timer_mode;
+
+    /* Timers of erlang:send_after/start_timer (bif_timers.c), by reference
+     * id: chained buckets, executor mutex. */
+    struct bif_timer **timer_buckets;
+    size_t timer_bucket_count, timer_count;
     uint64_t blocked_builtins; /* executor mutex */
 };
 
@@ -87,6 +92,33 @@ void sched_block_on_locked(struct process *self, struct process *target);
 /* self repeated its blocked builtin (or ended): the target it held may run
  * again. Executor mutex held. */
 void sched_release_hold_locked(struct process *self);
+
+/* Message buffers: a copy of a message made now, delivered later by the
+ * runtime (timers). */
+struct arrival *message_buffer_new(term msg); /* NULL when the host refuses */
+void message_buffer_free(struct arrival *buffer);
+/* Delivers and consumes the buffer as a send from the runtime would: into a
+ * running p's arrivals, else into its heap (waking it when it waits); a
+ * buffer for an ended p is dropped. False when p's heap refused it.
+ * Executor mutex held. */
+bool message_buffer_deliver_locked(struct sched *s, struct process *p, struct arrival *buffer);
+
+/* Arms node at tick in the executor's wheel; when it is the earliest, wakes
+ * whoever keeps the timers (the timer thread, or every idle worker).
+ * Executor mutex held, run-queue lock not. */
+void sched_arm_timer_locked(struct sched *s, struct timer_node *node, uint64_t tick);
+
+/* Timer kinds in the wheel (timer_node.kind). */
+enum { TIMER_KIND_RECEIVE = 0, TIMER_KIND_BIF = 1 };
+/* A BIF timer's time came: deliver its message (executor mutex held). */
+void bif_timer_fire_locked(struct sched *s, struct timer_node *node);
+/* p ended: its timers are released (executor mutex held). */
+void bif_timers_release_target_locked(struct sched *s, struct process *p);
+/* Program end: every timer is freed (single-threaded). */
+void bif_timers_destroy(struct sched *s);
+
+/* Ends the program with status (run-queue lock held). */
+void sched_stop_locked(struct sched *s, int status);
 
 /* Queues p, runnable and in no queue, through the policy, and wakes the
  * worker the policy names if it sleeps. Run-queue lock held (and the

@@ -43,11 +43,12 @@ struct timer_node {
     struct timer_node *next, *prev;
     struct timer_list *list; /* the list holding it, NULL when not armed */
     uint64_t tick;           /* the tick it fires at (see timer_wheel_arm) */
+    unsigned kind;           /* the owner's: what kind of timer this is (the wheel never reads it) */
 };
 
 #define TIMER_NODE_INIT                                                                                                \
     {                                                                                                                  \
-        NULL, NULL, NULL, 0                                                                                            \
+        NULL, NULL, NULL, 0, 0                                                                                         \
     }
 
 static inline void timer_node_init(struct timer_node *n) { *n = (struct timer_node)TIMER_NODE_INIT; }
