@@ -92,6 +92,8 @@ const struct policy_ops *sched_policy(const struct sched *s) { return s->policy;
 
 uint64_t sched_blocked_builtins(const struct sched *s) { return s->blocked_builtins; }
 
+uint64_t sched_lookups_skipped(const struct sched *s) { return s->lookups_skipped; }
+
 void sched_timer_counts(const struct sched *s, uint64_t *clock_readings, uint64_t *fired)
 {
     *clock_readings = s->timer_wakes;
@@ -346,6 +348,7 @@ term sched_spawn_native(struct sched *s, struct process *parent, native_step_fn 
     p->body_state = state;
     p->exit_reason = A(normal);
     p->wait_timeout_ms = -1;
+    p->last_receiver_not_running = NIL;
     mailbox_init(&p->mailbox);
     /* A spawned process starts on its parent's worker. */
     worker_id home = parent ? parent->last_worker : 0;

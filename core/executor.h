@@ -122,6 +122,10 @@ void sched_timer_counts(const struct sched *s, uint64_t *clock_readings, uint64_
  * mode); valid after sched_run returned. */
 uint64_t sched_blocked_builtins(const struct sched *s);
 
+/* Sends that skipped the lock-free lookup because the sender's last send to
+ * the same receiver found it not running; valid after sched_run returned. */
+uint64_t sched_lookups_skipped(const struct sched *s);
+
 /* The policy in use. */
 const struct policy_ops *sched_policy(const struct sched *s);
 

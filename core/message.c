@@ -222,6 +222,25 @@ enum send_result sched_send(struct process *self, term to, term msg)
         return SEND_FAILED;
     }
     const char *failure = NULL;
+    if (s->send_mode == SEND_MODE_ARRIVALS && self->last_receiver_not_running == to) {
+        /* Its last send to this receiver found it not running: it is likely
+         * not running now either, so skip the lock-free lookup and take the
+         * executor mutex at once (the lookup there needs nothing more). */
+        pthread_mutex_lock(&s->exec_lock);
+        s->lookups_skipped++;
+        struct process *p = proc_table_lookup(&s->table, pid_number(to));
+        if (p) {
+            send_locked(s, self, p, msg, size, &failure);
+            if (proc_state(p) == PROC_RUNNING)
+                self->last_receiver_not_running = NIL;
+        }
+        pthread_mutex_unlock(&s->exec_lock);
+        if (failure) {
+            sched_runtime_failure(self, failure);
+            return SEND_FAILED;
+        }
+        return SEND_OK;
+    }
     /* Lock-free lookup: the worker is inside its epoch section, so p stays
      * a valid context (if perhaps an ended one) until the slice ends. */
     struct process *p = proc_table_lookup(&s->table, pid_number(to));
@@ -251,6 +270,8 @@ enum send_result sched_send(struct process *self, term to, term msg)
         } else {
             pthread_mutex_lock(&s->exec_lock);
             send_locked(s, self, p, msg, size, &failure);
+            if (proc_state(p) != PROC_RUNNING)
+                self->last_receiver_not_running = to;
             pthread_mutex_unlock(&s->exec_lock);
         }
         sched_tsan_release(p);

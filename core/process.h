@@ -81,6 +81,7 @@ struct process {
     struct mailbox mailbox;   /* its worker's while it runs, the executor mutex's otherwise */
     struct arrival *arrivals; /* messages sent while it ran, newest first (message.c) */
     struct arrival *arrivals_taken, *arrivals_taken_last; /* swapped out, not yet delivered, oldest first */
+    term last_receiver_not_running; /* its last send found this receiver not running (this process only) */
 
     /* --- memory --- */
     heap_t heap;

@@ -69,6 +69,7 @@ struct sched {
     struct bif_timer **timer_buckets;
     size_t timer_bucket_count, timer_count;
     uint64_t blocked_builtins; /* executor mutex */
+    uint64_t lookups_skipped;  /* executor mutex */
 };
 
 /* ThreadSanitizer cannot see ck_epoch's grace periods (libck is not

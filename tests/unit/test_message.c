@@ -222,6 +222,24 @@ static void test_each_senders_messages_arrive_in_order(void)
                 run_flood(*policy, worker_counts[k], 4, 5000, send_modes[m]);
 }
 
+/* A sender whose last send found the receiver not running skips the
+ * lock-free lookup: on one worker the receiver never runs while its sender
+ * does, so every send after the first skips it. */
+static void test_senders_skip_the_lookup_of_receivers_not_running(void)
+{
+    struct sched *s = make_sched(policy_find("erts"), 1, 0);
+    struct flood *f = calloc(1, sizeof *f);
+    f->senders = 1;
+    f->per_sender = 1000;
+    term receiver = sched_spawn_native(s, NULL, flood_receiver_step, f, NULL);
+    CU_ASSERT_EQUAL(sched_run(s, receiver), 0);
+    CU_ASSERT_EQUAL(f->received, 1000);
+    CU_ASSERT_EQUAL(f->out_of_order, 0);
+    CU_ASSERT_EQUAL(sched_lookups_skipped(s), 999);
+    sched_destroy(s);
+    free(f);
+}
+
 static void test_eight_senders_flood_one_receiver(void)
 {
     for (size_t m = 0; m < 2; m++)
@@ -515,6 +533,7 @@ static void test_messages_are_roots_of_collections(void)
 static CU_TestInfo tests[] = {
     {"each sender's messages arrive in order", test_each_senders_messages_arrive_in_order},
     {"eight senders flood one receiver", test_eight_senders_flood_one_receiver},
+    {"senders skip the lookup of receivers not running", test_senders_skip_the_lookup_of_receivers_not_running},
     {"a blocked send is repeated after the slice", test_a_blocked_send_is_repeated_after_the_slice},
     {"blocked senders keep their order", test_blocked_senders_keep_their_order},
     {"selective receive and self-sends", test_selective_receive_and_self_sends},
