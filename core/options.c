@@ -26,7 +26,8 @@ const char *options_usage(void)
            "  spawn_exit N           spawn N processes that exit at once\n"
            "  yield_storm P Y        P processes each yielding Y times\n"
            "  pingpong PAIRS ROUNDS  PAIRS pairs exchanging ROUNDS messages each way\n"
-           "  ring N HOPS            N processes in a ring passing a token HOPS times\n";
+           "  ring N HOPS            N processes in a ring passing a token HOPS times\n"
+           "  many_to_one S M        S processes each sending M messages to one receiver\n";
 }
 
 static bool parse_unsigned(const char *text, unsigned long long max, unsigned long long *out)

@@ -23,7 +23,7 @@ policies=$($clause --policy help | awk '{print $1}')
 # earlier revision's blocking sends.
 configs=()
 for p in $policies; do configs+=("$p/arrivals" "$p/blocking"); done
-workloads=("spawn_exit 200000" "yield_storm 1000 1000" "pingpong 1 200000" "pingpong 100 2000" "ring 1000 200000")
+workloads=("spawn_exit 200000" "yield_storm 1000 1000" "pingpong 1 200000" "pingpong 100 2000" "ring 1000 200000" "many_to_one 100 2000")
 
 # The work's own time (time_ms, printed by both runtimes) of one run; fails
 # the bench if the command fails or its result is wrong.

@@ -1,5 +1,5 @@
 /*
- * native_workloads.c — spawn_exit, yield_storm, pingpong and ring as native
+ * native_workloads.c — spawn_exit, yield_storm, pingpong, ring and many_to_one as native
  * processes (see native_workloads.h).
  */
 #include "native_workloads.h"
@@ -432,11 +432,95 @@ static void ring_free(void *ctx)
     free(r);
 }
 
+/* ---- many_to_one SENDERS MESSAGES: SENDERS processes each send MESSAGES
+ * messages to the main process, which receives them all (Savina's counting,
+ * bencherl's bang). ---- */
+
+struct many_to_one {
+    long senders, messages, spawned, received;
+    term main;
+};
+
+struct bang_sender {
+    struct many_to_one *w;
+    long sent;
+    struct outbox out;
+};
+
+static void free_bang_sender(void *state)
+{
+    struct bang_sender *b = state;
+    outbox_free(&b->out);
+    free(b);
+}
+
+static enum body_stop bang_sender_step(struct process *p, void *state)
+{
+    struct bang_sender *b = state;
+    if (!outbox_flush(p, &b->out))
+        return BODY_BLOCKED;
+    while (b->sent < b->w->messages) {
+        b->sent++;
+        if (!send_through(p, &b->out, b->w->main, make_small(b->sent)))
+            return BODY_BLOCKED;
+        if (!proc_spend(p, 1))
+            return BODY_YIELD;
+    }
+    return BODY_EXIT;
+}
+
+static enum body_stop many_to_one_main(struct process *p, void *state)
+{
+    struct many_to_one *w = state;
+    if (w->spawned == 0)
+        w->main = p->pid;
+    while (w->spawned < w->senders) {
+        struct bang_sender *b = calloc(1, sizeof *b);
+        if (b)
+            b->w = w;
+        if (!b || is_non_value(sched_spawn_native(proc_sched(p), p, bang_sender_step, b, free_bang_sender))) {
+            free(b);
+            sched_runtime_failure(p, "out of memory for a new process");
+            return BODY_EXIT;
+        }
+        w->spawned++;
+    }
+    while (is_value(proc_receive_peek(p))) {
+        proc_receive_take(p);
+        if (++w->received == w->senders * w->messages)
+            return BODY_EXIT;
+        if (!proc_spend(p, 1))
+            return BODY_YIELD;
+    }
+    return BODY_WAIT;
+}
+
+static bool many_to_one_start(struct sched *s, char **args, term *main_pid, void **ctx, struct strbuf *error)
+{
+    struct many_to_one *w = calloc(1, sizeof *w);
+    if (!w || !parse_count(args[0], &w->senders, error) || !parse_count(args[1], &w->messages, error)) {
+        free(w);
+        return false;
+    }
+    *ctx = w;
+    *main_pid = sched_spawn_native(s, NULL, many_to_one_main, w, NULL);
+    return is_value(*main_pid);
+}
+
+static bool many_to_one_finish(void *ctx, struct strbuf *result)
+{
+    struct many_to_one *w = ctx;
+    long missing = w->senders * w->messages - w->received;
+    strbuf_printf(result, "many_to_one senders=%ld messages=%ld short=%ld", w->senders, w->messages, missing);
+    return missing == 0;
+}
+
 static const struct native_workload workloads[] = {
     {"spawn_exit", "N", 1, spawn_exit_start, spawn_exit_finish, free},
     {"yield_storm", "P Y", 2, yield_storm_start, yield_storm_finish, yield_storm_free},
     {"pingpong", "PAIRS ROUNDS", 2, pingpong_start, pingpong_finish, pingpong_free},
     {"ring", "N HOPS", 2, ring_start, ring_finish, ring_free},
+    {"many_to_one", "SENDERS MESSAGES", 2, many_to_one_start, many_to_one_finish, free},
 };
 
 const struct native_workload *native_workload_find(const char *name)

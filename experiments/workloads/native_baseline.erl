@@ -4,7 +4,7 @@
 %% reports the time of the work alone (time_ms), without the VM's start.
 %%
 %%   erl -noshell -pa DIR -run native_baseline main spawn_exit N
-%%   ... yield_storm P Y | pingpong PAIRS ROUNDS | ring N HOPS
+%%   ... yield_storm P Y | pingpong PAIRS ROUNDS | ring N HOPS | many_to_one SENDERS MESSAGES
 -module(native_baseline).
 -export([main/1]).
 
@@ -22,7 +22,9 @@ run(["yield_storm", P, Y]) ->
 run(["pingpong", Pairs, Rounds]) ->
     pingpong(list_to_integer(Pairs), list_to_integer(Rounds));
 run(["ring", N, Hops]) ->
-    ring(list_to_integer(N), list_to_integer(Hops)).
+    ring(list_to_integer(N), list_to_integer(Hops));
+run(["many_to_one", Senders, Messages]) ->
+    many_to_one(list_to_integer(Senders), list_to_integer(Messages)).
 
 finish(Line) -> Line.
 
@@ -75,3 +77,12 @@ member(Main, Next) ->
         0 -> Main ! ok;
         K -> Next ! K - 1, member(Main, Next)
     end.
+
+many_to_one(Senders, Messages) ->
+    Self = self(),
+    [spawn(fun() -> bang(Self, Messages) end) || _ <- lists:seq(1, Senders)],
+    wait(Senders * Messages),
+    finish(io_lib:format("many_to_one senders=~b messages=~b short=0", [Senders, Messages])).
+
+bang(_Main, 0) -> ok;
+bang(Main, K) -> Main ! done, bang(Main, K - 1).
