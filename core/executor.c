@@ -437,10 +437,15 @@ void sched_arm_timer_locked(struct sched *s, struct timer_node *node, uint64_t t
     pthread_mutex_unlock(&s->rq_lock);
 }
 
-static void arm_timeout_locked(struct sched *s, struct process *p, uint64_t ms)
+/* A finite timeout starts when its receive first waits and is not
+ * restarted by messages that match no clause: the deadline is fixed at the
+ * first wait and kept until the receive takes a message or times out
+ * (message.c clears it). */
+static void arm_receive_timeout_locked(struct sched *s, struct process *p, uint64_t ms)
 {
-    uint64_t deadline = now_ns() - s->start_ns + ms * 1000000u;
-    sched_arm_timer_locked(s, &p->timer, timer_tick_from_deadline_ns(deadline));
+    if (p->receive_deadline == 0)
+        p->receive_deadline = timer_tick_from_deadline_ns(now_ns() - s->start_ns + ms * 1000000u);
+    sched_arm_timer_locked(s, &p->timer, p->receive_deadline);
 }
 
 static void fire_timeout_locked(struct timer_node *node, void *ctx)
@@ -596,7 +601,7 @@ static void settle_locked(struct sched *s, struct worker *w, struct process *p, 
         }
         atomic_store_explicit(&p->state, PROC_WAITING, memory_order_release);
         if (timeout > 0)
-            arm_timeout_locked(s, p, (uint64_t)timeout);
+            arm_receive_timeout_locked(s, p, (uint64_t)timeout);
         pthread_mutex_lock(&s->rq_lock);
         return;
     }

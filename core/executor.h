@@ -93,7 +93,11 @@ bool sched_wake(struct process *self, term pid);
  * Applies to one wait. */
 void sched_set_wait_timeout(struct process *self, int64_t ms);
 
-/* Whether the process's last wait ended by its timeout; reading clears it. */
+/* The timeout is the receive's, not the wait's: a receive that waits again
+ * after messages matching no clause keeps its first deadline, until
+ * proc_receive_take or proc_receive_restart (message.h) ends the receive.
+ *
+ * Whether the process's last wait ended by its timeout; reading clears it. */
 bool sched_take_timed_out(struct process *self);
 
 /* Ends the program with status (erlang:halt/1). The caller's slice goes on;

@@ -15,6 +15,7 @@
  */
 #include "message.h"
 
+#include "atom.h"
 #include "binary.h"
 #include "copy.h"
 #include "sched_internal.h"
@@ -327,8 +328,32 @@ term proc_receive_peek(struct process *self)
     return mailbox_peek(&self->mailbox);
 }
 
-term proc_receive_take(struct process *self) { return mailbox_take(&self->mailbox); }
+/* Both end the current receive, and with it its deadline. The deadline is
+ * written under the executor mutex while the process parks; clearing it
+ * here, while it runs, is ordered with that by the mutex taken in between. */
+term proc_receive_take(struct process *self)
+{
+    self->receive_deadline = 0;
+    return mailbox_take(&self->mailbox);
+}
+
+bool proc_receive_timeout_value(term t, int64_t *ms)
+{
+    if (t == A(infinity)) {
+        *ms = -1;
+        return true;
+    }
+    if (is_small(t) && small_value(t) >= 0 && small_value(t) <= 4294967295) {
+        *ms = small_value(t);
+        return true;
+    }
+    return false;
+}
 
 void proc_receive_skip(struct process *self) { mailbox_skip(&self->mailbox); }
 
-void proc_receive_restart(struct process *self) { mailbox_restart(&self->mailbox); }
+void proc_receive_restart(struct process *self)
+{
+    self->receive_deadline = 0;
+    mailbox_restart(&self->mailbox);
+}

@@ -45,12 +45,18 @@ enum send_result sched_send(struct process *self, term to, term msg);
  * returns THE_NON_VALUE, when its heap refuses an arrival. */
 term proc_receive_peek(struct process *self);
 /* Removes the message the last peek returned; the next peek starts at the
- * oldest message. */
+ * oldest message. Ends the receive (and its timeout). */
 term proc_receive_take(struct process *self);
 /* Leaves the message the last peek returned and moves past it. */
 void proc_receive_skip(struct process *self);
-/* The next peek starts at the oldest message (after a timeout). */
+/* The next peek starts at the oldest message: the receive timed out (its
+ * after body runs) or raised. Ends the receive (and its timeout). */
 void proc_receive_restart(struct process *self);
+
+/* The `after T` of a receive that would wait: infinity gives -1, an integer
+ * in 0..4294967295 gives itself; false for anything else, which the caller
+ * raises as error:timeout_value (then restarts the scan). */
+bool proc_receive_timeout_value(term t, int64_t *ms);
 
 /* Whether messages wait among p's arrivals. */
 bool message_arrivals_pending(const struct process *p);

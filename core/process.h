@@ -55,6 +55,7 @@ struct process {
     bool wake_pending;             /* woken while not waiting: its next wait returns at once */
     bool timed_out;                /* its last wait ended by its timeout (executor mutex) */
     int64_t wait_timeout_ms;       /* timeout of the coming wait; -1: infinity (this process only) */
+    uint64_t receive_deadline;     /* tick its current receive times out at; 0: not yet waited (executor mutex) */
     struct timer_node timer;       /* its receive timeout in the wheel (executor mutex) */
 
     /* --- blocked builtins (builtins::Blocked), executor mutex --- */

@@ -3,6 +3,7 @@
  * processes in every state, halt, and a million spawns. */
 #include "../../core/atom.h"
 #include "../../core/executor.h"
+#include "../../core/message.h"
 #include "../../metrics/metrics.h"
 #include "test_main.h"
 
@@ -499,6 +500,7 @@ static enum body_stop race_receiver_step(struct process *p, void *state)
             r->resumed_by_timeout++;
         else
             r->resumed_by_wake++;
+        proc_receive_restart(p); /* each round is a receive of its own */
         atomic_fetch_add(&r->round, 1);
     }
     r->phase = 1;

@@ -530,6 +530,153 @@ static void test_messages_are_roots_of_collections(void)
     sched_destroy(s);
 }
 
+/* A finite timeout starts when the receive first waits and is not
+ * restarted by messages that match no clause: a receiver waiting 60 ms for
+ * 'ok' while another process sends it noise every 5 ms for 300 ms times
+ * out after about 60 ms, not after the noise stops. */
+struct noisy {
+    term receiver;
+    int64_t started_ms, waited_ms;
+    int noise_sent, phase;
+    bool timed_out, done;
+};
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static enum body_stop noise_step(struct process *p, void *state)
+{
+    struct noisy *n = state;
+    if (n->noise_sent++ == 60 || __atomic_load_n(&n->done, __ATOMIC_ACQUIRE))
+        return BODY_EXIT;
+    sched_send(p, n->receiver, A(undefined));
+    sched_set_wait_timeout(p, 5);
+    proc_receive_restart(p); /* its own 5 ms sleep, a receive of its own */
+    return BODY_WAIT;
+}
+
+static enum body_stop waits_for_ok_step(struct process *p, void *state)
+{
+    struct noisy *n = state;
+    if (n->phase++ == 0) {
+        n->receiver = p->pid;
+        n->started_ms = now_ms();
+        sched_spawn_native(proc_sched(p), p, noise_step, n, NULL);
+    } else if (sched_take_timed_out(p)) {
+        n->waited_ms = now_ms() - n->started_ms;
+        n->timed_out = true;
+        proc_receive_restart(p); /* the after body runs */
+        __atomic_store_n(&n->done, true, __ATOMIC_RELEASE);
+        return BODY_EXIT;
+    }
+    /* receive ok -> ... after 60 -> ... end: skip everything else. */
+    for (term m; is_value(m = proc_receive_peek(p));) {
+        if (m == A(ok)) {
+            proc_receive_take(p);
+            __atomic_store_n(&n->done, true, __ATOMIC_RELEASE);
+            return BODY_EXIT;
+        }
+        proc_receive_skip(p);
+    }
+    sched_set_wait_timeout(p, 60);
+    return BODY_WAIT;
+}
+
+static void test_timeouts_are_not_restarted_by_unmatched_messages(void)
+{
+    for (const struct policy_ops *const *policy = policy_all(); *policy; policy++)
+        for (unsigned workers = 1; workers <= 2; workers++) {
+            struct sched *s = make_sched(*policy, workers, 0);
+            struct noisy n = {0};
+            term pid = sched_spawn_native(s, NULL, waits_for_ok_step, &n, NULL);
+            CU_ASSERT_EQUAL(sched_run(s, pid), 0);
+            CU_ASSERT_TRUE(n.timed_out);
+            CU_ASSERT_TRUE(n.waited_ms >= 60);
+            CU_ASSERT_TRUE(n.waited_ms < 200); /* restarted by the noise, it would be >= 360 */
+            CU_ASSERT_TRUE(n.noise_sent > 5);
+            sched_destroy(s);
+        }
+}
+
+/* Messages racing 0-2 ms receive timeouts: 10,000 messages sent at uneven
+ * moments, each received exactly once, in order, whatever timed out. */
+enum { RACED_MESSAGES = 10000 };
+
+struct raced {
+    term receiver;
+    long sent, received, timeouts, out_of_order;
+    int phase;
+};
+
+static enum body_stop raced_sender_step(struct process *p, void *state)
+{
+    struct raced *r = state;
+    while (r->sent < RACED_MESSAGES) {
+        sched_send(p, r->receiver, make_small(r->sent));
+        r->sent++;
+        /* Uneven gaps: a few reductions, or the end of the slice. */
+        if (!proc_spend(p, 1 + (int32_t)((r->sent * 7919) % 1500)))
+            return BODY_YIELD;
+    }
+    return BODY_EXIT;
+}
+
+static enum body_stop raced_receiver_step(struct process *p, void *state)
+{
+    struct raced *r = state;
+    if (r->phase++ == 0) {
+        r->receiver = p->pid;
+        sched_spawn_native(proc_sched(p), p, raced_sender_step, r, NULL);
+    } else if (sched_take_timed_out(p)) {
+        r->timeouts++;
+        proc_receive_restart(p);
+    }
+    for (term m; is_value(m = proc_receive_peek(p));) {
+        proc_receive_take(p);
+        r->out_of_order += small_value(m) != r->received;
+        if (++r->received == RACED_MESSAGES)
+            return BODY_EXIT;
+    }
+    sched_set_wait_timeout(p, r->phase % 3);
+    return BODY_WAIT;
+}
+
+static void test_messages_racing_timeouts_arrive_exactly_once(void)
+{
+    static const enum timer_mode modes[] = {TIMER_THREAD, TIMER_WORKERS};
+    for (size_t t = 0; t < 2; t++)
+        for (const struct policy_ops *const *policy = policy_all(); *policy; policy++)
+            for (unsigned workers = 1; workers <= 2; workers++) {
+                struct sched_config config = {workers, *policy, NULL, 0, SEND_MODE_ARRIVALS, modes[t]};
+                const char *error = NULL;
+                struct sched *s = sched_create(&config, &error);
+                CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+                struct raced r = {0};
+                term pid = sched_spawn_native(s, NULL, raced_receiver_step, &r, NULL);
+                CU_ASSERT_EQUAL(sched_run(s, pid), 0);
+                CU_ASSERT_EQUAL(r.received, RACED_MESSAGES);
+                CU_ASSERT_EQUAL(r.out_of_order, 0);
+                sched_destroy(s);
+            }
+}
+
+/* after T: infinity or 0..4294967295, anything else is timeout_value. */
+static void test_timeout_values(void)
+{
+    int64_t ms;
+    CU_ASSERT_TRUE(proc_receive_timeout_value(A(infinity), &ms) && ms == -1);
+    CU_ASSERT_TRUE(proc_receive_timeout_value(make_small(0), &ms) && ms == 0);
+    CU_ASSERT_TRUE(proc_receive_timeout_value(make_small(4294967295), &ms) && ms == 4294967295);
+    CU_ASSERT_FALSE(proc_receive_timeout_value(make_small(4294967296), &ms));
+    CU_ASSERT_FALSE(proc_receive_timeout_value(make_small(-1), &ms));
+    CU_ASSERT_FALSE(proc_receive_timeout_value(A(ok), &ms));
+    CU_ASSERT_FALSE(proc_receive_timeout_value(NIL, &ms));
+}
+
 static CU_TestInfo tests[] = {
     {"each sender's messages arrive in order", test_each_senders_messages_arrive_in_order},
     {"eight senders flood one receiver", test_eight_senders_flood_one_receiver},
@@ -539,6 +686,9 @@ static CU_TestInfo tests[] = {
     {"selective receive and self-sends", test_selective_receive_and_self_sends},
     {"arrivals are taken 64 at a time", test_arrivals_are_taken_64_at_a_time},
     {"messages are roots of collections", test_messages_are_roots_of_collections},
+    {"timeouts are not restarted by unmatched messages", test_timeouts_are_not_restarted_by_unmatched_messages},
+    {"messages racing timeouts arrive exactly once", test_messages_racing_timeouts_arrive_exactly_once},
+    {"timeout values", test_timeout_values},
     {"off-heap binaries are shared and released", test_off_heap_binaries_are_shared_and_released},
     {"program end with messages pending", test_program_end_with_messages_pending},
     {"heap cap refusing a message exits 70", test_heap_cap_refusing_a_message_exits_70},
