@@ -254,9 +254,13 @@ void sched_stop_locked(struct sched *s, int status)
 
 void sched_enqueue_locked(struct sched *s, worker_id self, struct process *p, enum enqueue_reason why)
 {
-    if (p->holds > 0) {
+    if (p->holds > 0 && why != ENQUEUE_UNBLOCKED) {
         /* Held for blocked processes: it is queued when the last one has
-         * repeated its builtin (sched_release_hold_locked). */
+         * repeated its builtin (sched_release_hold_locked). A held process
+         * that must itself repeat a blocked builtin is queued all the same:
+         * two processes blocked on each other (both sending at once) would
+         * otherwise hold each other forever. If its holder then finds it
+         * running, that holder blocks once more. */
         atomic_store_explicit(&p->state, PROC_HELD, memory_order_release);
         return;
     }
@@ -267,6 +271,9 @@ void sched_enqueue_locked(struct sched *s, worker_id self, struct process *p, en
 
 void sched_block_on_locked(struct process *self, struct process *target)
 {
+    /* It held a target for its repeat and found it running again: it lets
+     * go before blocking anew, so holds never outnumber holders. */
+    sched_release_hold_locked(self);
     self->blocked_on = target;
     self->blocked_next = target->blocked_senders;
     target->blocked_senders = self;

@@ -29,7 +29,8 @@ workloads=("spawn_exit 200000" "yield_storm 1000 1000" "pingpong 1 200000" "ping
 # the bench if the command fails or its result is wrong.
 time_run() {
   local line n e
-  line=$("$@" 2>/dev/null) || { echo "bench: failed: $*" >&2; exit 1; }
+  # A run that hangs (a liveness bug) fails the bench instead of stalling it.
+  line=$(timeout 300 "$@" 2>/dev/null) || { echo "bench: failed or timed out: $*" >&2; exit 1; }
   case $line in
     spawn_exit*) n=${line#*n=}; n=${n%% *}; e=${line#*exited=}; e=${e%% *}
                  [ "$n" = "$e" ] || { echo "bench: wrong result from $*: $line" >&2; exit 1; } ;;
