@@ -16,7 +16,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #define MAX_RELATIVE_MS (((int64_t)1 << 49) - 1)
 
@@ -30,19 +29,7 @@ struct bif_timer {
     struct arrival *message;
 };
 
-int64_t sched_monotonic_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static uint64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+int64_t sched_monotonic_ms(void) { return (int64_t)(sched_clock_ns() / 1000000u); }
 
 /* ---- the reference table (executor mutex) ---- */
 
@@ -229,7 +216,7 @@ static term start(struct process *self, term time, term dest, term msg, term opt
      * the tick at or after it so that it never fires early; the past fires
      * at once. Computed in milliseconds: 2^49 ms in nanoseconds would
      * overflow. */
-    uint64_t now_ns = monotonic_ns() - s->start_ns;
+    uint64_t now_ns = sched_clock_ns() - s->start_ns;
     int64_t now_tick = (int64_t)timer_tick_from_deadline_ns(now_ns);
     int64_t tick = absolute ? ms - (int64_t)(s->start_ns / 1000000u) : now_tick + ms;
     if (tick < now_tick)
@@ -291,7 +278,7 @@ static term cancel_or_read(struct process *self, term ref, term options, bool ca
          * deadline was rounded up to a tick, so this never reports more
          * than the time asked for. In milliseconds, as far ticks in
          * nanoseconds would overflow. */
-        uint64_t now = monotonic_ns() - s->start_ns;
+        uint64_t now = sched_clock_ns() - s->start_ns;
         uint64_t tick = timer_node_tick(&t->node), now_ms = now / 1000000u;
         uint64_t whole = tick > now_ms ? tick - now_ms : 0;
         left = (int64_t)(whole && now % 1000000u ? whole - 1 : whole);

@@ -132,7 +132,7 @@ const struct body_ops native_body_ops = {"native", native_resume, native_release
 
 /* ---- creation ---- */
 
-static uint64_t now_ns(void)
+uint64_t sched_clock_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -195,7 +195,7 @@ struct sched *sched_create(const struct sched_config *config, const char **error
     pthread_condattr_init(&monotonic);
     pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
     pthread_cond_init(&s->timer_cond, &monotonic);
-    s->start_ns = now_ns();
+    s->start_ns = sched_clock_ns();
     timer_wheel_init(&s->wheel, 0);
     ck_epoch_init(&s->epoch);
     for (unsigned i = 0; i < s->worker_count; i++) {
@@ -250,6 +250,14 @@ void sched_stop_locked(struct sched *s, int status)
             pthread_cond_signal(&w->wake);
         }
     }
+}
+
+void sched_wake_waiting_locked(struct sched *s, worker_id waker, struct process *p, enum enqueue_reason why)
+{
+    timer_wheel_cancel(&s->wheel, &p->timer); /* the wake came first */
+    pthread_mutex_lock(&s->rq_lock);
+    sched_enqueue_locked(s, waker, p, why);
+    pthread_mutex_unlock(&s->rq_lock);
 }
 
 void sched_enqueue_locked(struct sched *s, worker_id self, struct process *p, enum enqueue_reason why)
@@ -388,10 +396,7 @@ bool sched_wake(struct process *self, term pid)
     bool found = p != NULL;
     if (p) {
         if (proc_state(p) == PROC_WAITING) {
-            timer_wheel_cancel(&s->wheel, &p->timer); /* the wake came first */
-            pthread_mutex_lock(&s->rq_lock);
-            sched_enqueue_locked(s, self->last_worker, p, ENQUEUE_WAKE_BY_PROCESS);
-            pthread_mutex_unlock(&s->rq_lock);
+            sched_wake_waiting_locked(s, self->last_worker, p, ENQUEUE_WAKE_BY_PROCESS);
         } else {
             p->wake_pending = true; /* running or queued: its next wait returns at once */
         }
@@ -451,7 +456,7 @@ void sched_arm_timer_locked(struct sched *s, struct timer_node *node, uint64_t t
 static void arm_receive_timeout_locked(struct sched *s, struct process *p, uint64_t ms)
 {
     if (p->receive_deadline == 0)
-        p->receive_deadline = timer_tick_from_deadline_ns(now_ns() - s->start_ns + ms * 1000000u);
+        p->receive_deadline = timer_tick_from_deadline_ns(sched_clock_ns() - s->start_ns + ms * 1000000u);
     sched_arm_timer_locked(s, &p->timer, p->receive_deadline);
 }
 
@@ -476,7 +481,7 @@ static void fire_timeout_locked(struct timer_node *node, void *ctx)
 static void fire_due_timeouts_locked(struct sched *s)
 {
     s->timer_wakes++;
-    uint64_t now_tick = timer_tick_from_clock_ns(now_ns() - s->start_ns);
+    uint64_t now_tick = timer_tick_from_clock_ns(sched_clock_ns() - s->start_ns);
     timer_wheel_advance(&s->wheel, now_tick, fire_timeout_locked, s);
 }
 
@@ -648,7 +653,7 @@ static void worker_loop(struct worker *w)
     enum body_stop why = BODY_YIELD;
     /* Busy time is the loop's time less its sleeps: reading the clock at
      * every slice would cost more than a short slice itself. */
-    uint64_t loop_started = now_ns();
+    uint64_t loop_started = sched_clock_ns();
     ck_epoch_begin(&w->epoch_record, NULL);
     for (;;) {
         pthread_mutex_lock(&s->exec_lock);
@@ -671,7 +676,7 @@ static void worker_loop(struct worker *w)
             w->sleeping = true;
             s->sleeping_count++;
             m->sleeps++;
-            uint64_t slept = now_ns();
+            uint64_t slept = sched_clock_ns();
             while (w->sleeping) {
                 if (deadline_tick == UINT64_MAX) {
                     pthread_cond_wait(&w->wake, &s->rq_lock);
@@ -685,7 +690,7 @@ static void worker_loop(struct worker *w)
                     s->sleeping_count--;
                 }
             }
-            m->idle_ns += now_ns() - slept;
+            m->idle_ns += sched_clock_ns() - slept;
             pthread_mutex_unlock(&s->rq_lock);
             ck_epoch_begin(&w->epoch_record, NULL);
             pthread_mutex_lock(&s->exec_lock);
@@ -724,7 +729,7 @@ static void worker_loop(struct worker *w)
     }
     ck_epoch_end(&w->epoch_record, NULL);
     free_released(w);
-    m->busy_ns = now_ns() - loop_started - m->idle_ns;
+    m->busy_ns = sched_clock_ns() - loop_started - m->idle_ns;
 }
 
 static void *worker_thread(void *arg)

@@ -169,13 +169,22 @@ static void send_to_running(struct sched *s, struct process *self, struct proces
     /* It stopped running around the push: if it parked without seeing the
      * arrival, wake it; the mutex orders this after its parking. */
     pthread_mutex_lock(&s->exec_lock);
-    if (proc_state(p) == PROC_WAITING && message_arrivals_pending(p)) {
-        timer_wheel_cancel(&s->wheel, &p->timer);
-        pthread_mutex_lock(&s->rq_lock);
-        sched_enqueue_locked(s, self->last_worker, p, ENQUEUE_WAKE_BY_PROCESS);
-        pthread_mutex_unlock(&s->rq_lock);
-    }
+    if (proc_state(p) == PROC_WAITING && message_arrivals_pending(p))
+        sched_wake_waiting_locked(s, self->last_worker, p, ENQUEUE_WAKE_BY_PROCESS);
     pthread_mutex_unlock(&s->exec_lock);
+}
+
+/* Copies msg (size words) into p, which is not running (executor mutex
+ * held): its own arrivals first, so that each sender's messages keep their
+ * order, then this one; a waiting p is woken. False when p's heap refused. */
+static bool deliver_to_idle_locked(struct sched *s, worker_id waker, enum enqueue_reason why, struct process *p,
+                                   term msg, size_t size)
+{
+    if (!take_arrivals(p, SIZE_MAX) || !deliver_copy(p, msg, size))
+        return false;
+    if (proc_state(p) == PROC_WAITING)
+        sched_wake_waiting_locked(s, waker, p, why);
+    return true;
 }
 
 /* A send to p under the executor mutex: p may be running (push), waiting
@@ -194,17 +203,9 @@ static void send_locked(struct sched *s, struct process *self, struct process *p
             arrival_free(a);
         return;
     }
-    /* Its own arrivals first, so that each sender's messages keep their
-     * order, then this one. */
-    if (!take_arrivals(p, SIZE_MAX) || !deliver_copy(p, msg, size)) {
+    if (!deliver_to_idle_locked(s, self->last_worker, ENQUEUE_WAKE_BY_PROCESS, p, msg, size))
         *failure = p->heap.failure == HEAP_FAIL_CAP ? "a receiver's heap cap refused a message"
                                                     : "out of memory for a message";
-    } else if (state == PROC_WAITING) {
-        timer_wheel_cancel(&s->wheel, &p->timer); /* the message came first */
-        pthread_mutex_lock(&s->rq_lock);
-        sched_enqueue_locked(s, self->last_worker, p, ENQUEUE_WAKE_BY_PROCESS);
-        pthread_mutex_unlock(&s->rq_lock);
-    }
 }
 
 enum send_result sched_send(struct process *self, term to, term msg)
@@ -295,23 +296,11 @@ void message_buffer_free(struct arrival *buffer) { arrival_free(buffer); }
 bool message_buffer_deliver_locked(struct sched *s, struct process *p, struct arrival *buffer)
 {
     enum proc_state state = proc_state(p);
-    if (state == PROC_EXITED) {
-        arrival_free(buffer);
+    if (state == PROC_RUNNING && arrivals_push(p, buffer))
         return true;
-    }
-    if (state == PROC_RUNNING) {
-        if (!arrivals_push(p, buffer))
-            arrival_free(buffer);
-        return true;
-    }
-    bool delivered = take_arrivals(p, SIZE_MAX) && deliver_copy(p, buffer->payload, buffer->size);
+    bool delivered = state == PROC_RUNNING || state == PROC_EXITED ||
+                     deliver_to_idle_locked(s, NOT_A_WORKER, ENQUEUE_WAKE_BY_RUNTIME, p, buffer->payload, buffer->size);
     arrival_free(buffer);
-    if (delivered && state == PROC_WAITING) {
-        timer_wheel_cancel(&s->wheel, &p->timer);
-        pthread_mutex_lock(&s->rq_lock);
-        sched_enqueue_locked(s, NOT_A_WORKER, p, ENQUEUE_WAKE_BY_RUNTIME);
-        pthread_mutex_unlock(&s->rq_lock);
-    }
     return delivered;
 }
 

@@ -121,6 +121,13 @@ void bif_timers_destroy(struct sched *s);
 /* Ends the program with status (run-queue lock held). */
 void sched_stop_locked(struct sched *s, int status);
 
+/* The monotonic clock the executor measures time with (nanoseconds). */
+uint64_t sched_clock_ns(void);
+
+/* Wakes p, which waits: cancels its receive timeout and queues it.
+ * Executor mutex held, run-queue lock not. */
+void sched_wake_waiting_locked(struct sched *s, worker_id waker, struct process *p, enum enqueue_reason why);
+
 /* Queues p, runnable and in no queue, through the policy, and wakes the
  * worker the policy names if it sleeps. Run-queue lock held (and the
  * executor mutex, except for a spawn). */
