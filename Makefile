@@ -27,8 +27,10 @@ LDFLAGS_asan := -fsanitize=address,undefined
 LDFLAGS_tsan := -fsanitize=thread
 
 CORE_SRC  := $(filter-out core/main.c,$(wildcard core/*.c core/beam/*.c policies/*.c metrics/*.c))
-CLI_SRC   := core/main.c experiments/native_workloads.c
-TEST_SRC  := $(wildcard tests/unit/*.c)
+WORKLOAD_SRC := experiments/native_workloads.c
+CLI_SRC   := core/main.c $(WORKLOAD_SRC)
+# The tests run the native workloads too: their results are checked.
+TEST_SRC  := $(wildcard tests/unit/*.c) $(WORKLOAD_SRC)
 DEMO_SRC  := experiments/term_tour.c
 MODES     := rel asan tsan
 

@@ -237,7 +237,13 @@ static enum body_stop play(struct process *p, void *state)
                 return BODY_BLOCKED;
         }
     }
+    /* The end is checked at the top: a body whose last reply blocked
+     * resumes here after flushing it, and must not wait for more. */
     for (;;) {
+        if (g->received == rounds) {
+            g->done = true;
+            return send_through(p, &g->out, g->game->main, A(ok)) ? BODY_EXIT : BODY_BLOCKED;
+        }
         term m = proc_receive_peek(p);
         if (is_non_value(m))
             return BODY_WAIT;
@@ -248,10 +254,6 @@ static enum body_stop play(struct process *p, void *state)
             g->sent++;
             if (!send_through(p, &g->out, g->partner, p->pid))
                 return BODY_BLOCKED;
-        }
-        if (g->received == rounds) {
-            g->done = true;
-            return send_through(p, &g->out, g->game->main, A(ok)) ? BODY_EXIT : BODY_BLOCKED;
         }
         if (!proc_spend(p, 1))
             return BODY_YIELD;

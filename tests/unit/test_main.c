@@ -8,9 +8,11 @@
 #include "../../core/atom.h"
 
 #include <CUnit/Basic.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_SUITES 128
 
@@ -41,6 +43,25 @@ const char *test_data_path(const char *relative)
     return path;
 }
 
+/* A hung test (a lost wakeup, a deadlock) must fail the run, not stall it:
+ * every test gets TEST_TIME_LIMIT_S seconds, generous for sanitizer builds. */
+#define TEST_TIME_LIMIT_S 300
+
+static void test_overran(int signal_number)
+{
+    (void)signal_number;
+    static const char text[] = "\ntest_main: a test ran over its time limit (hung?): ";
+    (void)!write(STDERR_FILENO, text, sizeof text - 1);
+    CU_pTest test = CU_get_current_test();
+    if (test && test->pName)
+        (void)!write(STDERR_FILENO, test->pName, strlen(test->pName));
+    (void)!write(STDERR_FILENO, "\n", 1);
+    _exit(1);
+}
+
+static void arm_time_limit(void) { alarm(TEST_TIME_LIMIT_S); }
+static void disarm_time_limit(void) { alarm(0); }
+
 static int compare_names(const void *a, const void *b)
 {
     const char *const *x = a, *const *y = b;
@@ -62,6 +83,7 @@ int main(int argc, char **argv)
         }
     }
     atom_table_init();
+    signal(SIGALRM, test_overran);
     if (CU_initialize_registry() != CUE_SUCCESS)
         return 2;
     /* Constructors run in link order; sort so the report reads the same on
@@ -79,7 +101,8 @@ int main(int argc, char **argv)
                 continue;
             if (only && strcmp(only, suites[i].name) != 0)
                 continue;
-            CU_SuiteInfo info[2] = {{suites[i].name, NULL, NULL, NULL, NULL, suites[i].tests}, CU_SUITE_INFO_NULL};
+            CU_SuiteInfo info[2] = {{suites[i].name, NULL, NULL, arm_time_limit, disarm_time_limit, suites[i].tests},
+                                    CU_SUITE_INFO_NULL};
             if (CU_register_suites(info) != CUE_SUCCESS) {
                 fprintf(stderr, "test_main: cannot register %s: %s\n", suites[i].name, CU_get_error_msg());
                 return 2;
