@@ -72,6 +72,11 @@ struct process {
     term pid;
     term exit_reason;
 
+    /* --- the exception a builtin or the engine is raising (bif.h) --- */
+    uint8_t fault_class; /* enum fault_class */
+    term fault_reason;
+    term fault_args; /* error/2's argument list, or THE_NON_VALUE */
+
     /* --- what it runs --- */
     const struct body_ops *body;
     void *body_state;

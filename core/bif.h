@@ -1,0 +1,89 @@
+/*
+ * bif.h — builtin functions: Erlang functions implemented in C.
+ *
+ * A builtin takes its arguments from the caller's registers and returns the
+ * result, or THE_NON_VALUE after recording an exception in the process
+ * (bif_raise and its shorthands below); the BEAM engine then raises it with
+ * a stack trace, or jumps to the instruction's fail label for a guard.
+ *
+ * Builtins allocate on p->heap freely: heap_alloc never moves a term, so
+ * their arguments and partial results stay valid; the engine collects at
+ * its next safepoint. A heap that refuses memory (its cap, or the host) is
+ * reported with bif_out_of_memory, which makes the process a runtime
+ * failure (exit 70), never an Erlang exception.
+ *
+ * Builtins are registered in tables (struct bif_def) that bif_registry.c
+ * gathers; the code server binds an import to a builtin before looking for
+ * Erlang code, so a builtin replaces the Erlang stub of a library module
+ * (lists:reverse/2 is C although lists.beam defines it).
+ */
+#ifndef CLAUSE_BIF_H
+#define CLAUSE_BIF_H
+
+#include "process.h"
+#include "term.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef term (*bif_fn)(struct process *p, const term *args);
+
+enum bif_flags {
+    BIF_GUARD = 1u << 0,  /* allowed in guards (erlc emits bif/gc_bif instructions for it) */
+    BIF_NOHEAP = 1u << 1, /* never allocates */
+};
+
+struct bif_def {
+    const char *module;
+    const char *function;
+    unsigned arity;
+    bif_fn fn;
+    unsigned flags;
+};
+
+/* A bound builtin, as lookups return it. */
+struct bif_entry {
+    term module, function;
+    unsigned arity;
+    bif_fn fn;
+    unsigned flags;
+};
+
+/* Interns every registered builtin; call once before lookups (idempotent,
+ * not thread-safe: program start). */
+void bif_registry_init(void);
+/* The builtin module:function/arity, or NULL. Thread-safe after init. */
+const struct bif_entry *bif_lookup(term module, term function, unsigned arity);
+
+/* ---- exceptions ---- */
+
+enum fault_class {
+    FAULT_NONE = 0,
+    FAULT_ERROR,  /* erlang:error/1,2, and every builtin's badarg etc. */
+    FAULT_EXIT,   /* erlang:exit/1 */
+    FAULT_THROW,  /* erlang:throw/1 */
+    FAULT_SYSTEM, /* not an exception: a runtime failure already reported (exit 70) */
+};
+
+/* Records an exception of class with reason and returns THE_NON_VALUE. */
+static inline term bif_raise(struct process *p, enum fault_class class, term reason)
+{
+    p->fault_class = (uint8_t)class;
+    p->fault_reason = reason;
+    p->fault_args = THE_NON_VALUE;
+    return THE_NON_VALUE;
+}
+static inline term bif_error(struct process *p, term reason) { return bif_raise(p, FAULT_ERROR, reason); }
+term bif_badarg(struct process *p);
+term bif_badarith(struct process *p);
+/* erlang:error(Reason, Args): the stack trace's top frame shows Args. */
+term bif_error_with_args(struct process *p, term reason, term args);
+/* The heap refused memory (p->heap.failure says why): a runtime failure. */
+term bif_out_of_memory(struct process *p);
+
+/* ---- argument helpers shared by builtins ---- */
+
+/* A proper list's length, or -1 for an improper list. */
+int64_t bif_list_length(term list);
+
+#endif

@@ -1,0 +1,12 @@
+/*
+ * bif_tables.h — the tables of builtins, one per file of core/bif/, that
+ * registry.c gathers. Each ends with an entry whose module is NULL.
+ */
+#ifndef CLAUSE_BIF_TABLES_H
+#define CLAUSE_BIF_TABLES_H
+
+#include "../bif.h"
+
+extern const struct bif_def bif_table_errors[];
+
+#endif

@@ -1,0 +1,52 @@
+/*
+ * errors.c — raising exceptions from builtins, and the builtins that do
+ * nothing else: erlang:error/1,2, exit/1, throw/1.
+ */
+#include "../atom.h"
+#include "../bif.h"
+#include "../executor.h"
+#include "bif_tables.h"
+
+term bif_badarg(struct process *p) { return bif_error(p, A(badarg)); }
+term bif_badarith(struct process *p) { return bif_error(p, A(badarith)); }
+
+term bif_error_with_args(struct process *p, term reason, term args)
+{
+    bif_raise(p, FAULT_ERROR, reason);
+    p->fault_args = args;
+    return THE_NON_VALUE;
+}
+
+term bif_out_of_memory(struct process *p)
+{
+    sched_runtime_failure(p, p->heap.failure == HEAP_FAIL_CAP ? "the heap cap (--max-heap) was exceeded"
+                                                              : "out of memory");
+    return bif_raise(p, FAULT_SYSTEM, A(system_limit));
+}
+
+int64_t bif_list_length(term list)
+{
+    int64_t n = 0;
+    while (is_list(list)) {
+        n++;
+        list = list_tail(list);
+    }
+    return list == NIL ? n : -1;
+}
+
+static term bif_error_1(struct process *p, const term *args) { return bif_error(p, args[0]); }
+static term bif_error_2(struct process *p, const term *args)
+{
+    /* OTP accepts any term as the argument list here and shows it as is. */
+    return bif_error_with_args(p, args[0], args[1]);
+}
+static term bif_exit_1(struct process *p, const term *args) { return bif_raise(p, FAULT_EXIT, args[0]); }
+static term bif_throw_1(struct process *p, const term *args) { return bif_raise(p, FAULT_THROW, args[0]); }
+
+const struct bif_def bif_table_errors[] = {
+    {"erlang", "error", 1, bif_error_1, 0},
+    {"erlang", "error", 2, bif_error_2, 0},
+    {"erlang", "exit", 1, bif_exit_1, 0},
+    {"erlang", "throw", 1, bif_throw_1, 0},
+    {NULL, NULL, 0, NULL, 0},
+};
