@@ -84,7 +84,7 @@ test-asan: build/asan/unit-tests
 tsan: build/tsan/unit-tests
 	build/tsan/unit-tests --concurrent
 
-FORMAT_FILES = $(wildcard core/*.[ch] core/beam/*.[ch] policies/*.[ch] metrics/*.[ch] tests/unit/*.[ch] experiments/*.[ch])
+FORMAT_FILES = $(wildcard core/*.[ch] core/beam/*.[ch] core/bif/*.[ch] policies/*.[ch] metrics/*.[ch] tests/unit/*.[ch] experiments/*.[ch])
 
 format:
 	clang-format -i $(FORMAT_FILES)

@@ -68,7 +68,7 @@ enum fault_class {
 /* Records an exception of class with reason and returns THE_NON_VALUE. */
 static inline term bif_raise(struct process *p, enum fault_class class, term reason)
 {
-    p->fault_class = (uint8_t)class;
+    p->fault_class = (uint8_t) class;
     p->fault_reason = reason;
     p->fault_args = THE_NON_VALUE;
     return THE_NON_VALUE;

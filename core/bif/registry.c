@@ -36,8 +36,8 @@ void bif_registry_init(void)
         for (const struct bif_def *d = bif_tables[t]; d->module; d++) {
             term module = atom_intern_cstr(d->module), function = atom_intern_cstr(d->function);
             size_t i = slot_of(module, function, d->arity);
-            while (slots[i].fn && !(slots[i].module == module && slots[i].function == function &&
-                                    slots[i].arity == d->arity))
+            while (slots[i].fn &&
+                   !(slots[i].module == module && slots[i].function == function && slots[i].arity == d->arity))
                 i = (i + 1) & (BIF_SLOTS - 1);
             if (!slots[i].fn && ++count > BIF_SLOTS / 2) {
                 fprintf(stderr, "clause: too many builtins for the registry\n");
