@@ -90,6 +90,9 @@ const struct worker_metrics *sched_metrics(const struct sched *s) { return s->me
 
 const struct policy_ops *sched_policy(const struct sched *s) { return s->policy; }
 
+void sched_set_engine(struct sched *s, void *engine) { s->engine = engine; }
+void *sched_engine(const struct sched *s) { return s->engine; }
+term sched_main_pid(const struct sched *s) { return s->main_pid; }
 uint64_t sched_blocked_builtins(const struct sched *s) { return s->blocked_builtins; }
 
 uint64_t sched_lookups_skipped(const struct sched *s) { return s->lookups_skipped; }
@@ -348,35 +351,44 @@ static struct process *new_context(struct sched *s, struct worker *w)
     return p;
 }
 
-term sched_spawn_native(struct sched *s, struct process *parent, native_step_fn step, void *state,
-                        void (*free_state)(void *))
+struct process *sched_new_process(struct sched *s, struct process *parent, const struct body_ops *body)
 {
     struct process *p = new_context(s, parent ? &s->workers[parent->last_worker] : NULL);
     if (!p)
-        return THE_NON_VALUE;
+        return NULL;
     p->sched = s;
     p->stack = p->stack_inline;
     p->stack_words = PROC_INLINE_STACK;
-    p->body = &native_body_ops;
-    p->native_step = step;
-    p->native_free = free_state;
-    p->body_state = state;
+    p->body = body;
     p->exit_reason = A(normal);
     p->wait_timeout_ms = -1;
     p->last_receiver_not_running = NIL;
     mailbox_init(&p->mailbox);
     /* A spawned process starts on its parent's worker. */
-    worker_id home = parent ? parent->last_worker : 0;
-    p->last_worker = home;
+    p->last_worker = parent ? parent->last_worker : 0;
+    atomic_init(&p->state, PROC_RUNNABLE);
+    return p;
+}
+
+void sched_discard_process(struct process *p)
+{
+    mailbox_destroy(&p->mailbox);
+    if (p->stack != p->stack_inline)
+        free(p->stack);
+    heap_destroy(&p->heap);
+    free(p);
+}
+
+term sched_start_process(struct sched *s, struct process *parent, struct process *p)
+{
+    worker_id home = p->last_worker;
     uint64_t number = proc_table_next_pid(&s->table);
     p->pid = make_pid(number);
-    atomic_init(&p->state, PROC_RUNNABLE);
     /* The table retires a replaced array on the inserting thread's own
      * epoch record: the parent's worker is the calling thread. Without a
      * parent no worker runs yet, and the old array is freed at once. */
     if (!proc_table_insert(&s->table, number, p, parent ? &s->workers[home].epoch_record : NULL)) {
-        heap_destroy(&p->heap);
-        free(p);
+        sched_discard_process(p);
         return THE_NON_VALUE;
     }
     term pid = p->pid; /* p may run and end as soon as it is queued */
@@ -386,6 +398,18 @@ term sched_spawn_native(struct sched *s, struct process *parent, native_step_fn 
     if (parent)
         s->metrics[home].spawned++;
     return pid;
+}
+
+term sched_spawn_native(struct sched *s, struct process *parent, native_step_fn step, void *state,
+                        void (*free_state)(void *))
+{
+    struct process *p = sched_new_process(s, parent, &native_body_ops);
+    if (!p)
+        return THE_NON_VALUE;
+    p->native_step = step;
+    p->native_free = free_state;
+    p->body_state = state;
+    return sched_start_process(s, parent, p);
 }
 
 bool sched_wake(struct process *self, term pid)
@@ -591,7 +615,7 @@ static void settle_locked(struct sched *s, struct worker *w, struct process *p, 
         w->released = p;
         pthread_mutex_lock(&s->rq_lock);
         if (p->pid == s->main_pid)
-            sched_stop_locked(s, p->exit_reason == A(normal) ? 0 : 1);
+            sched_stop_locked(s, p->exit_reason == A(normal) ? 0 : p->crash_status ? p->crash_status : 1);
         return;
     }
     case BODY_WAIT: {

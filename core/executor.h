@@ -71,6 +71,15 @@ struct sched *sched_create(const struct sched_config *config, const char **error
 term sched_spawn_native(struct sched *s, struct process *parent, native_step_fn step, void *state,
                         void (*free_state)(void *));
 
+/* Spawning in two steps, for bodies that set a process up before it runs
+ * (the BEAM engine copies the arguments to its heap): a new context with
+ * `body`, not yet visible to anyone, or NULL when memory was refused; then
+ * start it (its pid, or THE_NON_VALUE when memory was refused: the context
+ * is gone, its body state left to the caller), or discard it unstarted. */
+struct process *sched_new_process(struct sched *s, struct process *parent, const struct body_ops *body);
+term sched_start_process(struct sched *s, struct process *parent, struct process *p);
+void sched_discard_process(struct process *p);
+
 /* Runs until the process `main_pid` ends, a halt, or a runtime failure,
  * and returns the program's status: 0 when main ends normally, 1 when it
  * ends with another reason, the halt status, or EXIT_RUNTIME_FAILURE. */
@@ -108,6 +117,13 @@ void sched_halt(struct process *self, int status);
  * memory exhausted, a cap exceeded, an internal error. Writes one line with
  * the process and why on stderr. The caller should end its slice soon. */
 void sched_runtime_failure(struct process *self, const char *why);
+
+/* Shared state of the engine that runs code (the BEAM code server): set
+ * before sched_run, read by running processes. */
+void sched_set_engine(struct sched *s, void *engine);
+void *sched_engine(const struct sched *s);
+/* The main process's pid (THE_NON_VALUE before sched_run). */
+term sched_main_pid(const struct sched *s);
 
 /* The executor of a process. */
 struct sched *proc_sched(const struct process *p);

@@ -1,22 +1,143 @@
 /*
  * main.c — the `clause` command: parse options, set up CPU binding and the
- * executor, run the program, report, and exit with the program's status.
+ * executor, run the program (a .beam file's main/1, or a native workload),
+ * report, and exit with the program's status.
  */
 #include "../experiments/native_workloads.h"
 #include "../metrics/metrics.h"
+#include "atom.h"
+#include "beam/code_server.h"
+#include "beam/interp.h"
+#include "bif.h"
 #include "cpu_binding.h"
 #include "executor.h"
+#include "heap.h"
 #include "options.h"
 
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+
+#define CLAUSE_VERSION "0.1"
+#define EXIT_LOAD_FAILURE 1
 
 static double now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void print_profile(const struct clause_options *options, struct sched *s, unsigned workers)
+{
+    struct strbuf text = STRBUF_INIT;
+    strbuf_printf(&text, "clause profile: policy %s, %s sends, timers in %s, %u workers\n", options->policy->name,
+                  options->blocking_sends ? "blocking" : "arrivals", options->worker_timers ? "workers" : "a thread",
+                  workers);
+    metrics_report(&text, sched_metrics(s), workers);
+    uint64_t readings, fired;
+    sched_timer_counts(s, &readings, &fired);
+    strbuf_printf(&text, "timer thread: %llu clock readings, %llu timeouts fired; %llu builtins blocked\n",
+                  (unsigned long long)readings, (unsigned long long)fired,
+                  (unsigned long long)sched_blocked_builtins(s));
+    fputs(strbuf_cstr(&text), stderr);
+    strbuf_free(&text);
+}
+
+/* Runs a native workload on s; the process status. */
+static int run_native(const struct clause_options *options, const struct native_workload *workload, struct sched *s,
+                      unsigned workers)
+{
+    struct strbuf text = STRBUF_INIT;
+    term main_pid;
+    void *ctx = NULL;
+    if (!workload->start(s, options->program_argv, &main_pid, &ctx, &text)) {
+        fprintf(stderr, "clause: --native %s: %s\n", workload->name, strbuf_cstr(&text));
+        strbuf_free(&text);
+        return EXIT_USAGE;
+    }
+    double started = now_ms();
+    int status = sched_run(s, main_pid);
+    double elapsed = now_ms() - started;
+    bool correct = workload->finish(ctx, &text);
+    printf("%s time_ms=%.3f\n", strbuf_cstr(&text), elapsed);
+    fflush(stdout);
+    if (options->profile)
+        print_profile(options, s, workers);
+    strbuf_free(&text);
+    workload->free_ctx(ctx);
+    if (status == 0 && !correct) {
+        fprintf(stderr, "clause: --native %s: wrong result\n", workload->name);
+        return EXIT_RUNTIME_FAILURE;
+    }
+    return status;
+}
+
+/* The code server for a program: its own folder first, then -pa folders. */
+static struct code_server *program_code_server(const struct clause_options *options)
+{
+    const char *paths[OPTIONS_MAX_CODE_PATHS + 1];
+    char *copy = strdup(options->program);
+    if (!copy)
+        return NULL;
+    paths[0] = dirname(copy);
+    for (int i = 0; i < options->code_path_count; i++)
+        paths[1 + i] = options->code_paths[i];
+    struct code_server *cs = code_server_new(paths, 1 + (size_t)options->code_path_count, NULL);
+    free(copy);
+    return cs;
+}
+
+/* Runs PROGRAM:main(Args) on s and destroys s; the program's status. */
+static int run_beam(const struct clause_options *options, struct sched *s, unsigned workers)
+{
+    bif_registry_init();
+    struct code_server *cs = program_code_server(options);
+    if (!cs) {
+        fprintf(stderr, "clause: out of memory\n");
+        sched_destroy(s);
+        return EXIT_RUNTIME_FAILURE;
+    }
+    char error[512];
+    struct beam_module *program = code_load_file(cs, options->program, error, sizeof error);
+    if (!program) {
+        fprintf(stderr, "clause: %s\n", error);
+        sched_destroy(s);
+        code_server_free(cs);
+        return EXIT_LOAD_FAILURE;
+    }
+    /* Args: a list of strings, built on a scratch heap and copied. */
+    heap_t scratch;
+    term args = NIL;
+    if (!heap_init(&scratch, 0, 0)) {
+        sched_destroy(s);
+        code_server_free(cs);
+        return EXIT_RUNTIME_FAILURE;
+    }
+    for (int i = options->program_argc; i-- > 0 && is_value(args);) {
+        term arg = heap_string(&scratch, options->program_argv[i], strlen(options->program_argv[i]));
+        args = is_value(arg) ? heap_cons(&scratch, arg, args) : arg;
+    }
+    sched_set_engine(s, cs);
+    term main_pid =
+        is_value(args) ? beam_spawn(s, NULL, cs, program->name, atom_intern_cstr("main"), &args, 1) : THE_NON_VALUE;
+    heap_destroy(&scratch);
+    if (is_non_value(main_pid)) {
+        fprintf(stderr, "clause: out of memory starting the program\n");
+        sched_destroy(s);
+        code_server_free(cs);
+        return EXIT_RUNTIME_FAILURE;
+    }
+    int status = sched_run(s, main_pid);
+    fflush(stdout);
+    if (options->profile)
+        print_profile(options, s, workers);
+    /* The processes go before the code they ran. */
+    sched_destroy(s);
+    code_server_free(cs);
+    return status;
 }
 
 int main(int argc, char **argv)
@@ -31,19 +152,26 @@ int main(int argc, char **argv)
         fputs(options_usage(), stdout);
         return 0;
     }
+    if (options.version) {
+        printf("clause %s (runs .beam files of Erlang/OTP 25)\n", CLAUSE_VERSION);
+        return 0;
+    }
     if (options.list_policies) {
         for (const struct policy_ops *const *p = policy_all(); *p; p++)
             printf("%-12s %s\n", (*p)->name, (*p)->summary);
         return 0;
     }
-    const struct native_workload *workload = native_workload_find(options.native_workload);
-    if (!workload) {
-        fprintf(stderr, "clause: --native: unknown workload '%s'\n%s", options.native_workload, options_usage());
-        return EXIT_USAGE;
-    }
-    if (options.program_argc != workload->arg_count) {
-        fprintf(stderr, "clause: --native %s takes %s\n", workload->name, workload->args);
-        return EXIT_USAGE;
+    const struct native_workload *workload = NULL;
+    if (options.native_workload) {
+        workload = native_workload_find(options.native_workload);
+        if (!workload) {
+            fprintf(stderr, "clause: --native: unknown workload '%s'\n%s", options.native_workload, options_usage());
+            return EXIT_USAGE;
+        }
+        if (options.program_argc != workload->arg_count) {
+            fprintf(stderr, "clause: --native %s takes %s\n", workload->name, workload->args);
+            return EXIT_USAGE;
+        }
     }
 
     struct cpu_binding *binding = NULL;
@@ -66,43 +194,13 @@ int main(int argc, char **argv)
         cpu_binding_destroy(binding);
         return EXIT_RUNTIME_FAILURE;
     }
-
-    struct strbuf text = STRBUF_INIT;
-    term main_pid;
-    void *ctx = NULL;
-    if (!workload->start(s, options.program_argv, &main_pid, &ctx, &text)) {
-        fprintf(stderr, "clause: --native %s: %s\n", workload->name, strbuf_cstr(&text));
-        strbuf_free(&text);
+    int status;
+    if (workload) {
+        status = run_native(&options, workload, s, workers);
         sched_destroy(s);
-        cpu_binding_destroy(binding);
-        return EXIT_USAGE;
+    } else {
+        status = run_beam(&options, s, workers); /* destroys s */
     }
-    double started = now_ms();
-    int status = sched_run(s, main_pid);
-    double elapsed = now_ms() - started;
-    bool correct = workload->finish(ctx, &text);
-    printf("%s time_ms=%.3f\n", strbuf_cstr(&text), elapsed);
-    fflush(stdout);
-    if (options.profile) {
-        strbuf_clear(&text);
-        strbuf_printf(&text, "clause profile: policy %s, %s sends, timers in %s, %u workers\n", options.policy->name,
-                      options.blocking_sends ? "blocking" : "arrivals", options.worker_timers ? "workers" : "a thread",
-                      workers);
-        metrics_report(&text, sched_metrics(s), workers);
-        uint64_t readings, fired;
-        sched_timer_counts(s, &readings, &fired);
-        strbuf_printf(&text, "timer thread: %llu clock readings, %llu timeouts fired; %llu builtins blocked\n",
-                      (unsigned long long)readings, (unsigned long long)fired,
-                      (unsigned long long)sched_blocked_builtins(s));
-        fputs(strbuf_cstr(&text), stderr);
-    }
-    strbuf_free(&text);
-    sched_destroy(s);
-    workload->free_ctx(ctx);
     cpu_binding_destroy(binding);
-    if (status == 0 && !correct) {
-        fprintf(stderr, "clause: --native %s: wrong result\n", workload->name);
-        return EXIT_RUNTIME_FAILURE;
-    }
     return status;
 }

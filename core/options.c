@@ -10,7 +10,11 @@
 
 const char *options_usage(void)
 {
-    return "usage: clause [options] --native WORKLOAD [ARGS...]\n"
+    return "usage: clause [options] PROGRAM.beam [ARGS...]\n"
+           "       clause [options] --native WORKLOAD [ARGS...]\n"
+           "runs PROGRAM:main(Args) (Args a list of strings), escript-style; exit status 0 when main/1\n"
+           "returns, N on halt(N), 127 when it raises, 1 when the program cannot be loaded, 70 on a\n"
+           "runtime failure (memory, a heap cap), 2 on a usage error\n"
            "options:\n"
            "  --schedulers N         worker threads, 1..1024 (default: one per CPU of the affinity mask)\n"
            "  --policy NAME          scheduling policy (--policy help lists them)\n"
@@ -21,7 +25,9 @@ const char *options_usage(void)
            "  --timers MODE          thread (default: a timer thread fires receive timeouts) or workers\n"
            "                         (the earlier revision: workers check the timers before each slice)\n"
            "  --profile              print per-worker scheduling counters to stderr at exit\n"
+           "  -pa DIR                also load modules from DIR (after the program's own folder)\n"
            "  --help                 this text\n"
+           "  --version              the version of clause and of the OTP it follows\n"
            "native workloads (C processes, for tests and microbenchmarks):\n"
            "  spawn_exit N           spawn N processes that exit at once\n"
            "  yield_storm P Y        P processes each yielding Y times\n"
@@ -91,6 +97,20 @@ bool options_parse(int argc, char **argv, struct clause_options *out, char *erro
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             out->help = true;
             return true;
+        } else if (strcmp(arg, "--version") == 0) {
+            out->version = true;
+            return true;
+        } else if (strcmp(arg, "-pa") == 0) {
+            if (!value) {
+                snprintf(error, error_len, "-pa needs a folder");
+                return false;
+            }
+            if (out->code_path_count == OPTIONS_MAX_CODE_PATHS) {
+                snprintf(error, error_len, "-pa: more than %d folders", OPTIONS_MAX_CODE_PATHS);
+                return false;
+            }
+            out->code_paths[out->code_path_count++] = value;
+            i++;
         } else if (strcmp(arg, "--profile") == 0) {
             out->profile = true;
         } else if (strcmp(arg, "--schedulers") == 0) {
@@ -154,11 +174,12 @@ bool options_parse(int argc, char **argv, struct clause_options *out, char *erro
             snprintf(error, error_len, "unknown option '%s'", arg);
             return false;
         } else {
-            snprintf(error, error_len, "'%s': running .beam programs is not available yet; use --native WORKLOAD", arg);
-            return false;
+            out->program = arg;
+            i++;
+            break;
         }
     }
-    if (!out->native_workload) {
+    if (!out->native_workload && !out->program) {
         snprintf(error, error_len, "no program given");
         return false;
     }

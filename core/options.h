@@ -1,6 +1,7 @@
 /*
  * options.h — the command line of `clause`.
  *
+ *   clause [options] PROGRAM.beam [ARGS...]
  *   clause [options] --native WORKLOAD [ARGS...]
  *
  * Options come before the program; everything after it belongs to the
@@ -19,6 +20,8 @@
 
 struct policy_ops;
 
+#define OPTIONS_MAX_CODE_PATHS 64
+
 struct clause_options {
     unsigned schedulers;             /* 0: the default (one per CPU of the affinity mask or of the set) */
     const struct policy_ops *policy; /* never NULL after a successful parse */
@@ -27,10 +30,14 @@ struct clause_options {
     bool blocking_sends;             /* --send-mode blocking */
     bool worker_timers;              /* --timers workers */
     bool profile;
-    bool list_policies;          /* --policy help */
-    bool help;                   /* --help */
-    const char *native_workload; /* --native NAME */
-    int program_argc;            /* arguments after the program */
+    bool list_policies;                             /* --policy help */
+    bool help;                                      /* --help */
+    bool version;                                   /* --version */
+    const char *native_workload;                    /* --native NAME */
+    const char *program;                            /* PROGRAM.beam */
+    const char *code_paths[OPTIONS_MAX_CODE_PATHS]; /* -pa DIR, in order */
+    int code_path_count;
+    int program_argc; /* arguments after the program */
     char **program_argv;
 };
 

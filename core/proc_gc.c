@@ -34,8 +34,10 @@ enum heap_failure proc_collect(struct process *p, size_t need, term *registers, 
         return p->heap.failure = HEAP_FAIL_NOMEM;
     struct payload_cursor cursor = {payloads, 0};
     mailbox_for_each_payload(&p->mailbox, gather, &cursor);
-    struct gc_root_range roots[2] = {{registers, count}, {payloads, messages}};
-    enum heap_failure result = gc_collect(&p->heap, need, roots, 2);
+    term *stack_end = p->stack + p->stack_words;
+    size_t stack_used = p->stack_top ? (size_t)(stack_end - p->stack_top) : 0;
+    struct gc_root_range roots[3] = {{registers, count}, {payloads, messages}, {p->stack_top, stack_used}};
+    enum heap_failure result = gc_collect(&p->heap, need, roots, 3);
     if (result == HEAP_OK) {
         cursor.next = 0;
         mailbox_for_each_payload(&p->mailbox, scatter, &cursor);

@@ -2,9 +2,10 @@
  * proc_gc.h — collecting a process's heap at a safepoint.
  *
  * The collector (gc.h) takes explicit roots; this gathers a process's own:
- * the registers its body passes, and every message in its mailbox until a
- * receive takes it (the seed's "every message is a collection root of its
- * receiver"). Later parts add the stack, the dictionary and timer payloads.
+ * the registers its body passes, its stack (from stack_top up: code
+ * pointers and catch markers there are left alone), and every message in
+ * its mailbox until a receive takes it (the seed's "every message is a
+ * collection root of its receiver"). Later parts add the dictionary.
  * Runs on the process's worker while it runs.
  */
 #ifndef CLAUSE_PROC_GC_H

@@ -89,9 +89,17 @@ struct process {
     struct arrival *arrivals_taken, *arrivals_taken_last; /* swapped out, not yet delivered, oldest first */
     term last_receiver_not_running; /* its last send found this receiver not running (this process only) */
 
+    /* --- the BEAM engine's state while the process does not run (interp.c) --- */
+    const uint64_t *beam_pc;  /* where it resumes */
+    const uint64_t *beam_cp;  /* the continuation pointer */
+    uint32_t beam_saved_x;    /* x registers saved on top of the stack */
+    bool beam_resume_timeout; /* it waits in a receive with a timeout: resume decides timeout or rescan */
+    int crash_status;         /* the program's status if this main process ends abnormally (0: 1) */
+
     /* --- memory --- */
     heap_t heap;
-    term *stack; /* stack_inline until it outgrows it */
+    term *stack;     /* stack_inline until it outgrows it; grows down from stack + stack_words */
+    term *stack_top; /* lowest word in use; NULL or the end: empty (collection roots above it) */
     size_t stack_words;
     term stack_inline[PROC_INLINE_STACK];
 };

@@ -70,6 +70,7 @@ struct sched {
     size_t timer_bucket_count, timer_count;
     uint64_t blocked_builtins; /* executor mutex */
     uint64_t lookups_skipped;  /* executor mutex */
+    void *engine;              /* the code engine's shared state (sched_set_engine) */
 };
 
 /* ThreadSanitizer cannot see ck_epoch's grace periods (libck is not

@@ -857,8 +857,6 @@ static bool emit_list(struct loader *ld, struct reader *r, char kind)
     return true;
 }
 
-static bool is_list_kind(char kind) { return strchr("LYMVTB", kind) != NULL; }
-
 /* Checks an instruction's StrT references once its operands are written. */
 static bool check_strings(struct loader *ld)
 {
@@ -974,7 +972,7 @@ static bool load_instruction(struct loader *ld, struct reader *r, bool *done)
     const char *kinds = beam_opcodes[op].operands;
     for (unsigned i = 0; kinds[i]; i++) {
         ld->operand = i + 1;
-        if (!(is_list_kind(kinds[i]) ? emit_list(ld, r, kinds[i]) : read_and_emit(ld, r, kinds[i])))
+        if (!(beam_is_list_kind(kinds[i]) ? emit_list(ld, r, kinds[i]) : read_and_emit(ld, r, kinds[i])))
             return false;
     }
     if (op == BEAM_OP_func_info && ld->m->code[ld->op_start + 3] > MAX_ARITY_OF_FUNCTION)
@@ -1569,7 +1567,7 @@ size_t beam_instruction_words(const uint64_t *instr)
     const char *kinds = beam_opcodes[instr[0]].operands;
     size_t n = 1;
     for (; *kinds; kinds++)
-        n += is_list_kind(*kinds) ? 1 + instr[n] : 1;
+        n += beam_is_list_kind(*kinds) ? 1 + instr[n] : 1;
     return n;
 }
 
@@ -1713,7 +1711,7 @@ static void dump_range(const struct beam_module *m, size_t from, size_t to, stru
         size_t w = 1;
         for (const char *k = info->operands; *k; k++) {
             strbuf_puts(out, k == info->operands ? " " : ", ");
-            if (is_list_kind(*k)) {
+            if (beam_is_list_kind(*k)) {
                 dump_list(m, out, *k, instr + w);
                 w += 1 + instr[w];
             } else {

@@ -32,6 +32,12 @@ struct beam_opcode_info {
 
 extern const struct beam_opcode_info beam_opcodes[BEAM_OPCODE_MAX + 1];
 
+/* Operand kinds that are lists: a count word, then that many words. */
+static inline bool beam_is_list_kind(char kind)
+{
+    return kind == 'L' || kind == 'Y' || kind == 'M' || kind == 'V' || kind == 'T' || kind == 'B';
+}
+
 /* True for the numbers the loader accepts. */
 static inline bool beam_opcode_loadable(unsigned op) { return op <= BEAM_OPCODE_MAX && beam_opcodes[op].operands; }
 

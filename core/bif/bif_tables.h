@@ -8,5 +8,13 @@
 #include "../bif.h"
 
 extern const struct bif_def bif_table_errors[];
+extern const struct bif_def bif_table_processes[];
+extern const struct bif_def bif_table_numbers[];
+extern const struct bif_def bif_table_terms[];
+extern const struct bif_def bif_table_convert[];
+extern const struct bif_def bif_table_binaries[];
+extern const struct bif_def bif_table_lists[];
+extern const struct bif_def bif_table_maps[];
+extern const struct bif_def bif_table_time[];
 
 #endif

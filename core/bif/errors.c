@@ -44,9 +44,9 @@ static term bif_exit_1(struct process *p, const term *args) { return bif_raise(p
 static term bif_throw_1(struct process *p, const term *args) { return bif_raise(p, FAULT_THROW, args[0]); }
 
 const struct bif_def bif_table_errors[] = {
-    {"erlang", "error", 1, bif_error_1, 0},
-    {"erlang", "error", 2, bif_error_2, 0},
-    {"erlang", "exit", 1, bif_exit_1, 0},
-    {"erlang", "throw", 1, bif_throw_1, 0},
+    {"erlang", "error", 1, bif_error_1, BIF_NO_FRAME},
+    {"erlang", "error", 2, bif_error_2, BIF_NO_FRAME},
+    {"erlang", "exit", 1, bif_exit_1, BIF_NO_FRAME},
+    {"erlang", "throw", 1, bif_throw_1, BIF_NO_FRAME},
     {NULL, NULL, 0, NULL, 0},
 };

@@ -77,14 +77,36 @@ static void test_errors_say_what_is_wrong(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(e, "'sundial' is not thread or workers"));
     CU_ASSERT_FALSE(PARSE(&o, e, "--profile"));
     CU_ASSERT_PTR_NOT_NULL(strstr(e, "no program"));
-    CU_ASSERT_FALSE(PARSE(&o, e, "prog.beam"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(e, "prog.beam"));
+    CU_ASSERT_FALSE(PARSE(&o, e, "-pa"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(e, "-pa needs a folder"));
+}
+
+/* A .beam program: options before it, its arguments after (even ones that
+ * look like options), -pa folders in order. */
+static void test_a_beam_program_and_its_arguments(void)
+{
+    struct clause_options o;
+    char e[256];
+    /* A named argv: the parse result points into it. */
+    char *argv[] = {"clause", "-pa", "lib1", "--schedulers", "2", "-pa", "lib2", "prog.beam", "a", "--policy", NULL};
+    CU_ASSERT_TRUE(parse(&o, e, 10, argv));
+    CU_ASSERT_STRING_EQUAL(o.program, "prog.beam");
+    CU_ASSERT_PTR_NULL(o.native_workload);
+    CU_ASSERT_EQUAL(o.code_path_count, 2);
+    CU_ASSERT_STRING_EQUAL(o.code_paths[0], "lib1");
+    CU_ASSERT_STRING_EQUAL(o.code_paths[1], "lib2");
+    CU_ASSERT_EQUAL(o.program_argc, 2);
+    CU_ASSERT_STRING_EQUAL(o.program_argv[0], "a");
+    CU_ASSERT_STRING_EQUAL(o.program_argv[1], "--policy");
+    CU_ASSERT_TRUE(PARSE(&o, e, "--version"));
+    CU_ASSERT_TRUE(o.version);
 }
 
 static CU_TestInfo tests[] = {
     {"defaults and program arguments", test_defaults_and_program_arguments},
     {"every option", test_every_option},
     {"errors say what is wrong", test_errors_say_what_is_wrong},
+    {"a beam program and its arguments", test_a_beam_program_and_its_arguments},
     CU_TEST_INFO_NULL,
 };
 TEST_SUITE(options, tests)

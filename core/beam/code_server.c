@@ -1,0 +1,313 @@
+/*
+ * code_server.c — module loading on first call, export records, and the
+ * preparation of loaded code for the interpreter (code_server.h).
+ */
+#include "code_server.h"
+
+#include "../atom.h"
+#include "interp.h"
+#include "loader.h"
+#include "opcodes.h"
+
+#include <glob.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef CLAUSE_OTP_ROOT
+#define CLAUSE_OTP_ROOT "/usr/lib/erlang"
+#endif
+
+#define EXPORT_BUCKETS 4096 /* a power of two */
+#define MAX_MODULES 4096
+
+struct module_slot {
+    term name;
+    struct beam_module *module; /* NULL: loading failed */
+};
+
+struct code_server {
+    pthread_mutex_t lock; /* loading, export creation */
+    char **paths;
+    size_t path_count;
+    struct beam_export *buckets[EXPORT_BUCKETS];
+    /* Loaded (or failed) modules in load order; readers without the lock
+     * see a prefix of it (count published with release). */
+    struct module_slot slots[MAX_MODULES];
+    _Atomic size_t slot_count;
+};
+
+static char *copy_string(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *c = malloc(n);
+    if (c)
+        memcpy(c, s, n);
+    return c;
+}
+
+static bool add_path(struct code_server *cs, const char *path)
+{
+    char **paths = realloc(cs->paths, (cs->path_count + 1) * sizeof *paths);
+    if (!paths)
+        return false;
+    cs->paths = paths;
+    if (!(paths[cs->path_count] = copy_string(path)))
+        return false;
+    cs->path_count++;
+    return true;
+}
+
+/* OTP's library folders clause may load from: stdlib and kernel. */
+static bool add_otp_paths(struct code_server *cs, const char *root)
+{
+    static const char *const apps[] = {"stdlib", "kernel"};
+    for (size_t a = 0; a < sizeof apps / sizeof apps[0]; a++) {
+        char pattern[4096];
+        snprintf(pattern, sizeof pattern, "%s/lib/%s-*/ebin", root, apps[a]);
+        glob_t found;
+        if (glob(pattern, 0, NULL, &found) == 0) {
+            /* The newest version sorts last. */
+            bool ok = add_path(cs, found.gl_pathv[found.gl_pathc - 1]);
+            globfree(&found);
+            if (!ok)
+                return false;
+        }
+    }
+    return true;
+}
+
+struct code_server *code_server_new(const char *const *paths, size_t path_count, const char *otp_root)
+{
+    struct code_server *cs = calloc(1, sizeof *cs);
+    if (!cs)
+        return NULL;
+    pthread_mutex_init(&cs->lock, NULL);
+    bool ok = true;
+    for (size_t i = 0; ok && i < path_count; i++)
+        ok = add_path(cs, paths[i]);
+    if (!otp_root)
+        otp_root = getenv("CLAUSE_OTP_ROOT");
+    if (ok)
+        ok = add_otp_paths(cs, otp_root ? otp_root : CLAUSE_OTP_ROOT);
+    if (!ok) {
+        code_server_free(cs);
+        return NULL;
+    }
+    return cs;
+}
+
+void code_server_free(struct code_server *cs)
+{
+    if (!cs)
+        return;
+    size_t count = atomic_load(&cs->slot_count);
+    for (size_t i = 0; i < count; i++)
+        beam_module_free(cs->slots[i].module);
+    for (size_t b = 0; b < EXPORT_BUCKETS; b++) {
+        struct beam_export *e = cs->buckets[b];
+        while (e) {
+            struct beam_export *next = e->next_in_bucket;
+            free(e);
+            e = next;
+        }
+    }
+    for (size_t i = 0; i < cs->path_count; i++)
+        free(cs->paths[i]);
+    free(cs->paths);
+    pthread_mutex_destroy(&cs->lock);
+    free(cs);
+}
+
+static size_t bucket_of(term module, term function, unsigned arity)
+{
+    uint64_t h = (module * 0x9E3779B97F4A7C15u) ^ (function * 0xC2B2AE3D27D4EB4Fu) ^ arity;
+    return (size_t)((h ^ (h >> 31)) * 0x165667B19E3779F9u >> 40) & (EXPORT_BUCKETS - 1);
+}
+
+static struct beam_export *export_locked(struct code_server *cs, term module, term function, unsigned arity)
+{
+    size_t b = bucket_of(module, function, arity);
+    for (struct beam_export *e = cs->buckets[b]; e; e = e->next_in_bucket)
+        if (e->module == module && e->function == function && e->arity == arity)
+            return e;
+    struct beam_export *e = calloc(1, sizeof *e);
+    if (!e)
+        return NULL;
+    e->module = module;
+    e->function = function;
+    e->arity = arity;
+    e->server = cs;
+    e->bif = bif_lookup(module, function, arity);
+    e->next_in_bucket = cs->buckets[b];
+    cs->buckets[b] = e;
+    return e;
+}
+
+struct beam_export *code_export(struct code_server *cs, term module, term function, unsigned arity)
+{
+    pthread_mutex_lock(&cs->lock);
+    struct beam_export *e = export_locked(cs, module, function, arity);
+    pthread_mutex_unlock(&cs->lock);
+    return e;
+}
+
+static struct module_slot *find_slot(struct code_server *cs, term name)
+{
+    size_t count = atomic_load_explicit(&cs->slot_count, memory_order_acquire);
+    for (size_t i = 0; i < count; i++)
+        if (cs->slots[i].name == name)
+            return &cs->slots[i];
+    return NULL;
+}
+
+/* Rewrites opcodes to handler addresses and import operands to export
+ * records; binds the module's exports. Lock held. */
+static bool prepare_locked(struct code_server *cs, struct beam_module *m, char *error, size_t error_len)
+{
+    struct beam_export **imports = calloc(m->import_count ? m->import_count : 1, sizeof *imports);
+    if (!imports) {
+        snprintf(error, error_len, "%s: out of memory", m->source_name);
+        return false;
+    }
+    for (uint32_t i = 0; i < m->import_count; i++)
+        if (!(imports[i] = export_locked(cs, m->imports[i].module, m->imports[i].function, m->imports[i].arity))) {
+            free(imports);
+            snprintf(error, error_len, "%s: out of memory", m->source_name);
+            return false;
+        }
+    const void *const *handlers = beam_handler_table();
+    for (size_t at = 0; at < m->code_words;) {
+        uint64_t *instr = m->code + at;
+        const char *kinds = beam_opcodes[instr[0]].operands;
+        size_t words = beam_instruction_words(instr);
+        size_t operand = 1;
+        for (const char *k = kinds; *k; k++) {
+            if (*k == 'e')
+                instr[operand] = (uint64_t)(uintptr_t)imports[instr[operand]];
+            operand += beam_is_list_kind(*k) ? 1 + instr[operand] : 1;
+        }
+        instr[0] = (uint64_t)(uintptr_t)handlers[instr[0]];
+        at += words;
+    }
+    free(imports);
+    for (uint32_t i = 0; i < m->export_count; i++) {
+        struct beam_export *e = export_locked(cs, m->name, m->exports[i].name, m->exports[i].arity);
+        if (!e) {
+            snprintf(error, error_len, "%s: out of memory", m->source_name);
+            return false;
+        }
+        atomic_store_explicit(&e->code, m->exports[i].entry, memory_order_release);
+    }
+    return true;
+}
+
+/* Records name as loaded (or failed, module NULL); lock held. */
+static bool publish_locked(struct code_server *cs, term name, struct beam_module *m)
+{
+    size_t count = atomic_load_explicit(&cs->slot_count, memory_order_relaxed);
+    if (count == MAX_MODULES)
+        return false;
+    cs->slots[count] = (struct module_slot){name, m};
+    atomic_store_explicit(&cs->slot_count, count + 1, memory_order_release);
+    return true;
+}
+
+/* Loads and prepares the file at path as module `expected` (any name when
+ * expected is THE_NON_VALUE). Lock held. */
+static struct beam_module *load_locked(struct code_server *cs, const char *path, term expected, char *error,
+                                       size_t error_len)
+{
+    struct beam_module *m = beam_load(path, error, error_len);
+    if (!m)
+        return NULL;
+    if (is_value(expected) && m->name != expected) {
+        snprintf(error, error_len, "%s: holds another module", path);
+        beam_module_free(m);
+        return NULL;
+    }
+    struct module_slot *existing = find_slot(cs, m->name);
+    if (existing && existing->module) {
+        beam_module_free(m);
+        return existing->module; /* loaded already (the program named twice) */
+    }
+    if (!prepare_locked(cs, m, error, error_len) || !publish_locked(cs, m->name, m)) {
+        if (!error[0])
+            snprintf(error, error_len, "%s: too many modules", path);
+        beam_module_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+struct beam_module *code_load_file(struct code_server *cs, const char *path, char *error, size_t error_len)
+{
+    char scratch[1];
+    if (!error || !error_len) {
+        error = scratch;
+        error_len = sizeof scratch;
+    }
+    error[0] = '\0';
+    pthread_mutex_lock(&cs->lock);
+    struct beam_module *m = load_locked(cs, path, THE_NON_VALUE, error, error_len);
+    pthread_mutex_unlock(&cs->lock);
+    return m;
+}
+
+/* Finds and loads module name from the search path; lock held. */
+static void load_module_locked(struct code_server *cs, term name)
+{
+    if (find_slot(cs, name) || name == A(erlang))
+        return;
+    size_t len;
+    const char *text = atom_text(name, &len);
+    char error[512] = "";
+    struct beam_module *m = NULL;
+    bool found = false;
+    for (size_t i = 0; i < cs->path_count && !found; i++) {
+        char path[4096];
+        int n = snprintf(path, sizeof path, "%s/%.*s.beam", cs->paths[i], (int)len, text);
+        if (n < 0 || (size_t)n >= sizeof path || memchr(text, '/', len))
+            continue;
+        FILE *f = fopen(path, "rb");
+        if (!f)
+            continue;
+        fclose(f);
+        found = true;
+        m = load_locked(cs, path, name, error, sizeof error);
+    }
+    if (found && !m)
+        fprintf(stderr, "clause: cannot load module %.*s: %s\n", (int)len, text, error);
+    if (!m)
+        publish_locked(cs, name, NULL); /* not found or broken: undef from now on */
+}
+
+const uint64_t *code_export_entry(struct beam_export *e)
+{
+    const uint64_t *code = atomic_load_explicit(&e->code, memory_order_acquire);
+    if (code)
+        return code;
+    struct code_server *cs = e->server;
+    pthread_mutex_lock(&cs->lock);
+    load_module_locked(cs, e->module);
+    pthread_mutex_unlock(&cs->lock);
+    return atomic_load_explicit(&e->code, memory_order_acquire);
+}
+
+const struct beam_module *code_module_of(struct code_server *cs, const uint64_t *pc)
+{
+    size_t count = atomic_load_explicit(&cs->slot_count, memory_order_acquire);
+    for (size_t i = 0; i < count; i++) {
+        const struct beam_module *m = cs->slots[i].module;
+        if (m && pc >= m->code && pc < m->code + m->code_words)
+            return m;
+    }
+    return NULL;
+}
+
+bool code_is_loaded(struct code_server *cs, term module)
+{
+    struct module_slot *slot = find_slot(cs, module);
+    return slot && slot->module;
+}

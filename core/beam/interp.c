@@ -1,0 +1,1661 @@
+/*
+ * interp.c — the BEAM engine's instruction loop (interp.h).
+ *
+ * Registers. x registers are a per-thread array (a process's live ones are
+ * saved on its stack when it stops before a function entry); y registers
+ * are slots of the current stack frame. The stack grows down from the end
+ * of process.stack: a frame is [continuation pointer][y0][y1]..., and E
+ * points at its first word, so y(N) is E[N + 1]. Code pointers on the stack
+ * have primary tag 00 and catch markers are immediates, so the collector
+ * leaves both alone and the stack is passed to it whole.
+ *
+ * Operands come pre-decoded (module.h): a source word is a register when
+ * its two low bits are 00, a term otherwise.
+ *
+ * Exceptions. A builtin that fails records the exception in the process
+ * (bif.h); the engine builds the stack trace, then looks for the nearest
+ * catch marker on the stack. A catch marker holds the address of its
+ * handler; the frame it sits in begins at the nearest continuation pointer
+ * below it. The handler finds x0 = THE_NON_VALUE, x1 = class, x2 = reason,
+ * x3 = the raw trace ({Class, Trace}, which only raise and build_stacktrace
+ * read).
+ */
+#include "interp.h"
+
+#include "../atom.h"
+#include "../bif.h"
+#include "../bignum.h"
+#include "../binary.h"
+#include "../compare.h"
+#include "../copy.h"
+#include "../map.h"
+#include "../message.h"
+#include "../print.h"
+#include "../proc_gc.h"
+#include "../strbuf.h"
+#include "loader.h"
+#include "opcodes.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* OTP's default backtrace_depth. */
+#define STACKTRACE_DEPTH 8
+
+static _Thread_local term x_regs[BEAM_MAX_X + 8];
+static _Thread_local double f_regs[BEAM_MAX_FR];
+
+/* Code the engine itself runs: the continuation of a process's first
+ * function (a normal exit), and the start of a spawned process (an apply of
+ * x0:x1(x2...)). Their opcode words are set when the table is built. */
+static uint64_t normal_exit_code[1];
+static uint64_t spawn_start_code[1];
+
+static const void *const *handler_table;
+
+/* ---- the stack ---- */
+
+static inline term *stack_end(struct process *p) { return p->stack + p->stack_words; }
+
+/* Makes room for `words` more words below E; returns the (moved) E, or
+ * NULL when memory is refused. */
+static term *grow_stack(struct process *p, term *E, size_t words)
+{
+    size_t used = (size_t)(stack_end(p) - E);
+    size_t size = p->stack_words * 2;
+    while (size < used + words + 16)
+        size *= 2;
+    term *stack = malloc(size * sizeof *stack);
+    if (!stack)
+        return NULL;
+    memcpy(stack + size - used, E, used * sizeof *stack);
+    if (p->stack != p->stack_inline)
+        free(p->stack);
+    p->stack = stack;
+    p->stack_words = size;
+    return stack + size - used;
+}
+
+/* ---- finding code ---- */
+
+/* The function whose code holds pc: its func_info operands. */
+static bool function_of(const struct beam_module *m, const uint64_t *pc, term *function, unsigned *arity)
+{
+    const uint64_t *best = NULL;
+    const struct beam_function *tables[2] = {m->exports, m->locals};
+    uint32_t counts[2] = {m->export_count, m->local_count};
+    for (int t = 0; t < 2; t++)
+        for (uint32_t i = 0; i < counts[t]; i++) {
+            const uint64_t *entry = tables[t][i].entry;
+            /* The func_info before an entry belongs to its function. */
+            if (entry - 4 <= pc && (!best || entry > best))
+                best = entry;
+        }
+    if (!best)
+        return false;
+    *function = (term)best[-2];
+    *arity = (unsigned)best[-1];
+    return true;
+}
+
+/* ---- stack traces ---- */
+
+static term location_of(heap_t *h, const struct beam_module *m, const uint64_t *pc)
+{
+    const char *file;
+    uint32_t line;
+    if (!m || !beam_location_of(m, (size_t)(pc - m->code), &file, &line))
+        return NIL;
+    term file_t = heap_string(h, file, strlen(file));
+    if (is_non_value(file_t))
+        return THE_NON_VALUE;
+    term file_pair = heap_tuple2(h, A(file), file_t);
+    term line_pair = heap_tuple2(h, A(line), make_small(line));
+    if (is_non_value(file_pair) || is_non_value(line_pair))
+        return THE_NON_VALUE;
+    term tail = heap_cons(h, line_pair, NIL);
+    return is_non_value(tail) ? tail : heap_cons(h, file_pair, tail);
+}
+
+/* {M, F, ArityOrArgs, Location} for code at pc; NIL when pc is in no
+ * module (the engine's own code). */
+static term frame_at(struct process *p, const uint64_t *pc, term arity_or_args)
+{
+    const struct beam_module *m = code_module_of(sched_engine(p->sched), pc);
+    term function;
+    unsigned arity;
+    if (!m || !function_of(m, pc, &function, &arity))
+        return NIL;
+    term location = location_of(&p->heap, m, pc);
+    if (is_non_value(location))
+        return THE_NON_VALUE;
+    term elems[4] = {m->name, function, is_value(arity_or_args) ? arity_or_args : make_small(arity), location};
+    return heap_tuple(&p->heap, 4, elems);
+}
+
+static term list_of_registers(heap_t *h, const term *x, unsigned n)
+{
+    term list = NIL;
+    for (unsigned i = n; i-- > 0 && is_value(list);)
+        list = heap_cons(h, x[i], list);
+    return list;
+}
+
+/* The location of a builtin's own frame: OTP 25 names the module that
+ * explains its errors. */
+static term bif_frame_location(heap_t *h, term module)
+{
+    term explainer = module == A(erlang) ? A(erl_erts_errors) : A(erl_stdlib_errors);
+    term keys[1] = {A(module)}, values[1] = {explainer};
+    term info = map_from_pairs(h, keys, values, 1);
+    if (is_non_value(info))
+        return info;
+    term pair = heap_tuple2(h, A(error_info), info);
+    return is_non_value(pair) ? pair : heap_cons(h, pair, NIL);
+}
+
+struct fault_site {
+    const uint64_t *pc;          /* the instruction that raised */
+    const struct bif_entry *bif; /* the builtin that raised, or NULL */
+    const term *bif_args;        /* its arguments */
+    bool function_clause;        /* raised by func_info: the frame shows x0.. */
+    bool fun_call;               /* a fun call failed (badfun, badarity) */
+};
+
+/* Builds the stack trace term: the raising frame, then one per
+ * continuation pointer on the stack, at most STACKTRACE_DEPTH. */
+static term build_trace(struct process *p, const struct fault_site *site, term *E, const uint64_t *cp)
+{
+    heap_t *h = &p->heap;
+    term frames[STACKTRACE_DEPTH];
+    unsigned n = 0;
+    if (site->bif && !(site->bif->flags & BIF_NO_FRAME)) {
+        term args = list_of_registers(h, site->bif_args, site->bif->arity);
+        term location = is_value(args) ? bif_frame_location(h, site->bif->module) : args;
+        term elems[4] = {site->bif->module, site->bif->function, args, location};
+        if (is_non_value(location) || is_non_value(frames[n++] = heap_tuple(h, 4, elems)))
+            return THE_NON_VALUE;
+    }
+    term args = THE_NON_VALUE;
+    if (site->function_clause)
+        args = list_of_registers(h, x_regs, (unsigned)site->pc[3]);
+    else if (is_value(p->fault_args))
+        args = p->fault_args;
+    if (site->function_clause && is_non_value(args))
+        return THE_NON_VALUE;
+    term top = frame_at(p, site->function_clause ? site->pc + 4 : site->pc, args);
+    if (is_non_value(top))
+        return top;
+    if (top != NIL)
+        frames[n++] = top;
+    /* OTP 25 has pushed the return address when a fun call fails, so the
+     * caller shows twice. */
+    if (site->fun_call && top != NIL)
+        frames[n++] = top;
+    /* The continuation: cp, then each frame's saved one. */
+    const uint64_t *next = cp;
+    term *end = stack_end(p);
+    for (term *w = E; n < STACKTRACE_DEPTH && next != normal_exit_code;) {
+        if (next) {
+            term f = frame_at(p, next - 1, THE_NON_VALUE);
+            if (is_non_value(f))
+                return f;
+            if (f != NIL)
+                frames[n++] = f;
+        }
+        next = NULL;
+        for (; w < end; w++)
+            if (is_header(*w) && *w) {
+                next = (const uint64_t *)(uintptr_t)*w++;
+                break;
+            }
+        if (!next)
+            break;
+    }
+    return heap_list_from_array(h, frames, n);
+}
+
+/* ---- errors ---- */
+
+static term class_atom(enum fault_class c)
+{
+    return c == FAULT_EXIT ? A(exit) : c == FAULT_THROW ? A(throw) : A(error);
+}
+
+static enum fault_class class_of_atom(term a)
+{
+    return a == A(exit) ? FAULT_EXIT : a == A(throw) ? FAULT_THROW : a == A(error) ? FAULT_ERROR : FAULT_NONE;
+}
+
+static term error_tuple(struct process *p, term tag, term value)
+{
+    term t = heap_tuple2(&p->heap, tag, value);
+    return is_non_value(t) ? bif_out_of_memory(p) : bif_error(p, t);
+}
+
+/* ---- calls to exports and funs ---- */
+
+/* How a call to an export or a fun resolves. */
+enum call_kind {
+    CALL_CODE,  /* jump to *code */
+    CALL_BIF,   /* call *bif */
+    CALL_APPLY, /* erlang:apply/2,3: the arguments name the real callee */
+    CALL_FAULT, /* an exception is recorded */
+};
+
+static bool is_apply(const struct bif_entry *b) { return b->flags & BIF_APPLY; }
+
+static enum call_kind resolve_export(struct process *p, struct beam_export *e, const uint64_t **code,
+                                     const struct bif_entry **bif)
+{
+    if (e->bif) {
+        *bif = e->bif;
+        return is_apply(e->bif) ? CALL_APPLY : CALL_BIF;
+    }
+    if ((*code = code_export_entry(e)))
+        return CALL_CODE;
+    /* undef: the frame shows the missing function with its arguments. */
+    term args = list_of_registers(&p->heap, x_regs, e->arity);
+    term elems[4] = {e->module, e->function, args, NIL};
+    term frame = is_value(args) ? heap_tuple(&p->heap, 4, elems) : args;
+    if (is_non_value(frame)) {
+        bif_out_of_memory(p);
+        return CALL_FAULT;
+    }
+    bif_error(p, A(undef));
+    p->fault_args = frame; /* picked up by raise: an undef frame of its own */
+    return CALL_FAULT;
+}
+
+/* apply(M, F, Args) with x0 = M, x1 = F, x2 = Args: moves the arguments
+ * into x0.. and returns the export, or NULL with an exception recorded. */
+static struct beam_export *prepare_apply(struct process *p, term module, term function, term args)
+{
+    int64_t n = bif_list_length(args);
+    if (!is_atom(module) || !is_atom(function) || n < 0 || n > 255) {
+        bif_badarg(p);
+        return NULL;
+    }
+    for (int64_t i = 0; i < n; i++, args = list_tail(args))
+        x_regs[i] = list_head(args);
+    struct beam_export *e = code_export(sched_engine(p->sched), module, function, (unsigned)n);
+    if (!e)
+        bif_out_of_memory(p);
+    return e;
+}
+
+/* A fun call with the fun f and `arity` arguments in x0..: a local fun's
+ * free variables go after the arguments. Returns its code, or sets *export
+ * for an export fun, or NULL with an exception recorded. */
+static const uint64_t *prepare_fun_call(struct process *p, term f, unsigned arity, struct beam_export **export)
+{
+    *export = NULL;
+    if (is_local_fun(f)) {
+        const struct fun_entry *fe = fun_entry_of(f);
+        if (fe->arity == arity) {
+            uint64_t free_vars = fun_num_free(f);
+            for (uint64_t i = 0; i < free_vars; i++)
+                x_regs[arity + i] = fun_free_var(f, i);
+            return fe->code;
+        }
+    } else if (is_export(f)) {
+        term *e = boxed_ptr(f);
+        if ((unsigned)small_value(e[3]) == arity) {
+            if (!(*export = code_export(sched_engine(p->sched), e[1], e[2], arity)))
+                bif_out_of_memory(p);
+            return NULL;
+        }
+    } else {
+        error_tuple(p, A(badfun), f);
+        return NULL;
+    }
+    /* {badarity, {Fun, Args}} */
+    term args = list_of_registers(&p->heap, x_regs, arity);
+    term inner = is_value(args) ? heap_tuple2(&p->heap, f, args) : args;
+    if (is_non_value(inner))
+        bif_out_of_memory(p);
+    else
+        error_tuple(p, A(badarity), inner);
+    return NULL;
+}
+
+/* ---- the loop ---- */
+
+#define BODY_FAULT 100 /* internal: handled below the loop */
+
+static enum body_stop run(struct process *p);
+
+static void init_handler_table(void) { run(NULL); }
+
+const void *const *beam_handler_table(void)
+{
+    if (!handler_table)
+        init_handler_table();
+    return handler_table;
+}
+
+/* Saves the live x registers on the stack and the resume point. */
+static bool save_state(struct process *p, term *E, const uint64_t *pc, const uint64_t *cp, unsigned live)
+{
+    if ((size_t)(E - p->stack) < live) {
+        E = grow_stack(p, E, live);
+        if (!E)
+            return false;
+    }
+    E -= live;
+    memcpy(E, x_regs, live * sizeof(term));
+    p->stack_top = E;
+    p->beam_pc = pc;
+    p->beam_cp = cp;
+    p->beam_saved_x = live;
+    return true;
+}
+
+static enum body_stop resume(struct process *p) { return run(p); }
+
+static void release(struct process *p) { (void)p; /* everything a BEAM process holds is in its context */ }
+
+const struct body_ops beam_body_ops = {"beam", resume, release};
+
+static void report_crash(struct process *p, enum fault_class class, term reason)
+{
+    struct strbuf text = STRBUF_INIT;
+    bool main_process = p->pid == sched_main_pid(p->sched);
+    if (main_process) {
+        strbuf_puts(&text, "clause: exception ");
+        print_atom(&text, class_atom(class));
+        strbuf_puts(&text, ": ");
+        print_p(&text, reason, 1, 80, -1);
+    } else {
+        strbuf_puts(&text, "=ERROR REPORT==== Error in process ");
+        print_w(&text, p->pid, -1);
+        strbuf_puts(&text, " with exit value:\n");
+        print_p(&text, p->exit_reason, 1, 80, -1);
+    }
+    strbuf_putc(&text, '\n');
+    fputs(strbuf_cstr(&text), stderr);
+    strbuf_free(&text);
+}
+
+/* The exit reason of an uncaught exception, as OTP forms it. */
+static term exit_reason_of(struct process *p, enum fault_class class, term reason, term trace)
+{
+    heap_t *h = &p->heap;
+    switch (class) {
+    case FAULT_EXIT:
+        return reason;
+    case FAULT_THROW: {
+        term nocatch = heap_tuple2(h, A(nocatch), reason);
+        return is_non_value(nocatch) ? nocatch : heap_tuple2(h, nocatch, trace);
+    }
+    default:
+        return heap_tuple2(h, reason, trace);
+    }
+}
+
+#define SRC(w) (((w)&3) == 0 ? (((w)&BEAM_REG_KIND_MASK) == BEAM_REG_X ? X[(w) >> 4] : E[((w) >> 4) + 1]) : (term)(w))
+#define DST(w) (*(((w)&BEAM_REG_KIND_MASK) == BEAM_REG_X ? &X[(w) >> 4] : &E[((w) >> 4) + 1]))
+#define LABEL(w) ((const uint64_t *)(uintptr_t)(w))
+#define DISPATCH() goto *(const void *)(uintptr_t)I[0]
+#define NEXT(words)                                                                                                    \
+    do {                                                                                                               \
+        I += (words);                                                                                                  \
+        DISPATCH();                                                                                                    \
+    } while (0)
+/* A test: jump to the fail label when cond is false. */
+#define TEST(cond, words)                                                                                              \
+    do {                                                                                                               \
+        if (cond)                                                                                                      \
+            NEXT(words);                                                                                               \
+        I = LABEL(I[1]);                                                                                               \
+        DISPATCH();                                                                                                    \
+    } while (0)
+/* Allocation within what a test_heap reserved; the cap still applies. */
+#define HALLOC(var, words)                                                                                             \
+    do {                                                                                                               \
+        if (!((var) = heap_alloc(&p->heap, (words))))                                                                  \
+            goto out_of_memory;                                                                                        \
+    } while (0)
+/* Spends the reduction of a function entry; with none left, stops before
+ * the entry (the instruction at I repeats on resume) with `live` x
+ * registers saved. */
+#define ENTRY(live)                                                                                                    \
+    do {                                                                                                               \
+        if (--p->reds_left <= 0) {                                                                                     \
+            stop_live = (live);                                                                                        \
+            goto yield;                                                                                                \
+        }                                                                                                              \
+    } while (0)
+#define RAISE()                                                                                                        \
+    do {                                                                                                               \
+        goto raise;                                                                                                    \
+    } while (0)
+
+/* Collects with `live` x registers as roots and `need` words free after. */
+#define GC(need, live)                                                                                                 \
+    do {                                                                                                               \
+        p->stack_top = E;                                                                                              \
+        term *old_end = stack_end(p);                                                                                  \
+        (void)old_end;                                                                                                 \
+        if (proc_collect(p, (need), X, (live)) != HEAP_OK)                                                             \
+            goto out_of_memory;                                                                                        \
+    } while (0)
+#define ENSURE_HEAP(need, live)                                                                                        \
+    do {                                                                                                               \
+        size_t need_ = (need);                                                                                         \
+        if ((size_t)(p->heap.end - p->heap.top) < need_ || heap_wants_gc(&p->heap))                                    \
+            GC(need_, (live));                                                                                         \
+    } while (0)
+
+static enum body_stop run(struct process *p)
+{
+    static const void *labels[BEAM_OPCODE_MAX + 1];
+    if (!p) {
+        for (unsigned i = 0; i <= BEAM_OPCODE_MAX; i++)
+            labels[i] = &&op_unsupported;
+#define HANDLER(name) labels[BEAM_OP_##name] = &&op_##name
+        HANDLER(func_info);
+        HANDLER(call);
+        HANDLER(call_last);
+        HANDLER(call_only);
+        HANDLER(call_ext);
+        HANDLER(call_ext_last);
+        HANDLER(call_ext_only);
+        HANDLER(bif0);
+        HANDLER(bif1);
+        HANDLER(bif2);
+        HANDLER(allocate);
+        HANDLER(allocate_heap);
+        HANDLER(allocate_zero);
+        HANDLER(allocate_heap_zero);
+        HANDLER(test_heap);
+        HANDLER(init);
+        HANDLER(deallocate);
+        HANDLER(return );
+        HANDLER(send);
+        HANDLER(remove_message);
+        HANDLER(timeout);
+        HANDLER(loop_rec);
+        HANDLER(loop_rec_end);
+        HANDLER(wait);
+        HANDLER(wait_timeout);
+        HANDLER(is_lt);
+        HANDLER(is_ge);
+        HANDLER(is_eq);
+        HANDLER(is_ne);
+        HANDLER(is_eq_exact);
+        HANDLER(is_ne_exact);
+        HANDLER(is_integer);
+        HANDLER(is_float);
+        HANDLER(is_number);
+        HANDLER(is_atom);
+        HANDLER(is_pid);
+        HANDLER(is_reference);
+        HANDLER(is_port);
+        HANDLER(is_nil);
+        HANDLER(is_binary);
+        HANDLER(is_list);
+        HANDLER(is_nonempty_list);
+        HANDLER(is_tuple);
+        HANDLER(test_arity);
+        HANDLER(select_val);
+        HANDLER(select_tuple_arity);
+        HANDLER(jump);
+        HANDLER(catch);
+        HANDLER(catch_end);
+        HANDLER(move);
+        HANDLER(get_list);
+        HANDLER(get_tuple_element);
+        HANDLER(set_tuple_element);
+        HANDLER(put_list);
+        HANDLER(badmatch);
+        HANDLER(if_end);
+        HANDLER(case_end);
+        HANDLER(call_fun);
+        HANDLER(is_function);
+        HANDLER(fclearerror);
+        HANDLER(fcheckerror);
+        HANDLER(fmove);
+        HANDLER(fconv);
+        HANDLER(fadd);
+        HANDLER(fsub);
+        HANDLER(fmul);
+        HANDLER(fdiv);
+        HANDLER(fnegate);
+        HANDLER(make_fun2);
+        HANDLER(try);
+        HANDLER(try_end);
+        HANDLER(try_case);
+        HANDLER(try_case_end);
+        HANDLER(raise);
+        HANDLER(apply);
+        HANDLER(apply_last);
+        HANDLER(is_boolean);
+        HANDLER(is_function2);
+        HANDLER(gc_bif1);
+        HANDLER(gc_bif2);
+        HANDLER(gc_bif3);
+        HANDLER(is_bitstr);
+        HANDLER(trim);
+        HANDLER(put_map_assoc);
+        HANDLER(put_map_exact);
+        HANDLER(is_map);
+        HANDLER(has_map_fields);
+        HANDLER(get_map_elements);
+        HANDLER(is_tagged_tuple);
+        HANDLER(build_stacktrace);
+        HANDLER(raw_raise);
+        HANDLER(get_hd);
+        HANDLER(get_tl);
+        HANDLER(put_tuple2);
+        HANDLER(swap);
+        HANDLER(make_fun3);
+        HANDLER(init_yregs);
+        HANDLER(recv_marker_bind);
+        HANDLER(recv_marker_clear);
+        HANDLER(recv_marker_reserve);
+        HANDLER(recv_marker_use);
+        HANDLER(call_fun2);
+        HANDLER(badrecord);
+        HANDLER(on_load);
+        HANDLER(nif_start);
+        HANDLER(line);
+#undef HANDLER
+        normal_exit_code[0] = (uint64_t)(uintptr_t) && op_normal_exit;
+        spawn_start_code[0] = (uint64_t)(uintptr_t) && op_spawn_start;
+        handler_table = labels;
+        return BODY_EXIT;
+    }
+
+    term *const X = x_regs;
+    double *const FR = f_regs;
+    const uint64_t *I = p->beam_pc;
+    const uint64_t *cp = p->beam_cp;
+    term *E = p->stack_top ? p->stack_top : stack_end(p);
+    unsigned stop_live = 0;
+    struct fault_site site = {NULL, NULL, NULL, false, false};
+    const struct bif_entry *bif = NULL;
+    term bif_args[3];
+    term result;
+
+    /* Restore the saved x registers. */
+    memcpy(X, E, p->beam_saved_x * sizeof(term));
+    E += p->beam_saved_x;
+    p->beam_saved_x = 0;
+    p->stack_top = NULL;
+    if (p->beam_resume_timeout) {
+        /* wait_timeout: rescan on a message, fall through on a timeout. */
+        p->beam_resume_timeout = false;
+        if (sched_take_timed_out(p))
+            I += 3;
+        else
+            I = LABEL(I[1]);
+    }
+    DISPATCH();
+
+op_spawn_start : {
+    /* x0:x1(x2...), or the fun x0 when x1 is [] (spawn/1); the arguments
+     * were saved as a list in x2. */
+    struct beam_export *e;
+    const uint64_t *code;
+    if (X[1] == NIL) {
+        term f = X[0], args = X[2];
+        unsigned n = 0;
+        for (; is_list(args) && n < 255; args = list_tail(args))
+            X[n++] = list_head(args);
+        code = prepare_fun_call(p, f, n, &e);
+        if (code) {
+            I = code;
+            DISPATCH();
+        }
+        if (!e)
+            goto raise_at_start;
+    } else {
+        e = prepare_apply(p, X[0], X[1], X[2]);
+    }
+    if (!e)
+        goto raise_at_start;
+    switch (resolve_export(p, e, &code, &bif)) {
+    case CALL_CODE:
+        I = code;
+        DISPATCH();
+    case CALL_BIF:
+        for (unsigned i = 0; i < bif->arity && i < 3; i++)
+            bif_args[i] = X[i];
+        result = bif->fn(p, X);
+        if (is_non_value(result)) {
+            site.bif = bif;
+            site.bif_args = bif_args;
+            goto raise_at_start;
+        }
+        X[0] = result;
+        I = cp;
+        DISPATCH();
+    case CALL_APPLY:
+    case CALL_FAULT:
+        goto raise_at_start;
+    }
+raise_at_start:
+    site.pc = I;
+    goto raise_with_site;
+}
+
+op_normal_exit:
+    p->exit_reason = A(normal);
+    p->stack_top = NULL;
+    return BODY_EXIT;
+
+op_func_info:
+    /* Reached when no clause matched. */
+    site.pc = I;
+    site.function_clause = true;
+    bif_error(p, A(function_clause));
+    goto raise_with_site;
+
+op_line:
+    NEXT(2);
+
+op_call:
+    ENTRY((unsigned)I[1]);
+    cp = I + 3;
+    I = LABEL(I[2]);
+    DISPATCH();
+
+op_call_last:
+    ENTRY((unsigned)I[1]);
+    cp = (const uint64_t *)(uintptr_t)E[0];
+    E += I[3] + 1;
+    I = LABEL(I[2]);
+    DISPATCH();
+
+op_call_only:
+    ENTRY((unsigned)I[1]);
+    I = LABEL(I[2]);
+    DISPATCH();
+
+    /* call_ext family: 0 = call, 1 = last (deallocate I[3]), 2 = only. */
+    {
+        int how;
+    op_call_ext:
+        how = 0;
+        goto call_ext;
+    op_call_ext_last:
+        how = 1;
+        goto call_ext;
+    op_call_ext_only:
+        how = 2;
+    call_ext : {
+        ENTRY((unsigned)I[1]);
+        struct beam_export *e = (struct beam_export *)(uintptr_t)I[2];
+        const uint64_t *code = NULL;
+        const uint64_t *after = I + (how == 1 ? 4 : 3);
+    call_export:
+        switch (resolve_export(p, e, &code, &bif)) {
+        case CALL_CODE:
+            if (how == 0)
+                cp = after;
+            else if (how == 1) {
+                cp = (const uint64_t *)(uintptr_t)E[0];
+                E += I[3] + 1;
+            }
+            I = code;
+            DISPATCH();
+        case CALL_APPLY: {
+            unsigned arity = bif->arity;
+            term module = X[0], function = X[1], args = arity == 3 ? X[2] : X[1];
+            if (arity == 2) {
+                /* apply(Fun, Args) */
+                int64_t n = bif_list_length(args);
+                if (n < 0 || n > 255) {
+                    bif_badarg(p);
+                    site.pc = I;
+                    goto raise_with_site;
+                }
+                term f = X[0];
+                for (int64_t i = 0; i < n; i++, args = list_tail(args))
+                    X[i] = list_head(args);
+                struct beam_export *fe;
+                code = prepare_fun_call(p, f, (unsigned)n, &fe);
+                if (code) {
+                    if (how == 0)
+                        cp = after;
+                    else if (how == 1) {
+                        cp = (const uint64_t *)(uintptr_t)E[0];
+                        E += I[3] + 1;
+                    }
+                    I = code;
+                    DISPATCH();
+                }
+                if (!fe) {
+                    site.pc = I;
+                    goto raise_with_site;
+                }
+                e = fe;
+                goto call_export;
+            }
+            e = prepare_apply(p, module, function, args);
+            if (!e) {
+                site.pc = I;
+                goto raise_with_site;
+            }
+            goto call_export;
+        }
+        case CALL_BIF:
+            for (unsigned i = 0; i < bif->arity && i < 3; i++)
+                bif_args[i] = X[i];
+            result = bif->fn(p, X);
+            if (is_non_value(result)) {
+                site.pc = I;
+                site.bif = bif;
+                site.bif_args = bif->arity <= 3 ? bif_args : X;
+                goto raise_with_site;
+            }
+            X[0] = result;
+            if (how == 0) {
+                I = after;
+                DISPATCH();
+            }
+            if (how == 1) {
+                cp = (const uint64_t *)(uintptr_t)E[0];
+                E += I[3] + 1;
+            }
+            I = cp;
+            DISPATCH();
+        case CALL_FAULT:
+            site.pc = I;
+            goto raise_with_site;
+        }
+    }
+    }
+
+op_bif0 : {
+    struct beam_export *e = (struct beam_export *)(uintptr_t)I[1];
+    if (!e->bif)
+        goto undefined_bif;
+    result = e->bif->fn(p, X);
+    if (is_non_value(result)) {
+        site.pc = I;
+        site.bif = e->bif;
+        site.bif_args = bif_args;
+        goto raise_with_site;
+    }
+    DST(I[2]) = result;
+    NEXT(3);
+}
+
+op_bif1:
+op_bif2 : {
+    struct beam_export *e = (struct beam_export *)(uintptr_t)I[2];
+    unsigned n = (unsigned)e->arity;
+    if (!e->bif)
+        goto undefined_bif;
+    bif_args[0] = SRC(I[3]);
+    if (n == 2)
+        bif_args[1] = SRC(I[4]);
+    result = e->bif->fn(p, bif_args);
+    if (is_non_value(result)) {
+        if (I[1] && p->fault_class != FAULT_SYSTEM) {
+            p->fault_class = FAULT_NONE;
+            I = LABEL(I[1]);
+            DISPATCH();
+        }
+        site.pc = I;
+        site.bif = e->bif;
+        site.bif_args = bif_args;
+        goto raise_with_site;
+    }
+    DST(I[3 + n]) = result;
+    NEXT(4 + n);
+}
+
+op_gc_bif1:
+op_gc_bif2:
+op_gc_bif3 : {
+    /* fail, live, bif, args..., dst */
+    struct beam_export *e = (struct beam_export *)(uintptr_t)I[3];
+    unsigned n = (unsigned)e->arity, live = (unsigned)I[2];
+    if (!e->bif)
+        goto undefined_bif;
+    for (unsigned i = 0; i < n; i++)
+        bif_args[i] = SRC(I[4 + i]);
+    if (heap_wants_gc(&p->heap)) {
+        /* The arguments are roots too: after the live registers. */
+        for (unsigned i = 0; i < n; i++)
+            X[live + i] = bif_args[i];
+        GC(0, live + n);
+        for (unsigned i = 0; i < n; i++)
+            bif_args[i] = X[live + i];
+    }
+    result = e->bif->fn(p, bif_args);
+    if (is_non_value(result)) {
+        if (I[1] && p->fault_class != FAULT_SYSTEM) {
+            p->fault_class = FAULT_NONE;
+            I = LABEL(I[1]);
+            DISPATCH();
+        }
+        site.pc = I;
+        site.bif = e->bif;
+        site.bif_args = bif_args;
+        goto raise_with_site;
+    }
+    DST(I[4 + n]) = result;
+    NEXT(5 + n);
+}
+
+undefined_bif : {
+    /* bif/gc_bif instructions name builtins: one missing here is ours. */
+    const struct beam_export *e = (const struct beam_export *)(uintptr_t)
+        I[I[0] == (uint64_t)(uintptr_t)labels[BEAM_OP_bif0]                                                        ? 1
+          : I[0] == (uint64_t)(uintptr_t)labels[BEAM_OP_bif1] || I[0] == (uint64_t)(uintptr_t)labels[BEAM_OP_bif2] ? 2
+                                                                                                                   : 3];
+    size_t mlen, flen;
+    const char *mtext = atom_text(e->module, &mlen), *ftext = atom_text(e->function, &flen);
+    char why[200];
+    snprintf(why, sizeof why, "the builtin %.*s:%.*s/%u is not implemented", (int)mlen, mtext, (int)flen, ftext,
+             e->arity);
+    sched_runtime_failure(p, why);
+    goto fail_system;
+}
+
+op_allocate:
+op_allocate_zero:
+op_allocate_heap:
+op_allocate_heap_zero : {
+    bool with_heap = I[0] == (uint64_t)(uintptr_t)labels[BEAM_OP_allocate_heap] ||
+                     I[0] == (uint64_t)(uintptr_t)labels[BEAM_OP_allocate_heap_zero];
+    uint64_t slots = I[1];
+    uint64_t need = with_heap ? I[2] : 0;
+    unsigned live = (unsigned)I[with_heap ? 3 : 2];
+    if ((size_t)(E - p->stack) < slots + 1) {
+        term *moved = grow_stack(p, E, slots + 1);
+        if (!moved)
+            goto out_of_memory;
+        E = moved;
+    }
+    E -= slots + 1;
+    E[0] = (term)(uintptr_t)cp;
+    cp = NULL; /* kept in the frame now */
+    for (uint64_t i = 1; i <= slots; i++)
+        E[i] = NIL;
+    if (with_heap)
+        ENSURE_HEAP(need, live);
+    NEXT(with_heap ? 4 : 3);
+}
+
+op_test_heap:
+    ENSURE_HEAP(I[1], (unsigned)I[2]);
+    NEXT(3);
+
+op_init:
+    DST(I[1]) = NIL;
+    NEXT(2);
+
+op_init_yregs : {
+    uint64_t n = I[1];
+    for (uint64_t i = 0; i < n; i++)
+        DST(I[2 + i]) = NIL;
+    NEXT(2 + n);
+}
+
+op_deallocate:
+    cp = (const uint64_t *)(uintptr_t)E[0];
+    E += I[1] + 1;
+    NEXT(2);
+
+op_trim : {
+    /* Drop the first I[1] y slots; the continuation moves up. */
+    const uint64_t *saved = (const uint64_t *)(uintptr_t)E[0];
+    E += I[1];
+    E[0] = (term)(uintptr_t)saved;
+    NEXT(3);
+}
+
+op_return:
+    /* cp goes stale once used: a stack trace must not show it again. */
+    I = cp;
+    cp = NULL;
+    DISPATCH();
+
+op_send : {
+    term to = X[0], msg = X[1];
+    if (!is_pid(to)) {
+        /* Registered names come with the process registry. */
+        bif_badarg(p);
+        site.pc = I;
+        goto raise_with_site;
+    }
+    enum send_result sent = sched_send(p, to, msg);
+    if (sent == SEND_BLOCKED) {
+        if (!save_state(p, E, I, cp, 2))
+            goto out_of_memory;
+        return BODY_BLOCKED;
+    }
+    if (sent == SEND_FAILED)
+        goto fail_system;
+    X[0] = msg;
+    NEXT(1);
+}
+
+op_loop_rec : {
+    term m = proc_receive_peek(p);
+    if (is_non_value(m)) {
+        I = LABEL(I[1]);
+        DISPATCH();
+    }
+    X[0] = m;
+    NEXT(3);
+}
+
+op_remove_message:
+    proc_receive_take(p);
+    NEXT(1);
+
+op_timeout:
+    proc_receive_restart(p);
+    NEXT(1);
+
+op_loop_rec_end:
+    proc_receive_skip(p);
+    I = LABEL(I[1]);
+    DISPATCH();
+
+op_wait:
+    sched_set_wait_timeout(p, -1);
+    if (!save_state(p, E, LABEL(I[1]), cp, 0))
+        goto out_of_memory;
+    return BODY_WAIT;
+
+op_wait_timeout : {
+    int64_t ms;
+    if (!proc_receive_timeout_value(SRC(I[2]), &ms)) {
+        proc_receive_restart(p);
+        bif_error(p, A(timeout_value));
+        site.pc = I;
+        goto raise_with_site;
+    }
+    if (ms == 0)
+        NEXT(3);
+    sched_set_wait_timeout(p, ms);
+    if (!save_state(p, E, I, cp, 0))
+        goto out_of_memory;
+    p->beam_resume_timeout = true;
+    return BODY_WAIT;
+}
+
+op_recv_marker_reserve:
+    DST(I[1]) = NIL;
+    NEXT(2);
+op_recv_marker_bind:
+    NEXT(3);
+op_recv_marker_clear:
+op_recv_marker_use:
+    NEXT(2);
+
+op_is_lt:
+    TEST(term_compare(SRC(I[2]), SRC(I[3])) < 0, 4);
+op_is_ge:
+    TEST(term_compare(SRC(I[2]), SRC(I[3])) >= 0, 4);
+op_is_eq:
+    TEST(term_compare(SRC(I[2]), SRC(I[3])) == 0, 4);
+op_is_ne:
+    TEST(term_compare(SRC(I[2]), SRC(I[3])) != 0, 4);
+op_is_eq_exact : {
+    term a = SRC(I[2]), b = SRC(I[3]);
+    TEST(a == b || term_eq_exact(a, b), 4);
+}
+op_is_ne_exact : {
+    term a = SRC(I[2]), b = SRC(I[3]);
+    TEST(a != b && !term_eq_exact(a, b), 4);
+}
+op_is_integer:
+    TEST(is_integer(SRC(I[2])), 3);
+op_is_float:
+    TEST(is_float(SRC(I[2])), 3);
+op_is_number:
+    TEST(is_number(SRC(I[2])), 3);
+op_is_atom:
+    TEST(is_atom(SRC(I[2])), 3);
+op_is_pid:
+    TEST(is_pid(SRC(I[2])), 3);
+op_is_reference:
+    TEST(is_ref(SRC(I[2])), 3);
+op_is_port:
+    TEST(is_port(SRC(I[2])), 3);
+op_is_nil:
+    TEST(SRC(I[2]) == NIL, 3);
+op_is_binary : {
+    term t = SRC(I[2]);
+    TEST(is_bitstring(t) && is_binary_whole(t), 3);
+}
+op_is_bitstr:
+    TEST(is_bitstring(SRC(I[2])), 3);
+op_is_list : {
+    term t = SRC(I[2]);
+    TEST(is_list(t) || t == NIL, 3);
+}
+op_is_nonempty_list:
+    TEST(is_list(SRC(I[2])), 3);
+op_is_tuple:
+    TEST(is_tuple(SRC(I[2])), 3);
+op_is_map:
+    TEST(is_map(SRC(I[2])), 3);
+op_is_boolean : {
+    term t = SRC(I[2]);
+    TEST(t == A(true) || t == A(false), 3);
+}
+op_is_function:
+    TEST(is_fun(SRC(I[2])), 3);
+op_is_function2 : {
+    term f = SRC(I[2]), arity = SRC(I[3]);
+    bool ok = false;
+    if (is_fun(f) && is_small(arity)) {
+        int64_t a = small_value(arity);
+        ok = is_local_fun(f) ? fun_entry_of(f)->arity == a : small_value(boxed_ptr(f)[3]) == a;
+    }
+    TEST(ok, 4);
+}
+op_test_arity : {
+    term t = SRC(I[2]);
+    TEST(tuple_arity(t) == I[3], 4);
+}
+op_is_tagged_tuple : {
+    term t = SRC(I[2]);
+    TEST(is_tuple(t) && tuple_arity(t) == I[3] && tuple_elements(t)[0] == (term)I[4], 5);
+}
+
+op_select_val : {
+    term v = SRC(I[1]);
+    uint64_t pairs = I[3] / 2;
+    const uint64_t *table = I + 4;
+    size_t lo = 0, hi = pairs;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = beam_select_compare(v, (term)table[2 * mid]);
+        if (c == 0) {
+            I = LABEL(table[2 * mid + 1]);
+            DISPATCH();
+        }
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    I = LABEL(I[2]);
+    DISPATCH();
+}
+
+op_select_tuple_arity : {
+    term t = SRC(I[1]);
+    if (is_tuple(t)) {
+        uint64_t arity = tuple_arity(t), pairs = I[3] / 2;
+        const uint64_t *table = I + 4;
+        size_t lo = 0, hi = pairs;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (table[2 * mid] == arity) {
+                I = LABEL(table[2 * mid + 1]);
+                DISPATCH();
+            }
+            if (arity < table[2 * mid])
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+    }
+    I = LABEL(I[2]);
+    DISPATCH();
+}
+
+op_jump:
+    I = LABEL(I[1]);
+    DISPATCH();
+
+op_move:
+    DST(I[2]) = SRC(I[1]);
+    NEXT(3);
+
+op_swap : {
+    term a = DST(I[1]);
+    DST(I[1]) = DST(I[2]);
+    DST(I[2]) = a;
+    NEXT(3);
+}
+
+op_get_list : {
+    term l = SRC(I[1]);
+    term head = list_head(l), tail = list_tail(l);
+    DST(I[2]) = head;
+    DST(I[3]) = tail;
+    NEXT(4);
+}
+op_get_hd:
+    DST(I[2]) = list_head(SRC(I[1]));
+    NEXT(3);
+op_get_tl:
+    DST(I[2]) = list_tail(SRC(I[1]));
+    NEXT(3);
+
+op_get_tuple_element:
+    DST(I[3]) = tuple_elements(SRC(I[1]))[I[2]];
+    NEXT(4);
+
+op_set_tuple_element:
+    /* Only on a tuple this function just built (record updates). */
+    tuple_elements(SRC(I[2]))[I[3]] = SRC(I[1]);
+    NEXT(4);
+
+op_put_list : {
+    term *cell;
+    term head = SRC(I[1]), tail = SRC(I[2]);
+    HALLOC(cell, 2);
+    cell[0] = head;
+    cell[1] = tail;
+    DST(I[3]) = make_list(cell);
+    NEXT(4);
+}
+
+op_put_tuple2 : {
+    uint64_t n = I[2];
+    term *t;
+    HALLOC(t, n + 1);
+    t[0] = make_header(SUBTAG_TUPLE, n);
+    for (uint64_t i = 0; i < n; i++)
+        t[1 + i] = SRC(I[3 + i]);
+    DST(I[1]) = make_boxed(t);
+    NEXT(3 + n);
+}
+
+op_badmatch:
+    error_tuple(p, A(badmatch), SRC(I[1]));
+    site.pc = I;
+    goto raise_with_site;
+op_case_end:
+    error_tuple(p, A(case_clause), SRC(I[1]));
+    site.pc = I;
+    goto raise_with_site;
+op_try_case_end:
+    error_tuple(p, A(try_clause), SRC(I[1]));
+    site.pc = I;
+    goto raise_with_site;
+op_badrecord:
+    error_tuple(p, A(badrecord), SRC(I[1]));
+    site.pc = I;
+    goto raise_with_site;
+op_if_end:
+    bif_error(p, A(if_clause));
+    site.pc = I;
+    goto raise_with_site;
+
+op_make_fun2:
+op_make_fun3 : {
+    bool three = I[0] == (uint64_t)(uintptr_t)labels[BEAM_OP_make_fun3];
+    const struct fun_entry *fe = (const struct fun_entry *)(uintptr_t)I[1];
+    term *f;
+    HALLOC(f, BEAM_FUN_WORDS + fe->num_free);
+    f[0] = make_header(SUBTAG_FUN, FUN_FIXED_WORDS + fe->num_free);
+    f[1] = (term)(uintptr_t)fe;
+    if (three) {
+        uint64_t n = I[3];
+        for (uint64_t i = 0; i < n && i < fe->num_free; i++)
+            f[2 + i] = SRC(I[4 + i]);
+        DST(I[2]) = make_boxed(f);
+        NEXT(4 + n);
+    }
+    for (uint32_t i = 0; i < fe->num_free; i++)
+        f[2 + i] = X[i];
+    X[0] = make_boxed(f);
+    NEXT(2);
+}
+
+    {
+        term fun;
+        unsigned arity;
+        bool fun_tail;
+    op_call_fun:
+        arity = (unsigned)I[1];
+        fun = X[arity];
+        fun_tail = false;
+        goto call_fun;
+    op_call_fun2:
+        arity = (unsigned)I[2];
+        fun = SRC(I[3]);
+        fun_tail = false;
+    call_fun : {
+        /* The fun's own register stays live too when it is an x register. */
+        unsigned live = arity + 1;
+        uint64_t fun_operand = I[0] == (uint64_t)(uintptr_t)labels[BEAM_OP_call_fun2] ? I[3] : 0;
+        if (beam_is_register(fun_operand) && beam_register_kind(fun_operand) == BEAM_REG_X &&
+            beam_register_index(fun_operand) >= live)
+            live = beam_register_index(fun_operand) + 1;
+        ENTRY(live);
+        struct beam_export *fe;
+        const uint64_t *after = I + (I[0] == (uint64_t)(uintptr_t)labels[BEAM_OP_call_fun] ? 2 : 4);
+        const uint64_t *code = prepare_fun_call(p, fun, arity, &fe);
+        (void)fun_tail;
+        if (code) {
+            cp = after;
+            I = code;
+            DISPATCH();
+        }
+        if (!fe) {
+            site.pc = I;
+            site.fun_call = true;
+            goto raise_with_site;
+        }
+        const uint64_t *ecode = NULL;
+        switch (resolve_export(p, fe, &ecode, &bif)) {
+        case CALL_CODE:
+            cp = after;
+            I = ecode;
+            DISPATCH();
+        case CALL_BIF:
+            for (unsigned i = 0; i < bif->arity && i < 3; i++)
+                bif_args[i] = X[i];
+            result = bif->fn(p, X);
+            if (is_non_value(result)) {
+                site.pc = I;
+                site.bif = bif;
+                site.bif_args = bif->arity <= 3 ? bif_args : X;
+                goto raise_with_site;
+            }
+            X[0] = result;
+            I = after;
+            DISPATCH();
+        case CALL_APPLY:
+            /* fun erlang:apply/3: rare enough to go the long way. */
+            if (bif->arity == 3) {
+                struct beam_export *target = prepare_apply(p, X[0], X[1], X[2]);
+                if (target && (code = code_export_entry(target))) {
+                    cp = after;
+                    I = code;
+                    DISPATCH();
+                }
+                if (target)
+                    resolve_export(p, target, &ecode, &bif);
+            } else {
+                bif_badarg(p);
+            }
+            site.pc = I;
+            goto raise_with_site;
+        case CALL_FAULT:
+            site.pc = I;
+            goto raise_with_site;
+        }
+    }
+    }
+
+    {
+        unsigned arity;
+        int how;
+    op_apply:
+        arity = (unsigned)I[1];
+        how = 0;
+        goto apply;
+    op_apply_last:
+        arity = (unsigned)I[1];
+        how = 1;
+    apply : {
+        ENTRY(arity + 2);
+        term module = X[arity], function = X[arity + 1];
+        const uint64_t *after = I + (how ? 3 : 2);
+        if (!is_atom(module) || !is_atom(function)) {
+            bif_badarg(p);
+            site.pc = I;
+            goto raise_with_site;
+        }
+        struct beam_export *e = code_export(sched_engine(p->sched), module, function, arity);
+        if (!e)
+            goto out_of_memory;
+        const uint64_t *code = NULL;
+        switch (resolve_export(p, e, &code, &bif)) {
+        case CALL_CODE:
+            if (how) {
+                cp = (const uint64_t *)(uintptr_t)E[0];
+                E += I[2] + 1;
+            } else {
+                cp = after;
+            }
+            I = code;
+            DISPATCH();
+        case CALL_BIF:
+            for (unsigned i = 0; i < bif->arity && i < 3; i++)
+                bif_args[i] = X[i];
+            result = bif->fn(p, X);
+            if (is_non_value(result)) {
+                site.pc = I;
+                site.bif = bif;
+                site.bif_args = bif->arity <= 3 ? bif_args : X;
+                goto raise_with_site;
+            }
+            X[0] = result;
+            if (how) {
+                cp = (const uint64_t *)(uintptr_t)E[0];
+                E += I[2] + 1;
+                I = cp;
+            } else {
+                I = after;
+            }
+            DISPATCH();
+        case CALL_APPLY:
+            bif_badarg(p); /* apply(erlang, apply, ...) nests: not supported */
+            site.pc = I;
+            goto raise_with_site;
+        case CALL_FAULT:
+            site.pc = I;
+            goto raise_with_site;
+        }
+    }
+    }
+
+    /* ---- floats ---- */
+op_fclearerror:
+    NEXT(1);
+op_fcheckerror:
+    NEXT(2);
+op_fmove : {
+    uint64_t s = I[1], d = I[2];
+    bool s_fr = beam_is_register(s) && beam_register_kind(s) == BEAM_REG_FR;
+    bool d_fr = beam_is_register(d) && beam_register_kind(d) == BEAM_REG_FR;
+    if (s_fr && d_fr) {
+        FR[d >> 4] = FR[s >> 4];
+    } else if (d_fr) {
+        FR[d >> 4] = float_value(SRC(s));
+    } else {
+        term f = heap_float(&p->heap, FR[s >> 4]);
+        if (is_non_value(f))
+            goto out_of_memory;
+        DST(d) = f;
+    }
+    NEXT(3);
+}
+op_fconv : {
+    term t = SRC(I[1]);
+    double d;
+    if (is_float(t)) {
+        d = float_value(t);
+    } else if (!is_integer(t) || !int_to_double(t, &d)) {
+        bif_badarith(p);
+        site.pc = I;
+        goto raise_with_site;
+    }
+    FR[I[2] >> 4] = d;
+    NEXT(3);
+}
+    {
+        double r;
+    op_fadd:
+        r = FR[I[2] >> 4] + FR[I[3] >> 4];
+        goto float_result;
+    op_fsub:
+        r = FR[I[2] >> 4] - FR[I[3] >> 4];
+        goto float_result;
+    op_fmul:
+        r = FR[I[2] >> 4] * FR[I[3] >> 4];
+        goto float_result;
+    op_fdiv:
+        r = FR[I[2] >> 4] / FR[I[3] >> 4];
+    float_result:
+        if (!isfinite(r)) {
+            bif_badarith(p);
+            site.pc = I;
+            goto raise_with_site;
+        }
+        FR[I[4] >> 4] = r;
+        NEXT(5);
+    }
+op_fnegate:
+    FR[I[3] >> 4] = -FR[I[2] >> 4];
+    NEXT(4);
+
+    /* ---- maps ---- */
+op_put_map_assoc:
+op_put_map_exact : {
+    bool exact = I[0] == (uint64_t)(uintptr_t)labels[BEAM_OP_put_map_exact];
+    term map = SRC(I[2]);
+    uint64_t n = I[5];
+    if (!is_map(map)) {
+        error_tuple(p, A(badmap), map);
+        site.pc = I;
+        goto raise_with_site;
+    }
+    for (uint64_t i = 0; i < n; i += 2) {
+        term key = SRC(I[6 + i]);
+        if (exact && is_non_value(map_get(map, key))) {
+            error_tuple(p, A(badkey), key);
+            site.pc = I;
+            goto raise_with_site;
+        }
+        map = map_put(&p->heap, map, key, SRC(I[6 + i + 1]));
+        if (is_non_value(map))
+            goto out_of_memory;
+    }
+    DST(I[3]) = map;
+    NEXT(6 + n);
+}
+op_has_map_fields : {
+    term map = SRC(I[2]);
+    uint64_t n = I[3];
+    for (uint64_t i = 0; i < n; i++)
+        if (is_non_value(map_get(map, SRC(I[4 + i])))) {
+            I = LABEL(I[1]);
+            DISPATCH();
+        }
+    NEXT(4 + n);
+}
+op_get_map_elements : {
+    term map = SRC(I[2]);
+    uint64_t n = I[3];
+    /* Look everything up first: a destination may be a source's register. */
+    term values[64];
+    for (uint64_t i = 0; i < n; i += 2) {
+        term v = map_get(map, SRC(I[4 + i]));
+        if (is_non_value(v)) {
+            I = LABEL(I[1]);
+            DISPATCH();
+        }
+        if (i / 2 < 64)
+            values[i / 2] = v;
+        else
+            DST(I[4 + i + 1]) = v;
+    }
+    for (uint64_t i = 0; i < n && i / 2 < 64; i += 2)
+        DST(I[4 + i + 1]) = values[i / 2];
+    NEXT(4 + n);
+}
+
+    /* ---- exceptions ---- */
+op_catch:
+op_try:
+    DST(I[1]) = make_catch((uint64_t)(uintptr_t)LABEL(I[2]));
+    NEXT(3);
+
+op_try_end:
+    DST(I[1]) = NIL;
+    NEXT(2);
+
+op_try_case:
+    DST(I[1]) = NIL;
+    X[0] = X[1];
+    X[1] = X[2];
+    X[2] = X[3];
+    NEXT(2);
+
+op_catch_end:
+    DST(I[1]) = NIL;
+    if (is_non_value(X[0])) {
+        /* catch Expr raised: throw gives its value, exit {'EXIT', R},
+         * error {'EXIT', {R, Trace}}. */
+        term class = X[1], reason = X[2];
+        if (class == A(throw)) {
+            X[0] = reason;
+        } else {
+            if (class == A(error)) {
+                term trace = is_tuple(X[3]) ? tuple_elements(X[3])[1] : NIL;
+                reason = heap_tuple2(&p->heap, reason, trace);
+                if (is_non_value(reason))
+                    goto out_of_memory;
+            }
+            term t = heap_tuple2(&p->heap, A(EXIT), reason);
+            if (is_non_value(t))
+                goto out_of_memory;
+            X[0] = t;
+        }
+    }
+    NEXT(2);
+
+op_build_stacktrace:
+    X[0] = is_tuple(X[0]) && tuple_arity(X[0]) == 2 ? tuple_elements(X[0])[1] : NIL;
+    NEXT(1);
+
+op_raise : {
+    /* raise Trace, Reason: rethrow with the class and trace of the raw trace. */
+    term raw = SRC(I[1]), reason = SRC(I[2]);
+    enum fault_class c = FAULT_ERROR;
+    term trace = NIL;
+    if (is_tuple(raw) && tuple_arity(raw) == 2 && class_of_atom(tuple_elements(raw)[0]) != FAULT_NONE) {
+        c = class_of_atom(tuple_elements(raw)[0]);
+        trace = tuple_elements(raw)[1];
+    }
+    bif_raise(p, c, reason);
+    result = raw;
+    (void)trace;
+    goto rethrow;
+}
+
+op_raw_raise : {
+    /* x0 class, x1 reason, x2 raw trace */
+    enum fault_class c = class_of_atom(X[0]);
+    if (c == FAULT_NONE) {
+        bif_badarg(p);
+        site.pc = I;
+        goto raise_with_site;
+    }
+    bif_raise(p, c, X[1]);
+    result = X[2];
+    goto rethrow;
+}
+
+op_on_load:
+op_nif_start:
+    NEXT(1);
+
+op_unsupported : {
+    char why[160];
+    const struct beam_module *m = code_module_of(sched_engine(p->sched), I);
+    term function;
+    unsigned arity;
+    size_t len = 0;
+    const char *name = m ? atom_text(m->name, &len) : "?";
+    if (m && function_of(m, I, &function, &arity)) {
+        size_t flen;
+        const char *fname = atom_text(function, &flen);
+        snprintf(why, sizeof why, "an instruction clause does not run yet, in %.*s:%.*s/%u", (int)len, name, (int)flen,
+                 fname, arity);
+    } else {
+        snprintf(why, sizeof why, "an instruction clause does not run yet");
+    }
+    sched_runtime_failure(p, why);
+    goto fail_system;
+}
+
+yield:
+    if (!save_state(p, E, I, cp, stop_live))
+        goto out_of_memory;
+    return BODY_YIELD;
+
+out_of_memory:
+    bif_out_of_memory(p);
+fail_system:
+    p->exit_reason = A(killed);
+    p->stack_top = NULL;
+    return BODY_EXIT;
+
+raise_with_site : {
+    if (p->fault_class == FAULT_SYSTEM)
+        goto fail_system;
+    term frame_override = THE_NON_VALUE;
+    if (p->fault_reason == A(undef) && is_tuple(p->fault_args)) {
+        /* resolve_export's undef frame goes on top of the caller's. */
+        frame_override = p->fault_args;
+        p->fault_args = THE_NON_VALUE;
+    }
+    term trace = build_trace(p, &site, E, cp);
+    if (is_value(trace) && is_value(frame_override))
+        trace = heap_cons(&p->heap, frame_override, trace);
+    if (is_non_value(trace))
+        goto out_of_memory;
+    result = heap_tuple2(&p->heap, class_atom((enum fault_class)p->fault_class), trace);
+    if (is_non_value(result))
+        goto out_of_memory;
+    site = (struct fault_site){NULL, NULL, NULL, false, false};
+}
+rethrow : {
+    /* result: the raw trace {Class, Trace}. Find the nearest catch. */
+    enum fault_class c = (enum fault_class)p->fault_class;
+    term reason = p->fault_reason;
+    p->fault_class = FAULT_NONE;
+    p->fault_args = THE_NON_VALUE;
+    term *end = stack_end(p), *frame = E;
+    for (term *w = E; w < end; w++) {
+        term v = *w;
+        if (is_header(v) && v) {
+            frame = w;
+        } else if (is_catch(v)) {
+            E = frame;
+            cp = NULL; /* the frame holds it */
+            X[0] = THE_NON_VALUE;
+            X[1] = class_atom(c);
+            X[2] = reason;
+            X[3] = result;
+            I = (const uint64_t *)(uintptr_t)catch_value(v);
+            DISPATCH();
+        }
+    }
+    /* Uncaught: the process exits. */
+    term trace = is_tuple(result) && tuple_arity(result) == 2 ? tuple_elements(result)[1] : NIL;
+    term why = exit_reason_of(p, c, reason, trace);
+    if (is_non_value(why))
+        goto out_of_memory;
+    p->exit_reason = why;
+    if (p->pid == sched_main_pid(p->sched)) {
+        p->crash_status = BEAM_UNCAUGHT_STATUS;
+        report_crash(p, c, c == FAULT_ERROR ? reason : why);
+    } else if (c != FAULT_EXIT) {
+        /* OTP reports errors and uncaught throws, not exits. */
+        report_crash(p, c, why);
+    }
+    p->stack_top = NULL;
+    return BODY_EXIT;
+}
+}
+
+term beam_spawn(struct sched *s, struct process *parent, struct code_server *cs, term module, term function,
+                const term *args, unsigned argc)
+{
+    (void)cs;
+    beam_handler_table();
+    struct process *p = sched_new_process(s, parent, &beam_body_ops);
+    if (!p)
+        return THE_NON_VALUE;
+    /* The start code applies x0:x1(x2...): the arguments go as a list. */
+    term list = NIL;
+    for (unsigned i = argc; i-- > 0 && is_value(list);) {
+        term copy = copy_to_heap(&p->heap, args[i]);
+        list = is_value(copy) ? heap_cons(&p->heap, copy, list) : copy;
+    }
+    if (is_non_value(list)) {
+        sched_discard_process(p);
+        return THE_NON_VALUE;
+    }
+    term *top = stack_end(p) - 3;
+    top[0] = module;
+    top[1] = function;
+    top[2] = list;
+    p->stack_top = top;
+    p->beam_saved_x = 3;
+    p->beam_pc = spawn_start_code;
+    p->beam_cp = normal_exit_code;
+    return sched_start_process(s, parent, p);
+}

@@ -1,0 +1,34 @@
+/*
+ * interp.h — the BEAM engine: Erlang functions as process bodies.
+ *
+ * A BEAM process runs the prepared code of loaded modules (code_server.h)
+ * with threaded dispatch. Its x registers live in its worker thread while
+ * it runs; its stack (frames of y registers under a continuation pointer,
+ * and catch markers) and its heap are its own. It spends one reduction per
+ * function entry; with none left it stops before the entry, saves the
+ * entry's arguments on its stack and resumes by repeating the entry.
+ */
+#ifndef CLAUSE_BEAM_INTERP_H
+#define CLAUSE_BEAM_INTERP_H
+
+#include "../executor.h"
+#include "code_server.h"
+
+/* The handler address of every opcode number (prepared code's opcode
+ * words); unimplemented ones lead to a handler that fails the process. */
+const void *const *beam_handler_table(void);
+
+extern const struct body_ops beam_body_ops;
+
+/* Spawns a process running module:function(args[0..argc)) (terms on the
+ * parent's heap, or anywhere when parent is NULL); its pid, or
+ * THE_NON_VALUE when memory was refused. The function need not exist: the
+ * new process then exits with undef, as on OTP. */
+term beam_spawn(struct sched *s, struct process *parent, struct code_server *cs, term module, term function,
+                const term *args, unsigned argc);
+
+/* The status with which the main process's uncaught exception ends the
+ * program, as escript's. */
+#define BEAM_UNCAUGHT_STATUS 127
+
+#endif

@@ -1,0 +1,77 @@
+/* bif_util.c — see bif_util.h. */
+#include "bif_util.h"
+
+#include "../atom.h"
+#include "../heap.h"
+
+term bif_int_failure(struct process *p, enum int_status st)
+{
+    switch (st) {
+    case INT_DIV_BY_ZERO:
+        return bif_badarith(p);
+    case INT_SYSTEM_LIMIT:
+        return bif_error(p, A(system_limit));
+    case INT_HEAP_FAILED:
+    default:
+        return bif_out_of_memory(p);
+    }
+}
+
+bool bif_list_bytes(term list, struct strbuf *out)
+{
+    while (is_list(list)) {
+        term c = list_head(list);
+        if (!is_small(c) || small_value(c) < 0 || small_value(c) > 255)
+            return false;
+        strbuf_putc(out, (char)(unsigned char)small_value(c));
+        list = list_tail(list);
+    }
+    return list == NIL;
+}
+
+term bif_make_list(struct process *p, const term *elems, size_t n) { return heap_list_from_array(&p->heap, elems, n); }
+
+void bif_put_utf8(struct strbuf *out, uint32_t c)
+{
+    char b[4];
+    size_t n;
+    if (c < 0x80) {
+        b[0] = (char)c;
+        n = 1;
+    } else if (c < 0x800) {
+        b[0] = (char)(0xC0 | c >> 6);
+        b[1] = (char)(0x80 | (c & 0x3F));
+        n = 2;
+    } else if (c < 0x10000) {
+        b[0] = (char)(0xE0 | c >> 12);
+        b[1] = (char)(0x80 | (c >> 6 & 0x3F));
+        b[2] = (char)(0x80 | (c & 0x3F));
+        n = 3;
+    } else {
+        b[0] = (char)(0xF0 | c >> 18);
+        b[1] = (char)(0x80 | (c >> 12 & 0x3F));
+        b[2] = (char)(0x80 | (c >> 6 & 0x3F));
+        b[3] = (char)(0x80 | (c & 0x3F));
+        n = 4;
+    }
+    strbuf_append(out, b, n);
+}
+
+uint32_t bif_next_utf8(const unsigned char **s)
+{
+    const unsigned char *q = *s;
+    uint32_t c = q[0];
+    size_t n = 1;
+    if (c >= 0xF0) {
+        c = (c & 0x07) << 18 | (uint32_t)(q[1] & 0x3F) << 12 | (uint32_t)(q[2] & 0x3F) << 6 | (q[3] & 0x3F);
+        n = 4;
+    } else if (c >= 0xE0) {
+        c = (c & 0x0F) << 12 | (uint32_t)(q[1] & 0x3F) << 6 | (q[2] & 0x3F);
+        n = 3;
+    } else if (c >= 0xC0) {
+        c = (c & 0x1F) << 6 | (q[1] & 0x3F);
+        n = 2;
+    }
+    *s = q + n;
+    return c;
+}

@@ -1,0 +1,54 @@
+/*
+ * bif_util.h — helpers the builtin files share: integer status to
+ * exception, text arguments, lists built in one allocation.
+ */
+#ifndef CLAUSE_BIF_UTIL_H
+#define CLAUSE_BIF_UTIL_H
+
+#include "../bif.h"
+#include "../bignum.h"
+#include "../binary.h"
+#include "../strbuf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The exception for a failed integer operation: badarith for a division
+ * by zero, system_limit, or the heap's failure. Returns THE_NON_VALUE. */
+term bif_int_failure(struct process *p, enum int_status st);
+
+/* The bytes of a proper list of integers 0..255, appended to out; false
+ * for anything else. */
+bool bif_list_bytes(term list, struct strbuf *out);
+
+/* A list of n terms from elems, or THE_NON_VALUE when the heap refuses
+ * (heap_list_from_array under the name the builtins use). */
+term bif_make_list(struct process *p, const term *elems, size_t n);
+
+/* An integer argument that fits int64_t. */
+static inline bool bif_small_arg(term t, int64_t *out)
+{
+    if (!is_small(t))
+        return false;
+    *out = small_value(t);
+    return true;
+}
+
+/* The bytes of a binary argument; false for anything else, including a
+ * bitstring that is not a whole number of bytes. */
+static inline bool bif_binary_arg(term t, const uint8_t **data, size_t *size)
+{
+    unsigned bits;
+    if (!is_bitstring(t))
+        return false;
+    bin_bytes(t, data, size, &bits);
+    return bits == 0;
+}
+
+/* Appends code point c as UTF-8. */
+void bif_put_utf8(struct strbuf *out, uint32_t c);
+/* Decodes the next code point of valid UTF-8 text (as atoms hold). */
+uint32_t bif_next_utf8(const unsigned char **s);
+
+#endif

@@ -1,0 +1,233 @@
+/*
+ * binaries.c — binaries and iolists: sizes, parts, conversions to and from
+ * lists.
+ */
+#include "../atom.h"
+#include "../bif.h"
+#include "../binary.h"
+#include "../heap.h"
+#include "bif_tables.h"
+#include "bif_util.h"
+
+#include <stdlib.h>
+
+static term bif_byte_size(struct process *p, const term *a)
+{
+    if (!is_bitstring(a[0]))
+        return bif_badarg(p);
+    const uint8_t *d;
+    size_t n;
+    unsigned bits;
+    bin_bytes(a[0], &d, &n, &bits);
+    return make_small((int64_t)(n + (bits != 0)));
+}
+
+static term bif_bit_size(struct process *p, const term *a)
+{
+    if (!is_bitstring(a[0]))
+        return bif_badarg(p);
+    const uint8_t *d;
+    size_t n;
+    unsigned bits;
+    bin_bytes(a[0], &d, &n, &bits);
+    term r = int_from_uint64(&p->heap, (uint64_t)n * 8 + bits);
+    return is_value(r) ? r : bif_out_of_memory(p);
+}
+
+static term bytes_to_list(struct process *p, const uint8_t *d, size_t n)
+{
+    term l = heap_string(&p->heap, (const char *)d, n);
+    return is_value(l) ? l : bif_out_of_memory(p);
+}
+
+/* binary_to_list of a bitstring is badarg (bitstring_to_list takes those). */
+static term bif_binary_to_list_1(struct process *p, const term *a)
+{
+    const uint8_t *d;
+    size_t n;
+    if (!bif_binary_arg(a[0], &d, &n))
+        return bif_badarg(p);
+    return bytes_to_list(p, d, n);
+}
+
+/* Bytes Start..Stop, 1-based and inclusive, of the whole bytes of a
+ * bitstring (unlike binary_to_list/1, a bitstring is accepted here). */
+static term bif_binary_to_list_3(struct process *p, const term *a)
+{
+    if (!is_bitstring(a[0]) || !is_small(a[1]) || !is_small(a[2]))
+        return bif_badarg(p);
+    const uint8_t *d;
+    size_t n;
+    unsigned bits;
+    bin_bytes(a[0], &d, &n, &bits);
+    int64_t start = small_value(a[1]), stop = small_value(a[2]);
+    if (start < 1 || stop < start || (uint64_t)stop > n)
+        return bif_badarg(p);
+    return bytes_to_list(p, d + start - 1, (size_t)(stop - start + 1));
+}
+
+/* A part Start..Start+Len (Len may be negative) of the whole bytes of a
+ * bitstring; false when it lies outside. */
+static bool part_bounds(term bin, term start_t, term len_t, size_t *offset, size_t *size)
+{
+    if (!is_bitstring(bin) || !is_small(start_t) || !is_small(len_t))
+        return false;
+    size_t n = bin_size(bin);
+    int64_t start = small_value(start_t), len = small_value(len_t);
+    if (len < 0) {
+        start += len;
+        len = -len;
+    }
+    if (start < 0 || (uint64_t)start > n || (uint64_t)len > n - (uint64_t)start)
+        return false;
+    *offset = (size_t)start;
+    *size = (size_t)len;
+    return true;
+}
+
+static term sub_binary(struct process *p, term bin, size_t offset, size_t size)
+{
+    term r = bin_sub(&p->heap, bin, offset, size, 0);
+    return is_value(r) ? r : bif_out_of_memory(p);
+}
+
+static term bif_binary_part_2(struct process *p, const term *a)
+{
+    size_t offset, size;
+    if (!is_tuple(a[1]) || tuple_arity(a[1]) != 2 ||
+        !part_bounds(a[0], tuple_element(a[1], 1), tuple_element(a[1], 2), &offset, &size))
+        return bif_badarg(p);
+    return sub_binary(p, a[0], offset, size);
+}
+
+static term bif_binary_part_3(struct process *p, const term *a)
+{
+    size_t offset, size;
+    if (!part_bounds(a[0], a[1], a[2], &offset, &size))
+        return bif_badarg(p);
+    return sub_binary(p, a[0], offset, size);
+}
+
+/* The second part keeps the trailing bits of a bitstring. */
+static term bif_split_binary(struct process *p, const term *a)
+{
+    if (!is_bitstring(a[0]) || !is_small(a[1]) || small_value(a[1]) < 0 || (uint64_t)small_value(a[1]) > bin_size(a[0]))
+        return bif_badarg(p);
+    const uint8_t *d;
+    size_t n;
+    unsigned bits;
+    bin_bytes(a[0], &d, &n, &bits);
+    size_t pos = (size_t)small_value(a[1]);
+    term left = bin_sub(&p->heap, a[0], 0, pos, 0);
+    term right = is_value(left) ? bin_sub(&p->heap, a[0], pos, n - pos, bits) : THE_NON_VALUE;
+    term t = is_value(right) ? heap_tuple2(&p->heap, left, right) : THE_NON_VALUE;
+    return is_value(t) ? t : bif_out_of_memory(p);
+}
+
+/* ---- iolists ----
+ * An iolist is a binary or a list whose elements are bytes, binaries or
+ * iolists and whose tail is [] or a binary. Walked with an explicit stack
+ * of pending tails, so any nesting depth is safe. When out is NULL only the
+ * size is computed; -1 means not an iolist. */
+static int64_t iolist_walk(term t, uint8_t *out)
+{
+    size_t depth = 0, cap = 0;
+    term *stack = NULL;
+    uint64_t size = 0;
+    int64_t result = -1;
+    for (;;) {
+        if (is_list(t)) {
+            term h = list_head(t);
+            if (is_small(h)) {
+                if (small_value(h) < 0 || small_value(h) > 255)
+                    goto done;
+                if (out)
+                    out[size] = (uint8_t)small_value(h);
+                size++;
+            } else if (is_list(h) || is_bitstring(h)) {
+                if (depth == cap) {
+                    cap = cap ? cap * 2 : 16;
+                    term *grown = realloc(stack, cap * sizeof(term));
+                    if (!grown)
+                        abort(); /* the runtime's own bookkeeping, as strbuf's */
+                    stack = grown;
+                }
+                stack[depth++] = list_tail(t);
+                t = h;
+                continue;
+            } else if (h != NIL) {
+                goto done;
+            }
+            t = list_tail(t);
+            continue;
+        }
+        if (is_bitstring(t)) {
+            const uint8_t *d;
+            size_t n;
+            if (!bif_binary_arg(t, &d, &n))
+                goto done;
+            if (out && n)
+                memcpy(out + size, d, n);
+            size += n;
+        } else if (t != NIL) {
+            goto done;
+        }
+        if (depth == 0)
+            break;
+        t = stack[--depth];
+    }
+    result = (int64_t)size;
+done:
+    free(stack);
+    return result;
+}
+
+static term iolist_to_binary(struct process *p, term t)
+{
+    int64_t n = iolist_walk(t, NULL);
+    if (n < 0)
+        return bif_badarg(p);
+    uint8_t *data;
+    term bin = bin_alloc(&p->heap, (size_t)n, &data);
+    if (is_non_value(bin))
+        return bif_out_of_memory(p);
+    iolist_walk(t, data);
+    return bin;
+}
+
+static term bif_iolist_to_binary(struct process *p, const term *a)
+{
+    if (is_bitstring(a[0]))
+        return is_binary_whole(a[0]) ? a[0] : bif_badarg(p);
+    return iolist_to_binary(p, a[0]);
+}
+
+static term bif_list_to_binary(struct process *p, const term *a)
+{
+    if (!is_list_or_nil(a[0]))
+        return bif_badarg(p);
+    return iolist_to_binary(p, a[0]);
+}
+
+static term bif_iolist_size(struct process *p, const term *a)
+{
+    int64_t n = iolist_walk(a[0], NULL);
+    if (n < 0)
+        return bif_badarg(p);
+    term r = int_from_int64(&p->heap, n);
+    return is_value(r) ? r : bif_out_of_memory(p);
+}
+
+const struct bif_def bif_table_binaries[] = {
+    {"erlang", "byte_size", 1, bif_byte_size, BIF_GUARD | BIF_NOHEAP},
+    {"erlang", "bit_size", 1, bif_bit_size, BIF_GUARD},
+    {"erlang", "binary_to_list", 1, bif_binary_to_list_1, 0},
+    {"erlang", "binary_to_list", 3, bif_binary_to_list_3, 0},
+    {"erlang", "binary_part", 2, bif_binary_part_2, BIF_GUARD},
+    {"erlang", "binary_part", 3, bif_binary_part_3, BIF_GUARD},
+    {"erlang", "split_binary", 2, bif_split_binary, 0},
+    {"erlang", "iolist_to_binary", 1, bif_iolist_to_binary, 0},
+    {"erlang", "list_to_binary", 1, bif_list_to_binary, 0},
+    {"erlang", "iolist_size", 1, bif_iolist_size, 0},
+    {NULL, NULL, 0, NULL, 0},
+};

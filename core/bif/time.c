@@ -1,0 +1,151 @@
+/*
+ * time.c — clocks and time units: monotonic_time/0,1, system_time/0,1,
+ * os:system_time/0,1, timestamp/0, convert_time_unit/3, unique_integer/0,1.
+ *
+ * The native unit (and perf_counter's) is the nanosecond, as OTP 25's on
+ * Linux. A unit is second, millisecond, microsecond, nanosecond, native,
+ * perf_counter, the deprecated plural names, or a positive integer (parts
+ * per second). Conversions round toward minus infinity, as OTP's do.
+ */
+#include "../atom.h"
+#include "../bif.h"
+#include "../bignum.h"
+#include "../heap.h"
+#include "bif_tables.h"
+#include "bif_util.h"
+
+#include <stdatomic.h>
+#include <time.h>
+
+#define NS_PER_SECOND 1000000000
+
+/* Parts per second of a unit, as an integer term; THE_NON_VALUE when it is
+ * not a unit. */
+static term unit_per_second(term u)
+{
+    if (u == A(second) || u == A(seconds))
+        return make_small(1);
+    if (u == A(millisecond) || u == A(milli_seconds))
+        return make_small(1000);
+    if (u == A(microsecond) || u == A(micro_seconds))
+        return make_small(1000000);
+    if (u == A(nanosecond) || u == A(nano_seconds) || u == A(native) || u == A(perf_counter))
+        return make_small(NS_PER_SECOND);
+    if (is_small(u) ? small_value(u) > 0 : is_bignum(u) && !big_is_negative(u))
+        return u;
+    return THE_NON_VALUE;
+}
+
+/* floor(t * to / from). */
+static enum int_status convert(heap_t *h, term t, term from, term to, term *out)
+{
+    term scaled;
+    enum int_status st = int_mul(h, t, to, &scaled);
+    if (st != INT_OK)
+        return st;
+    if (is_small(scaled) ? small_value(scaled) < 0 : big_is_negative(scaled)) {
+        /* Truncating division rounds a negative quotient up; pull the
+         * dividend down by from - 1 first. */
+        term adjust;
+        if ((st = int_sub(h, from, make_small(1), &adjust)) != INT_OK ||
+            (st = int_sub(h, scaled, adjust, &scaled)) != INT_OK)
+            return st;
+    }
+    return int_div(h, scaled, from, out);
+}
+
+static term bif_convert_time_unit(struct process *p, const term *a)
+{
+    term from = unit_per_second(a[1]), to = unit_per_second(a[2]);
+    if (!is_integer(a[0]) || is_non_value(from) || is_non_value(to))
+        return bif_badarg(p);
+    term r;
+    enum int_status st = convert(&p->heap, a[0], from, to, &r);
+    return st == INT_OK ? r : bif_int_failure(p, st);
+}
+
+static int64_t clock_ns(clockid_t clock)
+{
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return (int64_t)ts.tv_sec * NS_PER_SECOND + ts.tv_nsec;
+}
+
+static term checked(struct process *p, term t) { return is_value(t) ? t : bif_out_of_memory(p); }
+
+/* A clock's nanoseconds in unit. Nanoseconds since the epoch pass the
+ * 60-bit smalls: a bignum. */
+static term time_in(struct process *p, int64_t ns, term unit)
+{
+    term per_second = unit_per_second(unit);
+    if (is_non_value(per_second))
+        return bif_badarg(p);
+    term r, t = int_from_int64(&p->heap, ns);
+    if (is_non_value(t))
+        return bif_out_of_memory(p);
+    enum int_status st = convert(&p->heap, t, make_small(NS_PER_SECOND), per_second, &r);
+    return st == INT_OK ? r : bif_int_failure(p, st);
+}
+
+static term bif_monotonic_time_0(struct process *p, const term *a)
+{
+    (void)a;
+    return checked(p, int_from_int64(&p->heap, clock_ns(CLOCK_MONOTONIC)));
+}
+static term bif_monotonic_time_1(struct process *p, const term *a)
+{
+    return time_in(p, clock_ns(CLOCK_MONOTONIC), a[0]);
+}
+static term bif_system_time_0(struct process *p, const term *a)
+{
+    (void)a;
+    return checked(p, int_from_int64(&p->heap, clock_ns(CLOCK_REALTIME)));
+}
+static term bif_system_time_1(struct process *p, const term *a) { return time_in(p, clock_ns(CLOCK_REALTIME), a[0]); }
+
+/* {MegaSecs, Secs, MicroSecs} of the system time. */
+static term bif_timestamp(struct process *p, const term *a)
+{
+    (void)a;
+    int64_t us = clock_ns(CLOCK_REALTIME) / 1000;
+    term t = heap_tuple3(&p->heap, make_small(us / 1000000000000), make_small(us / 1000000 % 1000000),
+                         make_small(us % 1000000));
+    return is_value(t) ? t : bif_out_of_memory(p);
+}
+
+/* One counter for the whole run: its values are unique, positive and
+ * strictly increasing, so they satisfy every option at once. */
+static _Atomic int64_t unique_counter;
+
+static term bif_unique_integer_0(struct process *p, const term *a)
+{
+    (void)p;
+    (void)a;
+    return make_small(atomic_fetch_add_explicit(&unique_counter, 1, memory_order_relaxed) + 1);
+}
+
+/* Options: a proper list of positive and monotonic. */
+static term bif_unique_integer_1(struct process *p, const term *a)
+{
+    term l = a[0];
+    for (; is_list(l); l = list_tail(l))
+        if (list_head(l) != A(positive) && list_head(l) != A(monotonic))
+            return bif_badarg(p);
+    if (l != NIL)
+        return bif_badarg(p);
+    return bif_unique_integer_0(p, a);
+}
+
+const struct bif_def bif_table_time[] = {
+    {"erlang", "monotonic_time", 0, bif_monotonic_time_0, 0},
+    {"erlang", "monotonic_time", 1, bif_monotonic_time_1, 0},
+    {"erlang", "system_time", 0, bif_system_time_0, 0},
+    {"erlang", "system_time", 1, bif_system_time_1, 0},
+    {"os", "system_time", 0, bif_system_time_0, 0},
+    {"os", "system_time", 1, bif_system_time_1, 0},
+    {"erlang", "timestamp", 0, bif_timestamp, 0},
+    {"erlang", "convert_time_unit", 3, bif_convert_time_unit, 0},
+    {"erlang", "unique_integer", 0, bif_unique_integer_0, BIF_NOHEAP},
+    {"erlang", "unique_integer", 1, bif_unique_integer_1, BIF_NOHEAP},
+    {NULL, NULL, 0, NULL, 0},
+};
