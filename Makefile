@@ -38,7 +38,7 @@ export ASAN_OPTIONS  := halt_on_error=1:detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS := halt_on_error=1:print_stacktrace=1
 export TSAN_OPTIONS  := halt_on_error=1:second_deadlock_stack=1
 
-.PHONY: all deps run test test-rel test-asan tsan bench format format-check clean
+.PHONY: all deps run test test-rel test-asan golden-rel golden-asan tsan bench format format-check clean
 .DEFAULT_GOAL := all
 
 all: build/rel/clause build/rel/unit-tests build/rel/term-tour
@@ -67,10 +67,14 @@ build/$(1)/term-tour: $$(DEMO_SRC:%.c=build/$(1)/%.o) build/$(1)/libclause.a
 endef
 $(foreach m,$(MODES),$(eval $(call mode_rules,$(m))))
 
-run: build/rel/term-tour
-	build/rel/term-tour
+# The README's main job: the bundled example program, compiled with erlc.
+run: build/rel/clause
+	@mkdir -p build/programs
+	erlc -o build/programs experiments/programs/demo.erl
+	build/rel/clause build/programs/demo.beam
 
 bench: build/rel/clause
+	experiments/bench_compute.sh
 	experiments/bench_native.sh
 
 test: test-rel test-asan
@@ -80,6 +84,14 @@ test-rel: build/rel/unit-tests
 
 test-asan: build/asan/unit-tests
 	build/asan/unit-tests
+
+# Programs compared with OTP's output (tests/golden/run.sh); the sanitizer
+# build runs fewer worker counts.
+golden-rel: build/rel/clause
+	tests/golden/run.sh build/rel/clause
+
+golden-asan: build/asan/clause
+	tests/golden/run.sh build/asan/clause quick
 
 tsan: build/tsan/unit-tests
 	build/tsan/unit-tests --concurrent

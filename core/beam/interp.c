@@ -162,6 +162,7 @@ struct fault_site {
     const term *bif_args;        /* its arguments */
     bool function_clause;        /* raised by func_info: the frame shows x0.. */
     bool fun_call;               /* a fun call failed (badfun, badarity) */
+    bool tail_call;              /* a tail call failed: the caller's frame is gone in OTP */
 };
 
 /* Builds the stack trace term: the raising frame, then one per
@@ -185,7 +186,7 @@ static term build_trace(struct process *p, const struct fault_site *site, term *
         args = p->fault_args;
     if (site->function_clause && is_non_value(args))
         return THE_NON_VALUE;
-    term top = frame_at(p, site->function_clause ? site->pc + 4 : site->pc, args);
+    term top = site->tail_call ? NIL : frame_at(p, site->function_clause ? site->pc + 4 : site->pc, args);
     if (is_non_value(top))
         return top;
     if (top != NIL)
@@ -319,6 +320,23 @@ static const uint64_t *prepare_fun_call(struct process *p, term f, unsigned arit
     else
         error_tuple(p, A(badarity), inner);
     return NULL;
+}
+
+/* OTP 25 runs the arithmetic operators as instructions of their own,
+ * which raise without a frame for the operator; any other builtin, and an
+ * operator called through call_ext, has one. */
+static bool is_arithmetic_operator(const struct beam_export *e)
+{
+    static const char *const operators[] = {"+",    "-",   "*",    "/",   "div", "rem",
+                                            "band", "bor", "bxor", "bsl", "bsr", "bnot"};
+    size_t len;
+    const char *name = atom_text(e->function, &len);
+    if (e->module != A(erlang))
+        return false;
+    for (size_t i = 0; i < sizeof operators / sizeof operators[0]; i++)
+        if (strlen(operators[i]) == len && memcmp(operators[i], name, len) == 0)
+            return true;
+    return false;
 }
 
 /* ---- the loop ---- */
@@ -575,7 +593,7 @@ static enum body_stop run(struct process *p)
     const uint64_t *cp = p->beam_cp;
     term *E = p->stack_top ? p->stack_top : stack_end(p);
     unsigned stop_live = 0;
-    struct fault_site site = {NULL, NULL, NULL, false, false};
+    struct fault_site site = {NULL, NULL, NULL, false, false, false};
     const struct bif_entry *bif = NULL;
     term bif_args[3];
     term result;
@@ -765,6 +783,7 @@ op_call_only:
             DISPATCH();
         case CALL_FAULT:
             site.pc = I;
+            site.tail_call = how != 0;
             goto raise_with_site;
         }
     }
@@ -802,7 +821,7 @@ op_bif2 : {
             DISPATCH();
         }
         site.pc = I;
-        site.bif = e->bif;
+        site.bif = is_arithmetic_operator(e) ? NULL : e->bif;
         site.bif_args = bif_args;
         goto raise_with_site;
     }
@@ -836,7 +855,7 @@ op_gc_bif3 : {
             DISPATCH();
         }
         site.pc = I;
-        site.bif = e->bif;
+        site.bif = is_arithmetic_operator(e) ? NULL : e->bif;
         site.bif_args = bif_args;
         goto raise_with_site;
     }
@@ -1589,7 +1608,7 @@ raise_with_site : {
     result = heap_tuple2(&p->heap, class_atom((enum fault_class)p->fault_class), trace);
     if (is_non_value(result))
         goto out_of_memory;
-    site = (struct fault_site){NULL, NULL, NULL, false, false};
+    site = (struct fault_site){NULL, NULL, NULL, false, false, false};
 }
 rethrow : {
     /* result: the raw trace {Class, Trace}. Find the nearest catch. */
@@ -1646,6 +1665,11 @@ term beam_spawn(struct sched *s, struct process *parent, struct code_server *cs,
         list = is_value(copy) ? heap_cons(&p->heap, copy, list) : copy;
     }
     if (is_non_value(list)) {
+        sched_discard_process(p);
+        return THE_NON_VALUE;
+    }
+    /* spawn/1 passes a fun as the module: it lives on the parent's heap. */
+    if (!is_atom(module) && is_non_value(module = copy_to_heap(&p->heap, module))) {
         sched_discard_process(p);
         return THE_NON_VALUE;
     }

@@ -25,7 +25,8 @@ main(_) ->
     io:format("~w~n", [lists:zipwith(fun(A, B) -> A * B end, [1, 2, 3], [4, 5, 6])]),
     {Evens, Odds} = lists:partition(fun(X) -> X band 1 =:= 0 end, lists:seq(1, 9)),
     io:format("~w ~w~n", [Evens, Odds]),
-    io:format("~w~n", [catch (fun(X) -> X end)(1, 2) =:= x]),
+    {'EXIT', {{badarity, _}, [Caller | _]}} = (catch (fun(X) -> X end)(1, 2)),
+    io:format("~w~n", [Caller]),
     NotAFun = id(not_a_fun),
     io:format("~w~n", [element(1, catch NotAFun(1))]),
     ok.
