@@ -5,11 +5,13 @@
 #   make tsan          concurrent unit tests under ThreadSanitizer
 #   make bench         native scheduling benchmarks against OTP
 #   make format-check  clang-format conformance
+#   make fuzz          the loader under libFuzzer for FUZZ_SECONDS (clang)
 #
 # Three build modes share the sources; each has its own folder under build/:
 #   build/rel   -O2, the default
 #   build/asan  -O1 with AddressSanitizer and UndefinedBehaviorSanitizer
 #   build/tsan  -O1 with ThreadSanitizer
+# and the fuzzer has a fourth, build/fuzz, compiled by clang.
 
 CC      := gcc
 PKGS    := ck hwloc papi cunit zlib gmp
@@ -38,13 +40,16 @@ export ASAN_OPTIONS  := halt_on_error=1:detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS := halt_on_error=1:print_stacktrace=1
 export TSAN_OPTIONS  := halt_on_error=1:second_deadlock_stack=1
 
-.PHONY: all deps run test test-rel test-asan golden-rel golden-asan tsan bench format format-check clean
+.PHONY: all deps deps-fuzz run test test-rel test-asan golden-rel golden-asan tsan bench fuzz fuzz-build format format-check clean
 .DEFAULT_GOAL := all
 
 all: build/rel/clause build/rel/unit-tests build/rel/term-tour
 
 deps:
 	@scripts/deps.sh
+
+deps-fuzz:
+	@scripts/deps.sh fuzz
 
 # Per-mode object and binary rules.
 define mode_rules
@@ -96,7 +101,46 @@ golden-asan: build/asan/clause
 tsan: build/tsan/unit-tests
 	build/tsan/unit-tests --concurrent
 
-FORMAT_FILES = $(wildcard core/*.[ch] core/beam/*.[ch] core/bif/*.[ch] policies/*.[ch] metrics/*.[ch] tests/unit/*.[ch] experiments/*.[ch])
+# ---- fuzzing: clang and libFuzzer, never part of `make test` ----
+# The library is instrumented for coverage (fuzzer-no-link); only the target
+# links libFuzzer's main. The corpus starts from the test modules, the inputs
+# fuzzing found before (tests/data/beam/fuzz/) and OTP's stdlib modules below
+# FUZZ_SEED_BYTES (with the largest, up to 650 kB, fuzzing ran several times
+# slower for little new coverage); libFuzzer adds what reaches new code. A
+# crash, leak or timeout stops the run and leaves the input in build/fuzz/
+# (crash-*, leak-*, timeout-*). clang's own directory goes first on PATH so
+# the sanitizers find llvm-symbolizer and print file:line stack traces.
+FUZZ_CC         := clang
+FUZZ_CFLAGS     := -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -fno-omit-frame-pointer -fno-sanitize-recover=all
+FUZZ_SANITIZE   := address,undefined
+FUZZ_SECONDS    ?= 300
+FUZZ_SEED_BYTES ?= 65536
+# Large enough for every installed OTP module; an input that takes more than
+# FUZZ_TIMEOUT seconds to load counts as a hang.
+FUZZ_MAX_LEN    ?= 1048576
+FUZZ_TIMEOUT    ?= 10
+FUZZ_SRC        := tests/fuzz/fuzz_loader.c
+
+build/fuzz/%.o: %.c | deps-fuzz
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SANITIZE) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+build/fuzz/fuzz-loader: $(FUZZ_SRC:%.c=build/fuzz/%.o) $(CORE_SRC:%.c=build/fuzz/%.o)
+	$(FUZZ_CC) -fsanitize=fuzzer,$(FUZZ_SANITIZE) -o $@ $^ $(PKG_LIBS) -lm -lpthread
+
+fuzz-build: build/fuzz/fuzz-loader
+
+fuzz: build/fuzz/fuzz-loader
+	@mkdir -p build/fuzz/corpus
+	cp tests/data/beam/*.beam build/fuzz/corpus/
+	if [ -d tests/data/beam/fuzz ]; then cp tests/data/beam/fuzz/* build/fuzz/corpus/; fi
+	stdlib=$$(erl -noshell -eval 'io:format("~s",[code:lib_dir(stdlib)])' -s init stop) && \
+	  find "$$stdlib/ebin" -name '*.beam' -size -$(FUZZ_SEED_BYTES)c -exec cp {} build/fuzz/corpus/ \;
+	PATH="$$(dirname "$$(readlink -f "$$(command -v $(FUZZ_CC))")"):$$PATH" \
+	  build/fuzz/fuzz-loader -dict=tests/fuzz/beam.dict -max_len=$(FUZZ_MAX_LEN) -timeout=$(FUZZ_TIMEOUT) \
+	  -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build/fuzz/ build/fuzz/corpus
+
+FORMAT_FILES = $(wildcard core/*.[ch] core/beam/*.[ch] core/bif/*.[ch] policies/*.[ch] metrics/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] experiments/*.[ch])
 
 format:
 	clang-format -i $(FORMAT_FILES)
@@ -108,3 +152,4 @@ clean:
 	rm -rf build
 
 -include $(foreach m,$(MODES),$(CORE_SRC:%.c=build/$(m)/%.d) $(TEST_SRC:%.c=build/$(m)/%.d) $(CLI_SRC:%.c=build/$(m)/%.d) $(DEMO_SRC:%.c=build/$(m)/%.d))
+-include $(CORE_SRC:%.c=build/fuzz/%.d) $(FUZZ_SRC:%.c=build/fuzz/%.d)

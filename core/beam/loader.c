@@ -977,6 +977,9 @@ static bool load_instruction(struct loader *ld, struct reader *r, bool *done)
     }
     if (op == BEAM_OP_func_info && ld->m->code[ld->op_start + 3] > MAX_ARITY_OF_FUNCTION)
         return fail(ld, "function arity %" PRIu64 " too large", ld->m->code[ld->op_start + 3]);
+    /* function_clause errors name the module from here. */
+    if (op == BEAM_OP_func_info && ld->m->code[ld->op_start + 1] != ld->m->name)
+        return fail(ld, "module operand is not this module");
     return check_strings(ld);
 }
 
@@ -1061,9 +1064,11 @@ static int compare_offsets(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* An entry point: the label's target, which must directly follow a
- * func_info instruction. */
-static bool function_entry(struct loader *ld, const char *table, uint32_t index, uint32_t label, const uint64_t **entry)
+/* An entry point: the label's target, which must directly follow the
+ * func_info of the function the table names (name/arity), since the
+ * interpreter reports function_clause from entry[-3..-1]. */
+static bool function_entry(struct loader *ld, const char *table, uint32_t index, uint32_t label, term name,
+                           uint32_t arity, const uint64_t **entry)
 {
     if (label == 0 || label >= ld->label_count || ld->labels[label] == NO_LABEL ||
         ld->labels[label] >= ld->m->code_words)
@@ -1074,6 +1079,9 @@ static bool function_entry(struct loader *ld, const char *table, uint32_t index,
     if (offset < 4 || !bsearch(&before, ld->func_infos, ld->func_info_count, sizeof *ld->func_infos, compare_offsets))
         return fail(ld, "%s chunk: entry %" PRIu32 " (label %" PRIu32 ") does not follow a func_info", table, index,
                     label);
+    if ((*entry)[-2] != name || (*entry)[-1] != arity)
+        return fail(ld, "%s chunk: entry %" PRIu32 " (label %" PRIu32 ") follows the func_info of another function",
+                    table, index, label);
     return true;
 }
 
@@ -1081,16 +1089,20 @@ static bool resolve_entries(struct loader *ld)
 {
     struct beam_module *m = ld->m;
     for (uint32_t i = 0; i < m->export_count; i++)
-        if (!function_entry(ld, "ExpT", i, ld->export_labels[i], &m->exports[i].entry))
+        if (!function_entry(ld, "ExpT", i, ld->export_labels[i], m->exports[i].name, m->exports[i].arity,
+                            &m->exports[i].entry))
             return false;
     for (uint32_t i = 0; i < m->local_count; i++)
-        if (!function_entry(ld, "LocT", i, ld->local_labels[i], &m->locals[i].entry))
+        if (!function_entry(ld, "LocT", i, ld->local_labels[i], m->locals[i].name, m->locals[i].arity,
+                            &m->locals[i].entry))
             return false;
     for (uint32_t i = 0; i < m->fun_count; i++) {
         const uint64_t *entry;
-        if (!function_entry(ld, "FunT", i, ld->fun_labels[i], &entry))
+        /* A fun's function takes its free variables as extra arguments. */
+        struct fun_entry *f = &m->funs[i];
+        if (!function_entry(ld, "FunT", i, ld->fun_labels[i], f->name, f->arity + f->num_free, &entry))
             return false;
-        m->funs[i].code = entry;
+        f->code = entry;
     }
     return true;
 }
@@ -1315,7 +1327,8 @@ static bool load_lines(struct loader *ld)
 {
     const struct chunk *c = &ld->chunks[CH_LINE];
     struct beam_module *m = ld->m;
-    struct reader r = {c->data, c->data + c->size, CH_LINE};
+    /* The chunk is optional: an absent one has NULL data, and NULL + 0 is undefined. */
+    struct reader r = {c->data, c->present ? c->data + c->size : NULL, CH_LINE};
     uint32_t version, flags, instructions, items, names;
     if (c->present && !read_u32(ld, &r, &version))
         return false;

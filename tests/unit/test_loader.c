@@ -565,8 +565,8 @@ static bool check_code(const struct beam_module *m, const char *path)
     }
 #undef CHECK
     for (uint32_t i = 0; ok && i < m->export_count; i++)
-        ok = m->exports[i].entry[-4] == BEAM_OP_func_info && m->exports[i].entry[-2] == m->exports[i].name &&
-             m->exports[i].entry[-1] == m->exports[i].arity;
+        ok = m->exports[i].entry[-4] == BEAM_OP_func_info && m->exports[i].entry[-3] == m->name &&
+             m->exports[i].entry[-2] == m->exports[i].name && m->exports[i].entry[-1] == m->exports[i].arity;
     for (uint32_t i = 0; ok && i < m->fun_count; i++)
         ok = start[(const uint64_t *)m->funs[i].code - m->code];
     free(start);
@@ -1218,6 +1218,28 @@ static void test_flipped_bytes(void)
     CU_ASSERT_TRUE(loads > 10000);
 }
 
+/* Inputs the fuzzer (make fuzz) found to crash, leak or hang the loader, or
+ * to give a module that broke a promise of module.h, each kept after its fix:
+ * every one must now fail with one line naming the file, or load and pass
+ * check_code. */
+static void test_fuzz_findings(void)
+{
+    glob_t g;
+    char pattern[512];
+    snprintf(pattern, sizeof pattern, "%s", test_data_path("data/beam/fuzz/*"));
+    CU_ASSERT_EQUAL_FATAL(glob(pattern, 0, NULL, &g), 0);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        char error[ERROR_LEN];
+        struct beam_module *m = beam_load(g.gl_pathv[i], error, sizeof error);
+        bool ok = m ? check_code(m, g.gl_pathv[i]) : is_error_line(error, g.gl_pathv[i]);
+        if (!ok && !m)
+            fprintf(stderr, "\n%s: malformed error message: \"%s\"\n", g.gl_pathv[i], error);
+        CU_ASSERT_TRUE(ok);
+        beam_module_free(m);
+    }
+    globfree(&g);
+}
+
 static CU_TestInfo tests[] = {
     {"a small module, dumped whole", test_basic_module},
     {"literals of every kind", test_literals},
@@ -1232,6 +1254,7 @@ static CU_TestInfo tests[] = {
     {"chunks removed", test_missing_chunks},
     {"container errors", test_container_errors},
     {"flipped bytes", test_flipped_bytes},
+    {"inputs found by the fuzzer", test_fuzz_findings},
     CU_TEST_INFO_NULL,
 };
 
