@@ -8,5 +8,6 @@
 #include "../bif.h"
 
 extern const struct bif_def bif_table_errors[];
+extern const struct bif_def bif_table_io[];
 
 #endif

@@ -13,6 +13,7 @@
 /* Every table of builtins; each ends with an entry whose module is NULL. */
 static const struct bif_def *const bif_tables[] = {
     bif_table_errors,
+    bif_table_io,
 };
 
 #define BIF_SLOTS 2048 /* a power of two, well above the number of builtins */
