@@ -82,7 +82,7 @@ bench: build/rel/clause
 	experiments/bench_compute.sh
 	experiments/bench_native.sh
 
-test: test-rel test-asan
+test: test-rel test-asan golden-rel golden-asan
 
 test-rel: build/rel/unit-tests
 	build/rel/unit-tests

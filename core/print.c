@@ -830,6 +830,7 @@ struct pp {
     size_t nwframes, capwframes;
     struct visit *visits; /* cind */
     size_t nvisits, capvisits;
+    bool strings; /* lists and binaries may show as strings (not ~lp) */
 };
 
 static uint32_t new_nodes(struct pp *pp, size_t k)
@@ -925,7 +926,7 @@ static void expand(struct pp *pp, uint32_t idx)
     if (is_nil(t)) {
         set_leaf(pp, idx, LF_TEXT, TX_NIL);
     } else if (is_list(t)) {
-        if (d != 1 && printable_latin1_list(t)) {
+        if (d != 1 && pp->strings && printable_latin1_list(t)) {
             set_leaf(pp, idx, LF_STRING, 0);
             return;
         }
@@ -1041,7 +1042,7 @@ static void expand(struct pp *pp, uint32_t idx)
             return;
         }
         size_t prefix = 0;
-        int pr = printable_bin(&v, d, &prefix);
+        int pr = pp->strings ? printable_bin(&v, d, &prefix) : 0;
         if (pr == 1) {
             set_leaf(pp, idx, LF_BINSTR, 0);
             return;
@@ -1669,6 +1670,11 @@ static void step_pair(struct pp *pp)
 
 void print_p(struct strbuf *out, term t, int column, int line_length, int depth)
 {
+    print_p_opts(out, t, column, line_length, depth, true);
+}
+
+void print_p_opts(struct strbuf *out, term t, int column, int line_length, int depth, bool strings)
+{
     strbuf_reserve(out, 0);
     if (depth == 0) {
         strbuf_puts(out, "...");
@@ -1682,6 +1688,7 @@ void print_p(struct strbuf *out, term t, int column, int line_length, int depth)
     memset(&pp, 0, sizeof pp);
     pp.out = out;
     pp.ll = line_length;
+    pp.strings = strings;
     int64_t col = column < 1 ? 1 : column;
     build(&pp, t, depth < 0 ? -1 : depth);
     pp.m = pp.nodes[0].len;

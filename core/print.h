@@ -34,6 +34,9 @@
 
 void print_w(struct strbuf *out, term t, int depth);
 void print_p(struct strbuf *out, term t, int column, int line_length, int depth);
+/* print_p with io_lib_pretty's strings option: false (~lp) never shows a
+ * list or a binary as a string. */
+void print_p_opts(struct strbuf *out, term t, int column, int line_length, int depth, bool strings);
 
 /* A float as io_lib writes it (float_to_list(F, [short]) layout). */
 void print_float_short(struct strbuf *out, double d);

@@ -16,5 +16,6 @@ extern const struct bif_def bif_table_binaries[];
 extern const struct bif_def bif_table_lists[];
 extern const struct bif_def bif_table_maps[];
 extern const struct bif_def bif_table_time[];
+extern const struct bif_def bif_table_io[];
 
 #endif

@@ -17,13 +17,13 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$root/build/golden
 mkdir -p "$out"
 all=$(nproc)
-if [ "$mode" = quick ]; then workers="1 2"; else workers=$(printf '%s\n' 1 2 4 "$all" | sort -nu); fi
+if [ "$mode" = quick ]; then workers="1 2"; else workers=$(printf '%s\n' 1 2 4 "$all" | sort -nu | tr '\n' ' '); fi
 configs="--policy=erts --policy=global_fifo,--send-mode=blocking,--timers=workers"
 
 failures=0 runs=0
 for source in "$root"/tests/programs/*.erl; do
     name=$(basename "$source" .erl)
-    if ! erlc -o "$out" "$source"; then
+    if ! erlc -W0 -o "$out" "$source"; then
         echo "golden $name: erlc failed"; failures=$((failures + 1)); continue
     fi
     args=$(sed -n '1s/^%% args: *//p' "$source")

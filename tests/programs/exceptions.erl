@@ -20,7 +20,8 @@ main(_) ->
     io:format("~w~n", [with_after()]),
     io:format("~w~n", [nested()]),
     io:format("~w~n", [try id(1) of 1 -> one; _ -> other catch _:_ -> caught end]),
-    io:format("~w~n", [catch try id(2) of 1 -> one catch _:_ -> caught end]),
+    {'EXIT', {TryClause, _}} = (catch try id(2) of 1 -> one catch _:_ -> caught end),
+    io:format("~w~n", [TryClause]),
     ok.
 
 show(F) ->
