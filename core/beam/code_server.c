@@ -177,7 +177,6 @@ static bool prepare_locked(struct code_server *cs, struct beam_module *m, char *
             snprintf(error, error_len, "%s: out of memory", m->source_name);
             return false;
         }
-    const void *const *handlers = beam_handler_table();
     for (size_t at = 0; at < m->code_words;) {
         uint64_t *instr = m->code + at;
         const char *kinds = beam_opcodes[instr[0]].operands;
@@ -188,7 +187,7 @@ static bool prepare_locked(struct code_server *cs, struct beam_module *m, char *
                 instr[operand] = (uint64_t)(uintptr_t)imports[instr[operand]];
             operand += beam_is_list_kind(*k) ? 1 + instr[operand] : 1;
         }
-        instr[0] = (uint64_t)(uintptr_t)handlers[instr[0]];
+        instr[0] = (uint64_t)(uintptr_t)beam_prepared_handler(instr, (unsigned)instr[0]);
         at += words;
     }
     free(imports);

@@ -347,6 +347,28 @@ static enum body_stop run(struct process *p);
 
 static void init_handler_table(void) { run(NULL); }
 
+/* Handlers for common instructions on small integers, chosen when a module
+ * is prepared; each falls back to the generic handler. */
+enum { SPECIAL_PLUS, SPECIAL_MINUS, SPECIAL_COUNT };
+static const void *const *special_handlers;
+
+const void *beam_prepared_handler(const uint64_t *instr, unsigned op)
+{
+    const void *const *table = beam_handler_table();
+    if (op == BEAM_OP_gc_bif2) {
+        const struct beam_export *e = (const struct beam_export *)(uintptr_t)instr[3];
+        if (e->module == A(erlang) && e->arity == 2) {
+            size_t len;
+            const char *name = atom_text(e->function, &len);
+            if (len == 1 && name[0] == '+')
+                return special_handlers[SPECIAL_PLUS];
+            if (len == 1 && name[0] == '-')
+                return special_handlers[SPECIAL_MINUS];
+        }
+    }
+    return table[op];
+}
+
 const void *const *beam_handler_table(void)
 {
     if (!handler_table)
@@ -581,6 +603,10 @@ static enum body_stop run(struct process *p)
         HANDLER(nif_start);
         HANDLER(line);
 #undef HANDLER
+        static const void *specials[SPECIAL_COUNT];
+        specials[SPECIAL_PLUS] = &&op_i_plus;
+        specials[SPECIAL_MINUS] = &&op_i_minus;
+        special_handlers = specials;
         normal_exit_code[0] = (uint64_t)(uintptr_t) && op_normal_exit;
         spawn_start_code[0] = (uint64_t)(uintptr_t) && op_spawn_start;
         handler_table = labels;
@@ -829,6 +855,30 @@ op_bif2 : {
     NEXT(4 + n);
 }
 
+    /* gc_bif2 of erlang:'+' / '-' (fail, live, bif, a, b, dst). */
+op_i_plus : {
+    term a = SRC(I[4]), b = SRC(I[5]);
+    if (is_small(a) && is_small(b)) {
+        int64_t r = small_value(a) + small_value(b);
+        if (small_fits(r)) {
+            DST(I[6]) = make_small(r);
+            NEXT(7);
+        }
+    }
+    goto op_gc_bif2;
+}
+op_i_minus : {
+    term a = SRC(I[4]), b = SRC(I[5]);
+    if (is_small(a) && is_small(b)) {
+        int64_t r = small_value(a) - small_value(b);
+        if (small_fits(r)) {
+            DST(I[6]) = make_small(r);
+            NEXT(7);
+        }
+    }
+    goto op_gc_bif2;
+}
+
 op_gc_bif1:
 op_gc_bif2:
 op_gc_bif3 : {
@@ -1012,10 +1062,19 @@ op_recv_marker_clear:
 op_recv_marker_use:
     NEXT(2);
 
-op_is_lt:
-    TEST(term_compare(SRC(I[2]), SRC(I[3])) < 0, 4);
-op_is_ge:
-    TEST(term_compare(SRC(I[2]), SRC(I[3])) >= 0, 4);
+op_is_lt : {
+    term a = SRC(I[2]), b = SRC(I[3]);
+    /* Small integers order as their words do, read as signed. */
+    if (is_small(a) && is_small(b))
+        TEST((int64_t)a < (int64_t)b, 4);
+    TEST(term_compare(a, b) < 0, 4);
+}
+op_is_ge : {
+    term a = SRC(I[2]), b = SRC(I[3]);
+    if (is_small(a) && is_small(b))
+        TEST((int64_t)a >= (int64_t)b, 4);
+    TEST(term_compare(a, b) >= 0, 4);
+}
 op_is_eq:
     TEST(term_compare(SRC(I[2]), SRC(I[3])) == 0, 4);
 op_is_ne:

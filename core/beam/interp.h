@@ -18,6 +18,11 @@
  * words); unimplemented ones lead to a handler that fails the process. */
 const void *const *beam_handler_table(void);
 
+/* The handler for the prepared instruction at instr (generic opcode op,
+ * import operands already export records): a specialized one where the
+ * engine has it (gc_bif2 of '+' on small integers), else the generic one. */
+const void *beam_prepared_handler(const uint64_t *instr, unsigned op);
+
 extern const struct body_ops beam_body_ops;
 
 /* Spawns a process running module:function(args[0..argc)) (terms on the
