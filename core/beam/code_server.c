@@ -187,6 +187,13 @@ static bool prepare_locked(struct code_server *cs, struct beam_module *m, char *
                 instr[operand] = (uint64_t)(uintptr_t)imports[instr[operand]];
             operand += beam_is_list_kind(*k) ? 1 + instr[operand] : 1;
         }
+        /* String operands become pointers into the module's StrT. */
+        if (instr[0] == BEAM_OP_bs_match_string)
+            instr[4] = (uint64_t)(uintptr_t)(m->strings + instr[4]);
+        if (instr[0] == BEAM_OP_bs_create_bin)
+            for (uint64_t i = 0; i < instr[6] / 6; i++)
+                if ((term)instr[7 + 6 * i] == A(string))
+                    instr[7 + 6 * i + 4] = (uint64_t)(uintptr_t)(m->strings + instr[7 + 6 * i + 4]);
         instr[0] = (uint64_t)(uintptr_t)beam_prepared_handler(instr, (unsigned)instr[0]);
         at += words;
     }

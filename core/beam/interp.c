@@ -33,6 +33,7 @@
 #include "../print.h"
 #include "../proc_gc.h"
 #include "../strbuf.h"
+#include "bits.h"
 #include "loader.h"
 #include "opcodes.h"
 
@@ -602,6 +603,22 @@ static enum body_stop run(struct process *p)
         HANDLER(on_load);
         HANDLER(nif_start);
         HANDLER(line);
+        HANDLER(bs_start_match3);
+        HANDLER(bs_start_match4);
+        HANDLER(bs_get_integer2);
+        HANDLER(bs_get_binary2);
+        HANDLER(bs_get_float2);
+        HANDLER(bs_skip_bits2);
+        HANDLER(bs_test_tail2);
+        HANDLER(bs_test_unit);
+        HANDLER(bs_match_string);
+        HANDLER(bs_get_tail);
+        HANDLER(bs_get_position);
+        HANDLER(bs_set_position);
+        HANDLER(bs_get_utf8);
+        HANDLER(bs_skip_utf8);
+        HANDLER(bs_init_writable);
+        HANDLER(bs_create_bin);
 #undef HANDLER
         static const void *specials[SPECIAL_COUNT];
         specials[SPECIAL_PLUS] = &&op_i_plus;
@@ -621,6 +638,7 @@ static enum body_stop run(struct process *p)
     unsigned stop_live = 0;
     struct fault_site site = {NULL, NULL, NULL, false, false, false};
     const struct bif_entry *bif = NULL;
+    const struct beam_export *missing = NULL;
     term bif_args[3];
     term result;
 
@@ -817,8 +835,10 @@ op_call_only:
 
 op_bif0 : {
     struct beam_export *e = (struct beam_export *)(uintptr_t)I[1];
-    if (!e->bif)
+    if (!e->bif) {
+        missing = e;
         goto undefined_bif;
+    }
     result = e->bif->fn(p, X);
     if (is_non_value(result)) {
         site.pc = I;
@@ -834,8 +854,10 @@ op_bif1:
 op_bif2 : {
     struct beam_export *e = (struct beam_export *)(uintptr_t)I[2];
     unsigned n = (unsigned)e->arity;
-    if (!e->bif)
+    if (!e->bif) {
+        missing = e;
         goto undefined_bif;
+    }
     bif_args[0] = SRC(I[3]);
     if (n == 2)
         bif_args[1] = SRC(I[4]);
@@ -885,8 +907,10 @@ op_gc_bif3 : {
     /* fail, live, bif, args..., dst */
     struct beam_export *e = (struct beam_export *)(uintptr_t)I[3];
     unsigned n = (unsigned)e->arity, live = (unsigned)I[2];
-    if (!e->bif)
+    if (!e->bif) {
+        missing = e;
         goto undefined_bif;
+    }
     for (unsigned i = 0; i < n; i++)
         bif_args[i] = SRC(I[4 + i]);
     if (heap_wants_gc(&p->heap)) {
@@ -915,10 +939,7 @@ op_gc_bif3 : {
 
 undefined_bif : {
     /* bif/gc_bif instructions name builtins: one missing here is ours. */
-    const struct beam_export *e = (const struct beam_export *)(uintptr_t)
-        I[I[0] == (uint64_t)(uintptr_t)labels[BEAM_OP_bif0]                                                        ? 1
-          : I[0] == (uint64_t)(uintptr_t)labels[BEAM_OP_bif1] || I[0] == (uint64_t)(uintptr_t)labels[BEAM_OP_bif2] ? 2
-                                                                                                                   : 3];
+    const struct beam_export *e = missing;
     size_t mlen, flen;
     const char *mtext = atom_text(e->module, &mlen), *ftext = atom_text(e->function, &flen);
     char why[200];
@@ -928,30 +949,37 @@ undefined_bif : {
     goto fail_system;
 }
 
-op_allocate:
-op_allocate_zero:
-op_allocate_heap:
-op_allocate_heap_zero : {
-    bool with_heap = I[0] == (uint64_t)(uintptr_t)labels[BEAM_OP_allocate_heap] ||
-                     I[0] == (uint64_t)(uintptr_t)labels[BEAM_OP_allocate_heap_zero];
-    uint64_t slots = I[1];
-    uint64_t need = with_heap ? I[2] : 0;
-    unsigned live = (unsigned)I[with_heap ? 3 : 2];
-    if ((size_t)(E - p->stack) < slots + 1) {
-        term *moved = grow_stack(p, E, slots + 1);
-        if (!moved)
-            goto out_of_memory;
-        E = moved;
+    /* Labels without code between them may share an address, so each
+     * variant sets what differs before the common code. */
+    {
+        bool with_heap;
+    op_allocate:
+    op_allocate_zero:
+        with_heap = false;
+        goto allocate;
+    op_allocate_heap:
+    op_allocate_heap_zero:
+        with_heap = true;
+    allocate : {
+        uint64_t slots = I[1];
+        uint64_t need = with_heap ? I[2] : 0;
+        unsigned live = (unsigned)I[with_heap ? 3 : 2];
+        if ((size_t)(E - p->stack) < slots + 1) {
+            term *moved = grow_stack(p, E, slots + 1);
+            if (!moved)
+                goto out_of_memory;
+            E = moved;
+        }
+        E -= slots + 1;
+        E[0] = (term)(uintptr_t)cp;
+        cp = NULL; /* kept in the frame now */
+        for (uint64_t i = 1; i <= slots; i++)
+            E[i] = NIL;
+        if (with_heap)
+            ENSURE_HEAP(need, live);
+        NEXT(with_heap ? 4 : 3);
     }
-    E -= slots + 1;
-    E[0] = (term)(uintptr_t)cp;
-    cp = NULL; /* kept in the frame now */
-    for (uint64_t i = 1; i <= slots; i++)
-        E[i] = NIL;
-    if (with_heap)
-        ENSURE_HEAP(need, live);
-    NEXT(with_heap ? 4 : 3);
-}
+    }
 
 op_test_heap:
     ENSURE_HEAP(I[1], (unsigned)I[2]);
@@ -1266,52 +1294,57 @@ op_if_end:
     site.pc = I;
     goto raise_with_site;
 
-op_make_fun2:
-op_make_fun3 : {
-    bool three = I[0] == (uint64_t)(uintptr_t)labels[BEAM_OP_make_fun3];
-    const struct fun_entry *fe = (const struct fun_entry *)(uintptr_t)I[1];
-    term *f;
-    HALLOC(f, BEAM_FUN_WORDS + fe->num_free);
-    f[0] = make_header(SUBTAG_FUN, FUN_FIXED_WORDS + fe->num_free);
-    f[1] = (term)(uintptr_t)fe;
-    if (three) {
-        uint64_t n = I[3];
-        for (uint64_t i = 0; i < n && i < fe->num_free; i++)
-            f[2 + i] = SRC(I[4 + i]);
-        DST(I[2]) = make_boxed(f);
-        NEXT(4 + n);
+    {
+        bool three;
+    op_make_fun2:
+        three = false;
+        goto make_fun;
+    op_make_fun3:
+        three = true;
+    make_fun : {
+        const struct fun_entry *fe = (const struct fun_entry *)(uintptr_t)I[1];
+        term *f;
+        HALLOC(f, BEAM_FUN_WORDS + fe->num_free);
+        f[0] = make_header(SUBTAG_FUN, FUN_FIXED_WORDS + fe->num_free);
+        f[1] = (term)(uintptr_t)fe;
+        if (three) {
+            uint64_t n = I[3];
+            for (uint64_t i = 0; i < n && i < fe->num_free; i++)
+                f[2 + i] = SRC(I[4 + i]);
+            DST(I[2]) = make_boxed(f);
+            NEXT(4 + n);
+        }
+        for (uint32_t i = 0; i < fe->num_free; i++)
+            f[2 + i] = X[i];
+        X[0] = make_boxed(f);
+        NEXT(2);
     }
-    for (uint32_t i = 0; i < fe->num_free; i++)
-        f[2 + i] = X[i];
-    X[0] = make_boxed(f);
-    NEXT(2);
-}
+    }
 
     {
         term fun;
         unsigned arity;
-        bool fun_tail;
+        unsigned fun_words; /* call_fun 2, call_fun2 4 */
     op_call_fun:
         arity = (unsigned)I[1];
         fun = X[arity];
-        fun_tail = false;
+        fun_words = 2;
         goto call_fun;
     op_call_fun2:
         arity = (unsigned)I[2];
         fun = SRC(I[3]);
-        fun_tail = false;
+        fun_words = 4;
     call_fun : {
         /* The fun's own register stays live too when it is an x register. */
         unsigned live = arity + 1;
-        uint64_t fun_operand = I[0] == (uint64_t)(uintptr_t)labels[BEAM_OP_call_fun2] ? I[3] : 0;
+        uint64_t fun_operand = fun_words == 4 ? I[3] : 0;
         if (beam_is_register(fun_operand) && beam_register_kind(fun_operand) == BEAM_REG_X &&
             beam_register_index(fun_operand) >= live)
             live = beam_register_index(fun_operand) + 1;
         ENTRY(live);
         struct beam_export *fe;
-        const uint64_t *after = I + (I[0] == (uint64_t)(uintptr_t)labels[BEAM_OP_call_fun] ? 2 : 4);
+        const uint64_t *after = I + fun_words;
         const uint64_t *code = prepare_fun_call(p, fun, arity, &fe);
-        (void)fun_tail;
         if (code) {
             cp = after;
             I = code;
@@ -1488,30 +1521,36 @@ op_fnegate:
     NEXT(4);
 
     /* ---- maps ---- */
-op_put_map_assoc:
-op_put_map_exact : {
-    bool exact = I[0] == (uint64_t)(uintptr_t)labels[BEAM_OP_put_map_exact];
-    term map = SRC(I[2]);
-    uint64_t n = I[5];
-    if (!is_map(map)) {
-        error_tuple(p, A(badmap), map);
-        site.pc = I;
-        goto raise_with_site;
-    }
-    for (uint64_t i = 0; i < n; i += 2) {
-        term key = SRC(I[6 + i]);
-        if (exact && is_non_value(map_get(map, key))) {
-            error_tuple(p, A(badkey), key);
+    {
+        bool exact;
+    op_put_map_assoc:
+        exact = false;
+        goto put_map;
+    op_put_map_exact:
+        exact = true;
+    put_map : {
+        term map = SRC(I[2]);
+        uint64_t n = I[5];
+        if (!is_map(map)) {
+            error_tuple(p, A(badmap), map);
             site.pc = I;
             goto raise_with_site;
         }
-        map = map_put(&p->heap, map, key, SRC(I[6 + i + 1]));
-        if (is_non_value(map))
-            goto out_of_memory;
+        for (uint64_t i = 0; i < n; i += 2) {
+            term key = SRC(I[6 + i]);
+            if (exact && is_non_value(map_get(map, key))) {
+                error_tuple(p, A(badkey), key);
+                site.pc = I;
+                goto raise_with_site;
+            }
+            map = map_put(&p->heap, map, key, SRC(I[6 + i + 1]));
+            if (is_non_value(map))
+                goto out_of_memory;
+        }
+        DST(I[3]) = map;
+        NEXT(6 + n);
     }
-    DST(I[3]) = map;
-    NEXT(6 + n);
-}
+    }
 op_has_map_fields : {
     term map = SRC(I[2]);
     uint64_t n = I[3];
@@ -1614,6 +1653,185 @@ op_raw_raise : {
     result = X[2];
     goto rethrow;
 }
+
+    /* ---- bit syntax (bits.h) ---- */
+    {
+        enum bits_result bits_result;
+        const uint64_t *bits_fail;
+    op_bs_start_match3 : {
+        term ctx = bits_start_match(&p->heap, SRC(I[2]), &bits_result);
+        if (is_non_value(ctx)) {
+            bits_fail = LABEL(I[1]);
+            goto bits_failed;
+        }
+        DST(I[4]) = ctx;
+        NEXT(5);
+    }
+    op_bs_start_match4 : {
+        term ctx = bits_start_match(&p->heap, SRC(I[3]), &bits_result);
+        if (is_non_value(ctx)) {
+            /* no_fail / resume: the compiler proved it a bitstring. */
+            bits_fail = is_atom((term)I[1]) ? NULL : LABEL(I[1]);
+            goto bits_failed;
+        }
+        DST(I[4]) = ctx;
+        NEXT(5);
+    }
+        int bs_get_kind; /* 0 integer, 1 binary, 2 float */
+    op_bs_get_integer2:
+        bs_get_kind = 0;
+        goto bs_get;
+    op_bs_get_binary2:
+        bs_get_kind = 1;
+        goto bs_get;
+    op_bs_get_float2:
+        bs_get_kind = 2;
+    bs_get : {
+        term ctx = SRC(I[2]), size = SRC(I[4]), value = THE_NON_VALUE;
+        uint64_t unit = I[5];
+        unsigned flags = (unsigned)I[6];
+        uint64_t bits;
+        if (is_small(size) && small_value(size) >= 0)
+            bits = (uint64_t)small_value(size) * unit;
+        else if (size == A(all))
+            bits = UINT64_MAX;
+        else {
+            I = LABEL(I[1]);
+            DISPATCH();
+        }
+        if (bs_get_kind == 1)
+            bits_result = bits_get_binary(&p->heap, ctx, bits, (unsigned)unit, &value);
+        else if (bits == UINT64_MAX)
+            bits_result = BITS_NO_MATCH;
+        else if (bs_get_kind == 0)
+            bits_result = bits_get_integer(&p->heap, ctx, bits, flags, &value);
+        else
+            bits_result = bits_get_float(&p->heap, ctx, bits, flags, &value);
+        if (bits_result != BITS_OK) {
+            bits_fail = LABEL(I[1]);
+            goto bits_failed;
+        }
+        DST(I[7]) = value;
+        NEXT(8);
+    }
+    op_bs_skip_bits2 : {
+        term size = SRC(I[3]);
+        uint64_t bits;
+        if (is_small(size) && small_value(size) >= 0)
+            bits = (uint64_t)small_value(size) * I[4];
+        else if (size == A(all))
+            bits = UINT64_MAX;
+        else {
+            I = LABEL(I[1]);
+            DISPATCH();
+        }
+        bits_result = bits_skip(SRC(I[2]), bits);
+        if (bits_result != BITS_OK) {
+            bits_fail = LABEL(I[1]);
+            goto bits_failed;
+        }
+        NEXT(6);
+    }
+    op_bs_test_tail2:
+        TEST(bits_test_tail(SRC(I[2]), I[3]), 4);
+    op_bs_test_unit:
+        TEST(bits_test_unit(SRC(I[2]), (unsigned)I[3]), 4);
+    op_bs_match_string:
+        bits_result = bits_match_string(SRC(I[2]), (const uint8_t *)(uintptr_t)I[4], I[3]);
+        if (bits_result != BITS_OK) {
+            bits_fail = LABEL(I[1]);
+            goto bits_failed;
+        }
+        NEXT(5);
+    op_bs_get_tail : {
+        term value;
+        bits_result = bits_get_tail(&p->heap, SRC(I[1]), &value);
+        if (bits_result != BITS_OK) {
+            bits_fail = NULL;
+            goto bits_failed;
+        }
+        DST(I[2]) = value;
+        NEXT(4);
+    }
+    op_bs_get_position:
+        DST(I[2]) = bits_position(SRC(I[1]));
+        NEXT(4);
+    op_bs_set_position:
+        bits_set_position(SRC(I[1]), SRC(I[2]));
+        NEXT(3);
+    op_bs_get_utf8 : {
+        term value;
+        bits_result = bits_get_utf8(SRC(I[2]), &value);
+        if (bits_result != BITS_OK) {
+            bits_fail = LABEL(I[1]);
+            goto bits_failed;
+        }
+        DST(I[5]) = value;
+        NEXT(6);
+    }
+    op_bs_skip_utf8 : {
+        term value;
+        bits_result = bits_get_utf8(SRC(I[2]), &value);
+        if (bits_result != BITS_OK) {
+            bits_fail = LABEL(I[1]);
+            goto bits_failed;
+        }
+        NEXT(5);
+    }
+    op_bs_init_writable : {
+        uint8_t *unused;
+        term empty = bin_alloc(&p->heap, 0, &unused);
+        if (is_non_value(empty))
+            goto out_of_memory;
+        X[0] = empty;
+        NEXT(1);
+    }
+    op_bs_create_bin : {
+        /* fail, heap, live, unit, dst, count, then six words a segment. */
+        uint64_t count = I[6] / 6;
+        struct bits_segment segments[64];
+        if (count > 64) {
+            bits_result = BITS_UNSUPPORTED;
+            bits_fail = NULL;
+            goto bits_failed;
+        }
+        for (uint64_t i = 0; i < count; i++) {
+            const uint64_t *w = I + 7 + 6 * i;
+            segments[i].type = (term)w[0];
+            segments[i].unit = (unsigned)w[2];
+            segments[i].flags = SRC(w[3]);
+            segments[i].value = segments[i].type == A(string) ? (term)w[4] : SRC(w[4]);
+            segments[i].size = SRC(w[5]);
+        }
+        term value;
+        bits_result = bits_create(&p->heap, segments, count, &value);
+        if (bits_result != BITS_OK) {
+            if (bits_result == BITS_NO_MATCH && !I[1]) {
+                bif_badarg(p);
+                site.pc = I;
+                goto raise_with_site;
+            }
+            bits_fail = I[1] ? LABEL(I[1]) : NULL;
+            goto bits_failed;
+        }
+        DST(I[5]) = value;
+        NEXT(7 + I[6]);
+    }
+    bits_failed:
+        if (bits_result == BITS_NO_MEMORY)
+            goto out_of_memory;
+        if (bits_result == BITS_UNSUPPORTED) {
+            sched_runtime_failure(p, "a bit syntax form the engine does not run yet (unaligned or wide segments)");
+            goto fail_system;
+        }
+        if (!bits_fail) {
+            bif_badarg(p);
+            site.pc = I;
+            goto raise_with_site;
+        }
+        I = bits_fail;
+        DISPATCH();
+    }
 
 op_on_load:
 op_nif_start:

@@ -1,0 +1,72 @@
+/*
+ * bits.h — bit syntax for the BEAM engine: building binaries
+ * (bs_create_bin) and matching them (bs_start_match and friends).
+ *
+ * A match context is a boxed object shaped like a 4-tuple whose first
+ * element is a special immediate no Erlang term holds:
+ *   {MATCH_CONTEXT, Binary, OffsetBits, EndBits}
+ * so the collector and the copier treat it as any tuple, and nothing can
+ * forge one. The engine updates OffsetBits in place: a context belongs to
+ * the code that created it.
+ *
+ * Supported: integer segments up to 64 bits at any bit offset (larger ones
+ * byte-aligned through the bignum code), binary segments and tails at
+ * byte-aligned offsets, strings, utf8, floats of 32 and 64 bits, appends.
+ * What is not supported answers BITS_UNSUPPORTED, which the engine turns
+ * into a runtime failure naming it, never a wrong answer.
+ */
+#ifndef CLAUSE_BEAM_BITS_H
+#define CLAUSE_BEAM_BITS_H
+
+#include "../heap.h"
+#include "../term.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum bits_result {
+    BITS_OK,
+    BITS_NO_MATCH,    /* matching: take the fail label; building: badarg */
+    BITS_UNSUPPORTED, /* a form the engine does not handle yet */
+    BITS_NO_MEMORY,   /* the heap refused */
+};
+
+/* Segment flags as the compiler encodes them. */
+#define BITS_FLAG_LITTLE 2u
+#define BITS_FLAG_SIGNED 4u
+#define BITS_FLAG_NATIVE 16u
+
+bool bits_is_context(term t);
+/* A context over src (a bitstring), or src itself when it is a context;
+ * THE_NON_VALUE (with *result) when src is neither or the heap refused. */
+term bits_start_match(heap_t *h, term src, enum bits_result *result);
+
+enum bits_result bits_get_integer(heap_t *h, term ctx, uint64_t bits, unsigned flags, term *out);
+/* bits == UINT64_MAX: the rest, which must be a multiple of unit. */
+enum bits_result bits_get_binary(heap_t *h, term ctx, uint64_t bits, unsigned unit, term *out);
+enum bits_result bits_get_float(heap_t *h, term ctx, uint64_t bits, unsigned flags, term *out);
+enum bits_result bits_get_utf8(term ctx, term *out);
+enum bits_result bits_skip(term ctx, uint64_t bits);
+enum bits_result bits_match_string(term ctx, const uint8_t *bytes, uint64_t bits);
+/* Matches when exactly `bits` bits remain. */
+bool bits_test_tail(term ctx, uint64_t bits);
+/* Matches when the remaining bits are a multiple of unit. */
+bool bits_test_unit(term ctx, unsigned unit);
+/* The remaining bits as a (sub-)binary. */
+enum bits_result bits_get_tail(heap_t *h, term ctx, term *out);
+term bits_position(term ctx);
+void bits_set_position(term ctx, term position);
+
+/* One segment of bs_create_bin, with its operands fetched. */
+struct bits_segment {
+    term type; /* atom: integer, binary, string, utf8, utf16, utf32, float, append, private_append */
+    unsigned unit;
+    term flags; /* [] or a list of atoms */
+    term value; /* for string: (term)(uintptr_t) pointer to the bytes */
+    term size;  /* small integer, or the atom all / undefined */
+};
+
+/* Builds the binary of n segments on h. */
+enum bits_result bits_create(heap_t *h, const struct bits_segment *segments, size_t n, term *out);
+
+#endif
