@@ -5,7 +5,10 @@
 #
 #   tests/golden/run.sh CLAUSE [quick]
 #
-# A program's first line may be "%% args: A B ..." (its arguments). The
+# A program's first line may be "%% args: A B ..." (its arguments); a line
+# "%% clause-options: ..." adds options to clause's command line, and a line
+# "%% gc-stress: skip" leaves it out when CLAUSE_GC_STRESS=1 (a collection
+# at every allocation point makes large heaps quadratic). The
 # configurations: the default policy (erts) with arrivals, and the earlier
 # revision (global_fifo, blocking sends, timers checked by the workers),
 # each with 1, 2, 4 and all workers; `quick` runs 1 and 2 workers only (the
@@ -23,10 +26,12 @@ configs="--policy=erts --policy=global_fifo,--send-mode=blocking,--timers=worker
 failures=0 runs=0
 for source in "$root"/tests/programs/*.erl; do
     name=$(basename "$source" .erl)
+    if [ "${CLAUSE_GC_STRESS:-}" = 1 ] && grep -q '^%% gc-stress: skip' "$source"; then continue; fi
     if ! erlc -W0 -o "$out" "$source"; then
         echo "golden $name: erlc failed"; failures=$((failures + 1)); continue
     fi
     args=$(sed -n '1s/^%% args: *//p' "$source")
+    options=$(sed -n 's/^%% clause-options: *//p' "$source")
     # shellcheck disable=SC2086 # the arguments are words
     escript "$root/tests/golden/otp_run.escript" "$out" "$name" $args >"$out/$name.otp" 2>"$out/$name.otp.err"
     expected_status=$?
@@ -34,7 +39,7 @@ for source in "$root"/tests/programs/*.erl; do
         for n in $workers; do
             runs=$((runs + 1))
             # shellcheck disable=SC2086
-            timeout 120 "$clause" $(echo "$config" | tr ',=' '  ') --schedulers "$n" "$out/$name.beam" $args \
+            timeout 120 "$clause" $(echo "$config" | tr ',=' '  ') --schedulers "$n" $options "$out/$name.beam" $args \
                 >"$out/$name.clause" 2>"$out/$name.clause.err"
             status=$?
             if [ $status -ne $expected_status ] || ! cmp -s "$out/$name.otp" "$out/$name.clause"; then

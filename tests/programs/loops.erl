@@ -1,5 +1,6 @@
 %% Deep recursion, long tail-recursive loops in constant memory, and
 %% processes that yield mid-loop while others interleave.
+%% gc-stress: skip
 -module(loops).
 -export([main/1]).
 
