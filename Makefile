@@ -40,10 +40,19 @@ export ASAN_OPTIONS  := halt_on_error=1:detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS := halt_on_error=1:print_stacktrace=1
 export TSAN_OPTIONS  := halt_on_error=1:second_deadlock_stack=1
 
-.PHONY: all deps deps-fuzz run test test-rel test-asan golden-rel golden-asan golden-stress tsan bench fuzz fuzz-build format format-check clean
+.PHONY: all install deps deps-fuzz run test test-rel test-asan golden-rel golden-asan golden-stress tsan bench fuzz fuzz-build format format-check clean
 .DEFAULT_GOAL := all
 
-all: build/rel/clause build/rel/unit-tests build/rel/term-tour
+PREFIX ?= /usr/local
+
+all: build/clause build/rel/unit-tests build/rel/term-tour
+
+# The runtime as users call it: the optimised build.
+build/clause: build/rel/clause
+	cp $< $@
+
+install: build/clause
+	install -D -m 755 build/clause $(DESTDIR)$(PREFIX)/bin/clause
 
 deps:
 	@scripts/deps.sh
