@@ -73,6 +73,7 @@ static inline term bif_raise(struct process *p, enum fault_class class, term rea
     p->fault_class = (uint8_t) class;
     p->fault_reason = reason;
     p->fault_args = THE_NON_VALUE;
+    p->fault_trace = THE_NON_VALUE;
     return THE_NON_VALUE;
 }
 static inline term bif_error(struct process *p, term reason) { return bif_raise(p, FAULT_ERROR, reason); }

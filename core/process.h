@@ -75,7 +75,8 @@ struct process {
     /* --- the exception a builtin or the engine is raising (bif.h) --- */
     uint8_t fault_class; /* enum fault_class */
     term fault_reason;
-    term fault_args; /* error/2's argument list, or THE_NON_VALUE */
+    term fault_args;  /* error/2's argument list, or THE_NON_VALUE */
+    term fault_trace; /* erlang:raise/3's stack trace, used as given, or THE_NON_VALUE */
 
     /* --- what it runs --- */
     const struct body_ops *body;

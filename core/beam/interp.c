@@ -1886,7 +1886,9 @@ raise_with_site : {
         frame_override = p->fault_args;
         p->fault_args = THE_NON_VALUE;
     }
-    term trace = build_trace(p, &site, E, cp);
+    /* erlang:raise/3 gives its trace; everything else builds one. */
+    term trace = is_value(p->fault_trace) ? p->fault_trace : build_trace(p, &site, E, cp);
+    p->fault_trace = THE_NON_VALUE;
     if (is_value(trace) && is_value(frame_override))
         trace = heap_cons(&p->heap, frame_override, trace);
     if (is_non_value(trace))

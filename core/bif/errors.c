@@ -40,13 +40,28 @@ static term bif_error_2(struct process *p, const term *args)
     /* OTP accepts any term as the argument list here and shows it as is. */
     return bif_error_with_args(p, args[0], args[1]);
 }
+/* erlang:raise(Class, Reason, Stacktrace): the exception with the given
+ * trace, which must be a proper list. With a bad class or trace it does
+ * not raise: it returns the atom badarg, as OTP documents. */
+static term bif_raise_3(struct process *p, const term *args)
+{
+    term class = args[0];
+    enum fault_class c = class == A(error)   ? FAULT_ERROR
+                         : class == A(exit)  ? FAULT_EXIT
+                         : class == A(throw) ? FAULT_THROW
+                                             : FAULT_NONE;
+    if (c == FAULT_NONE || bif_list_length(args[2]) < 0)
+        return A(badarg);
+    bif_raise(p, c, args[1]);
+    p->fault_trace = args[2];
+    return THE_NON_VALUE;
+}
+
 static term bif_exit_1(struct process *p, const term *args) { return bif_raise(p, FAULT_EXIT, args[0]); }
 static term bif_throw_1(struct process *p, const term *args) { return bif_raise(p, FAULT_THROW, args[0]); }
 
 const struct bif_def bif_table_errors[] = {
-    {"erlang", "error", 1, bif_error_1, BIF_NO_FRAME},
-    {"erlang", "error", 2, bif_error_2, BIF_NO_FRAME},
-    {"erlang", "exit", 1, bif_exit_1, BIF_NO_FRAME},
-    {"erlang", "throw", 1, bif_throw_1, BIF_NO_FRAME},
-    {NULL, NULL, 0, NULL, 0},
+    {"erlang", "error", 1, bif_error_1, BIF_NO_FRAME}, {"erlang", "error", 2, bif_error_2, BIF_NO_FRAME},
+    {"erlang", "exit", 1, bif_exit_1, BIF_NO_FRAME},   {"erlang", "throw", 1, bif_throw_1, BIF_NO_FRAME},
+    {"erlang", "raise", 3, bif_raise_3, BIF_NO_FRAME}, {NULL, NULL, 0, NULL, 0},
 };
