@@ -36,8 +36,9 @@ enum heap_failure proc_collect(struct process *p, size_t need, term *registers, 
     mailbox_for_each_payload(&p->mailbox, gather, &cursor);
     term *stack_end = p->stack + p->stack_words;
     size_t stack_used = p->stack_top ? (size_t)(stack_end - p->stack_top) : 0;
-    struct gc_root_range roots[3] = {{registers, count}, {payloads, messages}, {p->stack_top, stack_used}};
-    enum heap_failure result = gc_collect(&p->heap, need, roots, 3);
+    struct gc_root_range roots[4] = {
+        {registers, count}, {payloads, messages}, {p->stack_top, stack_used}, {&p->dictionary, 1}};
+    enum heap_failure result = gc_collect(&p->heap, need, roots, 4);
     if (result == HEAP_OK) {
         cursor.next = 0;
         mailbox_for_each_payload(&p->mailbox, scatter, &cursor);

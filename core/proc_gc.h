@@ -5,7 +5,7 @@
  * the registers its body passes, its stack (from stack_top up: code
  * pointers and catch markers there are left alone), and every message in
  * its mailbox until a receive takes it (the seed's "every message is a
- * collection root of its receiver"). Later parts add the dictionary.
+ * collection root of its receiver"), and its process dictionary.
  * Runs on the process's worker while it runs.
  */
 #ifndef CLAUSE_PROC_GC_H

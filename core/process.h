@@ -97,6 +97,10 @@ struct process {
     bool beam_resume_timeout; /* it waits in a receive with a timeout: resume decides timeout or rescan */
     int crash_status;         /* the program's status if this main process ends abnormally (0: 1) */
 
+    /* --- process dictionary: a map on its heap (keys compare exactly, as a
+     * map's do), or THE_NON_VALUE while empty; a collection root --- */
+    term dictionary;
+
     /* --- memory --- */
     heap_t heap;
     term *stack;     /* stack_inline until it outgrows it; grows down from stack + stack_words */

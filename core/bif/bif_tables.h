@@ -17,5 +17,6 @@ extern const struct bif_def bif_table_lists[];
 extern const struct bif_def bif_table_maps[];
 extern const struct bif_def bif_table_time[];
 extern const struct bif_def bif_table_io[];
+extern const struct bif_def bif_table_dictionary[];
 
 #endif
