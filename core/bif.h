@@ -86,6 +86,10 @@ term bif_out_of_memory(struct process *p);
 
 /* ---- argument helpers shared by builtins ---- */
 
+/* A send's destination: a pid, or the pid a registered name stands for;
+ * THE_NON_VALUE with badarg recorded for anything else or a free name. */
+term bif_send_destination(struct process *p, term to);
+
 /* A proper list's length, or -1 for an improper list. */
 int64_t bif_list_length(term list);
 

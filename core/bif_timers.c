@@ -8,6 +8,7 @@
  * the mutex is taken.
  */
 #include "bif_timers.h"
+#include "names.h"
 
 #include "atom.h"
 #include "bignum.h"
@@ -113,12 +114,15 @@ void bif_timer_fire_locked(struct sched *s, struct timer_node *node)
 {
     struct bif_timer *t = (struct bif_timer *)(void *)node;
     struct process *target = t->target;
+    term t_name = t->name;
     struct arrival *message = t->message;
     t->message = NULL;
     table_remove(s, t);
     unlink_target(t);
     free(t);
-    /* A name is resolved now: no process holds one yet, so it is dropped. */
+    /* A name is resolved now; a name nobody holds drops the message. */
+    if (!target && is_value(t_name))
+        target = names_lookup_locked(s, t_name);
     if (!target) {
         message_buffer_free(message);
         return;

@@ -5,9 +5,8 @@
  * A timer lives in the executor's wheel, the one receive timeouts use. Its
  * message is copied into a message buffer when the timer starts and into
  * the receiver's heap when it fires, as a send copies. A registered name is
- * resolved when the timer fires (names come with the signals part: until
- * then no process holds one, and the message is dropped); a pid of an
- * ended process drops it. Timers to a pid are released when that process
+ * resolved when the timer fires (names.h; a name nobody holds then drops
+ * the message); a pid of an ended process drops it. Timers to a pid are released when that process
  * ends.
  *
  * Each function returns its result term on the caller's heap, or

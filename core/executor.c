@@ -18,6 +18,7 @@
  * boundary after the retirement.
  */
 #include "executor.h"
+#include "names.h"
 
 #include "../metrics/metrics.h"
 #include "atom.h"
@@ -605,6 +606,7 @@ static void settle_locked(struct sched *s, struct worker *w, struct process *p, 
         unblock_senders_locked(s, w, p, why == BODY_EXIT);
     switch (why) {
     case BODY_EXIT: {
+        names_release_locked(s, p);   /* its name goes first, as on OTP */
         sched_release_hold_locked(p); /* it will not repeat its builtin */
         proc_table_erase(&s->table, pid_number(p->pid));
         atomic_store_explicit(&p->state, PROC_EXITED, memory_order_seq_cst);
@@ -816,6 +818,7 @@ void sched_destroy(struct sched *s)
     for (unsigned w = 0; w < s->worker_count; w++)
         while (s->policy->pick_next(s, (worker_id)w))
             ;
+    names_destroy(s); /* before the processes its entries point at */
     struct proc_table_entry *left = NULL;
     size_t n = 0;
     if (!proc_table_snapshot(&s->table, &left, &n)) {

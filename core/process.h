@@ -71,6 +71,7 @@ struct process {
     struct sched *sched;
     term pid;
     term exit_reason;
+    term registered_name; /* THE_NON_VALUE or its name (names.c, executor mutex) */
 
     /* --- the exception a builtin or the engine is raising (bif.h) --- */
     uint8_t fault_class; /* enum fault_class */

@@ -32,6 +32,9 @@ struct worker {
 /* ... or sooner when this many ended contexts wait for their grace period. */
 #define EPOCH_POLL_PENDING 256
 
+#define NAME_BUCKETS 64
+struct name_entry;
+
 struct sched {
     const struct policy_ops *policy;
     unsigned worker_count;
@@ -68,9 +71,10 @@ struct sched {
      * id: chained buckets, executor mutex. */
     struct bif_timer **timer_buckets;
     size_t timer_bucket_count, timer_count;
-    uint64_t blocked_builtins; /* executor mutex */
-    uint64_t lookups_skipped;  /* executor mutex */
-    void *engine;              /* the code engine's shared state (sched_set_engine) */
+    uint64_t blocked_builtins;                     /* executor mutex */
+    uint64_t lookups_skipped;                      /* executor mutex */
+    void *engine;                                  /* the code engine's shared state (sched_set_engine) */
+    struct name_entry *name_buckets[NAME_BUCKETS]; /* registered names (names.c), executor mutex */
 };
 
 /* ThreadSanitizer cannot see ck_epoch's grace periods (libck is not

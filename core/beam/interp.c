@@ -1025,10 +1025,8 @@ op_return:
     DISPATCH();
 
 op_send : {
-    term to = X[0], msg = X[1];
-    if (!is_pid(to)) {
-        /* Registered names come with the process registry. */
-        bif_badarg(p);
+    term to = bif_send_destination(p, X[0]), msg = X[1];
+    if (is_non_value(to)) {
         site.pc = I;
         goto raise_with_site;
     }

@@ -18,5 +18,6 @@ extern const struct bif_def bif_table_maps[];
 extern const struct bif_def bif_table_time[];
 extern const struct bif_def bif_table_io[];
 extern const struct bif_def bif_table_dictionary[];
+extern const struct bif_def bif_table_timers[];
 
 #endif

@@ -7,6 +7,7 @@
 #include "../bif.h"
 #include "../executor.h"
 #include "../message.h"
+#include "../names.h"
 #include "bif_tables.h"
 
 static term bif_self(struct process *p, const term *args)
@@ -60,11 +61,22 @@ static term bif_halt_0(struct process *p, const term *args)
 static term bif_halt_1(struct process *p, const term *args) { return halt_with(p, args[0]); }
 static term bif_halt_2(struct process *p, const term *args) { return halt_with(p, args[0]); }
 
+/* A send's destination as a pid: a pid, or a registered name (badarg when
+ * nobody holds it). THE_NON_VALUE with badarg recorded otherwise. */
+term bif_send_destination(struct process *p, term to)
+{
+    if (is_pid(to))
+        return to;
+    term pid = is_atom(to) ? names_whereis(p, to) : THE_NON_VALUE;
+    return is_value(pid) ? pid : bif_badarg(p);
+}
+
 static term bif_send(struct process *p, const term *args)
 {
-    if (!is_pid(args[0]))
-        return bif_badarg(p); /* registered names come with the registry */
-    switch (sched_send(p, args[0], args[1])) {
+    term to = bif_send_destination(p, args[0]);
+    if (is_non_value(to))
+        return to;
+    switch (sched_send(p, to, args[1])) {
     case SEND_OK:
         return args[1];
     case SEND_BLOCKED:
@@ -75,6 +87,31 @@ static term bif_send(struct process *p, const term *args)
         break;
     }
     return bif_raise(p, FAULT_SYSTEM, A(system_limit));
+}
+
+static term bif_register(struct process *p, const term *args)
+{
+    return names_register(p, args[0], args[1]) ? A(true) : bif_badarg(p);
+}
+
+static term bif_unregister(struct process *p, const term *args)
+{
+    return names_unregister(p, args[0]) ? A(true) : bif_badarg(p);
+}
+
+static term bif_whereis(struct process *p, const term *args)
+{
+    if (!is_atom(args[0]))
+        return bif_badarg(p);
+    term pid = names_whereis(p, args[0]);
+    return is_value(pid) ? pid : A(undefined);
+}
+
+static term bif_registered(struct process *p, const term *args)
+{
+    (void)args;
+    term list = names_registered(p);
+    return is_value(list) ? list : bif_out_of_memory(p);
 }
 
 /* Never called: BIF_APPLY tells the engine to call what the arguments name. */
@@ -93,6 +130,10 @@ const struct bif_def bif_table_processes[] = {
     {"erlang", "halt", 2, bif_halt_2, BIF_NO_FRAME},
     {"erlang", "send", 2, bif_send, 0},
     {"erlang", "!", 2, bif_send, 0},
+    {"erlang", "register", 2, bif_register, 0},
+    {"erlang", "unregister", 1, bif_unregister, 0},
+    {"erlang", "whereis", 1, bif_whereis, 0},
+    {"erlang", "registered", 0, bif_registered, 0},
     {"erlang", "apply", 2, bif_apply, BIF_APPLY},
     {"erlang", "apply", 3, bif_apply, BIF_APPLY},
     {NULL, NULL, 0, NULL, 0},
