@@ -86,32 +86,6 @@ static void cps_free(struct cps *b)
 /* A Unicode scalar value: what a device can write. */
 static bool valid_char(int64_t c) { return c >= 0 && c <= 0x10FFFF && !(c >= 0xD800 && c <= 0xDFFF); }
 
-static void put_utf8(struct strbuf *b, uint32_t c)
-{
-    char u[4];
-    size_t n;
-    if (c < 0x80) {
-        u[0] = (char)c;
-        n = 1;
-    } else if (c < 0x800) {
-        u[0] = (char)(0xC0 | c >> 6);
-        u[1] = (char)(0x80 | (c & 0x3F));
-        n = 2;
-    } else if (c < 0x10000) {
-        u[0] = (char)(0xE0 | c >> 12);
-        u[1] = (char)(0x80 | (c >> 6 & 0x3F));
-        u[2] = (char)(0x80 | (c & 0x3F));
-        n = 3;
-    } else {
-        u[0] = (char)(0xF0 | c >> 18);
-        u[1] = (char)(0x80 | (c >> 12 & 0x3F));
-        u[2] = (char)(0x80 | (c >> 6 & 0x3F));
-        u[3] = (char)(0x80 | (c & 0x3F));
-        n = 4;
-    }
-    strbuf_append(b, u, n);
-}
-
 /* Decodes one character of strict UTF-8 (no overlong forms, surrogates or
  * values above 16#10FFFF) at s[*i]; false when malformed or truncated. */
 static bool utf8_next(const uint8_t *s, size_t n, size_t *i, uint32_t *out)
@@ -366,7 +340,7 @@ bool io_chardata(struct strbuf *out, term data)
     bool ok = cdata_walk(&s, data, CD_PUTCHARS);
     if (ok)
         for (size_t i = 0; i < s.n; i++)
-            put_utf8(out, s.v[i]);
+            strbuf_put_utf8(out, s.v[i]);
     cps_free(&s);
     return ok;
 }
@@ -516,7 +490,7 @@ static void advance(struct fstate *st)
 static void emit(struct fstate *st, const uint32_t *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        put_utf8(st->out, v[i]);
+        strbuf_put_utf8(st->out, v[i]);
     advance(st);
 }
 
@@ -1093,7 +1067,7 @@ bool io_format(struct strbuf *out, term format, term args)
             ok = cdata_walk(&s, it->chunk, CD_PUTCHARS);
             if (ok)
                 for (size_t k = 0; k < s.n; k++)
-                    put_utf8(out, s.v[k]);
+                    strbuf_put_utf8(out, s.v[k]);
             cps_free(&s);
             st.scanned = out->len;
             st.col++;

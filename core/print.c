@@ -53,33 +53,6 @@ static void *xrealloc(void *p, size_t n)
     return q;
 }
 
-/* Appends one character (code point) as UTF-8. */
-static void put_char(struct strbuf *b, uint32_t c)
-{
-    char u[4];
-    size_t n;
-    if (c < 0x80) {
-        u[0] = (char)c;
-        n = 1;
-    } else if (c < 0x800) {
-        u[0] = (char)(0xC0 | c >> 6);
-        u[1] = (char)(0x80 | (c & 0x3F));
-        n = 2;
-    } else if (c < 0x10000) {
-        u[0] = (char)(0xE0 | c >> 12);
-        u[1] = (char)(0x80 | (c >> 6 & 0x3F));
-        u[2] = (char)(0x80 | (c & 0x3F));
-        n = 3;
-    } else {
-        u[0] = (char)(0xF0 | c >> 18);
-        u[1] = (char)(0x80 | (c >> 12 & 0x3F));
-        u[2] = (char)(0x80 | (c >> 6 & 0x3F));
-        u[3] = (char)(0x80 | (c & 0x3F));
-        n = 4;
-    }
-    strbuf_append(b, u, n);
-}
-
 /* Characters in a stretch of UTF-8 text: bytes that are not continuations. */
 static int64_t count_chars(const char *s, size_t n)
 {
@@ -131,7 +104,7 @@ static void put_escaped(struct strbuf *b, uint32_t c, char q)
         return;
     }
     if ((c >= ' ' && c <= '~') || (c >= 160 && c <= 255)) {
-        put_char(b, c);
+        strbuf_put_utf8(b, c);
         return;
     }
     if (c > 255) {
@@ -482,7 +455,7 @@ static void put_fun(struct strbuf *out, term t)
         strbuf_printf(&raw, ".%" PRIu32 ".%" PRIu32 ">", fe->index, fe->old_uniq);
     }
     for (size_t i = 0; i < raw.len; i++)
-        put_char(out, (unsigned char)raw.data[i]);
+        strbuf_put_utf8(out, (unsigned char)raw.data[i]);
     strbuf_free(&raw);
 }
 

@@ -70,3 +70,29 @@ void strbuf_free(struct strbuf *b)
     b->data = NULL;
     b->len = b->cap = 0;
 }
+
+void strbuf_put_utf8(struct strbuf *b, uint32_t c)
+{
+    char u[4];
+    size_t n;
+    if (c < 0x80) {
+        u[0] = (char)c;
+        n = 1;
+    } else if (c < 0x800) {
+        u[0] = (char)(0xC0 | c >> 6);
+        u[1] = (char)(0x80 | (c & 0x3F));
+        n = 2;
+    } else if (c < 0x10000) {
+        u[0] = (char)(0xE0 | c >> 12);
+        u[1] = (char)(0x80 | (c >> 6 & 0x3F));
+        u[2] = (char)(0x80 | (c & 0x3F));
+        n = 3;
+    } else {
+        u[0] = (char)(0xF0 | c >> 18);
+        u[1] = (char)(0x80 | (c >> 12 & 0x3F));
+        u[2] = (char)(0x80 | (c >> 6 & 0x3F));
+        u[3] = (char)(0x80 | (c & 0x3F));
+        n = 4;
+    }
+    strbuf_append(b, u, n);
+}

@@ -9,6 +9,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct strbuf {
     char *data; /* always NUL-terminated once anything was appended */
@@ -25,6 +26,8 @@ void strbuf_reserve(struct strbuf *b, size_t extra);
 void strbuf_append(struct strbuf *b, const void *bytes, size_t n);
 void strbuf_puts(struct strbuf *b, const char *s);
 void strbuf_putc(struct strbuf *b, char c);
+/* Appends one character (a Unicode code point) as UTF-8. */
+void strbuf_put_utf8(struct strbuf *b, uint32_t c);
 void strbuf_printf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strbuf_vprintf(struct strbuf *b, const char *fmt, va_list ap);
 /* Appends n copies of c. */

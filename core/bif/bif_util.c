@@ -31,32 +31,6 @@ bool bif_list_bytes(term list, struct strbuf *out)
 
 term bif_make_list(struct process *p, const term *elems, size_t n) { return heap_list_from_array(&p->heap, elems, n); }
 
-void bif_put_utf8(struct strbuf *out, uint32_t c)
-{
-    char b[4];
-    size_t n;
-    if (c < 0x80) {
-        b[0] = (char)c;
-        n = 1;
-    } else if (c < 0x800) {
-        b[0] = (char)(0xC0 | c >> 6);
-        b[1] = (char)(0x80 | (c & 0x3F));
-        n = 2;
-    } else if (c < 0x10000) {
-        b[0] = (char)(0xE0 | c >> 12);
-        b[1] = (char)(0x80 | (c >> 6 & 0x3F));
-        b[2] = (char)(0x80 | (c & 0x3F));
-        n = 3;
-    } else {
-        b[0] = (char)(0xF0 | c >> 18);
-        b[1] = (char)(0x80 | (c >> 12 & 0x3F));
-        b[2] = (char)(0x80 | (c >> 6 & 0x3F));
-        b[3] = (char)(0x80 | (c & 0x3F));
-        n = 4;
-    }
-    strbuf_append(out, b, n);
-}
-
 uint32_t bif_next_utf8(const unsigned char **s)
 {
     const unsigned char *q = *s;

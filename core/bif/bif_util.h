@@ -46,8 +46,6 @@ static inline bool bif_binary_arg(term t, const uint8_t **data, size_t *size)
     return bits == 0;
 }
 
-/* Appends code point c as UTF-8. */
-void bif_put_utf8(struct strbuf *out, uint32_t c);
 /* Decodes the next code point of valid UTF-8 text (as atoms hold). */
 uint32_t bif_next_utf8(const unsigned char **s);
 

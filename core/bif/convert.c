@@ -48,7 +48,7 @@ static bool code_points(term list, struct strbuf *out)
         if (!is_small(c) || small_value(c) < 0 || small_value(c) > 0x10FFFF ||
             (small_value(c) >= 0xD800 && small_value(c) <= 0xDFFF))
             return false;
-        bif_put_utf8(out, (uint32_t)small_value(c));
+        strbuf_put_utf8(out, (uint32_t)small_value(c));
     }
     return list == NIL;
 }
@@ -128,7 +128,7 @@ static term binary_to_atom(struct process *p, term bin, enum encoding enc, bool 
     struct strbuf text = STRBUF_INIT;
     if (enc == ENC_LATIN1)
         for (size_t i = 0; i < size; i++)
-            bif_put_utf8(&text, data[i]);
+            strbuf_put_utf8(&text, data[i]);
     else
         strbuf_append(&text, data, size);
     term r;
