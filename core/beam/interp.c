@@ -647,7 +647,7 @@ static enum body_stop run(struct process *p)
     unsigned stop_live = 0;
     struct fault_site site = {NULL, NULL, NULL, false, false, false};
     const struct bif_entry *bif = NULL;
-    const struct beam_export *missing = NULL;
+    const struct beam_export *missing = NULL; /* the instruction builtin that is absent or failed */
     term bif_args[3];
     term result;
 
@@ -872,15 +872,8 @@ op_bif2 : {
         bif_args[1] = SRC(I[4]);
     result = e->bif->fn(p, bif_args);
     if (is_non_value(result)) {
-        if (I[1] && p->fault_class != FAULT_SYSTEM) {
-            p->fault_class = FAULT_NONE;
-            I = LABEL(I[1]);
-            DISPATCH();
-        }
-        site.pc = I;
-        site.bif = is_arithmetic_operator(e) ? NULL : e->bif;
-        site.bif_args = bif_args;
-        goto raise_with_site;
+        missing = e;
+        goto instruction_bif_failed;
     }
     DST(I[3 + n]) = result;
     NEXT(4 + n);
@@ -932,19 +925,25 @@ op_gc_bif3 : {
     }
     result = e->bif->fn(p, bif_args);
     if (is_non_value(result)) {
-        if (I[1] && p->fault_class != FAULT_SYSTEM) {
-            p->fault_class = FAULT_NONE;
-            I = LABEL(I[1]);
-            DISPATCH();
-        }
-        site.pc = I;
-        site.bif = is_arithmetic_operator(e) ? NULL : e->bif;
-        site.bif_args = bif_args;
-        goto raise_with_site;
+        missing = e;
+        goto instruction_bif_failed;
     }
     DST(I[4 + n]) = result;
     NEXT(5 + n);
 }
+
+    /* A bif/gc_bif instruction's builtin (`missing`) failed: a guard takes
+     * its fail label, a body raises. */
+instruction_bif_failed:
+    if (I[1] && p->fault_class != FAULT_SYSTEM) {
+        p->fault_class = FAULT_NONE;
+        I = LABEL(I[1]);
+        DISPATCH();
+    }
+    site.pc = I;
+    site.bif = is_arithmetic_operator(missing) ? NULL : missing->bif;
+    site.bif_args = bif_args;
+    goto raise_with_site;
 
 undefined_bif : {
     /* bif/gc_bif instructions name builtins: one missing here is ours. */
