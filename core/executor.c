@@ -413,6 +413,14 @@ term sched_spawn_native(struct sched *s, struct process *parent, native_step_fn 
     return sched_start_process(s, parent, p);
 }
 
+bool sched_is_alive(struct process *self, term pid)
+{
+    /* The caller's worker is inside its epoch section: the context stays
+     * readable even if it ends meanwhile. */
+    struct process *p = proc_table_lookup(&self->sched->table, pid_number(pid));
+    return p && proc_state(p) != PROC_EXITED;
+}
+
 bool sched_wake(struct process *self, term pid)
 {
     struct sched *s = self->sched;

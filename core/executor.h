@@ -90,6 +90,9 @@ void sched_destroy(struct sched *s);
 
 /* ---- for process bodies (running on a worker) ---- */
 
+/* Whether `pid` names a live process (erlang:is_process_alive/1). */
+bool sched_is_alive(struct process *self, term pid);
+
 /* Wakes the process `pid` if it waits; when it is running or queued, its
  * next wait returns at once instead. False for no live process. Takes the
  * executor mutex. */

@@ -89,6 +89,13 @@ static term bif_send(struct process *p, const term *args)
     return bif_raise(p, FAULT_SYSTEM, A(system_limit));
 }
 
+static term bif_is_process_alive(struct process *p, const term *args)
+{
+    if (!is_pid(args[0]))
+        return bif_badarg(p);
+    return sched_is_alive(p, args[0]) ? A(true) : A(false);
+}
+
 static term bif_register(struct process *p, const term *args)
 {
     return names_register(p, args[0], args[1]) ? A(true) : bif_badarg(p);
@@ -130,6 +137,7 @@ const struct bif_def bif_table_processes[] = {
     {"erlang", "halt", 2, bif_halt_2, BIF_NO_FRAME},
     {"erlang", "send", 2, bif_send, 0},
     {"erlang", "!", 2, bif_send, 0},
+    {"erlang", "is_process_alive", 1, bif_is_process_alive, 0},
     {"erlang", "register", 2, bif_register, 0},
     {"erlang", "unregister", 1, bif_unregister, 0},
     {"erlang", "whereis", 1, bif_whereis, 0},
