@@ -648,6 +648,14 @@ static enum body_stop run(struct process *p)
     struct fault_site site = {NULL, NULL, NULL, false, false, false};
     const struct bif_entry *bif = NULL;
     const struct beam_export *missing = NULL; /* the instruction builtin that is absent or failed */
+    /* The call in progress on the shared call path (call_export). */
+    struct beam_export *call_target = NULL;
+    const uint64_t *call_code = NULL, *call_after = NULL;
+    int call_how = 0;
+    uint64_t call_dealloc = 0;
+    term call_fun_term = NIL;
+    unsigned call_fun_arity = 0;
+    bool call_fun_instruction = false;
     term bif_args[3];
     term result;
 
@@ -666,52 +674,25 @@ static enum body_stop run(struct process *p)
     }
     DISPATCH();
 
-op_spawn_start : {
+op_spawn_start:
     /* x0:x1(x2...), or the fun x0 when x1 is [] (spawn/1); the arguments
-     * were saved as a list in x2. */
-    struct beam_export *e;
-    const uint64_t *code;
+     * were saved as a list in x2. A tail call: cp is the normal exit. */
+    call_how = 2;
     if (X[1] == NIL) {
-        term f = X[0], args = X[2];
-        unsigned n = 0;
-        for (; is_list(args) && n < 255; args = list_tail(args))
-            X[n++] = list_head(args);
-        code = prepare_fun_call(p, f, n, &e);
-        if (code) {
-            I = code;
-            DISPATCH();
-        }
-        if (!e)
-            goto raise_at_start;
-    } else {
-        e = prepare_apply(p, X[0], X[1], X[2]);
+        term args = X[2];
+        call_fun_term = X[0];
+        call_fun_arity = 0;
+        call_fun_instruction = false;
+        for (; is_list(args) && call_fun_arity < 255; args = list_tail(args))
+            X[call_fun_arity++] = list_head(args);
+        goto call_fun_value;
     }
-    if (!e)
-        goto raise_at_start;
-    switch (resolve_export(p, e, &code, &bif)) {
-    case CALL_CODE:
-        I = code;
-        DISPATCH();
-    case CALL_BIF:
-        for (unsigned i = 0; i < bif->arity && i < 3; i++)
-            bif_args[i] = X[i];
-        result = bif->fn(p, X);
-        if (is_non_value(result)) {
-            site.bif = bif;
-            site.bif_args = bif_args;
-            goto raise_at_start;
-        }
-        X[0] = result;
-        I = cp;
-        DISPATCH();
-    case CALL_APPLY:
-    case CALL_FAULT:
-        goto raise_at_start;
+    call_target = prepare_apply(p, X[0], X[1], X[2]);
+    if (!call_target) {
+        site.pc = I;
+        goto raise_with_site;
     }
-raise_at_start:
-    site.pc = I;
-    goto raise_with_site;
-}
+    goto call_export;
 
 op_normal_exit:
     p->exit_reason = A(normal);
@@ -746,101 +727,105 @@ op_call_only:
     I = LABEL(I[2]);
     DISPATCH();
 
-    /* call_ext family: 0 = call, 1 = last (deallocate I[3]), 2 = only. */
-    {
-        int how;
-    op_call_ext:
-        how = 0;
-        goto call_ext;
-    op_call_ext_last:
-        how = 1;
-        goto call_ext;
-    op_call_ext_only:
-        how = 2;
-    call_ext : {
-        ENTRY((unsigned)I[1]);
-        struct beam_export *e = (struct beam_export *)(uintptr_t)I[2];
-        const uint64_t *code = NULL;
-        const uint64_t *after = I + (how == 1 ? 4 : 3);
-    call_export:
-        switch (resolve_export(p, e, &code, &bif)) {
-        case CALL_CODE:
-            if (how == 0)
-                cp = after;
-            else if (how == 1) {
-                cp = (const uint64_t *)(uintptr_t)E[0];
-                E += I[3] + 1;
-            }
-            I = code;
-            DISPATCH();
-        case CALL_APPLY: {
-            unsigned arity = bif->arity;
-            term module = X[0], function = X[1], args = arity == 3 ? X[2] : X[1];
-            if (arity == 2) {
-                /* apply(Fun, Args) */
-                int64_t n = bif_list_length(args);
-                if (n < 0 || n > 255) {
-                    bif_badarg(p);
-                    site.pc = I;
-                    goto raise_with_site;
-                }
-                term f = X[0];
-                for (int64_t i = 0; i < n; i++, args = list_tail(args))
-                    X[i] = list_head(args);
-                struct beam_export *fe;
-                code = prepare_fun_call(p, f, (unsigned)n, &fe);
-                if (code) {
-                    if (how == 0)
-                        cp = after;
-                    else if (how == 1) {
-                        cp = (const uint64_t *)(uintptr_t)E[0];
-                        E += I[3] + 1;
-                    }
-                    I = code;
-                    DISPATCH();
-                }
-                if (!fe) {
-                    site.pc = I;
-                    goto raise_with_site;
-                }
-                e = fe;
-                goto call_export;
-            }
-            e = prepare_apply(p, module, function, args);
-            if (!e) {
-                site.pc = I;
-                goto raise_with_site;
-            }
-            goto call_export;
-        }
-        case CALL_BIF:
-            for (unsigned i = 0; i < bif->arity && i < 3; i++)
-                bif_args[i] = X[i];
-            result = bif->fn(p, X);
-            if (is_non_value(result)) {
-                site.pc = I;
-                site.bif = bif;
-                site.bif_args = bif->arity <= 3 ? bif_args : X;
-                goto raise_with_site;
-            }
-            X[0] = result;
-            if (how == 0) {
-                I = after;
-                DISPATCH();
-            }
-            if (how == 1) {
-                cp = (const uint64_t *)(uintptr_t)E[0];
-                E += I[3] + 1;
-            }
-            I = cp;
-            DISPATCH();
-        case CALL_FAULT:
+    /* Calls through export records (call_ext, apply, fun calls, a spawned
+     * process's first call) share one path. call_how: 0 returns to
+     * call_after, 1 is a last call (deallocate call_dealloc y slots first),
+     * 2 a tail call that keeps cp. */
+op_call_ext:
+    ENTRY((unsigned)I[1]);
+    call_how = 0;
+    call_after = I + 3;
+    call_target = (struct beam_export *)(uintptr_t)I[2];
+    goto call_export;
+op_call_ext_last:
+    ENTRY((unsigned)I[1]);
+    call_how = 1;
+    call_dealloc = I[3];
+    call_target = (struct beam_export *)(uintptr_t)I[2];
+    goto call_export;
+op_call_ext_only:
+    ENTRY((unsigned)I[1]);
+    call_how = 2;
+    call_target = (struct beam_export *)(uintptr_t)I[2];
+
+call_export:
+    switch (resolve_export(p, call_target, &call_code, &bif)) {
+    case CALL_CODE:
+        goto enter_code;
+    case CALL_BIF:
+        for (unsigned i = 0; i < bif->arity && i < 3; i++)
+            bif_args[i] = X[i];
+        result = bif->fn(p, X);
+        if (is_non_value(result)) {
             site.pc = I;
-            site.tail_call = how != 0;
+            site.bif = bif;
+            site.bif_args = bif->arity <= 3 ? bif_args : X;
             goto raise_with_site;
         }
+        X[0] = result;
+        if (call_how == 0) {
+            I = call_after;
+            DISPATCH();
+        }
+        if (call_how == 1) {
+            cp = (const uint64_t *)(uintptr_t)E[0];
+            E += call_dealloc + 1;
+        }
+        I = cp;
+        DISPATCH();
+    case CALL_APPLY:
+        if (bif->arity == 2) {
+            /* apply(Fun, Args) */
+            term args = X[1];
+            int64_t n = bif_list_length(args);
+            if (n < 0 || n > 255) {
+                bif_badarg(p);
+                site.pc = I;
+                goto raise_with_site;
+            }
+            call_fun_term = X[0];
+            call_fun_arity = (unsigned)n;
+            call_fun_instruction = false;
+            for (int64_t i = 0; i < n; i++, args = list_tail(args))
+                X[i] = list_head(args);
+            goto call_fun_value;
+        }
+        call_target = prepare_apply(p, X[0], X[1], X[2]);
+        if (!call_target) {
+            site.pc = I;
+            goto raise_with_site;
+        }
+        goto call_export;
+    case CALL_FAULT:
+        site.pc = I;
+        site.tail_call = call_how != 0;
+        goto raise_with_site;
     }
+
+enter_code:
+    if (call_how == 0) {
+        cp = call_after;
+    } else if (call_how == 1) {
+        cp = (const uint64_t *)(uintptr_t)E[0];
+        E += call_dealloc + 1;
     }
+    I = call_code;
+    DISPATCH();
+
+call_fun_value : {
+    /* call_fun_term with call_fun_arity arguments in x0.. */
+    struct beam_export *fe;
+    call_code = prepare_fun_call(p, call_fun_term, call_fun_arity, &fe);
+    if (call_code)
+        goto enter_code;
+    if (!fe) {
+        site.pc = I;
+        site.fun_call = call_fun_instruction;
+        goto raise_with_site;
+    }
+    call_target = fe;
+    goto call_export;
+}
 
 op_bif0 : {
     struct beam_export *e = (struct beam_export *)(uintptr_t)I[1];
@@ -1328,141 +1313,54 @@ op_if_end:
     }
 
     {
-        term fun;
-        unsigned arity;
         unsigned fun_words; /* call_fun 2, call_fun2 4 */
     op_call_fun:
-        arity = (unsigned)I[1];
-        fun = X[arity];
+        call_fun_arity = (unsigned)I[1];
+        call_fun_term = X[call_fun_arity];
         fun_words = 2;
         goto call_fun;
     op_call_fun2:
-        arity = (unsigned)I[2];
-        fun = SRC(I[3]);
+        call_fun_arity = (unsigned)I[2];
+        call_fun_term = SRC(I[3]);
         fun_words = 4;
     call_fun : {
         /* The fun's own register stays live too when it is an x register. */
-        unsigned live = arity + 1;
+        unsigned live = call_fun_arity + 1;
         uint64_t fun_operand = fun_words == 4 ? I[3] : 0;
         if (beam_is_register(fun_operand) && beam_register_kind(fun_operand) == BEAM_REG_X &&
             beam_register_index(fun_operand) >= live)
             live = beam_register_index(fun_operand) + 1;
         ENTRY(live);
-        struct beam_export *fe;
-        const uint64_t *after = I + fun_words;
-        const uint64_t *code = prepare_fun_call(p, fun, arity, &fe);
-        if (code) {
-            cp = after;
-            I = code;
-            DISPATCH();
-        }
-        if (!fe) {
-            site.pc = I;
-            site.fun_call = true;
-            goto raise_with_site;
-        }
-        const uint64_t *ecode = NULL;
-        switch (resolve_export(p, fe, &ecode, &bif)) {
-        case CALL_CODE:
-            cp = after;
-            I = ecode;
-            DISPATCH();
-        case CALL_BIF:
-            for (unsigned i = 0; i < bif->arity && i < 3; i++)
-                bif_args[i] = X[i];
-            result = bif->fn(p, X);
-            if (is_non_value(result)) {
-                site.pc = I;
-                site.bif = bif;
-                site.bif_args = bif->arity <= 3 ? bif_args : X;
-                goto raise_with_site;
-            }
-            X[0] = result;
-            I = after;
-            DISPATCH();
-        case CALL_APPLY:
-            /* fun erlang:apply/3: rare enough to go the long way. */
-            if (bif->arity == 3) {
-                struct beam_export *target = prepare_apply(p, X[0], X[1], X[2]);
-                if (target && (code = code_export_entry(target))) {
-                    cp = after;
-                    I = code;
-                    DISPATCH();
-                }
-                if (target)
-                    resolve_export(p, target, &ecode, &bif);
-            } else {
-                bif_badarg(p);
-            }
-            site.pc = I;
-            goto raise_with_site;
-        case CALL_FAULT:
-            site.pc = I;
-            goto raise_with_site;
-        }
+        call_how = 0;
+        call_after = I + fun_words;
+        call_fun_instruction = true;
+        goto call_fun_value;
     }
     }
 
     {
         unsigned arity;
-        int how;
     op_apply:
         arity = (unsigned)I[1];
-        how = 0;
+        call_how = 0;
+        call_after = I + 2;
         goto apply;
     op_apply_last:
         arity = (unsigned)I[1];
-        how = 1;
+        call_how = 1;
+        call_dealloc = I[2];
     apply : {
         ENTRY(arity + 2);
         term module = X[arity], function = X[arity + 1];
-        const uint64_t *after = I + (how ? 3 : 2);
         if (!is_atom(module) || !is_atom(function)) {
             bif_badarg(p);
             site.pc = I;
             goto raise_with_site;
         }
-        struct beam_export *e = code_export(sched_engine(p->sched), module, function, arity);
-        if (!e)
+        call_target = code_export(sched_engine(p->sched), module, function, arity);
+        if (!call_target)
             goto out_of_memory;
-        const uint64_t *code = NULL;
-        switch (resolve_export(p, e, &code, &bif)) {
-        case CALL_CODE:
-            if (how) {
-                cp = (const uint64_t *)(uintptr_t)E[0];
-                E += I[2] + 1;
-            } else {
-                cp = after;
-            }
-            I = code;
-            DISPATCH();
-        case CALL_BIF:
-            for (unsigned i = 0; i < bif->arity && i < 3; i++)
-                bif_args[i] = X[i];
-            result = bif->fn(p, X);
-            if (is_non_value(result)) {
-                site.pc = I;
-                site.bif = bif;
-                site.bif_args = bif->arity <= 3 ? bif_args : X;
-                goto raise_with_site;
-            }
-            X[0] = result;
-            if (how) {
-                cp = (const uint64_t *)(uintptr_t)E[0];
-                E += I[2] + 1;
-                I = cp;
-            } else {
-                I = after;
-            }
-            DISPATCH();
-        case CALL_APPLY:
-            bif_badarg(p); /* apply(erlang, apply, ...) nests: not supported */
-            site.pc = I;
-            goto raise_with_site;
-        case CALL_FAULT:
-            site.pc = I;
-            goto raise_with_site;
-        }
+        goto call_export;
     }
     }
 
