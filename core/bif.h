@@ -65,6 +65,13 @@ enum fault_class {
     FAULT_EXIT,   /* erlang:exit/1 */
     FAULT_THROW,  /* erlang:throw/1 */
     FAULT_SYSTEM, /* not an exception: a runtime failure already reported (exit 70) */
+    /* Not an exception: the builtin's target runs on another worker. The
+     * caller ends its slice and, once that slice ended, runs first and
+     * repeats the call with the same arguments (builtins::Blocked). */
+    FAULT_BLOCKED,
+    /* Not an exception: a signal the process sent itself ended it (exit(
+     * self(), kill)); no catch sees it. p->exit_reason says why. */
+    FAULT_EXITED,
 };
 
 /* Records an exception of class with reason and returns THE_NON_VALUE. */
@@ -77,6 +84,12 @@ static inline term bif_raise(struct process *p, enum fault_class class, term rea
     return THE_NON_VALUE;
 }
 static inline term bif_error(struct process *p, term reason) { return bif_raise(p, FAULT_ERROR, reason); }
+static inline term bif_blocked(struct process *p) { return bif_raise(p, FAULT_BLOCKED, NIL); }
+static inline term bif_exited(struct process *p, term reason)
+{
+    p->exit_reason = reason;
+    return bif_raise(p, FAULT_EXITED, reason);
+}
 term bif_badarg(struct process *p);
 term bif_badarith(struct process *p);
 /* erlang:error(Reason, Args): the stack trace's top frame shows Args. */
@@ -92,5 +105,9 @@ term bif_send_destination(struct process *p, term to);
 
 /* A proper list's length, or -1 for an improper list. */
 int64_t bif_list_length(term list);
+
+/* monitor/3's option list ({alias, Mode}, {tag, Tag}): the message tag and
+ * the alias mode (enum monitor_alias); false for anything else. */
+bool bif_monitor_options(term options, term *tag, int *alias);
 
 #endif

@@ -26,6 +26,7 @@
 #include "message.h"
 #include "proc_table.h"
 #include "sched_internal.h"
+#include "signals.h"
 
 #include <ck_epoch.h>
 #include <malloc.h>
@@ -174,6 +175,7 @@ struct sched *sched_create(const struct sched_config *config, const char **error
     s->send_mode = config->send_mode;
     s->timer_mode = config->timer_mode;
     s->main_pid = THE_NON_VALUE;
+    s->main_killed_status = 1;
     /* Per-worker policy blocks padded to cache lines: workers never share one. */
     s->policy_block_bytes = (policy->worker_bytes + 63) & ~(size_t)63;
     s->workers = aligned_alloc(64, sizeof(struct worker) * s->worker_count);
@@ -299,11 +301,22 @@ void sched_release_hold_locked(struct process *self)
     if (!target)
         return;
     self->holding = NULL;
-    if (--target->holds == 0 && proc_state(target) == PROC_HELD) {
-        struct sched *s = self->sched;
+    if (--target->holds > 0)
+        return;
+    struct sched *s = self->sched;
+    if (proc_state(target) == PROC_HELD) {
         pthread_mutex_lock(&s->rq_lock);
         sched_enqueue_locked(s, self->last_worker, target, ENQUEUE_WAKE_BY_PROCESS);
         pthread_mutex_unlock(&s->rq_lock);
+    } else if (target->release_when_unheld) {
+        /* It ended while held: the last holder, on its own worker, frees it. */
+        struct process **at = &s->ended_held;
+        while (*at != target)
+            at = &(*at)->next_released;
+        *at = target->next_released;
+        struct worker *w = &s->workers[self->last_worker];
+        target->next_released = w->released;
+        w->released = target;
     }
 }
 
@@ -382,13 +395,40 @@ void sched_discard_process(struct process *p)
 
 term sched_start_process(struct sched *s, struct process *parent, struct process *p)
 {
+    return sched_start_process_tied(s, parent, p, NULL);
+}
+
+term sched_start_process_tied(struct sched *s, struct process *parent, struct process *p, const struct spawn_ties *ties)
+{
     worker_id home = p->last_worker;
     uint64_t number = proc_table_next_pid(&s->table);
     p->pid = make_pid(number);
+    /* A spawned process inherits its parent's group leader; the first
+     * process leads itself. */
+    p->group_leader = parent ? parent->group_leader : p->pid;
+    bool tied = parent && ties && (ties->link || ties->monitor);
+    /* Ties are made before any worker can run it, and before anyone can
+     * find it: under the executor mutex, which every exit signal and
+     * process end takes. */
+    if (tied) {
+        pthread_mutex_lock(&s->exec_lock);
+        if (!(!ties->link || signals_link_locked(parent, p)) ||
+            !(!ties->monitor ||
+              signals_monitor_locked(parent, p, ties->monitor_ref, THE_NON_VALUE, ties->tag, ties->alias))) {
+            signals_forget(p);
+            pthread_mutex_unlock(&s->exec_lock);
+            sched_discard_process(p);
+            return THE_NON_VALUE;
+        }
+    }
     /* The table retires a replaced array on the inserting thread's own
      * epoch record: the parent's worker is the calling thread. Without a
      * parent no worker runs yet, and the old array is freed at once. */
     if (!proc_table_insert(&s->table, number, p, parent ? &s->workers[home].epoch_record : NULL)) {
+        if (tied) {
+            signals_forget(p);
+            pthread_mutex_unlock(&s->exec_lock);
+        }
         sched_discard_process(p);
         return THE_NON_VALUE;
     }
@@ -396,6 +436,8 @@ term sched_start_process(struct sched *s, struct process *parent, struct process
     pthread_mutex_lock(&s->rq_lock);
     sched_enqueue_locked(s, parent ? home : NOT_A_WORKER, p, ENQUEUE_SPAWN);
     pthread_mutex_unlock(&s->rq_lock);
+    if (tied)
+        pthread_mutex_unlock(&s->exec_lock);
     if (parent)
         s->metrics[home].spawned++;
     return pid;
@@ -545,8 +587,18 @@ static void *timer_thread(void *arg)
 
 void sched_runtime_failure(struct process *self, const char *why)
 {
-    fprintf(stderr, "clause: runtime failure in <0.%llu.0>: %s\n", (unsigned long long)pid_number(self->pid), why);
-    sched_halt(self, EXIT_RUNTIME_FAILURE);
+    pthread_mutex_lock(&self->sched->exec_lock);
+    sched_runtime_failure_locked(self->sched, self->pid, why);
+    pthread_mutex_unlock(&self->sched->exec_lock);
+}
+
+void sched_runtime_failure_locked(struct sched *s, term pid, const char *why)
+{
+    fflush(stdout);
+    fprintf(stderr, "clause: runtime failure in <0.%llu.0>: %s\n", (unsigned long long)pid_number(pid), why);
+    pthread_mutex_lock(&s->rq_lock);
+    sched_stop_locked(s, EXIT_RUNTIME_FAILURE);
+    pthread_mutex_unlock(&s->rq_lock);
 }
 
 /* ---- the worker loop ---- */
@@ -581,6 +633,7 @@ static void reclaim_context(ck_epoch_entry_t *entry)
 static void release_process(struct worker *w, struct process *p)
 {
     p->body->release(p);
+    signals_forget(p);
     message_release_arrivals(p);
     mailbox_destroy(&p->mailbox);
     if (p->stack != p->stack_inline)
@@ -594,6 +647,8 @@ static void release_process(struct worker *w, struct process *p)
     heap_destroy(&p->heap);
     free(p);
 }
+
+void sched_release_ended(struct process *p) { release_process(NULL, p); }
 
 static void free_released(struct worker *w)
 {
@@ -610,24 +665,17 @@ static void free_released(struct worker *w)
  * run-queue lock held too. */
 static void settle_locked(struct sched *s, struct worker *w, struct process *p, enum body_stop why)
 {
+    /* Exit signals that came during the slice act first, so that the
+     * processes blocked on p find it ended when they repeat. */
+    if (why != BODY_EXIT && p->pending_first && signals_settle_pending_locked(s, w, p))
+        why = BODY_EXIT;
     if (p->blocked_senders)
         unblock_senders_locked(s, w, p, why == BODY_EXIT);
     switch (why) {
-    case BODY_EXIT: {
-        names_release_locked(s, p);   /* its name goes first, as on OTP */
-        sched_release_hold_locked(p); /* it will not repeat its builtin */
-        proc_table_erase(&s->table, pid_number(p->pid));
-        atomic_store_explicit(&p->state, PROC_EXITED, memory_order_seq_cst);
-        message_close_arrivals(p); /* later pushes fail: messages to it are dropped */
-        if (p->timers_to_me)
-            bif_timers_release_target_locked(s, p);
-        p->next_released = w->released;
-        w->released = p;
+    case BODY_EXIT:
+        signals_finish_locked(s, w, p);
         pthread_mutex_lock(&s->rq_lock);
-        if (p->pid == s->main_pid)
-            sched_stop_locked(s, p->exit_reason == A(normal) ? 0 : p->crash_status ? p->crash_status : 1);
         return;
-    }
     case BODY_WAIT: {
         int64_t timeout = p->wait_timeout_ms;
         p->wait_timeout_ms = -1;
@@ -839,6 +887,7 @@ void sched_destroy(struct sched *s)
         release_process(NULL, p);
     }
     free(left);
+    signals_destroy(s);
     bif_timers_destroy(s);
     /* Run what every record still has pending (ended contexts, replaced
      * table arrays); contexts may land among the spares, freed next. */

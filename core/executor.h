@@ -78,6 +78,18 @@ term sched_spawn_native(struct sched *s, struct process *parent, native_step_fn 
  * is gone, its body state left to the caller), or discard it unstarted. */
 struct process *sched_new_process(struct sched *s, struct process *parent, const struct body_ops *body);
 term sched_start_process(struct sched *s, struct process *parent, struct process *p);
+/* What a spawn ties the new process to its parent with, made before any
+ * worker can run it: a link, and/or a monitor the parent holds (its
+ * reference on the parent's heap, the tag of its message, its alias). */
+struct spawn_ties {
+    bool link;
+    bool monitor;
+    term monitor_ref;
+    term tag;  /* 'DOWN', or monitor/3's {tag, Tag} */
+    int alias; /* enum monitor_alias (signals.h) */
+};
+term sched_start_process_tied(struct sched *s, struct process *parent, struct process *p,
+                              const struct spawn_ties *ties);
 void sched_discard_process(struct process *p);
 
 /* Runs until the process `main_pid` ends, a halt, or a runtime failure,

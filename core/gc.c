@@ -490,5 +490,6 @@ enum heap_failure gc_collect(heap_t *h, size_t need, const struct gc_root_range 
     h->frags = NULL;
     h->frag_words = 0;
     h->collections++;
+    h->gc_requested = false;
     return HEAP_OK;
 }

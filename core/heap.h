@@ -51,6 +51,7 @@ typedef struct heap {
     size_t off_heap_bytes;       /* bytes of off-heap binaries the ProcBins refer to */
     enum heap_failure failure;   /* why the last allocation returned NULL */
     unsigned long collections;   /* gc_collect calls that completed */
+    bool gc_requested;           /* garbage_collect/0,1: collect at the next safepoint */
 } heap_t;
 
 /* OTP's default minimum heap size (words). */
@@ -97,7 +98,7 @@ void heap_shrink_last(heap_t *h, term *alloc_start, size_t alloc_words, size_t k
  * fragments exist or the block is nearly full. */
 static inline bool heap_wants_gc(const heap_t *h)
 {
-    return h->frags != NULL || (size_t)(h->end - h->top) < heap_block_words(h) / 8;
+    return h->frags != NULL || h->gc_requested || (size_t)(h->end - h->top) < heap_block_words(h) / 8;
 }
 
 /* True when p points into the block or one of the fragments. */
@@ -125,6 +126,27 @@ term heap_float(heap_t *h, double d);
 term heap_string(heap_t *h, const char *s, size_t n);
 /* A list of n terms, in order. */
 term heap_list_from_array(heap_t *h, const term *elems, size_t n);
+
+/* A proper list built front to back, one cell appended at a time. */
+struct list_builder {
+    term list;
+    term *tail;
+};
+static inline void list_builder_init(struct list_builder *b)
+{
+    b->list = NIL;
+    b->tail = &b->list;
+}
+/* False when the heap refused the cell. */
+static inline bool list_builder_add(struct list_builder *b, heap_t *h, term item)
+{
+    term cell = heap_cons(h, item, NIL);
+    if (is_non_value(cell))
+        return false;
+    *b->tail = cell;
+    b->tail = &list_ptr(cell)[1];
+    return true;
+}
 /* fun M:F/A. */
 term heap_export_fun(heap_t *h, term module, term function, unsigned arity);
 /* A local fun of entry, with its free variables copied from free_vars. */

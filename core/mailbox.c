@@ -109,6 +109,24 @@ term mailbox_take(struct mailbox *mb)
     return payload;
 }
 
+bool mailbox_remove_first(struct mailbox *mb, bool (*match)(term payload, void *ctx), void *ctx)
+{
+    mb->scan = &mb->head;
+    mailbox_peek(mb); /* the inbox joins the queue */
+    for (struct message **at = &mb->head; *at; at = &(*at)->next) {
+        struct message *m = *at;
+        if (!match(m->payload, ctx))
+            continue;
+        *at = m->next;
+        if (mb->tail == &m->next)
+            mb->tail = at;
+        mb->queued--;
+        recycle_node(mb, m);
+        return true;
+    }
+    return false;
+}
+
 void mailbox_skip(struct mailbox *mb) { mb->scan = &(*mb->scan)->next; }
 
 void mailbox_restart(struct mailbox *mb) { mb->scan = &mb->head; }

@@ -66,6 +66,9 @@ void mailbox_skip(struct mailbox *mb);
 /* The next peek starts at the oldest message (a receive that timed out or
  * raised). */
 void mailbox_restart(struct mailbox *mb);
+/* Removes the oldest message (inbox included) that match accepts; false
+ * when none does. The next peek starts at the oldest message. */
+bool mailbox_remove_first(struct mailbox *mb, bool (*match)(term payload, void *ctx), void *ctx);
 
 static inline size_t mailbox_length(const struct mailbox *mb) { return mb->queued + mb->inboxed; }
 

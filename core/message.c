@@ -150,6 +150,8 @@ void message_close_arrivals(struct process *p)
 
 void message_release_arrivals(struct process *p) { message_close_arrivals(p); }
 
+bool message_take_all_arrivals(struct process *p) { return take_arrivals(p, SIZE_MAX); }
+
 /* The lock-free send to p, which was running when looked up: push, then
  * read its state again. *failure is set when memory ran out. */
 static void send_to_running(struct sched *s, struct process *self, struct process *p, term msg, size_t size,
@@ -292,6 +294,27 @@ struct arrival *message_buffer_new(term msg)
 }
 
 void message_buffer_free(struct arrival *buffer) { arrival_free(buffer); }
+
+term message_buffer_payload(const struct arrival *buffer) { return buffer->payload; }
+
+bool message_deliver_locked(struct sched *s, worker_id waker, struct process *p, term msg)
+{
+    enum proc_state state = proc_state(p);
+    if (state == PROC_EXITED)
+        return true;
+    size_t size = copy_size(msg);
+    if (size == SIZE_MAX)
+        return false;
+    if (state == PROC_RUNNING) {
+        struct arrival *a = arrival_new(msg, size);
+        if (!a)
+            return false;
+        if (!arrivals_push(p, a))
+            arrival_free(a);
+        return true;
+    }
+    return deliver_to_idle_locked(s, waker, ENQUEUE_WAKE_BY_PROCESS, p, msg, size);
+}
 
 bool message_buffer_deliver_locked(struct sched *s, struct process *p, struct arrival *buffer)
 {

@@ -58,6 +58,12 @@ void proc_receive_restart(struct process *self);
  * raises as error:timeout_value (then restarts the scan). */
 bool proc_receive_timeout_value(term t, int64_t *ms);
 
+/* Takes every arrival of p into its heap and inbox (for process_info and
+ * demonitor's flush): the caller is p's worker while p runs, or holds the
+ * executor mutex while it does not. False when p's heap refused one (the
+ * rest are dropped). */
+bool message_take_all_arrivals(struct process *p);
+
 /* Whether messages wait among p's arrivals. */
 bool message_arrivals_pending(const struct process *p);
 

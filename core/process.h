@@ -41,6 +41,9 @@ enum proc_state {
 
 struct arrival;
 struct bif_timer;
+struct link;
+struct monitor;
+struct pending_exit;
 
 struct process {
     /* --- scheduling: executor and policy --- */
@@ -66,6 +69,18 @@ struct process {
     unsigned holds;                  /* processes holding this one */
 
     struct bif_timer *timers_to_me; /* send_after/start_timer timers aimed at it (executor mutex) */
+
+    /* --- links, monitors and exit signals (signals.c), executor mutex --- */
+    struct link *links_first, *links_last;             /* in the order they were made */
+    struct monitor *monitors_first, *monitors_last;    /* monitors it holds, in the order made */
+    struct monitor *watchers_first, *watchers_last;    /* monitors held on it, in the order made */
+    struct pending_exit *pending_first, *pending_last; /* exit signals that came while it ran elsewhere */
+    struct process *finish_next;                       /* the ending chain being finished (signals.c) */
+    bool trap_exit;           /* written by the process itself, read by others only while it does not run */
+    bool release_when_unheld; /* ended while held: freed when its last holder lets go */
+    bool ended_by_signal;     /* an exit signal ended it, not its own code */
+    term group_leader;        /* a pid (immediate) */
+    unsigned suspends;        /* suspend_process holds on it (executor mutex) */
 
     /* --- identity and outcome --- */
     struct sched *sched;
@@ -96,7 +111,14 @@ struct process {
     const uint64_t *beam_cp;  /* the continuation pointer */
     uint32_t beam_saved_x;    /* x registers saved on top of the stack */
     bool beam_resume_timeout; /* it waits in a receive with a timeout: resume decides timeout or rescan */
-    int crash_status;         /* the program's status if this main process ends abnormally (0: 1) */
+    struct {                  /* a builtin call that blocked, to repeat (interp.c) */
+        const void *target;   /* its export */
+        const uint64_t *site; /* the calling instruction */
+        const uint64_t *after;
+        uint64_t dealloc;
+        int how;
+    } beam_repeat;
+    int crash_status; /* the program's status if this main process ends abnormally (0: 1) */
 
     /* --- process dictionary: a map on its heap (keys compare exactly, as a
      * map's do), or THE_NON_VALUE while empty; a collection root --- */

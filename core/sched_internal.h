@@ -75,6 +75,8 @@ struct sched {
     uint64_t lookups_skipped;                      /* executor mutex */
     void *engine;                                  /* the code engine's shared state (sched_set_engine) */
     struct name_entry *name_buckets[NAME_BUCKETS]; /* registered names (names.c), executor mutex */
+    struct process *ended_held; /* ended while held, freed by the last holder (signals.c), executor mutex */
+    int main_killed_status;     /* status when an exit signal ends the main process (not with normal) */
 };
 
 /* ThreadSanitizer cannot see ck_epoch's grace periods (libck is not
@@ -108,6 +110,14 @@ void message_buffer_free(struct arrival *buffer);
  * buffer for an ended p is dropped. False when p's heap refused it.
  * Executor mutex held. */
 bool message_buffer_deliver_locked(struct sched *s, struct process *p, struct arrival *buffer);
+/* The message a buffer holds. */
+term message_buffer_payload(const struct arrival *buffer);
+/* Delivers a copy of msg (any term readable now: a heap's, or words on the
+ * C stack) as a send from the runtime: onto the arrivals of a running p,
+ * else into its heap after its arrivals, waking it when it waits; dropped
+ * for an ended p. False when p's heap or the host refused. Executor mutex
+ * held. */
+bool message_deliver_locked(struct sched *s, worker_id waker, struct process *p, term msg);
 
 /* Arms node at tick in the executor's wheel; when it is the earliest, wakes
  * whoever keeps the timers (the timer thread, or every idle worker).
@@ -125,6 +135,13 @@ void bif_timers_destroy(struct sched *s);
 
 /* Ends the program with status (run-queue lock held). */
 void sched_stop_locked(struct sched *s, int status);
+
+/* sched_runtime_failure for the process `pid` with the executor mutex held
+ * (run-queue lock not). */
+void sched_runtime_failure_locked(struct sched *s, term pid, const char *why);
+
+/* Frees an ended process's context at once (no sender can reach it). */
+void sched_release_ended(struct process *p);
 
 /* The monotonic clock the executor measures time with (nanoseconds). */
 uint64_t sched_clock_ns(void);

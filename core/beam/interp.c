@@ -28,6 +28,7 @@
 #include "../binary.h"
 #include "../compare.h"
 #include "../copy.h"
+#include "../error_report.h"
 #include "../map.h"
 #include "../message.h"
 #include "../print.h"
@@ -57,6 +58,8 @@ static _Thread_local double f_regs[BEAM_MAX_FR];
  * x0:x1(x2...)). Their opcode words are set when the table is built. */
 static uint64_t normal_exit_code[1];
 static uint64_t spawn_start_code[1];
+/* Where a process resumes to repeat a builtin call that blocked. */
+static uint64_t repeat_call_code[1];
 
 static const void *const *handler_table;
 
@@ -411,20 +414,17 @@ const struct body_ops beam_body_ops = {"beam", resume, release};
 
 static void report_crash(struct process *p, enum fault_class class, term reason)
 {
-    struct strbuf text = STRBUF_INIT;
-    bool main_process = p->pid == sched_main_pid(p->sched);
-    if (main_process) {
-        strbuf_puts(&text, "clause: exception ");
-        print_atom(&text, class_atom(class));
-        strbuf_puts(&text, ": ");
-        print_p(&text, reason, 1, 80, -1);
-    } else {
-        strbuf_puts(&text, "=ERROR REPORT==== Error in process ");
-        print_w(&text, p->pid, -1);
-        strbuf_puts(&text, " with exit value:\n");
-        print_p(&text, p->exit_reason, 1, 80, -1);
+    if (p->pid != sched_main_pid(p->sched)) {
+        error_report_exit_value(p->pid, p->exit_reason);
+        return;
     }
+    struct strbuf text = STRBUF_INIT;
+    strbuf_puts(&text, "clause: exception ");
+    print_atom(&text, class_atom(class));
+    strbuf_puts(&text, ": ");
+    print_p(&text, reason, 1, 80, -1);
     strbuf_putc(&text, '\n');
+    fflush(stdout);
     fputs(strbuf_cstr(&text), stderr);
     strbuf_free(&text);
 }
@@ -635,6 +635,7 @@ static enum body_stop run(struct process *p)
         special_handlers = specials;
         normal_exit_code[0] = (uint64_t)(uintptr_t) && op_normal_exit;
         spawn_start_code[0] = (uint64_t)(uintptr_t) && op_spawn_start;
+        repeat_call_code[0] = (uint64_t)(uintptr_t) && op_repeat_call;
         handler_table = labels;
         return BODY_EXIT;
     }
@@ -692,6 +693,15 @@ op_spawn_start:
         site.pc = I;
         goto raise_with_site;
     }
+    goto call_export;
+
+op_repeat_call:
+    /* The builtin call that blocked, again with its arguments in x0.. */
+    call_target = (struct beam_export *)(uintptr_t)p->beam_repeat.target;
+    call_how = p->beam_repeat.how;
+    call_dealloc = p->beam_repeat.dealloc;
+    call_after = p->beam_repeat.after;
+    I = p->beam_repeat.site;
     goto call_export;
 
 op_normal_exit:
@@ -757,6 +767,8 @@ call_export:
             bif_args[i] = X[i];
         result = bif->fn(p, X);
         if (is_non_value(result)) {
+            if (p->fault_class == FAULT_BLOCKED)
+                goto call_blocked;
             site.pc = I;
             site.bif = bif;
             site.bif_args = bif->arity <= 3 ? bif_args : X;
@@ -1056,8 +1068,11 @@ op_wait:
     return BODY_WAIT;
 
 op_wait_timeout : {
-    int64_t ms;
-    if (!proc_receive_timeout_value(SRC(I[2]), &ms)) {
+    int64_t ms = 1;
+    /* A receive that waited already keeps its first deadline, and its
+     * timeout operand (an x register, say) need not be live any more:
+     * BEAM evaluates it once per receive. */
+    if (p->receive_deadline == 0 && !proc_receive_timeout_value(SRC(I[2]), &ms)) {
         proc_receive_restart(p);
         bif_error(p, A(timeout_value));
         site.pc = I;
@@ -1760,6 +1775,19 @@ op_unsupported : {
     goto fail_system;
 }
 
+call_blocked:
+    /* Resume by repeating the call: how it continues is kept aside, the
+     * arguments stay in the x registers saved with the stack. */
+    p->fault_class = FAULT_NONE;
+    p->beam_repeat.target = call_target;
+    p->beam_repeat.site = I;
+    p->beam_repeat.after = call_after;
+    p->beam_repeat.dealloc = call_dealloc;
+    p->beam_repeat.how = call_how;
+    if (!save_state(p, E, repeat_call_code, cp, bif->arity))
+        goto out_of_memory;
+    return BODY_BLOCKED;
+
 yield:
     if (!save_state(p, E, I, cp, stop_live))
         goto out_of_memory;
@@ -1775,6 +1803,12 @@ fail_system:
 raise_with_site : {
     if (p->fault_class == FAULT_SYSTEM)
         goto fail_system;
+    if (p->fault_class == FAULT_EXITED) {
+        p->fault_class = FAULT_NONE;
+        p->ended_by_signal = true;
+        p->stack_top = NULL;
+        return BODY_EXIT;
+    }
     term frame_override = THE_NON_VALUE;
     if (p->fault_reason == A(undef) && is_tuple(p->fault_args)) {
         /* resolve_export's undef frame goes on top of the caller's. */
@@ -1836,6 +1870,12 @@ rethrow : {
 term beam_spawn(struct sched *s, struct process *parent, struct code_server *cs, term module, term function,
                 const term *args, unsigned argc)
 {
+    return beam_spawn_tied(s, parent, cs, module, function, args, argc, NULL, 0);
+}
+
+term beam_spawn_tied(struct sched *s, struct process *parent, struct code_server *cs, term module, term function,
+                     const term *args, unsigned argc, const struct spawn_ties *ties, size_t min_heap_words)
+{
     (void)cs;
     beam_handler_table();
     struct process *p = sched_new_process(s, parent, &beam_body_ops);
@@ -1864,5 +1904,7 @@ term beam_spawn(struct sched *s, struct process *parent, struct code_server *cs,
     p->beam_saved_x = 3;
     p->beam_pc = spawn_start_code;
     p->beam_cp = normal_exit_code;
-    return sched_start_process(s, parent, p);
+    if (min_heap_words > p->heap.min_words)
+        p->heap.min_words = min_heap_words; /* from its first collection */
+    return sched_start_process_tied(s, parent, p, ties);
 }

@@ -31,6 +31,10 @@ extern const struct body_ops beam_body_ops;
  * new process then exits with undef, as on OTP. */
 term beam_spawn(struct sched *s, struct process *parent, struct code_server *cs, term module, term function,
                 const term *args, unsigned argc);
+/* The same with spawn options: ties to the parent (a link, a monitor) made
+ * before the process can run, and its minimum heap (words; 0: default). */
+term beam_spawn_tied(struct sched *s, struct process *parent, struct code_server *cs, term module, term function,
+                     const term *args, unsigned argc, const struct spawn_ties *ties, size_t min_heap_words);
 
 /* The status with which the main process's uncaught exception ends the
  * program, as escript's. */

@@ -19,5 +19,7 @@ extern const struct bif_def bif_table_time[];
 extern const struct bif_def bif_table_io[];
 extern const struct bif_def bif_table_dictionary[];
 extern const struct bif_def bif_table_timers[];
+extern const struct bif_def bif_table_signals[];
+extern const struct bif_def bif_table_introspection[];
 
 #endif

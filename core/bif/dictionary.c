@@ -11,6 +11,7 @@
 #include "../compare.h"
 #include "../map.h"
 #include "bif_tables.h"
+#include "bif_util.h"
 
 static term lookup(struct process *p, term key)
 {
@@ -31,24 +32,28 @@ static term bif_put(struct process *p, const term *args)
 
 static term bif_get_1(struct process *p, const term *args) { return lookup(p, args[0]); }
 
-/* [{Key, Value}] or [Key] (values THE_NON_VALUE) of every entry, or of those
- * whose value is exactly `only` when it is a value. */
-static term entries(struct process *p, bool pairs, term only)
+term dictionary_entries(heap_t *h, term dictionary, bool pairs, term only)
 {
     term list = NIL;
-    if (is_non_value(p->dictionary))
+    if (is_non_value(dictionary))
         return list;
     struct map_iter it;
-    map_iter_init(&it, p->dictionary);
+    map_iter_init(&it, dictionary);
     term key, value;
     while (map_iter_next(&it, &key, &value)) {
         if (is_value(only) && !term_eq_exact(value, only))
             continue;
-        term item = pairs ? heap_tuple2(&p->heap, key, value) : key;
-        if (is_non_value(item) || is_non_value(list = heap_cons(&p->heap, item, list)))
-            return bif_out_of_memory(p);
+        term item = pairs ? heap_tuple2(h, key, value) : key;
+        if (is_non_value(item) || is_non_value(list = heap_cons(h, item, list)))
+            return THE_NON_VALUE;
     }
     return list;
+}
+
+static term entries(struct process *p, bool pairs, term only)
+{
+    term list = dictionary_entries(&p->heap, p->dictionary, pairs, only);
+    return is_value(list) ? list : bif_out_of_memory(p);
 }
 
 static term bif_get_0(struct process *p, const term *args)

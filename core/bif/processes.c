@@ -8,7 +8,10 @@
 #include "../executor.h"
 #include "../message.h"
 #include "../names.h"
+#include "../signals.h"
+
 #include "bif_tables.h"
+#include <string.h>
 
 static term bif_self(struct process *p, const term *args)
 {
@@ -16,25 +19,201 @@ static term bif_self(struct process *p, const term *args)
     return p->pid;
 }
 
-static term spawned(struct process *p, term pid) { return is_non_value(pid) ? bif_out_of_memory(p) : pid; }
+/* ---- spawning ---- */
 
-static term bif_spawn_1(struct process *p, const term *args)
+/* How a spawn_opt call asks for its process. */
+struct spawn_request_opts {
+    struct spawn_ties ties;
+    size_t min_heap_words;
+};
+
+/* A node argument: only this node (the seed: another node is badarg). */
+static bool is_this_node(term node) { return node == A(nonode_at_nohost); }
+
+static bool is_non_negative_small(term t) { return is_small(t) && small_value(t) >= 0; }
+
+/* monitor/3's options for a monitor made by spawn: {alias, Mode} and
+ * {tag, Tag}. False for anything else. */
+bool bif_monitor_options(term options, term *tag, int *alias)
 {
-    if (!is_fun(args[0]))
-        return bif_badarg(p);
-    return spawned(p, beam_spawn(p->sched, p, sched_engine(p->sched), args[0], NIL, NULL, 0));
+    *tag = A(DOWN);
+    *alias = MONITOR_NO_ALIAS;
+    int64_t n = bif_list_length(options);
+    if (n < 0)
+        return false;
+    for (term l = options; is_list(l); l = list_tail(l)) {
+        term o = list_head(l);
+        if (!is_tuple(o) || tuple_arity(o) != 2)
+            return false;
+        term key = tuple_elements(o)[0], value = tuple_elements(o)[1];
+        if (key == A(tag)) {
+            *tag = value;
+        } else if (key == A(alias)) {
+            if (value == A(explicit_unalias))
+                *alias = MONITOR_ALIAS_EXPLICIT;
+            else if (value == A(demonitor))
+                *alias = MONITOR_ALIAS_DEMONITOR;
+            else if (value == A(reply_demonitor))
+                *alias = MONITOR_ALIAS_REPLY_DEMONITOR;
+            else
+                return false;
+        } else {
+            return false;
+        }
+    }
+    return true;
 }
 
-static term bif_spawn_3(struct process *p, const term *args)
+/* spawn_opt's option list: link, monitor, {monitor, Opts} and the tuning
+ * options, which are checked and (but for min_heap_size) not applied. */
+static bool parse_spawn_options(term options, struct spawn_request_opts *out)
 {
-    int64_t n = bif_list_length(args[2]);
-    if (!is_atom(args[0]) || !is_atom(args[1]) || n < 0 || n > 255)
-        return bif_badarg(p);
+    memset(out, 0, sizeof *out);
+    out->ties.tag = A(DOWN);
+    if (bif_list_length(options) < 0)
+        return false;
+    for (term l = options; is_list(l); l = list_tail(l)) {
+        term o = list_head(l);
+        if (o == A(link)) {
+            out->ties.link = true;
+            continue;
+        }
+        if (o == A(monitor)) {
+            out->ties.monitor = true;
+            continue;
+        }
+        if (!is_tuple(o) || tuple_arity(o) != 2)
+            return false;
+        term key = tuple_elements(o)[0], value = tuple_elements(o)[1];
+        if (key == A(monitor)) {
+            if (!bif_monitor_options(value, &out->ties.tag, &out->ties.alias))
+                return false;
+            out->ties.monitor = true;
+        } else if (key == A(priority)) {
+            if (value != A(low) && value != A(normal) && value != A(high) && value != A(max))
+                return false;
+        } else if (key == A(min_heap_size)) {
+            if (!is_non_negative_small(value))
+                return false;
+            out->min_heap_words = (size_t)small_value(value);
+        } else if (key == A(fullsweep_after) || key == A(min_bin_vheap_size)) {
+            if (!is_non_negative_small(value))
+                return false;
+        } else if (key == A(max_heap_size)) {
+            if (!is_non_negative_small(value) && !is_map(value))
+                return false;
+        } else if (key == A(message_queue_data)) {
+            if (value != A(off_heap) && value != A(on_heap))
+                return false;
+        } else if (key == A(async_dist)) {
+            if (value != A(true) && value != A(false))
+                return false;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Spawns fun (function THE_NON_VALUE) or module:function(args); pid, or
+ * {Pid, Ref} when it is monitored. badarg for malformed arguments. */
+static term spawn_with(struct process *p, term fun_or_module, term function, term args, struct spawn_request_opts *opts)
+{
     term argv[255];
-    term l = args[2];
-    for (int64_t i = 0; i < n; i++, l = list_tail(l))
-        argv[i] = list_head(l);
-    return spawned(p, beam_spawn(p->sched, p, sched_engine(p->sched), args[0], args[1], argv, (unsigned)n));
+    unsigned argc = 0;
+    if (is_non_value(function)) {
+        if (!is_fun(fun_or_module))
+            return bif_badarg(p);
+        function = NIL; /* the start code's mark for a fun */
+    } else {
+        int64_t n = bif_list_length(args);
+        if (!is_atom(fun_or_module) || !is_atom(function) || n < 0 || n > 255)
+            return bif_badarg(p);
+        for (term l = args; is_list(l); l = list_tail(l))
+            argv[argc++] = list_head(l);
+    }
+    term ref = THE_NON_VALUE;
+    if (opts && opts->ties.monitor) {
+        ref = heap_make_ref(&p->heap);
+        if (is_non_value(ref))
+            return bif_out_of_memory(p);
+        opts->ties.monitor_ref = ref;
+    }
+    term pid = beam_spawn_tied(p->sched, p, sched_engine(p->sched), fun_or_module, function, argv, argc,
+                               opts ? &opts->ties : NULL, opts ? opts->min_heap_words : 0);
+    if (is_non_value(pid))
+        return bif_out_of_memory(p);
+    if (is_non_value(ref))
+        return pid;
+    term pair = heap_tuple2(&p->heap, pid, ref);
+    return is_value(pair) ? pair : bif_out_of_memory(p);
+}
+
+static term spawn_linked(struct process *p, term fun_or_module, term function, term args)
+{
+    struct spawn_request_opts opts = {{.link = true, .tag = A(DOWN)}, 0};
+    return spawn_with(p, fun_or_module, function, args, &opts);
+}
+
+static term spawn_monitored(struct process *p, term fun_or_module, term function, term args)
+{
+    struct spawn_request_opts opts = {{.monitor = true, .tag = A(DOWN)}, 0};
+    return spawn_with(p, fun_or_module, function, args, &opts);
+}
+
+static term spawn_optioned(struct process *p, term fun_or_module, term function, term args, term options)
+{
+    struct spawn_request_opts opts;
+    if (!parse_spawn_options(options, &opts))
+        return bif_badarg(p);
+    return spawn_with(p, fun_or_module, function, args, &opts);
+}
+
+static term bif_spawn_1(struct process *p, const term *a) { return spawn_with(p, a[0], THE_NON_VALUE, NIL, NULL); }
+static term bif_spawn_2(struct process *p, const term *a)
+{
+    return is_this_node(a[0]) ? spawn_with(p, a[1], THE_NON_VALUE, NIL, NULL) : bif_badarg(p);
+}
+static term bif_spawn_3(struct process *p, const term *a) { return spawn_with(p, a[0], a[1], a[2], NULL); }
+static term bif_spawn_4(struct process *p, const term *a)
+{
+    return is_this_node(a[0]) ? spawn_with(p, a[1], a[2], a[3], NULL) : bif_badarg(p);
+}
+static term bif_spawn_link_1(struct process *p, const term *a) { return spawn_linked(p, a[0], THE_NON_VALUE, NIL); }
+static term bif_spawn_link_2(struct process *p, const term *a)
+{
+    return is_this_node(a[0]) ? spawn_linked(p, a[1], THE_NON_VALUE, NIL) : bif_badarg(p);
+}
+static term bif_spawn_link_3(struct process *p, const term *a) { return spawn_linked(p, a[0], a[1], a[2]); }
+static term bif_spawn_link_4(struct process *p, const term *a)
+{
+    return is_this_node(a[0]) ? spawn_linked(p, a[1], a[2], a[3]) : bif_badarg(p);
+}
+static term bif_spawn_monitor_1(struct process *p, const term *a)
+{
+    return spawn_monitored(p, a[0], THE_NON_VALUE, NIL);
+}
+static term bif_spawn_monitor_2(struct process *p, const term *a)
+{
+    return is_this_node(a[0]) ? spawn_monitored(p, a[1], THE_NON_VALUE, NIL) : bif_badarg(p);
+}
+static term bif_spawn_monitor_3(struct process *p, const term *a) { return spawn_monitored(p, a[0], a[1], a[2]); }
+static term bif_spawn_monitor_4(struct process *p, const term *a)
+{
+    return is_this_node(a[0]) ? spawn_monitored(p, a[1], a[2], a[3]) : bif_badarg(p);
+}
+static term bif_spawn_opt_2(struct process *p, const term *a)
+{
+    return spawn_optioned(p, a[0], THE_NON_VALUE, NIL, a[1]);
+}
+static term bif_spawn_opt_3(struct process *p, const term *a)
+{
+    return is_this_node(a[0]) ? spawn_optioned(p, a[1], THE_NON_VALUE, NIL, a[2]) : bif_badarg(p);
+}
+static term bif_spawn_opt_4(struct process *p, const term *a) { return spawn_optioned(p, a[0], a[1], a[2], a[3]); }
+static term bif_spawn_opt_5(struct process *p, const term *a)
+{
+    return is_this_node(a[0]) ? spawn_optioned(p, a[1], a[2], a[3], a[4]) : bif_badarg(p);
 }
 
 /* halt(Status): the program ends with Status; the caller stops at once. */
@@ -80,9 +259,7 @@ static term bif_send(struct process *p, const term *args)
     case SEND_OK:
         return args[1];
     case SEND_BLOCKED:
-        /* A builtin cannot repeat itself yet: deliver as arrivals would.
-         * (The send instruction blocks properly; erlang:send/2 is rare.) */
-        return args[1];
+        return bif_blocked(p);
     case SEND_FAILED:
         break;
     }
@@ -131,7 +308,21 @@ static term bif_apply(struct process *p, const term *args)
 const struct bif_def bif_table_processes[] = {
     {"erlang", "self", 0, bif_self, BIF_GUARD | BIF_NOHEAP},
     {"erlang", "spawn", 1, bif_spawn_1, 0},
+    {"erlang", "spawn", 2, bif_spawn_2, 0},
     {"erlang", "spawn", 3, bif_spawn_3, 0},
+    {"erlang", "spawn", 4, bif_spawn_4, 0},
+    {"erlang", "spawn_link", 1, bif_spawn_link_1, 0},
+    {"erlang", "spawn_link", 2, bif_spawn_link_2, 0},
+    {"erlang", "spawn_link", 3, bif_spawn_link_3, 0},
+    {"erlang", "spawn_link", 4, bif_spawn_link_4, 0},
+    {"erlang", "spawn_monitor", 1, bif_spawn_monitor_1, 0},
+    {"erlang", "spawn_monitor", 2, bif_spawn_monitor_2, 0},
+    {"erlang", "spawn_monitor", 3, bif_spawn_monitor_3, 0},
+    {"erlang", "spawn_monitor", 4, bif_spawn_monitor_4, 0},
+    {"erlang", "spawn_opt", 2, bif_spawn_opt_2, 0},
+    {"erlang", "spawn_opt", 3, bif_spawn_opt_3, 0},
+    {"erlang", "spawn_opt", 4, bif_spawn_opt_4, 0},
+    {"erlang", "spawn_opt", 5, bif_spawn_opt_5, 0},
     {"erlang", "halt", 0, bif_halt_0, BIF_NO_FRAME},
     {"erlang", "halt", 1, bif_halt_1, BIF_NO_FRAME},
     {"erlang", "halt", 2, bif_halt_2, BIF_NO_FRAME},

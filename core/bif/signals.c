@@ -1,0 +1,279 @@
+/*
+ * signals.c — builtins of links, monitors and exit signals: link/1,
+ * unlink/1, monitor/2,3, demonitor/1,2, exit/2 (and the seed's
+ * exit_signal/2) and process_flag/2. The mechanisms are core/signals.c's;
+ * these check arguments as OTP 25 does and take the executor mutex.
+ */
+#include "../signals.h"
+#include "../atom.h"
+#include "../bif.h"
+#include "../message.h"
+#include "../names.h"
+#include "bif_tables.h"
+
+/* A live process with that pid, or NULL (executor mutex held). */
+static struct process *live_locked(struct sched *s, term pid)
+{
+    struct process *p = proc_table_lookup(&s->table, pid_number(pid));
+    return p && proc_state(p) != PROC_EXITED ? p : NULL;
+}
+
+/* The host refused memory for a link or monitor record. */
+static term host_refused(struct process *self, const char *what)
+{
+    sched_runtime_failure(self, what);
+    return bif_raise(self, FAULT_SYSTEM, A(system_limit));
+}
+
+/* A message from the runtime to the caller itself. */
+static term send_self(struct process *self, term msg)
+{
+    if (is_non_value(msg))
+        return bif_out_of_memory(self);
+    if (sched_send(self, self->pid, msg) != SEND_OK)
+        return bif_raise(self, FAULT_SYSTEM, A(system_limit));
+    return A(true);
+}
+
+/* ---- links ---- */
+
+static term bif_link(struct process *self, const term *args)
+{
+    term to = args[0];
+    if (!is_pid(to) && !is_port(to))
+        return bif_badarg(self);
+    if (to == self->pid)
+        return A(true);
+    struct sched *s = self->sched;
+    pthread_mutex_lock(&s->exec_lock);
+    struct process *p = is_pid(to) ? live_locked(s, to) : NULL; /* no port is open */
+    bool linked = p && signals_link_locked(self, p);
+    pthread_mutex_unlock(&s->exec_lock);
+    if (p)
+        return linked ? A(true) : host_refused(self, "out of memory for a link");
+    /* OTP's local link/1 to an ended process. */
+    if (!self->trap_exit)
+        return bif_error(self, A(noproc));
+    return send_self(self, heap_tuple3(&self->heap, A(EXIT), to, A(noproc)));
+}
+
+static term bif_unlink(struct process *self, const term *args)
+{
+    term to = args[0];
+    if (!is_pid(to) && !is_port(to))
+        return bif_badarg(self);
+    struct sched *s = self->sched;
+    pthread_mutex_lock(&s->exec_lock);
+    signals_unlink_locked(self, to);
+    pthread_mutex_unlock(&s->exec_lock);
+    return A(true);
+}
+
+/* ---- monitors ---- */
+
+/* The message of a monitor whose target is gone already. */
+static term send_noproc_down(struct process *self, term tag, term ref, term type, term object)
+{
+    term elements[5] = {tag, ref, type, object, A(noproc)};
+    return send_self(self, heap_tuple(&self->heap, 5, elements));
+}
+
+/* A registered-name item: Name or {Name, nonode@nohost}. Sets *name, or
+ * answers false (badarg) for another node or a malformed item. */
+static bool monitor_name(term item, term *name)
+{
+    if (is_atom(item)) {
+        *name = item;
+        return true;
+    }
+    if (is_tuple(item) && tuple_arity(item) == 2 && is_atom(tuple_elements(item)[0]) &&
+        tuple_elements(item)[1] == A(nonode_at_nohost)) {
+        *name = tuple_elements(item)[0];
+        return true;
+    }
+    return false;
+}
+
+static term monitor_process(struct process *self, term item, term tag, int alias)
+{
+    term name = THE_NON_VALUE;
+    if (!is_pid(item) && !monitor_name(item, &name))
+        return bif_badarg(self);
+    term ref = heap_make_ref(&self->heap);
+    if (is_non_value(ref))
+        return bif_out_of_memory(self);
+    struct sched *s = self->sched;
+    pthread_mutex_lock(&s->exec_lock);
+    struct process *p = is_value(name) ? names_lookup_locked(s, name) : live_locked(s, item);
+    bool made = p == self || (p && signals_monitor_locked(self, p, ref, name, tag, (enum monitor_alias)alias));
+    pthread_mutex_unlock(&s->exec_lock);
+    if (p && !made)
+        return host_refused(self, "out of memory for a monitor");
+    if (p)
+        return ref; /* monitoring itself creates nothing */
+    term object = is_value(name) ? heap_tuple2(&self->heap, name, A(nonode_at_nohost)) : item;
+    if (is_non_value(object))
+        return bif_out_of_memory(self);
+    term sent = send_noproc_down(self, tag, ref, A(process), object);
+    return is_value(sent) ? ref : sent;
+}
+
+/* No port is ever open: a port monitor's 'DOWN' comes at once. A name
+ * that stands for a process is badarg, as a pid is. */
+static term monitor_port(struct process *self, term item)
+{
+    term name = THE_NON_VALUE;
+    if (!is_port(item) && !monitor_name(item, &name))
+        return bif_badarg(self);
+    if (is_value(name) && is_value(names_whereis(self, name)))
+        return bif_badarg(self);
+    term ref = heap_make_ref(&self->heap);
+    term object = is_value(name) ? heap_tuple2(&self->heap, name, A(nonode_at_nohost)) : item;
+    if (is_non_value(ref) || is_non_value(object))
+        return bif_out_of_memory(self);
+    term sent = send_noproc_down(self, A(DOWN), ref, A(port), object);
+    return is_value(sent) ? ref : sent;
+}
+
+static term bif_monitor_2(struct process *self, const term *args)
+{
+    if (args[0] == A(process))
+        return monitor_process(self, args[1], A(DOWN), MONITOR_NO_ALIAS);
+    if (args[0] == A(port))
+        return monitor_port(self, args[1]);
+    return bif_badarg(self);
+}
+
+static term bif_monitor_3(struct process *self, const term *args)
+{
+    term tag;
+    int alias;
+    if (!bif_monitor_options(args[2], &tag, &alias))
+        return bif_badarg(self);
+    if (args[0] == A(process))
+        return monitor_process(self, args[1], tag, alias);
+    if (args[0] == A(port) && args[2] == NIL)
+        return monitor_port(self, args[1]);
+    return bif_badarg(self);
+}
+
+static bool is_monitor_message(term msg, void *ref)
+{
+    if (!is_tuple(msg) || tuple_arity(msg) != 5)
+        return false;
+    term r = tuple_elements(msg)[1], want = *(term *)ref;
+    return is_ref(r) && ref_id_low(r) == ref_id_low(want) && ref_id_high(r) == ref_id_high(want);
+}
+
+static term demonitor(struct process *self, term ref, bool flush, bool info)
+{
+    if (!is_ref(ref))
+        return bif_badarg(self);
+    struct sched *s = self->sched;
+    pthread_mutex_lock(&s->exec_lock);
+    bool active = signals_demonitor_locked(self, ref);
+    pthread_mutex_unlock(&s->exec_lock);
+    if (flush && !active) {
+        /* Its message may be among the arrivals still. */
+        if (!message_take_all_arrivals(self)) {
+            sched_runtime_failure(self, "its heap refused a message");
+            return bif_raise(self, FAULT_SYSTEM, A(system_limit));
+        }
+        mailbox_remove_first(&self->mailbox, is_monitor_message, &ref);
+    }
+    return info ? (active ? A(true) : A(false)) : A(true);
+}
+
+static term bif_demonitor_1(struct process *self, const term *args) { return demonitor(self, args[0], false, false); }
+
+static term bif_demonitor_2(struct process *self, const term *args)
+{
+    bool flush = false, info = false;
+    if (bif_list_length(args[1]) < 0)
+        return bif_badarg(self);
+    for (term l = args[1]; is_list(l); l = list_tail(l)) {
+        if (list_head(l) == A(flush))
+            flush = true;
+        else if (list_head(l) == A(info))
+            info = true;
+        else
+            return bif_badarg(self);
+    }
+    return demonitor(self, args[0], flush, info);
+}
+
+/* ---- exit signals ---- */
+
+static term bif_exit_2(struct process *self, const term *args)
+{
+    term to = args[0], reason = args[1];
+    /* The seed: a reference destination does nothing, even an alias; no
+     * port is open. */
+    if (is_ref(to) || is_port(to))
+        return A(true);
+    if (!is_pid(to))
+        return bif_badarg(self);
+    if (to == self->pid) {
+        /* A signal to itself is not an exception: no catch sees it. */
+        if (reason == A(kill))
+            return bif_exited(self, A(killed));
+        if (self->trap_exit)
+            return send_self(self, heap_tuple3(&self->heap, A(EXIT), to, reason));
+        return bif_exited(self, reason);
+    }
+    struct sched *s = self->sched;
+    pthread_mutex_lock(&s->exec_lock);
+    struct process *p = live_locked(s, to);
+    if (p && proc_state(p) == PROC_RUNNING) {
+        /* It runs elsewhere: repeat once its slice ended, holding it. */
+        sched_block_on_locked(self, p);
+        pthread_mutex_unlock(&s->exec_lock);
+        return bif_blocked(self);
+    }
+    bool ok = !p || signals_exit_locked(s, &s->workers[self->last_worker], p, self->pid, reason, reason == A(kill));
+    sched_release_hold_locked(self);
+    pthread_mutex_unlock(&s->exec_lock);
+    return ok ? A(true) : bif_raise(self, FAULT_SYSTEM, A(system_limit));
+}
+
+/* ---- process flags ---- */
+
+static term bif_process_flag(struct process *self, const term *args)
+{
+    term flag = args[0], value = args[1];
+    if (flag == A(trap_exit)) {
+        if (value != A(true) && value != A(false))
+            return bif_badarg(self);
+        bool old = self->trap_exit;
+        self->trap_exit = value == A(true); /* read by others only while it does not run */
+        return old ? A(true) : A(false);
+    }
+    if (flag == A(min_heap_size)) {
+        if (!is_small(value) || small_value(value) < 0)
+            return bif_badarg(self);
+        term old = make_small((int64_t)self->heap.min_words);
+        /* From the next collection on. */
+        self->heap.min_words =
+            (size_t)small_value(value) > HEAP_DEFAULT_MIN_WORDS ? (size_t)small_value(value) : HEAP_DEFAULT_MIN_WORDS;
+        return old;
+    }
+    if (flag == A(priority)) {
+        if (value != A(low) && value != A(normal) && value != A(high) && value != A(max))
+            return bif_badarg(self);
+        return A(normal); /* checked, not applied: every process runs at normal */
+    }
+    return bif_badarg(self);
+}
+
+const struct bif_def bif_table_signals[] = {
+    {"erlang", "link", 1, bif_link, 0},
+    {"erlang", "unlink", 1, bif_unlink, 0},
+    {"erlang", "monitor", 2, bif_monitor_2, 0},
+    {"erlang", "monitor", 3, bif_monitor_3, 0},
+    {"erlang", "demonitor", 1, bif_demonitor_1, 0},
+    {"erlang", "demonitor", 2, bif_demonitor_2, 0},
+    {"erlang", "exit", 2, bif_exit_2, 0},
+    {"erlang", "exit_signal", 2, bif_exit_2, 0},
+    {"erlang", "process_flag", 2, bif_process_flag, 0},
+    {NULL, NULL, 0, NULL, 0},
+};
