@@ -175,7 +175,6 @@ struct sched *sched_create(const struct sched_config *config, const char **error
     s->send_mode = config->send_mode;
     s->timer_mode = config->timer_mode;
     s->main_pid = THE_NON_VALUE;
-    s->main_killed_status = 1;
     /* Per-worker policy blocks padded to cache lines: workers never share one. */
     s->policy_block_bytes = (policy->worker_bytes + 63) & ~(size_t)63;
     s->workers = aligned_alloc(64, sizeof(struct worker) * s->worker_count);
@@ -493,6 +492,19 @@ void sched_halt(struct process *self, int status)
 /* ---- receive timeouts and the timer thread ---- */
 
 void sched_set_wait_timeout(struct process *self, int64_t ms) { self->wait_timeout_ms = ms; }
+
+void sched_start_receive_timeout(struct process *self, int64_t ms)
+{
+    struct sched *s = self->sched;
+    self->receive_deadline = timer_tick_from_deadline_ns(sched_clock_ns() - s->start_ns + (uint64_t)ms * 1000000u);
+}
+
+bool sched_receive_timeout_passed(struct process *self)
+{
+    struct sched *s = self->sched;
+    return self->receive_deadline != 0 &&
+           timer_tick_from_clock_ns(sched_clock_ns() - s->start_ns) >= self->receive_deadline;
+}
 
 bool sched_take_timed_out(struct process *self)
 {

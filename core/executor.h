@@ -117,6 +117,12 @@ bool sched_wake(struct process *self, term pid);
  * Applies to one wait. */
 void sched_set_wait_timeout(struct process *self, int64_t ms);
 
+/* A receive's timeout starts now (the engine's wait_timeout, which keeps
+ * its deadline while messages that match no clause wake it), and whether
+ * that deadline has passed. */
+void sched_start_receive_timeout(struct process *self, int64_t ms);
+bool sched_receive_timeout_passed(struct process *self);
+
 /* The timeout is the receive's, not the wait's: a receive that waits again
  * after messages matching no clause keeps its first deadline, until
  * proc_receive_take or proc_receive_restart (message.h) ends the receive.

@@ -340,6 +340,15 @@ term proc_receive_peek(struct process *self)
     return mailbox_peek(&self->mailbox);
 }
 
+bool proc_receive_take_arrivals(struct process *self)
+{
+    if (take_arrivals(self, ARRIVALS_PER_TAKE))
+        return true;
+    sched_runtime_failure(self, self->heap.failure == HEAP_FAIL_CAP ? "its heap cap refused a message"
+                                                                    : "out of memory for a message");
+    return false;
+}
+
 /* Both end the current receive, and with it its deadline. The deadline is
  * written under the executor mutex while the process parks; clearing it
  * here, while it runs, is ordered with that by the mutex taken in between. */

@@ -44,6 +44,10 @@ enum send_result sched_send(struct process *self, term to, term msg);
  * examined (arrivals included). Fails the process as a runtime failure, and
  * returns THE_NON_VALUE, when its heap refuses an arrival. */
 term proc_receive_peek(struct process *self);
+/* Moves messages that arrived since the last peek into the mailbox, where
+ * the next peek finds them: a receive about to wait scans them first.
+ * False (a runtime failure, reported) when the heap refused one. */
+bool proc_receive_take_arrivals(struct process *self);
 /* Removes the message the last peek returned; the next peek starts at the
  * oldest message. Ends the receive (and its timeout). */
 term proc_receive_take(struct process *self);

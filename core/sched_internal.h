@@ -76,7 +76,6 @@ struct sched {
     void *engine;                                  /* the code engine's shared state (sched_set_engine) */
     struct name_entry *name_buckets[NAME_BUCKETS]; /* registered names (names.c), executor mutex */
     struct process *ended_held; /* ended while held, freed by the last holder (signals.c), executor mutex */
-    int main_killed_status;     /* status when an exit signal ends the main process (not with normal) */
 };
 
 /* ThreadSanitizer cannot see ck_epoch's grace periods (libck is not

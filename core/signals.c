@@ -428,7 +428,7 @@ static void finish_one_locked(struct sched *s, struct worker *w, struct process 
         w->released = p;
     }
     if (p->pid == s->main_pid) {
-        int status = p->exit_reason == A(normal) ? 0 : p->crash_status ? p->crash_status : s->main_killed_status;
+        int status = p->exit_reason == A(normal) ? 0 : p->crash_status ? p->crash_status : 1;
         if (p->ended_by_signal && p->exit_reason != A(normal))
             report_main_exit(p);
         pthread_mutex_lock(&s->rq_lock);

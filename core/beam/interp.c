@@ -1062,6 +1062,15 @@ op_loop_rec_end:
     DISPATCH();
 
 op_wait:
+    /* Messages that arrived since the scan ended are scanned first: a
+     * receive whose loop does not peek (receive after T) would otherwise be
+     * woken by them over and over. */
+    if (message_arrivals_pending(p)) {
+        if (!proc_receive_take_arrivals(p))
+            goto fail_system;
+        I = LABEL(I[1]);
+        DISPATCH();
+    }
     sched_set_wait_timeout(p, -1);
     if (!save_state(p, E, LABEL(I[1]), cp, 0))
         goto out_of_memory;
@@ -1069,17 +1078,27 @@ op_wait:
 
 op_wait_timeout : {
     int64_t ms = 1;
-    /* A receive that waited already keeps its first deadline, and its
-     * timeout operand (an x register, say) need not be live any more:
-     * BEAM evaluates it once per receive. */
-    if (p->receive_deadline == 0 && !proc_receive_timeout_value(SRC(I[2]), &ms)) {
-        proc_receive_restart(p);
-        bif_error(p, A(timeout_value));
-        site.pc = I;
-        goto raise_with_site;
+    if (p->receive_deadline == 0) {
+        /* BEAM evaluates the timeout once per receive; its operand (an x
+         * register, say) need not be live when the receive waits again. */
+        if (!proc_receive_timeout_value(SRC(I[2]), &ms)) {
+            proc_receive_restart(p);
+            bif_error(p, A(timeout_value));
+            site.pc = I;
+            goto raise_with_site;
+        }
+        if (ms == 0)
+            NEXT(3);
+        sched_start_receive_timeout(p, ms);
+    } else if (sched_receive_timeout_passed(p)) {
+        NEXT(3); /* messages kept it from waiting until its deadline passed */
     }
-    if (ms == 0)
-        NEXT(3);
+    if (message_arrivals_pending(p)) {
+        if (!proc_receive_take_arrivals(p))
+            goto fail_system;
+        I = LABEL(I[1]);
+        DISPATCH();
+    }
     sched_set_wait_timeout(p, ms);
     if (!save_state(p, E, I, cp, 0))
         goto out_of_memory;
@@ -1904,6 +1923,10 @@ term beam_spawn_tied(struct sched *s, struct process *parent, struct code_server
     p->beam_saved_x = 3;
     p->beam_pc = spawn_start_code;
     p->beam_cp = normal_exit_code;
+    /* Without a parent it is the main process: ending abnormally, by an
+     * exception or an exit signal, it ends the program as escript does. */
+    if (!parent)
+        p->crash_status = BEAM_UNCAUGHT_STATUS;
     if (min_heap_words > p->heap.min_words)
         p->heap.min_words = min_heap_words; /* from its first collection */
     return sched_start_process_tied(s, parent, p, ties);
