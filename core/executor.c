@@ -333,6 +333,8 @@ static void unblock_senders_locked(struct sched *s, struct worker *w, struct pro
         /* An ending target needs no hold, and its context must not be
          * touched once it is reclaimed. */
         sender->holding = ending ? NULL : p;
+        if (ending)
+            p->holds--; /* the hold it took when it blocked */
         if (proc_state(sender) == PROC_BLOCKED) {
             pthread_mutex_lock(&s->rq_lock);
             sched_enqueue_locked(s, w->id, sender, ENQUEUE_UNBLOCKED);
