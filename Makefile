@@ -17,14 +17,19 @@ CC      := gcc
 PKGS    := ck hwloc papi cunit zlib gmp
 # Recursive (=) so pkg-config runs only after the deps target installed them.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS))
+# libsde (shipped with libpapi-dev, no pkg-config entry): clause's counters as PAPI software-defined events.
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS)) -lsde
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 BASE    := -std=c11 -D_GNU_SOURCE -g $(WARN)
 CFLAGS_rel  := -O2
 CFLAGS_asan := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 CFLAGS_tsan := -O1 -fsanitize=thread -fno-omit-frame-pointer -DCK_USE_CC_BUILTINS=1
+# The release build without the profiling instrumentation: what --profile's
+# hooks cost is measured against it (experiments/bench_profile_cost.sh).
+CFLAGS_noprof := -O2 -DCLAUSE_NO_PROFILE
 LDFLAGS_rel  :=
+LDFLAGS_noprof :=
 LDFLAGS_asan := -fsanitize=address,undefined
 LDFLAGS_tsan := -fsanitize=thread
 
@@ -34,13 +39,22 @@ CLI_SRC   := core/main.c $(WORKLOAD_SRC)
 # The tests run the native workloads too: their results are checked.
 TEST_SRC  := $(wildcard tests/unit/*.c) $(WORKLOAD_SRC)
 DEMO_SRC  := experiments/term_tour.c
-MODES     := rel asan tsan
+MODES     := rel asan tsan noprof
 
 export ASAN_OPTIONS  := halt_on_error=1:detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS := halt_on_error=1:print_stacktrace=1
 export TSAN_OPTIONS  := halt_on_error=1:second_deadlock_stack=1
 
-.PHONY: all install deps deps-fuzz run test test-rel test-asan golden-rel golden-asan golden-stress tsan bench fuzz fuzz-build format format-check clean
+# The build's git description, for --profile and --version; rewritten only
+# when it changes, so that it rebuilds main.c only then.
+GIT_DESCRIBE := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+build/version.h: FORCE
+	@mkdir -p build
+	@echo '#define CLAUSE_GIT_DESCRIBE "$(GIT_DESCRIBE)"' > $@.tmp
+	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
+$(MODES:%=build/%/core/main.o): build/version.h
+
+.PHONY: FORCE all install deps deps-fuzz run test test-rel test-asan golden-rel golden-asan golden-stress tsan bench fuzz fuzz-build format format-check clean
 .DEFAULT_GOAL := all
 
 PREFIX ?= /usr/local

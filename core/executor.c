@@ -26,6 +26,7 @@
 #include "message.h"
 #include "proc_table.h"
 #include "sched_internal.h"
+#include "sched_profile.h"
 
 #include <ck_epoch.h>
 #include <malloc.h>
@@ -277,6 +278,8 @@ void sched_enqueue_locked(struct sched *s, worker_id self, struct process *p, en
         return;
     }
     atomic_store_explicit(&p->state, PROC_RUNNABLE, memory_order_release);
+    if (PROFILING(s->profile))
+        p->queued_ns = sched_clock_ns();
     worker_id target = s->policy->enqueue(s, self, p, why);
     wake_worker_locked(s, self, target);
 }
@@ -396,8 +399,11 @@ term sched_start_process(struct sched *s, struct process *parent, struct process
     pthread_mutex_lock(&s->rq_lock);
     sched_enqueue_locked(s, parent ? home : NOT_A_WORKER, p, ENQUEUE_SPAWN);
     pthread_mutex_unlock(&s->rq_lock);
-    if (parent)
+    if (parent) {
         s->metrics[home].spawned++;
+        if (PROFILING(s->profile) && proc_table_count(&s->table) > s->metrics[home].peak_live)
+            s->metrics[home].peak_live = proc_table_count(&s->table);
+    }
     return pid;
 }
 
@@ -496,6 +502,9 @@ static void arm_receive_timeout_locked(struct sched *s, struct process *p, uint6
 static void fire_timeout_locked(struct timer_node *node, void *ctx)
 {
     struct sched *s = ctx;
+    if (PROFILING(s->profile))
+        histogram_record(&s->profile->timer_late,
+                         s->profile->timer_now_ns - s->start_ns - timer_tick_start_ns(timer_node_tick(node)));
     if (node->kind == TIMER_KIND_BIF) {
         bif_timer_fire_locked(s, node);
         return;
@@ -514,7 +523,10 @@ static void fire_timeout_locked(struct timer_node *node, void *ctx)
 static void fire_due_timeouts_locked(struct sched *s)
 {
     s->timer_wakes++;
-    uint64_t now_tick = timer_tick_from_clock_ns(sched_clock_ns() - s->start_ns);
+    uint64_t now = sched_clock_ns();
+    if (PROFILING(s->profile))
+        s->profile->timer_now_ns = now;
+    uint64_t now_tick = timer_tick_from_clock_ns(now - s->start_ns);
     timer_wheel_advance(&s->wheel, now_tick, fire_timeout_locked, s);
 }
 
@@ -528,15 +540,20 @@ static void *timer_thread(void *arg)
     pthread_mutex_lock(&s->exec_lock);
     while (!s->timer_stop) {
         uint64_t next = timer_wheel_next_wake(&s->wheel);
+        bool deadline = false;
         if (next == UINT64_MAX) {
             pthread_cond_wait(&s->timer_cond, &s->exec_lock);
         } else {
             uint64_t at = s->start_ns + timer_tick_start_ns(next);
             struct timespec ts = {(time_t)(at / 1000000000u), (long)(at % 1000000000u)};
-            pthread_cond_timedwait(&s->timer_cond, &s->exec_lock, &ts);
+            deadline = pthread_cond_timedwait(&s->timer_cond, &s->exec_lock, &ts) != 0;
         }
         if (s->timer_stop)
             break;
+        if (PROFILING(s->profile)) {
+            s->profile->timer_thread_wakes++;
+            s->profile->timer_thread_deadline_wakes += deadline;
+        }
         fire_due_timeouts_locked(s);
     }
     pthread_mutex_unlock(&s->exec_lock);
@@ -614,6 +631,7 @@ static void settle_locked(struct sched *s, struct worker *w, struct process *p, 
         unblock_senders_locked(s, w, p, why == BODY_EXIT);
     switch (why) {
     case BODY_EXIT: {
+        METRIC(metrics_count_exit(&s->metrics[w->id], p->exit_reason));
         names_release_locked(s, p);   /* its name goes first, as on OTP */
         sched_release_hold_locked(p); /* it will not repeat its builtin */
         proc_table_erase(&s->table, pid_number(p->pid));
@@ -688,6 +706,9 @@ static void worker_loop(struct worker *w)
     /* Busy time is the loop's time less its sleeps: reading the clock at
      * every slice would cost more than a short slice itself. */
     uint64_t loop_started = sched_clock_ns();
+    struct worker_latencies *lat = PROFILING(s->profile) ? &s->profile->workers[w->id] : NULL;
+    if (lat)
+        sched_profile_worker_begin(s, w->id);
     ck_epoch_begin(&w->epoch_record, NULL);
     for (;;) {
         pthread_mutex_lock(&s->exec_lock);
@@ -711,6 +732,7 @@ static void worker_loop(struct worker *w)
             s->sleeping_count++;
             m->sleeps++;
             uint64_t slept = sched_clock_ns();
+            bool deadline = false;
             while (w->sleeping) {
                 if (deadline_tick == UINT64_MAX) {
                     pthread_cond_wait(&w->wake, &s->rq_lock);
@@ -722,9 +744,11 @@ static void worker_loop(struct worker *w)
                 if (pthread_cond_timedwait(&w->wake, &s->rq_lock, &ts) != 0 && w->sleeping) {
                     w->sleeping = false;
                     s->sleeping_count--;
+                    deadline = true;
                 }
             }
             m->idle_ns += sched_clock_ns() - slept;
+            METRIC(m->wakeups_received += !deadline && !s->stopping);
             pthread_mutex_unlock(&s->rq_lock);
             ck_epoch_begin(&w->epoch_record, NULL);
             pthread_mutex_lock(&s->exec_lock);
@@ -738,6 +762,22 @@ static void worker_loop(struct worker *w)
             break;
         }
         atomic_store_explicit(&next->state, PROC_RUNNING, memory_order_release);
+        if (next->slices == 0) {
+            METRIC(m->first_runs++);
+        } else if (next->last_worker != w->id) {
+            METRIC(m->migrations_in++);
+            METRIC(s->metrics[next->last_worker].migrations_out++); /* under the run-queue lock */
+        }
+        uint64_t slice_start = 0;
+        if (lat) {
+            slice_start = sched_clock_ns();
+            histogram_record(&lat->queue_wait, slice_start - next->queued_ns);
+            uint64_t queued = s->policy->queue_length ? s->policy->queue_length(s, w->id) : 0;
+            m->queue_samples++;
+            m->queue_len_sum += queued;
+            if (queued > m->queue_len_max)
+                m->queue_len_max = queued;
+        }
         next->last_worker = w->id;
         pthread_mutex_unlock(&s->rq_lock);
         pthread_mutex_unlock(&s->exec_lock);
@@ -755,6 +795,8 @@ static void worker_loop(struct worker *w)
         current = next;
         current->reds_left = CONTEXT_REDS;
         why = current->body->resume(current);
+        if (lat)
+            m->run_ns += sched_clock_ns() - slice_start;
         int32_t spent = CONTEXT_REDS - (current->reds_left > 0 ? current->reds_left : 0);
         current->reductions += (uint64_t)spent;
         current->slices++;
@@ -764,6 +806,8 @@ static void worker_loop(struct worker *w)
     ck_epoch_end(&w->epoch_record, NULL);
     free_released(w);
     m->busy_ns = sched_clock_ns() - loop_started - m->idle_ns;
+    if (lat)
+        sched_profile_worker_end(s, w->id);
 }
 
 static void *worker_thread(void *arg)
@@ -864,6 +908,7 @@ void sched_destroy(struct sched *s)
     pthread_mutex_destroy(&s->rq_lock);
     pthread_cond_destroy(&s->timer_cond);
     free(s->workers);
+    sched_profile_free(s);
     free(s->metrics);
     free(s->policy_blocks);
     free(s->policy_shared);
