@@ -54,7 +54,7 @@ build/version.h: FORCE
 	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 $(MODES:%=build/%/core/main.o): build/version.h
 
-.PHONY: FORCE all install deps deps-fuzz run test test-rel test-asan golden-rel golden-asan golden-stress tsan bench fuzz fuzz-build format format-check clean
+.PHONY: FORCE all install deps deps-fuzz run test test-rel test-asan golden-rel golden-asan golden-stress profile-check tsan bench fuzz fuzz-build format format-check clean
 .DEFAULT_GOAL := all
 
 PREFIX ?= /usr/local
@@ -105,7 +105,7 @@ bench: build/rel/clause
 	experiments/bench_compute.sh
 	experiments/bench_native.sh
 
-test: test-rel test-asan golden-rel golden-asan golden-stress
+test: test-rel test-asan golden-rel golden-asan golden-stress profile-check
 
 test-rel: build/rel/unit-tests
 	build/rel/unit-tests
@@ -125,6 +125,11 @@ golden-asan: build/asan/clause
 # kept across one without being a root shows as a wrong answer or a crash.
 golden-stress: build/asan/clause
 	CLAUSE_GC_STRESS=1 tests/golden/run.sh build/asan/clause quick
+
+# --profile's JSON against metrics/profile.schema.json, and its counters
+# against programs whose counts are known.
+profile-check: build/rel/clause
+	tests/profile/check.py build/rel/clause
 
 tsan: build/tsan/unit-tests
 	build/tsan/unit-tests --concurrent
