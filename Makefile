@@ -43,6 +43,7 @@ MODES     := rel asan tsan noprof
 
 export ASAN_OPTIONS  := halt_on_error=1:detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS := halt_on_error=1:print_stacktrace=1
+export LSAN_OPTIONS  := suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
 export TSAN_OPTIONS  := halt_on_error=1:second_deadlock_stack=1
 
 # The build's git description, for --profile and --version; rewritten only

@@ -279,7 +279,7 @@ void sched_enqueue_locked(struct sched *s, worker_id self, struct process *p, en
     }
     atomic_store_explicit(&p->state, PROC_RUNNABLE, memory_order_release);
     if (PROFILING(s->profile))
-        p->queued_ns = sched_clock_ns();
+        p->queued_at = profile_stamp();
     worker_id target = s->policy->enqueue(s, self, p, why);
     wake_worker_locked(s, self, target);
 }
@@ -770,8 +770,8 @@ static void worker_loop(struct worker *w)
         }
         uint64_t slice_start = 0;
         if (lat) {
-            slice_start = sched_clock_ns();
-            histogram_record(&lat->queue_wait, slice_start - next->queued_ns);
+            slice_start = profile_stamp();
+            histogram_record(&lat->queue_wait, slice_start - next->queued_at);
             uint64_t queued = s->policy->queue_length ? s->policy->queue_length(s, w->id) : 0;
             m->queue_samples++;
             m->queue_len_sum += queued;
@@ -796,7 +796,7 @@ static void worker_loop(struct worker *w)
         current->reds_left = CONTEXT_REDS;
         why = current->body->resume(current);
         if (lat)
-            m->run_ns += sched_clock_ns() - slice_start;
+            m->run_ticks += profile_stamp() - slice_start;
         int32_t spent = CONTEXT_REDS - (current->reds_left > 0 ? current->reds_left : 0);
         current->reductions += (uint64_t)spent;
         current->slices++;

@@ -199,6 +199,12 @@ int main(int argc, char **argv)
         printf("clause %s (runs .beam files of Erlang/OTP 25)\n", CLAUSE_VERSION);
         return 0;
     }
+#ifdef CLAUSE_NO_PROFILE
+    if (profiling(&options)) {
+        fputs("clause: --profile: this build has no profiling instrumentation (CLAUSE_NO_PROFILE)\n", stderr);
+        return EXIT_USAGE;
+    }
+#endif
     if (options.list_policies) {
         for (const struct policy_ops *const *p = policy_all(); *p; p++)
             printf("%-12s %s\n", (*p)->name, (*p)->summary);

@@ -30,7 +30,7 @@ struct arrival {
     term payload;
     term *mso; /* ProcBins inside words[] */
     size_t size;
-    uint64_t sent_ns; /* when it was sent (--profile), else 0 */
+    uint64_t sent_at; /* when it was sent (profile_stamp, --profile), else 0 */
     term words[];
 };
 
@@ -74,7 +74,7 @@ static struct arrival *arrival_new(term msg, size_t size)
     term *hp = a->words;
     a->mso = NULL;
     a->size = size;
-    a->sent_ns = 0;
+    a->sent_at = 0;
     a->payload = copy_term(msg, size, &hp, &a->mso, NULL);
     return a;
 }
@@ -96,13 +96,13 @@ static void free_arrivals(struct arrival *a)
 
 /* Copies msg (size words) into p's heap and inbox. p is not running, or is
  * the caller. False when the heap or the host refuses. */
-static bool deliver_copy(struct process *p, term msg, size_t size, uint64_t sent_ns)
+static bool deliver_copy(struct process *p, term msg, size_t size, uint64_t sent_at)
 {
     term *hp = heap_alloc(&p->heap, size);
     if (!hp && size)
         return false;
     term copy = copy_term(msg, size, &hp, &p->heap.mso, &p->heap.off_heap_bytes);
-    return mailbox_deliver_sent_at(&p->mailbox, copy, sent_ns);
+    return mailbox_deliver_sent_at(&p->mailbox, copy, sent_at);
 }
 
 /* The sender's counters (it runs on its last worker). */
@@ -137,7 +137,7 @@ static bool take_arrivals(struct process *p, size_t limit)
     for (size_t n = 0; n < limit && p->arrivals_taken; n++) {
         struct arrival *a = p->arrivals_taken;
         p->arrivals_taken = a->next;
-        delivered = delivered && deliver_copy(p, a->payload, a->size, a->sent_ns);
+        delivered = delivered && deliver_copy(p, a->payload, a->size, a->sent_at);
         arrival_free(a);
     }
     if (!delivered) {
@@ -159,14 +159,14 @@ void message_release_arrivals(struct process *p) { message_close_arrivals(p); }
 /* The lock-free send to p, which was running when looked up: push, then
  * read its state again. *failure is set when memory ran out. */
 static void send_to_running(struct sched *s, struct process *self, struct process *p, term msg, size_t size,
-                            uint64_t sent_ns, const char **failure)
+                            uint64_t sent_at, const char **failure)
 {
     struct arrival *a = arrival_new(msg, size);
     if (!a) {
         *failure = "out of memory for a message";
         return;
     }
-    a->sent_ns = sent_ns;
+    a->sent_at = sent_at;
     if (!arrivals_push(p, a)) {
         arrival_free(a); /* it ended: the message is dropped, as OTP drops it */
         METRIC(sender_metrics(self)->sends_dropped++);
@@ -188,9 +188,9 @@ static void send_to_running(struct sched *s, struct process *self, struct proces
  * held): its own arrivals first, so that each sender's messages keep their
  * order, then this one; a waiting p is woken. False when p's heap refused. */
 static bool deliver_to_idle_locked(struct sched *s, worker_id waker, enum enqueue_reason why, struct process *p,
-                                   term msg, size_t size, uint64_t sent_ns)
+                                   term msg, size_t size, uint64_t sent_at)
 {
-    if (!take_arrivals(p, SIZE_MAX) || !deliver_copy(p, msg, size, sent_ns))
+    if (!take_arrivals(p, SIZE_MAX) || !deliver_copy(p, msg, size, sent_at))
         return false;
     if (proc_state(p) == PROC_WAITING)
         sched_wake_waiting_locked(s, waker, p, why);
@@ -200,7 +200,7 @@ static bool deliver_to_idle_locked(struct sched *s, worker_id waker, enum enqueu
 /* A send to p under the executor mutex: p may be running (push), waiting
  * or queued (copy into its heap after its arrivals), or ended (drop). */
 static void send_locked(struct sched *s, struct process *self, struct process *p, term msg, size_t size,
-                        uint64_t sent_ns, const char **failure)
+                        uint64_t sent_at, const char **failure)
 {
     struct worker_metrics *m = sender_metrics(self);
     enum proc_state state = proc_state(p);
@@ -214,7 +214,7 @@ static void send_locked(struct sched *s, struct process *self, struct process *p
             *failure = "out of memory for a message";
             return;
         }
-        a->sent_ns = sent_ns;
+        a->sent_at = sent_at;
         if (!arrivals_push(p, a)) {
             arrival_free(a);
             METRIC(m->sends_dropped++);
@@ -226,18 +226,18 @@ static void send_locked(struct sched *s, struct process *self, struct process *p
     }
     METRIC(m->sends_direct++);
     METRIC(m->words_copied += size);
-    if (!deliver_to_idle_locked(s, self->last_worker, ENQUEUE_WAKE_BY_PROCESS, p, msg, size, sent_ns))
+    if (!deliver_to_idle_locked(s, self->last_worker, ENQUEUE_WAKE_BY_PROCESS, p, msg, size, sent_at))
         *failure = p->heap.failure == HEAP_FAIL_CAP ? "a receiver's heap cap refused a message"
                                                     : "out of memory for a message";
 }
 
 enum send_result sched_send(struct process *self, term to, term msg)
 {
-    uint64_t sent_ns = PROFILING(self->sched->profile) ? sched_clock_ns() : 0;
+    uint64_t sent_at = PROFILING(self->sched->profile) ? profile_stamp() : 0;
     if (to == self->pid) {
         /* The message is on this heap already: deliver the term itself. */
         METRIC(sender_metrics(self)->sends_self++);
-        if (mailbox_deliver_sent_at(&self->mailbox, msg, sent_ns))
+        if (mailbox_deliver_sent_at(&self->mailbox, msg, sent_at))
             return SEND_OK;
         sched_runtime_failure(self, "out of memory for a message");
         return SEND_FAILED;
@@ -257,7 +257,7 @@ enum send_result sched_send(struct process *self, term to, term msg)
         s->lookups_skipped++;
         struct process *p = proc_table_lookup(&s->table, pid_number(to));
         if (p) {
-            send_locked(s, self, p, msg, size, sent_ns, &failure);
+            send_locked(s, self, p, msg, size, sent_at, &failure);
             if (proc_state(p) == PROC_RUNNING)
                 self->last_receiver_not_running = NIL;
         } else {
@@ -282,7 +282,7 @@ enum send_result sched_send(struct process *self, term to, term msg)
             result = SEND_BLOCKED;
         } else {
             if (p)
-                send_locked(s, self, p, msg, size, sent_ns, &failure);
+                send_locked(s, self, p, msg, size, sent_at, &failure);
             else
                 METRIC(sender_metrics(self)->sends_dropped++);
             sched_release_hold_locked(self); /* the repeated send is done */
@@ -298,10 +298,10 @@ enum send_result sched_send(struct process *self, term to, term msg)
     }
     if (p) {
         if (atomic_load_explicit(&p->state, memory_order_seq_cst) == PROC_RUNNING) {
-            send_to_running(s, self, p, msg, size, sent_ns, &failure);
+            send_to_running(s, self, p, msg, size, sent_at, &failure);
         } else {
             pthread_mutex_lock(&s->exec_lock);
-            send_locked(s, self, p, msg, size, sent_ns, &failure);
+            send_locked(s, self, p, msg, size, sent_at, &failure);
             if (proc_state(p) != PROC_RUNNING)
                 self->last_receiver_not_running = to;
             pthread_mutex_unlock(&s->exec_lock);
@@ -332,7 +332,7 @@ bool message_buffer_deliver_locked(struct sched *s, struct process *p, struct ar
         return true;
     bool delivered = state == PROC_RUNNING || state == PROC_EXITED ||
                      deliver_to_idle_locked(s, NOT_A_WORKER, ENQUEUE_WAKE_BY_RUNTIME, p, buffer->payload, buffer->size,
-                                            buffer->sent_ns);
+                                            buffer->sent_at);
     arrival_free(buffer);
     return delivered;
 }
@@ -358,9 +358,9 @@ term proc_receive_take(struct process *self)
     self->receive_deadline = 0;
     struct sched *s = self->sched;
     METRIC(s->metrics[self->last_worker].receives++);
-    if (PROFILING(s->profile) && mailbox_peeked_sent_ns(&self->mailbox))
+    if (PROFILING(s->profile) && mailbox_peeked_sent_at(&self->mailbox))
         histogram_record(&s->profile->workers[self->last_worker].delivery,
-                         sched_clock_ns() - mailbox_peeked_sent_ns(&self->mailbox));
+                         profile_stamp() - mailbox_peeked_sent_at(&self->mailbox));
     return mailbox_take(&self->mailbox);
 }
 

@@ -26,6 +26,8 @@ bool sched_profile_start(struct sched *s, const char *events)
         histogram_init(&sp->workers[w].delivery);
     }
     histogram_init(&sp->timer_late);
+    sp->start_ns = sched_clock_ns();
+    sp->start_stamp = profile_stamp();
     if (!events || *events) {
         hw_counters_publish_sde(s->metrics, s->worker_count, &s->wheel.stats.timers_fired);
         sp->hw = hw_counters_create(events, s->worker_count);
@@ -58,6 +60,7 @@ void sched_profile_free(struct sched *s)
     if (!sp)
         return;
     hw_counters_destroy(sp->hw);
+    free(sp->report);
     free(sp->workers);
     free(sp);
     s->profile = NULL;
@@ -83,6 +86,14 @@ static double live_reductions_fairness(struct sched *s, uint64_t *live)
     return index;
 }
 
+/* Nanoseconds per profile_stamp tick over the run so far. */
+static double ns_per_tick(const struct sched_profile *sp)
+{
+    uint64_t ticks = profile_stamp() - sp->start_stamp;
+    uint64_t ns = sched_clock_ns() - sp->start_ns;
+    return ticks ? (double)ns / (double)ticks : 1.0;
+}
+
 void sched_profile_collect(struct sched *s, struct profile *out)
 {
     struct sched_profile *sp = s->profile;
@@ -92,14 +103,24 @@ void sched_profile_collect(struct sched *s, struct profile *out)
     histogram_init(&out->queue_wait);
     histogram_init(&out->delivery);
     histogram_init(&out->timer_late);
+    double scale = sp ? ns_per_tick(sp) : 1.0;
+    if (sp && !sp->report)
+        sp->report = malloc(sizeof *sp->report * s->worker_count);
+    if (sp && sp->report) {
+        for (unsigned w = 0; w < s->worker_count; w++) {
+            sp->report[w] = s->metrics[w];
+            sp->report[w].run_ns = (uint64_t)((double)s->metrics[w].run_ticks * scale);
+        }
+        out->worker = sp->report;
+    }
     double *busy = malloc(s->worker_count * sizeof *busy);
     for (unsigned w = 0; w < s->worker_count; w++) {
-        metrics_add(&out->total, &s->metrics[w]);
+        metrics_add(&out->total, &out->worker[w]);
         if (busy)
-            busy[w] = (double)s->metrics[w].run_ns;
+            busy[w] = (double)out->worker[w].run_ns;
         if (sp) {
-            histogram_merge(&out->queue_wait, &sp->workers[w].queue_wait);
-            histogram_merge(&out->delivery, &sp->workers[w].delivery);
+            histogram_add_scaled(&out->queue_wait, &sp->workers[w].queue_wait, scale);
+            histogram_add_scaled(&out->delivery, &sp->workers[w].delivery, scale);
         }
     }
     out->jain_busy = busy ? metrics_jain_index(busy, s->worker_count) : 0.0;

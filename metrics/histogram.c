@@ -74,3 +74,29 @@ uint64_t histogram_percentile(const struct histogram *h, double p)
 }
 
 double histogram_mean(const struct histogram *h) { return h->count ? (double)h->sum / (double)h->count : 0.0; }
+
+static uint64_t scale(uint64_t v, double factor)
+{
+    double x = (double)v * factor;
+    return x >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)x;
+}
+
+void histogram_add_scaled(struct histogram *dst, const struct histogram *src, double factor)
+{
+    if (!src->count)
+        return;
+    for (unsigned i = 0; i < HIST_BUCKETS; i++) {
+        if (!src->buckets[i])
+            continue;
+        uint64_t high = histogram_bucket_high(i);
+        uint64_t low = i < HIST_SUB_COUNT ? high : histogram_bucket_high(i - 1) + 1;
+        dst->buckets[histogram_bucket(scale(low + (high - low) / 2, factor))] += src->buckets[i];
+    }
+    uint64_t sum = scale(src->sum, factor);
+    dst->count += src->count;
+    dst->sum = dst->sum + sum < dst->sum ? UINT64_MAX : dst->sum + sum;
+    if (scale(src->min, factor) < dst->min)
+        dst->min = scale(src->min, factor);
+    if (scale(src->max, factor) > dst->max)
+        dst->max = scale(src->max, factor);
+}

@@ -35,6 +35,10 @@ void histogram_merge(struct histogram *a, const struct histogram *b);
  * maximum recorded. 0 for an empty histogram. */
 uint64_t histogram_percentile(const struct histogram *h, double p);
 double histogram_mean(const struct histogram *h);
+/* Adds src's values, each multiplied by factor (> 0), to dst: a bucket's
+ * values count as its middle value times factor (units changed at the end
+ * of a run, ticks to nanoseconds); count, sum, min and max scale exactly. */
+void histogram_add_scaled(struct histogram *dst, const struct histogram *src, double factor);
 
 /* The bucket of value, and the highest value that bucket holds. */
 unsigned histogram_bucket(uint64_t value);

@@ -272,11 +272,12 @@ static long long read_sde(void *param)
     return (long long)sum;
 }
 
-void hw_counters_publish_sde(const struct worker_metrics *metrics, unsigned workers, const uint64_t *timer_fires)
+/* libsde keeps the names and descriptions for the process's life (and
+ * leaks the old ones when registered again): once per process. */
+static pthread_once_t sde_once = PTHREAD_ONCE_INIT;
+
+static void register_sde(void)
 {
-    sde_metrics = metrics;
-    sde_workers = workers;
-    sde_timer_fires = timer_fires;
     papi_handle_t handle = papi_sde_init("clause");
     if (!handle)
         return;
@@ -285,4 +286,12 @@ void hw_counters_publish_sde(const struct worker_metrics *metrics, unsigned work
                                      read_sde, (void *)&sde_sources[i]);
         papi_sde_describe_counter(handle, sde_sources[i].name, sde_sources[i].description);
     }
+}
+
+void hw_counters_publish_sde(const struct worker_metrics *metrics, unsigned workers, const uint64_t *timer_fires)
+{
+    sde_metrics = metrics;
+    sde_workers = workers;
+    sde_timer_fires = timer_fires;
+    pthread_once(&sde_once, register_sde);
 }

@@ -33,6 +33,7 @@ void metrics_add(struct worker_metrics *total, const struct worker_metrics *a)
     total->exits_shutdown += a->exits_shutdown;
     total->exits_killed += a->exits_killed;
     total->exits_other += a->exits_other;
+    total->run_ticks += a->run_ticks;
     total->run_ns += a->run_ns;
     total->queue_samples += a->queue_samples;
     total->queue_len_sum += a->queue_len_sum;

@@ -23,6 +23,10 @@
 #include "histogram.h"
 
 #include <stdint.h>
+#include <time.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
 
 #ifdef CLAUSE_NO_PROFILE
 #define PROFILING(profile) 0
@@ -35,6 +39,22 @@
 #define PROFILING(profile) __builtin_expect((profile) != NULL, 0)
 #define METRIC(expr) ((void)(expr))
 #endif
+
+/* The clock of the per-event measurements (queue waits, deliveries, time
+ * in slices): the time-stamp counter where there is one, at a third of
+ * clock_gettime's cost, in ticks that sched_profile_collect converts to
+ * nanoseconds against the monotonic clock over the whole run; elsewhere
+ * the monotonic clock itself. Never 0 (0 marks "not measured"). */
+static inline uint64_t profile_stamp(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    return __rdtsc() | 1;
+#else
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) | 1;
+#endif
+}
 
 struct worker_metrics {
     uint64_t slices;         /* time slices run */
@@ -63,7 +83,8 @@ struct worker_metrics {
     uint64_t exits_normal, exits_shutdown, exits_killed, exits_other;
 
     /* --profile only */
-    uint64_t run_ns;        /* time inside slices */
+    uint64_t run_ticks;     /* time inside slices, in profile_stamp ticks */
+    uint64_t run_ns;        /* the same in nanoseconds (filled by sched_profile_collect) */
     uint64_t queue_samples; /* run-queue length samples, one per slice */
     uint64_t queue_len_sum; /* their sum (the length excludes the process picked) */
     uint64_t queue_len_max; /* their maximum */
@@ -72,8 +93,8 @@ struct worker_metrics {
 
 /* Latencies one worker recorded (--profile). */
 struct worker_latencies {
-    struct histogram queue_wait; /* queued to running, ns */
-    struct histogram delivery;   /* sent to taken by a receive, ns (recorded by the receiver's worker) */
+    struct histogram queue_wait; /* queued to running, profile_stamp ticks */
+    struct histogram delivery;   /* sent to taken by a receive, ticks (recorded by the receiver's worker) */
 } __attribute__((aligned(64)));
 
 struct hw_counters;
@@ -87,6 +108,8 @@ struct sched_profile {
     uint64_t timer_thread_wakes;
     uint64_t timer_thread_deadline_wakes; /* of those, the ones whose timed wait expired */
     struct hw_counters *hw;               /* NULL: no hardware counters asked for */
+    uint64_t start_stamp, start_ns;       /* the two clocks read together at the start */
+    struct worker_metrics *report;        /* the counters with times in ns (sched_profile_collect) */
 };
 
 /* Adds a's counters to total (maxima are maxima). */
