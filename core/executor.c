@@ -19,6 +19,7 @@
  */
 #include "executor.h"
 #include "names.h"
+#include "sched_profile.h"
 
 #include "../metrics/metrics.h"
 #include "atom.h"
@@ -26,7 +27,6 @@
 #include "message.h"
 #include "proc_table.h"
 #include "sched_internal.h"
-#include "sched_profile.h"
 
 #include <ck_epoch.h>
 #include <malloc.h>
@@ -278,8 +278,12 @@ void sched_enqueue_locked(struct sched *s, worker_id self, struct process *p, en
         return;
     }
     atomic_store_explicit(&p->state, PROC_RUNNABLE, memory_order_release);
-    if (PROFILING(s->profile))
+    if (PROFILING(s->profile)) {
         p->queued_at = profile_stamp();
+        /* A spawn by a process counts on its worker, the caller's thread. */
+        if (why == ENQUEUE_SPAWN && self != NOT_A_WORKER && proc_table_count(&s->table) > s->metrics[self].peak_live)
+            s->metrics[self].peak_live = proc_table_count(&s->table);
+    }
     worker_id target = s->policy->enqueue(s, self, p, why);
     wake_worker_locked(s, self, target);
 }
@@ -399,11 +403,8 @@ term sched_start_process(struct sched *s, struct process *parent, struct process
     pthread_mutex_lock(&s->rq_lock);
     sched_enqueue_locked(s, parent ? home : NOT_A_WORKER, p, ENQUEUE_SPAWN);
     pthread_mutex_unlock(&s->rq_lock);
-    if (parent) {
+    if (parent)
         s->metrics[home].spawned++;
-        if (PROFILING(s->profile) && proc_table_count(&s->table) > s->metrics[home].peak_live)
-            s->metrics[home].peak_live = proc_table_count(&s->table);
-    }
     return pid;
 }
 

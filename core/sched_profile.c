@@ -59,6 +59,8 @@ void sched_profile_free(struct sched *s)
     struct sched_profile *sp = s->profile;
     if (!sp)
         return;
+    if (sp->hw)
+        hw_counters_publish_sde(NULL, 0, NULL); /* the SDEs read 0 from now on, not freed counters */
     hw_counters_destroy(sp->hw);
     free(sp->report);
     free(sp->workers);

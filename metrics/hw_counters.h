@@ -60,7 +60,8 @@ long long hw_counters_value(const struct hw_counters *hc, unsigned w, unsigned e
 
 /* Publishes slices, steals, migrations, wakeups, sends and timer fires as
  * the SDEs sde:::clause::NAME, read from the given per-worker counters and
- * the timer count. Call before hw_counters_create so that PAPI sees them. */
+ * the timer count (NULL, 0, NULL: they read 0). Call before
+ * hw_counters_create so that PAPI sees them. */
 void hw_counters_publish_sde(const struct worker_metrics *metrics, unsigned workers, const uint64_t *timer_fires);
 
 #endif
