@@ -604,6 +604,8 @@ static void release_process(struct worker *w, struct process *p)
     if (p->stack != p->stack_inline)
         free(p->stack);
     if (w) {
+        /* It ended on w (settle_locked): its reason is still on its heap. */
+        METRIC(metrics_count_exit(&w->sched->metrics[w->id], p->exit_reason));
         if (!heap_recycle(&p->heap))
             p->heap.start = NULL; /* destroyed: no block to keep */
         ck_epoch_call(&w->epoch_record, &p->reclaim, reclaim_context);
@@ -632,7 +634,6 @@ static void settle_locked(struct sched *s, struct worker *w, struct process *p, 
         unblock_senders_locked(s, w, p, why == BODY_EXIT);
     switch (why) {
     case BODY_EXIT: {
-        METRIC(metrics_count_exit(&s->metrics[w->id], p->exit_reason));
         names_release_locked(s, p);   /* its name goes first, as on OTP */
         sched_release_hold_locked(p); /* it will not repeat its builtin */
         proc_table_erase(&s->table, pid_number(p->pid));
