@@ -98,6 +98,27 @@ static void drop_set(int *set)
     PAPI_destroy_eventset(set);
 }
 
+/* One line: each of PAPI's reasons once, with the events it applies to. */
+static void summarise_unavailable(struct hw_counters *hc)
+{
+    struct strbuf line = STRBUF_INIT;
+    strbuf_puts(&line, "no usable counters (PAPI:");
+    for (unsigned i = 0; i < hc->event_count; i++) {
+        bool seen = false;
+        for (unsigned k = 0; k < i && !seen; k++)
+            seen = strcmp(hc->events[k].why, hc->events[i].why) == 0;
+        if (seen)
+            continue;
+        strbuf_printf(&line, "%s %s: %s", i ? ";" : "", hc->events[i].why, hc->events[i].name);
+        for (unsigned k = i + 1; k < hc->event_count; k++)
+            if (strcmp(hc->events[k].why, hc->events[i].why) == 0)
+                strbuf_printf(&line, ", %s", hc->events[k].name);
+    }
+    strbuf_putc(&line, ')');
+    snprintf(hc->unavailable, sizeof hc->unavailable, "%s", strbuf_cstr(&line));
+    strbuf_free(&line);
+}
+
 struct hw_counters *hw_counters_create(const char *events, unsigned workers)
 {
     struct hw_counters *hc = calloc(1, sizeof *hc);
@@ -137,14 +158,8 @@ struct hw_counters *hw_counters_create(const char *events, unsigned workers)
         usable += hc->events[i].usable;
         hc->thread_events += hc->events[i].usable && !hc->events[i].process_wide;
     }
-    if (!usable) {
-        int n = snprintf(hc->unavailable, sizeof hc->unavailable, "no usable counters");
-        for (unsigned i = 0; i < hc->event_count && n > 0 && (size_t)n < sizeof hc->unavailable; i++)
-            n += snprintf(hc->unavailable + n, sizeof hc->unavailable - (size_t)n, "%s %s: %s",
-                          i ? ";" : " (PAPI:", hc->events[i].name, hc->events[i].why);
-        if (n > 0 && (size_t)n < sizeof hc->unavailable - 1)
-            strcat(hc->unavailable, ")");
-    }
+    if (!usable)
+        summarise_unavailable(hc);
     return hc;
 }
 

@@ -38,7 +38,7 @@ struct hw_counters {
     long long process_values[HW_MAX_EVENTS];
     bool process_counted;
     int process_set;       /* PAPI event set of the process-wide events, or -1 */
-    char unavailable[256]; /* one line when no event is usable: PAPI's reason */
+    char unavailable[512]; /* one line when no event is usable: PAPI's reasons */
 };
 
 /* Checks `events` (comma-separated PAPI preset or native names; NULL: the
