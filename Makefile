@@ -1,17 +1,19 @@
 # clause — build, test and run.
 #
 #   make run           build and run the demonstration (see README)
-#   make test          unit tests, then the same under ASan+UBSan
+#   make test          unit tests, then the same under ASan+UBSan, the goldens
+#                      and the --profile check
 #   make tsan          concurrent unit tests under ThreadSanitizer
 #   make bench         native scheduling benchmarks against OTP
 #   make format-check  clang-format conformance
 #   make fuzz          the loader under libFuzzer for FUZZ_SECONDS (clang)
 #
-# Three build modes share the sources; each has its own folder under build/:
-#   build/rel   -O2, the default
-#   build/asan  -O1 with AddressSanitizer and UndefinedBehaviorSanitizer
-#   build/tsan  -O1 with ThreadSanitizer
-# and the fuzzer has a fourth, build/fuzz, compiled by clang.
+# Four build modes share the sources; each has its own folder under build/:
+#   build/rel     -O2, the default
+#   build/asan    -O1 with AddressSanitizer and UndefinedBehaviorSanitizer
+#   build/tsan    -O1 with ThreadSanitizer
+#   build/noprof  -O2 without --profile's instrumentation (its cost's baseline)
+# and the fuzzer has a fifth, build/fuzz, compiled by clang.
 
 CC      := gcc
 PKGS    := ck hwloc papi cunit zlib gmp
