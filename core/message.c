@@ -186,15 +186,22 @@ static void send_to_running(struct sched *s, struct process *self, struct proces
 
 /* Copies msg (size words) into p, which is not running (executor mutex
  * held): its own arrivals first, so that each sender's messages keep their
- * order, then this one; a waiting p is woken. False when p's heap refused. */
-static bool deliver_to_idle_locked(struct sched *s, worker_id waker, enum enqueue_reason why, struct process *p,
-                                   term msg, size_t size, uint64_t sent_at)
+ * order, then this one; a waiting p is woken. False when p's heap refused.
+ * sent_at: when a process sent it (--profile), 0 for the runtime's. */
+static bool deliver_sent_to_idle_locked(struct sched *s, worker_id waker, enum enqueue_reason why, struct process *p,
+                                        term msg, size_t size, uint64_t sent_at)
 {
     if (!take_arrivals(p, SIZE_MAX) || !deliver_copy(p, msg, size, sent_at))
         return false;
     if (proc_state(p) == PROC_WAITING)
         sched_wake_waiting_locked(s, waker, p, why);
     return true;
+}
+
+static bool deliver_to_idle_locked(struct sched *s, worker_id waker, enum enqueue_reason why, struct process *p,
+                                   term msg, size_t size)
+{
+    return deliver_sent_to_idle_locked(s, waker, why, p, msg, size, 0);
 }
 
 /* A send to p under the executor mutex: p may be running (push), waiting
@@ -226,7 +233,7 @@ static void send_locked(struct sched *s, struct process *self, struct process *p
     }
     METRIC(m->sends_direct++);
     METRIC(m->words_copied += size);
-    if (!deliver_to_idle_locked(s, self->last_worker, ENQUEUE_WAKE_BY_PROCESS, p, msg, size, sent_at))
+    if (!deliver_sent_to_idle_locked(s, self->last_worker, ENQUEUE_WAKE_BY_PROCESS, p, msg, size, sent_at))
         *failure = p->heap.failure == HEAP_FAIL_CAP ? "a receiver's heap cap refused a message"
                                                     : "out of memory for a message";
 }
@@ -331,8 +338,7 @@ bool message_buffer_deliver_locked(struct sched *s, struct process *p, struct ar
     if (state == PROC_RUNNING && arrivals_push(p, buffer))
         return true;
     bool delivered = state == PROC_RUNNING || state == PROC_EXITED ||
-                     deliver_to_idle_locked(s, NOT_A_WORKER, ENQUEUE_WAKE_BY_RUNTIME, p, buffer->payload, buffer->size,
-                                            buffer->sent_at);
+                     deliver_to_idle_locked(s, NOT_A_WORKER, ENQUEUE_WAKE_BY_RUNTIME, p, buffer->payload, buffer->size);
     arrival_free(buffer);
     return delivered;
 }
