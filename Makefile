@@ -1,30 +1,37 @@
 # clause — build, test and run.
 #
 #   make run           build and run the demonstration (see README)
-#   make test          unit tests, then the same under ASan+UBSan
+#   make test          unit tests, then the same under ASan+UBSan, the goldens
+#                      and the --profile check
 #   make tsan          concurrent unit tests under ThreadSanitizer
 #   make bench         native scheduling benchmarks against OTP
 #   make format-check  clang-format conformance
 #   make fuzz          the loader under libFuzzer for FUZZ_SECONDS (clang)
 #
-# Three build modes share the sources; each has its own folder under build/:
-#   build/rel   -O2, the default
-#   build/asan  -O1 with AddressSanitizer and UndefinedBehaviorSanitizer
-#   build/tsan  -O1 with ThreadSanitizer
-# and the fuzzer has a fourth, build/fuzz, compiled by clang.
+# Four build modes share the sources; each has its own folder under build/:
+#   build/rel     -O2, the default
+#   build/asan    -O1 with AddressSanitizer and UndefinedBehaviorSanitizer
+#   build/tsan    -O1 with ThreadSanitizer
+#   build/noprof  -O2 without --profile's instrumentation (its cost's baseline)
+# and the fuzzer has a fifth, build/fuzz, compiled by clang.
 
 CC      := gcc
 PKGS    := ck hwloc papi cunit zlib gmp
 # Recursive (=) so pkg-config runs only after the deps target installed them.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS))
+# libsde (shipped with libpapi-dev, no pkg-config entry): clause's counters as PAPI software-defined events.
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS)) -lsde
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 BASE    := -std=c11 -D_GNU_SOURCE -g $(WARN)
 CFLAGS_rel  := -O2
 CFLAGS_asan := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 CFLAGS_tsan := -O1 -fsanitize=thread -fno-omit-frame-pointer -DCK_USE_CC_BUILTINS=1
+# The release build without the profiling instrumentation: what --profile's
+# hooks cost is measured against it (experiments/bench_profile_cost.sh).
+CFLAGS_noprof := -O2 -DCLAUSE_NO_PROFILE
 LDFLAGS_rel  :=
+LDFLAGS_noprof :=
 LDFLAGS_asan := -fsanitize=address,undefined
 LDFLAGS_tsan := -fsanitize=thread
 
@@ -34,13 +41,23 @@ CLI_SRC   := core/main.c $(WORKLOAD_SRC)
 # The tests run the native workloads too: their results are checked.
 TEST_SRC  := $(wildcard tests/unit/*.c) $(WORKLOAD_SRC)
 DEMO_SRC  := experiments/term_tour.c
-MODES     := rel asan tsan
+MODES     := rel asan tsan noprof
 
 export ASAN_OPTIONS  := halt_on_error=1:detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS := halt_on_error=1:print_stacktrace=1
+export LSAN_OPTIONS  := suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
 export TSAN_OPTIONS  := halt_on_error=1:second_deadlock_stack=1
 
-.PHONY: all install deps deps-fuzz run test test-rel test-asan golden-rel golden-asan golden-stress tsan bench fuzz fuzz-build format format-check clean
+# The build's git description, for --profile and --version; rewritten only
+# when it changes, so that it rebuilds main.c only then.
+GIT_DESCRIBE := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+build/version.h: FORCE
+	@mkdir -p build
+	@echo '#define CLAUSE_GIT_DESCRIBE "$(GIT_DESCRIBE)"' > $@.tmp
+	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
+$(MODES:%=build/%/core/main.o): build/version.h
+
+.PHONY: FORCE all install deps deps-fuzz run test test-rel test-asan golden-rel golden-asan golden-stress profile-check tsan bench fuzz fuzz-build format format-check clean
 .DEFAULT_GOAL := all
 
 PREFIX ?= /usr/local
@@ -91,7 +108,7 @@ bench: build/rel/clause
 	experiments/bench_compute.sh
 	experiments/bench_native.sh
 
-test: test-rel test-asan golden-rel golden-asan golden-stress
+test: test-rel test-asan golden-rel golden-asan golden-stress profile-check
 
 test-rel: build/rel/unit-tests
 	build/rel/unit-tests
@@ -111,6 +128,11 @@ golden-asan: build/asan/clause
 # kept across one without being a root shows as a wrong answer or a crash.
 golden-stress: build/asan/clause
 	CLAUSE_GC_STRESS=1 tests/golden/run.sh build/asan/clause quick
+
+# --profile's JSON against metrics/profile.schema.json, and its counters
+# against programs whose counts are known.
+profile-check: build/rel/clause
+	tests/profile/check.py build/rel/clause
 
 tsan: build/tsan/unit-tests
 	build/tsan/unit-tests --concurrent

@@ -19,6 +19,7 @@
  */
 #include "executor.h"
 #include "names.h"
+#include "sched_profile.h"
 
 #include "../metrics/metrics.h"
 #include "atom.h"
@@ -278,6 +279,12 @@ void sched_enqueue_locked(struct sched *s, worker_id self, struct process *p, en
         return;
     }
     atomic_store_explicit(&p->state, PROC_RUNNABLE, memory_order_release);
+    if (PROFILING(s->profile)) {
+        p->queued_at = profile_stamp();
+        /* A spawn by a process counts on its worker, the caller's thread. */
+        if (why == ENQUEUE_SPAWN && self != NOT_A_WORKER && proc_table_count(&s->table) > s->metrics[self].peak_live)
+            s->metrics[self].peak_live = proc_table_count(&s->table);
+    }
     worker_id target = s->policy->enqueue(s, self, p, why);
     wake_worker_locked(s, self, target);
 }
@@ -552,6 +559,9 @@ static void arm_receive_timeout_locked(struct sched *s, struct process *p, uint6
 static void fire_timeout_locked(struct timer_node *node, void *ctx)
 {
     struct sched *s = ctx;
+    if (PROFILING(s->profile))
+        histogram_record(&s->profile->timer_late,
+                         s->profile->timer_now_ns - s->start_ns - timer_tick_start_ns(timer_node_tick(node)));
     if (node->kind == TIMER_KIND_BIF) {
         bif_timer_fire_locked(s, node);
         return;
@@ -570,7 +580,10 @@ static void fire_timeout_locked(struct timer_node *node, void *ctx)
 static void fire_due_timeouts_locked(struct sched *s)
 {
     s->timer_wakes++;
-    uint64_t now_tick = timer_tick_from_clock_ns(sched_clock_ns() - s->start_ns);
+    uint64_t now = sched_clock_ns();
+    if (PROFILING(s->profile))
+        s->profile->timer_now_ns = now;
+    uint64_t now_tick = timer_tick_from_clock_ns(now - s->start_ns);
     timer_wheel_advance(&s->wheel, now_tick, fire_timeout_locked, s);
 }
 
@@ -584,15 +597,20 @@ static void *timer_thread(void *arg)
     pthread_mutex_lock(&s->exec_lock);
     while (!s->timer_stop) {
         uint64_t next = timer_wheel_next_wake(&s->wheel);
+        bool deadline = false;
         if (next == UINT64_MAX) {
             pthread_cond_wait(&s->timer_cond, &s->exec_lock);
         } else {
             uint64_t at = s->start_ns + timer_tick_start_ns(next);
             struct timespec ts = {(time_t)(at / 1000000000u), (long)(at % 1000000000u)};
-            pthread_cond_timedwait(&s->timer_cond, &s->exec_lock, &ts);
+            deadline = pthread_cond_timedwait(&s->timer_cond, &s->exec_lock, &ts) != 0;
         }
         if (s->timer_stop)
             break;
+        if (PROFILING(s->profile)) {
+            s->profile->timer_thread_wakes++;
+            s->profile->timer_thread_deadline_wakes += deadline;
+        }
         fire_due_timeouts_locked(s);
     }
     pthread_mutex_unlock(&s->exec_lock);
@@ -653,6 +671,8 @@ static void release_process(struct worker *w, struct process *p)
     if (p->stack != p->stack_inline)
         free(p->stack);
     if (w) {
+        /* It ended on w (settle_locked): its reason is still on its heap. */
+        METRIC(metrics_count_exit(&w->sched->metrics[w->id], p->exit_reason));
         if (!heap_recycle(&p->heap))
             p->heap.start = NULL; /* destroyed: no block to keep */
         ck_epoch_call(&w->epoch_record, &p->reclaim, reclaim_context);
@@ -750,6 +770,9 @@ static void worker_loop(struct worker *w)
     /* Busy time is the loop's time less its sleeps: reading the clock at
      * every slice would cost more than a short slice itself. */
     uint64_t loop_started = sched_clock_ns();
+    struct worker_latencies *lat = PROFILING(s->profile) ? &s->profile->workers[w->id] : NULL;
+    if (lat)
+        sched_profile_worker_begin(s, w->id);
     ck_epoch_begin(&w->epoch_record, NULL);
     for (;;) {
         pthread_mutex_lock(&s->exec_lock);
@@ -773,6 +796,7 @@ static void worker_loop(struct worker *w)
             s->sleeping_count++;
             m->sleeps++;
             uint64_t slept = sched_clock_ns();
+            bool deadline = false;
             while (w->sleeping) {
                 if (deadline_tick == UINT64_MAX) {
                     pthread_cond_wait(&w->wake, &s->rq_lock);
@@ -784,9 +808,11 @@ static void worker_loop(struct worker *w)
                 if (pthread_cond_timedwait(&w->wake, &s->rq_lock, &ts) != 0 && w->sleeping) {
                     w->sleeping = false;
                     s->sleeping_count--;
+                    deadline = true;
                 }
             }
             m->idle_ns += sched_clock_ns() - slept;
+            METRIC(m->wakeups_received += !deadline && !s->stopping);
             pthread_mutex_unlock(&s->rq_lock);
             ck_epoch_begin(&w->epoch_record, NULL);
             pthread_mutex_lock(&s->exec_lock);
@@ -800,6 +826,22 @@ static void worker_loop(struct worker *w)
             break;
         }
         atomic_store_explicit(&next->state, PROC_RUNNING, memory_order_release);
+        if (next->slices == 0) {
+            METRIC(m->first_runs++);
+        } else if (next->last_worker != w->id) {
+            METRIC(m->migrations_in++);
+            METRIC(s->metrics[next->last_worker].migrations_out++); /* under the run-queue lock */
+        }
+        uint64_t slice_start = 0;
+        if (lat) {
+            slice_start = profile_stamp();
+            histogram_record(&lat->queue_wait, slice_start - next->queued_at);
+            uint64_t queued = s->policy->queue_length ? s->policy->queue_length(s, w->id) : 0;
+            m->queue_samples++;
+            m->queue_len_sum += queued;
+            if (queued > m->queue_len_max)
+                m->queue_len_max = queued;
+        }
         next->last_worker = w->id;
         pthread_mutex_unlock(&s->rq_lock);
         pthread_mutex_unlock(&s->exec_lock);
@@ -817,6 +859,8 @@ static void worker_loop(struct worker *w)
         current = next;
         current->reds_left = CONTEXT_REDS;
         why = current->body->resume(current);
+        if (lat)
+            m->run_ticks += profile_stamp() - slice_start;
         int32_t spent = CONTEXT_REDS - (current->reds_left > 0 ? current->reds_left : 0);
         current->reductions += (uint64_t)spent;
         current->slices++;
@@ -826,6 +870,8 @@ static void worker_loop(struct worker *w)
     ck_epoch_end(&w->epoch_record, NULL);
     free_released(w);
     m->busy_ns = sched_clock_ns() - loop_started - m->idle_ns;
+    if (lat)
+        sched_profile_worker_end(s, w->id);
 }
 
 static void *worker_thread(void *arg)
@@ -927,6 +973,7 @@ void sched_destroy(struct sched *s)
     pthread_mutex_destroy(&s->rq_lock);
     pthread_cond_destroy(&s->timer_cond);
     free(s->workers);
+    sched_profile_free(s);
     free(s->metrics);
     free(s->policy_blocks);
     free(s->policy_shared);

@@ -68,13 +68,16 @@ static void recycle_node(struct mailbox *mb, struct message *m)
     }
 }
 
-bool mailbox_deliver(struct mailbox *mb, term payload)
+bool mailbox_deliver(struct mailbox *mb, term payload) { return mailbox_deliver_sent_at(mb, payload, 0); }
+
+bool mailbox_deliver_sent_at(struct mailbox *mb, term payload, uint64_t sent_at)
 {
     struct message *m = new_node(mb);
     if (!m)
         return false;
     m->next = NULL;
     m->payload = payload;
+    m->sent_at = sent_at;
     *mb->inbox_tail = m;
     mb->inbox_tail = &m->next;
     mb->inboxed++;

@@ -33,6 +33,7 @@
 struct message {
     struct message *next;
     term payload;
+    uint64_t sent_at; /* when it was sent (profile_stamp, --profile), else 0 */
 };
 
 struct mailbox {
@@ -54,6 +55,8 @@ void mailbox_destroy(struct mailbox *mb);
 /* Appends a message to the inbox. False when no node can be had (host out
  * of memory); nothing is delivered then. */
 bool mailbox_deliver(struct mailbox *mb, term payload);
+/* The same, remembering when the message was sent (0: not measured). */
+bool mailbox_deliver_sent_at(struct mailbox *mb, term payload, uint64_t sent_at);
 
 /* The next unexamined message, or THE_NON_VALUE when every message has been
  * examined. */
@@ -63,6 +66,8 @@ term mailbox_peek(struct mailbox *mb);
 term mailbox_take(struct mailbox *mb);
 /* Leaves the message the last peek returned and moves past it. */
 void mailbox_skip(struct mailbox *mb);
+/* When the message the last peek returned was sent (0: not measured). */
+static inline uint64_t mailbox_peeked_sent_at(const struct mailbox *mb) { return (*mb->scan)->sent_at; }
 /* The next peek starts at the oldest message (a receive that timed out or
  * raised). */
 void mailbox_restart(struct mailbox *mb);

@@ -3,8 +3,10 @@
  * executor, run the program (a .beam file's main/1, or a native workload),
  * report, and exit with the program's status.
  */
+#include "../build/version.h"
 #include "../experiments/native_workloads.h"
 #include "../metrics/metrics.h"
+#include "../metrics/profile.h"
 #include "atom.h"
 #include "beam/code_server.h"
 #include "beam/interp.h"
@@ -13,6 +15,9 @@
 #include "executor.h"
 #include "heap.h"
 #include "options.h"
+#include "sched_profile.h"
+
+#include <errno.h>
 
 #include <libgen.h>
 #include <stdio.h>
@@ -30,25 +35,58 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static void print_profile(const struct clause_options *options, struct sched *s, unsigned workers)
+static bool profiling(const struct clause_options *options) { return options->profile || options->profile_json; }
+
+/* The run's settings as the erl flags that say the same, where there are
+ * such: clause's workers never spin before sleeping (+sbwt none). */
+static void otp_flags(const struct clause_options *options, const struct cpu_binding *binding, unsigned workers,
+                      struct strbuf *out)
 {
-    struct strbuf text = STRBUF_INIT;
-    strbuf_printf(&text, "clause profile: policy %s, %s sends, timers in %s, %u workers\n", options->policy->name,
-                  options->blocking_sends ? "blocking" : "arrivals", options->worker_timers ? "workers" : "a thread",
-                  workers);
-    metrics_report(&text, sched_metrics(s), workers);
-    uint64_t readings, fired;
-    sched_timer_counts(s, &readings, &fired);
-    strbuf_printf(&text, "timer thread: %llu clock readings, %llu timeouts fired; %llu builtins blocked\n",
-                  (unsigned long long)readings, (unsigned long long)fired,
-                  (unsigned long long)sched_blocked_builtins(s));
-    fputs(strbuf_cstr(&text), stderr);
+    strbuf_printf(out, "+S %u:%u +sbwt none", workers, workers);
+    if (!cpu_binding_is_bound(binding))
+        strbuf_puts(out, " +sbt u");
+    if (options->max_heap_words)
+        strbuf_printf(out, " +hmax %zu +hmaxk true", options->max_heap_words);
+}
+
+/* The --profile report, on stderr and/or as JSON, after sched_run. */
+static void write_profile(const struct clause_options *options, struct sched *s, const struct cpu_binding *binding,
+                          const char *program, int status, double wall_ms)
+{
+    struct profile p = {0};
+    struct strbuf binding_text = STRBUF_INIT, flags = STRBUF_INIT, text = STRBUF_INIT;
+    sched_profile_collect(s, &p);
+    cpu_binding_describe(binding, &binding_text);
+    otp_flags(options, binding, p.workers, &flags);
+    p.version = "clause " CLAUSE_VERSION " (" CLAUSE_GIT_DESCRIBE ")";
+    p.policy = options->policy->name;
+    p.send_mode = options->blocking_sends ? "blocking" : "arrivals";
+    p.timer_mode = options->worker_timers ? "workers" : "thread";
+    p.binding = strbuf_cstr(&binding_text);
+    p.otp_options = strbuf_cstr(&flags);
+    p.program = program;
+    p.exit_status = status;
+    p.wall_ms = wall_ms;
+    profile_topology_load(&p.topology);
+    if (options->profile) {
+        profile_write_text(&p, &text);
+        fputs(strbuf_cstr(&text), stderr);
+    }
+    if (options->profile_json) {
+        strbuf_clear(&text);
+        profile_write_json(&p, &text);
+        FILE *f = fopen(options->profile_json, "w");
+        if (!f || fputs(strbuf_cstr(&text), f) < 0 || fclose(f) != 0)
+            fprintf(stderr, "clause: --profile=%s: %s\n", options->profile_json, strerror(errno));
+    }
     strbuf_free(&text);
+    strbuf_free(&flags);
+    strbuf_free(&binding_text);
 }
 
 /* Runs a native workload on s; the process status. */
 static int run_native(const struct clause_options *options, const struct native_workload *workload, struct sched *s,
-                      unsigned workers)
+                      const struct cpu_binding *binding)
 {
     struct strbuf text = STRBUF_INIT;
     term main_pid;
@@ -64,8 +102,11 @@ static int run_native(const struct clause_options *options, const struct native_
     bool correct = workload->finish(ctx, &text);
     printf("%s time_ms=%.3f\n", strbuf_cstr(&text), elapsed);
     fflush(stdout);
-    if (options->profile)
-        print_profile(options, s, workers);
+    if (profiling(options)) {
+        char program[128];
+        snprintf(program, sizeof program, "--native %s", workload->name);
+        write_profile(options, s, binding, program, status, elapsed);
+    }
     strbuf_free(&text);
     workload->free_ctx(ctx);
     if (status == 0 && !correct) {
@@ -91,7 +132,7 @@ static struct code_server *program_code_server(const struct clause_options *opti
 }
 
 /* Runs PROGRAM:main(Args) on s and destroys s; the program's status. */
-static int run_beam(const struct clause_options *options, struct sched *s, unsigned workers)
+static int run_beam(const struct clause_options *options, struct sched *s, const struct cpu_binding *binding)
 {
     bif_registry_init();
     struct code_server *cs = program_code_server(options);
@@ -130,10 +171,12 @@ static int run_beam(const struct clause_options *options, struct sched *s, unsig
         code_server_free(cs);
         return EXIT_RUNTIME_FAILURE;
     }
+    double started = now_ms();
     int status = sched_run(s, main_pid);
+    double elapsed = now_ms() - started;
     fflush(stdout);
-    if (options->profile)
-        print_profile(options, s, workers);
+    if (profiling(options))
+        write_profile(options, s, binding, options->program, status, elapsed);
     /* The processes go before the code they ran. */
     sched_destroy(s);
     code_server_free(cs);
@@ -156,6 +199,12 @@ int main(int argc, char **argv)
         printf("clause %s (runs .beam files of Erlang/OTP 25)\n", CLAUSE_VERSION);
         return 0;
     }
+#ifdef CLAUSE_NO_PROFILE
+    if (profiling(&options)) {
+        fputs("clause: --profile: this build has no profiling instrumentation (CLAUSE_NO_PROFILE)\n", stderr);
+        return EXIT_USAGE;
+    }
+#endif
     if (options.list_policies) {
         for (const struct policy_ops *const *p = policy_all(); *p; p++)
             printf("%-12s %s\n", (*p)->name, (*p)->summary);
@@ -194,12 +243,18 @@ int main(int argc, char **argv)
         cpu_binding_destroy(binding);
         return EXIT_RUNTIME_FAILURE;
     }
+    if (profiling(&options) && !sched_profile_start(s, options.profile_events)) {
+        fprintf(stderr, "clause: out of memory\n");
+        sched_destroy(s);
+        cpu_binding_destroy(binding);
+        return EXIT_RUNTIME_FAILURE;
+    }
     int status;
     if (workload) {
-        status = run_native(&options, workload, s, workers);
+        status = run_native(&options, workload, s, binding);
         sched_destroy(s);
     } else {
-        status = run_beam(&options, s, workers); /* destroys s */
+        status = run_beam(&options, s, binding); /* destroys s */
     }
     cpu_binding_destroy(binding);
     return status;

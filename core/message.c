@@ -15,6 +15,7 @@
  */
 #include "message.h"
 
+#include "../metrics/metrics.h"
 #include "atom.h"
 #include "binary.h"
 #include "copy.h"
@@ -29,6 +30,7 @@ struct arrival {
     term payload;
     term *mso; /* ProcBins inside words[] */
     size_t size;
+    uint64_t sent_at; /* when it was sent (profile_stamp, --profile), else 0 */
     term words[];
 };
 
@@ -72,6 +74,7 @@ static struct arrival *arrival_new(term msg, size_t size)
     term *hp = a->words;
     a->mso = NULL;
     a->size = size;
+    a->sent_at = 0;
     a->payload = copy_term(msg, size, &hp, &a->mso, NULL);
     return a;
 }
@@ -93,14 +96,17 @@ static void free_arrivals(struct arrival *a)
 
 /* Copies msg (size words) into p's heap and inbox. p is not running, or is
  * the caller. False when the heap or the host refuses. */
-static bool deliver_copy(struct process *p, term msg, size_t size)
+static bool deliver_copy(struct process *p, term msg, size_t size, uint64_t sent_at)
 {
     term *hp = heap_alloc(&p->heap, size);
     if (!hp && size)
         return false;
     term copy = copy_term(msg, size, &hp, &p->heap.mso, &p->heap.off_heap_bytes);
-    return mailbox_deliver(&p->mailbox, copy);
+    return mailbox_deliver_sent_at(&p->mailbox, copy, sent_at);
 }
+
+/* The sender's counters (it runs on its last worker). */
+static struct worker_metrics *sender_metrics(struct process *self) { return &self->sched->metrics[self->last_worker]; }
 
 /* A receive that would wait takes this many arrivals at a time, so a flood
  * reaches the heap only as fast as the receive consumes it. */
@@ -131,7 +137,7 @@ static bool take_arrivals(struct process *p, size_t limit)
     for (size_t n = 0; n < limit && p->arrivals_taken; n++) {
         struct arrival *a = p->arrivals_taken;
         p->arrivals_taken = a->next;
-        delivered = delivered && deliver_copy(p, a->payload, a->size);
+        delivered = delivered && deliver_copy(p, a->payload, a->size, a->sent_at);
         arrival_free(a);
     }
     if (!delivered) {
@@ -155,17 +161,21 @@ bool message_take_all_arrivals(struct process *p) { return take_arrivals(p, SIZE
 /* The lock-free send to p, which was running when looked up: push, then
  * read its state again. *failure is set when memory ran out. */
 static void send_to_running(struct sched *s, struct process *self, struct process *p, term msg, size_t size,
-                            const char **failure)
+                            uint64_t sent_at, const char **failure)
 {
     struct arrival *a = arrival_new(msg, size);
     if (!a) {
         *failure = "out of memory for a message";
         return;
     }
+    a->sent_at = sent_at;
     if (!arrivals_push(p, a)) {
         arrival_free(a); /* it ended: the message is dropped, as OTP drops it */
+        METRIC(sender_metrics(self)->sends_dropped++);
         return;
     }
+    METRIC(sender_metrics(self)->sends_arrivals++);
+    METRIC(sender_metrics(self)->words_copied += size);
     if (atomic_load_explicit(&p->state, memory_order_seq_cst) == PROC_RUNNING)
         return; /* it will take the arrival, or see it before parking */
     /* It stopped running around the push: if it parked without seeing the
@@ -178,43 +188,65 @@ static void send_to_running(struct sched *s, struct process *self, struct proces
 
 /* Copies msg (size words) into p, which is not running (executor mutex
  * held): its own arrivals first, so that each sender's messages keep their
- * order, then this one; a waiting p is woken. False when p's heap refused. */
-static bool deliver_to_idle_locked(struct sched *s, worker_id waker, enum enqueue_reason why, struct process *p,
-                                   term msg, size_t size)
+ * order, then this one; a waiting p is woken. False when p's heap refused.
+ * sent_at: when a process sent it (--profile), 0 for the runtime's. */
+static bool deliver_sent_to_idle_locked(struct sched *s, worker_id waker, enum enqueue_reason why, struct process *p,
+                                        term msg, size_t size, uint64_t sent_at)
 {
-    if (!take_arrivals(p, SIZE_MAX) || !deliver_copy(p, msg, size))
+    if (!take_arrivals(p, SIZE_MAX) || !deliver_copy(p, msg, size, sent_at))
         return false;
     if (proc_state(p) == PROC_WAITING)
         sched_wake_waiting_locked(s, waker, p, why);
     return true;
 }
 
+static bool deliver_to_idle_locked(struct sched *s, worker_id waker, enum enqueue_reason why, struct process *p,
+                                   term msg, size_t size)
+{
+    return deliver_sent_to_idle_locked(s, waker, why, p, msg, size, 0);
+}
+
 /* A send to p under the executor mutex: p may be running (push), waiting
  * or queued (copy into its heap after its arrivals), or ended (drop). */
 static void send_locked(struct sched *s, struct process *self, struct process *p, term msg, size_t size,
-                        const char **failure)
+                        uint64_t sent_at, const char **failure)
 {
+    struct worker_metrics *m = sender_metrics(self);
     enum proc_state state = proc_state(p);
-    if (state == PROC_EXITED)
-        return;
-    if (state == PROC_RUNNING) {
-        struct arrival *a = arrival_new(msg, size);
-        if (!a)
-            *failure = "out of memory for a message";
-        else if (!arrivals_push(p, a))
-            arrival_free(a);
+    if (state == PROC_EXITED) {
+        METRIC(m->sends_dropped++);
         return;
     }
-    if (!deliver_to_idle_locked(s, self->last_worker, ENQUEUE_WAKE_BY_PROCESS, p, msg, size))
+    if (state == PROC_RUNNING) {
+        struct arrival *a = arrival_new(msg, size);
+        if (!a) {
+            *failure = "out of memory for a message";
+            return;
+        }
+        a->sent_at = sent_at;
+        if (!arrivals_push(p, a)) {
+            arrival_free(a);
+            METRIC(m->sends_dropped++);
+            return;
+        }
+        METRIC(m->sends_arrivals++);
+        METRIC(m->words_copied += size);
+        return;
+    }
+    METRIC(m->sends_direct++);
+    METRIC(m->words_copied += size);
+    if (!deliver_sent_to_idle_locked(s, self->last_worker, ENQUEUE_WAKE_BY_PROCESS, p, msg, size, sent_at))
         *failure = p->heap.failure == HEAP_FAIL_CAP ? "a receiver's heap cap refused a message"
                                                     : "out of memory for a message";
 }
 
 enum send_result sched_send(struct process *self, term to, term msg)
 {
+    uint64_t sent_at = PROFILING(self->sched->profile) ? profile_stamp() : 0;
     if (to == self->pid) {
         /* The message is on this heap already: deliver the term itself. */
-        if (mailbox_deliver(&self->mailbox, msg))
+        METRIC(sender_metrics(self)->sends_self++);
+        if (mailbox_deliver_sent_at(&self->mailbox, msg, sent_at))
             return SEND_OK;
         sched_runtime_failure(self, "out of memory for a message");
         return SEND_FAILED;
@@ -234,9 +266,11 @@ enum send_result sched_send(struct process *self, term to, term msg)
         s->lookups_skipped++;
         struct process *p = proc_table_lookup(&s->table, pid_number(to));
         if (p) {
-            send_locked(s, self, p, msg, size, &failure);
+            send_locked(s, self, p, msg, size, sent_at, &failure);
             if (proc_state(p) == PROC_RUNNING)
                 self->last_receiver_not_running = NIL;
+        } else {
+            METRIC(sender_metrics(self)->sends_dropped++);
         }
         pthread_mutex_unlock(&s->exec_lock);
         if (failure) {
@@ -253,10 +287,13 @@ enum send_result sched_send(struct process *self, term to, term msg)
         pthread_mutex_lock(&s->exec_lock);
         if (p && proc_state(p) == PROC_RUNNING) {
             sched_block_on_locked(self, p);
+            METRIC(sender_metrics(self)->sends_blocked++);
             result = SEND_BLOCKED;
         } else {
             if (p)
-                send_locked(s, self, p, msg, size, &failure);
+                send_locked(s, self, p, msg, size, sent_at, &failure);
+            else
+                METRIC(sender_metrics(self)->sends_dropped++);
             sched_release_hold_locked(self); /* the repeated send is done */
         }
         pthread_mutex_unlock(&s->exec_lock);
@@ -270,15 +307,17 @@ enum send_result sched_send(struct process *self, term to, term msg)
     }
     if (p) {
         if (atomic_load_explicit(&p->state, memory_order_seq_cst) == PROC_RUNNING) {
-            send_to_running(s, self, p, msg, size, &failure);
+            send_to_running(s, self, p, msg, size, sent_at, &failure);
         } else {
             pthread_mutex_lock(&s->exec_lock);
-            send_locked(s, self, p, msg, size, &failure);
+            send_locked(s, self, p, msg, size, sent_at, &failure);
             if (proc_state(p) != PROC_RUNNING)
                 self->last_receiver_not_running = to;
             pthread_mutex_unlock(&s->exec_lock);
         }
         sched_tsan_release(p);
+    } else {
+        METRIC(sender_metrics(self)->sends_dropped++);
     }
     if (failure) {
         sched_runtime_failure(self, failure);
@@ -355,6 +394,11 @@ bool proc_receive_take_arrivals(struct process *self)
 term proc_receive_take(struct process *self)
 {
     self->receive_deadline = 0;
+    struct sched *s = self->sched;
+    METRIC(s->metrics[self->last_worker].receives++);
+    if (PROFILING(s->profile) && mailbox_peeked_sent_at(&self->mailbox))
+        histogram_record(&s->profile->workers[self->last_worker].delivery,
+                         profile_stamp() - mailbox_peeked_sent_at(&self->mailbox));
     return mailbox_take(&self->mailbox);
 }
 

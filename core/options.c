@@ -24,7 +24,11 @@ const char *options_usage(void)
            "                         (the earlier revision: the sender waits for the receiver's slice to end)\n"
            "  --timers MODE          thread (default: a timer thread fires receive timeouts) or workers\n"
            "                         (the earlier revision: workers check the timers before each slice)\n"
-           "  --profile              print per-worker scheduling counters to stderr at exit\n"
+           "  --profile              print the scheduling report to stderr at exit\n"
+           "  --profile=FILE.json    write it as JSON to FILE.json (both forms may be given)\n"
+           "  --profile-events=EV,.. PAPI events counted per worker thread (preset or native names;\n"
+           "                         default PAPI_TOT_CYC,PAPI_TOT_INS,PAPI_L1_DCM,PAPI_L2_DCM,PAPI_L3_TCM,\n"
+           "                         PAPI_BR_MSP; 'none' for none)\n"
            "  -pa DIR                also load modules from DIR (after the program's own folder)\n"
            "  --help                 this text\n"
            "  --version              the version of clause and of the OTP it follows\n"
@@ -113,6 +117,18 @@ bool options_parse(int argc, char **argv, struct clause_options *out, char *erro
             i++;
         } else if (strcmp(arg, "--profile") == 0) {
             out->profile = true;
+        } else if (strncmp(arg, "--profile=", 10) == 0) {
+            if (!arg[10]) {
+                snprintf(error, error_len, "--profile= needs a file name");
+                return false;
+            }
+            out->profile_json = arg + 10;
+        } else if (strncmp(arg, "--profile-events=", 17) == 0) {
+            if (!arg[17]) {
+                snprintf(error, error_len, "--profile-events= needs event names (or none)");
+                return false;
+            }
+            out->profile_events = strcmp(arg + 17, "none") == 0 ? "" : arg + 17;
         } else if (strcmp(arg, "--schedulers") == 0) {
             if (!value) {
                 snprintf(error, error_len, "--schedulers needs a value");

@@ -29,12 +29,14 @@ struct clause_options {
     size_t max_heap_words;           /* 0: no cap */
     bool blocking_sends;             /* --send-mode blocking */
     bool worker_timers;              /* --timers workers */
-    bool profile;
-    bool list_policies;                             /* --policy help */
-    bool help;                                      /* --help */
-    bool version;                                   /* --version */
-    const char *native_workload;                    /* --native NAME */
-    const char *program;                            /* PROGRAM.beam */
+    bool profile;                    /* --profile: the report on stderr at exit */
+    const char *profile_json;        /* --profile=FILE.json: the report as JSON in FILE */
+    const char *profile_events;      /* --profile-events=EV,...: PAPI events (NULL: the defaults) */
+    bool list_policies;              /* --policy help */
+    bool help;                       /* --help */
+    bool version;                    /* --version */
+    const char *native_workload;     /* --native NAME */
+    const char *program;             /* PROGRAM.beam */
     const char *code_paths[OPTIONS_MAX_CODE_PATHS]; /* -pa DIR, in order */
     int code_path_count;
     int program_argc; /* arguments after the program */

@@ -60,6 +60,7 @@ struct process {
     int64_t wait_timeout_ms;       /* timeout of the coming wait; -1: infinity (this process only) */
     uint64_t receive_deadline;     /* tick its current receive times out at; 0: not yet waited (executor mutex) */
     struct timer_node timer;       /* its receive timeout in the wheel (executor mutex) */
+    uint64_t queued_at;            /* when it was last queued (profile_stamp; --profile only, run-queue lock) */
 
     /* --- blocked builtins (builtins::Blocked), executor mutex --- */
     struct process *blocked_on;      /* the running target this process waits for */

@@ -34,12 +34,14 @@ struct worker {
 
 #define NAME_BUCKETS 64
 struct name_entry;
+struct sched_profile;
 
 struct sched {
     const struct policy_ops *policy;
     unsigned worker_count;
     struct worker *workers;
     struct worker_metrics *metrics;
+    struct sched_profile *profile; /* --profile's state, NULL without it (sched_profile.c) */
     char *policy_blocks;
     size_t policy_block_bytes;
     void *policy_shared;

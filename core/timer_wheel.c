@@ -88,9 +88,12 @@ void timer_wheel_init(struct timer_wheel *w, uint64_t now_tick)
     w->now = now_tick;
 }
 
+static bool unlink_node(struct timer_wheel *w, struct timer_node *n);
+
 void timer_wheel_arm(struct timer_wheel *w, struct timer_node *n, uint64_t tick)
 {
-    timer_wheel_cancel(w, n);
+    if (!unlink_node(w, n))
+        w->stats.timers_armed++;
     /* An overdue tick becomes now, so that ticks of fired nodes never go
      * backwards: the caller sees them fire in the order of their ticks. */
     n->tick = tick > w->now ? tick : w->now;
@@ -99,6 +102,14 @@ void timer_wheel_arm(struct timer_wheel *w, struct timer_node *n, uint64_t tick)
 }
 
 bool timer_wheel_cancel(struct timer_wheel *w, struct timer_node *n)
+{
+    if (!unlink_node(w, n))
+        return false;
+    w->stats.timers_cancelled++;
+    return true;
+}
+
+static bool unlink_node(struct timer_wheel *w, struct timer_node *n)
 {
     struct timer_list *list = n->list;
     if (!list)

@@ -62,6 +62,8 @@ struct timer_wheel_stats {
     uint64_t slots_visited; /* slots (and beyond-list passes) emptied by advance */
     uint64_t timers_moved;  /* timers re-filed to a lower level or out of beyond */
     uint64_t timers_fired;
+    uint64_t timers_armed;     /* arms of a node that was not armed */
+    uint64_t timers_cancelled; /* cancels of an armed node (not the moves of a re-arm) */
 };
 
 /* Holds pointers into itself (nodes point at their list): initialise it in

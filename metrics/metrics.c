@@ -1,7 +1,9 @@
-/* metrics.c — summing and printing the per-worker counters (metrics.h). */
+/* metrics.c — summing and classifying the per-worker counters (metrics.h). */
 #include "metrics.h"
 
-#include <stdio.h>
+#include "../core/atom.h"
+
+#include <stdatomic.h>
 
 void metrics_add(struct worker_metrics *total, const struct worker_metrics *a)
 {
@@ -16,28 +18,66 @@ void metrics_add(struct worker_metrics *total, const struct worker_metrics *a)
     total->sleeps += a->sleeps;
     total->busy_ns += a->busy_ns;
     total->idle_ns += a->idle_ns;
+    total->wakeups_received += a->wakeups_received;
+    total->first_runs += a->first_runs;
+    total->migrations_in += a->migrations_in;
+    total->migrations_out += a->migrations_out;
+    total->sends_self += a->sends_self;
+    total->sends_direct += a->sends_direct;
+    total->sends_arrivals += a->sends_arrivals;
+    total->sends_blocked += a->sends_blocked;
+    total->sends_dropped += a->sends_dropped;
+    total->receives += a->receives;
+    total->words_copied += a->words_copied;
+    total->exits_normal += a->exits_normal;
+    total->exits_shutdown += a->exits_shutdown;
+    total->exits_killed += a->exits_killed;
+    total->exits_other += a->exits_other;
+    total->run_ticks += a->run_ticks;
+    total->run_ns += a->run_ns;
+    total->queue_samples += a->queue_samples;
+    total->queue_len_sum += a->queue_len_sum;
+    if (a->queue_len_max > total->queue_len_max)
+        total->queue_len_max = a->queue_len_max;
+    if (a->peak_live > total->peak_live)
+        total->peak_live = a->peak_live;
 }
 
-static void row(struct strbuf *out, const char *label, const struct worker_metrics *m)
-{
-    strbuf_printf(out, "%-7s %10llu %12llu %8llu %8llu %8llu %7llu %7llu %8llu %8llu %10.1f %10.1f\n", label,
-                  (unsigned long long)m->slices, (unsigned long long)m->reductions, (unsigned long long)m->spawned,
-                  (unsigned long long)m->balance_taken, (unsigned long long)m->steal_attempts,
-                  (unsigned long long)m->steals, (unsigned long long)m->stolen_from,
-                  (unsigned long long)m->wakeups_sent, (unsigned long long)m->sleeps, m->busy_ns / 1e6,
-                  m->idle_ns / 1e6);
-}
+/* 'shutdown' is not among the predefined atoms; interned at the first
+ * abnormal exit (any thread may get there first: the atom is the same). */
+static _Atomic term shutdown_atom = NIL;
 
-void metrics_report(struct strbuf *out, const struct worker_metrics *workers, unsigned n)
+static term shutdown(void)
 {
-    strbuf_printf(out, "%-7s %10s %12s %8s %8s %8s %7s %7s %8s %8s %10s %10s\n", "worker", "slices", "reductions",
-                  "spawned", "balanced", "steal-try", "stole", "stolen", "wakeups", "sleeps", "busy-ms", "idle-ms");
-    struct worker_metrics total = {0};
-    char label[16];
-    for (unsigned i = 0; i < n; i++) {
-        snprintf(label, sizeof label, "%u", i);
-        row(out, label, &workers[i]);
-        metrics_add(&total, &workers[i]);
+    term a = atomic_load_explicit(&shutdown_atom, memory_order_relaxed);
+    if (a == NIL) {
+        a = atom_intern_cstr("shutdown");
+        atomic_store_explicit(&shutdown_atom, a, memory_order_relaxed);
     }
-    row(out, "total", &total);
+    return a;
+}
+
+void metrics_count_exit(struct worker_metrics *m, term reason)
+{
+    if (reason == A(normal))
+        m->exits_normal++;
+    else if (reason == A(killed))
+        m->exits_killed++;
+    else if (reason == shutdown() ||
+             (is_tuple(reason) && tuple_arity(reason) == 2 && tuple_element(reason, 1) == shutdown()))
+        m->exits_shutdown++;
+    else
+        m->exits_other++;
+}
+
+double metrics_jain_index(const double *x, size_t n)
+{
+    double sum = 0, squares = 0;
+    for (size_t i = 0; i < n; i++) {
+        sum += x[i];
+        squares += x[i] * x[i];
+    }
+    if (n == 0 || squares == 0)
+        return 1.0;
+    return sum * sum / ((double)n * squares);
 }

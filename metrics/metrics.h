@@ -1,19 +1,60 @@
 /*
- * metrics.h — counters of every scheduling decision, per worker.
+ * metrics.h — counters of every scheduling decision, per worker, and the
+ * state --profile adds on top of them.
  *
  * Each worker owns one cache-line-aligned block and is the only writer of
  * the counters it bumps for itself, so counting costs a plain increment and
  * no cache line is shared between workers. Counters that another thread
- * bumps for a worker (a wakeup a worker receives) live with the thread that
- * caused them (wakeups_sent). Readers (the report at exit) run after the
- * workers stopped.
+ * bumps for a worker (a process stolen from it, one that migrated away)
+ * are bumped under the run-queue lock, which serialises those writers.
+ * Readers (the report at exit) run after the workers stopped.
+ *
+ * The counters always run. What costs a clock reading (latencies, running
+ * time, run-queue samples, hardware counters) runs only under --profile:
+ * the executor then holds a struct sched_profile, and tests that pointer
+ * once per event. A build with -DCLAUSE_NO_PROFILE compiles all of it and
+ * the added counters out, to measure what instrumentation costs.
  */
 #ifndef CLAUSE_METRICS_H
 #define CLAUSE_METRICS_H
 
 #include "../core/strbuf.h"
+#include "../core/term.h"
+#include "histogram.h"
 
 #include <stdint.h>
+#include <time.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+#ifdef CLAUSE_NO_PROFILE
+#define PROFILING(profile) 0
+#define METRIC(expr)                                                                                                   \
+    do {                                                                                                               \
+        if (0)                                                                                                         \
+            (void)(expr);                                                                                              \
+    } while (0)
+#else
+#define PROFILING(profile) __builtin_expect((profile) != NULL, 0)
+#define METRIC(expr) ((void)(expr))
+#endif
+
+/* The clock of the per-event measurements (queue waits, deliveries, time
+ * in slices): the time-stamp counter where there is one, at a third of
+ * clock_gettime's cost, in ticks that sched_profile_collect converts to
+ * nanoseconds against the monotonic clock over the whole run; elsewhere
+ * the monotonic clock itself. Never 0 (0 marks "not measured"). */
+static inline uint64_t profile_stamp(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    return __rdtsc() | 1;
+#else
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) | 1;
+#endif
+}
 
 struct worker_metrics {
     uint64_t slices;         /* time slices run */
@@ -27,12 +68,59 @@ struct worker_metrics {
     uint64_t sleeps;         /* times it went to sleep */
     uint64_t busy_ns;        /* time awake (running processes or looking for them) */
     uint64_t idle_ns;        /* time asleep */
+
+    uint64_t wakeups_received; /* sleeps ended by a wakeup (not by a timer deadline or the program's end) */
+    uint64_t first_runs;       /* processes whose first slice ran here */
+    uint64_t migrations_in;    /* slices of processes whose previous slice ran on another worker */
+    uint64_t migrations_out;   /* those, counted on the worker they left (bumped under the run-queue lock) */
+    uint64_t sends_self;       /* sends to the sender itself */
+    uint64_t sends_direct;     /* copied straight into a receiver that was not running */
+    uint64_t sends_arrivals;   /* pushed onto a running receiver's arrivals */
+    uint64_t sends_blocked;    /* blocking mode: the sender blocked on a running receiver (and repeats the send) */
+    uint64_t sends_dropped;    /* to no live process */
+    uint64_t receives;         /* messages taken by a receive */
+    uint64_t words_copied;     /* words of messages copied by sends (into a heap or an arrival buffer) */
+    uint64_t exits_normal, exits_shutdown, exits_killed, exits_other;
+
+    /* --profile only */
+    uint64_t run_ticks;     /* time inside slices, in profile_stamp ticks */
+    uint64_t run_ns;        /* the same in nanoseconds (filled by sched_profile_collect) */
+    uint64_t queue_samples; /* run-queue length samples, one per slice */
+    uint64_t queue_len_sum; /* their sum (the length excludes the process picked) */
+    uint64_t queue_len_max; /* their maximum */
+    uint64_t peak_live;     /* most live processes seen at a spawn on this worker */
 } __attribute__((aligned(64)));
 
-/* Adds a's counters to total. */
+/* Latencies one worker recorded (--profile). */
+struct worker_latencies {
+    struct histogram queue_wait; /* queued to running, profile_stamp ticks */
+    struct histogram delivery;   /* sent to taken by a receive, ticks (recorded by the receiver's worker) */
+} __attribute__((aligned(64)));
+
+struct hw_counters;
+
+/* What --profile adds to an executor. */
+struct sched_profile {
+    struct worker_latencies *workers; /* one per worker */
+    /* The timers, executor mutex. */
+    struct histogram timer_late; /* fire time less the deadline's tick start, ns */
+    uint64_t timer_now_ns;       /* the clock reading of the advance in progress */
+    uint64_t timer_thread_wakes;
+    uint64_t timer_thread_deadline_wakes; /* of those, the ones whose timed wait expired */
+    struct hw_counters *hw;               /* NULL: no hardware counters asked for */
+    uint64_t start_stamp, start_ns;       /* the two clocks read together at the start */
+    struct worker_metrics *report;        /* the counters with times in ns (sched_profile_collect) */
+};
+
+/* Adds a's counters to total (maxima are maxima). */
 void metrics_add(struct worker_metrics *total, const struct worker_metrics *a);
 
-/* The --profile text for n workers. */
-void metrics_report(struct strbuf *out, const struct worker_metrics *workers, unsigned n);
+/* Counts an ended process by its exit reason: normal, shutdown or
+ * {shutdown, _}, killed, or anything else. */
+void metrics_count_exit(struct worker_metrics *m, term reason);
+
+/* Jain's fairness index of n values: (sum x)^2 / (n * sum x^2), 1 when all
+ * are equal, 1/n when one has everything; 1 for no values or all zero. */
+double metrics_jain_index(const double *x, size_t n);
 
 #endif

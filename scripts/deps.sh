@@ -18,6 +18,7 @@ checks=(
   "cmd:erlc erlang-base"
   "cmd:pkg-config pkg-config"
   "cmd:gcc gcc"
+  "py:jsonschema python3-jsonschema"
 )
 fuzz=0
 [ "${1:-}" = fuzz ] && fuzz=1 && checks+=("cmd:clang clang")
@@ -35,6 +36,8 @@ for entry in "${checks[@]}"; do
       fi ;;
     cmd:*)
       command -v "${what#cmd:}" >/dev/null 2>&1 || missing+=("$package") ;;
+    py:*)
+      python3 -c "import ${what#py:}" >/dev/null 2>&1 || missing+=("$package") ;;
   esac
 done
 

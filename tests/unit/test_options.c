@@ -24,6 +24,7 @@ static void test_defaults_and_program_arguments(void)
     CU_ASSERT_PTR_EQUAL(o.policy, policy_find("erts"));
     CU_ASSERT_PTR_NULL(o.scheduler_cpus);
     CU_ASSERT_FALSE(o.profile);
+    CU_ASSERT_PTR_NULL(o.profile_json);
     CU_ASSERT_STRING_EQUAL(o.native_workload, "pingpong");
     CU_ASSERT_EQUAL(o.program_argc, 2);
     CU_ASSERT_STRING_EQUAL(o.program_argv[1], "10");
@@ -102,8 +103,31 @@ static void test_a_beam_program_and_its_arguments(void)
     CU_ASSERT_TRUE(o.version);
 }
 
+/* --profile, --profile=FILE.json (together or alone) and the PAPI events. */
+static void test_profile_options(void)
+{
+    struct clause_options o;
+    char e[256];
+    CU_ASSERT_TRUE_FATAL(PARSE(&o, e, "--profile=out.json", "--native", "spawn_exit", "1"));
+    CU_ASSERT_FALSE(o.profile);
+    CU_ASSERT_STRING_EQUAL(o.profile_json, "out.json");
+    CU_ASSERT_PTR_NULL(o.profile_events);
+    CU_ASSERT_TRUE_FATAL(PARSE(&o, e, "--profile", "--profile=a.json", "--profile-events=PAPI_TOT_CYC,perf::TASK-CLOCK",
+                               "--native", "spawn_exit", "1"));
+    CU_ASSERT_TRUE(o.profile);
+    CU_ASSERT_STRING_EQUAL(o.profile_json, "a.json");
+    CU_ASSERT_STRING_EQUAL(o.profile_events, "PAPI_TOT_CYC,perf::TASK-CLOCK");
+    CU_ASSERT_TRUE_FATAL(PARSE(&o, e, "--profile-events=none", "--native", "spawn_exit", "1"));
+    CU_ASSERT_STRING_EQUAL(o.profile_events, "");
+    CU_ASSERT_FALSE(PARSE(&o, e, "--profile=", "--native", "spawn_exit", "1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(e, "--profile= needs a file name"));
+    CU_ASSERT_FALSE(PARSE(&o, e, "--profile-events=", "--native", "spawn_exit", "1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(e, "--profile-events= needs event names"));
+}
+
 static CU_TestInfo tests[] = {
     {"defaults and program arguments", test_defaults_and_program_arguments},
+    {"profile options", test_profile_options},
     {"every option", test_every_option},
     {"errors say what is wrong", test_errors_say_what_is_wrong},
     {"a beam program and its arguments", test_a_beam_program_and_its_arguments},

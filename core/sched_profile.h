@@ -1,0 +1,34 @@
+/*
+ * sched_profile.h — --profile on an executor: what it measures beyond the
+ * counters that always run (metrics.h), and reading it all out at the end.
+ *
+ * Part of the executor (it reads sched_internal.h); the formatting lives in
+ * metrics/profile.c.
+ */
+#ifndef CLAUSE_SCHED_PROFILE_H
+#define CLAUSE_SCHED_PROFILE_H
+
+#include <stdbool.h>
+
+struct sched;
+struct profile;
+
+/* Turns profiling on, before sched_run: latencies, running time, run-queue
+ * samples and the PAPI events (comma-separated names; NULL: the defaults;
+ * "" for none), and publishes clause's counters as PAPI SDEs. False when
+ * the host refused memory. */
+bool sched_profile_start(struct sched *s, const char *events);
+
+/* Fills the measured part of out; after sched_run returned, before
+ * sched_destroy. out->worker points into s. */
+void sched_profile_collect(struct sched *s, struct profile *out);
+
+/* ---- for the executor ---- */
+
+/* On worker w's own thread, before its first slice and after its last. */
+void sched_profile_worker_begin(struct sched *s, unsigned w);
+void sched_profile_worker_end(struct sched *s, unsigned w);
+/* sched_destroy. */
+void sched_profile_free(struct sched *s);
+
+#endif

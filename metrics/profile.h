@@ -1,0 +1,67 @@
+/*
+ * profile.h — the --profile report: what a run measured, as text for a
+ * reader and as JSON for scripts (schema: metrics/profile.schema.json).
+ *
+ * The executor fills a struct profile after its workers stopped
+ * (sched_profile_collect, core/sched_profile.h); the caller adds the
+ * configuration; the two writers below only format. Every figure is a
+ * measurement of this run: nothing is estimated or defaulted.
+ */
+#ifndef CLAUSE_PROFILE_H
+#define CLAUSE_PROFILE_H
+
+#include "../core/strbuf.h"
+#include "histogram.h"
+#include "hw_counters.h"
+#include "metrics.h"
+
+#include <stdint.h>
+
+#define PROFILE_CACHE_LEVELS 3
+
+/* The machine as hwloc sees it. */
+struct profile_topology {
+    bool loaded; /* false: hwloc could not load it (nothing else is set) */
+    unsigned packages, numa_nodes, cores, pus;
+    unsigned caches[PROFILE_CACHE_LEVELS];      /* data or unified caches of L1..L3 */
+    uint64_t cache_bytes[PROFILE_CACHE_LEVELS]; /* size of one such cache */
+};
+
+struct profile {
+    /* configuration (the caller's) */
+    const char *version; /* git describe of the build */
+    const char *policy;
+    const char *send_mode;   /* arrivals | blocking */
+    const char *timer_mode;  /* thread | workers */
+    const char *binding;     /* the machine and how workers are bound (cpu_binding_describe) */
+    const char *otp_options; /* the same settings as erl flags */
+    const char *program;     /* the .beam file or native workload */
+    int exit_status;
+    double wall_ms; /* sched_run, start to end */
+    struct profile_topology topology;
+
+    /* measured (sched_profile_collect) */
+    unsigned workers;
+    const struct worker_metrics *worker; /* [workers] */
+    struct worker_metrics total;
+    struct histogram queue_wait, delivery; /* merged over the workers */
+    struct histogram timer_late;
+    uint64_t clock_readings; /* of the timer thread, or of the workers keeping the timers */
+    uint64_t timer_thread_wakes, timer_thread_deadline_wakes;
+    uint64_t timers_armed, timers_cancelled, timers_fired, receive_timeouts_fired;
+    uint64_t blocked_builtins;
+    uint64_t live_at_end;
+    double jain_busy;             /* over the workers' time inside slices */
+    double jain_reductions;       /* over the reductions of the processes alive at the end */
+    const struct hw_counters *hw; /* NULL: no counters were asked for */
+};
+
+/* Reads the machine's topology with hwloc. */
+void profile_topology_load(struct profile_topology *t);
+
+/* The report for a reader (stderr at exit). */
+void profile_write_text(const struct profile *p, struct strbuf *out);
+/* The JSON document. */
+void profile_write_json(const struct profile *p, struct strbuf *out);
+
+#endif

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""--profile end to end: the JSON document validates against
+metrics/profile.schema.json under every configuration, and its counters match
+what the programs are known to do.
+
+    tests/profile/check.py CLAUSE
+
+Runs tests/profile/spawn_and_wait.erl (compiled with erlc), which spawns
+exactly N processes and times out K receives, and the native workloads.
+Exits 1 on the first mismatch, with what differed.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import jsonschema
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCHEMA = json.load(open(os.path.join(ROOT, "metrics", "profile.schema.json")))
+N, K = 300, 7
+failures = []
+
+
+def run(clause, args, tmp, text=False):
+    """Runs clause with --profile=FILE (and --profile when text); the document, stderr, status."""
+    path = os.path.join(tmp, "profile.json")
+    if os.path.exists(path):
+        os.remove(path)
+    options = ["--profile=" + path] + (["--profile"] if text else [])
+    done = subprocess.run([clause] + options + args, capture_output=True, text=True, timeout=120)
+    doc = json.load(open(path))
+    try:
+        jsonschema.validate(doc, SCHEMA)
+    except jsonschema.ValidationError as e:
+        failures.append(f"{' '.join(args)}: schema: {e.message} at {list(e.absolute_path)}")
+    return doc, done.stderr, done.returncode
+
+
+def expect(what, got, want):
+    if got != want:
+        failures.append(f"{what}: {got}, expected {want}")
+
+
+def main():
+    clause = os.path.abspath(sys.argv[1])
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(["erlc", "-o", tmp, os.path.join(ROOT, "tests", "profile", "spawn_and_wait.erl")], check=True)
+        beam = os.path.join(tmp, "spawn_and_wait.beam")
+        configs = [["--policy", "erts"], ["--policy", "global_fifo", "--send-mode", "blocking", "--timers", "workers"]]
+        for config in configs:
+            for workers in ("1", "2"):
+                args = config + ["--schedulers", workers, beam, str(N), str(K)]
+                doc, _, status = run(clause, args, tmp)
+                name = " ".join(args[:-3])
+                expect(f"{name}: status", status, 0)
+                expect(f"{name}: spawns", doc["processes"]["spawned"], N)
+                expect(f"{name}: receive timeouts fired", doc["timers"]["receive_timeouts_fired"], K)
+                expect(f"{name}: timers fired", doc["timers"]["fired"], K)
+                expect(f"{name}: late fires recorded", doc["timers"]["late"]["count"], K)
+                expect(f"{name}: workers", len(doc["workers"]), int(workers))
+                if workers == "1":
+                    expect(f"{name}: steals", doc["total"]["steals"], 0)
+                # every spawned process sends once; main takes each
+                expect(f"{name}: receives", doc["messages"]["receives"], N)
+        # Text and JSON at once; the text ends with the counters' line.
+        doc, err, status = run(clause, ["--native", "spawn_exit", "500"], tmp, text=True)
+        expect("spawn_exit: status", status, 0)
+        expect("spawn_exit: spawns", doc["processes"]["spawned"], 500)
+        expect("spawn_exit: text report", "clause profile:" in err and "latencies (us)" in err, True)
+        hw = doc["hardware_counters"]
+        if hw["unavailable"] is not None:
+            # PAPI-absent: one line with PAPI's reason
+            lines = [line for line in err.splitlines() if line.startswith("hardware counters:")]
+            expect("unavailable counters: report lines", len(lines), 1)
+            expect("unavailable counters: reason", "PAPI" in lines[0], True)
+        # No counters asked for.
+        doc, _, status = run(clause, ["--profile-events=none", "--native", "pingpong", "3", "50"], tmp)
+        expect("--profile-events=none", doc["hardware_counters"], None)
+        expect("pingpong: receives", doc["messages"]["receives"], 3 * 50 * 2 + 2 * 3)
+        # clause's own counters through PAPI, as any PAPI tool reads them.
+        doc, _, status = run(clause, ["--profile-events=sde:::clause::slices", "--native", "yield_storm", "5", "20"], tmp)
+        event = doc["hardware_counters"]["events"][0]
+        expect("SDE slices usable", event["usable"], True)
+        expect("SDE slices", event["values"], [doc["total"]["slices"]])
+        # A file that cannot be written: said on stderr, the status is the program's.
+        done = subprocess.run([clause, "--profile=" + os.path.join(tmp, "no", "such.json"), "--native",
+                               "spawn_exit", "10"], capture_output=True, text=True, timeout=60)
+        expect("unwritable file: status", done.returncode, 0)
+        expect("unwritable file: message", "--profile=" in done.stderr, True)
+    for f in failures:
+        print("profile check: " + f)
+    print(f"profile check: {'FAILED' if failures else 'passed'}")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,317 @@
+/*
+ * test_profile.c — --profile's figures: the histograms against exact
+ * percentiles, Jain's index, the counters of workloads whose counts are
+ * known (N spawns, K receive timeouts, no steals on one worker, one receive
+ * per message), and the PAPI paths: an event this machine cannot count
+ * gives one line with PAPI's reason while the run goes on; the events it
+ * can count (the runtime's own SDEs at least) give their values.
+ */
+#include "test_main.h"
+
+#include "../../core/executor.h"
+#include "../../core/message.h"
+#include "../../core/policy.h"
+#include "../../core/sched_profile.h"
+#include "../../experiments/native_workloads.h"
+#include "../../metrics/histogram.h"
+#include "../../metrics/profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- histograms ---- */
+
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void test_buckets_cover_every_value_once(void)
+{
+    uint64_t samples[] = {0, 1, 31, 32, 63, 64, 65, 1000, 4095, 4096, 123456789, (uint64_t)1 << 40, UINT64_MAX};
+    for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
+        uint64_t v = samples[i];
+        unsigned b = histogram_bucket(v);
+        CU_ASSERT(b < HIST_BUCKETS);
+        uint64_t high = histogram_bucket_high(b);
+        CU_ASSERT(high >= v);
+        CU_ASSERT_EQUAL(histogram_bucket(high), b);
+        if (high != UINT64_MAX)
+            CU_ASSERT_EQUAL(histogram_bucket(high + 1), b + 1);
+        /* a bucket is at most 1/32 of its values wide */
+        CU_ASSERT(high - v <= (v >> HIST_SUB_BITS));
+    }
+    CU_ASSERT_EQUAL(histogram_bucket(UINT64_MAX), HIST_BUCKETS - 1);
+}
+
+static void test_percentiles_are_within_a_bucket_of_exact(void)
+{
+    enum { N = 20000 };
+    uint64_t *values = malloc(N * sizeof *values);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(values);
+    struct histogram *h = malloc(sizeof *h), *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+    CU_ASSERT_FATAL(h && a && b);
+    histogram_init(h);
+    histogram_init(a);
+    histogram_init(b);
+    srand(7);
+    uint64_t sum = 0;
+    for (int i = 0; i < N; i++) {
+        /* spread over six orders of magnitude, like latencies */
+        uint64_t v = (uint64_t)rand() % 1000 * ((uint64_t)1 << (rand() % 20));
+        values[i] = v;
+        sum += v;
+        histogram_record(h, v);
+        histogram_record(i % 2 ? a : b, v);
+    }
+    histogram_merge(a, b);
+    qsort(values, N, sizeof *values, compare_u64);
+    CU_ASSERT_EQUAL(h->count, N);
+    CU_ASSERT_EQUAL(h->min, values[0]);
+    CU_ASSERT_EQUAL(h->max, values[N - 1]);
+    CU_ASSERT_DOUBLE_EQUAL(histogram_mean(h), (double)sum / N, 1e-6 * (double)sum / N);
+    const double ps[] = {50, 90, 99, 99.9, 100};
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) {
+        size_t rank = (size_t)(ps[i] / 100.0 * N + 0.999999);
+        uint64_t exact = values[rank - 1];
+        uint64_t got = histogram_percentile(h, ps[i]);
+        CU_ASSERT(got >= exact);
+        CU_ASSERT(got - exact <= (exact >> HIST_SUB_BITS));
+        CU_ASSERT_EQUAL(histogram_percentile(a, ps[i]), got); /* merged halves answer the same */
+    }
+    CU_ASSERT_EQUAL(histogram_percentile(h, 100), values[N - 1]);
+    CU_ASSERT_EQUAL(a->count, h->count);
+    CU_ASSERT_EQUAL(memcmp(a->buckets, h->buckets, sizeof h->buckets), 0);
+    free(values);
+    free(h);
+    free(a);
+    free(b);
+}
+
+static void test_jain_index(void)
+{
+    double equal[] = {3, 3, 3, 3};
+    double one[] = {0, 0, 8, 0};
+    double mixed[] = {1, 2, 3};
+    CU_ASSERT_DOUBLE_EQUAL(metrics_jain_index(equal, 4), 1.0, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(metrics_jain_index(one, 4), 0.25, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(metrics_jain_index(mixed, 3), 36.0 / (3 * 14.0), 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(metrics_jain_index(NULL, 0), 1.0, 1e-12);
+}
+
+/* ---- counters of known workloads ---- */
+
+struct run {
+    struct sched *s;
+    struct profile p;
+    void *ctx;
+    const struct native_workload *workload;
+};
+
+/* Runs a native workload with --profile on; the caller checks r->p, then
+ * calls run_end. */
+static void run_workload(struct run *r, const char *name, char **args, unsigned workers, const char *events)
+{
+    memset(r, 0, sizeof *r);
+    r->workload = native_workload_find(name);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r->workload);
+    struct sched_config config = {workers, policy_find("erts"), NULL, 0, SEND_MODE_ARRIVALS, TIMER_THREAD};
+    const char *why = NULL;
+    r->s = sched_create(&config, &why);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r->s);
+    CU_ASSERT_TRUE_FATAL(sched_profile_start(r->s, events));
+    struct strbuf text = STRBUF_INIT;
+    term main_pid;
+    CU_ASSERT_TRUE_FATAL(r->workload->start(r->s, args, &main_pid, &r->ctx, &text));
+    CU_ASSERT_EQUAL(sched_run(r->s, main_pid), 0);
+    CU_ASSERT_TRUE(r->workload->finish(r->ctx, &text));
+    strbuf_free(&text);
+    sched_profile_collect(r->s, &r->p);
+}
+
+static void run_end(struct run *r)
+{
+    sched_destroy(r->s);
+    r->workload->free_ctx(r->ctx);
+}
+
+static void test_n_spawns_are_counted(void)
+{
+    const unsigned workers[] = {1, 2, 4};
+    for (size_t i = 0; i < sizeof workers / sizeof workers[0]; i++) {
+        struct run r;
+        run_workload(&r, "spawn_exit", (char *[]){"1234"}, workers[i], "");
+        CU_ASSERT_EQUAL(r.p.total.spawned, 1234);
+        CU_ASSERT_EQUAL(r.p.total.exits_normal, 1235); /* and the main process */
+        CU_ASSERT_EQUAL(r.p.total.exits_other, 0);
+        CU_ASSERT_EQUAL(r.p.total.first_runs, 1235);
+        CU_ASSERT(r.p.total.peak_live >= 2 && r.p.total.peak_live <= 1235);
+        CU_ASSERT_EQUAL(r.p.live_at_end, 0);
+        /* every slice was queued first: one wait recorded per slice */
+        CU_ASSERT_EQUAL(r.p.queue_wait.count, r.p.total.slices);
+        CU_ASSERT_EQUAL(r.p.total.queue_samples, r.p.total.slices);
+        CU_ASSERT(r.p.total.run_ns > 0 && r.p.total.run_ns <= r.p.total.busy_ns);
+        CU_ASSERT_PTR_NULL(r.p.hw);
+        run_end(&r);
+    }
+}
+
+static void test_one_worker_never_steals(void)
+{
+    struct run r;
+    run_workload(&r, "yield_storm", (char *[]){"40", "100"}, 1, "");
+    CU_ASSERT_EQUAL(r.p.total.steals, 0);
+    CU_ASSERT_EQUAL(r.p.total.stolen_from, 0);
+    CU_ASSERT_EQUAL(r.p.total.migrations_in, 0);
+    CU_ASSERT_EQUAL(r.p.total.migrations_out, 0);
+    CU_ASSERT_EQUAL(r.p.total.balance_taken, 0);
+    CU_ASSERT(r.p.total.slices >= 40 * 100);
+    CU_ASSERT_DOUBLE_EQUAL(r.p.jain_busy, 1.0, 1e-12);
+    run_end(&r);
+}
+
+static void test_every_message_is_received_once(void)
+{
+    struct run r;
+    run_workload(&r, "pingpong", (char *[]){"8", "500"}, 2, "");
+    uint64_t messages = 8 * 500 * 2 + 2 * 8; /* and each player tells main it is done */
+    const struct worker_metrics *t = &r.p.total;
+    CU_ASSERT_EQUAL(t->sends_direct + t->sends_arrivals, messages);
+    CU_ASSERT_EQUAL(t->sends_dropped + t->sends_self + t->sends_blocked, 0);
+    CU_ASSERT_EQUAL(t->receives, messages);
+    CU_ASSERT_EQUAL(r.p.delivery.count, messages);
+    CU_ASSERT(r.p.delivery.max >= histogram_percentile(&r.p.delivery, 50));
+    run_end(&r);
+}
+
+/* ---- K receive timeouts ---- */
+
+struct timeouts {
+    int left, timed_out;
+};
+
+/* Waits with a 1 ms timeout and nobody to wake it, K times, as K
+ * `receive after 1 -> ok end` would. */
+static enum body_stop timeout_step(struct process *p, void *state)
+{
+    struct timeouts *t = state;
+    proc_spend(p, 1);
+    if (sched_take_timed_out(p)) {
+        t->timed_out++;
+        proc_receive_restart(p); /* the receive ends with its after clause */
+    }
+    if (t->left == 0)
+        return BODY_EXIT;
+    t->left--;
+    sched_set_wait_timeout(p, 1);
+    return BODY_WAIT;
+}
+
+static void test_k_timeouts_fire_k_timers(void)
+{
+    enum { K = 25 };
+    const enum timer_mode modes[] = {TIMER_THREAD, TIMER_WORKERS};
+    for (size_t m = 0; m < 2; m++) {
+        struct sched_config config = {2, NULL, NULL, 0, SEND_MODE_ARRIVALS, modes[m]};
+        const char *why = NULL;
+        struct sched *s = sched_create(&config, &why);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        CU_ASSERT_TRUE_FATAL(sched_profile_start(s, ""));
+        struct timeouts t = {K, 0};
+        term pid = sched_spawn_native(s, NULL, timeout_step, &t, NULL);
+        CU_ASSERT_EQUAL(sched_run(s, pid), 0);
+        struct profile p = {0};
+        sched_profile_collect(s, &p);
+        CU_ASSERT_EQUAL(t.timed_out, K);
+        CU_ASSERT_EQUAL(p.timers_armed, K);
+        CU_ASSERT_EQUAL(p.timers_fired, K);
+        CU_ASSERT_EQUAL(p.receive_timeouts_fired, K);
+        CU_ASSERT_EQUAL(p.timers_cancelled, 0);
+        CU_ASSERT_EQUAL(p.timer_late.count, K);
+        CU_ASSERT(p.clock_readings >= 1);
+        if (modes[m] == TIMER_THREAD) {
+            CU_ASSERT(p.timer_thread_deadline_wakes >= 1 && p.timer_thread_wakes >= p.timer_thread_deadline_wakes);
+        } else {
+            CU_ASSERT_EQUAL(p.timer_thread_wakes, 0);
+        }
+        sched_destroy(s);
+    }
+}
+
+/* ---- PAPI ---- */
+
+static void test_an_uncountable_event_is_one_line_and_the_run_goes_on(void)
+{
+    struct run r;
+    run_workload(&r, "spawn_exit", (char *[]){"100"}, 2, "PAPI_NO_SUCH_EVENT");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r.p.hw);
+    CU_ASSERT_FALSE(r.p.hw->events[0].usable);
+    CU_ASSERT_NOT_EQUAL(r.p.hw->unavailable[0], '\0');
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.p.hw->unavailable, "PAPI"));
+    CU_ASSERT_EQUAL(r.p.total.spawned, 100);
+    r.p.version = r.p.policy = r.p.send_mode = r.p.timer_mode = r.p.binding = r.p.otp_options = r.p.program = "x";
+    struct strbuf text = STRBUF_INIT;
+    profile_write_text(&r.p, &text);
+    const char *line = strstr(strbuf_cstr(&text), "hardware counters: no usable counters (PAPI: ");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(line);
+    CU_ASSERT_STRING_EQUAL(strchr(line, '\n'), "\n"); /* one line, the report's last */
+    strbuf_free(&text);
+    run_end(&r);
+}
+
+static void test_default_events_never_fail_the_run(void)
+{
+    struct run r;
+    run_workload(&r, "pingpong", (char *[]){"4", "200"}, 2, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r.p.hw);
+    /* Whatever this machine counts: each default event is counted on every
+     * worker or has PAPI's reason, and the summary line exactly when none is. */
+    unsigned usable = 0;
+    for (unsigned e = 0; e < r.p.hw->event_count; e++) {
+        const struct hw_event *ev = &r.p.hw->events[e];
+        usable += ev->usable;
+        if (!ev->usable) {
+            CU_ASSERT_NOT_EQUAL(ev->why[0], '\0');
+        }
+        for (unsigned w = 0; ev->usable && w < r.p.workers; w++)
+            CU_ASSERT(hw_counters_value(r.p.hw, w, e) >= 0);
+    }
+    CU_ASSERT_EQUAL(r.p.hw->event_count, 6);
+    CU_ASSERT_EQUAL(usable == 0, r.p.hw->unavailable[0] != '\0');
+    run_end(&r);
+}
+
+static void test_software_events_are_counted(void)
+{
+    struct run r;
+    run_workload(&r, "pingpong", (char *[]){"4", "300"}, 2,
+                 "sde:::clause::slices,sde:::clause::sends,perf::TASK-CLOCK");
+    const struct hw_counters *hc = r.p.hw;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(hc);
+    /* clause's own counters, read through PAPI like any other event */
+    CU_ASSERT_TRUE_FATAL(hc->events[0].usable && hc->events[1].usable);
+    CU_ASSERT_TRUE(hc->events[0].process_wide && hc->process_counted);
+    CU_ASSERT_EQUAL((uint64_t)hc->process_values[0], r.p.total.slices);
+    CU_ASSERT_EQUAL((uint64_t)hc->process_values[1], 4 * 300 * 2 + 2 * 4);
+    /* the kernel's task clock: counted per worker thread where perf events
+     * are allowed at all */
+    for (unsigned w = 0; hc->events[2].usable && w < r.p.workers; w++)
+        CU_ASSERT(hw_counters_value(hc, w, 2) > 0);
+    run_end(&r);
+}
+
+static CU_TestInfo tests[] = {
+    {"buckets cover every value once", test_buckets_cover_every_value_once},
+    {"percentiles are within a bucket of exact", test_percentiles_are_within_a_bucket_of_exact},
+    {"Jain's index", test_jain_index},
+    {"N spawns are counted", test_n_spawns_are_counted},
+    {"one worker never steals", test_one_worker_never_steals},
+    {"every message is received once", test_every_message_is_received_once},
+    {"K timeouts fire K timers", test_k_timeouts_fire_k_timers},
+    {"an uncountable event is one line and the run goes on", test_an_uncountable_event_is_one_line_and_the_run_goes_on},
+    {"default events never fail the run", test_default_events_never_fail_the_run},
+    {"software events are counted", test_software_events_are_counted},
+    CU_TEST_INFO_NULL,
+};
+TEST_SUITE_CONCURRENT(profile, tests)
