@@ -28,9 +28,9 @@ LDFLAGS_rel  :=
 LDFLAGS_asan := -fsanitize=address,undefined
 LDFLAGS_tsan := -fsanitize=thread
 
-CORE_SRC  := $(filter-out core/main.c,$(wildcard core/*.c core/beam/*.c core/bif/*.c policies/*.c metrics/*.c))
+CORE_SRC  := $(filter-out core/cli.c,$(wildcard core/*.c core/beam/*.c core/bif/*.c policies/*.c metrics/*.c))
 WORKLOAD_SRC := experiments/native_workloads.c
-CLI_SRC   := core/main.c $(WORKLOAD_SRC)
+CLI_SRC   := core/cli.c $(WORKLOAD_SRC)
 # The tests run the native workloads too: their results are checked.
 TEST_SRC  := $(wildcard tests/unit/*.c) $(WORKLOAD_SRC)
 DEMO_SRC  := experiments/term_tour.c

@@ -1,5 +1,5 @@
 /*
- * main.c — the `clause` command: parse options, set up CPU binding and the
+ * cli.c — the `clause` command: parse options, set up CPU binding and the
  * executor, run the program (a .beam file's main/1, or a native workload),
  * report, and exit with the program's status.
  */
