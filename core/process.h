@@ -102,6 +102,13 @@ struct process {
      * map's do), or THE_NON_VALUE while empty; a collection root --- */
     term dictionary;
 
+    /* --- a host invocation's call (embed.c): the engine keeps its outcome
+     * here as it ends, instead of reporting an uncaught exception --- */
+    bool host_call;
+    uint8_t host_class; /* enum fault_class of its uncaught exception; FAULT_NONE when it returned */
+    term host_value;    /* what it returned, or the exception's reason */
+    term host_trace;    /* the exception's stack trace */
+
     /* --- memory --- */
     heap_t heap;
     term *stack;     /* stack_inline until it outgrows it; grows down from stack + stack_words */

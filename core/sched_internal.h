@@ -75,6 +75,7 @@ struct sched {
     uint64_t lookups_skipped;                      /* executor mutex */
     void *engine;                                  /* the code engine's shared state (sched_set_engine) */
     struct name_entry *name_buckets[NAME_BUCKETS]; /* registered names (names.c), executor mutex */
+    char host_failure[200];                        /* a host call's runtime failure (sched_runtime_failure) */
 };
 
 /* ThreadSanitizer cannot see ck_epoch's grace periods (libck is not
