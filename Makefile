@@ -1,7 +1,9 @@
 # clause — build, test and run.
 #
+#   make               build/clause, build/libclause.a (with include/clause.h)
+#   make install       both, and the header, under PREFIX
 #   make run           build and run the demonstration (see README)
-#   make test          unit tests, then the same under ASan+UBSan
+#   make test          unit tests and the host program, then the same under ASan+UBSan
 #   make tsan          concurrent unit tests under ThreadSanitizer
 #   make bench         native scheduling benchmarks against OTP
 #   make format-check  clang-format conformance
@@ -15,9 +17,12 @@
 
 CC      := gcc
 PKGS    := ck hwloc papi cunit zlib gmp
+# What the library itself needs (the tests add CUnit).
+LIB_PKGS := ck hwloc papi zlib gmp
 # Recursive (=) so pkg-config runs only after the deps target installed them.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS))
+LIB_LIBS   = $(shell pkg-config --libs $(LIB_PKGS)) -lm -lpthread
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 BASE    := -std=c11 -D_GNU_SOURCE -g $(WARN)
@@ -28,11 +33,15 @@ LDFLAGS_rel  :=
 LDFLAGS_asan := -fsanitize=address,undefined
 LDFLAGS_tsan := -fsanitize=thread
 
-CORE_SRC  := $(filter-out core/cli.c,$(wildcard core/*.c core/beam/*.c core/bif/*.c policies/*.c metrics/*.c))
-WORKLOAD_SRC := experiments/native_workloads.c
-CLI_SRC   := core/cli.c $(WORKLOAD_SRC)
-# The tests run the native workloads too: their results are checked.
-TEST_SRC  := $(wildcard tests/unit/*.c) $(WORKLOAD_SRC)
+# The library: the runtime, and the command's code (core/cli.c, with the
+# native workloads it runs) behind CLAUSE_main_v1. The executable is
+# core/cli_main.c alone.
+CORE_SRC  := $(filter-out core/cli_main.c,$(wildcard core/*.c core/beam/*.c core/bif/*.c policies/*.c metrics/*.c)) \
+             experiments/native_workloads.c
+CLI_SRC   := core/cli_main.c
+TEST_SRC  := $(wildcard tests/unit/*.c)
+# A host program that sees only include/clause.h and the library.
+HOST_SRC  := tests/host/host_test.c
 DEMO_SRC  := experiments/term_tour.c
 MODES     := rel asan tsan
 
@@ -40,19 +49,31 @@ export ASAN_OPTIONS  := halt_on_error=1:detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS := halt_on_error=1:print_stacktrace=1
 export TSAN_OPTIONS  := halt_on_error=1:second_deadlock_stack=1
 
-.PHONY: all install deps deps-fuzz run test test-rel test-asan golden-rel golden-asan golden-stress tsan bench fuzz fuzz-build format format-check clean
+.PHONY: all install deps deps-fuzz run test test-rel test-asan host-rel host-asan golden-rel golden-asan golden-stress tsan bench fuzz fuzz-build format format-check clean
 .DEFAULT_GOAL := all
 
 PREFIX ?= /usr/local
 
-all: build/clause build/rel/unit-tests build/rel/term-tour
+all: build/clause build/libclause.a build/rel/unit-tests build/rel/term-tour
 
 # The runtime as users call it: the optimised build.
 build/clause: build/rel/clause
 	cp $< $@
 
-install: build/clause
+build/libclause.a: build/rel/libclause.a
+	cp $< $@
+
+# The header is the library's only public one; clause.pc gives a host the
+# flags to link the library and what it needs.
+install: build/clause build/libclause.a
 	install -D -m 755 build/clause $(DESTDIR)$(PREFIX)/bin/clause
+	install -D -m 644 build/libclause.a $(DESTDIR)$(PREFIX)/lib/libclause.a
+	install -D -m 644 include/clause.h $(DESTDIR)$(PREFIX)/include/clause.h
+	mkdir -p $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: clause\nDescription: %s\nVersion: %s\nRequires.private: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lclause\nLibs.private: -lm -lpthread\n' \
+	  '$(PREFIX)' 'Erlang-style process runtime running OTP 25 .beam files' \
+	  "$$(sed -n 's/^#define CLAUSE_VERSION \"\(.*\)\"/\1/p' core/cli.c)" '$(LIB_PKGS)' \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/clause.pc
 
 deps:
 	@scripts/deps.sh
@@ -78,6 +99,15 @@ build/$(1)/clause: $$(CLI_SRC:%.c=build/$(1)/%.o) build/$(1)/libclause.a
 
 build/$(1)/term-tour: $$(DEMO_SRC:%.c=build/$(1)/%.o) build/$(1)/libclause.a
 	$$(CC) $$(LDFLAGS_$(1)) -o $$@ $$(DEMO_SRC:%.c=build/$(1)/%.o) build/$(1)/libclause.a $$(PKG_LIBS) -lm -lpthread
+
+# The host program: the public header only (no core/ include path), and the
+# library with what it needs, as an installed host would link.
+build/$(1)/tests/host/%.o: tests/host/%.c | deps
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(BASE) $$(CFLAGS_$(1)) -Iinclude -MMD -MP -c $$< -o $$@
+
+build/$(1)/host-test: $$(HOST_SRC:%.c=build/$(1)/%.o) build/$(1)/libclause.a
+	$$(CC) $$(LDFLAGS_$(1)) -o $$@ $$(HOST_SRC:%.c=build/$(1)/%.o) build/$(1)/libclause.a $$(LIB_LIBS)
 endef
 $(foreach m,$(MODES),$(eval $(call mode_rules,$(m))))
 
@@ -93,11 +123,18 @@ bench: build/rel/clause
 
 test: test-rel test-asan golden-rel golden-asan golden-stress
 
-test-rel: build/rel/unit-tests
+test-rel: build/rel/unit-tests host-rel
 	build/rel/unit-tests
 
-test-asan: build/asan/unit-tests
+test-asan: build/asan/unit-tests host-asan
 	build/asan/unit-tests
+
+# The host program against the library: its test modules are compiled by
+# erlc; the expected terms come from OTP (tests/gen/host_cases.escript).
+host-rel host-asan: host-%: build/%/host-test
+	@mkdir -p build/host
+	erlc -o build/host tests/host/host_calls.erl
+	build/$*/host-test build/host tests/data/host_cases.txt
 
 # Programs compared with OTP's output (tests/golden/run.sh); the sanitizer
 # build runs fewer worker counts.
@@ -154,7 +191,7 @@ fuzz: build/fuzz/fuzz-loader
 	  build/fuzz/fuzz-loader -dict=tests/fuzz/beam.dict -max_len=$(FUZZ_MAX_LEN) -timeout=$(FUZZ_TIMEOUT) \
 	  -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build/fuzz/ build/fuzz/corpus
 
-FORMAT_FILES = $(wildcard core/*.[ch] core/beam/*.[ch] core/bif/*.[ch] policies/*.[ch] metrics/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] experiments/*.[ch])
+FORMAT_FILES = $(wildcard include/*.h core/*.[ch] core/beam/*.[ch] core/bif/*.[ch] policies/*.[ch] metrics/*.[ch] tests/unit/*.[ch] tests/host/*.[ch] tests/fuzz/*.[ch] experiments/*.[ch])
 
 format:
 	clang-format -i $(FORMAT_FILES)
@@ -165,5 +202,5 @@ format-check:
 clean:
 	rm -rf build
 
--include $(foreach m,$(MODES),$(CORE_SRC:%.c=build/$(m)/%.d) $(TEST_SRC:%.c=build/$(m)/%.d) $(CLI_SRC:%.c=build/$(m)/%.d) $(DEMO_SRC:%.c=build/$(m)/%.d))
+-include $(foreach m,$(MODES),$(CORE_SRC:%.c=build/$(m)/%.d) $(TEST_SRC:%.c=build/$(m)/%.d) $(CLI_SRC:%.c=build/$(m)/%.d) $(DEMO_SRC:%.c=build/$(m)/%.d) $(HOST_SRC:%.c=build/$(m)/%.d))
 -include $(CORE_SRC:%.c=build/fuzz/%.d) $(FUZZ_SRC:%.c=build/fuzz/%.d)
