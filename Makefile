@@ -70,7 +70,7 @@ install: build/clause build/libclause.a
 	install -D -m 644 build/libclause.a $(DESTDIR)$(PREFIX)/lib/libclause.a
 	install -D -m 644 include/clause.h $(DESTDIR)$(PREFIX)/include/clause.h
 	mkdir -p $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: clause\nDescription: %s\nVersion: %s\nRequires.private: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lclause\nLibs.private: -lm -lpthread\n' \
+	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: clause\nDescription: %s\nVersion: %s\nRequires: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lclause -lm -lpthread\n' \
 	  '$(PREFIX)' 'Erlang-style process runtime running OTP 25 .beam files' \
 	  "$$(sed -n 's/^#define CLAUSE_VERSION \"\(.*\)\"/\1/p' core/cli.c)" '$(LIB_PKGS)' \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/clause.pc

@@ -18,10 +18,11 @@
  * the call's: it starts no thread, and no other process runs during it.
  * What the call spawns is created but never runs; what it spawned,
  * registered, sent to others or started as timers is released when the
- * invocation returns. A call that would wait in a receive (a message that
- * has not arrived, a receive timeout, timer:sleep/1) cannot be resumed by
- * anything, so the invocation stops there with CLAUSE_BUSY. Messages the
- * call sends itself before it receives are received as usual.
+ * invocation returns. A call that would wait in a receive (for a message
+ * that has not arrived, a receive timeout, timer:sleep/1) could never be
+ * resumed, so the invocation stops there with CLAUSE_BUSY; messages the
+ * call sent itself before its receive are received as usual. Output
+ * (io:format) goes to the host's standard output.
  *
  * Arguments and results cross the boundary in the external term format,
  * the bytes erlang:term_to_binary/1 makes: it is exact for every term a
@@ -74,14 +75,17 @@ void CLAUSE_runtime_free_v1(CLAUSE_runtime_v1 *runtime);
 /* How an invocation ended. */
 typedef enum CLAUSE_status_v1 {
     CLAUSE_OK = 0,     /* the function returned: result.etf holds the value */
-    CLAUSE_RAISED = 1, /* it raised: result.etf holds {Class, Reason, Stacktrace}, result.text the same as text */
-    CLAUSE_BUSY = 2,   /* it would wait in a receive: stopped there, its work so far is dropped */
-    CLAUSE_UNDEF = 3,  /* no such exported function, or its module cannot be loaded: nothing ran */
+    CLAUSE_RAISED = 1, /* it raised: result.etf holds {Class, Reason, Stacktrace}, result.text the
+                          exception and its trace as text */
+    CLAUSE_BUSY = 2,   /* it would wait in a receive: it is stopped there and released (what it did
+                          before, such as output, stays done) */
+    CLAUSE_UNDEF = 3,  /* no such exported function, or its module cannot be loaded (a broken module's
+                          reason also goes to stderr): nothing ran */
     CLAUSE_BADARG = 4, /* the host's input is invalid (a NULL, a name that is no atom, the arguments
                           not the encoding of a list of at most 255 terms): nothing ran */
     CLAUSE_HALTED = 5, /* it called erlang:halt/0,1: result.halt_status holds the status */
     CLAUSE_FAILED = 6, /* a runtime failure: memory refused, the heap cap exceeded, code the engine
-                          does not run yet, or a result the term format cannot carry */
+                          does not run yet, or a value or exception the term format cannot carry */
 } CLAUSE_status_v1;
 
 /* What an invocation gives back. Every pointer is owned by the result and
@@ -89,7 +93,7 @@ typedef enum CLAUSE_status_v1 {
 typedef struct CLAUSE_result_v1 {
     unsigned char *etf;        /* OK and RAISED: the term, in the external term format; else NULL */
     size_t etf_size;           /* its bytes */
-    char *text;                /* every status but OK: what happened, NUL-terminated text; else NULL */
+    char *text;                /* every status but OK: what happened, NUL-terminated (NULL if memory ran out) */
     int halt_status;           /* HALTED: erlang:halt's status; else 0 */
     unsigned long long slices; /* time slices of 4000 reductions the call ran (1 + times it was resumed) */
 } CLAUSE_result_v1;
