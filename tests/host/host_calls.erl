@@ -2,7 +2,7 @@
 %% CLAUSE_invoke_v1, and a main/1 it runs through CLAUSE_main_v1.
 -module(host_calls).
 -export([main/1, stats/2, count_up/1, self_send/1, match_ok/1, throw_it/1, exit_with/1,
-         wait_for_message/0, sleep/1, spawn_and_wait/0, spawn_and_return/0, stop/1, grow/1, make_fun/0]).
+         wait_for_message/0, drain/0, register_self/0, sleep/1, spawn_and_wait/0, spawn_and_return/0, stop/1, grow/1, make_fun/0]).
 
 %% main(["halt", N]) ends with halt(N); main(["raise"]) raises; otherwise it
 %% prints its arguments and returns.
@@ -39,6 +39,19 @@ exit_with(R) -> exit(R).
 
 wait_for_message() ->
     receive Any -> Any end.
+
+%% A receive with `after 0` never waits.
+drain() ->
+    self() ! one,
+    drain([]).
+drain(Got) ->
+    receive M -> drain([M | Got]) after 0 -> {drained, Got} end.
+
+%% A name taken during one invocation is free again for the next.
+register_self() ->
+    true = register(host_calls_caller, self()),
+    host_calls_caller ! via_name,
+    receive via_name -> whereis(host_calls_caller) =:= self() end.
 
 sleep(Ms) ->
     timer:sleep(Ms),
