@@ -131,10 +131,11 @@ test-asan: build/asan/unit-tests host-asan
 
 # The host program against the library: its test modules are compiled by
 # erlc; the expected terms come from OTP (tests/gen/host_cases.escript).
+# Each build compiles into its own folder: make -j runs both at once.
 host-rel host-asan: host-%: build/%/host-test
-	@mkdir -p build/host
-	erlc -o build/host tests/host/host_calls.erl
-	build/$*/host-test build/host tests/data/host_cases.txt
+	@mkdir -p build/$*/host
+	erlc -o build/$*/host tests/host/host_calls.erl
+	build/$*/host-test build/$*/host tests/data/host_cases.txt
 
 # Programs compared with OTP's output (tests/golden/run.sh); the sanitizer
 # build runs fewer worker counts.
