@@ -18,7 +18,6 @@
 #include "atom.h"
 #include "beam/code_server.h"
 #include "beam/interp.h"
-#include "bif.h"
 #include "etf.h"
 #include "executor.h"
 #include "heap.h"
@@ -122,11 +121,6 @@ static void put_mfa(struct strbuf *b, term m, term f, unsigned arity)
     strbuf_printf(b, "/%u", arity);
 }
 
-static term class_atom(uint8_t class)
-{
-    return class == FAULT_EXIT ? A(exit) : class == FAULT_THROW ? A(throw) : A(error);
-}
-
 /* Encodes t into result->etf; false with the reason in *why. */
 static bool encode_result(CLAUSE_result_v1 *result, term t, const char **why)
 {
@@ -145,25 +139,25 @@ static CLAUSE_status_v1 outcome(struct process *p, CLAUSE_result_v1 *result)
 {
     const char *why = NULL;
     struct strbuf text = STRBUF_INIT;
-    if (p->host_class == FAULT_NONE && p->exit_reason == A(normal)) {
+    if (is_non_value(p->host_class) && p->exit_reason == A(normal)) {
         if (encode_result(result, p->host_value, &why))
             return CLAUSE_OK;
         strbuf_printf(&text, "the result cannot be encoded: %s", why);
         return end_with(result, CLAUSE_FAILED, &text);
     }
-    if (p->host_class == FAULT_NONE) { /* ended without an exception of its own */
+    if (is_non_value(p->host_class)) { /* ended without an exception of its own */
         strbuf_puts(&text, "the call ended with reason ");
         print_w(&text, p->exit_reason, -1);
         return end_with(result, CLAUSE_FAILED, &text);
     }
     /* As the clause command reports an uncaught exception, with its trace. */
     strbuf_puts(&text, "exception ");
-    print_w(&text, class_atom(p->host_class), -1);
+    print_w(&text, p->host_class, -1);
     strbuf_puts(&text, ": ");
     print_p(&text, p->host_value, 1, 80, -1);
     strbuf_puts(&text, "\n  stacktrace: ");
     print_p(&text, p->host_trace, 15, 80, -1);
-    term raised = heap_tuple3(&p->heap, class_atom(p->host_class), p->host_value, p->host_trace);
+    term raised = heap_tuple3(&p->heap, p->host_class, p->host_value, p->host_trace);
     if (is_non_value(raised)) {
         strbuf_puts(&text, "\n(out of memory for the exception's term)");
         return end_with(result, CLAUSE_FAILED, &text);

@@ -105,9 +105,9 @@ struct process {
     /* --- a host invocation's call (embed.c): the engine keeps its outcome
      * here as it ends, instead of reporting an uncaught exception --- */
     bool host_call;
-    uint8_t host_class; /* enum fault_class of its uncaught exception; FAULT_NONE when it returned */
-    term host_value;    /* what it returned, or the exception's reason */
-    term host_trace;    /* the exception's stack trace */
+    term host_class; /* error, exit or throw: its uncaught exception's class; THE_NON_VALUE when none */
+    term host_value; /* what it returned, or the exception's reason */
+    term host_trace; /* the exception's stack trace */
 
     /* --- memory --- */
     heap_t heap;

@@ -1839,7 +1839,7 @@ rethrow : {
     p->exit_reason = why;
     if (p->host_call) {
         /* The host gets the exception itself; nothing is reported. */
-        p->host_class = (uint8_t)c;
+        p->host_class = class_atom(c);
         p->host_value = reason;
         p->host_trace = trace;
     } else if (p->pid == sched_main_pid(p->sched)) {
