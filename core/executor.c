@@ -424,6 +424,7 @@ term sched_start_host_process(struct sched *s, struct process *p)
     }
     atomic_store_explicit(&p->state, PROC_RUNNING, memory_order_release);
     s->main_pid = p->pid;
+    s->host = true;
     return p->pid;
 }
 
@@ -569,7 +570,7 @@ static void *timer_thread(void *arg)
 
 void sched_runtime_failure(struct process *self, const char *why)
 {
-    if (self->host_call) /* the invocation's only thread: no other writer */
+    if (self->sched->host) /* the invocation's thread is its only one: no other writer */
         snprintf(self->sched->host_failure, sizeof self->sched->host_failure, "%s", why);
     else
         fprintf(stderr, "clause: runtime failure in <0.%llu.0>: %s\n", (unsigned long long)pid_number(self->pid), why);

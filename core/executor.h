@@ -96,8 +96,9 @@ void sched_destroy(struct sched *s);
 term sched_start_host_process(struct sched *s, struct process *p);
 
 /* Whether a halt or a runtime failure stopped the program: *status gets
- * its status, and *failure the runtime failure's text when a host call
- * failed (its text goes to the host instead of stderr), else NULL. */
+ * its status, and *failure the runtime failure's text on an executor of a
+ * host invocation (kept for the host instead of written to stderr), else
+ * NULL. */
 bool sched_stopped(struct sched *s, int *status, const char **failure);
 
 /* ---- for process bodies (running on a worker) ---- */
