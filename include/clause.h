@@ -34,8 +34,9 @@
  * belong to the invocation that made them; local funs cannot be encoded.
  *
  * Threads: calls on one runtime must not overlap; the runtime may move
- * between threads from one call to the next. CLAUSE_main_v1 may run while
- * runtimes exist.
+ * between threads from one call to the next. Runtimes are independent:
+ * threads may each use their own at once, and CLAUSE_main_v1 may run
+ * beside them.
  *
  * Stability: every name carries the version of its contract (_v1). A
  * change to a signature, a struct or a status's meaning comes as a new
