@@ -145,19 +145,20 @@ static CLAUSE_status_v1 outcome(struct process *p, CLAUSE_result_v1 *result)
         strbuf_printf(&text, "the result cannot be encoded: %s", why);
         return end_with(result, CLAUSE_FAILED, &text);
     }
-    if (is_non_value(p->host_class)) { /* ended without an exception of its own */
-        strbuf_puts(&text, "the call ended with reason ");
-        print_w(&text, p->exit_reason, -1);
-        return end_with(result, CLAUSE_FAILED, &text);
+    term class = p->host_class, reason = p->host_value, trace = p->host_trace;
+    if (is_non_value(class)) { /* an exit signal ended it: no exception, no trace of its own */
+        class = A(exit);
+        reason = p->exit_reason;
+        trace = NIL;
     }
     /* As the clause command reports an uncaught exception, with its trace. */
     strbuf_puts(&text, "exception ");
-    print_w(&text, p->host_class, -1);
+    print_w(&text, class, -1);
     strbuf_puts(&text, ": ");
-    print_p(&text, p->host_value, 1, 80, -1);
+    print_p(&text, reason, 1, 80, -1);
     strbuf_puts(&text, "\n  stacktrace: ");
-    print_p(&text, p->host_trace, 15, 80, -1);
-    term raised = heap_tuple3(&p->heap, p->host_class, p->host_value, p->host_trace);
+    print_p(&text, trace, 15, 80, -1);
+    term raised = heap_tuple3(&p->heap, class, reason, trace);
     if (is_non_value(raised)) {
         strbuf_puts(&text, "\n(out of memory for the exception's term)");
         return end_with(result, CLAUSE_FAILED, &text);

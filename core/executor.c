@@ -423,7 +423,6 @@ term sched_start_host_process(struct sched *s, struct process *p)
         return THE_NON_VALUE;
     }
     atomic_store_explicit(&p->state, PROC_RUNNING, memory_order_release);
-    s->main_pid = p->pid;
     s->host = true;
     return p->pid;
 }

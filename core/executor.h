@@ -89,10 +89,10 @@ int sched_run(struct sched *s, term main_pid);
 void sched_destroy(struct sched *s);
 
 /* Host invocations (embed.c) use an executor whose workers never start:
- * publishes p (from sched_new_process) in the process table as the main
- * process, running on the calling thread, which then resumes its body
- * itself; p is queued nowhere. Its pid, or THE_NON_VALUE when memory was
- * refused (p is discarded). */
+ * publishes p (from sched_new_process) in the process table as running on
+ * the calling thread, which then resumes its body itself; p is queued
+ * nowhere, and its end stops nothing (the caller reads its outcome). Its
+ * pid, or THE_NON_VALUE when memory was refused (p is discarded). */
 term sched_start_host_process(struct sched *s, struct process *p);
 
 /* Whether a halt or a runtime failure stopped the program: *status gets

@@ -77,7 +77,8 @@ void CLAUSE_runtime_free_v1(CLAUSE_runtime_v1 *runtime);
 typedef enum CLAUSE_status_v1 {
     CLAUSE_OK = 0,     /* the function returned: result.etf holds the value */
     CLAUSE_RAISED = 1, /* it raised: result.etf holds {Class, Reason, Stacktrace}, result.text the
-                          exception and its trace as text */
+                          exception and its trace as text; an exit signal that ended it gives
+                          {exit, Reason, []} */
     CLAUSE_BUSY = 2,   /* it would wait in a receive: it is stopped there and released (what it did
                           before, such as output, stays done) */
     CLAUSE_UNDEF = 3,  /* no such exported function, or its module cannot be loaded (a broken module's
