@@ -139,14 +139,14 @@ static CLAUSE_status_v1 outcome(struct process *p, CLAUSE_result_v1 *result)
 {
     const char *why = NULL;
     struct strbuf text = STRBUF_INIT;
-    if (is_non_value(p->host_class) && p->exit_reason == A(normal)) {
+    if (is_non_value(p->host_class) && is_value(p->host_value)) { /* it returned */
         if (encode_result(result, p->host_value, &why))
             return CLAUSE_OK;
         strbuf_printf(&text, "the result cannot be encoded: %s", why);
         return end_with(result, CLAUSE_FAILED, &text);
     }
     term class = p->host_class, reason = p->host_value, trace = p->host_trace;
-    if (is_non_value(class)) { /* an exit signal ended it: no exception, no trace of its own */
+    if (is_non_value(class)) { /* an exit signal ended it (exit(self(), normal) too): no exception, no trace */
         class = A(exit);
         reason = p->exit_reason;
         trace = NIL;

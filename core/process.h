@@ -106,7 +106,7 @@ struct process {
      * here as it ends, instead of reporting an uncaught exception --- */
     bool host_call;
     term host_class; /* error, exit or throw: its uncaught exception's class; THE_NON_VALUE when none */
-    term host_value; /* what it returned, or the exception's reason */
+    term host_value; /* what it returned, or the exception's reason; THE_NON_VALUE when neither */
     term host_trace; /* the exception's stack trace */
 
     /* --- memory --- */
