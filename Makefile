@@ -72,7 +72,7 @@ install: build/clause build/libclause.a
 	mkdir -p $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: clause\nDescription: %s\nVersion: %s\nRequires: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lclause -lm -lpthread\n' \
 	  '$(PREFIX)' 'Erlang-style process runtime running OTP 25 .beam files' \
-	  "$$(sed -n 's/^#define CLAUSE_VERSION \"\(.*\)\"/\1/p' core/cli.c)" '$(LIB_PKGS)' \
+	  "$$(sed -n 's/^#define CLAUSE_VERSION \"\(.*\)\"/\1/p' include/clause.h)" '$(LIB_PKGS)' \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/clause.pc
 
 deps:

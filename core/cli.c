@@ -24,7 +24,6 @@
 #include <string.h>
 #include <time.h>
 
-#define CLAUSE_VERSION "0.1"
 #define EXIT_LOAD_FAILURE 1
 
 static double now_ms(void)

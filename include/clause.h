@@ -51,6 +51,9 @@
 extern "C" {
 #endif
 
+/* The library's version, as `clause --version` prints it. */
+#define CLAUSE_VERSION "0.1"
+
 /* Runs `clause [options] PROGRAM.beam ARGS...` or `--native WORKLOAD ...`
  * with argv as the command's (argv[0] its name) and returns the exit
  * status the command would exit with: 0 when main/1 returns, N on
