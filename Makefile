@@ -17,12 +17,14 @@
 
 CC      := gcc
 PKGS    := ck hwloc papi cunit zlib gmp
-# What the library itself needs (the tests add CUnit).
-LIB_PKGS := ck hwloc papi zlib gmp
+# What the library itself needs (the tests add CUnit): pkg-config packages,
+# and libraries without a pkg-config entry (clause.pc lists both).
+LIB_PKGS  := ck hwloc papi zlib gmp
+LIB_EXTRA := -lm -lpthread
 # Recursive (=) so pkg-config runs only after the deps target installed them.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS))
-LIB_LIBS   = $(shell pkg-config --libs $(LIB_PKGS)) -lm -lpthread
+LIB_LIBS   = $(shell pkg-config --libs $(LIB_PKGS)) $(LIB_EXTRA)
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 BASE    := -std=c11 -D_GNU_SOURCE -g $(WARN)
@@ -70,9 +72,9 @@ install: build/clause build/libclause.a
 	install -D -m 644 build/libclause.a $(DESTDIR)$(PREFIX)/lib/libclause.a
 	install -D -m 644 include/clause.h $(DESTDIR)$(PREFIX)/include/clause.h
 	mkdir -p $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: clause\nDescription: %s\nVersion: %s\nRequires: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lclause -lm -lpthread\n' \
+	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: clause\nDescription: %s\nVersion: %s\nRequires: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lclause %s\n' \
 	  '$(PREFIX)' 'Erlang-style process runtime running OTP 25 .beam files' \
-	  "$$(sed -n 's/^#define CLAUSE_VERSION \"\(.*\)\"/\1/p' include/clause.h)" '$(LIB_PKGS)' \
+	  "$$(sed -n 's/^#define CLAUSE_VERSION \"\(.*\)\"/\1/p' include/clause.h)" '$(LIB_PKGS)' '$(LIB_EXTRA)' \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/clause.pc
 
 deps:
