@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int failures;
 
@@ -219,6 +220,15 @@ int main(int argc, char **argv)
         return 2;
     }
     check_main(argv[1]);
+    /* Invocations report to the host alone: nothing goes to stderr (this
+     * program's own failures are shown once stderr is back). */
+    fflush(stderr);
+    int saved_stderr = dup(2);
+    FILE *captured = tmpfile();
+    if (saved_stderr < 0 || !captured || dup2(fileno(captured), 2) < 0) {
+        perror("host-test: capturing stderr");
+        return 2;
+    }
     char error[200];
     const char *paths[] = {argv[1]};
     CLAUSE_runtime_v1 *rt = CLAUSE_runtime_new_v1(paths, 1, 0, error, sizeof error);
@@ -230,6 +240,16 @@ int main(int argc, char **argv)
         CLAUSE_runtime_free_v1(rt);
     }
     check_heap_cap(argv[1]);
+    int failures_before = failures;
+    fflush(stderr);
+    dup2(saved_stderr, 2);
+    close(saved_stderr);
+    bool quiet = ftell(captured) == 0;
+    rewind(captured);
+    for (int c; (c = fgetc(captured)) != EOF;)
+        fputc(c, stderr);
+    fclose(captured);
+    CHECK(quiet || failures_before > 0, "invocations wrote to stderr (above)");
     if (failures) {
         fprintf(stderr, "host-test: %d checks failed\n", failures);
         return 1;
