@@ -1,8 +1,10 @@
 # clause — build, test and run.
 #
+#   make               build/clause, build/libclause.a (with include/clause.h)
+#   make install       both, and the header, under PREFIX
 #   make run           build and run the demonstration (see README)
-#   make test          unit tests, then the same under ASan+UBSan, the goldens
-#                      and the --profile check
+#   make test          unit tests and the host program, then the same under
+#                      ASan+UBSan, the goldens and the --profile check
 #   make tsan          concurrent unit tests under ThreadSanitizer
 #   make bench         native scheduling benchmarks against OTP
 #   make format-check  clang-format conformance
@@ -17,10 +19,15 @@
 
 CC      := gcc
 PKGS    := ck hwloc papi cunit zlib gmp
+# What the library itself needs (the tests add CUnit): pkg-config packages,
+# and libraries without a pkg-config entry (clause.pc lists both).
+LIB_PKGS  := ck hwloc papi zlib gmp
+# libsde ships with libpapi-dev without a pkg-config entry: clause's counters as PAPI software-defined events.
+LIB_EXTRA := -lsde -lm -lpthread
 # Recursive (=) so pkg-config runs only after the deps target installed them.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
-# libsde (shipped with libpapi-dev, no pkg-config entry): clause's counters as PAPI software-defined events.
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS)) -lsde
+LIB_LIBS   = $(shell pkg-config --libs $(LIB_PKGS)) $(LIB_EXTRA)
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 BASE    := -std=c11 -D_GNU_SOURCE -g $(WARN)
@@ -35,11 +42,15 @@ LDFLAGS_noprof :=
 LDFLAGS_asan := -fsanitize=address,undefined
 LDFLAGS_tsan := -fsanitize=thread
 
-CORE_SRC  := $(filter-out core/main.c,$(wildcard core/*.c core/beam/*.c core/bif/*.c policies/*.c metrics/*.c))
-WORKLOAD_SRC := experiments/native_workloads.c
-CLI_SRC   := core/main.c $(WORKLOAD_SRC)
-# The tests run the native workloads too: their results are checked.
-TEST_SRC  := $(wildcard tests/unit/*.c) $(WORKLOAD_SRC)
+# The library: the runtime, and the command's code (core/cli.c, with the
+# native workloads it runs) behind CLAUSE_main_v1. The executable is
+# core/cli_main.c alone.
+CORE_SRC  := $(filter-out core/cli_main.c,$(wildcard core/*.c core/beam/*.c core/bif/*.c policies/*.c metrics/*.c)) \
+             experiments/native_workloads.c
+CLI_SRC   := core/cli_main.c
+TEST_SRC  := $(wildcard tests/unit/*.c)
+# A host program that sees only include/clause.h and the library.
+HOST_SRC  := tests/host/host_test.c
 DEMO_SRC  := experiments/term_tour.c
 MODES     := rel asan tsan noprof
 
@@ -49,27 +60,39 @@ export LSAN_OPTIONS  := suppressions=$(CURDIR)/tests/lsan.supp:print_suppression
 export TSAN_OPTIONS  := halt_on_error=1:second_deadlock_stack=1
 
 # The build's git description, for --profile and --version; rewritten only
-# when it changes, so that it rebuilds main.c only then.
+# when it changes, so that it rebuilds cli.c only then.
 GIT_DESCRIBE := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 build/version.h: FORCE
 	@mkdir -p build
 	@echo '#define CLAUSE_GIT_DESCRIBE "$(GIT_DESCRIBE)"' > $@.tmp
 	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
-$(MODES:%=build/%/core/main.o): build/version.h
+$(MODES:%=build/%/core/cli.o): build/version.h
 
-.PHONY: FORCE all install deps deps-fuzz run test test-rel test-asan golden-rel golden-asan golden-stress profile-check tsan bench fuzz fuzz-build format format-check clean
+.PHONY: FORCE all install deps deps-fuzz run test test-rel test-asan host-rel host-asan golden-rel golden-asan golden-stress profile-check tsan bench fuzz fuzz-build format format-check clean
 .DEFAULT_GOAL := all
 
 PREFIX ?= /usr/local
 
-all: build/clause build/rel/unit-tests build/rel/term-tour
+all: build/clause build/libclause.a build/rel/unit-tests build/rel/term-tour
 
 # The runtime as users call it: the optimised build.
 build/clause: build/rel/clause
 	cp $< $@
 
-install: build/clause
+build/libclause.a: build/rel/libclause.a
+	cp $< $@
+
+# The header is the library's only public one; clause.pc gives a host the
+# flags to link the library and what it needs.
+install: build/clause build/libclause.a
 	install -D -m 755 build/clause $(DESTDIR)$(PREFIX)/bin/clause
+	install -D -m 644 build/libclause.a $(DESTDIR)$(PREFIX)/lib/libclause.a
+	install -D -m 644 include/clause.h $(DESTDIR)$(PREFIX)/include/clause.h
+	mkdir -p $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: clause\nDescription: %s\nVersion: %s\nRequires: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lclause %s\n' \
+	  '$(PREFIX)' 'Erlang-style process runtime running OTP 25 .beam files' \
+	  "$$(sed -n 's/^#define CLAUSE_VERSION \"\(.*\)\"/\1/p' include/clause.h)" '$(LIB_PKGS)' '$(LIB_EXTRA)' \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/clause.pc
 
 deps:
 	@scripts/deps.sh
@@ -95,6 +118,15 @@ build/$(1)/clause: $$(CLI_SRC:%.c=build/$(1)/%.o) build/$(1)/libclause.a
 
 build/$(1)/term-tour: $$(DEMO_SRC:%.c=build/$(1)/%.o) build/$(1)/libclause.a
 	$$(CC) $$(LDFLAGS_$(1)) -o $$@ $$(DEMO_SRC:%.c=build/$(1)/%.o) build/$(1)/libclause.a $$(PKG_LIBS) -lm -lpthread
+
+# The host program: the public header only (no core/ include path), and the
+# library with what it needs, as an installed host would link.
+build/$(1)/tests/host/%.o: tests/host/%.c | deps
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(BASE) $$(CFLAGS_$(1)) -Iinclude -MMD -MP -c $$< -o $$@
+
+build/$(1)/host-test: $$(HOST_SRC:%.c=build/$(1)/%.o) build/$(1)/libclause.a
+	$$(CC) $$(LDFLAGS_$(1)) -o $$@ $$(HOST_SRC:%.c=build/$(1)/%.o) build/$(1)/libclause.a $$(LIB_LIBS)
 endef
 $(foreach m,$(MODES),$(eval $(call mode_rules,$(m))))
 
@@ -110,11 +142,19 @@ bench: build/rel/clause
 
 test: test-rel test-asan golden-rel golden-asan golden-stress profile-check
 
-test-rel: build/rel/unit-tests
+test-rel: build/rel/unit-tests host-rel
 	build/rel/unit-tests
 
-test-asan: build/asan/unit-tests
+test-asan: build/asan/unit-tests host-asan
 	build/asan/unit-tests
+
+# The host program against the library: its test modules are compiled by
+# erlc; the expected terms come from OTP (tests/gen/host_cases.escript).
+# Each build compiles into its own folder: make -j runs both at once.
+host-rel host-asan: host-%: build/%/host-test
+	@mkdir -p build/$*/host
+	erlc -o build/$*/host tests/host/host_calls.erl
+	build/$*/host-test build/$*/host tests/data/host_cases.txt
 
 # Programs compared with OTP's output (tests/golden/run.sh); the sanitizer
 # build runs fewer worker counts.
@@ -176,7 +216,7 @@ fuzz: build/fuzz/fuzz-loader
 	  build/fuzz/fuzz-loader -dict=tests/fuzz/beam.dict -max_len=$(FUZZ_MAX_LEN) -timeout=$(FUZZ_TIMEOUT) \
 	  -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build/fuzz/ build/fuzz/corpus
 
-FORMAT_FILES = $(wildcard core/*.[ch] core/beam/*.[ch] core/bif/*.[ch] policies/*.[ch] metrics/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] experiments/*.[ch])
+FORMAT_FILES = $(wildcard include/*.h core/*.[ch] core/beam/*.[ch] core/bif/*.[ch] policies/*.[ch] metrics/*.[ch] tests/unit/*.[ch] tests/host/*.[ch] tests/fuzz/*.[ch] experiments/*.[ch])
 
 format:
 	clang-format -i $(FORMAT_FILES)
@@ -187,5 +227,5 @@ format-check:
 clean:
 	rm -rf build
 
--include $(foreach m,$(MODES),$(CORE_SRC:%.c=build/$(m)/%.d) $(TEST_SRC:%.c=build/$(m)/%.d) $(CLI_SRC:%.c=build/$(m)/%.d) $(DEMO_SRC:%.c=build/$(m)/%.d))
+-include $(foreach m,$(MODES),$(CORE_SRC:%.c=build/$(m)/%.d) $(TEST_SRC:%.c=build/$(m)/%.d) $(CLI_SRC:%.c=build/$(m)/%.d) $(DEMO_SRC:%.c=build/$(m)/%.d) $(HOST_SRC:%.c=build/$(m)/%.d))
 -include $(CORE_SRC:%.c=build/fuzz/%.d) $(FUZZ_SRC:%.c=build/fuzz/%.d)

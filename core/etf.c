@@ -490,3 +490,283 @@ term etf_decode(heap_t *h, const uint8_t *buf, size_t len, size_t *used, const c
         *used = (size_t)(d.in.p - buf);
     return t;
 }
+
+/* ---- encoding ----
+ *
+ * The term is walked with an explicit stack of terms still to write, so
+ * depth uses no C stack: a compound term writes its header and pushes its
+ * elements last-first. Each choice of tag is the one OTP 25 makes: the
+ * smallest integer form, latin-1 atoms as ATOM_EXT (UTF-8 forms only for
+ * atoms with other characters), byte lists up to 65535 long as STRING_EXT. */
+
+struct encoder {
+    struct strbuf *out;
+    term *stack;
+    size_t depth, capacity;
+};
+
+static void put_u8(struct strbuf *out, unsigned v) { strbuf_putc(out, (char)(uint8_t)v); }
+
+static void put_u16(struct strbuf *out, uint32_t v)
+{
+    put_u8(out, v >> 8 & 0xff);
+    put_u8(out, v & 0xff);
+}
+
+static void put_u32(struct strbuf *out, uint32_t v)
+{
+    put_u16(out, v >> 16);
+    put_u16(out, v & 0xffff);
+}
+
+static bool push_term(struct encoder *e, term t)
+{
+    if (e->depth == e->capacity) {
+        size_t capacity = e->capacity ? 2 * e->capacity : 64;
+        term *grown = realloc(e->stack, capacity * sizeof *grown);
+        if (!grown)
+            return false;
+        e->stack = grown;
+        e->capacity = capacity;
+    }
+    e->stack[e->depth++] = t;
+    return true;
+}
+
+/* Terms pushed from `first` on went on first-first: reverse them so that
+ * they pop in that order. */
+static void reverse_pushed(struct encoder *e, size_t first)
+{
+    for (size_t i = first, j = e->depth; i + 1 < j; i++, j--) {
+        term swap = e->stack[i];
+        e->stack[i] = e->stack[j - 1];
+        e->stack[j - 1] = swap;
+    }
+}
+
+static void encode_atom(struct strbuf *out, term a)
+{
+    size_t len;
+    const unsigned char *text = (const unsigned char *)atom_text(a, &len);
+    /* Latin-1 when every character is below 256: in valid UTF-8, when no
+     * lead byte is above 0xc3. */
+    bool latin1 = true;
+    size_t chars = 0;
+    for (size_t i = 0; i < len; i++) {
+        latin1 = latin1 && text[i] < 0xc4;
+        chars += (text[i] & 0xc0) != 0x80;
+    }
+    if (latin1) {
+        put_u8(out, ATOM_EXT);
+        put_u16(out, (uint32_t)chars);
+        for (size_t i = 0; i < len; i++) {
+            if (text[i] < 0x80)
+                put_u8(out, text[i]);
+            else if (text[i] >= 0xc0)
+                put_u8(out, (unsigned)(text[i] & 0x1f) << 6 | (text[i + 1] & 0x3f));
+        }
+        return;
+    }
+    if (len < 256) {
+        put_u8(out, SMALL_ATOM_UTF8_EXT);
+        put_u8(out, (unsigned)len);
+    } else {
+        put_u8(out, ATOM_UTF8_EXT);
+        put_u16(out, (uint32_t)len);
+    }
+    strbuf_append(out, text, len);
+}
+
+/* The node every identifier of this runtime belongs to. */
+static void encode_node(struct strbuf *out) { encode_atom(out, A(nonode_at_nohost)); }
+
+/* An integer's magnitude as little-endian bytes without leading zeros. */
+static void encode_big(struct strbuf *out, bool negative, const uint64_t *limbs, size_t count)
+{
+    size_t bytes = count * 8;
+    while (bytes > 0 && (limbs[(bytes - 1) / 8] >> (8 * ((bytes - 1) % 8)) & 0xff) == 0)
+        bytes--;
+    if (bytes < 256) {
+        put_u8(out, SMALL_BIG_EXT);
+        put_u8(out, (unsigned)bytes);
+    } else {
+        put_u8(out, LARGE_BIG_EXT);
+        put_u32(out, (uint32_t)bytes);
+    }
+    put_u8(out, negative);
+    for (size_t i = 0; i < bytes; i++)
+        put_u8(out, limbs[i / 8] >> (8 * (i % 8)) & 0xff);
+}
+
+static void encode_integer(struct strbuf *out, term t)
+{
+    if (is_small(t)) {
+        int64_t v = small_value(t);
+        if (v >= 0 && v <= 255) {
+            put_u8(out, SMALL_INTEGER_EXT);
+            put_u8(out, (unsigned)v);
+        } else if (v >= INT32_MIN && v <= INT32_MAX) {
+            put_u8(out, INTEGER_EXT);
+            put_u32(out, (uint32_t)(int32_t)v);
+        } else {
+            uint64_t magnitude = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+            encode_big(out, v < 0, &magnitude, 1);
+        }
+        return;
+    }
+    encode_big(out, big_is_negative(t), big_limbs(t), big_limb_count(t));
+}
+
+static void encode_bitstring(struct strbuf *out, term t)
+{
+    const uint8_t *bytes;
+    size_t size;
+    unsigned bits;
+    bin_bytes(t, &bytes, &size, &bits);
+    if (bits == 0) {
+        put_u8(out, BINARY_EXT);
+        put_u32(out, (uint32_t)size);
+        strbuf_append(out, bytes, size);
+        return;
+    }
+    /* The last byte's `bits` high bits are the tail; its other bits zero. */
+    put_u8(out, BIT_BINARY_EXT);
+    put_u32(out, (uint32_t)size + 1);
+    put_u8(out, bits);
+    strbuf_append(out, bytes, size);
+    put_u8(out, bytes[size] & (0xff00u >> bits));
+}
+
+/* A proper list of at most 65535 integers 0..255: STRING_EXT. */
+static bool is_byte_string(term t, size_t *length)
+{
+    size_t n = 0;
+    for (; is_list(t); t = list_tail(t), n++) {
+        term h = list_head(t);
+        if (n == 65535 || !is_small(h) || small_value(h) < 0 || small_value(h) > 255)
+            return false;
+    }
+    *length = n;
+    return t == NIL;
+}
+
+/* Writes t's tag and fixed part; pushes what follows it. */
+static bool encode_one(struct encoder *e, term t, const char **error)
+{
+    struct strbuf *out = e->out;
+    if (is_integer(t)) {
+        encode_integer(out, t);
+    } else if (is_atom(t)) {
+        encode_atom(out, t);
+    } else if (t == NIL) {
+        put_u8(out, NIL_EXT);
+    } else if (is_list(t)) {
+        size_t n = 0;
+        if (is_byte_string(t, &n)) {
+            put_u8(out, STRING_EXT);
+            put_u16(out, (uint32_t)n);
+            for (; is_list(t); t = list_tail(t))
+                put_u8(out, (unsigned)small_value(list_head(t)));
+            return true;
+        }
+        term tail = t;
+        for (n = 0; is_list(tail); tail = list_tail(tail))
+            n++;
+        put_u8(out, LIST_EXT);
+        put_u32(out, (uint32_t)n);
+        size_t first = e->depth;
+        if (!push_term(e, tail))
+            goto out_of_memory;
+        for (; is_list(t); t = list_tail(t))
+            if (!push_term(e, list_head(t)))
+                goto out_of_memory;
+        reverse_pushed(e, first + 1); /* the tail stays below the elements */
+    } else if (is_tuple(t)) {
+        uint64_t arity = tuple_arity(t);
+        if (arity < 256) {
+            put_u8(out, SMALL_TUPLE_EXT);
+            put_u8(out, (unsigned)arity);
+        } else {
+            put_u8(out, LARGE_TUPLE_EXT);
+            put_u32(out, (uint32_t)arity);
+        }
+        for (uint64_t i = arity; i > 0; i--)
+            if (!push_term(e, tuple_element(t, i)))
+                goto out_of_memory;
+    } else if (is_float(t)) {
+        double d = float_value(t);
+        uint64_t bits;
+        memcpy(&bits, &d, sizeof bits);
+        put_u8(out, NEW_FLOAT_EXT);
+        put_u32(out, (uint32_t)(bits >> 32));
+        put_u32(out, (uint32_t)bits);
+    } else if (is_bitstring(t)) {
+        encode_bitstring(out, t);
+    } else if (is_map(t)) {
+        put_u8(out, MAP_EXT);
+        put_u32(out, (uint32_t)map_size(t));
+        size_t first = e->depth;
+        struct map_iter it;
+        term key, value;
+        map_iter_init(&it, t);
+        while (map_iter_next(&it, &key, &value))
+            if (!push_term(e, key) || !push_term(e, value))
+                goto out_of_memory;
+        reverse_pushed(e, first);
+    } else if (is_pid(t)) {
+        uint64_t number = pid_number(t);
+        put_u8(out, NEW_PID_EXT);
+        encode_node(out);
+        put_u32(out, (uint32_t)number);
+        put_u32(out, (uint32_t)(number >> 32));
+        put_u32(out, 0);
+    } else if (is_port(t)) {
+        uint64_t number = port_number(t);
+        put_u8(out, number >> 32 ? V4_PORT_EXT : NEW_PORT_EXT);
+        encode_node(out);
+        if (number >> 32)
+            put_u32(out, (uint32_t)(number >> 32));
+        put_u32(out, (uint32_t)number);
+        put_u32(out, 0);
+    } else if (is_ref(t)) {
+        uint64_t low = ref_id_low(t), high = ref_id_high(t);
+        unsigned words = high >> 32 ? 4 : 3;
+        put_u8(out, NEWER_REFERENCE_EXT);
+        put_u16(out, words);
+        encode_node(out);
+        put_u32(out, 0);
+        put_u32(out, (uint32_t)low);
+        put_u32(out, (uint32_t)(low >> 32));
+        put_u32(out, (uint32_t)high);
+        if (words == 4)
+            put_u32(out, (uint32_t)(high >> 32));
+    } else if (is_export(t)) {
+        put_u8(out, EXPORT_EXT);
+        encode_atom(out, boxed_ptr(t)[1]);
+        encode_atom(out, boxed_ptr(t)[2]);
+        encode_integer(out, boxed_ptr(t)[3]);
+    } else if (is_local_fun(t)) {
+        *error = "a local fun cannot be encoded";
+        return false;
+    } else {
+        *error = "a term of unknown kind cannot be encoded";
+        return false;
+    }
+    return true;
+out_of_memory:
+    *error = "out of memory";
+    return false;
+}
+
+bool etf_encode(term t, struct strbuf *out, const char **error)
+{
+    struct encoder e = {out, NULL, 0, 0};
+    put_u8(out, ETF_VERSION);
+    bool ok = push_term(&e, t);
+    if (!ok)
+        *error = "out of memory";
+    while (ok && e.depth > 0)
+        ok = encode_one(&e, e.stack[--e.depth], error);
+    free(e.stack);
+    return ok;
+}

@@ -463,6 +463,30 @@ term sched_spawn_native(struct sched *s, struct process *parent, native_step_fn 
     return sched_start_process(s, parent, p);
 }
 
+term sched_start_host_process(struct sched *s, struct process *p)
+{
+    uint64_t number = proc_table_next_pid(&s->table);
+    p->pid = make_pid(number);
+    /* No worker runs: a replaced table array can go at once. */
+    if (!proc_table_insert(&s->table, number, p, NULL)) {
+        sched_discard_process(p);
+        return THE_NON_VALUE;
+    }
+    atomic_store_explicit(&p->state, PROC_RUNNING, memory_order_release);
+    s->host = true;
+    return p->pid;
+}
+
+bool sched_stopped(struct sched *s, int *status, const char **failure)
+{
+    pthread_mutex_lock(&s->rq_lock);
+    bool stopped = s->stopping;
+    *status = s->exit_status;
+    pthread_mutex_unlock(&s->rq_lock);
+    *failure = s->host_failure[0] ? s->host_failure : NULL;
+    return stopped;
+}
+
 bool sched_is_alive(struct process *self, term pid)
 {
     /* The caller's worker is inside its epoch section: the context stays
@@ -626,8 +650,12 @@ void sched_runtime_failure(struct process *self, const char *why)
 
 void sched_runtime_failure_locked(struct sched *s, term pid, const char *why)
 {
-    fflush(stdout);
-    fprintf(stderr, "clause: runtime failure in <0.%llu.0>: %s\n", (unsigned long long)pid_number(pid), why);
+    if (s->host) { /* the invocation's thread is its only one: no other writer */
+        snprintf(s->host_failure, sizeof s->host_failure, "%s", why);
+    } else {
+        fflush(stdout);
+        fprintf(stderr, "clause: runtime failure in <0.%llu.0>: %s\n", (unsigned long long)pid_number(pid), why);
+    }
     pthread_mutex_lock(&s->rq_lock);
     sched_stop_locked(s, EXIT_RUNTIME_FAILURE);
     pthread_mutex_unlock(&s->rq_lock);

@@ -100,6 +100,19 @@ int sched_run(struct sched *s, term main_pid);
 /* Releases every remaining process and the executor itself. */
 void sched_destroy(struct sched *s);
 
+/* Host invocations (embed.c) use an executor whose workers never start:
+ * publishes p (from sched_new_process) in the process table as running on
+ * the calling thread, which then resumes its body itself; p is queued
+ * nowhere, and its end stops nothing (the caller reads its outcome). Its
+ * pid, or THE_NON_VALUE when memory was refused (p is discarded). */
+term sched_start_host_process(struct sched *s, struct process *p);
+
+/* Whether a halt or a runtime failure stopped the program: *status gets
+ * its status, and *failure the runtime failure's text on an executor of a
+ * host invocation (kept for the host instead of written to stderr), else
+ * NULL. */
+bool sched_stopped(struct sched *s, int *status, const char **failure);
+
 /* ---- for process bodies (running on a worker) ---- */
 
 /* Whether `pid` names a live process (erlang:is_process_alive/1). */

@@ -125,6 +125,13 @@ struct process {
      * map's do), or THE_NON_VALUE while empty; a collection root --- */
     term dictionary;
 
+    /* --- a host invocation's call (embed.c): the engine keeps its outcome
+     * here as it ends, instead of reporting an uncaught exception --- */
+    bool host_call;
+    term host_class; /* error, exit or throw: its uncaught exception's class; THE_NON_VALUE when none */
+    term host_value; /* what it returned, or the exception's reason; THE_NON_VALUE when neither */
+    term host_trace; /* the exception's stack trace */
+
     /* --- memory --- */
     heap_t heap;
     term *stack;     /* stack_inline until it outgrows it; grows down from stack + stack_words */

@@ -77,7 +77,9 @@ struct sched {
     uint64_t lookups_skipped;                      /* executor mutex */
     void *engine;                                  /* the code engine's shared state (sched_set_engine) */
     struct name_entry *name_buckets[NAME_BUCKETS]; /* registered names (names.c), executor mutex */
-    struct process *ended_held; /* ended while held, freed by the last holder (signals.c), executor mutex */
+    struct process *ended_held;                    /* ended while held, freed by the last holder (signals.c) */
+    bool host;                                     /* runs a host invocation (sched_start_host_process) */
+    char host_failure[200];                        /* its runtime failure, kept for the host instead of stderr */
 };
 
 /* ThreadSanitizer cannot see ck_epoch's grace periods (libck is not

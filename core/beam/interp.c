@@ -39,6 +39,7 @@
 #include "opcodes.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -382,6 +383,19 @@ const void *beam_prepared_handler(const uint64_t *instr, unsigned op)
     return table[op];
 }
 
+static void engine_init_once(void)
+{
+    atom_table_init();
+    bif_registry_init();
+    beam_handler_table();
+}
+
+void beam_engine_init(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, engine_init_once);
+}
+
 const void *const *beam_handler_table(void)
 {
     if (!handler_table)
@@ -706,6 +720,8 @@ op_repeat_call:
 
 op_normal_exit:
     p->exit_reason = A(normal);
+    if (p->host_call)
+        p->host_value = X[0]; /* what the call returned, for the host */
     p->stack_top = NULL;
     return BODY_EXIT;
 
@@ -1874,7 +1890,12 @@ rethrow : {
     if (is_non_value(why))
         goto out_of_memory;
     p->exit_reason = why;
-    if (p->pid == sched_main_pid(p->sched)) {
+    if (p->host_call) {
+        /* The host gets the exception itself; nothing is reported. */
+        p->host_class = class_atom(c);
+        p->host_value = reason;
+        p->host_trace = trace;
+    } else if (p->pid == sched_main_pid(p->sched)) {
         p->crash_status = BEAM_UNCAUGHT_STATUS;
         report_crash(p, c, c == FAULT_ERROR ? reason : why);
     } else if (c != FAULT_EXIT) {
@@ -1886,20 +1907,13 @@ rethrow : {
 }
 }
 
-term beam_spawn(struct sched *s, struct process *parent, struct code_server *cs, term module, term function,
-                const term *args, unsigned argc)
+struct process *beam_new_call(struct sched *s, struct process *parent, term module, term function, const term *args,
+                              unsigned argc)
 {
-    return beam_spawn_tied(s, parent, cs, module, function, args, argc, NULL, 0);
-}
-
-term beam_spawn_tied(struct sched *s, struct process *parent, struct code_server *cs, term module, term function,
-                     const term *args, unsigned argc, const struct spawn_ties *ties, size_t min_heap_words)
-{
-    (void)cs;
     beam_handler_table();
     struct process *p = sched_new_process(s, parent, &beam_body_ops);
     if (!p)
-        return THE_NON_VALUE;
+        return NULL;
     /* The start code applies x0:x1(x2...): the arguments go as a list. */
     term list = NIL;
     for (unsigned i = argc; i-- > 0 && is_value(list);) {
@@ -1908,12 +1922,12 @@ term beam_spawn_tied(struct sched *s, struct process *parent, struct code_server
     }
     if (is_non_value(list)) {
         sched_discard_process(p);
-        return THE_NON_VALUE;
+        return NULL;
     }
     /* spawn/1 passes a fun as the module: it lives on the parent's heap. */
     if (!is_atom(module) && is_non_value(module = copy_to_heap(&p->heap, module))) {
         sched_discard_process(p);
-        return THE_NON_VALUE;
+        return NULL;
     }
     term *top = stack_end(p) - 3;
     top[0] = module;
@@ -1927,6 +1941,22 @@ term beam_spawn_tied(struct sched *s, struct process *parent, struct code_server
      * exception or an exit signal, it ends the program as escript does. */
     if (!parent)
         p->crash_status = BEAM_UNCAUGHT_STATUS;
+    return p;
+}
+
+term beam_spawn(struct sched *s, struct process *parent, struct code_server *cs, term module, term function,
+                const term *args, unsigned argc)
+{
+    return beam_spawn_tied(s, parent, cs, module, function, args, argc, NULL, 0);
+}
+
+term beam_spawn_tied(struct sched *s, struct process *parent, struct code_server *cs, term module, term function,
+                     const term *args, unsigned argc, const struct spawn_ties *ties, size_t min_heap_words)
+{
+    (void)cs;
+    struct process *p = beam_new_call(s, parent, module, function, args, argc);
+    if (!p)
+        return THE_NON_VALUE;
     if (min_heap_words > p->heap.min_words)
         p->heap.min_words = min_heap_words; /* from its first collection */
     return sched_start_process_tied(s, parent, p, ties);

@@ -25,6 +25,17 @@ const void *beam_prepared_handler(const uint64_t *instr, unsigned op);
 
 extern const struct body_ops beam_body_ops;
 
+/* Sets up what every runtime in the host process shares (the atom table,
+ * the builtins, the handler table), once, whichever thread comes first. */
+void beam_engine_init(void);
+
+/* A process set up to run module:function(args[0..argc)) (terms on the
+ * parent's heap, or anywhere when parent is NULL), not yet started: for
+ * sched_start_process, or for a host invocation, which runs it on the
+ * calling thread (embed.c). NULL when memory was refused. */
+struct process *beam_new_call(struct sched *s, struct process *parent, term module, term function, const term *args,
+                              unsigned argc);
+
 /* Spawns a process running module:function(args[0..argc)) (terms on the
  * parent's heap, or anywhere when parent is NULL); its pid, or
  * THE_NON_VALUE when memory was refused. The function need not exist: the

@@ -17,7 +17,9 @@ set -u
 clause=$1
 mode=${2:-full}
 root=$(cd "$(dirname "$0")/../.." && pwd)
-out=$root/build/golden
+# A folder per build, mode and stress setting: make -j runs them side by side.
+stress=$([ "${CLAUSE_GC_STRESS:-}" = 1 ] && echo -stress)
+out=$root/build/golden/$(basename "$(dirname "$clause")")-$mode$stress
 mkdir -p "$out"
 all=$(nproc)
 if [ "$mode" = quick ]; then workers="1 2"; else workers=$(printf '%s\n' 1 2 4 "$all" | sort -nu | tr '\n' ' '); fi

@@ -1,11 +1,17 @@
 /* External term format decoding: a term made by OTP's term_to_binary, every
- * truncation and corruption of it, and terms too deep or long for recursion. */
+ * truncation and corruption of it, and terms too deep or long for recursion.
+ * Encoding: every term OTP wrote for the other tests' tables comes back as
+ * the same bytes. */
 #include "../../core/atom.h"
 #include "../../core/bignum.h"
 #include "../../core/binary.h"
+#include "../../core/compare.h"
 #include "../../core/etf.h"
 #include "../../core/map.h"
 #include "test_main.h"
+#include "test_support.h"
+
+#include <stdio.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -213,6 +219,108 @@ static void test_lengths_beyond_the_input_are_refused(void)
     heap_destroy(&h);
 }
 
+/* Encodes t and checks the bytes against OTP's, or with same_bytes false
+ * that they decode to the same term. */
+static bool encodes_as(term t, const uint8_t *expected, size_t len, bool same_bytes)
+{
+    struct strbuf out = STRBUF_INIT;
+    const char *error = NULL;
+    bool same = etf_encode(t, &out, &error);
+    if (same && same_bytes) {
+        same = out.len == len && memcmp(out.data, expected, len) == 0;
+    } else if (same) {
+        heap_t h;
+        CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+        size_t used = 0;
+        term back = etf_decode(&h, (const uint8_t *)out.data, out.len, &used, &error);
+        same = is_value(back) && used == out.len && term_eq_exact(back, t);
+        heap_destroy(&h);
+    }
+    strbuf_free(&out);
+    return same;
+}
+
+static void test_encodes_as_otp_does(void)
+{
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    const char *error = NULL;
+    term t = etf_decode(&h, sample, sizeof sample, NULL, &error);
+    CU_ASSERT_FATAL(is_value(t));
+    CU_ASSERT_TRUE(encodes_as(t, sample, sizeof sample, true));
+    heap_destroy(&h);
+
+    /* Every term_to_binary field of the ordering and map tables: integers
+     * of every size, floats, atoms, strings, binaries and bitstrings,
+     * tuples, maps small and large, pids, ports, references, funs. Large
+     * maps the map table marks "set" (keyed by atoms, pids or ports, which
+     * OTP hashes from its own words) are written in another order: the
+     * same term, not the same bytes. */
+    const char *files[] = {"data/order_cases.txt", "data/map_cases.txt"};
+    size_t checked = 0, wrong = 0;
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        FILE *f = fopen(test_data_path(files[i]), "r");
+        CU_ASSERT_FATAL(f != NULL);
+        char *line = NULL;
+        size_t cap = 0;
+        while (getline(&line, &cap, f) > 0) {
+            if (line[0] == '#')
+                continue;
+            bool same_bytes = strncmp(line, "M set ", 6) != 0;
+            for (char *field = strtok(line, " \n"); field; field = strtok(NULL, " \n")) {
+                if (strncmp(field, "83", 2) != 0)
+                    continue;
+                size_t len;
+                uint8_t *bytes = test_unhex(field, strlen(field), &len);
+                CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+                term decoded = etf_decode(&h, bytes, len, NULL, &error);
+                CU_ASSERT_FATAL(is_value(decoded));
+                checked++;
+                wrong += !encodes_as(decoded, bytes, len, same_bytes);
+                heap_destroy(&h);
+                free(bytes);
+            }
+        }
+        free(line);
+        fclose(f);
+    }
+    CU_ASSERT_TRUE(checked > 500);
+    CU_ASSERT_EQUAL(wrong, 0);
+}
+
+static void test_encoding_refuses_local_funs_and_goes_deep(void)
+{
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    struct fun_entry entry = {atom_intern_cstr("m"), atom_intern_cstr("-f/0-fun-0-"), 0, 0, 0, 0, NULL};
+    term *fun = heap_alloc(&h, 2);
+    fun[0] = make_header(SUBTAG_FUN, FUN_FIXED_WORDS);
+    fun[1] = (term)(uintptr_t)&entry;
+    term *cell = heap_alloc(&h, 2);
+    cell[0] = make_boxed(fun);
+    cell[1] = NIL;
+    struct strbuf out = STRBUF_INIT;
+    const char *error = NULL;
+    CU_ASSERT_FALSE(etf_encode(make_list(cell), &out, &error));
+    CU_ASSERT_PTR_NOT_NULL(error);
+    strbuf_free(&out);
+
+    /* {{...{}...}} a million deep: no C stack per level. */
+    enum { DEPTH = 1000000 };
+    term t = heap_tuple(&h, 0, NULL);
+    for (int i = 0; i < DEPTH && is_value(t); i++) {
+        term *tuple = heap_alloc(&h, 2);
+        tuple[0] = make_header(SUBTAG_TUPLE, 1);
+        tuple[1] = t;
+        t = make_boxed(tuple);
+    }
+    CU_ASSERT_TRUE(etf_encode(t, &out, &error));
+    CU_ASSERT_EQUAL(out.len, 1 + 2 * (size_t)DEPTH + 2);
+    CU_ASSERT_TRUE((uint8_t)out.data[2 * DEPTH - 1] == 104 && out.data[2 * DEPTH] == 1);
+    strbuf_free(&out);
+    heap_destroy(&h);
+}
+
 static CU_TestInfo tests[] = {
     {"decodes a term made by OTP", test_decodes_a_term_made_by_otp},
     {"every truncation fails cleanly", test_every_truncation_fails_cleanly},
@@ -220,6 +328,8 @@ static CU_TestInfo tests[] = {
     {"compressed terms", test_compressed_terms},
     {"deep and long terms", test_deep_and_long_terms},
     {"lengths beyond the input are refused", test_lengths_beyond_the_input_are_refused},
+    {"encodes as OTP does", test_encodes_as_otp_does},
+    {"encoding refuses local funs and goes deep", test_encoding_refuses_local_funs_and_goes_deep},
     CU_TEST_INFO_NULL,
 };
 TEST_SUITE(etf, tests)

@@ -1,9 +1,13 @@
 /*
- * main.c — the `clause` command: parse options, set up CPU binding and the
- * executor, run the program (a .beam file's main/1, or a native workload),
- * report, and exit with the program's status.
+ * cli.c — the `clause` command as a library call, CLAUSE_main_v1
+ * (include/clause.h): parse options, set up CPU binding and the executor,
+ * run the program (a .beam file's main/1, or a native workload), report,
+ * and return the program's status. The executable (cli_main.c) is this one
+ * call, so the command and the library cannot drift apart.
  */
 #include "../build/version.h"
+#include "../include/clause.h"
+
 #include "../experiments/native_workloads.h"
 #include "../metrics/metrics.h"
 #include "../metrics/profile.h"
@@ -25,7 +29,6 @@
 #include <string.h>
 #include <time.h>
 
-#define CLAUSE_VERSION "0.1"
 #define EXIT_LOAD_FAILURE 1
 
 static double now_ms(void)
@@ -134,7 +137,7 @@ static struct code_server *program_code_server(const struct clause_options *opti
 /* Runs PROGRAM:main(Args) on s and destroys s; the program's status. */
 static int run_beam(const struct clause_options *options, struct sched *s, const struct cpu_binding *binding)
 {
-    bif_registry_init();
+    beam_engine_init();
     struct code_server *cs = program_code_server(options);
     if (!cs) {
         fprintf(stderr, "clause: out of memory\n");
@@ -183,7 +186,7 @@ static int run_beam(const struct clause_options *options, struct sched *s, const
     return status;
 }
 
-int main(int argc, char **argv)
+int CLAUSE_main_v1(int argc, char **argv)
 {
     struct clause_options options;
     char error[256];
