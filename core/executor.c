@@ -18,6 +18,7 @@
  * boundary after the retirement.
  */
 #include "executor.h"
+#include "aliases.h"
 #include "names.h"
 #include "sched_profile.h"
 
@@ -276,6 +277,11 @@ void sched_enqueue_locked(struct sched *s, worker_id self, struct process *p, en
          * otherwise hold each other forever. If its holder then finds it
          * running, that holder blocks once more. */
         atomic_store_explicit(&p->state, PROC_HELD, memory_order_release);
+        return;
+    }
+    if (p->suspends > 0) {
+        /* Suspended: queued when its last suspend is resumed. */
+        atomic_store_explicit(&p->state, PROC_SUSPENDED, memory_order_release);
         return;
     }
     atomic_store_explicit(&p->state, PROC_RUNNABLE, memory_order_release);
@@ -963,6 +969,7 @@ void sched_destroy(struct sched *s)
         while (s->policy->pick_next(s, (worker_id)w))
             ;
     names_destroy(s); /* before the processes its entries point at */
+    aliases_destroy(s);
     struct proc_table_entry *left = NULL;
     size_t n = 0;
     if (!proc_table_snapshot(&s->table, &left, &n)) {

@@ -16,6 +16,7 @@
 #include "message.h"
 
 #include "../metrics/metrics.h"
+#include "aliases.h"
 #include "atom.h"
 #include "binary.h"
 #include "copy.h"
@@ -240,8 +241,47 @@ static void send_locked(struct sched *s, struct process *self, struct process *p
                                                     : "out of memory for a message";
 }
 
+/* A send to a reference: delivered to its owner while it is an active
+ * alias, else dropped. In blocking mode an owner running elsewhere makes
+ * the sender block; a reply alias is consumed only when its message is
+ * delivered. */
+static enum send_result send_to_alias(struct process *self, term alias, term msg)
+{
+    struct sched *s = self->sched;
+    size_t size = copy_size(msg);
+    if (size == SIZE_MAX) {
+        sched_runtime_failure(self, "out of memory copying a message");
+        return SEND_FAILED;
+    }
+    const char *failure = NULL;
+    enum send_result result = SEND_OK;
+    pthread_mutex_lock(&s->exec_lock);
+    struct process *owner = aliases_owner_locked(s, alias);
+    if (owner && owner != self && s->send_mode == SEND_MODE_BLOCKING && proc_state(owner) == PROC_RUNNING) {
+        sched_block_on_locked(self, owner);
+        result = SEND_BLOCKED;
+    } else {
+        owner = aliases_take_locked(s, alias);
+        if (owner == self) {
+            if (!mailbox_deliver(&self->mailbox, msg))
+                failure = "out of memory for a message";
+        } else if (owner) {
+            send_locked(s, self, owner, msg, size, PROFILING(s->profile) ? profile_stamp() : 0, &failure);
+        }
+        sched_release_hold_locked(self);
+    }
+    pthread_mutex_unlock(&s->exec_lock);
+    if (failure) {
+        sched_runtime_failure(self, failure);
+        return SEND_FAILED;
+    }
+    return result;
+}
+
 enum send_result sched_send(struct process *self, term to, term msg)
 {
+    if (is_ref(to))
+        return send_to_alias(self, to, msg);
     uint64_t sent_at = PROFILING(self->sched->profile) ? profile_stamp() : 0;
     if (to == self->pid) {
         /* The message is on this heap already: deliver the term itself. */

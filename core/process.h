@@ -31,12 +31,13 @@
 #define CONTEXT_REDS 4000
 
 enum proc_state {
-    PROC_RUNNABLE, /* in a run queue */
-    PROC_RUNNING,  /* on a worker */
-    PROC_WAITING,  /* in a receive, in no queue */
-    PROC_EXITED,   /* ended; its context is freed once its worker leaves the executor mutex */
-    PROC_BLOCKED,  /* its builtin targets a process running elsewhere: in no queue until that slice ends */
-    PROC_HELD,     /* runnable, but held for processes blocked on it: queued when the last one is done */
+    PROC_RUNNABLE,  /* in a run queue */
+    PROC_RUNNING,   /* on a worker */
+    PROC_WAITING,   /* in a receive, in no queue */
+    PROC_EXITED,    /* ended; its context is freed once its worker leaves the executor mutex */
+    PROC_BLOCKED,   /* its builtin targets a process running elsewhere: in no queue until that slice ends */
+    PROC_HELD,      /* runnable, but held for processes blocked on it: queued when the last one is done */
+    PROC_SUSPENDED, /* runnable, but suspended (suspend_process): queued when the last suspend is resumed */
 };
 
 struct arrival;
@@ -44,6 +45,8 @@ struct bif_timer;
 struct link;
 struct monitor;
 struct pending_exit;
+struct alias_entry;
+struct suspension;
 
 struct process {
     /* --- scheduling: executor and policy --- */
@@ -77,11 +80,13 @@ struct process {
     struct monitor *watchers_first, *watchers_last;    /* monitors held on it, in the order made */
     struct pending_exit *pending_first, *pending_last; /* exit signals that came while it ran elsewhere */
     struct process *finish_next;                       /* the ending chain being finished (signals.c) */
-    bool trap_exit;           /* written by the process itself, read by others only while it does not run */
-    bool release_when_unheld; /* ended while held: freed when its last holder lets go */
-    bool ended_by_signal;     /* an exit signal ended it, not its own code */
-    term group_leader;        /* a pid (immediate) */
-    unsigned suspends;        /* suspend_process holds on it (executor mutex) */
+    bool trap_exit;                /* written by the process itself, read by others only while it does not run */
+    bool release_when_unheld;      /* ended while held: freed when its last holder lets go */
+    bool ended_by_signal;          /* an exit signal ended it, not its own code */
+    term group_leader;             /* a pid (immediate) */
+    unsigned suspends;             /* suspend_process holds on it (executor mutex) */
+    struct suspension *suspending; /* the processes it suspends (suspend.c), executor mutex */
+    struct alias_entry *aliases;   /* its active aliases (aliases.c), executor mutex */
 
     /* --- identity and outcome --- */
     struct sched *sched;

@@ -34,6 +34,8 @@ struct worker {
 
 #define NAME_BUCKETS 64
 struct name_entry;
+#define ALIAS_BUCKETS 64
+struct alias_entry;
 struct sched_profile;
 
 struct sched {
@@ -73,13 +75,14 @@ struct sched {
      * id: chained buckets, executor mutex. */
     struct bif_timer **timer_buckets;
     size_t timer_bucket_count, timer_count;
-    uint64_t blocked_builtins;                     /* executor mutex */
-    uint64_t lookups_skipped;                      /* executor mutex */
-    void *engine;                                  /* the code engine's shared state (sched_set_engine) */
-    struct name_entry *name_buckets[NAME_BUCKETS]; /* registered names (names.c), executor mutex */
-    struct process *ended_held;                    /* ended while held, freed by the last holder (signals.c) */
-    bool host;                                     /* runs a host invocation (sched_start_host_process) */
-    char host_failure[200];                        /* its runtime failure, kept for the host instead of stderr */
+    uint64_t blocked_builtins;                        /* executor mutex */
+    uint64_t lookups_skipped;                         /* executor mutex */
+    void *engine;                                     /* the code engine's shared state (sched_set_engine) */
+    struct name_entry *name_buckets[NAME_BUCKETS];    /* registered names (names.c), executor mutex */
+    struct process *ended_held;                       /* ended while held, freed by the last holder (signals.c) */
+    struct alias_entry *alias_buckets[ALIAS_BUCKETS]; /* active aliases (aliases.c), executor mutex */
+    bool host;                                        /* runs a host invocation (sched_start_host_process) */
+    char host_failure[200];                           /* its runtime failure, kept for the host instead of stderr */
 };
 
 /* ThreadSanitizer cannot see ck_epoch's grace periods (libck is not

@@ -4,6 +4,7 @@
  */
 #include "signals.h"
 
+#include "aliases.h"
 #include "atom.h"
 #include "bif_timers.h"
 #include "copy.h"
@@ -11,6 +12,7 @@
 #include "names.h"
 #include "print.h"
 #include "strbuf.h"
+#include "suspend.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,6 +210,17 @@ bool signals_monitor_locked(struct process *watcher, struct process *target, ter
     m->name = name;
     m->tag = tag;
     m->alias = alias;
+    if (alias != MONITOR_NO_ALIAS) {
+        static const enum alias_mode modes[] = {
+            [MONITOR_ALIAS_EXPLICIT] = ALIAS_EXPLICIT,
+            [MONITOR_ALIAS_DEMONITOR] = ALIAS_DEMONITOR,
+            [MONITOR_ALIAS_REPLY_DEMONITOR] = ALIAS_REPLY_DEMONITOR,
+        };
+        if (!aliases_add_locked(watcher->sched, watcher, ref, modes[alias])) {
+            monitor_free(m);
+            return false;
+        }
+    }
     held_append(watcher, m);
     watching_append(target, m);
     return true;
@@ -219,6 +232,8 @@ bool signals_demonitor_locked(struct process *watcher, term ref)
         if (m->ref_low == ref_id_low(ref) && m->ref_high == ref_id_high(ref)) {
             held_detach(watcher, m);
             watching_detach(m->target, m);
+            if (m->alias != MONITOR_NO_ALIAS)
+                aliases_monitor_ended_locked(watcher->sched, watcher, m->ref_low, m->ref_high);
             monitor_free(m);
             return true;
         }
@@ -366,6 +381,8 @@ static bool send_down_locked(struct sched *s, worker_id waker, struct monitor *m
     term named[3] = {make_header(SUBTAG_TUPLE, 2), m->name, A(nonode_at_nohost)};
     term object = is_value(m->name) ? make_boxed(named) : m->target->pid;
     term down[6] = {make_header(SUBTAG_TUPLE, 5), m->tag, make_boxed(ref), A(process), object, reason};
+    if (m->alias != MONITOR_NO_ALIAS)
+        aliases_monitor_ended_locked(s, m->watcher, m->ref_low, m->ref_high);
     if (message_deliver_locked(s, waker, m->watcher, make_boxed(down)))
         return true;
     heap_refused_locked(s, m->watcher, "a 'DOWN' message");
@@ -388,6 +405,8 @@ static void report_main_exit(struct process *p)
 static void finish_one_locked(struct sched *s, struct worker *w, struct process *p, struct ending *e)
 {
     names_release_locked(s, p); /* its name goes first, as on OTP */
+    aliases_release_locked(s, p);
+    suspend_release_locked(s, p); /* a suspender's end resumes its suspends */
     sched_release_hold_locked(p);
     proc_table_erase(&s->table, pid_number(p->pid));
     atomic_store_explicit(&p->state, PROC_EXITED, memory_order_seq_cst);
@@ -507,6 +526,7 @@ bool signals_settle_pending_locked(struct sched *s, struct worker *w, struct pro
 void signals_forget(struct process *p)
 {
     pending_free_all(p);
+    suspend_forget(p);
     while (p->links_first) {
         struct link *l = p->links_first;
         link_detach(p, l);

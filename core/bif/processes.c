@@ -244,7 +244,7 @@ static term bif_halt_2(struct process *p, const term *args) { return halt_with(p
  * nobody holds it). THE_NON_VALUE with badarg recorded otherwise. */
 term bif_send_destination(struct process *p, term to)
 {
-    if (is_pid(to))
+    if (is_pid(to) || is_ref(to)) /* a reference: an alias, or dropped */
         return to;
     term pid = is_atom(to) ? names_whereis(p, to) : THE_NON_VALUE;
     return is_value(pid) ? pid : bif_badarg(p);

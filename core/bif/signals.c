@@ -5,10 +5,12 @@
  * these check arguments as OTP 25 does and take the executor mutex.
  */
 #include "../signals.h"
+#include "../aliases.h"
 #include "../atom.h"
 #include "../bif.h"
 #include "../message.h"
 #include "../names.h"
+#include "../suspend.h"
 #include "bif_tables.h"
 
 /* A live process with that pid, or NULL (executor mutex held). */
@@ -236,6 +238,125 @@ static term bif_exit_2(struct process *self, const term *args)
     return ok ? A(true) : bif_raise(self, FAULT_SYSTEM, A(system_limit));
 }
 
+/* ---- aliases ---- */
+
+static term make_alias(struct process *self, enum alias_mode mode)
+{
+    term ref = heap_make_ref(&self->heap);
+    if (is_non_value(ref))
+        return bif_out_of_memory(self);
+    struct sched *s = self->sched;
+    pthread_mutex_lock(&s->exec_lock);
+    bool made = aliases_add_locked(s, self, ref, mode);
+    pthread_mutex_unlock(&s->exec_lock);
+    return made ? ref : host_refused(self, "out of memory for an alias");
+}
+
+static term bif_alias_0(struct process *self, const term *args)
+{
+    (void)args;
+    return make_alias(self, ALIAS_EXPLICIT);
+}
+
+/* alias([explicit_unalias | reply]). */
+static term bif_alias_1(struct process *self, const term *args)
+{
+    enum alias_mode mode = ALIAS_EXPLICIT;
+    if (bif_list_length(args[0]) < 0)
+        return bif_badarg(self);
+    for (term l = args[0]; is_list(l); l = list_tail(l)) {
+        if (list_head(l) == A(reply))
+            mode = ALIAS_REPLY;
+        else if (list_head(l) == A(explicit_unalias))
+            mode = ALIAS_EXPLICIT;
+        else
+            return bif_badarg(self);
+    }
+    return make_alias(self, mode);
+}
+
+static term bif_unalias(struct process *self, const term *args)
+{
+    if (!is_ref(args[0]))
+        return bif_badarg(self);
+    struct sched *s = self->sched;
+    pthread_mutex_lock(&s->exec_lock);
+    bool was_active = aliases_remove_locked(s, self, args[0]);
+    pthread_mutex_unlock(&s->exec_lock);
+    return was_active ? A(true) : A(false);
+}
+
+/* ---- suspending ---- */
+
+/* suspend_process(Pid, Options): asynchronous, {asynchronous, Tag},
+ * unless_suspending. A synchronous suspend of a process running elsewhere
+ * waits for its slice to end. */
+static term suspend(struct process *self, term pid, term options)
+{
+    bool async = false, unless_suspending = false;
+    term tag = THE_NON_VALUE;
+    if (!is_pid(pid) || pid == self->pid || bif_list_length(options) < 0)
+        return bif_badarg(self);
+    for (term l = options; is_list(l); l = list_tail(l)) {
+        term o = list_head(l);
+        if (o == A(asynchronous)) {
+            async = true;
+        } else if (o == A(unless_suspending)) {
+            unless_suspending = true;
+        } else if (is_tuple(o) && tuple_arity(o) == 2 && tuple_elements(o)[0] == A(asynchronous)) {
+            async = true;
+            tag = tuple_elements(o)[1];
+        } else {
+            return bif_badarg(self);
+        }
+    }
+    struct sched *s = self->sched;
+    pthread_mutex_lock(&s->exec_lock);
+    struct process *p = live_locked(s, pid);
+    if (!p) {
+        sched_release_hold_locked(self);
+        pthread_mutex_unlock(&s->exec_lock);
+        return bif_badarg(self);
+    }
+    if (unless_suspending && suspend_count_locked(self, pid) > 0) {
+        sched_release_hold_locked(self);
+        pthread_mutex_unlock(&s->exec_lock);
+        return A(false);
+    }
+    if (!async && proc_state(p) == PROC_RUNNING) {
+        sched_block_on_locked(self, p);
+        pthread_mutex_unlock(&s->exec_lock);
+        return bif_blocked(self);
+    }
+    bool made = suspend_add_locked(s, self, p);
+    sched_release_hold_locked(self);
+    pthread_mutex_unlock(&s->exec_lock);
+    if (!made)
+        return host_refused(self, "out of memory for a suspend");
+    if (is_value(tag)) {
+        term sent = send_self(self, heap_tuple2(&self->heap, tag, A(suspended)));
+        if (is_non_value(sent))
+            return sent;
+    }
+    return A(true);
+}
+
+static term bif_suspend_process_1(struct process *self, const term *args) { return suspend(self, args[0], NIL); }
+
+static term bif_suspend_process_2(struct process *self, const term *args) { return suspend(self, args[0], args[1]); }
+
+static term bif_resume_process(struct process *self, const term *args)
+{
+    if (!is_pid(args[0]) || args[0] == self->pid)
+        return bif_badarg(self);
+    struct sched *s = self->sched;
+    pthread_mutex_lock(&s->exec_lock);
+    bool resumed = suspend_resume_locked(s, self, args[0]) && is_value(args[0]);
+    bool alive = live_locked(s, args[0]) != NULL;
+    pthread_mutex_unlock(&s->exec_lock);
+    return resumed && alive ? A(true) : bif_badarg(self);
+}
+
 /* ---- process flags ---- */
 
 static term bif_process_flag(struct process *self, const term *args)
@@ -275,5 +396,11 @@ const struct bif_def bif_table_signals[] = {
     {"erlang", "exit", 2, bif_exit_2, 0},
     {"erlang", "exit_signal", 2, bif_exit_2, 0},
     {"erlang", "process_flag", 2, bif_process_flag, 0},
+    {"erlang", "suspend_process", 1, bif_suspend_process_1, 0},
+    {"erlang", "suspend_process", 2, bif_suspend_process_2, 0},
+    {"erlang", "resume_process", 1, bif_resume_process, 0},
+    {"erlang", "alias", 0, bif_alias_0, 0},
+    {"erlang", "alias", 1, bif_alias_1, 0},
+    {"erlang", "unalias", 1, bif_unalias, 0},
     {NULL, NULL, 0, NULL, 0},
 };
