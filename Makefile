@@ -4,6 +4,7 @@
 #   make test          unit tests, then the same under ASan+UBSan
 #   make tsan          concurrent unit tests under ThreadSanitizer
 #   make bench         native scheduling benchmarks against OTP
+#   make goldens       the goldens' expected outputs, from OTP 25 (committed)
 #   make format-check  clang-format conformance
 #   make fuzz          the loader under libFuzzer for FUZZ_SECONDS (clang)
 #
@@ -40,7 +41,7 @@ export ASAN_OPTIONS  := halt_on_error=1:detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS := halt_on_error=1:print_stacktrace=1
 export TSAN_OPTIONS  := halt_on_error=1:second_deadlock_stack=1
 
-.PHONY: all install deps deps-fuzz run test test-rel test-asan golden-rel golden-asan golden-stress tsan bench fuzz fuzz-build format format-check clean
+.PHONY: all install deps deps-fuzz run test test-rel test-asan golden-rel golden-asan golden-stress goldens tsan bench fuzz fuzz-build format format-check clean
 .DEFAULT_GOAL := all
 
 PREFIX ?= /usr/local
@@ -99,8 +100,9 @@ test-rel: build/rel/unit-tests
 test-asan: build/asan/unit-tests
 	build/asan/unit-tests
 
-# Programs compared with OTP's output (tests/golden/run.sh); the sanitizer
-# build runs fewer worker counts.
+# Programs compared with the expected outputs OTP gave (tests/golden/run.sh):
+# every policy and send mode with 1, 2, 4 and all workers; the sanitizer
+# build runs the default and the earlier revision with 1 and 2 workers.
 golden-rel: build/rel/clause
 	tests/golden/run.sh build/rel/clause
 
@@ -111,6 +113,12 @@ golden-asan: build/asan/clause
 # kept across one without being a root shows as a wrong answer or a crash.
 golden-stress: build/asan/clause
 	CLAUSE_GC_STRESS=1 tests/golden/run.sh build/asan/clause quick
+
+# The goldens' expected outputs (tests/golden/expected/, committed): every
+# program under tests/programs/ run on OTP 25. Rerun after adding or
+# changing a program.
+goldens:
+	tests/golden/make-expected.sh
 
 tsan: build/tsan/unit-tests
 	build/tsan/unit-tests --concurrent

@@ -28,6 +28,7 @@
 #include "../binary.h"
 #include "../compare.h"
 #include "../copy.h"
+#include "../io_format.h"
 #include "../map.h"
 #include "../message.h"
 #include "../print.h"
@@ -41,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* OTP's default backtrace_depth. */
 #define STACKTRACE_DEPTH 8
@@ -409,6 +411,24 @@ static void release(struct process *p) { (void)p; /* everything a BEAM process h
 
 const struct body_ops beam_body_ops = {"beam", resume, release};
 
+/* OTP logger's header for an error report: local time to the microsecond. */
+static void put_error_report_header(struct strbuf *text)
+{
+    static const char months[12][4] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                       "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    struct timespec now;
+    struct tm local;
+    clock_gettime(CLOCK_REALTIME, &now);
+    localtime_r(&now.tv_sec, &local);
+    strbuf_printf(text, "=ERROR REPORT==== %d-%s-%d::%02d:%02d:%02d.%06ld ===\n", local.tm_mday, months[local.tm_mon],
+                  local.tm_year + 1900, local.tm_hour, local.tm_min, local.tm_sec, now.tv_nsec / 1000);
+}
+
+/* The main process's uncaught exception goes to stderr as
+ * "clause: exception CLASS: REASON", the reason as io:format's ~p prints it
+ * after that prefix (tests/golden/otp_run.escript prints the same on OTP).
+ * Another process's error or throw is reported on standard output as OTP's
+ * logger does under escript, header and all. */
 static void report_crash(struct process *p, enum fault_class class, term reason)
 {
     struct strbuf text = STRBUF_INIT;
@@ -417,15 +437,21 @@ static void report_crash(struct process *p, enum fault_class class, term reason)
         strbuf_puts(&text, "clause: exception ");
         print_atom(&text, class_atom(class));
         strbuf_puts(&text, ": ");
-        print_p(&text, reason, 1, 80, -1);
+        print_p(&text, reason, (int)text.len + 1, 80, -1);
+        strbuf_putc(&text, '\n');
+        fputs(strbuf_cstr(&text), stderr);
     } else {
-        strbuf_puts(&text, "=ERROR REPORT==== Error in process ");
+        put_error_report_header(&text);
+        strbuf_puts(&text, "Error in process ");
         print_w(&text, p->pid, -1);
         strbuf_puts(&text, " with exit value:\n");
         print_p(&text, p->exit_reason, 1, 80, -1);
+        strbuf_puts(&text, "\n\n");
+        struct strbuf bytes = STRBUF_INIT;
+        io_latin1_device(&bytes, strbuf_cstr(&text), text.len);
+        fwrite(bytes.data, 1, bytes.len, stdout);
+        strbuf_free(&bytes);
     }
-    strbuf_putc(&text, '\n');
-    fputs(strbuf_cstr(&text), stderr);
     strbuf_free(&text);
 }
 
@@ -1823,7 +1849,7 @@ rethrow : {
     p->exit_reason = why;
     if (p->pid == sched_main_pid(p->sched)) {
         p->crash_status = BEAM_UNCAUGHT_STATUS;
-        report_crash(p, c, c == FAULT_ERROR ? reason : why);
+        report_crash(p, c, reason);
     } else if (c != FAULT_EXIT) {
         /* OTP reports errors and uncaught throws, not exits. */
         report_crash(p, c, why);
