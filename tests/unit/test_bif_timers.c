@@ -41,7 +41,7 @@ static void run_everywhere(native_step_fn step)
 {
     static const enum timer_mode modes[] = {TIMER_THREAD, TIMER_WORKERS};
     for (size_t m = 0; m < 2; m++)
-        for (const struct policy_ops *const *policy = policy_all(); *policy; policy++)
+        for (const struct policy_ops *const *policy = test_policies(); *policy; policy++)
             for (unsigned workers = 1; workers <= 2; workers++) {
                 struct sched *s = make_sched(*policy, workers, modes[m]);
                 struct scenario sc = {0, 0, NIL, 0};
