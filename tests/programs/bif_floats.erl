@@ -6,9 +6,9 @@
 main(_) ->
     Fs = [0.0, -0.0, 1.0, -1.5, 0.1, 1/3, 123456.789, 1.0e-10, 6.02e23, 1.0e300, 2.0e-308],
     [io:format("~s~n", [float_to_list(F)]) || F <- Fs],
-    [io:format("~s | ~s | ~s | ~s~n",
-               [float_to_list(F, [{decimals, 4}]), float_to_list(F, [{decimals, 4}, compact]),
-                float_to_list(F, [{scientific, 3}]), float_to_list(F, [short])])
+    [io:format("~p | ~p | ~p | ~p~n",
+               [text(F, [{decimals, 4}]), text(F, [{decimals, 4}, compact]), text(F, [{scientific, 3}]),
+                text(F, [short])])
      || F <- Fs],
     io:format("~w ~w~n", [float_to_binary(2.5), float_to_binary(2.5, [{decimals, 2}])]),
     io:format("~s~n", [float_to_list(0.5, [{decimals, 0}])]),
@@ -29,6 +29,9 @@ main(_) ->
     io:format("~w ~w ~w~n", [1.0e15, 1.0e16, 123.0e-20]),
     io:format("~p ~p~n", [0.1 + 0.2, 100.0]),
     ok.
+
+text(F, Options) ->
+    try float_to_list(F, Options) catch error:R -> R end.
 
 catch_reason(F) ->
     try F() of V -> {value, V} catch C:R -> {C, R} end.
