@@ -7,6 +7,7 @@
 #include "../binary.h"
 #include "../compare.h"
 #include "../heap.h"
+#include "../phash2.h"
 #include "../print.h"
 #include "../strbuf.h"
 #include "bif_tables.h"
@@ -273,6 +274,23 @@ static term bif_node(struct process *p, const term *a)
     return A(nonode_at_nohost);
 }
 
+static term bif_phash2_1(struct process *p, const term *a)
+{
+    (void)p;
+    return make_small(phash2_hash(a[0]) & ((UINT32_C(1) << 27) - 1));
+}
+
+/* phash2(Term, Range): Range from 1 to 2^32. */
+static term bif_phash2_2(struct process *p, const term *a)
+{
+    uint64_t range;
+    if (is_small(a[1]) && small_value(a[1]) >= 1 && small_value(a[1]) <= (INT64_C(1) << 32))
+        range = (uint64_t)small_value(a[1]);
+    else
+        return bif_badarg(p);
+    return make_small((int64_t)(phash2_hash(a[0]) % range));
+}
+
 /* node/1: every pid, port and reference here is local. */
 static term bif_node_1(struct process *p, const term *a)
 {
@@ -350,6 +368,8 @@ const struct bif_def bif_table_terms[] = {
     {"erlang", "make_ref", 0, bif_make_ref, 0},
     {"erlang", "node", 0, bif_node, GN},
     {"erlang", "node", 1, bif_node_1, GN},
+    {"erlang", "phash2", 1, bif_phash2_1, BIF_NOHEAP},
+    {"erlang", "phash2", 2, bif_phash2_2, BIF_NOHEAP},
     {"erlang", "pid_to_list", 1, bif_pid_to_list, 0},
     {"erlang", "ref_to_list", 1, bif_ref_to_list, 0},
     {"erlang", "list_to_pid", 1, bif_list_to_pid, 0},
