@@ -102,7 +102,7 @@ test-asan: build/asan/unit-tests
 
 # Programs compared with the expected outputs OTP gave (tests/golden/run.sh):
 # every policy and send mode with 1, 2, 4 and all workers; the sanitizer
-# build runs the default and the earlier revision with 1 and 2 workers.
+# build runs them with 1 and 2 workers.
 golden-rel: build/rel/clause
 	tests/golden/run.sh build/rel/clause
 

@@ -10,10 +10,9 @@
 # The configurations: every policy `CLAUSE --policy help` lists, each with
 # both send modes (arrivals, blocking), plus the earlier revision (global_fifo,
 # blocking sends, timers checked by the workers); each with 1, 2, 4 and all
-# workers. `quick` (the sanitizer builds) runs the default configuration and
-# the earlier revision with 1 and 2 workers. --policy NAME keeps only NAME's
-# configurations; --repeat R runs the whole matrix R times (a race shows as
-# an occasional failure). Each run has RUN_TIMEOUT seconds (default 60): a
+# workers. `quick` (the sanitizer builds) runs them with 1 and 2 workers.
+# --policy NAME keeps only NAME's configurations; --repeat R runs the whole
+# matrix R times (a race shows as an occasional failure). Each run has RUN_TIMEOUT seconds (default 60): a
 # hang is a failure.
 #
 # A program's first line may be "%% args: A B ..." (its arguments); a line
@@ -59,14 +58,13 @@ if [ -z "$policies" ]; then
     exit 1
 fi
 earlier="--policy=global_fifo,--send-mode=blocking,--timers=workers"
+configs=""
+for p in $policies; do configs="$configs --policy=$p,--send-mode=arrivals --policy=$p,--send-mode=blocking"; done
+configs="$configs $earlier"
 if [ "$mode" = quick ]; then
     workers="1 2"
-    configs="--policy=erts,--send-mode=arrivals $earlier"
 else
     workers=$(printf '%s\n' 1 2 4 "$all" | sort -nu | tr '\n' ' ')
-    configs=""
-    for p in $policies; do configs="$configs --policy=$p,--send-mode=arrivals --policy=$p,--send-mode=blocking"; done
-    configs="$configs $earlier"
 fi
 if [ -n "$only_policy" ]; then
     if ! printf '%s\n' $policies | grep -qx "$only_policy"; then
