@@ -7,6 +7,7 @@
 #                      ASan+UBSan, the goldens and the --profile check
 #   make tsan          concurrent unit tests under ThreadSanitizer
 #   make bench         native scheduling benchmarks against OTP
+#   make goldens       the goldens' expected outputs, from OTP 25 (committed)
 #   make format-check  clang-format conformance
 #   make fuzz          the loader under libFuzzer for FUZZ_SECONDS (clang)
 #
@@ -68,7 +69,7 @@ build/version.h: FORCE
 	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 $(MODES:%=build/%/core/cli.o): build/version.h
 
-.PHONY: FORCE all install deps deps-fuzz run test test-rel test-asan host-rel host-asan golden-rel golden-asan golden-stress profile-check tsan bench fuzz fuzz-build format format-check clean
+.PHONY: FORCE all install deps deps-fuzz run test test-rel test-asan host-rel host-asan golden-rel golden-asan golden-stress goldens profile-check tsan bench fuzz fuzz-build format format-check clean
 .DEFAULT_GOAL := all
 
 PREFIX ?= /usr/local
@@ -156,8 +157,9 @@ host-rel host-asan: host-%: build/%/host-test
 	erlc -o build/$*/host tests/host/host_calls.erl
 	build/$*/host-test build/$*/host tests/data/host_cases.txt
 
-# Programs compared with OTP's output (tests/golden/run.sh); the sanitizer
-# build runs fewer worker counts.
+# Programs compared with the expected outputs OTP gave (tests/golden/run.sh):
+# every policy and send mode with 1, 2, 4 and all workers; the sanitizer
+# build runs them with 1 and 2 workers.
 golden-rel: build/rel/clause
 	tests/golden/run.sh build/rel/clause
 
@@ -173,6 +175,12 @@ golden-stress: build/asan/clause
 # against programs whose counts are known.
 profile-check: build/rel/clause
 	tests/profile/check.py build/rel/clause
+
+# The goldens' expected outputs (tests/golden/expected/, committed): every
+# program under tests/programs/ run on OTP 25. Rerun after adding or
+# changing a program.
+goldens:
+	tests/golden/make-expected.sh
 
 tsan: build/tsan/unit-tests
 	build/tsan/unit-tests --concurrent

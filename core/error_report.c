@@ -1,6 +1,7 @@
 /* error_report.c — OTP's logger error report of a crashed process. */
 #include "error_report.h"
 
+#include "io_format.h"
 #include "print.h"
 #include "strbuf.h"
 
@@ -24,7 +25,11 @@ void error_report_exit_value(term pid, term reason)
     strbuf_puts(&text, " with exit value:\n");
     print_p(&text, reason, 1, 80, -1);
     strbuf_puts(&text, "\n\n");
+    /* Written as OTP's standard_error device writes text: latin-1 bytes. */
+    struct strbuf bytes = STRBUF_INIT;
+    io_latin1_device(&bytes, strbuf_cstr(&text), text.len);
     fflush(stdout);
-    fputs(strbuf_cstr(&text), stderr);
+    fwrite(bytes.data, 1, bytes.len, stderr);
+    strbuf_free(&bytes);
     strbuf_free(&text);
 }

@@ -334,16 +334,20 @@ static bool cdata_walk(struct cps *out, term data, enum cdata_mode mode)
     return ok;
 }
 
-bool io_chardata(struct strbuf *out, term data)
+static bool chardata_to_utf8(struct strbuf *out, term data, enum cdata_mode mode)
 {
     struct cps s = {NULL, 0, 0};
-    bool ok = cdata_walk(&s, data, CD_PUTCHARS);
+    bool ok = cdata_walk(&s, data, mode);
     if (ok)
         for (size_t i = 0; i < s.n; i++)
             strbuf_put_utf8(out, s.v[i]);
     cps_free(&s);
     return ok;
 }
+
+bool io_chardata(struct strbuf *out, term data) { return chardata_to_utf8(out, data, CD_PUTCHARS); }
+
+bool io_latin1_chardata(struct strbuf *out, term data) { return chardata_to_utf8(out, data, CD_LATIN1); }
 
 /* The characters of an atom's name. */
 static void atom_chars(struct cps *out, term atom)

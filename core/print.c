@@ -592,7 +592,7 @@ static term *io_map_pairs(term map, size_t *n_out)
 /* ~w: io_lib:write/2                                                  */
 /* ------------------------------------------------------------------ */
 
-enum wop { WOP_TERM, WOP_LIST_TAIL, WOP_TUPLE_REST, WOP_TEXT };
+enum wop { WOP_TERM, WOP_LIST_TAIL, WOP_TUPLE_REST, WOP_TEXT, WOP_HAMT_NODE };
 
 struct witem {
     term t;
@@ -715,6 +715,8 @@ void print_w(struct strbuf *out, term t, int depth)
                 wpush(&s, WOP_TERM, it.t, 0, deeper(it.depth), NULL);
             }
             break;
+        case WOP_HAMT_NODE: /* print_display's only */
+            break;
         case WOP_TUPLE_REST:
             if (it.index > tuple_arity(it.t))
                 break;
@@ -725,6 +727,166 @@ void print_w(struct strbuf *out, term t, int depth)
                 wpush(&s, WOP_TUPLE_REST, it.t, it.index + 1, deeper(it.depth), NULL);
                 wpush(&s, WOP_TERM, tuple_element(it.t, it.index), 0, deeper(it.depth), NULL);
             }
+            break;
+        }
+    }
+    free(s.items);
+}
+
+/* ------------------------------------------------------------------ */
+/* erlang:display/1: erts' own printer (erl_printf_term.c)             */
+/* ------------------------------------------------------------------ */
+
+/* A character erts shows in a string: Latin-1, not a control character
+ * unless it is a space, newline, tab or carriage return. */
+static bool display_char(term t)
+{
+    if (!is_small(t) || small_value(t) < 0 || small_value(t) > 255)
+        return false;
+    int64_t c = small_value(t);
+    bool control = c < ' ' || c == 127 || (c >= 128 && c < 160);
+    return !control || c == ' ' || c == '\n' || c == '\t' || c == '\r';
+}
+
+static bool display_string(term t)
+{
+    for (; is_list(t); t = list_tail(t))
+        if (!display_char(list_head(t)))
+            return false;
+    return is_nil(t);
+}
+
+static void display_binary(struct strbuf *out, term t)
+{
+    struct bin_view v = bin_view_of(t);
+    bool ascii = v.size > 0 && v.bits == 0;
+    for (size_t i = 0; ascii && i < v.size; i++)
+        ascii = v.data[i] >= ' ' && v.data[i] < 127;
+    if (ascii) {
+        strbuf_puts(out, "<<\"");
+        for (size_t i = 0; i < v.size; i++) {
+            if (v.data[i] == '"')
+                strbuf_putc(out, '\\');
+            strbuf_putc(out, (char)v.data[i]);
+        }
+        strbuf_puts(out, "\">>");
+        return;
+    }
+    strbuf_puts(out, "<<");
+    for (size_t i = 0; i < v.size; i++)
+        strbuf_printf(out, "%s%u", i ? "," : "", (unsigned)v.data[i]);
+    if (v.bits)
+        strbuf_printf(out, "%s%u:%u", v.size ? "," : "", (unsigned)(v.data[v.size] >> (8 - v.bits)), v.bits);
+    strbuf_puts(out, ">>");
+}
+
+/* A large map shows its trie as erts lays it out: the head as
+ * #<bitmap>{...}, inner nodes as <bitmap>{...}, leaves as [K|V] cons cells;
+ * ours has OTP's layout (map.c), so the text is OTP's. */
+static void display_hamt_node(struct wstack *s, struct strbuf *out, term node, bool head)
+{
+    const term *w = boxed_ptr(node);
+    uint64_t arity = header_arity(w[0]);
+    const term *children = head ? w + 2 : w + 1;
+    uint64_t n = head ? arity - 1 : arity;
+    strbuf_printf(out, "%s<%x>{", head ? "#" : "", (unsigned)header_extra(w[0]));
+    wpush(s, WOP_TEXT, 0, 0, 0, "}");
+    for (uint64_t i = n; i-- > 0;) {
+        term child = children[i];
+        wpush(s, is_boxed(child) && header_subtag(boxed_header(child)) == SUBTAG_HASHMAP ? WOP_HAMT_NODE : WOP_TERM,
+              child, 0, -1, NULL);
+        if (i)
+            wpush(s, WOP_TEXT, 0, 0, 0, ",");
+    }
+}
+
+static void display_term(struct wstack *s, struct strbuf *out, term t)
+{
+    if (is_list(t) && display_string(t)) {
+        strbuf_putc(out, '"');
+        for (; is_list(t); t = list_tail(t)) {
+            char c = (char)small_value(list_head(t));
+            if (c == '\n') {
+                strbuf_puts(out, "\\n");
+                continue;
+            }
+            if (c == '"')
+                strbuf_putc(out, '\\');
+            strbuf_putc(out, c);
+        }
+        strbuf_putc(out, '"');
+    } else if (is_list(t)) {
+        strbuf_putc(out, '[');
+        wpush(s, WOP_TEXT, 0, 0, 0, "]");
+        wpush(s, WOP_LIST_TAIL, list_tail(t), 0, -1, NULL);
+        wpush(s, WOP_TERM, list_head(t), 0, -1, NULL);
+    } else if (is_tuple(t)) {
+        strbuf_putc(out, '{');
+        wpush(s, WOP_TEXT, 0, 0, 0, "}");
+        if (tuple_arity(t) > 0) {
+            wpush(s, WOP_TUPLE_REST, t, 2, -1, NULL);
+            wpush(s, WOP_TERM, tuple_element(t, 1), 0, -1, NULL);
+        }
+    } else if (is_map(t) && header_subtag(boxed_header(t)) == SUBTAG_HASHMAP) {
+        display_hamt_node(s, out, t, true);
+    } else if (is_map(t)) {
+        size_t n;
+        term *kv = io_map_pairs(t, &n);
+        strbuf_puts(out, "#{");
+        wpush(s, WOP_TEXT, 0, 0, 0, "}");
+        for (size_t i = n; i-- > 0;) {
+            wpush(s, WOP_TERM, kv[2 * i + 1], 0, -1, NULL);
+            wpush(s, WOP_TEXT, 0, 0, 0, "=>");
+            wpush(s, WOP_TERM, kv[2 * i], 0, -1, NULL);
+            if (i)
+                wpush(s, WOP_TEXT, 0, 0, 0, ",");
+        }
+        free(kv);
+    } else if (is_bitstring(t)) {
+        display_binary(out, t);
+    } else if (is_atom(t)) {
+        erts_atom(out, t);
+    } else if (is_float(t)) {
+        strbuf_printf(out, "%.6e", float_value(t));
+    } else {
+        put_atomic(out, t);
+    }
+}
+
+void print_display(struct strbuf *out, term t)
+{
+    struct wstack s = {NULL, 0, 0};
+    strbuf_reserve(out, 0);
+    wpush(&s, WOP_TERM, t, 0, -1, NULL);
+    while (s.n) {
+        struct witem it = s.items[--s.n];
+        switch (it.op) {
+        case WOP_TEXT:
+            strbuf_puts(out, it.text);
+            break;
+        case WOP_TERM:
+            display_term(&s, out, it.t);
+            break;
+        case WOP_HAMT_NODE:
+            display_hamt_node(&s, out, it.t, false);
+            break;
+        case WOP_LIST_TAIL:
+            if (is_nil(it.t))
+                break;
+            strbuf_putc(out, is_list(it.t) ? ',' : '|');
+            if (is_list(it.t)) {
+                wpush(&s, WOP_LIST_TAIL, list_tail(it.t), 0, -1, NULL);
+                wpush(&s, WOP_TERM, list_head(it.t), 0, -1, NULL);
+            } else {
+                wpush(&s, WOP_TERM, it.t, 0, -1, NULL);
+            }
+            break;
+        case WOP_TUPLE_REST:
+            if (it.index > tuple_arity(it.t))
+                break;
+            strbuf_putc(out, ',');
+            wpush(&s, WOP_TUPLE_REST, it.t, it.index + 1, -1, NULL);
+            wpush(&s, WOP_TERM, tuple_element(it.t, it.index), 0, -1, NULL);
             break;
         }
     }

@@ -41,6 +41,12 @@ void print_p_opts(struct strbuf *out, term t, int column, int line_length, int d
 /* A float as io_lib writes it (float_to_list(F, [short]) layout). */
 void print_float_short(struct strbuf *out, double d);
 
+/* erlang:display/1's text (erts' printer, not io_lib's): strings of
+ * Latin-1 characters, floats as %.6e, maps without spaces, large maps as
+ * their trie. Appends bytes, not UTF-8: atoms' own bytes and Latin-1
+ * string characters as single bytes, as erts writes them. */
+void print_display(struct strbuf *out, term t);
+
 /* An atom, quoted when io_lib would quote it. */
 void print_atom(struct strbuf *out, term atom);
 

@@ -395,7 +395,7 @@ static void report_main_exit(struct process *p)
 {
     struct strbuf text = STRBUF_INIT;
     strbuf_puts(&text, "clause: exception exit: ");
-    print_p(&text, p->exit_reason, 1, 80, -1);
+    print_p(&text, p->exit_reason, (int)text.len + 1, 80, -1);
     strbuf_putc(&text, '\n');
     fflush(stdout);
     fputs(strbuf_cstr(&text), stderr);

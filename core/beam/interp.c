@@ -43,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* OTP's default backtrace_depth. */
 #define STACKTRACE_DEPTH 8
@@ -426,6 +427,12 @@ static void release(struct process *p) { (void)p; /* everything a BEAM process h
 
 const struct body_ops beam_body_ops = {"beam", resume, release};
 
+/* OTP logger's header for an error report: local time to the microsecond. */
+/* The main process's uncaught exception goes to stderr as
+ * "clause: exception CLASS: REASON", the reason as io:format's ~p prints it
+ * after that prefix (tests/golden/otp_run.escript prints the same on OTP).
+ * Another process's error or throw is an error report on stderr, in the
+ * format of OTP's logger (error_report.h). */
 static void report_crash(struct process *p, enum fault_class class, term reason)
 {
     if (p->pid != sched_main_pid(p->sched)) {
@@ -436,7 +443,7 @@ static void report_crash(struct process *p, enum fault_class class, term reason)
     strbuf_puts(&text, "clause: exception ");
     print_atom(&text, class_atom(class));
     strbuf_puts(&text, ": ");
-    print_p(&text, reason, 1, 80, -1);
+    print_p(&text, reason, (int)text.len + 1, 80, -1);
     strbuf_putc(&text, '\n');
     fflush(stdout);
     fputs(strbuf_cstr(&text), stderr);
@@ -1897,7 +1904,7 @@ rethrow : {
         p->host_trace = trace;
     } else if (p->pid == sched_main_pid(p->sched)) {
         p->crash_status = BEAM_UNCAUGHT_STATUS;
-        report_crash(p, c, c == FAULT_ERROR ? reason : why);
+        report_crash(p, c, reason);
     } else if (c != FAULT_EXIT) {
         /* OTP reports errors and uncaught throws, not exits. */
         report_crash(p, c, why);

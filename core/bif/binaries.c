@@ -1,11 +1,14 @@
 /*
  * binaries.c — binaries and iolists: sizes, parts, conversions to and from
- * lists.
+ * lists; the C functions of module unicode (characters_to_list/2,
+ * characters_to_binary/2 to UTF-8, bin_is_7bit/1).
  */
 #include "../atom.h"
 #include "../bif.h"
 #include "../binary.h"
 #include "../heap.h"
+#include "../io_format.h"
+#include "../strbuf.h"
 #include "bif_tables.h"
 #include "bif_util.h"
 
@@ -218,7 +221,74 @@ static term bif_iolist_size(struct process *p, const term *a)
     return is_value(r) ? r : bif_out_of_memory(p);
 }
 
+/* ---- module unicode ---- */
+
+/* Data in encoding enc as UTF-8 text; false for an unknown encoding or data
+ * that is not chardata of it. Binaries that are not valid UTF-8 are badarg
+ * here, where OTP returns {error, Converted, Rest}. */
+static bool unicode_text(struct strbuf *out, term data, term enc)
+{
+    if (enc == A(latin1))
+        return io_latin1_chardata(out, data);
+    if (enc == A(unicode) || enc == A(utf8))
+        return io_chardata(out, data);
+    return false;
+}
+
+static term bif_characters_to_list(struct process *p, const term *a)
+{
+    struct strbuf text = STRBUF_INIT;
+    if (!unicode_text(&text, a[0], a[1])) {
+        strbuf_free(&text);
+        return bif_badarg(p);
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < text.len; i++)
+        n += ((unsigned char)text.data[i] & 0xC0) != 0x80;
+    term *cells = n ? heap_alloc(&p->heap, 2 * n) : NULL;
+    if (n && !cells) {
+        strbuf_free(&text);
+        return bif_out_of_memory(p);
+    }
+    const unsigned char *s = (const unsigned char *)strbuf_cstr(&text);
+    for (size_t i = 0; i < n; i++) {
+        cells[2 * i] = make_small(bif_next_utf8(&s));
+        cells[2 * i + 1] = i + 1 < n ? make_list(&cells[2 * i + 2]) : NIL;
+    }
+    strbuf_free(&text);
+    return n ? make_list(cells) : NIL;
+}
+
+static term bif_characters_to_binary(struct process *p, const term *a)
+{
+    struct strbuf text = STRBUF_INIT;
+    if (!unicode_text(&text, a[0], a[1])) {
+        strbuf_free(&text);
+        return bif_badarg(p);
+    }
+    term bin = bin_from_bytes(&p->heap, text.data, text.len);
+    strbuf_free(&text);
+    return is_value(bin) ? bin : bif_out_of_memory(p);
+}
+
+static term bif_bin_is_7bit(struct process *p, const term *a)
+{
+    const uint8_t *d;
+    size_t n;
+    unsigned bits;
+    if (!is_bitstring(a[0]))
+        return bif_badarg(p);
+    bin_bytes(a[0], &d, &n, &bits);
+    for (size_t i = 0; i < n; i++)
+        if (d[i] >= 128)
+            return A(false);
+    return bits ? A(false) : A(true);
+}
+
 const struct bif_def bif_table_binaries[] = {
+    {"unicode", "characters_to_list", 2, bif_characters_to_list, 0},
+    {"unicode", "characters_to_binary", 2, bif_characters_to_binary, 0},
+    {"unicode", "bin_is_7bit", 1, bif_bin_is_7bit, 0},
     {"erlang", "byte_size", 1, bif_byte_size, BIF_GUARD | BIF_NOHEAP},
     {"erlang", "bit_size", 1, bif_bit_size, BIF_GUARD},
     {"erlang", "binary_to_list", 1, bif_binary_to_list_1, 0},

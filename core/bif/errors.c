@@ -40,6 +40,9 @@ static term bif_error_2(struct process *p, const term *args)
     /* OTP accepts any term as the argument list here and shows it as is. */
     return bif_error_with_args(p, args[0], args[1]);
 }
+/* erlang:error(Reason, Args, Options): as error/2; the options (error_info
+ * for erl_error's messages) are not kept in the stack trace here. */
+static term bif_error_3(struct process *p, const term *args) { return bif_error_with_args(p, args[0], args[1]); }
 /* erlang:raise(Class, Reason, Stacktrace): the exception with the given
  * trace, which must be a proper list. With a bad class or trace it does
  * not raise: it returns the atom badarg, as OTP documents. */
@@ -61,7 +64,11 @@ static term bif_exit_1(struct process *p, const term *args) { return bif_raise(p
 static term bif_throw_1(struct process *p, const term *args) { return bif_raise(p, FAULT_THROW, args[0]); }
 
 const struct bif_def bif_table_errors[] = {
-    {"erlang", "error", 1, bif_error_1, BIF_NO_FRAME}, {"erlang", "error", 2, bif_error_2, BIF_NO_FRAME},
-    {"erlang", "exit", 1, bif_exit_1, BIF_NO_FRAME},   {"erlang", "throw", 1, bif_throw_1, BIF_NO_FRAME},
-    {"erlang", "raise", 3, bif_raise_3, BIF_NO_FRAME}, {NULL, NULL, 0, NULL, 0},
+    {"erlang", "error", 1, bif_error_1, BIF_NO_FRAME},
+    {"erlang", "error", 2, bif_error_2, BIF_NO_FRAME},
+    {"erlang", "error", 3, bif_error_3, BIF_NO_FRAME},
+    {"erlang", "exit", 1, bif_exit_1, BIF_NO_FRAME},
+    {"erlang", "throw", 1, bif_throw_1, BIF_NO_FRAME},
+    {"erlang", "raise", 3, bif_raise_3, BIF_NO_FRAME},
+    {NULL, NULL, 0, NULL, 0},
 };

@@ -130,9 +130,9 @@ static term erlang_display_1(struct process *p, const term *args)
 {
     (void)p;
     struct strbuf text = STRBUF_INIT;
-    print_w(&text, args[0], -1);
-    strbuf_putc(&text, '\n');
-    write_stdout(&text);
+    print_display(&text, args[0]);
+    strbuf_puts(&text, "\r\n"); /* erts ends the line so, even on a pipe */
+    fwrite(text.data, 1, text.len, stdout);
     strbuf_free(&text);
     return A(true);
 }

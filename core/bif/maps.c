@@ -1,8 +1,10 @@
 /*
  * maps.c — the builtins of module maps whose Erlang bodies in OTP 25 are
  * stubs (get/2, find/2, from_list/1, from_keys/2, is_key/2, keys/1,
- * merge/2, put/3, remove/2, take/2, update/3, values/1) and erlang's
- * map_get/2, is_map_key/2, map_size/1. A non-map raises {badmap, M}, a
+ * merge/2, put/3, remove/2, take/2, update/3, values/1), erlang's
+ * map_get/2, is_map_key/2, map_size/1, and erts_internal:map_next/3, on
+ * which OTP's maps:to_list/1, iterator/1, next/1, fold/3, map/2, filter/2
+ * and foreach/2 are built. A non-map raises {badmap, M}, a
  * missing key {badkey, K}, as OTP's do.
  */
 #include "../atom.h"
@@ -109,6 +111,55 @@ static term keys_or_values(struct process *p, term m, bool keys)
     for (size_t i = 0; i < n && map_iter_next(&it, &k, &v); i++) {
         cells[2 * i] = keys ? k : v;
         cells[2 * i + 1] = i + 1 < n ? make_list(&cells[2 * i + 2]) : NIL;
+    }
+    return make_list(cells);
+}
+
+/* erts_internal:map_next(I, Map, Acc). With Acc a list: every pair from the
+ * I-th on, in iteration order, in front of Acc (maps:to_list/1). With Acc
+ * the atom iterator: {K, V, [I + 1 | Map]} for the I-th pair, or none
+ * (maps:next/1); OTP's iterators walk a large map in the reverse of its
+ * to_list order, a small one in key order. I counts pairs; reaching the
+ * I-th walks the pairs before it, which is linear per step (OTP resumes
+ * from a path in the trie). */
+static term bif_map_next(struct process *p, const term *a)
+{
+    term map = a[1], acc = a[2];
+    int64_t skip;
+    bool to_list = is_list(acc) || acc == NIL;
+    if (!bif_small_arg(a[0], &skip) || skip < 0 || !is_map(map) || (!to_list && acc != A(iterator)))
+        return bif_badarg(p);
+    size_t n = map_size(map);
+    struct map_iter it;
+    map_iter_init(&it, map);
+    term k, v;
+    if (!to_list) {
+        if ((uint64_t)skip >= n)
+            return A(none);
+        bool reverse = header_subtag(boxed_header(map)) == SUBTAG_HASHMAP;
+        size_t position = reverse ? n - 1 - (size_t)skip : (size_t)skip;
+        for (size_t i = 0; i < position && map_iter_next(&it, &k, &v); i++)
+            ;
+        if (!map_iter_next(&it, &k, &v))
+            return A(none);
+        term next = heap_cons(&p->heap, make_small(skip + 1), map);
+        return is_value(next) ? checked(p, heap_tuple3(&p->heap, k, v, next)) : bif_out_of_memory(p);
+    }
+    for (int64_t i = 0; i < skip && map_iter_next(&it, &k, &v); i++)
+        ;
+    size_t count = (uint64_t)skip < n ? n - (size_t)skip : 0;
+    if (count == 0)
+        return acc;
+    term *cells = heap_alloc(&p->heap, 5 * count);
+    if (!cells)
+        return bif_out_of_memory(p);
+    for (size_t i = 0; i < count && map_iter_next(&it, &k, &v); i++) {
+        term *pair = &cells[2 * count + 3 * i];
+        pair[0] = make_header(SUBTAG_TUPLE, 2);
+        pair[1] = k;
+        pair[2] = v;
+        cells[2 * i] = make_boxed(pair);
+        cells[2 * i + 1] = i + 1 < count ? make_list(&cells[2 * i + 2]) : acc;
     }
     return make_list(cells);
 }
@@ -220,6 +271,7 @@ const struct bif_def bif_table_maps[] = {
     {"erlang", "is_map_key", 2, bif_is_map_key, BIF_GUARD},
     {"erlang", "map_size", 1, bif_map_size, BIF_GUARD},
     {"maps", "get", 2, bif_map_get, 0},
+    {"erts_internal", "map_next", 3, bif_map_next, 0},
     {"maps", "find", 2, bif_find, 0},
     {"maps", "is_key", 2, bif_is_map_key, 0},
     {"maps", "put", 3, bif_put, 0},

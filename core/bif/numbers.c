@@ -5,6 +5,10 @@
  * Operators raise badarith on a non-number (and on a float result that is
  * not finite: Erlang has no infinities); the functions abs, float, trunc,
  * round, ceil and floor raise badarg instead, as OTP's do.
+ *
+ * The C functions of module math (OTP's math.beam only holds stubs for
+ * them): a non-number is badarg, a result that is not finite (sqrt(-1),
+ * log(0)) badarith, as erl_math.c decides.
  */
 #include "../atom.h"
 #include "../bif.h"
@@ -234,6 +238,57 @@ static term bif_not(struct process *p, const term *a)
     return boolean(a[0] == A(false));
 }
 
+/* ---- module math ---- */
+
+static term math_1(struct process *p, double (*fn)(double), term a)
+{
+    double x;
+    if (!is_number(a))
+        return bif_badarg(p);
+    if (!to_double(a, &x))
+        return bif_badarith(p);
+    return float_result(p, fn(x));
+}
+
+static term math_2(struct process *p, double (*fn)(double, double), term a, term b)
+{
+    double x, y;
+    if (!is_number(a) || !is_number(b))
+        return bif_badarg(p);
+    if (!to_double(a, &x) || !to_double(b, &y))
+        return bif_badarith(p);
+    return float_result(p, fn(x, y));
+}
+
+#define MATH_1(name)                                                                                                   \
+    static term bif_math_##name(struct process *p, const term *a) { return math_1(p, name, a[0]); }
+#define MATH_2(name)                                                                                                   \
+    static term bif_math_##name(struct process *p, const term *a) { return math_2(p, name, a[0], a[1]); }
+MATH_1(sin)
+MATH_1(cos)
+MATH_1(tan)
+MATH_1(asin)
+MATH_1(acos)
+MATH_1(atan)
+MATH_1(sinh)
+MATH_1(cosh)
+MATH_1(tanh)
+MATH_1(asinh)
+MATH_1(acosh)
+MATH_1(atanh)
+MATH_1(exp)
+MATH_1(log)
+MATH_1(log2)
+MATH_1(log10)
+MATH_1(sqrt)
+MATH_1(erf)
+MATH_1(erfc)
+MATH_1(floor)
+MATH_1(ceil)
+MATH_2(atan2)
+MATH_2(pow)
+MATH_2(fmod)
+
 #define G BIF_GUARD
 #define GN (BIF_GUARD | BIF_NOHEAP)
 
@@ -272,5 +327,29 @@ const struct bif_def bif_table_numbers[] = {
     {"erlang", "or", 2, bif_or, GN},
     {"erlang", "xor", 2, bif_xor, GN},
     {"erlang", "not", 1, bif_not, GN},
+    {"math", "sin", 1, bif_math_sin, 0},
+    {"math", "cos", 1, bif_math_cos, 0},
+    {"math", "tan", 1, bif_math_tan, 0},
+    {"math", "asin", 1, bif_math_asin, 0},
+    {"math", "acos", 1, bif_math_acos, 0},
+    {"math", "atan", 1, bif_math_atan, 0},
+    {"math", "sinh", 1, bif_math_sinh, 0},
+    {"math", "cosh", 1, bif_math_cosh, 0},
+    {"math", "tanh", 1, bif_math_tanh, 0},
+    {"math", "asinh", 1, bif_math_asinh, 0},
+    {"math", "acosh", 1, bif_math_acosh, 0},
+    {"math", "atanh", 1, bif_math_atanh, 0},
+    {"math", "exp", 1, bif_math_exp, 0},
+    {"math", "log", 1, bif_math_log, 0},
+    {"math", "log2", 1, bif_math_log2, 0},
+    {"math", "log10", 1, bif_math_log10, 0},
+    {"math", "sqrt", 1, bif_math_sqrt, 0},
+    {"math", "erf", 1, bif_math_erf, 0},
+    {"math", "erfc", 1, bif_math_erfc, 0},
+    {"math", "floor", 1, bif_math_floor, 0},
+    {"math", "ceil", 1, bif_math_ceil, 0},
+    {"math", "atan2", 2, bif_math_atan2, 0},
+    {"math", "pow", 2, bif_math_pow, 0},
+    {"math", "fmod", 2, bif_math_fmod, 0},
     {NULL, NULL, 0, NULL, 0},
 };

@@ -1,14 +1,19 @@
 /*
- * terms.c — type tests, tuples, lists, references and node/0.
+ * terms.c — type tests, tuples, lists, references, node/0,1, and the
+ * text of pids and references (pid_to_list, list_to_pid, ref_to_list).
  */
 #include "../atom.h"
 #include "../bif.h"
 #include "../binary.h"
 #include "../compare.h"
 #include "../heap.h"
+#include "../phash2.h"
+#include "../print.h"
+#include "../strbuf.h"
 #include "bif_tables.h"
 #include "bif_util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 static term boolean(bool b) { return b ? A(true) : A(false); }
@@ -269,6 +274,64 @@ static term bif_node(struct process *p, const term *a)
     return A(nonode_at_nohost);
 }
 
+static term bif_phash2_1(struct process *p, const term *a)
+{
+    (void)p;
+    return make_small(phash2_hash(a[0]) & ((UINT32_C(1) << 27) - 1));
+}
+
+/* phash2(Term, Range): Range from 1 to 2^32. */
+static term bif_phash2_2(struct process *p, const term *a)
+{
+    uint64_t range;
+    if (is_small(a[1]) && small_value(a[1]) >= 1 && small_value(a[1]) <= (INT64_C(1) << 32))
+        range = (uint64_t)small_value(a[1]);
+    else
+        return bif_badarg(p);
+    return make_small((int64_t)(phash2_hash(a[0]) % range));
+}
+
+/* node/1: every pid, port and reference here is local. */
+static term bif_node_1(struct process *p, const term *a)
+{
+    if (!is_pid(a[0]) && !is_port(a[0]) && !is_ref(a[0]))
+        return bif_badarg(p);
+    return A(nonode_at_nohost);
+}
+
+/* pid_to_list/1 and ref_to_list/1: the text ~w shows. */
+static term term_text(struct process *p, term t)
+{
+    struct strbuf text = STRBUF_INIT;
+    print_w(&text, t, -1);
+    term list = heap_string(&p->heap, strbuf_cstr(&text), text.len);
+    strbuf_free(&text);
+    return is_value(list) ? list : bif_out_of_memory(p);
+}
+
+static term bif_pid_to_list(struct process *p, const term *a)
+{
+    return is_pid(a[0]) ? term_text(p, a[0]) : bif_badarg(p);
+}
+
+static term bif_ref_to_list(struct process *p, const term *a)
+{
+    return is_ref(a[0]) ? term_text(p, a[0]) : bif_badarg(p);
+}
+
+/* list_to_pid/1 of a local pid's text, "<0.N.0>". */
+static term bif_list_to_pid(struct process *p, const term *a)
+{
+    struct strbuf text = STRBUF_INIT;
+    bool ok = bif_list_bytes(a[0], &text);
+    unsigned long long number = 0;
+    int consumed = 0;
+    ok = ok && sscanf(strbuf_cstr(&text), "<0.%llu.0>%n", &number, &consumed) == 1 && (size_t)consumed == text.len &&
+         text.data[3] >= '0' && text.data[3] <= '9' && number < (1ull << 59);
+    strbuf_free(&text);
+    return ok ? make_pid(number) : bif_badarg(p);
+}
+
 #define G BIF_GUARD
 #define GN (BIF_GUARD | BIF_NOHEAP)
 
@@ -304,5 +367,11 @@ const struct bif_def bif_table_terms[] = {
     {"erlang", "--", 2, bif_subtract, 0},
     {"erlang", "make_ref", 0, bif_make_ref, 0},
     {"erlang", "node", 0, bif_node, GN},
+    {"erlang", "node", 1, bif_node_1, GN},
+    {"erlang", "phash2", 1, bif_phash2_1, BIF_NOHEAP},
+    {"erlang", "phash2", 2, bif_phash2_2, BIF_NOHEAP},
+    {"erlang", "pid_to_list", 1, bif_pid_to_list, 0},
+    {"erlang", "ref_to_list", 1, bif_ref_to_list, 0},
+    {"erlang", "list_to_pid", 1, bif_list_to_pid, 0},
     {NULL, NULL, 0, NULL, 0},
 };

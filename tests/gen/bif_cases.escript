@@ -34,7 +34,7 @@ e(F, Args) -> {erlang, F, Args}.
 calls() ->
     lists:append([arith(), unary(), compare(), logic(), types(), tuples(), lists_(), atoms(),
                   integers(), floats(), binaries(), iolists(), lists_module(), maps_module(),
-                  map_bifs(), time_units()]).
+                  map_bifs(), time_units(), math_module(), hashing(), unicode_module()]).
 
 %% ---- numbers ----
 
@@ -229,3 +229,33 @@ time_units() ->
     Units = [second, millisecond, microsecond, nanosecond, native, perf_counter, seconds, milli_seconds,
              micro_seconds, nano_seconds, 1, 3, 7, 1000, 0, -1, 1.0, foo],
     [e(convert_time_unit, [T, F, To]) || T <- [0, 1, -1, 1001, -1001, 1 bsl 70, 1.0], F <- Units, To <- Units].
+
+%% ---- module math ----
+
+math_module() ->
+    Xs = [0, 1, -1, 0.5, -0.5, 2.75, 1 bsl 70, 1 bsl 1100, a],
+    One = [sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh, exp, log, log2, log10,
+           sqrt, erf, erfc, floor, ceil],
+    [{math, F, [X]} || F <- One, X <- Xs]
+        ++ [{math, F, [X, Y]} || F <- [atan2, pow, fmod], X <- [0, 2, -8, 2.5, a], Y <- [0, 3, -1, 0.5, 1 bsl 1100]].
+
+%% ---- phash2 and node/1: terms whose hash is the same on every node ----
+
+hashing() ->
+    Ts = [0, -1, 1 bsl 27, 1 bsl 59, -(1 bsl 64), 2.5, -0.0, a, 'é', [], "abc", [1, 256 | x], {}, {a, "b"},
+          #{a => 1}, maps:from_list([{K, K} || K <- lists:seq(1, 40)]), <<>>, <<"twelve bytes!">>, <<5:3>>,
+          fun lists:map/2],
+    [e(phash2, [T]) || T <- Ts]
+        ++ [e(phash2, [T, R]) || T <- [a, "abc"], R <- [1, 7, 1 bsl 32, 0, (1 bsl 32) + 1, -1, 1.0]]
+        ++ [e(node, [T]) || T <- [make_ref(), list_to_pid("<0.5.0>"), a, 1]].
+
+%% ---- module unicode ----
+
+unicode_module() ->
+    %% Not here: characters that are not characters of the encoding, for
+    %% which OTP returns {error, Converted, Rest} and clause raises badarg.
+    Data = [[], "abc", <<"utf8 ", 208, 128>>, [<<"a">>, [$b, [<<"c">>]] | <<"d">>], [[[]]], a, [a], [<<1:3>>]],
+    [{unicode, F, [D, Enc]} || F <- [characters_to_list, characters_to_binary], D <- Data,
+                               Enc <- [unicode, utf8, latin1, bogus]]
+        ++ [{unicode, F, [[1024, 233], Enc]} || F <- [characters_to_list, characters_to_binary], Enc <- [unicode, utf8]]
+        ++ [{unicode, bin_is_7bit, [B]} || B <- [<<>>, <<"abc">>, <<200>>, <<1:3>>]].

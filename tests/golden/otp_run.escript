@@ -1,7 +1,16 @@
 #!/usr/bin/env escript
-%% Runs Module:main(Args) from the folder Dir on OTP, as clause runs a
-%% program: exit status 0 when main/1 returns, N on halt(N), 127 when it
-%% raises (with the exception on stderr). The goldens' reference.
+%% Runs Module:main(Args) from the folder Dir on OTP under clause's command
+%% line contract, for the goldens' expected outputs (make goldens): exit
+%% status 0 when main/1 returns, N on halt(N), 127 when main/1 raises or an
+%% exit signal ends it. The exception then goes to stderr as clause prints
+%% it, one format on both sides:
+%%
+%%     clause: exception CLASS: REASON
+%%
+%% REASON being the raw reason (the thrown term, the exit reason, the error
+%% term; no stack trace) as io:format's ~p prints it after that prefix.
+%% main/1 runs in a process of its own, so that an exit signal ending it is
+%% seen here as it ends clause's main process.
 %%
 %% Error reports of crashed processes go to stderr, as clause writes them
 %% (escript's default logger handler writes to stdout), and are flushed
@@ -15,13 +24,27 @@ main([Dir, Module | Args]) ->
     ok = logger:add_handler(default, logger_std_h, #{config => #{type => standard_error}, formatter => Formatter}),
     true = code:add_patha(Dir),
     M = list_to_atom(Module),
-    try M:main(Args) of
-        _ -> finish(0)
-    catch
-        Class:Reason ->
-            io:format(standard_error, "exception ~p: ~p~n", [Class, Reason]),
+    {Pid, Ref} = spawn_monitor(fun() -> run(M, Args) end),
+    receive
+        {'DOWN', Ref, process, Pid, normal} ->
+            finish(0);
+        {'DOWN', Ref, process, Pid, Why} ->
+            report(exit, Why),
             finish(127)
     end.
+
+run(M, Args) ->
+    try M:main(Args) of
+        _ -> ok
+    catch
+        Class:Reason ->
+            report(Class, Reason),
+            finish(127)
+    end.
+
+%% io_lib's ~p starts where the text before it ends, as clause's does.
+report(Class, Reason) ->
+    io:format(standard_error, "clause: exception ~w: ~p~n", [Class, Reason]).
 
 finish(Status) ->
     _ = logger_std_h:filesync(default),

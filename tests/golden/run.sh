@@ -1,57 +1,163 @@
 #!/bin/sh
-# Goldens: every program under tests/programs/ is compiled with erlc, run
-# on OTP (the reference) and on clause under each scheduling configuration;
-# standard output and exit status must be identical.
+# Goldens: every program under tests/programs/ is compiled with erlc and run
+# on clause under each scheduling configuration; its standard output,
+# standard error and exit status must equal the expected ones committed in
+# tests/golden/expected/ (written from OTP 25 by `make goldens`), both sides
+# through tests/golden/normalize (a logger header's time, pid numbers).
 #
-#   tests/golden/run.sh CLAUSE [quick]
+#   tests/golden/run.sh CLAUSE [quick] [--policy NAME] [--repeat R] [--summary FILE]
+#
+# The configurations: every policy `CLAUSE --policy help` lists, each with
+# both send modes (arrivals, blocking), plus the earlier revision (global_fifo,
+# blocking sends, timers checked by the workers); each with 1, 2, 4 and all
+# workers. `quick` (the sanitizer builds) runs them with 1 and 2 workers.
+# --policy NAME keeps only NAME's configurations; --repeat R runs the whole
+# matrix R times (a race shows as an occasional failure). Each run has RUN_TIMEOUT seconds (default 60): a
+# hang is a failure.
 #
 # A program's first line may be "%% args: A B ..." (its arguments); a line
 # "%% clause-options: ..." adds options to clause's command line, and a line
 # "%% gc-stress: skip" leaves it out when CLAUSE_GC_STRESS=1 (a collection
-# at every allocation point makes large heaps quadratic). The
-# configurations: the default policy (erts) with arrivals, and the earlier
-# revision (global_fifo, blocking sends, timers checked by the workers),
-# each with 1, 2, 4 and all workers; `quick` runs 1 and 2 workers only (the
-# sanitizer build). Exits 1 when any run differs.
+# at every allocation point makes large heaps quadratic).
+#
+# Prints each failure with its first difference, then a table of
+# configurations x worker counts with pass and fail counts (also written to
+# FILE with --summary, one "CONFIGURATION|WORKERS|PASS|FAIL" line each).
+# Exits 1 when any run failed.
 set -u
+usage() {
+    echo "usage: tests/golden/run.sh CLAUSE [quick] [--policy NAME] [--repeat R] [--summary FILE]" >&2
+    exit 2
+}
+[ $# -ge 1 ] || usage
 clause=$1
-mode=${2:-full}
+shift
+mode=full only_policy="" repeat=1 summary=""
+while [ $# -gt 0 ]; do
+    case $1 in
+    quick) mode=quick ;;
+    --policy) [ $# -ge 2 ] || usage; only_policy=$2; shift ;;
+    --repeat) [ $# -ge 2 ] || usage; repeat=$2; shift ;;
+    --summary) [ $# -ge 2 ] || usage; summary=$2; shift ;;
+    *) usage ;;
+    esac
+    shift
+done
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# A folder per build, mode and stress setting: make -j runs them side by side.
-stress=$([ "${CLAUSE_GC_STRESS:-}" = 1 ] && echo -stress)
-out=$root/build/golden/$(basename "$(dirname "$clause")")-$mode$stress
+golden=$root/tests/golden
+expected=$golden/expected
+# A folder per run: make -j runs the rel, asan and stress goldens side by side.
+out=$root/build/golden/$(basename "$(dirname "$clause")")-$$
+timeout_s=${RUN_TIMEOUT:-60}
 mkdir -p "$out"
-all=$(nproc)
-if [ "$mode" = quick ]; then workers="1 2"; else workers=$(printf '%s\n' 1 2 4 "$all" | sort -nu | tr '\n' ' '); fi
-configs="--policy=erts --policy=global_fifo,--send-mode=blocking,--timers=workers"
+trap 'rm -rf "$out"' EXIT
 
-failures=0 runs=0
+all=$(nproc)
+policies=$("$clause" --policy help | awk '{print $1}')
+if [ -z "$policies" ]; then
+    echo "golden: '$clause --policy help' listed no policy" >&2
+    exit 1
+fi
+earlier="--policy=global_fifo,--send-mode=blocking,--timers=workers"
+configs=""
+for p in $policies; do configs="$configs --policy=$p,--send-mode=arrivals --policy=$p,--send-mode=blocking"; done
+configs="$configs $earlier"
+if [ "$mode" = quick ]; then
+    workers="1 2"
+else
+    workers=$(printf '%s\n' 1 2 4 "$all" | sort -nu | tr '\n' ' ')
+fi
+if [ -n "$only_policy" ]; then
+    if ! printf '%s\n' $policies | grep -qx "$only_policy"; then
+        echo "golden: no policy '$only_policy' (CLAUSE --policy help lists: $(echo $policies))" >&2
+        exit 2
+    fi
+    kept=""
+    for config in $configs; do
+        case "$config," in --policy="$only_policy",*) kept="$kept $config" ;; esac
+    done
+    configs=$kept
+fi
+
+# Compile every program once; remember those to run.
+programs=""
+compile_failures=0
 for source in "$root"/tests/programs/*.erl; do
     name=$(basename "$source" .erl)
     if [ "${CLAUSE_GC_STRESS:-}" = 1 ] && grep -q '^%% gc-stress: skip' "$source"; then continue; fi
     if ! erlc -W0 -o "$out" "$source"; then
-        echo "golden $name: erlc failed"; failures=$((failures + 1)); continue
+        echo "golden $name: erlc failed"; compile_failures=$((compile_failures + 1)); continue
     fi
-    args=$(sed -n '1s/^%% args: *//p' "$source")
-    options=$(sed -n 's/^%% clause-options: *//p' "$source")
-    # shellcheck disable=SC2086 # the arguments are words
-    escript "$root/tests/golden/otp_run.escript" "$out" "$name" $args >"$out/$name.otp" 2>"$out/$name.otp.err"
-    expected_status=$?
+    if [ ! -f "$expected/$name.status" ]; then
+        echo "golden $name: no expected output in tests/golden/expected (run make goldens)"
+        compile_failures=$((compile_failures + 1)); continue
+    fi
+    programs="$programs $name"
+done
+
+# Compares one run with the expected files; prints the first difference.
+check() { # name status label
+    name=$1 status=$2 label=$3
+    want=$(cat "$expected/$name.status")
+    "$golden/normalize" <"$out/$name.stdout" >"$out/$name.stdout.n"
+    "$golden/normalize" <"$out/$name.stderr" >"$out/$name.stderr.n"
+    if [ "$status" -eq "$want" ] && cmp -s "$expected/$name.stdout" "$out/$name.stdout.n" &&
+        cmp -s "$expected/$name.stderr" "$out/$name.stderr.n"; then
+        return 0
+    fi
+    if [ "$status" -eq 124 ]; then
+        echo "FAIL golden $name ($label): timed out after ${timeout_s}s"
+    else
+        echo "FAIL golden $name ($label): status $status, expected $want"
+    fi
+    if ! cmp -s "$expected/$name.stdout" "$out/$name.stdout.n"; then
+        echo "  stdout (expected, clause):"
+        diff "$expected/$name.stdout" "$out/$name.stdout.n" | head -12 | sed 's/^/    /'
+    fi
+    if ! cmp -s "$expected/$name.stderr" "$out/$name.stderr.n"; then
+        echo "  stderr (expected, clause):"
+        diff "$expected/$name.stderr" "$out/$name.stderr.n" | head -12 | sed 's/^/    /'
+    fi
+    return 1
+}
+
+tally=$out/tally
+: >"$tally"
+round=1
+while [ $round -le "$repeat" ]; do
     for config in $configs; do
         for n in $workers; do
-            runs=$((runs + 1))
-            # shellcheck disable=SC2086
-            timeout 120 "$clause" $(echo "$config" | tr ',=' '  ') --schedulers "$n" $options "$out/$name.beam" $args \
-                >"$out/$name.clause" 2>"$out/$name.clause.err"
-            status=$?
-            if [ $status -ne $expected_status ] || ! cmp -s "$out/$name.otp" "$out/$name.clause"; then
-                failures=$((failures + 1))
-                echo "golden $name ($config, $n workers): status $status, OTP $expected_status"
-                diff "$out/$name.otp" "$out/$name.clause" | head -20
-                head -5 "$out/$name.clause.err"
-            fi
+            label="$(echo "$config" | tr ',=' '  '), $n workers"
+            [ "$repeat" -gt 1 ] && label="$label, round $round"
+            for name in $programs; do
+                source=$root/tests/programs/$name.erl
+                args=$(sed -n '1s/^%% args: *//p' "$source")
+                options=$(sed -n 's/^%% clause-options: *//p' "$source")
+                # shellcheck disable=SC2086 # the options and arguments are words
+                timeout "$timeout_s" "$clause" $(echo "$config" | tr ',=' '  ') --schedulers "$n" $options \
+                    "$out/$name.beam" $args >"$out/$name.stdout" 2>"$out/$name.stderr"
+                status=$?
+                if check "$name" $status "$label"; then result=pass; else result=fail; fi
+                echo "$config $n $result" >>"$tally"
+            done
         done
     done
+    round=$((round + 1))
 done
-echo "goldens: $runs runs, $failures failed (configurations: $configs; workers: $workers; $all CPUs)"
-[ $failures -eq 0 ]
+
+# The table: one row per configuration and worker count.
+table=$(for config in $configs; do
+    for n in $workers; do
+        pass=$(grep -c "^$config $n pass\$" "$tally")
+        fail=$(grep -c "^$config $n fail\$" "$tally")
+        echo "$(echo "$config" | tr ',=' '  ')|$n|$pass|$fail"
+    done
+done)
+[ -n "$summary" ] && echo "$table" >"$summary"
+echo "goldens of $clause ($(echo $programs | wc -w) programs, ${repeat} round(s), $all CPUs):"
+echo "$table" | awk -F'|' 'BEGIN { printf "  %-66s %7s %6s %6s\n", "configuration", "workers", "pass", "fail" }
+    { printf "  %-66s %7s %6s %6s\n", $1, $2, $3, $4 }'
+fails=$(grep -c ' fail$' "$tally")
+runs=$(wc -l <"$tally")
+echo "goldens: $runs runs, $fails failed, $compile_failures programs not run"
+[ "$fails" -eq 0 ] && [ "$compile_failures" -eq 0 ]

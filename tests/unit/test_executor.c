@@ -84,7 +84,7 @@ static enum body_stop spawn_then_wait_step(struct process *p, void *state)
 
 static void test_every_process_runs_its_full_count(void)
 {
-    for (const struct policy_ops *const *policy = policy_all(); *policy; policy++) {
+    for (const struct policy_ops *const *policy = test_policies(); *policy; policy++) {
         for (size_t k = 0; k < sizeof worker_counts / sizeof worker_counts[0]; k++) {
             struct sched *s = make_sched(*policy, worker_counts[k]);
             atomic_int finished = 0;
@@ -246,7 +246,7 @@ static enum body_stop end_while_busy_step(struct process *p, void *state)
 
 static void test_program_end_releases_everything(void)
 {
-    for (const struct policy_ops *const *policy = policy_all(); *policy; policy++) {
+    for (const struct policy_ops *const *policy = test_policies(); *policy; policy++) {
         for (size_t k = 0; k < sizeof worker_counts / sizeof worker_counts[0]; k++) {
             atomic_store(&released_states, 0);
             struct sched *s = make_sched(*policy, worker_counts[k]);
@@ -304,7 +304,7 @@ static enum body_stop exceed_cap_step(struct process *p, void *state)
 
 static void test_runtime_failure_exits_70(void)
 {
-    for (const struct policy_ops *const *policy = policy_all(); *policy; policy++) {
+    for (const struct policy_ops *const *policy = test_policies(); *policy; policy++) {
         for (size_t k = 0; k < sizeof worker_counts / sizeof worker_counts[0]; k++) {
             struct sched_config config = {worker_counts[k], *policy, NULL, 1000, SEND_MODE_ARRIVALS, TIMER_THREAD};
             const char *error = NULL;
@@ -319,7 +319,7 @@ static void test_runtime_failure_exits_70(void)
 
 static void test_halt_and_exit_status(void)
 {
-    for (const struct policy_ops *const *policy = policy_all(); *policy; policy++) {
+    for (const struct policy_ops *const *policy = test_policies(); *policy; policy++) {
         for (size_t k = 0; k < sizeof worker_counts / sizeof worker_counts[0]; k++) {
             struct sched *s = make_sched(*policy, worker_counts[k]);
             int spawned = 0;
@@ -370,7 +370,7 @@ static enum body_stop mass_spawn_step(struct process *p, void *state)
 
 static void test_a_million_processes_spawn_and_exit(void)
 {
-    for (const struct policy_ops *const *policy = policy_all(); *policy; policy++) {
+    for (const struct policy_ops *const *policy = test_policies(); *policy; policy++) {
         atomic_store(&exited, 0);
         struct sched *s = make_sched(*policy, 2);
         struct mass_spawner m = {MANY_PROCESSES, 0, exit_at_once_step, true};
@@ -458,7 +458,7 @@ wait:
 static void test_timeouts_fire_once_and_never_early(void)
 {
     for (size_t t = 0; t < 2; t++)
-        for (const struct policy_ops *const *policy = policy_all(); *policy; policy++) {
+        for (const struct policy_ops *const *policy = test_policies(); *policy; policy++) {
             for (size_t k = 0; k < sizeof worker_counts / sizeof worker_counts[0]; k++) {
                 struct sched *s = make_sched_timers(*policy, worker_counts[k], timer_modes[t]);
                 struct sleepers_main *m = calloc(1, sizeof *m);
@@ -528,7 +528,7 @@ static enum body_stop race_waker_step(struct process *p, void *state)
 static void test_wakes_and_timeouts_race_without_loss(void)
 {
     for (size_t t = 0; t < 2; t++)
-        for (const struct policy_ops *const *policy = policy_all(); *policy; policy++) {
+        for (const struct policy_ops *const *policy = test_policies(); *policy; policy++) {
             for (unsigned workers = 1; workers <= 2; workers++) {
                 struct sched *s = make_sched_timers(*policy, workers, timer_modes[t]);
                 struct racer *r = calloc(1, sizeof *r);

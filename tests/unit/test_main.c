@@ -1,11 +1,14 @@
 /*
  * test_main.c — the unit-test runner: every suite the test files registered,
  * or with --concurrent only those that run threads (for ThreadSanitizer), or
- * with --suite NAME one suite. Exits non-zero when any test fails.
+ * with --suite NAME one suite; --policy NAME (or CLAUSE_TEST_POLICY=NAME)
+ * runs the tests that loop over the policies under NAME only. Exits non-zero
+ * when any test fails.
  */
 #include "test_main.h"
 
 #include "../../core/atom.h"
+#include "../../core/policy.h"
 
 #include <CUnit/Basic.h>
 #include <signal.h>
@@ -59,6 +62,17 @@ static void test_overran(int signal_number)
     _exit(1);
 }
 
+static const struct policy_ops *selected_policies[2];
+
+const struct policy_ops *const *test_policies(void) { return selected_policies[0] ? selected_policies : policy_all(); }
+
+/* Restricts test_policies() to the policy called name; false if none is. */
+static bool select_policy(const char *name)
+{
+    selected_policies[0] = policy_find(name);
+    return selected_policies[0] != NULL;
+}
+
 static void arm_time_limit(void) { alarm(TEST_TIME_LIMIT_S); }
 static void disarm_time_limit(void) { alarm(0); }
 
@@ -72,15 +86,22 @@ int main(int argc, char **argv)
 {
     bool concurrent_only = false;
     const char *only = NULL;
+    const char *policy = getenv("CLAUSE_TEST_POLICY");
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--concurrent") == 0)
             concurrent_only = true;
         else if (strcmp(argv[i], "--suite") == 0 && i + 1 < argc)
             only = argv[++i];
+        else if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc)
+            policy = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--concurrent] [--suite NAME]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--concurrent] [--suite NAME] [--policy NAME]\n", argv[0]);
             return 2;
         }
+    }
+    if (policy && *policy && !select_policy(policy)) {
+        fprintf(stderr, "test_main: no policy '%s'\n", policy);
+        return 2;
     }
     atom_table_init();
     signal(SIGALRM, test_overran);

@@ -13,6 +13,7 @@
 #define CLAUSE_TEST_MAIN_H
 
 #include <CUnit/CUnit.h>
+struct policy_ops;
 #include <stdbool.h>
 
 void test_register_suite(const char *name, CU_TestInfo *tests, bool concurrent);
@@ -28,5 +29,11 @@ void test_register_suite(const char *name, CU_TestInfo *tests, bool concurrent);
 /* Path of a file under tests/ (the runner is started from the repository
  * root or given CLAUSE_TEST_DIR). */
 const char *test_data_path(const char *relative);
+
+/* The policies the concurrent tests run under: every registered policy, or
+ * only the one named by the runner's --policy NAME (or the environment
+ * variable CLAUSE_TEST_POLICY), so a new policy can be tested alone
+ * (scripts/validate-policy). A NULL-terminated array, as policy_all(). */
+const struct policy_ops *const *test_policies(void);
 
 #endif

@@ -192,7 +192,7 @@ static enum body_stop spinning_receiver_step(struct process *p, void *state)
 
 static void test_a_blocked_send_is_repeated_after_the_slice(void)
 {
-    for (const struct policy_ops *const *policy = policy_all(); *policy; policy++) {
+    for (const struct policy_ops *const *policy = test_policies(); *policy; policy++) {
         struct sched *s = make_sched_mode(*policy, 2, 0, SEND_MODE_BLOCKING);
         struct block_scene b = {0};
         term receiver = sched_spawn_native(s, NULL, spinning_receiver_step, &b, NULL);
@@ -208,7 +208,7 @@ static void test_a_blocked_send_is_repeated_after_the_slice(void)
  * mode its senders block, repeat, and every sender's order still holds. */
 static void test_blocked_senders_keep_their_order(void)
 {
-    for (const struct policy_ops *const *policy = policy_all(); *policy; policy++)
+    for (const struct policy_ops *const *policy = test_policies(); *policy; policy++)
         for (unsigned workers = 2; workers <= 4; workers *= 2)
             run_flood_working(*policy, workers, 4, 20000, SEND_MODE_BLOCKING, 20);
 }
@@ -217,7 +217,7 @@ static void test_each_senders_messages_arrive_in_order(void)
 {
     static const unsigned worker_counts[] = {1, 2, 4, 8};
     for (size_t m = 0; m < 2; m++)
-        for (const struct policy_ops *const *policy = policy_all(); *policy; policy++)
+        for (const struct policy_ops *const *policy = test_policies(); *policy; policy++)
             for (size_t k = 0; k < sizeof worker_counts / sizeof worker_counts[0]; k++)
                 run_flood(*policy, worker_counts[k], 4, 5000, send_modes[m]);
 }
@@ -243,7 +243,7 @@ static void test_senders_skip_the_lookup_of_receivers_not_running(void)
 static void test_eight_senders_flood_one_receiver(void)
 {
     for (size_t m = 0; m < 2; m++)
-        for (const struct policy_ops *const *policy = policy_all(); *policy; policy++)
+        for (const struct policy_ops *const *policy = test_policies(); *policy; policy++)
             run_flood(*policy, 2, 8, FLOOD_MESSAGES, send_modes[m]);
 }
 
@@ -388,7 +388,7 @@ static enum body_stop end_amid_messages_step(struct process *p, void *state)
 static void test_program_end_with_messages_pending(void)
 {
     size_t live_before = binary_live_count();
-    for (const struct policy_ops *const *policy = policy_all(); *policy; policy++) {
+    for (const struct policy_ops *const *policy = test_policies(); *policy; policy++) {
         for (unsigned workers = 1; workers <= 4; workers *= 2) {
             struct sched *s = make_sched(*policy, workers, 0);
             struct ending e = {0, 0};
@@ -588,7 +588,7 @@ static enum body_stop waits_for_ok_step(struct process *p, void *state)
 
 static void test_timeouts_are_not_restarted_by_unmatched_messages(void)
 {
-    for (const struct policy_ops *const *policy = policy_all(); *policy; policy++)
+    for (const struct policy_ops *const *policy = test_policies(); *policy; policy++)
         for (unsigned workers = 1; workers <= 2; workers++) {
             struct sched *s = make_sched(*policy, workers, 0);
             struct noisy n = {0};
@@ -651,7 +651,7 @@ static void test_messages_racing_timeouts_arrive_exactly_once(void)
 {
     static const enum timer_mode modes[] = {TIMER_THREAD, TIMER_WORKERS};
     for (size_t t = 0; t < 2; t++)
-        for (const struct policy_ops *const *policy = policy_all(); *policy; policy++)
+        for (const struct policy_ops *const *policy = test_policies(); *policy; policy++)
             for (unsigned workers = 1; workers <= 2; workers++) {
                 struct sched_config config = {workers, *policy, NULL, 0, SEND_MODE_ARRIVALS, modes[t]};
                 const char *error = NULL;

@@ -1,0 +1,56 @@
+%% Bit syntax on byte-aligned binaries: integer segments of 8, 16, 32 and
+%% 64 bits, signed and unsigned, big and little endian, binary and bytes
+%% segments, sizes from variables, utf8 segments, matching with guards, and
+%% badmatch and badarg where construction or matching fails.
+-module(bit_syntax).
+-export([main/1]).
+
+main(_) ->
+    N = 16#12345678,
+    io:format("~w~n", [<<N:32>>]),
+    io:format("~w~n", [<<N:32/little>>]),
+    io:format("~w~n", [<<-1:16/signed, -1:16/unsigned-little>>]),
+    io:format("~w~n", [<<(1 bsl 63):64, 255:8, 256:8>>]),
+    <<A:16, B:16/little, C:8/signed, Rest/binary>> = <<1, 2, 3, 4, 200, "tail">>,
+    io:format("~w ~w ~w ~w~n", [A, B, C, Rest]),
+    Size = 3,
+    <<Head:Size/binary, Tail/bytes>> = <<"abcdefg">>,
+    io:format("~w ~w~n", [Head, Tail]),
+    <<Len:8, Payload:Len/binary, After/binary>> = <<5, "hello", "world">>,
+    io:format("~w ~w ~w~n", [Len, Payload, After]),
+    io:format("~w~n", [<<"abc"/utf8, 1024/utf8, 233/utf8>>]),
+    <<U/utf8, Us/binary>> = <<208, 128, "z">>,
+    io:format("~w ~w~n", [U, Us]),
+    io:format("~w~n", [[X || <<X:16>> <= <<1, 2, 3, 4, 5, 6>>]]),
+    io:format("~w~n", [<< <<X:16/little>> || X <- [1, 256, 65535] >>]),
+    io:format("~w~n", [parse(<<1, 0, 3, "abc", 2, 0, 1, "z">>)]),
+    io:format("~w~n", [kind(<<0, 1>>)]),
+    io:format("~w~n", [kind(<<1, 0, 0, 0, 7>>)]),
+    io:format("~w~n", [kind(<<"x">>)]),
+    Bin = <<"0123456789">>,
+    <<_:2/binary, Mid:4/binary, _/binary>> = Bin,
+    io:format("~w~n", [Mid]),
+    io:format("~w~n", [<<Bin/binary, Bin:2/binary>>]),
+    Errors = [
+        fun() -> <<X:8>> = id(<<1, 2>>), X end,
+        fun() -> <<(id(a)):8>> end,
+        fun() -> <<(id(1.5)):8>> end,
+        fun() -> <<(id(<<1>>)):2/binary>> end,
+        fun() -> <<(id(-1))/utf8>> end,
+        fun() -> <<(id(16#110000))/utf8>> end,
+        fun() -> S = id(-1), <<Y:S>> = <<1>>, Y end
+    ],
+    [io:format("~w~n", [catch_reason(F)]) || F <- Errors],
+    ok.
+
+parse(<<>>) -> [];
+parse(<<Tag:8, Len:16, Value:Len/binary, Rest/binary>>) -> [{Tag, Value} | parse(Rest)].
+
+kind(<<0, V:8>>) -> {short, V};
+kind(<<1, V:32>>) when V > 5 -> {long, V};
+kind(_) -> unknown.
+
+id(X) -> X.
+
+catch_reason(F) ->
+    try F() of V -> {value, V} catch C:R -> {C, R} end.
