@@ -29,10 +29,11 @@
 typedef term (*bif_fn)(struct process *p, const term *args);
 
 enum bif_flags {
-    BIF_GUARD = 1u << 0,    /* allowed in guards (erlc emits bif/gc_bif instructions for it) */
-    BIF_NOHEAP = 1u << 1,   /* never allocates */
-    BIF_NO_FRAME = 1u << 2, /* raises for its caller: no frame of its own in the stack trace (error/1) */
-    BIF_APPLY = 1u << 3,    /* erlang:apply/2,3: the engine calls what the arguments name */
+    BIF_GUARD = 1u << 0,     /* allowed in guards (erlc emits bif/gc_bif instructions for it) */
+    BIF_NOHEAP = 1u << 1,    /* never allocates */
+    BIF_NO_FRAME = 1u << 2,  /* raises for its caller: no frame of its own in the stack trace (error/1) */
+    BIF_APPLY = 1u << 3,     /* erlang:apply/2,3: the engine calls what the arguments name */
+    BIF_HIBERNATE = 1u << 4, /* with BIF_APPLY: first waits until the mailbox holds a message (hibernate/3) */
 };
 
 struct bif_def {

@@ -809,6 +809,19 @@ call_export:
         I = cp;
         DISPATCH();
     case CALL_APPLY:
+        if ((bif->flags & BIF_HIBERNATE) && mailbox_length(&p->mailbox) == 0 && !message_arrivals_pending(p)) {
+            /* hibernate/3 waits for a message, then makes its call; the
+             * stack is kept, so the call returns to the caller. */
+            p->beam_repeat.target = call_target;
+            p->beam_repeat.site = I;
+            p->beam_repeat.after = call_after;
+            p->beam_repeat.dealloc = call_dealloc;
+            p->beam_repeat.how = call_how;
+            sched_set_wait_timeout(p, -1);
+            if (!save_state(p, E, repeat_call_code, cp, 3))
+                goto out_of_memory;
+            return BODY_WAIT;
+        }
         if (bif->arity == 2) {
             /* apply(Fun, Args) */
             term args = X[1];

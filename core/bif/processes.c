@@ -64,54 +64,59 @@ bool bif_monitor_options(term options, term *tag, int *alias)
     return true;
 }
 
-/* spawn_opt's option list: link, monitor, {monitor, Opts} and the tuning
- * options, which are checked and (but for min_heap_size) not applied. */
-static bool parse_spawn_options(term options, struct spawn_request_opts *out)
+/* One of spawn_opt's options: link, monitor, {monitor, Opts} and the
+ * tuning options, which are checked and (but for min_heap_size) not
+ * applied. False for anything else. */
+static bool parse_spawn_option(term o, struct spawn_request_opts *out)
+{
+    if (o == A(link)) {
+        out->ties.link = true;
+        return true;
+    }
+    if (o == A(monitor)) {
+        out->ties.monitor = true;
+        return true;
+    }
+    if (!is_tuple(o) || tuple_arity(o) != 2)
+        return false;
+    term key = tuple_elements(o)[0], value = tuple_elements(o)[1];
+    if (key == A(monitor)) {
+        out->ties.monitor = true;
+        return bif_monitor_options(value, &out->ties.tag, &out->ties.alias);
+    }
+    if (key == A(priority))
+        return value == A(low) || value == A(normal) || value == A(high) || value == A(max);
+    if (key == A(min_heap_size)) {
+        if (!is_non_negative_small(value))
+            return false;
+        out->min_heap_words = (size_t)small_value(value);
+        return true;
+    }
+    if (key == A(fullsweep_after) || key == A(min_bin_vheap_size))
+        return is_non_negative_small(value);
+    if (key == A(max_heap_size))
+        return is_non_negative_small(value) || is_map(value);
+    if (key == A(message_queue_data))
+        return value == A(off_heap) || value == A(on_heap);
+    if (key == A(async_dist))
+        return value == A(true) || value == A(false);
+    return false;
+}
+
+static void spawn_options_init(struct spawn_request_opts *out)
 {
     memset(out, 0, sizeof *out);
     out->ties.tag = A(DOWN);
+}
+
+static bool parse_spawn_options(term options, struct spawn_request_opts *out)
+{
+    spawn_options_init(out);
     if (bif_list_length(options) < 0)
         return false;
-    for (term l = options; is_list(l); l = list_tail(l)) {
-        term o = list_head(l);
-        if (o == A(link)) {
-            out->ties.link = true;
-            continue;
-        }
-        if (o == A(monitor)) {
-            out->ties.monitor = true;
-            continue;
-        }
-        if (!is_tuple(o) || tuple_arity(o) != 2)
+    for (term l = options; is_list(l); l = list_tail(l))
+        if (!parse_spawn_option(list_head(l), out))
             return false;
-        term key = tuple_elements(o)[0], value = tuple_elements(o)[1];
-        if (key == A(monitor)) {
-            if (!bif_monitor_options(value, &out->ties.tag, &out->ties.alias))
-                return false;
-            out->ties.monitor = true;
-        } else if (key == A(priority)) {
-            if (value != A(low) && value != A(normal) && value != A(high) && value != A(max))
-                return false;
-        } else if (key == A(min_heap_size)) {
-            if (!is_non_negative_small(value))
-                return false;
-            out->min_heap_words = (size_t)small_value(value);
-        } else if (key == A(fullsweep_after) || key == A(min_bin_vheap_size)) {
-            if (!is_non_negative_small(value))
-                return false;
-        } else if (key == A(max_heap_size)) {
-            if (!is_non_negative_small(value) && !is_map(value))
-                return false;
-        } else if (key == A(message_queue_data)) {
-            if (value != A(off_heap) && value != A(on_heap))
-                return false;
-        } else if (key == A(async_dist)) {
-            if (value != A(true) && value != A(false))
-                return false;
-        } else {
-            return false;
-        }
-    }
     return true;
 }
 
@@ -167,6 +172,112 @@ static term spawn_optioned(struct process *p, term fun_or_module, term function,
     if (!parse_spawn_options(options, &opts))
         return bif_badarg(p);
     return spawn_with(p, fun_or_module, function, args, &opts);
+}
+
+/* ---- spawn_request ---- */
+
+/* spawn_request: spawns at once and answers with a message, as asked by
+ * {reply_tag, Tag} and {reply, yes | no | error_only | success_only}; the
+ * request id is the monitor's reference when it monitors. An invalid
+ * option is an error reply (badopt), another node one too (noconnection,
+ * as OTP answers for a node it cannot reach). */
+static term spawn_request_with(struct process *p, term node, term fun_or_module, term function, term args, term options)
+{
+    if (bif_list_length(options) < 0 || !is_atom(node))
+        return bif_badarg(p);
+    if (is_non_value(function) ? !is_fun(fun_or_module)
+                               : !is_atom(fun_or_module) || !is_atom(function) || bif_list_length(args) < 0)
+        return bif_badarg(p);
+    struct spawn_request_opts opts;
+    spawn_options_init(&opts);
+    term tag = A(spawn_reply), reply = A(yes), error = THE_NON_VALUE;
+    for (term l = options; is_list(l); l = list_tail(l)) {
+        term o = list_head(l);
+        if (is_tuple(o) && tuple_arity(o) == 2 && tuple_elements(o)[0] == A(reply_tag)) {
+            tag = tuple_elements(o)[1];
+        } else if (is_tuple(o) && tuple_arity(o) == 2 && tuple_elements(o)[0] == A(reply)) {
+            term r = tuple_elements(o)[1];
+            if (r == A(yes) || r == A(no) || r == A(error_only) || r == A(success_only))
+                reply = r;
+            else
+                error = A(badopt);
+        } else if (!parse_spawn_option(o, &opts)) {
+            error = A(badopt);
+        }
+    }
+    if (is_value(error) || !is_this_node(node)) {
+        if (is_non_value(error))
+            error = A(noconnection);
+        term id = heap_make_ref(&p->heap);
+        if (is_non_value(id))
+            return bif_out_of_memory(p);
+        if (reply == A(yes) || reply == A(error_only)) {
+            term elements[4] = {tag, id, A(error), error};
+            term message = heap_tuple(&p->heap, 4, elements);
+            if (is_non_value(message))
+                return bif_out_of_memory(p);
+            if (sched_send(p, p->pid, message) != SEND_OK)
+                return bif_raise(p, FAULT_SYSTEM, A(system_limit));
+        }
+        return id;
+    }
+    term spawned = spawn_with(p, fun_or_module, function, args, &opts);
+    if (is_non_value(spawned))
+        return spawned;
+    term pid = opts.ties.monitor ? tuple_elements(spawned)[0] : spawned;
+    term id = opts.ties.monitor ? opts.ties.monitor_ref : heap_make_ref(&p->heap);
+    if (is_non_value(id))
+        return bif_out_of_memory(p);
+    if (reply == A(yes) || reply == A(success_only)) {
+        term elements[4] = {tag, id, A(ok), pid};
+        term message = heap_tuple(&p->heap, 4, elements);
+        if (is_non_value(message))
+            return bif_out_of_memory(p);
+        if (sched_send(p, p->pid, message) != SEND_OK)
+            return bif_raise(p, FAULT_SYSTEM, A(system_limit));
+    }
+    return id;
+}
+
+static term bif_spawn_request_1(struct process *p, const term *a)
+{
+    return spawn_request_with(p, A(nonode_at_nohost), a[0], THE_NON_VALUE, NIL, NIL);
+}
+
+/* (Fun, Options) or (Node, Fun). */
+static term bif_spawn_request_2(struct process *p, const term *a)
+{
+    if (is_fun(a[0]))
+        return spawn_request_with(p, A(nonode_at_nohost), a[0], THE_NON_VALUE, NIL, a[1]);
+    return spawn_request_with(p, a[0], a[1], THE_NON_VALUE, NIL, NIL);
+}
+
+/* (Node, Fun, Options) or (Module, Function, Args). */
+static term bif_spawn_request_3(struct process *p, const term *a)
+{
+    if (is_fun(a[1]))
+        return spawn_request_with(p, a[0], a[1], THE_NON_VALUE, NIL, a[2]);
+    return spawn_request_with(p, A(nonode_at_nohost), a[0], a[1], a[2], NIL);
+}
+
+/* (Module, Function, Args, Options) or (Node, Module, Function, Args). */
+static term bif_spawn_request_4(struct process *p, const term *a)
+{
+    if (is_atom(a[2]))
+        return spawn_request_with(p, a[0], a[1], a[2], a[3], NIL);
+    return spawn_request_with(p, A(nonode_at_nohost), a[0], a[1], a[2], a[3]);
+}
+
+static term bif_spawn_request_5(struct process *p, const term *a)
+{
+    return spawn_request_with(p, a[0], a[1], a[2], a[3], a[4]);
+}
+
+/* The reply is sent when the request is made: there is nothing left to
+ * abandon. */
+static term bif_spawn_request_abandon(struct process *p, const term *a)
+{
+    return is_ref(a[0]) ? A(false) : bif_badarg(p);
 }
 
 static term bif_spawn_1(struct process *p, const term *a) { return spawn_with(p, a[0], THE_NON_VALUE, NIL, NULL); }
@@ -323,6 +434,12 @@ const struct bif_def bif_table_processes[] = {
     {"erlang", "spawn_opt", 3, bif_spawn_opt_3, 0},
     {"erlang", "spawn_opt", 4, bif_spawn_opt_4, 0},
     {"erlang", "spawn_opt", 5, bif_spawn_opt_5, 0},
+    {"erlang", "spawn_request", 1, bif_spawn_request_1, 0},
+    {"erlang", "spawn_request", 2, bif_spawn_request_2, 0},
+    {"erlang", "spawn_request", 3, bif_spawn_request_3, 0},
+    {"erlang", "spawn_request", 4, bif_spawn_request_4, 0},
+    {"erlang", "spawn_request", 5, bif_spawn_request_5, 0},
+    {"erlang", "spawn_request_abandon", 1, bif_spawn_request_abandon, 0},
     {"erlang", "halt", 0, bif_halt_0, BIF_NO_FRAME},
     {"erlang", "halt", 1, bif_halt_1, BIF_NO_FRAME},
     {"erlang", "halt", 2, bif_halt_2, BIF_NO_FRAME},
@@ -335,5 +452,6 @@ const struct bif_def bif_table_processes[] = {
     {"erlang", "registered", 0, bif_registered, 0},
     {"erlang", "apply", 2, bif_apply, BIF_APPLY},
     {"erlang", "apply", 3, bif_apply, BIF_APPLY},
+    {"erlang", "hibernate", 3, bif_apply, BIF_APPLY | BIF_HIBERNATE},
     {NULL, NULL, 0, NULL, 0},
 };

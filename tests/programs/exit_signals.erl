@@ -63,8 +63,9 @@ main(_) ->
     Queued = spawn(fun() -> Self ! ran end),
     QRef = monitor(process, Queued),
     exit(Queued, not_yet),
-    receive {'DOWN', QRef, _, _, QR} -> io:format("queued: ~p~n", [QR]) end,
-    receive ran -> io:format("it ran first~n") after 20 -> ok end,
+    %% With more than one worker it may have run and ended first (noproc).
+    receive {'DOWN', QRef, _, _, QR} -> io:format("queued: ~p~n", [QR =:= not_yet orelse QR =:= noproc]) end,
+    receive ran -> ok after 20 -> ok end,
     %% exit/2 badarg.
     io:format("badarg: ~p~n", [case catch exit(foo, bar) of {'EXIT', {badarg, _}} -> badarg end]),
     %% exit/1 inside catch is an exception: caught.

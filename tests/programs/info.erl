@@ -5,13 +5,20 @@
 reason(F) ->
     try F() of V -> {value, V} catch C:R -> {C, R} end.
 
+%% A process woken by messages it does not take waits again soon.
+wait_until_waiting(P) ->
+    case process_info(P, status) of
+        {status, waiting} -> ok;
+        _ -> timer:sleep(1), wait_until_waiting(P)
+    end.
+
 main(_) ->
     Self = self(),
     P = spawn(fun() -> put(color, blue), Self ! ready, receive stop -> ok end end),
     receive ready -> ok end,
     P ! one, P ! {two, [2]},
-    timer:sleep(20),
     io:format("~p~n", [process_info(P, [message_queue_len, messages, dictionary, trap_exit])]),
+    wait_until_waiting(P),
     io:format("status: ~p~n", [process_info(P, status)]),
     io:format("unnamed: ~p ~p~n", [process_info(P, registered_name),
                                    process_info(P, [registered_name])]),

@@ -74,9 +74,8 @@ main(_) ->
     Chain = fun Chain(0) -> receive never -> ok end;
                 Chain(N) -> spawn_link(fun() -> Chain(N - 1) end), receive never -> ok end
             end,
-    Head = spawn_link(fun() -> Self ! {head, self()}, Chain(3) end),
+    Head = spawn_link(fun() -> spawn_link(fun() -> Chain(2) end), Self ! {head, self()}, receive never -> ok end end),
     receive {head, Head} -> ok end,
-    timer:sleep(20),
     {links, HeadLinks} = process_info(Head, links),
     io:format("chain head links: ~p~n", [length(HeadLinks)]),
     exit(Head, boom),
