@@ -5,13 +5,14 @@
 # tests/golden/expected/ (written from OTP 25 by `make goldens`), both sides
 # through tests/golden/normalize (a logger header's time, pid numbers).
 #
-#   tests/golden/run.sh CLAUSE [quick] [--policy NAME] [--repeat R] [--summary FILE]
+#   tests/golden/run.sh CLAUSE [quick] [--policy NAME] [--workers "N ..."] [--repeat R] [--summary FILE]
 #
 # The configurations: every policy `CLAUSE --policy help` lists, each with
 # both send modes (arrivals, blocking), plus the earlier revision (global_fifo,
 # blocking sends, timers checked by the workers); each with 1, 2, 4 and all
 # workers. `quick` (the sanitizer builds) runs them with 1 and 2 workers.
-# --policy NAME keeps only NAME's configurations; --repeat R runs the whole
+# --policy NAME keeps only NAME's configurations; --workers "N ..." runs
+# those worker counts instead; --repeat R runs the whole
 # matrix R times (a race shows as an occasional failure). Each run has RUN_TIMEOUT seconds (default 60): a
 # hang is a failure.
 #
@@ -26,18 +27,19 @@
 # Exits 1 when any run failed.
 set -u
 usage() {
-    echo "usage: tests/golden/run.sh CLAUSE [quick] [--policy NAME] [--repeat R] [--summary FILE]" >&2
+    echo "usage: tests/golden/run.sh CLAUSE [quick] [--policy NAME] [--workers \"N ...\"] [--repeat R] [--summary FILE]" >&2
     exit 2
 }
 [ $# -ge 1 ] || usage
 clause=$1
 shift
-mode=full only_policy="" repeat=1 summary=""
+mode=full only_policy="" repeat=1 summary="" only_workers=""
 while [ $# -gt 0 ]; do
     case $1 in
     quick) mode=quick ;;
     --policy) [ $# -ge 2 ] || usage; only_policy=$2; shift ;;
     --repeat) [ $# -ge 2 ] || usage; repeat=$2; shift ;;
+    --workers) [ $# -ge 2 ] || usage; only_workers=$2; shift ;;
     --summary) [ $# -ge 2 ] || usage; summary=$2; shift ;;
     *) usage ;;
     esac
@@ -67,6 +69,7 @@ if [ "$mode" = quick ]; then
 else
     workers=$(printf '%s\n' 1 2 4 "$all" | sort -nu | tr '\n' ' ')
 fi
+[ -z "$only_workers" ] || workers=$only_workers
 if [ -n "$only_policy" ]; then
     if ! printf '%s\n' $policies | grep -qx "$only_policy"; then
         echo "golden: no policy '$only_policy' (CLAUSE --policy help lists: $(echo $policies))" >&2

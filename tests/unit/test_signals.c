@@ -637,6 +637,174 @@ static void test_a_long_linked_chain_ends(void)
     }
 }
 
+/* ---- suspend_process: a suspended process does not run ---- */
+
+struct suspend_scene {
+    int phase;
+    term spinner;
+    _Atomic long spins; /* the spinner's slices */
+    long spins_at_suspend;
+    int waits;
+};
+
+static enum body_stop counting_spin_step(struct process *p, void *state)
+{
+    struct suspend_scene *sc = state;
+    atomic_fetch_add(&sc->spins, 1);
+    while (proc_spend(p, 1))
+        ;
+    return BODY_YIELD;
+}
+
+static term status_of(struct process *p, term pid, bool *was_blocked)
+{
+    term r = call2(p, "process_info", pid, A(status));
+    *was_blocked = blocked(p, r);
+    return *was_blocked ? THE_NON_VALUE : tuple_elements(r)[1];
+}
+
+static enum body_stop suspender_step(struct process *p, void *state)
+{
+    struct suspend_scene *sc = state;
+    bool was_blocked;
+    switch (sc->phase) {
+    case 0:
+        sc->spinner = sched_spawn_native(proc_sched(p), p, counting_spin_step, sc, NULL);
+        sc->phase = 1;
+        return BODY_YIELD;
+    case 1: {
+        term r = call1(p, "suspend_process", sc->spinner);
+        if (blocked(p, r))
+            return BODY_BLOCKED; /* it ran elsewhere: the suspend waits for its slice */
+        CU_ASSERT_EQUAL(r, A(true));
+        sc->phase = 2;
+    }
+        /* fall through */
+    case 2: {
+        term status = status_of(p, sc->spinner, &was_blocked);
+        if (was_blocked)
+            return BODY_BLOCKED;
+        CU_ASSERT_EQUAL(status, atom_intern_cstr("suspended"));
+        sc->spins_at_suspend = atomic_load(&sc->spins);
+        sc->phase = 3;
+        return BODY_YIELD;
+    }
+    case 3:
+        /* Yield a few slices: a suspended process is in no queue. */
+        if (sc->waits++ < 20)
+            return BODY_YIELD;
+        CU_ASSERT_EQUAL(atomic_load(&sc->spins), sc->spins_at_suspend);
+        CU_ASSERT_EQUAL(call1(p, "resume_process", sc->spinner), A(true));
+        CU_ASSERT_TRUE(is_non_value(call1(p, "resume_process", sc->spinner))); /* not suspended: badarg */
+        p->fault_class = FAULT_NONE;
+        sc->phase = 4;
+        return BODY_YIELD;
+    default: {
+        /* Resumed, it runs again. */
+        if (atomic_load(&sc->spins) == sc->spins_at_suspend)
+            return BODY_YIELD;
+        term status = status_of(p, sc->spinner, &was_blocked);
+        if (was_blocked)
+            return BODY_BLOCKED;
+        CU_ASSERT_EQUAL(status, atom_intern_cstr("runnable"));
+        term r = call2(p, "exit", sc->spinner, A(kill));
+        if (blocked(p, r))
+            return BODY_BLOCKED;
+        return BODY_EXIT;
+    }
+    }
+}
+
+static void test_a_suspended_process_does_not_run(void)
+{
+    unsigned workers;
+    FOR_EACH_CONFIG(policy, workers)
+    {
+        struct sched *s = make_sched(*policy, workers, SEND_MODE_ARRIVALS);
+        struct suspend_scene sc = {0, THE_NON_VALUE, 0, 0, 0};
+        term main = sched_spawn_native(s, NULL, suspender_step, &sc, NULL);
+        CU_ASSERT_EQUAL(sched_run(s, main), 0);
+        CU_ASSERT_EQUAL(sc.phase, 4);
+        sched_destroy(s);
+    }
+}
+
+/* ---- aliases: a send to an alias reaches its owner until unalias ---- */
+
+struct alias_scene {
+    _Atomic term alias;
+    _Atomic int unaliased;
+    term owner;
+    int phase;
+    term got[2];
+    int count;
+};
+
+static enum body_stop alias_sender_step(struct process *p, void *state)
+{
+    struct alias_scene *sc = state;
+    if (sc->phase == 0) {
+        if (is_non_value(atomic_load(&sc->alias)))
+            return BODY_YIELD;
+        if (sched_send(p, atomic_load(&sc->alias), atom_intern_cstr("via_alias")) == SEND_BLOCKED)
+            return BODY_BLOCKED;
+        sc->phase = 1;
+    }
+    if (sc->phase == 1) {
+        if (!atomic_load(&sc->unaliased))
+            return BODY_YIELD;
+        /* Dropped: no longer an alias. Then one straight to the owner,
+         * which arrives after it would have. */
+        if (sched_send(p, atomic_load(&sc->alias), atom_intern_cstr("dropped")) == SEND_BLOCKED)
+            return BODY_BLOCKED;
+        sc->phase = 2;
+    }
+    if (sched_send(p, sc->owner, atom_intern_cstr("direct")) == SEND_BLOCKED)
+        return BODY_BLOCKED;
+    return BODY_EXIT;
+}
+
+static enum body_stop alias_owner_step(struct process *p, void *state)
+{
+    struct alias_scene *sc = state;
+    if (is_non_value(sc->owner)) {
+        sc->owner = p->pid;
+        term alias = call(p, "alias", 0, NULL);
+        CU_ASSERT_TRUE_FATAL(is_ref(alias));
+        /* The scene keeps the reference's words: the owner's heap stays
+         * put while it runs no collection. */
+        sched_spawn_native(proc_sched(p), p, alias_sender_step, sc, NULL);
+        atomic_store(&sc->alias, alias);
+    }
+    for (term m; is_value(m = receive_any(p));) {
+        sc->got[sc->count++] = m;
+        if (sc->count == 1) {
+            CU_ASSERT_EQUAL(call1(p, "unalias", atomic_load(&sc->alias)), A(true));
+            atomic_store(&sc->unaliased, 1);
+        }
+        if (sc->count == 2)
+            return BODY_EXIT;
+    }
+    return BODY_WAIT;
+}
+
+static void test_sends_to_an_alias(void)
+{
+    unsigned workers;
+    FOR_EACH_CONFIG(policy, workers)
+    {
+        for (int mode = 0; mode < 2; mode++) {
+            struct sched *s = make_sched(*policy, workers, mode ? SEND_MODE_BLOCKING : SEND_MODE_ARRIVALS);
+            struct alias_scene sc = {THE_NON_VALUE, 0, THE_NON_VALUE, 0, {0, 0}, 0};
+            term main = sched_spawn_native(s, NULL, alias_owner_step, &sc, NULL);
+            CU_ASSERT_EQUAL(sched_run(s, main), 0);
+            CU_ASSERT_EQUAL(sc.got[0], atom_intern_cstr("via_alias"));
+            CU_ASSERT_EQUAL(sc.got[1], atom_intern_cstr("direct"));
+            sched_destroy(s);
+        }
+    }
+}
+
 /* ---- the executables_wakeups stress ---- */
 
 #define STRESS_CHAIN 16
@@ -793,6 +961,8 @@ static CU_TestInfo tests[] = {
     {"signals reach waiting, queued and blocked processes", test_signals_reach_waiting_queued_and_blocked_processes},
     {"names are released before DOWNs", test_names_are_released_before_downs},
     {"a long linked chain ends", test_a_long_linked_chain_ends},
+    {"a suspended process does not run", test_a_suspended_process_does_not_run},
+    {"sends to an alias", test_sends_to_an_alias},
     {"wakeup stress", test_wakeup_stress},
     CU_TEST_INFO_NULL,
 };
