@@ -176,6 +176,19 @@ static term spawn_optioned(struct process *p, term fun_or_module, term function,
 
 /* ---- spawn_request ---- */
 
+/* {Tag, ReqId, ok | error, PidOrReason} to the requester itself; the
+ * request id, or THE_NON_VALUE with the failure recorded. */
+static term spawn_reply(struct process *p, term tag, term id, term outcome, term value)
+{
+    term elements[4] = {tag, id, outcome, value};
+    term message = heap_tuple(&p->heap, 4, elements);
+    if (is_non_value(message))
+        return bif_out_of_memory(p);
+    if (sched_send(p, p->pid, message) != SEND_OK)
+        return bif_raise(p, FAULT_SYSTEM, A(system_limit));
+    return id;
+}
+
 /* spawn_request: spawns at once and answers with a message, as asked by
  * {reply_tag, Tag} and {reply, yes | no | error_only | success_only}; the
  * request id is the monitor's reference when it monitors. An invalid
@@ -211,15 +224,8 @@ static term spawn_request_with(struct process *p, term node, term fun_or_module,
         term id = heap_make_ref(&p->heap);
         if (is_non_value(id))
             return bif_out_of_memory(p);
-        if (reply == A(yes) || reply == A(error_only)) {
-            term elements[4] = {tag, id, A(error), error};
-            term message = heap_tuple(&p->heap, 4, elements);
-            if (is_non_value(message))
-                return bif_out_of_memory(p);
-            if (sched_send(p, p->pid, message) != SEND_OK)
-                return bif_raise(p, FAULT_SYSTEM, A(system_limit));
-        }
-        return id;
+        bool wanted = reply == A(yes) || reply == A(error_only);
+        return wanted ? spawn_reply(p, tag, id, A(error), error) : id;
     }
     term spawned = spawn_with(p, fun_or_module, function, args, &opts);
     if (is_non_value(spawned))
@@ -228,15 +234,8 @@ static term spawn_request_with(struct process *p, term node, term fun_or_module,
     term id = opts.ties.monitor ? opts.ties.monitor_ref : heap_make_ref(&p->heap);
     if (is_non_value(id))
         return bif_out_of_memory(p);
-    if (reply == A(yes) || reply == A(success_only)) {
-        term elements[4] = {tag, id, A(ok), pid};
-        term message = heap_tuple(&p->heap, 4, elements);
-        if (is_non_value(message))
-            return bif_out_of_memory(p);
-        if (sched_send(p, p->pid, message) != SEND_OK)
-            return bif_raise(p, FAULT_SYSTEM, A(system_limit));
-    }
-    return id;
+    bool wanted = reply == A(yes) || reply == A(success_only);
+    return wanted ? spawn_reply(p, tag, id, A(ok), pid) : id;
 }
 
 static term bif_spawn_request_1(struct process *p, const term *a)

@@ -4,8 +4,7 @@
 
 ending(F) ->
     process_flag(trap_exit, true),
-    P = spawn_link(F),
-    Ref = monitor(process, P),
+    {P, Ref} = spawn_opt(F, [link, monitor]), % both before it can run
     Exit = receive {'EXIT', P, R1} -> R1 end,
     Down = receive {'DOWN', Ref, process, P, R2} -> R2 end,
     {Exit, Down}.
