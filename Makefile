@@ -2,6 +2,7 @@
 #
 #   make               build/clause, build/libclause.a (with include/clause.h)
 #   make install       both, and the header, under PREFIX
+#   make experiment    the default experiment (--quick grid) and its report
 #   make run           build and run the demonstration (see README)
 #   make test          unit tests and the host program, then the same under
 #                      ASan+UBSan, the goldens and the --profile check
@@ -68,7 +69,7 @@ build/version.h: FORCE
 	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 $(MODES:%=build/%/core/cli.o): build/version.h
 
-.PHONY: FORCE all install deps deps-fuzz run test test-rel test-asan host-rel host-asan golden-rel golden-asan golden-stress profile-check tsan bench fuzz fuzz-build format format-check clean
+.PHONY: FORCE all install deps deps-fuzz experiment test-experiments run test test-rel test-asan host-rel host-asan golden-rel golden-asan golden-stress profile-check tsan bench fuzz fuzz-build format format-check clean
 .DEFAULT_GOAL := all
 
 PREFIX ?= /usr/local
@@ -130,7 +131,16 @@ build/$(1)/host-test: $$(HOST_SRC:%.c=build/$(1)/%.o) build/$(1)/libclause.a
 endef
 $(foreach m,$(MODES),$(eval $(call mode_rules,$(m))))
 
-# The README's main job: the bundled example program, compiled with erlc.
+# The README's main job: the default experiment's --quick grid (the workloads
+# of experiments/workloads/ on clause under every policy and on OTP, with 1 and
+# all workers), then its Markdown report and plots. The report is written even
+# when a run failed; the target then fails.
+EXPERIMENT_OUT ?= build/experiments/default-quick
+experiment: build/clause deps
+	status=0; scripts/run_experiment.py experiments/default.toml --quick --out $(EXPERIMENT_OUT) || status=$$?; \
+	  scripts/report.py $(EXPERIMENT_OUT) && exit $$status
+
+# The bundled example program, compiled with erlc.
 run: build/rel/clause
 	@mkdir -p build/programs
 	erlc -o build/programs experiments/programs/demo.erl
@@ -140,7 +150,7 @@ bench: build/rel/clause
 	experiments/bench_compute.sh
 	experiments/bench_native.sh
 
-test: test-rel test-asan golden-rel golden-asan golden-stress profile-check
+test: test-rel test-asan golden-rel golden-asan golden-stress profile-check test-experiments
 
 test-rel: build/rel/unit-tests host-rel
 	build/rel/unit-tests
@@ -173,6 +183,11 @@ golden-stress: build/asan/clause
 # against programs whose counts are known.
 profile-check: build/rel/clause
 	tests/profile/check.py build/rel/clause
+
+# The experiment runner, shard merge and report: parsing, CSV, shards, a
+# one-workload grid end to end, and a wrong result failing its run.
+test-experiments: build/clause deps
+	CLAUSE=build/clause tests/experiments/test_experiments.py
 
 tsan: build/tsan/unit-tests
 	build/tsan/unit-tests --concurrent

@@ -30,7 +30,6 @@ Output, in DIR (default build/experiments/NAME[-quick]):
                     them) gives the whole grid.
   metadata.json     commit, machine, CPU model, CPUs, kernel, OTP version,
                     dates, the experiment as run (metadata.shard-I-of-N.json)
-  beam/             the compiled workloads
   failed/           standard output and error of every failed run
 
 Wall time, CPU time (user + system) and peak RSS come from the kernel's
@@ -226,6 +225,9 @@ def load_experiment(path, quick=False, policies=None, cpus=None, workload_dir=No
         "cpus": cpus,
     }
     quick_spec = spec.get("quick", {})
+    unknown = set(quick_spec) - {"repetitions", "workloads"}
+    if unknown:
+        raise ExperimentError(f"{path}: [quick]: unknown key(s) {', '.join(sorted(unknown))}")
     if quick and not quick_spec:
         raise ExperimentError(f"{path}: --quick given but the file has no [quick] table")
     exp["repetitions"] = int((quick_spec if quick and "repetitions" in quick_spec else spec)
@@ -268,6 +270,10 @@ def load_experiment(path, quick=False, policies=None, cpus=None, workload_dir=No
         raise ExperimentError(f"{path}: no [[workload]] entries")
     workloads, ids = [], set()
     for entry in entries:
+        unknown = set(entry) - {"name", "id", "args", "quick_args"}
+        if unknown:
+            raise ExperimentError(f"{path}: [[workload]] {entry.get('name')!r}: unknown key(s) "
+                                  f"{', '.join(sorted(unknown))}")
         name = entry.get("name")
         if name not in EXPECTED:
             raise ExperimentError(f"{path}: unknown workload {name!r} (known: {', '.join(sorted(EXPECTED))})")
@@ -621,8 +627,15 @@ def run(opts):
     if opts.no_otp:
         exp["otp"] = False
     out = opts.out or os.path.join(ROOT, "build", "experiments", exp["name"] + ("-quick" if opts.quick else ""))
-    beam_dir = os.path.join(out, "beam")
-    os.makedirs(beam_dir, exist_ok=True)
+    os.makedirs(out, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="clause-exp-") as work_dir:
+        return run_grid(opts, exp, shard, out, work_dir)
+
+
+def run_grid(opts, exp, shard, out, work_dir):
+    """Compile the workloads into work_dir, run the grid (or shard), write the CSV and metadata."""
+    beam_dir = os.path.join(work_dir, "beam")
+    os.makedirs(beam_dir)
     names = sorted({w["name"] for w in exp["workloads"]})
     # fjcreate calls fjthrput:work/1.
     sources = sorted(set(names) | ({"fjthrput"} if "fjcreate" in names else set()))
@@ -663,12 +676,11 @@ def run(opts):
                      f"{exp['repetitions']} repetitions) -> {csv_path}\n")
     progress = Progress(len(runs), enabled=not opts.no_progress)
     rows = []
-    with tempfile.TemporaryDirectory(prefix="clause-exp-") as work_dir:
-        # The CSV is rewritten after every run, so an interrupted grid keeps what it measured.
-        for r in runs:
-            rows.append(run_one(r, exp, opts.clause, beam_dir, work_dir, failed_dir))
-            write_csv(csv_path, rows)
-            progress.step(rows[-1])
+    # The CSV is rewritten after every run, so an interrupted grid keeps what it measured.
+    for r in runs:
+        rows.append(run_one(r, exp, opts.clause, beam_dir, work_dir, failed_dir))
+        write_csv(csv_path, rows)
+        progress.step(rows[-1])
     if not rows:
         write_csv(csv_path, rows)
     meta["finished_utc"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
