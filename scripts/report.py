@@ -194,6 +194,9 @@ def build(results_dir, out_dir, metric):
         if field == "command":
             value = f"`{value}`"
         md.append(f"| {label} | {value} |")
+    if "load_average_start" in meta:
+        md.append(f"| load average (1, 5, 15 min) at start / end | {meta['load_average_start']} / "
+                  f"{meta.get('load_average_end', '?')} (other work on the machine shows here) |")
     exp = meta.get("experiment", {})
     md.append(f"| worker counts | {', '.join(map(str, workers))} (clause `--schedulers N`, OTP `+S N:N`) |")
     if exp:

@@ -666,6 +666,7 @@ def run_grid(opts, exp, shard, out, work_dir):
         "grid_runs": total_runs,
         "shard_runs": len(runs),
         "started_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "load_average_start": [round(x, 2) for x in os.getloadavg()],
         "timing": "time_ms: the work as timed by the workload; wall_ms, cpu_ms, max_rss_kb: the whole "
                   "process (start-up included) from os.wait4",
         "clause_profile": exp["profile"],
@@ -684,6 +685,7 @@ def run_grid(opts, exp, shard, out, work_dir):
     if not rows:
         write_csv(csv_path, rows)
     meta["finished_utc"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    meta["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
     failed = [row for row in rows if row["status"] != "ok"]
     meta["failed_runs"] = len(failed)
     with open(meta_path, "w") as f:
