@@ -5,7 +5,8 @@
     CLAUSE=build/clause tests/experiments/test_experiments.py     (make test-experiments)
 
 The unit tests check the experiment file's parsing and its errors, the result
-line checks, CSV writing and reading, the grid, the shard split and the merge.
+line checks, CSV writing and reading, the grid, the shard split and the merge,
+and that every report under papers/ is what its own CSV gives.
 The end-to-end tests need $CLAUSE (default build/clause), erlc and erl: a
 one-workload grid (every policy, 1 and 2 workers, OTP) run as two shards,
 merged and reported; a workload printing a wrong result, which must fail the
@@ -259,6 +260,27 @@ class GridCsvShards(unittest.TestCase):
         self.assertIn("appears twice", str(ctx.exception))
 
 
+class Papers(unittest.TestCase):
+    """Every report under papers/ is what scripts/report.py makes of the CSV and
+    metadata it ships with: regenerated, its text and plotted data are the same."""
+
+    def test_reports_regenerate_from_their_csv(self):
+        papers = os.path.join(ROOT, "papers")
+        folders = [d for d in sorted(os.listdir(papers)) if os.path.exists(os.path.join(papers, d, "results.csv"))] \
+            if os.path.isdir(papers) else []
+        for d in folders:
+            with self.subTest(paper=d), tempfile.TemporaryDirectory() as tmp:
+                src = os.path.join(papers, d)
+                proc = subprocess.run([sys.executable, os.path.join(SCRIPTS, "report.py"), src, "--out", tmp],
+                                      capture_output=True, text=True)
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+                shipped = sorted(f for f in os.listdir(os.path.join(src, "plots")))
+                self.assertEqual(sorted(os.listdir(os.path.join(tmp, "plots"))), shipped)
+                for name in ["report.md"] + [os.path.join("plots", f) for f in shipped if f.endswith(".dat")]:
+                    with open(os.path.join(src, name)) as a, open(os.path.join(tmp, name)) as b:
+                        self.assertEqual(a.read(), b.read(), f"{d}/{name} differs from what its CSV gives")
+
+
 @unittest.skipUnless(os.access(CLAUSE, os.X_OK) and shutil.which("erl"), "needs clause and OTP")
 class EndToEnd(unittest.TestCase):
     def setUp(self):
@@ -315,6 +337,23 @@ class EndToEnd(unittest.TestCase):
             with open(os.path.join(merged, "plots", plot)) as f:
                 self.assertIn("<svg", f.read())
         self.assertIn(f"{len(rows)} runs, {len(rows)} ok, 0 failed", report)
+
+    def test_every_workload_on_clause_and_otp(self):
+        # Small arguments; the runner checks each result against EXPECTED, on
+        # both runtimes, under every policy.
+        tiny = {"pingpong": [3, 50], "threadring": [7, 100], "bang": [3, 50], "big": [5, 20],
+                "fjthrput": [4, 20], "fjcreate": [50], "spawntree": [10], "chameneos": [5, 60],
+                "serialmsg": [2, 10, 5], "timers": [6, 3, 1], "mbrot": [24, 3, 30], "mixed": [2, 5, 4, 1]}
+        self.assertEqual(set(tiny), set(rx.EXPECTED))
+        exp = write(os.path.join(self.dir, "all.toml"), 'policies = "all"\nworkers = [2]\nrepetitions = 1\n' +
+                    "".join(f'[[workload]]\nname = "{n}"\nargs = {a}\n' for n, a in tiny.items()))
+        out = os.path.join(self.dir, "all")
+        proc = self.runner(exp, "--out", out)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        rows = rx.read_csv([os.path.join(out, "results.csv")])
+        self.assertEqual(len(rows), len(tiny) * (len(rx.clause_policies(CLAUSE)) + 1))
+        self.assertEqual({r["status"] for r in rows}, {"ok"})
+        self.assertEqual({r["workload"] for r in rows if r["runtime"] == "otp"}, set(tiny))
 
     def test_wrong_result_fails_the_run(self):
         exp = write(os.path.join(self.dir, "wrong.toml"),
