@@ -7,7 +7,8 @@ Reads RESULTS_DIR/results.csv, or every results*.csv there (the shards of one
 grid, or their concatenation), and the metadata*.json beside them. Writes
 DIR/report.md (DIR defaults to RESULTS_DIR) and, in DIR/plots/, one SVG per
 figure drawn by gnuplot from a .dat file that holds exactly the plotted
-numbers, computed here from the CSV:
+numbers, computed here from the CSV, and the gnuplot script that draws it
+(NAME.gp: `cd plots && gnuplot NAME.gp` redraws NAME.svg):
 
   time_<workload>.svg  the metric (default time_ms, the work as the workload
                        timed it) against workers, one line per runtime and
@@ -101,6 +102,11 @@ def series_name(runtime, policy):
 
 
 def gnuplot(script, plots_dir):
+    """Run a plot script in plots_dir, and keep it there as NAME.gp beside NAME.svg
+    and NAME.dat, so a figure can be redrawn (or restyled) from its data alone."""
+    name = script.split("set output '", 1)[1].split(".svg'", 1)[0]
+    with open(os.path.join(plots_dir, name + ".gp"), "w") as f:
+        f.write(script)
     proc = subprocess.run(["gnuplot"], input=script, text=True, cwd=plots_dir, capture_output=True)
     if proc.returncode != 0:
         raise ReportError("gnuplot failed:\n" + proc.stderr)
@@ -236,7 +242,7 @@ def build(results_dir, out_dir, metric):
         gnuplot(SVG + f"set output 'time_{w}.svg'\nset title '{params[w]}' noenhanced\n"
                 f"set xlabel 'workers'\nset ylabel '{metric} (median, 95% CI)' noenhanced\n"
                 f"set xtics ({', '.join(str(n) for n in workers)})\nset xrange [{min(workers) - 0.5}:{max(workers) + 0.5}]\n"
-                "set yrange [0:*]\nset key outside right top\nset grid\n"
+                "set yrange [0:*]\nset key outside right top noenhanced\nset grid\n"
                 f"plot {', '.join(plot)}\n", plots_dir)
         md.append(f"![{metric} of {w}](plots/time_{w}.svg)\n")
         md.append("| series | " + " | ".join(f"{n} worker{'s' if n > 1 else ''}" for n in workers) + " |")
@@ -269,7 +275,7 @@ def build(results_dir, out_dir, metric):
                 f.write(f"{w} " + " ".join(vals) + "\n")
         gnuplot(SVG + "set output 'ratio.svg'\nset title 'clause / OTP (median time ratio; below 1: clause faster)'\n"
                 "set style data histograms\nset style histogram cluster gap 1\nset style fill solid 0.8 border -1\n"
-                "set xtics rotate by -30 noenhanced\nset ylabel 'clause / OTP'\nset yrange [0:*]\nset grid ytics\n"
+                "set xtics rotate by 30 right noenhanced\nset ylabel 'clause / OTP'\nset yrange [0:*]\nset grid ytics\n"
                 "set key outside right top noenhanced\nset arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2\n"
                 f"plot for [i=2:{len(cols) + 1}] 'ratio.dat' using i:xtic(1) title columnheader(i)\n", plots_dir)
         md.append("## clause / OTP\n")
@@ -307,7 +313,7 @@ def build(results_dir, out_dir, metric):
         if steal_cols:
             gnuplot(SVG + f"set output 'steals.svg'\nset title 'steals and migrations per run, {max_workers} workers (medians)'\n"
                 "set style data histograms\nset style histogram cluster gap 1\nset style fill solid 0.8 border -1\n"
-                "set xtics rotate by -30 noenhanced\nset yrange [0:*]\nset grid ytics\nset key outside right top noenhanced\n"
+                "set xtics rotate by 30 right noenhanced\nset yrange [0:*]\nset grid ytics\nset key outside right top noenhanced\n"
                 f"plot for [i=2:{len(steal_cols) + 1}] 'steals.dat' using i:xtic(1) title columnheader(i)\n",
                 plots_dir)
         md.append("## Steals and migrations\n")
@@ -335,7 +341,7 @@ def build(results_dir, out_dir, metric):
         if lat_cols:
             gnuplot(SVG + f"set output 'latency.svg'\nset title 'message delivery latency, {max_workers} workers (medians of per-run percentiles)'\n"
                 "set style data histograms\nset style histogram cluster gap 1\nset style fill solid 0.8 border -1\n"
-                "set xtics rotate by -30 noenhanced\nset logscale y\nset ylabel 'microseconds'\nset grid ytics\nset key outside right top noenhanced\n"
+                "set xtics rotate by 30 right noenhanced\nset logscale y\nset ylabel 'microseconds'\nset grid ytics\nset key outside right top noenhanced\n"
                 f"plot for [i=2:{len(lat_cols) + 1}] 'latency.dat' using i:xtic(1) title columnheader(i)\n",
                 plots_dir)
         md.append("## Latency percentiles\n")

@@ -276,7 +276,7 @@ class Papers(unittest.TestCase):
                 self.assertEqual(proc.returncode, 0, proc.stderr)
                 shipped = sorted(f for f in os.listdir(os.path.join(src, "plots")))
                 self.assertEqual(sorted(os.listdir(os.path.join(tmp, "plots"))), shipped)
-                for name in ["report.md"] + [os.path.join("plots", f) for f in shipped if f.endswith(".dat")]:
+                for name in ["report.md"] + [os.path.join("plots", f) for f in shipped if f.endswith((".dat", ".gp"))]:
                     with open(os.path.join(src, name)) as a, open(os.path.join(tmp, name)) as b:
                         self.assertEqual(a.read(), b.read(), f"{d}/{name} differs from what its CSV gives")
 
