@@ -69,7 +69,7 @@ build/version.h: FORCE
 	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 $(MODES:%=build/%/core/cli.o): build/version.h
 
-.PHONY: FORCE all install deps deps-fuzz experiment test-experiments run test test-rel test-asan host-rel host-asan golden-rel golden-asan golden-stress profile-check tsan bench fuzz fuzz-build format format-check clean
+.PHONY: FORCE all install deps deps-fuzz run test test-rel test-asan host-rel host-asan golden-rel golden-asan golden-stress profile-check tsan bench fuzz fuzz-build format format-check clean
 .DEFAULT_GOAL := all
 
 PREFIX ?= /usr/local
@@ -135,6 +135,7 @@ $(foreach m,$(MODES),$(eval $(call mode_rules,$(m))))
 # of experiments/workloads/ on clause under every policy and on OTP, with 1 and
 # all workers), then its Markdown report and plots. The report is written even
 # when a run failed; the target then fails.
+.PHONY: experiment test-experiments
 EXPERIMENT_OUT ?= build/experiments/default-quick
 experiment: build/clause deps
 	status=0; scripts/run_experiment.py experiments/default.toml --quick --out $(EXPERIMENT_OUT) || status=$$?; \

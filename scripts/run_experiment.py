@@ -434,6 +434,11 @@ def execute(cmd, timeout_s):
         timer.start()
         try:
             _pid, status, usage = os.wait4(proc.pid, 0)
+        except BaseException:  # interrupted (Ctrl-C): leave no run behind
+            kill()
+            os.wait4(proc.pid, 0)
+            proc.returncode = -signal.SIGKILL
+            raise
         finally:
             timer.cancel()
         wall = time.monotonic() - start
