@@ -141,6 +141,12 @@ experiment: build/clause deps
 	status=0; scripts/run_experiment.py experiments/default.toml --quick --out $(EXPERIMENT_OUT) || status=$$?; \
 	  scripts/report.py $(EXPERIMENT_OUT) && exit $$status
 
+# The experiment runner, shard merge and report: parsing, CSV, shards, a
+# one-workload grid end to end, and a wrong result failing its run
+# (part of make test).
+test-experiments: build/clause deps
+	CLAUSE=build/clause tests/experiments/test_experiments.py
+
 # The bundled example program, compiled with erlc.
 run: build/rel/clause
 	@mkdir -p build/programs
@@ -184,11 +190,6 @@ golden-stress: build/asan/clause
 # against programs whose counts are known.
 profile-check: build/rel/clause
 	tests/profile/check.py build/rel/clause
-
-# The experiment runner, shard merge and report: parsing, CSV, shards, a
-# one-workload grid end to end, and a wrong result failing its run.
-test-experiments: build/clause deps
-	CLAUSE=build/clause tests/experiments/test_experiments.py
 
 tsan: build/tsan/unit-tests
 	build/tsan/unit-tests --concurrent
