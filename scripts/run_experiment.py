@@ -27,7 +27,10 @@ Output, in DIR (default build/experiments/NAME[-quick]):
                     results.shard-I-of-N.csv. Shards hold disjoint runs of the
                     same grid; concatenating their CSVs (repeated header lines
                     are skipped by the readers; scripts/merge_results.py checks
-                    them) gives the whole grid.
+                    them) gives the whole grid. Shards spread over machines
+                    must resolve the grid alike: give worker counts and
+                    policies explicitly, as "all" depends on the machine
+                    (merge_results.py refuses shards whose grids differ).
   metadata.json     commit, machine, CPU model, CPUs, kernel, OTP version,
                     dates, the experiment as run (metadata.shard-I-of-N.json)
   failed/           standard output and error of every failed run
