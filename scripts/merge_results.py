@@ -60,7 +60,11 @@ def merge(out_dir, sources, partial=False):
     for mp in meta_paths:
         with open(mp) as f:
             metas.append(json.load(f))
-    experiments = {json.dumps(m.get("experiment"), sort_keys=True) for m in metas}
+    # The grid as each shard resolved it; the machine's CPU count may differ
+    # between shards (it only matters when it resolved "all" workers, and then
+    # the worker counts differ too).
+    experiments = {json.dumps({k: v for k, v in (m.get("experiment") or {}).items() if k != "cpus"}, sort_keys=True)
+                   for m in metas}
     if len(experiments) > 1:
         raise run_experiment.ExperimentError("the shards come from different experiments (their metadata differ)")
     grid_runs = {m.get("grid_runs") for m in metas} - {None}

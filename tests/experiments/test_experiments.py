@@ -235,15 +235,17 @@ class GridCsvShards(unittest.TestCase):
 
     def test_merge(self):
         rows = fake_rows(self.exp)
-        meta = {"experiment": {"name": "t"}, "grid_runs": len(rows)}
+        meta = {"experiment": {"name": "t", "workers": [1, 2]}, "grid_runs": len(rows)}
         shard_dirs = []
         for i in (1, 2, 3):
             d = os.path.join(self.dir, f"shard{i}")
             os.mkdir(d)
             part = [r for r in rows if r["run_index"] % 3 == i - 1]
             rx.write_csv(os.path.join(d, f"results.shard-{i}-of-3.csv"), part)
+            # Machines with different CPU counts may run shards of one grid.
             write(os.path.join(d, f"metadata.shard-{i}-of-3.json"),
-                  json.dumps(dict(meta, shard=f"{i}/3", started_utc=f"2026-01-0{i}", finished_utc=f"2026-01-0{i}")))
+                  json.dumps(dict(meta, shard=f"{i}/3", started_utc=f"2026-01-0{i}", finished_utc=f"2026-01-0{i}",
+                                  experiment=dict(meta["experiment"], cpus=2 * i))))
             shard_dirs.append(d)
         out = os.path.join(self.dir, "merged")
         merged, m = merge_results.merge(out, shard_dirs)
@@ -255,6 +257,13 @@ class GridCsvShards(unittest.TestCase):
         self.assertIn("runs missing", str(ctx.exception))
         self.assertEqual(len(merge_results.merge(out, shard_dirs[:2], partial=True)[0]),
                          len([r for r in rows if r["run_index"] % 3 != 2]))
+        other = os.path.join(self.dir, "other")  # a shard of another grid
+        shutil.copytree(shard_dirs[2], other)
+        with open(os.path.join(other, "metadata.shard-3-of-3.json"), "w") as f:
+            json.dump(dict(meta, experiment={"name": "t", "workers": [1, 4]}), f)
+        with self.assertRaises(rx.ExperimentError) as ctx:
+            merge_results.merge(out, shard_dirs[:2] + [other])
+        self.assertIn("different experiments", str(ctx.exception))
         with self.assertRaises(rx.ExperimentError) as ctx:  # a shard twice
             merge_results.merge(out, shard_dirs + shard_dirs[:1])
         self.assertIn("appears twice", str(ctx.exception))
