@@ -312,10 +312,10 @@ def build(results_dir, out_dir, metric):
                    f"# medians per run with {max_workers} workers, from the CSV", steal_cols, workloads)
         if steal_cols:
             gnuplot(SVG + f"set output 'steals.svg'\nset title 'steals and migrations per run, {max_workers} workers (medians)'\n"
-                "set style data histograms\nset style histogram cluster gap 1\nset style fill solid 0.8 border -1\n"
-                "set xtics rotate by 30 right noenhanced\nset yrange [0:*]\nset grid ytics\nset key outside right top noenhanced\n"
-                f"plot for [i=2:{len(steal_cols) + 1}] 'steals.dat' using i:xtic(1) title columnheader(i)\n",
-                plots_dir)
+                    "set style data histograms\nset style histogram cluster gap 1\nset style fill solid 0.8 border -1\n"
+                    "set xtics rotate by 30 right noenhanced\nset yrange [0:*]\nset grid ytics\nset key outside right top noenhanced\n"
+                    f"plot for [i=2:{len(steal_cols) + 1}] 'steals.dat' using i:xtic(1) title columnheader(i)\n",
+                    plots_dir)
         md.append("## Steals and migrations\n")
         md.append(f"From `--profile` (`total.steals`, `total.migrations_in`), medians per run with {max_workers} "
                   "workers.\n")
@@ -340,10 +340,10 @@ def build(results_dir, out_dir, metric):
                    lat_cols, workloads)
         if lat_cols:
             gnuplot(SVG + f"set output 'latency.svg'\nset title 'message delivery latency, {max_workers} workers (medians of per-run percentiles)'\n"
-                "set style data histograms\nset style histogram cluster gap 1\nset style fill solid 0.8 border -1\n"
-                "set xtics rotate by 30 right noenhanced\nset logscale y\nset ylabel 'microseconds'\nset grid ytics\nset key outside right top noenhanced\n"
-                f"plot for [i=2:{len(lat_cols) + 1}] 'latency.dat' using i:xtic(1) title columnheader(i)\n",
-                plots_dir)
+                    "set style data histograms\nset style histogram cluster gap 1\nset style fill solid 0.8 border -1\n"
+                    "set xtics rotate by 30 right noenhanced\nset logscale y\nset ylabel 'microseconds'\nset grid ytics\nset key outside right top noenhanced\n"
+                    f"plot for [i=2:{len(lat_cols) + 1}] 'latency.dat' using i:xtic(1) title columnheader(i)\n",
+                    plots_dir)
         md.append("## Latency percentiles\n")
         md.append(f"Message delivery (sent to taken by a receive) and run-queue wait (queued to running), from "
                   f"`--profile`'s histograms (each percentile at most about 3 % above the exact value); medians over "
