@@ -234,7 +234,10 @@ def build(results_dir, out_dir, metric):
         plot = []
         for i, s in enumerate(series):
             if any((w,) + s + (n,) in stats for n in workers):
-                plot.append(f"'time_{w}.dat' index {i} using 1:2:3:4 with yerrorlines lw 2 title '{series_name(*s)}'")
+                # Series side by side around each worker count, so their intervals do not overlap.
+                shift = (i - (len(series) - 1) / 2) * 0.05
+                plot.append(f"'time_{w}.dat' index {i} using ($1{shift:+.3f}):2:3:4 with yerrorlines lw 2 "
+                            f"title '{series_name(*s)}'")
         md.append(f"### {w}: `{params[w]}`\n")
         if not plot:
             md.append("No successful run.\n")

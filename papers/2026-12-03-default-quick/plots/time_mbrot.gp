@@ -8,4 +8,4 @@ set xrange [0.5:2.5]
 set yrange [0:*]
 set key outside right top noenhanced
 set grid
-plot 'time_mbrot.dat' index 0 using 1:2:3:4 with yerrorlines lw 2 title 'clause erts', 'time_mbrot.dat' index 1 using 1:2:3:4 with yerrorlines lw 2 title 'clause global_fifo', 'time_mbrot.dat' index 2 using 1:2:3:4 with yerrorlines lw 2 title 'OTP'
+plot 'time_mbrot.dat' index 0 using ($1-0.050):2:3:4 with yerrorlines lw 2 title 'clause erts', 'time_mbrot.dat' index 1 using ($1+0.000):2:3:4 with yerrorlines lw 2 title 'clause global_fifo', 'time_mbrot.dat' index 2 using ($1+0.050):2:3:4 with yerrorlines lw 2 title 'OTP'
