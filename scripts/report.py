@@ -97,8 +97,7 @@ def load(results_dir):
     return paths, rows, metas
 
 
-def series_name(runtime, policy):
-    return "OTP" if runtime == "otp" else f"clause {policy}"
+SERIES_FIELDS = ("runtime", "policy", "send_mode", "timers", "binding")
 
 
 def gnuplot(script, plots_dir):
@@ -155,19 +154,37 @@ def build(results_dir, out_dir, metric):
         if r["workload_id"] not in workloads:
             workloads.append(r["workload_id"])
     params = {r["workload_id"]: f"{r['workload']} {r['params']}" for r in rows}
+    # A series is one runtime configuration: (runtime, policy, send mode,
+    # timers, binding); its name shows the settings that vary in the grid.
     series = []
     for r in rows:
-        s = (r["runtime"], r["policy"])
+        s = tuple(r[f] for f in SERIES_FIELDS)
         if s not in series:
             series.append(s)
-    series.sort(key=lambda s: (s[0] == "otp", s[1]))
+    series.sort(key=lambda s: (s[0] == "otp",) + s[1:])
+    varying = [i for i in (2, 3, 4) if len({s[i] for s in series if s[0] == "clause" or i == 4}) > 1]
+
+    def short(s):
+        """The series' name without its runtime: the policy and the varying settings."""
+        parts = [] if s[0] == "otp" else [s[1]]
+        parts += [("bound " + s[4] if s[4] != "none" else "unbound") if i == 4 else s[i]
+                  for i in varying if s[i] or i == 4]
+        return " ".join(parts)
+
+    def series_name(s):
+        return ("OTP" if s[0] == "otp" else "clause") + (" " + short(s) if short(s) else "")
+
+    def otp_key(w, s, n):
+        """The OTP point a clause series at n workers compares with: same binding."""
+        return (w, "otp", "otp", "", "", s[4], n)
     workers = sorted({int(r["workers"]) for r in rows})
     max_workers = max(workers)
+    max_w = f"{max_workers} worker{'s' if max_workers > 1 else ''}"
     cpus = sorted({r["cpus_available"] for r in rows})
 
     groups = {}
     for r in ok:
-        key = (r["workload_id"], r["runtime"], r["policy"], int(r["workers"]))
+        key = (r["workload_id"],) + tuple(r[f] for f in SERIES_FIELDS) + (int(r["workers"]),)
         groups.setdefault(key, []).append(r)
 
     def values(key, column):
@@ -226,7 +243,7 @@ def build(results_dir, out_dir, metric):
         with open(dat, "w") as f:
             f.write(f"# {metric} of {params[w]}: per series, workers median low high (from the CSV)\n")
             for s in series:
-                f.write(f"\n\n# {series_name(*s)}\n")
+                f.write(f"\n\n# {series_name(s)}\n")
                 for n in workers:
                     st = stats.get((w,) + s + (n,))
                     if st:
@@ -237,7 +254,7 @@ def build(results_dir, out_dir, metric):
                 # Series side by side around each worker count, so their intervals do not overlap.
                 shift = (i - (len(series) - 1) / 2) * 0.05
                 plot.append(f"'time_{w}.dat' index {i} using ($1{shift:+.3f}):2:3:4 with yerrorlines lw 2 "
-                            f"title '{series_name(*s)}'")
+                            f"title '{series_name(s)}'")
         md.append(f"### {w}: `{params[w]}`\n")
         if not plot:
             md.append("No successful run.\n")
@@ -256,24 +273,24 @@ def build(results_dir, out_dir, metric):
                 st = stats.get((w,) + s + (n,))
                 cells.append(f"{st[0]:.2f} [{st[1]:.2f}, {st[2]:.2f}] ({st[3] * 100:.1f} %, n={st[4]})"
                              if st else "–")
-            md.append(f"| {series_name(*s)} | " + " | ".join(cells) + " |")
+            md.append(f"| {series_name(s)} | " + " | ".join(cells) + " |")
         md.append("")
 
     # ---- clause / OTP ratios
     clause_series = [s for s in series if s[0] == "clause"]
     if any(s[0] == "otp" for s in series) and clause_series:
         cols = [(s, n) for n in workers for s in clause_series
-                if any((w,) + s + (n,) in stats and (w, "otp", "otp", n) in stats for w in workloads)]
+                if any((w,) + s + (n,) in stats and otp_key(w, s, n) in stats for w in workloads)]
     else:
         cols = []
     if cols:
         with open(os.path.join(plots_dir, "ratio.dat"), "w") as f:
             f.write(f"# median clause {metric} / median OTP {metric}, from the CSV\n")
-            f.write("workload " + " ".join(f"\"{s[1]}, {n}w\"" for s, n in cols) + "\n")
+            f.write("workload " + " ".join(f"\"{short(s)}, {n}w\"" for s, n in cols) + "\n")
             for w in workloads:
                 vals = []
                 for s, n in cols:
-                    c, o = stats.get((w,) + s + (n,)), stats.get((w, "otp", "otp", n))
+                    c, o = stats.get((w,) + s + (n,)), stats.get(otp_key(w, s, n))
                     vals.append(f"{c[0] / o[0]:.4f}" if c and o and o[0] > 0 else "NaN")
                 f.write(f"{w} " + " ".join(vals) + "\n")
         gnuplot(SVG + "set output 'ratio.svg'\nset title 'clause / OTP (median time ratio; below 1: clause faster)'\n"
@@ -285,13 +302,13 @@ def build(results_dir, out_dir, metric):
         md.append(f"Median clause `{metric}` over median OTP `{metric}`, same `.beam`, same worker count "
                   "(below 1: clause is faster).\n")
         md.append("![clause/OTP ratio](plots/ratio.svg)\n")
-        md.append("| workload | " + " | ".join(f"{s[1]}, {n} w" for s, n in cols) + " |")
+        md.append("| workload | " + " | ".join(f"{short(s)}, {n} w" for s, n in cols) + " |")
         md.append("|---|" + "---|" * len(cols))
         geo = {c: [] for c in cols}
         for w in workloads:
             cells = []
             for c in cols:
-                a, o = stats.get((w,) + c[0] + (c[1],)), stats.get((w, "otp", "otp", c[1]))
+                a, o = stats.get((w,) + c[0] + (c[1],)), stats.get(otp_key(w, c[0], c[1]))
                 if a and o and o[0] > 0:
                     cells.append(f"{a[0] / o[0]:.2f}")
                     geo[c].append(a[0] / o[0])
@@ -308,23 +325,22 @@ def build(results_dir, out_dir, metric):
         return median(v) if v else None
 
     if clause_series:
-        steal_cols = [(f"{k} ({s[1]})", [med_col(w, s, max_workers, k) for w in workloads])
+        steal_cols = [(f"{k} ({short(s)})", [med_col(w, s, max_workers, k) for w in workloads])
                       for s in clause_series for k in ("steals", "migrations")]
         steal_cols = [c for c in steal_cols if any(v is not None for v in c[1])]
         write_bars(os.path.join(plots_dir, "steals.dat"),
-                   f"# medians per run with {max_workers} workers, from the CSV", steal_cols, workloads)
+                   f"# medians per run with {max_w}, from the CSV", steal_cols, workloads)
         if steal_cols:
-            gnuplot(SVG + f"set output 'steals.svg'\nset title 'steals and migrations per run, {max_workers} workers (medians)'\n"
+            gnuplot(SVG + f"set output 'steals.svg'\nset title 'steals and migrations per run, {max_w} (medians)'\n"
                     "set style data histograms\nset style histogram cluster gap 1\nset style fill solid 0.8 border -1\n"
                     "set xtics rotate by 30 right noenhanced\nset yrange [0:*]\nset grid ytics\nset key outside right top noenhanced\n"
                     f"plot for [i=2:{len(steal_cols) + 1}] 'steals.dat' using i:xtic(1) title columnheader(i)\n",
                     plots_dir)
         md.append("## Steals and migrations\n")
-        md.append(f"From `--profile` (`total.steals`, `total.migrations_in`), medians per run with {max_workers} "
-                  "workers.\n")
+        md.append(f"From `--profile` (`total.steals`, `total.migrations_in`), medians per run with {max_w}.\n")
         if steal_cols:
             md.append("![steals and migrations](plots/steals.svg)\n")
-        md.append("| workload | " + " | ".join(f"{k}, {s[1]}" for s in clause_series for k in ("steals", "migrations", "slices")) + " |")
+        md.append("| workload | " + " | ".join(f"{k}, {short(s)}" for s in clause_series for k in ("steals", "migrations", "slices")) + " |")
         md.append("|---|" + "---|" * (3 * len(clause_series)))
         for w in workloads:
             md.append(f"| {w} | " + " | ".join(fmt(med_col(w, s, max_workers, k)) for s in clause_series
@@ -337,12 +353,12 @@ def build(results_dir, out_dir, metric):
             for col, p in pcts:
                 v = [med_col(w, s, max_workers, col) for w in workloads]
                 if any(v):  # a column without any value would stop gnuplot
-                    lat_cols.append((f"{p} ({s[1]})", [x / 1000 if x else None for x in v]))
+                    lat_cols.append((f"{p} ({short(s)})", [x / 1000 if x else None for x in v]))
         write_bars(os.path.join(plots_dir, "latency.dat"),
-                   f"# message delivery latency, microseconds, medians over runs with {max_workers} workers, from the CSV",
+                   f"# message delivery latency, microseconds, medians over runs with {max_w}, from the CSV",
                    lat_cols, workloads)
         if lat_cols:
-            gnuplot(SVG + f"set output 'latency.svg'\nset title 'message delivery latency, {max_workers} workers (medians of per-run percentiles)'\n"
+            gnuplot(SVG + f"set output 'latency.svg'\nset title 'message delivery latency, {max_w} (medians of per-run percentiles)'\n"
                     "set style data histograms\nset style histogram cluster gap 1\nset style fill solid 0.8 border -1\n"
                     "set xtics rotate by 30 right noenhanced\nset logscale y\nset ylabel 'microseconds'\nset grid ytics\nset key outside right top noenhanced\n"
                     f"plot for [i=2:{len(lat_cols) + 1}] 'latency.dat' using i:xtic(1) title columnheader(i)\n",
@@ -350,11 +366,11 @@ def build(results_dir, out_dir, metric):
         md.append("## Latency percentiles\n")
         md.append(f"Message delivery (sent to taken by a receive) and run-queue wait (queued to running), from "
                   f"`--profile`'s histograms (each percentile at most about 3 % above the exact value); medians over "
-                  f"the runs with {max_workers} workers, in microseconds.\n")
+                  f"the runs with {max_w}, in microseconds.\n")
         if lat_cols:
             md.append("![message delivery latency](plots/latency.svg)\n")
-        head = [f"delivery {p}, {s[1]}" for s in clause_series for _c, p in pcts] + \
-               [f"run-queue wait p99, {s[1]}" for s in clause_series]
+        head = [f"delivery {p}, {short(s)}" for s in clause_series for _c, p in pcts] + \
+               [f"run-queue wait p99, {short(s)}" for s in clause_series]
         md.append("| workload | " + " | ".join(head) + " |")
         md.append("|---|" + "---|" * len(head))
         for w in workloads:
@@ -371,9 +387,9 @@ def build(results_dir, out_dir, metric):
 
     # ---- whole-process cost
     md.append("## Whole process: wall time, CPU time, peak RSS\n")
-    md.append(f"Medians with {max_workers} workers, start-up included (OTP's start is most of its wall time at these "
+    md.append(f"Medians with {max_w}, start-up included (OTP's start is most of its wall time at these "
               "sizes).\n")
-    md.append("| workload | " + " | ".join(f"{series_name(*s)}: wall ms / CPU ms / RSS MB" for s in series) + " |")
+    md.append("| workload | " + " | ".join(f"{series_name(s)}: wall ms / CPU ms / RSS MB" for s in series) + " |")
     md.append("|---|" + "---|" * len(series))
     for w in workloads:
         cells = []

@@ -269,6 +269,43 @@ class GridCsvShards(unittest.TestCase):
         self.assertIn("appears twice", str(ctx.exception))
 
 
+@unittest.skipUnless(shutil.which("gnuplot"), "needs gnuplot")
+class Report(unittest.TestCase):
+    def test_statistics_and_series(self):
+        import report
+        self.assertEqual(report.median([3, 1, 2]), 2)
+        self.assertEqual(report.median([4, 1, 2, 3]), 2.5)
+        # 6 samples: [min, max] covers the median with 1 - 2 / 64; 20 samples: ranks 6 and 15.
+        self.assertEqual(report.median_ci([5, 1, 4, 2, 6, 3]), (1, 6, 1 - 2 / 64))
+        lo, hi, cov = report.median_ci(list(range(1, 21)))
+        self.assertEqual((lo, hi), (6, 15))
+        self.assertGreaterEqual(cov, 0.95)
+        # Configurations that differ only in send mode are separate series, and
+        # each is compared with OTP.
+        tmp = tempfile.mkdtemp()
+        try:
+            rows = []
+            for i, (runtime, policy, send, t) in enumerate(
+                    [("clause", "erts", "arrivals", 10), ("clause", "erts", "blocking", 30), ("otp", "otp", "", 20)] * 3):
+                row = {c: "" for c in rx.COLUMNS}
+                row.update({"run_index": i, "workload_id": "pingpong", "workload": "pingpong",
+                            "params": "pairs=1 rounds=1", "runtime": runtime, "policy": policy, "workers": 1,
+                            "cpus_available": 2, "send_mode": send, "timers": "thread" if send else "",
+                            "binding": "none", "repetition": i // 3 + 1, "status": "ok", "time_ms": t + (i // 3) % 2,
+                            "steals": 0, "migrations": 0, "slices": 5, "msg_delivery_p50_ns": 1000})
+                rows.append(row)
+            rx.write_csv(os.path.join(tmp, "results.csv"), rows)
+            path, _plots, failed = report.build(tmp, tmp, "time_ms")
+            with open(path) as f:
+                text = f.read()
+            self.assertEqual(failed, 0)
+            self.assertIn("| clause erts arrivals | 10.00 [10.00, 11.00]", text)
+            self.assertIn("| clause erts blocking | 30.00 [30.00, 31.00]", text)
+            self.assertIn("| pingpong | 0.50 | 1.50 |", text)  # clause / OTP: 10/20 and 30/20
+        finally:
+            shutil.rmtree(tmp)
+
+
 class Papers(unittest.TestCase):
     """Every report under papers/ is what scripts/report.py makes of the CSV and
     metadata it ships with: regenerated, its text and plotted data are the same."""
