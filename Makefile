@@ -2,6 +2,7 @@
 #
 #   make               build/clause, build/libclause.a (with include/clause.h)
 #   make install       both, and the header, under PREFIX
+#   make experiment    the default experiment (--quick grid) and its report
 #   make run           build and run the demonstration (see README)
 #   make test          unit tests and the host program, then the same under
 #                      ASan+UBSan, the goldens and the --profile check
@@ -131,7 +132,23 @@ build/$(1)/host-test: $$(HOST_SRC:%.c=build/$(1)/%.o) build/$(1)/libclause.a
 endef
 $(foreach m,$(MODES),$(eval $(call mode_rules,$(m))))
 
-# The README's main job: the bundled example program, compiled with erlc.
+# The README's main job: the default experiment's --quick grid (the workloads
+# of experiments/workloads/ on clause under every policy and on OTP, with 1 and
+# all workers), then its Markdown report and plots. The report is written even
+# when a run failed; the target then fails.
+.PHONY: experiment test-experiments
+EXPERIMENT_OUT ?= build/experiments/default-quick
+experiment: build/clause deps
+	status=0; scripts/run_experiment.py experiments/default.toml --quick --out $(EXPERIMENT_OUT) || status=$$?; \
+	  scripts/report.py $(EXPERIMENT_OUT) && exit $$status
+
+# The experiment runner, shard merge and report: parsing, CSV, shards, a
+# one-workload grid end to end, and a wrong result failing its run
+# (part of make test).
+test-experiments: build/clause deps
+	CLAUSE=build/clause tests/experiments/test_experiments.py
+
+# The bundled example program, compiled with erlc.
 run: build/rel/clause
 	@mkdir -p build/programs
 	erlc -o build/programs experiments/programs/demo.erl
@@ -141,7 +158,7 @@ bench: build/rel/clause
 	experiments/bench_compute.sh
 	experiments/bench_native.sh
 
-test: test-rel test-asan golden-rel golden-asan golden-stress profile-check
+test: test-rel test-asan golden-rel golden-asan golden-stress profile-check test-experiments
 
 test-rel: build/rel/unit-tests host-rel
 	build/rel/unit-tests

@@ -19,6 +19,7 @@ checks=(
   "cmd:pkg-config pkg-config"
   "cmd:gcc gcc"
   "py:jsonschema python3-jsonschema"
+  "cmd:gnuplot gnuplot-nox"
 )
 fuzz=0
 [ "${1:-}" = fuzz ] && fuzz=1 && checks+=("cmd:clang clang")
