@@ -426,9 +426,9 @@ term sched_start_process_tied(struct sched *s, struct process *parent, struct pr
      * process end takes. */
     if (tied) {
         pthread_mutex_lock(&s->exec_lock);
-        if (!(!ties->link || signals_link_locked(parent, p)) ||
-            !(!ties->monitor ||
-              signals_monitor_locked(parent, p, ties->monitor_ref, THE_NON_VALUE, ties->tag, ties->alias))) {
+        if ((ties->link && !signals_link_locked(parent, p)) ||
+            (ties->monitor &&
+             !signals_monitor_locked(parent, p, ties->monitor_ref, THE_NON_VALUE, ties->tag, ties->alias))) {
             signals_forget(p);
             pthread_mutex_unlock(&s->exec_lock);
             sched_discard_process(p);
@@ -582,7 +582,7 @@ void sched_arm_timer_locked(struct sched *s, struct timer_node *node, uint64_t t
 static void arm_receive_timeout_locked(struct sched *s, struct process *p, uint64_t ms)
 {
     if (p->receive_deadline == 0)
-        p->receive_deadline = timer_tick_from_deadline_ns(sched_clock_ns() - s->start_ns + ms * 1000000u);
+        sched_start_receive_timeout(p, (int64_t)ms);
     sched_arm_timer_locked(s, &p->timer, p->receive_deadline);
 }
 
@@ -735,7 +735,7 @@ static void settle_locked(struct sched *s, struct worker *w, struct process *p, 
 {
     /* Exit signals that came during the slice act first, so that the
      * processes blocked on p find it ended when they repeat. */
-    if (why != BODY_EXIT && p->pending_first && signals_settle_pending_locked(s, w, p))
+    if (why != BODY_EXIT && p->pending_first && signals_settle_pending_locked(s, p))
         why = BODY_EXIT;
     if (p->blocked_senders)
         unblock_senders_locked(s, w, p, why == BODY_EXIT);

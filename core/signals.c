@@ -295,22 +295,43 @@ static void detach_locked(struct sched *s, struct process *p)
     }
 }
 
+/* The reason of a signal that ends p, on p's heap; THE_NON_VALUE when the
+ * heap refused it (a runtime failure, reported). */
+static term reason_on_heap(struct sched *s, struct process *p, term reason)
+{
+    term copy = is_immed(reason) ? reason : copy_to_heap(&p->heap, reason);
+    if (is_non_value(copy))
+        heap_refused_locked(s, p, "an exit reason");
+    return copy;
+}
+
 /* A signal ends p (not running) with reason: the reason goes to p's heap,
  * p leaves wherever it is and joins the processes to finish. */
 static bool end_by_signal_locked(struct sched *s, struct process *p, term reason, struct ending *e)
 {
-    if (!is_immed(reason)) {
-        reason = copy_to_heap(&p->heap, reason);
-        if (is_non_value(reason)) {
-            heap_refused_locked(s, p, "an exit reason");
-            return false;
-        }
-    }
+    reason = reason_on_heap(s, p, reason);
+    if (is_non_value(reason))
+        return false;
     p->exit_reason = reason;
     p->ended_by_signal = true;
     detach_locked(s, p);
     ending_push(e, p);
     return true;
+}
+
+/* What an exit signal does to p, by OTP's rules: exit/2's kill ends it
+ * (*reason becomes killed), a trapping process gets it as a message, and
+ * otherwise any reason but normal ends it. */
+enum exit_effect { EXIT_IGNORED, EXIT_TRAPPED, EXIT_ENDS };
+static enum exit_effect exit_effect_of(const struct process *p, term *reason, bool untrappable)
+{
+    if (untrappable) {
+        *reason = A(killed);
+        return EXIT_ENDS;
+    }
+    if (p->trap_exit)
+        return EXIT_TRAPPED;
+    return *reason == A(normal) ? EXIT_IGNORED : EXIT_ENDS;
 }
 
 /* The tuple {'EXIT', From, Reason} in words (4 of them). */
@@ -327,17 +348,18 @@ static term exit_message(term *words, term from, term reason)
 static bool act_on_exit_locked(struct sched *s, worker_id waker, struct process *p, term from, term reason,
                                bool untrappable, struct ending *e)
 {
-    if (untrappable)
-        return end_by_signal_locked(s, p, A(killed), e);
-    if (p->trap_exit) {
-        term words[4];
+    term words[4];
+    switch (exit_effect_of(p, &reason, untrappable)) {
+    case EXIT_IGNORED:
+        return true;
+    case EXIT_TRAPPED:
         if (message_deliver_locked(s, waker, p, exit_message(words, from, reason)))
             return true;
         heap_refused_locked(s, p, "an 'EXIT' message");
         return false;
+    case EXIT_ENDS:
+        break;
     }
-    if (reason == A(normal))
-        return true;
     return end_by_signal_locked(s, p, reason, e);
 }
 
@@ -483,7 +505,7 @@ bool signals_exit_locked(struct sched *s, struct worker *w, struct process *targ
     return ok;
 }
 
-bool signals_settle_pending_locked(struct sched *s, struct worker *w, struct process *p)
+bool signals_settle_pending_locked(struct sched *s, struct process *p)
 {
     bool ended = false;
     while (p->pending_first && !ended) {
@@ -491,24 +513,21 @@ bool signals_settle_pending_locked(struct sched *s, struct worker *w, struct pro
         p->pending_first = pending->next;
         if (!p->pending_first)
             p->pending_last = NULL;
-        term message = message_buffer_payload(pending->message);
-        term reason = tuple_elements(message)[2];
-        if (pending->untrappable) {
-            p->exit_reason = A(killed);
-            ended = true;
-        } else if (p->trap_exit) {
+        term reason = tuple_elements(message_buffer_payload(pending->message))[2];
+        switch (exit_effect_of(p, &reason, pending->untrappable)) {
+        case EXIT_IGNORED:
+            break;
+        case EXIT_TRAPPED:
             /* p still looks running: the message joins its arrivals, after
              * everything its sender sent before it ended. */
             message_buffer_deliver_locked(s, p, pending->message);
             pending->message = NULL;
-        } else if (reason != A(normal)) {
-            term copy = is_immed(reason) ? reason : copy_to_heap(&p->heap, reason);
-            if (is_non_value(copy)) {
-                heap_refused_locked(s, p, "an exit reason");
-                copy = A(killed);
-            }
-            p->exit_reason = copy;
+            break;
+        case EXIT_ENDS:
+            reason = reason_on_heap(s, p, reason);
+            p->exit_reason = is_value(reason) ? reason : A(killed); /* the program stops anyway */
             ended = true;
+            break;
         }
         if (pending->message)
             message_buffer_free(pending->message);
@@ -519,7 +538,6 @@ bool signals_settle_pending_locked(struct sched *s, struct worker *w, struct pro
         pending_free_all(p);
         detach_locked(s, p);
     }
-    (void)w;
     return ended;
 }
 

@@ -66,7 +66,7 @@ bool signals_exit_locked(struct sched *s, struct worker *w, struct process *targ
 /* p's slice ended (it did not end itself): acts on the exit signals that
  * came meanwhile. True when one ended p: p->exit_reason says why, and the
  * caller finishes it. */
-bool signals_settle_pending_locked(struct sched *s, struct worker *w, struct process *p);
+bool signals_settle_pending_locked(struct sched *s, struct process *p);
 
 /* p ended (its body exited, or a signal ended it): releases its name,
  * takes it out of the table, signals its links and monitors (ending more

@@ -678,6 +678,7 @@ static enum body_stop run(struct process *p)
     term call_fun_term = NIL;
     unsigned call_fun_arity = 0;
     bool call_fun_instruction = false;
+    enum body_stop repeat_stop = BODY_BLOCKED; /* why a call to repeat stops the process */
     term bif_args[3];
     term result;
 
@@ -812,15 +813,9 @@ call_export:
         if ((bif->flags & BIF_HIBERNATE) && mailbox_length(&p->mailbox) == 0 && !message_arrivals_pending(p)) {
             /* hibernate/3 waits for a message, then makes its call; the
              * stack is kept, so the call returns to the caller. */
-            p->beam_repeat.target = call_target;
-            p->beam_repeat.site = I;
-            p->beam_repeat.after = call_after;
-            p->beam_repeat.dealloc = call_dealloc;
-            p->beam_repeat.how = call_how;
             sched_set_wait_timeout(p, -1);
-            if (!save_state(p, E, repeat_call_code, cp, 3))
-                goto out_of_memory;
-            return BODY_WAIT;
+            repeat_stop = BODY_WAIT;
+            goto stop_to_repeat_call;
         }
         if (bif->arity == 2) {
             /* apply(Fun, Args) */
@@ -1831,9 +1826,11 @@ op_unsupported : {
 }
 
 call_blocked:
+    p->fault_class = FAULT_NONE;
+    repeat_stop = BODY_BLOCKED;
+stop_to_repeat_call:
     /* Resume by repeating the call: how it continues is kept aside, the
      * arguments stay in the x registers saved with the stack. */
-    p->fault_class = FAULT_NONE;
     p->beam_repeat.target = call_target;
     p->beam_repeat.site = I;
     p->beam_repeat.after = call_after;
@@ -1841,7 +1838,7 @@ call_blocked:
     p->beam_repeat.how = call_how;
     if (!save_state(p, E, repeat_call_code, cp, bif->arity))
         goto out_of_memory;
-    return BODY_BLOCKED;
+    return repeat_stop;
 
 yield:
     if (!save_state(p, E, I, cp, stop_live))

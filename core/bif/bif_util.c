@@ -3,6 +3,7 @@
 
 #include "../atom.h"
 #include "../heap.h"
+#include "../sched_internal.h"
 
 term bif_int_failure(struct process *p, enum int_status st)
 {
@@ -48,4 +49,22 @@ uint32_t bif_next_utf8(const unsigned char **s)
     }
     *s = q + n;
     return c;
+}
+
+term bif_on_process(struct process *self, term pid, term none,
+                    term (*answer)(struct process *self, struct process *q, term arg), term arg)
+{
+    struct sched *s = self->sched;
+    pthread_mutex_lock(&s->exec_lock);
+    struct process *q = pid == self->pid ? self : proc_table_lookup(&s->table, pid_number(pid));
+    if (q && q != self && proc_state(q) == PROC_RUNNING) {
+        /* builtins::Blocked: repeat once that slice ended, holding it. */
+        sched_block_on_locked(self, q);
+        pthread_mutex_unlock(&s->exec_lock);
+        return bif_blocked(self);
+    }
+    term result = q && proc_state(q) != PROC_EXITED ? answer(self, q, arg) : none;
+    sched_release_hold_locked(self);
+    pthread_mutex_unlock(&s->exec_lock);
+    return result;
 }

@@ -241,30 +241,11 @@ static term answer_locked(struct process *self, struct process *q, term what)
     return b.list;
 }
 
-/* Runs `answer` on the live process `pid` under the executor mutex, once
- * it does not run elsewhere; `none` for no live process. */
-static term with_process(struct process *self, term pid, term none,
-                         term (*answer)(struct process *self, struct process *q, term arg), term arg)
-{
-    struct sched *s = self->sched;
-    pthread_mutex_lock(&s->exec_lock);
-    struct process *q = pid == self->pid ? self : proc_table_lookup(&s->table, pid_number(pid));
-    if (q && q != self && proc_state(q) == PROC_RUNNING) {
-        sched_block_on_locked(self, q);
-        pthread_mutex_unlock(&s->exec_lock);
-        return bif_blocked(self);
-    }
-    term result = q && proc_state(q) != PROC_EXITED ? answer(self, q, arg) : none;
-    sched_release_hold_locked(self);
-    pthread_mutex_unlock(&s->exec_lock);
-    return result;
-}
-
 static term bif_process_info_1(struct process *self, const term *args)
 {
     if (!is_pid(args[0]))
         return bif_badarg(self);
-    return with_process(self, args[0], A(undefined), answer_locked, THE_NON_VALUE);
+    return bif_on_process(self, args[0], A(undefined), answer_locked, THE_NON_VALUE);
 }
 
 static term bif_process_info_2(struct process *self, const term *args)
@@ -281,7 +262,7 @@ static term bif_process_info_2(struct process *self, const term *args)
     } else if (!check_item(self, what)) {
         return THE_NON_VALUE;
     }
-    return with_process(self, args[0], A(undefined), answer_locked, what);
+    return bif_on_process(self, args[0], A(undefined), answer_locked, what);
 }
 
 static int by_pid_number(const void *a, const void *b)
@@ -331,7 +312,7 @@ static term bif_group_leader_2(struct process *self, const term *args)
 {
     if (!is_pid(args[0]) || !is_pid(args[1]))
         return bif_badarg(self);
-    term result = with_process(self, args[1], THE_NON_VALUE, set_group_leader, args[0]);
+    term result = bif_on_process(self, args[1], THE_NON_VALUE, set_group_leader, args[0]);
     if (is_non_value(result) && self->fault_class == FAULT_NONE)
         return bif_badarg(self); /* no live process */
     return result;
@@ -362,7 +343,7 @@ static term garbage_collect(struct process *self, term pid, term options)
         else if (key != A(type) || (value != A(major) && value != A(minor)))
             return bif_badarg(self);
     }
-    term done = with_process(self, pid, A(false), request_collection, NIL);
+    term done = bif_on_process(self, pid, A(false), request_collection, NIL);
     if (is_non_value(done) || is_non_value(async))
         return done;
     term reply = heap_tuple3(&self->heap, A(garbage_collect), async, done);

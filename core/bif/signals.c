@@ -12,6 +12,7 @@
 #include "../names.h"
 #include "../suspend.h"
 #include "bif_tables.h"
+#include "bif_util.h"
 
 /* A live process with that pid, or NULL (executor mutex held). */
 static struct process *live_locked(struct sched *s, term pid)
@@ -206,6 +207,15 @@ static term bif_demonitor_2(struct process *self, const term *args)
 
 /* ---- exit signals ---- */
 
+/* exit/2 to q, another process that does not run (executor mutex held). */
+static term signal_exit(struct process *self, struct process *q, term reason)
+{
+    struct sched *s = self->sched;
+    if (signals_exit_locked(s, &s->workers[self->last_worker], q, self->pid, reason, reason == A(kill)))
+        return A(true);
+    return bif_raise(self, FAULT_SYSTEM, A(system_limit));
+}
+
 static term bif_exit_2(struct process *self, const term *args)
 {
     term to = args[0], reason = args[1];
@@ -223,19 +233,7 @@ static term bif_exit_2(struct process *self, const term *args)
             return send_self(self, heap_tuple3(&self->heap, A(EXIT), to, reason));
         return bif_exited(self, reason);
     }
-    struct sched *s = self->sched;
-    pthread_mutex_lock(&s->exec_lock);
-    struct process *p = live_locked(s, to);
-    if (p && proc_state(p) == PROC_RUNNING) {
-        /* It runs elsewhere: repeat once its slice ended, holding it. */
-        sched_block_on_locked(self, p);
-        pthread_mutex_unlock(&s->exec_lock);
-        return bif_blocked(self);
-    }
-    bool ok = !p || signals_exit_locked(s, &s->workers[self->last_worker], p, self->pid, reason, reason == A(kill));
-    sched_release_hold_locked(self);
-    pthread_mutex_unlock(&s->exec_lock);
-    return ok ? A(true) : bif_raise(self, FAULT_SYSTEM, A(system_limit));
+    return bif_on_process(self, to, A(true), signal_exit, reason);
 }
 
 /* ---- aliases ---- */
