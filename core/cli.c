@@ -246,7 +246,7 @@ int CLAUSE_main_v1(int argc, char **argv)
         cpu_binding_destroy(binding);
         return EXIT_RUNTIME_FAILURE;
     }
-    if (profiling(&options) && !sched_profile_start(s, options.profile_events)) {
+    if (profiling(&options) && !sched_profile_start(s, options.profile_events, options.profile_sample)) {
         fprintf(stderr, "clause: out of memory\n");
         sched_destroy(s);
         cpu_binding_destroy(binding);

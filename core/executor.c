@@ -286,7 +286,10 @@ void sched_enqueue_locked(struct sched *s, worker_id self, struct process *p, en
     }
     atomic_store_explicit(&p->state, PROC_RUNNABLE, memory_order_release);
     if (PROFILING(s->profile)) {
-        p->queued_at = profile_stamp();
+        /* Its slice is timed too when its wait is: one sample for both. */
+        struct sampler *sampler =
+            self == NOT_A_WORKER ? &s->profile->runtime_enqueues : &s->profile->workers[self].enqueues;
+        p->queued_at = sampler_take(sampler) ? profile_stamp() : 0;
         /* A spawn by a process counts on its worker, the caller's thread. */
         if (why == ENQUEUE_SPAWN && self != NOT_A_WORKER && proc_table_count(&s->table) > s->metrics[self].peak_live)
             s->metrics[self].peak_live = proc_table_count(&s->table);
@@ -868,8 +871,11 @@ static void worker_loop(struct worker *w)
         }
         uint64_t slice_start = 0;
         if (lat) {
-            slice_start = profile_stamp();
-            histogram_record(&lat->queue_wait, slice_start - next->queued_at);
+            if (next->queued_at) {
+                slice_start = profile_stamp();
+                histogram_record(&lat->queue_wait, slice_start - next->queued_at);
+                next->queued_at = 0;
+            }
             uint64_t queued = s->policy->queue_length ? s->policy->queue_length(s, w->id) : 0;
             m->queue_samples++;
             m->queue_len_sum += queued;
@@ -893,8 +899,10 @@ static void worker_loop(struct worker *w)
         current = next;
         current->reds_left = CONTEXT_REDS;
         why = current->body->resume(current);
-        if (lat)
+        if (slice_start) {
             m->run_ticks += profile_stamp() - slice_start;
+            m->run_samples++;
+        }
         int32_t spent = CONTEXT_REDS - (current->reds_left > 0 ? current->reds_left : 0);
         current->reductions += (uint64_t)spent;
         current->slices++;

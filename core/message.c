@@ -109,6 +109,15 @@ static bool deliver_copy(struct process *p, term msg, size_t size, uint64_t sent
 /* The sender's counters (it runs on its last worker). */
 static struct worker_metrics *sender_metrics(struct process *self) { return &self->sched->metrics[self->last_worker]; }
 
+static uint64_t sampled_send_stamp(struct process *self, struct sched_profile *sp)
+{
+    return sampler_take(&sp->workers[self->last_worker].sends) ? profile_stamp() : 0;
+}
+
+/* The send time a message carries: measured for the sampled sends under
+ * --profile, else 0 (not measured). Without --profile, one test. */
+#define send_stamp(self) (PROFILING((self)->sched->profile) ? sampled_send_stamp(self, (self)->sched->profile) : 0)
+
 /* A receive that would wait takes this many arrivals at a time, so a flood
  * reaches the heap only as fast as the receive consumes it. */
 #define ARRIVALS_PER_TAKE 64
@@ -266,7 +275,7 @@ static enum send_result send_to_alias(struct process *self, term alias, term msg
             if (!mailbox_deliver(&self->mailbox, msg))
                 failure = "out of memory for a message";
         } else if (owner) {
-            send_locked(s, self, owner, msg, size, PROFILING(s->profile) ? profile_stamp() : 0, &failure);
+            send_locked(s, self, owner, msg, size, send_stamp(self), &failure);
         }
         sched_release_hold_locked(self);
     }
@@ -282,7 +291,7 @@ enum send_result sched_send(struct process *self, term to, term msg)
 {
     if (is_ref(to))
         return send_to_alias(self, to, msg);
-    uint64_t sent_at = PROFILING(self->sched->profile) ? profile_stamp() : 0;
+    uint64_t sent_at = send_stamp(self);
     if (to == self->pid) {
         /* The message is on this heap already: deliver the term itself. */
         METRIC(sender_metrics(self)->sends_self++);

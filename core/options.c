@@ -2,11 +2,14 @@
 #include "options.h"
 
 #include "policy.h"
+#include "sched_profile.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+_Static_assert(SCHED_PROFILE_SAMPLE_DEFAULT == 16, "the usage text names --profile-sample's default");
 
 const char *options_usage(void)
 {
@@ -29,6 +32,8 @@ const char *options_usage(void)
            "  --profile-events=EV,.. PAPI events counted per worker thread (preset or native names;\n"
            "                         default PAPI_TOT_CYC,PAPI_TOT_INS,PAPI_L1_DCM,PAPI_L2_DCM,PAPI_L3_TCM,\n"
            "                         PAPI_BR_MSP; 'none' for none)\n"
+           "  --profile-sample=N     time about 1 in N sends, enqueues and slices for the latencies and\n"
+           "                         the running time (default 16; 1 times every one)\n"
            "  -pa DIR                also load modules from DIR (after the program's own folder)\n"
            "  --help                 this text\n"
            "  --version              the version of clause and of the OTP it follows\n"
@@ -129,6 +134,12 @@ bool options_parse(int argc, char **argv, struct clause_options *out, char *erro
                 return false;
             }
             out->profile_events = strcmp(arg + 17, "none") == 0 ? "" : arg + 17;
+        } else if (strncmp(arg, "--profile-sample=", 17) == 0) {
+            if (!parse_unsigned(arg + 17, 1000000, &n) || n < 1) {
+                snprintf(error, error_len, "--profile-sample: '%s' is not a number from 1 to 1000000", arg + 17);
+                return false;
+            }
+            out->profile_sample = (unsigned)n;
         } else if (strcmp(arg, "--schedulers") == 0) {
             if (!value) {
                 snprintf(error, error_len, "--schedulers needs a value");

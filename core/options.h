@@ -32,6 +32,7 @@ struct clause_options {
     bool profile;                    /* --profile: the report on stderr at exit */
     const char *profile_json;        /* --profile=FILE.json: the report as JSON in FILE */
     const char *profile_events;      /* --profile-events=EV,...: PAPI events (NULL: the defaults) */
+    unsigned profile_sample;         /* --profile-sample=N: 1 in about N events timed (0: the default) */
     bool list_policies;              /* --policy help */
     bool help;                       /* --help */
     bool version;                    /* --version */

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool sched_profile_start(struct sched *s, const char *events)
+bool sched_profile_start(struct sched *s, const char *events, unsigned sample_interval)
 {
     struct sched_profile *sp = calloc(1, sizeof *sp);
     if (!sp)
@@ -21,10 +21,15 @@ bool sched_profile_start(struct sched *s, const char *events)
         free(sp);
         return false;
     }
+    sp->sample_interval = sample_interval ? sample_interval : SCHED_PROFILE_SAMPLE_DEFAULT;
+    /* Fixed seeds: the same run samples the same events' positions. */
     for (unsigned w = 0; w < s->worker_count; w++) {
         histogram_init(&sp->workers[w].queue_wait);
         histogram_init(&sp->workers[w].delivery);
+        sampler_init(&sp->workers[w].sends, sp->sample_interval, 2 * (uint64_t)w + 1);
+        sampler_init(&sp->workers[w].enqueues, sp->sample_interval, 2 * (uint64_t)w + 2);
     }
+    sampler_init(&sp->runtime_enqueues, sp->sample_interval, 2 * (uint64_t)s->worker_count + 1);
     histogram_init(&sp->timer_late);
     sp->start_ns = sched_clock_ns();
     sp->start_stamp = profile_stamp();
@@ -96,10 +101,24 @@ static double ns_per_tick(const struct sched_profile *sp)
     return ticks ? (double)ns / (double)ticks : 1.0;
 }
 
+/* m's counters with the time inside all its slices: the sampled slices'
+ * time in ns, scaled by slices / sampled slices (exact at interval 1),
+ * never above the time it was awake. */
+static struct worker_metrics with_running_time(const struct worker_metrics *m, double ns_per_tick)
+{
+    struct worker_metrics r = *m;
+    double ns = (double)m->run_ticks * ns_per_tick;
+    if (m->run_samples && m->run_samples < m->slices)
+        ns *= (double)m->slices / (double)m->run_samples;
+    r.run_ns = ns < (double)m->busy_ns ? (uint64_t)ns : m->busy_ns;
+    return r;
+}
+
 void sched_profile_collect(struct sched *s, struct profile *out)
 {
     struct sched_profile *sp = s->profile;
     out->workers = s->worker_count;
+    out->sample_interval = sp ? sp->sample_interval : 0;
     out->worker = s->metrics;
     memset(&out->total, 0, sizeof out->total);
     histogram_init(&out->queue_wait);
@@ -109,10 +128,8 @@ void sched_profile_collect(struct sched *s, struct profile *out)
     if (sp && !sp->report)
         sp->report = malloc(sizeof *sp->report * s->worker_count);
     if (sp && sp->report) {
-        for (unsigned w = 0; w < s->worker_count; w++) {
-            sp->report[w] = s->metrics[w];
-            sp->report[w].run_ns = (uint64_t)((double)s->metrics[w].run_ticks * scale);
-        }
+        for (unsigned w = 0; w < s->worker_count; w++)
+            sp->report[w] = with_running_time(&s->metrics[w], scale);
         out->worker = sp->report;
     }
     double *busy = malloc(s->worker_count * sizeof *busy);

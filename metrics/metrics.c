@@ -34,6 +34,7 @@ void metrics_add(struct worker_metrics *total, const struct worker_metrics *a)
     total->exits_killed += a->exits_killed;
     total->exits_other += a->exits_other;
     total->run_ticks += a->run_ticks;
+    total->run_samples += a->run_samples;
     total->run_ns += a->run_ns;
     total->queue_samples += a->queue_samples;
     total->queue_len_sum += a->queue_len_sum;
@@ -80,4 +81,23 @@ double metrics_jain_index(const double *x, size_t n)
     if (n == 0 || squares == 0)
         return 1.0;
     return sum * sum / ((double)n * squares);
+}
+
+void sampler_init(struct sampler *s, uint32_t interval, uint64_t seed)
+{
+    s->interval = interval ? interval : 1;
+    s->random = seed ? seed : 0x9e3779b97f4a7c15u;
+    s->left = sampler_next_gap(s);
+}
+
+uint32_t sampler_next_gap(struct sampler *s)
+{
+    if (s->interval == 1)
+        return 1;
+    uint64_t x = s->random;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    s->random = x;
+    return 1 + (uint32_t)(x % (2 * (uint64_t)s->interval - 1));
 }

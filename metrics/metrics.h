@@ -12,8 +12,9 @@
  * The counters always run. What costs a clock reading (latencies, running
  * time, run-queue samples, hardware counters) runs only under --profile:
  * the executor then holds a struct sched_profile, and tests that pointer
- * once per event. A build with -DCLAUSE_NO_PROFILE compiles all of it and
- * the added counters out, to measure what instrumentation costs.
+ * once per event. Per-event clock readings are taken on a sample of the
+ * events (struct sampler, --profile-sample=N), the counters on all. A build with -DCLAUSE_NO_PROFILE compiles all of it
+ * and the added counters out, to measure what instrumentation costs.
  */
 #ifndef CLAUSE_METRICS_H
 #define CLAUSE_METRICS_H
@@ -22,6 +23,7 @@
 #include "../core/term.h"
 #include "histogram.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -83,18 +85,48 @@ struct worker_metrics {
     uint64_t exits_normal, exits_shutdown, exits_killed, exits_other;
 
     /* --profile only */
-    uint64_t run_ticks;     /* time inside slices, in profile_stamp ticks */
-    uint64_t run_ns;        /* the same in nanoseconds (filled by sched_profile_collect) */
+    uint64_t run_ticks;     /* time inside the sampled slices, in profile_stamp ticks */
+    uint64_t run_samples;   /* slices whose time was measured (all of them at a sample interval of 1) */
+    uint64_t run_ns;        /* time inside all slices, ns: run_ticks scaled to every slice (sched_profile_collect) */
     uint64_t queue_samples; /* run-queue length samples, one per slice */
     uint64_t queue_len_sum; /* their sum (the length excludes the process picked) */
     uint64_t queue_len_max; /* their maximum */
     uint64_t peak_live;     /* most live processes seen at a spawn on this worker */
 } __attribute__((aligned(64)));
 
+/* Chooses about one event in `interval`, so that per-event clock readings
+ * cost a fraction of their price on hand-off-heavy runs (a reading costs
+ * about as much as a short message hand-off's bookkeeping). The gaps
+ * between chosen events are drawn uniformly from 1 .. 2 * interval - 1
+ * (mean: interval) rather than fixed, so that a workload's own period (a
+ * ring of `interval` processes) cannot line up with them and choose the
+ * same process every time. Interval 1 chooses every event. One owner per
+ * sampler (a worker, or the holder of the run-queue lock). */
+struct sampler {
+    uint32_t left;     /* events until the next chosen one, this one included */
+    uint32_t interval; /* mean gap */
+    uint64_t random;   /* xorshift64 state, never 0 */
+};
+
+void sampler_init(struct sampler *s, uint32_t interval, uint64_t seed);
+/* The next gap (sampler_take's slow path). */
+uint32_t sampler_next_gap(struct sampler *s);
+
+/* True when this event is one to measure. */
+static inline bool sampler_take(struct sampler *s)
+{
+    if (__builtin_expect(--s->left != 0, 1))
+        return false;
+    s->left = sampler_next_gap(s);
+    return true;
+}
+
 /* Latencies one worker recorded (--profile). */
 struct worker_latencies {
     struct histogram queue_wait; /* queued to running, profile_stamp ticks */
     struct histogram delivery;   /* sent to taken by a receive, ticks (recorded by the receiver's worker) */
+    struct sampler sends;        /* which of its processes' sends carry a send time */
+    struct sampler enqueues;     /* which processes it queues carry a queue time (run-queue lock) */
 } __attribute__((aligned(64)));
 
 struct hw_counters;
@@ -103,8 +135,10 @@ struct hw_counters;
 struct sched_profile {
     struct worker_latencies *workers; /* one per worker */
     /* The timers, executor mutex. */
-    struct histogram timer_late; /* fire time less the deadline's tick start, ns */
-    uint64_t timer_now_ns;       /* the clock reading of the advance in progress */
+    struct histogram timer_late;     /* fire time less the deadline's tick start, ns */
+    struct sampler runtime_enqueues; /* enqueues by no worker (timers, the host), run-queue lock */
+    uint32_t sample_interval;        /* the samplers' mean gap: 1 measures every event */
+    uint64_t timer_now_ns;           /* the clock reading of the advance in progress */
     uint64_t timer_thread_wakes;
     uint64_t timer_thread_deadline_wakes; /* of those, the ones whose timed wait expired */
     struct hw_counters *hw;               /* NULL: no hardware counters asked for */

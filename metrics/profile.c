@@ -141,6 +141,10 @@ void profile_write_text(const struct profile *p, struct strbuf *out)
     strbuf_printf(out, "machine: %s\n", p->binding);
 
     strbuf_puts(out, "workers (times in ms; between = awake without a process: settling, picking, searching):\n");
+    if (p->sample_interval > 1)
+        strbuf_printf(
+            out, "  (running: the time of the %" PRIu64 " slices timed, about 1 in %u, scaled to all %" PRIu64 ")\n",
+            t->run_samples, p->sample_interval, t->slices);
     strbuf_printf(out, "  %-6s %9s %11s %9s %9s %9s %7s %7s %7s %7s %7s %7s %7s %7s %7s %7s %6s %7s %7s\n", "worker",
                   "slices", "reductions", "running", "between", "sleeping", "first", "spawned", "balance", "st-try",
                   "stole", "victim", "wk-sent", "wk-recv", "sleeps", "rq-mean", "rq-max", "mig-in", "mig-out");
@@ -169,6 +173,11 @@ void profile_write_text(const struct profile *p, struct strbuf *out)
                   " killed, %" PRIu64 " other; peak %" PRIu64 " live, %" PRIu64 " live at the end\n",
                   t->spawned, t->exits_normal, t->exits_shutdown, t->exits_killed, t->exits_other, t->peak_live,
                   p->live_at_end);
+    if (p->sample_interval > 1)
+        strbuf_printf(out,
+                      "latencies: about 1 in %u enqueues and sends timed (--profile-sample=1 times all); timer "
+                      "lateness: every fire\n",
+                      p->sample_interval);
     strbuf_printf(out, "latencies (us)       %10s %10s", "count", "mean");
     for (unsigned i = 0; i < PERCENTILES; i++)
         strbuf_printf(out, " %10s", percentile_names[i]);
@@ -233,6 +242,7 @@ static void json_worker(struct strbuf *out, const struct worker_metrics *m)
     kv_u64(out, &f, "slices", m->slices);
     kv_u64(out, &f, "reductions", m->reductions);
     kv_u64(out, &f, "running_ns", m->run_ns);
+    kv_u64(out, &f, "running_timed_slices", m->run_samples);
     kv_u64(out, &f, "between_ns", between_ns(m));
     kv_u64(out, &f, "sleeping_ns", m->idle_ns);
     kv_u64(out, &f, "first_runs", m->first_runs);
@@ -347,6 +357,7 @@ void profile_write_json(const struct profile *p, struct strbuf *out)
         kv_u64(out, &c, "workers", p->workers);
         kv_string(out, &c, "binding", p->binding);
         kv_string(out, &c, "otp_options", p->otp_options);
+        kv_u64(out, &c, "sample_interval", p->sample_interval);
         key(out, &c, "topology");
         if (!p->topology.loaded) {
             strbuf_puts(out, "null");

@@ -5,7 +5,9 @@
  * The executor fills a struct profile after its workers stopped
  * (sched_profile_collect, core/sched_profile.h); the caller adds the
  * configuration; the two writers below only format. Every figure is a
- * measurement of this run: nothing is estimated or defaulted.
+ * measurement of this run, nothing is defaulted; latencies and running
+ * time come from the sampled events (1 in about sample_interval), and the
+ * report says so.
  */
 #ifndef CLAUSE_PROFILE_H
 #define CLAUSE_PROFILE_H
@@ -42,6 +44,7 @@ struct profile {
 
     /* measured (sched_profile_collect) */
     unsigned workers;
+    unsigned sample_interval;            /* about 1 in this many sends, enqueues and slices timed */
     const struct worker_metrics *worker; /* [workers] */
     struct worker_metrics total;
     struct histogram queue_wait, delivery; /* merged over the workers */

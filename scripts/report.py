@@ -364,9 +364,13 @@ def build(results_dir, out_dir, metric):
                     f"plot for [i=2:{len(lat_cols) + 1}] 'latency.dat' using i:xtic(1) title columnheader(i)\n",
                     plots_dir)
         md.append("## Latency percentiles\n")
+        intervals = sorted({r["latency_sample_interval"] for r in rows
+                            if r["runtime"] == "clause" and r.get("latency_sample_interval")}, key=int)
+        sampled = (f", timed on about 1 in {' or '.join(intervals)} sends and enqueues (`--profile-sample`)"
+                   if intervals and intervals != ["1"] else "")
         md.append(f"Message delivery (sent to taken by a receive) and run-queue wait (queued to running), from "
-                  f"`--profile`'s histograms (each percentile at most about 3 % above the exact value); medians over "
-                  f"the runs with {max_w}, in microseconds.\n")
+                  f"`--profile`'s histograms (each percentile at most about 3 % above the exact value){sampled}; "
+                  f"medians over the runs with {max_w}, in microseconds.\n")
         if lat_cols:
             md.append("![message delivery latency](plots/latency.svg)\n")
         head = [f"delivery {p}, {short(s)}" for s in clause_series for _c, p in pcts] + \

@@ -370,6 +370,7 @@ COLUMNS = [
     "spawned", "sends", "receives", "timer_fires", "jain_workers",
     "rq_wait_p50_ns", "rq_wait_p99_ns", "rq_wait_p999_ns",
     "msg_delivery_p50_ns", "msg_delivery_p99_ns", "msg_delivery_p999_ns", "msg_delivery_count",
+    "latency_sample_interval",
 ]
 
 
@@ -401,6 +402,7 @@ def profile_fields(profile):
         "msg_delivery_p99_ns": md.get("p99_ns", ""),
         "msg_delivery_p999_ns": md.get("p99.9_ns", ""),
         "msg_delivery_count": md.get("count", ""),
+        "latency_sample_interval": profile.get("configuration", {}).get("sample_interval", ""),
     }
 
 

@@ -366,6 +366,7 @@ class EndToEnd(unittest.TestCase):
                 self.assertGreater(int(r["slices"]), 0)  # from --profile's JSON
                 self.assertGreaterEqual(int(r["receives"]), 1200)
                 self.assertGreater(int(r["msg_delivery_count"]), 0)
+                self.assertEqual(r["latency_sample_interval"], "16")  # --profile's default
             else:
                 self.assertEqual(r["slices"], "")
         with open(os.path.join(merged, "metadata.json")) as f:

@@ -69,6 +69,7 @@ def main():
         expect("spawn_exit: status", status, 0)
         expect("spawn_exit: spawns", doc["processes"]["spawned"], 500)
         expect("spawn_exit: text report", "clause profile:" in err and "latencies (us)" in err, True)
+        expect("spawn_exit: sampling said", "about 1 in 16 enqueues and sends timed" in err, True)
         hw = doc["hardware_counters"]
         if hw["unavailable"] is not None:
             # PAPI-absent: one line with PAPI's reason
@@ -79,6 +80,13 @@ def main():
         doc, _, status = run(clause, ["--profile-events=none", "--native", "pingpong", "3", "50"], tmp)
         expect("--profile-events=none", doc["hardware_counters"], None)
         expect("pingpong: receives", doc["messages"]["receives"], 3 * 50 * 2 + 2 * 3)
+        expect("default sample interval", doc["configuration"]["sample_interval"], 16)
+        # Every send and slice timed: one delivery per message, one wait per slice.
+        doc, _, status = run(clause, ["--profile-sample=1", "--native", "pingpong", "3", "50"], tmp)
+        expect("--profile-sample=1: interval", doc["configuration"]["sample_interval"], 1)
+        expect("--profile-sample=1: deliveries", doc["latencies"]["message_delivery"]["count"], 3 * 50 * 2 + 2 * 3)
+        expect("--profile-sample=1: waits", doc["latencies"]["run_queue_wait"]["count"], doc["total"]["slices"])
+        expect("--profile-sample=1: timed slices", doc["total"]["running_timed_slices"], doc["total"]["slices"])
         # clause's own counters through PAPI, as any PAPI tool reads them.
         doc, _, status = run(clause, ["--profile-events=sde:::clause::slices", "--native", "yield_storm", "5", "20"], tmp)
         event = doc["hardware_counters"]["events"][0]

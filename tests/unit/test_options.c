@@ -123,6 +123,17 @@ static void test_profile_options(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(e, "--profile= needs a file name"));
     CU_ASSERT_FALSE(PARSE(&o, e, "--profile-events=", "--native", "spawn_exit", "1"));
     CU_ASSERT_PTR_NOT_NULL(strstr(e, "--profile-events= needs event names"));
+    CU_ASSERT_EQUAL(o.profile_sample, 0);
+    CU_ASSERT_TRUE_FATAL(PARSE(&o, e, "--profile", "--profile-sample=1", "--native", "spawn_exit", "1"));
+    CU_ASSERT_EQUAL(o.profile_sample, 1);
+    CU_ASSERT_TRUE_FATAL(PARSE(&o, e, "--profile-sample=64", "--native", "spawn_exit", "1"));
+    CU_ASSERT_EQUAL(o.profile_sample, 64);
+    char *bad[] = {"--profile-sample=", "--profile-sample=0", "--profile-sample=-3", "--profile-sample=2x",
+                   "--profile-sample=1000001"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CU_ASSERT_FALSE(PARSE(&o, e, bad[i], "--native", "spawn_exit", "1"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(e, "--profile-sample: "));
+    }
 }
 
 static CU_TestInfo tests[] = {

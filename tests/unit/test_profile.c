@@ -100,6 +100,38 @@ static void test_jain_index(void)
     CU_ASSERT_DOUBLE_EQUAL(metrics_jain_index(NULL, 0), 1.0, 1e-12);
 }
 
+/* ---- sampling ---- */
+
+static void test_sampler_takes_one_in_interval(void)
+{
+    struct sampler every;
+    sampler_init(&every, 1, 3);
+    for (int i = 0; i < 1000; i++)
+        CU_ASSERT_TRUE(sampler_take(&every));
+
+    enum { N = 16, EVENTS = 160000 };
+    struct sampler s;
+    sampler_init(&s, N, 12345);
+    unsigned taken = 0, gap = 0, longest = 0, per_residue[N] = {0};
+    for (int i = 0; i < EVENTS; i++) {
+        gap++;
+        if (!sampler_take(&s))
+            continue;
+        taken++;
+        per_residue[i % N]++;
+        if (gap > longest)
+            longest = gap;
+        gap = 0;
+    }
+    /* mean gap N: 10,000 expected, the spread of the count is about 60 */
+    CU_ASSERT(taken > EVENTS / N * 95 / 100 && taken < EVENTS / N * 105 / 100);
+    CU_ASSERT(longest <= 2 * N - 1);
+    /* Events of a period-N workload are all chosen alike: no residue is
+     * favoured or missed, as a fixed gap of N would. */
+    for (unsigned r = 0; r < N; r++)
+        CU_ASSERT(per_residue[r] > taken / N / 2 && per_residue[r] < taken / N * 2);
+}
+
 /* ---- counters of known workloads ---- */
 
 struct run {
@@ -111,7 +143,8 @@ struct run {
 
 /* Runs a native workload with --profile on; the caller checks r->p, then
  * calls run_end. */
-static void run_workload(struct run *r, const char *name, char **args, unsigned workers, const char *events)
+static void run_workload_sampled(struct run *r, const char *name, char **args, unsigned workers, const char *events,
+                                 unsigned sample_interval)
 {
     memset(r, 0, sizeof *r);
     r->workload = native_workload_find(name);
@@ -120,7 +153,7 @@ static void run_workload(struct run *r, const char *name, char **args, unsigned 
     const char *why = NULL;
     r->s = sched_create(&config, &why);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r->s);
-    CU_ASSERT_TRUE_FATAL(sched_profile_start(r->s, events));
+    CU_ASSERT_TRUE_FATAL(sched_profile_start(r->s, events, sample_interval));
     struct strbuf text = STRBUF_INIT;
     term main_pid;
     CU_ASSERT_TRUE_FATAL(r->workload->start(r->s, args, &main_pid, &r->ctx, &text));
@@ -128,6 +161,12 @@ static void run_workload(struct run *r, const char *name, char **args, unsigned 
     CU_ASSERT_TRUE(r->workload->finish(r->ctx, &text));
     strbuf_free(&text);
     sched_profile_collect(r->s, &r->p);
+}
+
+/* The same, timing every event. */
+static void run_workload(struct run *r, const char *name, char **args, unsigned workers, const char *events)
+{
+    run_workload_sampled(r, name, args, workers, events, 1);
 }
 
 static void run_end(struct run *r)
@@ -151,6 +190,7 @@ static void test_n_spawns_are_counted(void)
         /* every slice was queued first: one wait recorded per slice */
         CU_ASSERT_EQUAL(r.p.queue_wait.count, r.p.total.slices);
         CU_ASSERT_EQUAL(r.p.total.queue_samples, r.p.total.slices);
+        CU_ASSERT_EQUAL(r.p.total.run_samples, r.p.total.slices);
         CU_ASSERT(r.p.total.run_ns > 0 && r.p.total.run_ns <= r.p.total.busy_ns);
         CU_ASSERT_PTR_NULL(r.p.hw);
         run_end(&r);
@@ -182,6 +222,26 @@ static void test_every_message_is_received_once(void)
     CU_ASSERT_EQUAL(t->receives, messages);
     CU_ASSERT_EQUAL(r.p.delivery.count, messages);
     CU_ASSERT(r.p.delivery.max >= histogram_percentile(&r.p.delivery, 50));
+    run_end(&r);
+}
+
+static void test_latencies_are_sampled_one_in_n(void)
+{
+    enum { N = 8 };
+    struct run r;
+    run_workload_sampled(&r, "pingpong", (char *[]){"8", "2000"}, 2, "", N);
+    uint64_t messages = 8 * 2000 * 2 + 2 * 8;
+    const struct worker_metrics *t = &r.p.total;
+    CU_ASSERT_EQUAL(r.p.sample_interval, N);
+    /* the counters still count every event */
+    CU_ASSERT_EQUAL(t->receives, messages);
+    CU_ASSERT_EQUAL(t->queue_samples, t->slices);
+    /* about 1 in N timed (the count's spread is about 1.5% of it here) */
+    CU_ASSERT(r.p.delivery.count > messages / N * 8 / 10 && r.p.delivery.count < messages / N * 12 / 10);
+    CU_ASSERT(r.p.queue_wait.count > t->slices / N * 8 / 10 && r.p.queue_wait.count < t->slices / N * 12 / 10);
+    /* a timed enqueue times its slice too */
+    CU_ASSERT_EQUAL(t->run_samples, r.p.queue_wait.count);
+    CU_ASSERT(t->run_ns > 0 && t->run_ns <= t->busy_ns);
     run_end(&r);
 }
 
@@ -217,7 +277,7 @@ static void test_k_timeouts_fire_k_timers(void)
         const char *why = NULL;
         struct sched *s = sched_create(&config, &why);
         CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-        CU_ASSERT_TRUE_FATAL(sched_profile_start(s, ""));
+        CU_ASSERT_TRUE_FATAL(sched_profile_start(s, "", 1));
         struct timeouts t = {K, 0};
         term pid = sched_spawn_native(s, NULL, timeout_step, &t, NULL);
         CU_ASSERT_EQUAL(sched_run(s, pid), 0);
@@ -305,9 +365,11 @@ static CU_TestInfo tests[] = {
     {"buckets cover every value once", test_buckets_cover_every_value_once},
     {"percentiles are within a bucket of exact", test_percentiles_are_within_a_bucket_of_exact},
     {"Jain's index", test_jain_index},
+    {"sampler takes one in interval", test_sampler_takes_one_in_interval},
     {"N spawns are counted", test_n_spawns_are_counted},
     {"one worker never steals", test_one_worker_never_steals},
     {"every message is received once", test_every_message_is_received_once},
+    {"latencies are sampled one in N", test_latencies_are_sampled_one_in_n},
     {"K timeouts fire K timers", test_k_timeouts_fire_k_timers},
     {"an uncountable event is one line and the run goes on", test_an_uncountable_event_is_one_line_and_the_run_goes_on},
     {"default events never fail the run", test_default_events_never_fail_the_run},
