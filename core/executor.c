@@ -865,10 +865,13 @@ static void worker_loop(struct worker *w)
         atomic_store_explicit(&next->state, PROC_RUNNING, memory_order_release);
         if (next->slices == 0) {
             METRIC(m->first_runs++);
-        } else if (next->last_worker != w->id) {
+        } else if (next->ran_on != w->id) {
+            /* Not last_worker: a policy that queued it here (a steal, a
+             * wake on the waker's worker) has set that to w already. */
             METRIC(m->migrations_in++);
-            METRIC(s->metrics[next->last_worker].migrations_out++); /* under the run-queue lock */
+            METRIC(s->metrics[next->ran_on].migrations_out++); /* under the run-queue lock */
         }
+        METRIC(next->ran_on = w->id);
         uint64_t slice_start = 0;
         if (lat) {
             if (next->queued_at) {

@@ -51,7 +51,8 @@ struct suspension;
 struct process {
     /* --- scheduling: executor and policy --- */
     void *policy_link[2];          /* the policy's queue links (sched_policy_proc_link) */
-    worker_id last_worker;         /* worker it runs on or last ran on */
+    worker_id last_worker;         /* worker it runs on, or whose queue holds it (policies move it) */
+    worker_id ran_on;              /* worker of its latest slice (the migration counters) */
     _Atomic int state;             /* enum proc_state; written under the executor mutex, read anywhere */
     int32_t reds_left;             /* budget of the current slice */
     uint64_t reductions;           /* spent over its life */

@@ -245,6 +245,98 @@ static void test_latencies_are_sampled_one_in_n(void)
     run_end(&r);
 }
 
+/* ---- migrations ---- */
+
+enum { MOVERS = 24, MOVER_SLICES = 300 };
+
+/* Counts, from inside the process, the slices that ran on another worker
+ * than its previous one: what the migration counters must say. */
+struct mover {
+    struct movers *all;
+    worker_id previous;
+    unsigned slices, moves;
+};
+
+struct movers {
+    struct mover movers[MOVERS], main;
+    unsigned spawned;
+    atomic_uint done;
+};
+
+static void count_move(struct process *p, struct mover *m)
+{
+    worker_id now = sched_proc_last_worker(p); /* while it runs: its worker */
+    if (m->slices > 0 && now != m->previous)
+        m->moves++;
+    m->previous = now;
+    m->slices++;
+}
+
+static enum body_stop mover_step(struct process *p, void *state)
+{
+    struct mover *m = state;
+    proc_spend(p, 1);
+    count_move(p, m);
+    if (m->slices < MOVER_SLICES)
+        return BODY_YIELD;
+    atomic_fetch_add_explicit(&m->all->done, 1, memory_order_release);
+    return BODY_EXIT;
+}
+
+/* Spawns the movers, then yields until they all ended (its own slices
+ * count too). */
+static enum body_stop movers_main(struct process *p, void *state)
+{
+    struct movers *all = state;
+    proc_spend(p, 1);
+    count_move(p, &all->main);
+    while (all->spawned < MOVERS) {
+        all->movers[all->spawned].all = all;
+        sched_spawn_native(p->sched, p, mover_step, &all->movers[all->spawned++], NULL);
+    }
+    return atomic_load_explicit(&all->done, memory_order_acquire) == MOVERS ? BODY_EXIT : BODY_YIELD;
+}
+
+/* One run of the movers on two workers: the slices that changed worker as
+ * the processes saw them, after checking the counters say the same. */
+static unsigned run_movers(const char *policy)
+{
+    struct sched_config config = {2, policy_find(policy), NULL, 0, SEND_MODE_ARRIVALS, TIMER_THREAD};
+    const char *why = NULL;
+    struct sched *s = sched_create(&config, &why);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_TRUE_FATAL(sched_profile_start(s, "", 1));
+    struct movers *all = calloc(1, sizeof *all);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(all);
+    term pid = sched_spawn_native(s, NULL, movers_main, all, NULL);
+    CU_ASSERT_EQUAL(sched_run(s, pid), 0);
+    struct profile p = {0};
+    sched_profile_collect(s, &p);
+    unsigned moves = all->main.moves;
+    for (unsigned k = 0; k < MOVERS; k++) {
+        CU_ASSERT_EQUAL(all->movers[k].slices, MOVER_SLICES);
+        moves += all->movers[k].moves;
+    }
+    CU_ASSERT_EQUAL(p.total.migrations_in, moves);
+    CU_ASSERT_EQUAL(p.total.migrations_out, moves);
+    sched_destroy(s);
+    free(all);
+    return moves;
+}
+
+static void test_migrations_are_the_slices_that_changed_worker(void)
+{
+    const char *policies[] = {"erts", "global_fifo"};
+    for (size_t i = 0; i < 2; i++) {
+        /* Which worker runs what is the machine's choice: a run may keep
+         * everything on one worker, but not twenty runs in a row. */
+        unsigned moved = 0;
+        for (int run = 0; run < 20 && !moved; run++)
+            moved = run_movers(policies[i]);
+        CU_ASSERT(moved > 0);
+    }
+}
+
 /* ---- K receive timeouts ---- */
 
 struct timeouts {
@@ -370,6 +462,7 @@ static CU_TestInfo tests[] = {
     {"one worker never steals", test_one_worker_never_steals},
     {"every message is received once", test_every_message_is_received_once},
     {"latencies are sampled one in N", test_latencies_are_sampled_one_in_n},
+    {"migrations are the slices that changed worker", test_migrations_are_the_slices_that_changed_worker},
     {"K timeouts fire K timers", test_k_timeouts_fire_k_timers},
     {"an uncountable event is one line and the run goes on", test_an_uncountable_event_is_one_line_and_the_run_goes_on},
     {"default events never fail the run", test_default_events_never_fail_the_run},
