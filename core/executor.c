@@ -712,6 +712,10 @@ static void release_process(struct worker *w, struct process *p)
         METRIC(metrics_count_exit(&w->sched->metrics[w->id], p->exit_reason));
         if (!heap_recycle(&p->heap))
             p->heap.start = NULL; /* destroyed: no block to keep */
+        /* reclaim_context runs on w (its epoch record) and keeps the
+         * context among w's spares: a process ended by a signal from
+         * another worker may still name the worker whose queue held it. */
+        p->last_worker = w->id;
         ck_epoch_call(&w->epoch_record, &p->reclaim, reclaim_context);
         return;
     }
