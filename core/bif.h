@@ -82,6 +82,7 @@ static inline term bif_raise(struct process *p, enum fault_class class, term rea
     p->fault_reason = reason;
     p->fault_args = THE_NON_VALUE;
     p->fault_trace = THE_NON_VALUE;
+    p->fault_cause = THE_NON_VALUE;
     return THE_NON_VALUE;
 }
 static inline term bif_error(struct process *p, term reason) { return bif_raise(p, FAULT_ERROR, reason); }
@@ -92,6 +93,9 @@ static inline term bif_exited(struct process *p, term reason)
     return bif_raise(p, FAULT_EXITED, reason);
 }
 term bif_badarg(struct process *p);
+/* badarg whose stack frame's error_info names a cause, as OTP 25 does for
+ * some builtins (badopt: an option it does not know; time: a bad timeout). */
+term bif_badarg_cause(struct process *p, term cause);
 term bif_badarith(struct process *p);
 /* erlang:error(Reason, Args): the stack trace's top frame shows Args. */
 term bif_error_with_args(struct process *p, term reason, term args);

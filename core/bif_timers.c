@@ -197,10 +197,11 @@ static term start(struct process *self, term time, term dest, term msg, term opt
     const term keys[] = {A(abs)};
     bool absolute = false;
     int64_t ms;
-    if (!read_options(options, keys, &absolute, 1) || !is_integer(time) || !int_to_int64(time, &ms) ||
-        !(is_pid(dest) || is_atom(dest)))
-        return fail(error, A(badarg));
-    if (!absolute && (ms < 0 || ms > MAX_RELATIVE_MS))
+    if (!read_options(options, keys, &absolute, 1))
+        return fail(error, A(badopt));
+    if (!is_integer(time) || !int_to_int64(time, &ms) || (!absolute && (ms < 0 || ms > MAX_RELATIVE_MS)))
+        return fail(error, A(time));
+    if (!(is_pid(dest) || is_atom(dest)))
         return fail(error, A(badarg));
     term ref = heap_make_ref(&self->heap);
     term payload = is_value(ref) && timeout_tuple ? heap_tuple3(&self->heap, A(timeout), ref, msg) : msg;

@@ -10,9 +10,9 @@
  * ends.
  *
  * Each function returns its result term on the caller's heap, or
- * THE_NON_VALUE with *error set to the error reason (badarg, as OTP raises
- * it) or, when the heap refused, to system_limit after reporting a runtime
- * failure.
+ * THE_NON_VALUE with *error set to what to raise: badarg; badopt or time,
+ * a badarg with that cause in its error_info, as OTP raises them; or, when
+ * the heap refused, system_limit after reporting a runtime failure.
  */
 #ifndef CLAUSE_BIF_TIMERS_H
 #define CLAUSE_BIF_TIMERS_H

@@ -100,6 +100,7 @@ struct process {
     term fault_reason;
     term fault_args;  /* error/2's argument list, or THE_NON_VALUE */
     term fault_trace; /* erlang:raise/3's stack trace, used as given, or THE_NON_VALUE */
+    term fault_cause; /* the cause in a builtin's error_info (badopt...), or THE_NON_VALUE */
 
     /* --- what it runs --- */
     const struct body_ops *body;

@@ -154,12 +154,12 @@ static term list_of_registers(heap_t *h, const term *x, unsigned n)
 }
 
 /* The location of a builtin's own frame: OTP 25 names the module that
- * explains its errors. */
-static term bif_frame_location(heap_t *h, term module)
+ * explains its errors, and the cause when the builtin gave one. */
+static term bif_frame_location(heap_t *h, term module, term cause)
 {
     term explainer = module == A(erlang) ? A(erl_erts_errors) : A(erl_stdlib_errors);
-    term keys[1] = {A(module)}, values[1] = {explainer};
-    term info = map_from_pairs(h, keys, values, 1);
+    term keys[2] = {A(module), A(cause)}, values[2] = {explainer, cause};
+    term info = map_from_pairs(h, keys, values, is_value(cause) ? 2 : 1);
     if (is_non_value(info))
         return info;
     term pair = heap_tuple2(h, A(error_info), info);
@@ -184,7 +184,7 @@ static term build_trace(struct process *p, const struct fault_site *site, term *
     unsigned n = 0;
     if (site->bif && !(site->bif->flags & BIF_NO_FRAME)) {
         term args = list_of_registers(h, site->bif_args, site->bif->arity);
-        term location = is_value(args) ? bif_frame_location(h, site->bif->module) : args;
+        term location = is_value(args) ? bif_frame_location(h, site->bif->module, p->fault_cause) : args;
         term elems[4] = {site->bif->module, site->bif->function, args, location};
         if (is_non_value(location) || is_non_value(frames[n++] = heap_tuple(h, 4, elems)))
             return THE_NON_VALUE;
@@ -1870,6 +1870,7 @@ raise_with_site : {
     /* erlang:raise/3 gives its trace; everything else builds one. */
     term trace = is_value(p->fault_trace) ? p->fault_trace : build_trace(p, &site, E, cp);
     p->fault_trace = THE_NON_VALUE;
+    p->fault_cause = THE_NON_VALUE;
     if (is_value(trace) && is_value(frame_override))
         trace = heap_cons(&p->heap, frame_override, trace);
     if (is_non_value(trace))

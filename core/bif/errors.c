@@ -10,6 +10,13 @@
 term bif_badarg(struct process *p) { return bif_error(p, A(badarg)); }
 term bif_badarith(struct process *p) { return bif_error(p, A(badarith)); }
 
+term bif_badarg_cause(struct process *p, term cause)
+{
+    bif_badarg(p);
+    p->fault_cause = cause;
+    return THE_NON_VALUE;
+}
+
 term bif_error_with_args(struct process *p, term reason, term args)
 {
     bif_raise(p, FAULT_ERROR, reason);

@@ -330,19 +330,26 @@ static term request_collection(struct process *self, struct process *q, term arg
  * message; {type, major | minor} is accepted. */
 static term garbage_collect(struct process *self, term pid, term options)
 {
-    if (!is_pid(pid) || bif_list_length(options) < 0)
-        return bif_badarg(self);
+    /* As OTP checks: the options' shape (cause bad_option), then the pid,
+     * then the type's value (plain badarg). */
+    if (bif_list_length(options) < 0)
+        return bif_badarg_cause(self, A(bad_option));
     term async = THE_NON_VALUE;
+    bool bad_type = false;
     for (term l = options; is_list(l); l = list_tail(l)) {
         term o = list_head(l);
         if (!is_tuple(o) || tuple_arity(o) != 2)
-            return bif_badarg(self);
+            return bif_badarg_cause(self, A(bad_option));
         term key = tuple_elements(o)[0], value = tuple_elements(o)[1];
         if (key == A(async))
             async = value;
-        else if (key != A(type) || (value != A(major) && value != A(minor)))
-            return bif_badarg(self);
+        else if (key == A(type))
+            bad_type = bad_type || (value != A(major) && value != A(minor));
+        else
+            return bif_badarg_cause(self, A(bad_option));
     }
+    if (!is_pid(pid) || bad_type)
+        return bif_badarg(self);
     term done = bif_on_process(self, pid, A(false), request_collection, NIL);
     if (is_non_value(done) || is_non_value(async))
         return done;

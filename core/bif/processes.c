@@ -120,20 +120,27 @@ static bool parse_spawn_options(term options, struct spawn_request_opts *out)
     return true;
 }
 
+/* What a spawn starts: a fun (function THE_NON_VALUE), or module and
+ * function atoms with a proper list of at most 255 arguments. */
+static bool spawn_target_valid(term fun_or_module, term function, term args)
+{
+    if (is_non_value(function))
+        return is_fun(fun_or_module);
+    int64_t n = bif_list_length(args);
+    return is_atom(fun_or_module) && is_atom(function) && n >= 0 && n <= 255;
+}
+
 /* Spawns fun (function THE_NON_VALUE) or module:function(args); pid, or
  * {Pid, Ref} when it is monitored. badarg for malformed arguments. */
 static term spawn_with(struct process *p, term fun_or_module, term function, term args, struct spawn_request_opts *opts)
 {
     term argv[255];
     unsigned argc = 0;
+    if (!spawn_target_valid(fun_or_module, function, args))
+        return bif_badarg(p);
     if (is_non_value(function)) {
-        if (!is_fun(fun_or_module))
-            return bif_badarg(p);
         function = NIL; /* the start code's mark for a fun */
     } else {
-        int64_t n = bif_list_length(args);
-        if (!is_atom(fun_or_module) || !is_atom(function) || n < 0 || n > 255)
-            return bif_badarg(p);
         for (term l = args; is_list(l); l = list_tail(l))
             argv[argc++] = list_head(l);
     }
@@ -169,8 +176,11 @@ static term spawn_monitored(struct process *p, term fun_or_module, term function
 static term spawn_optioned(struct process *p, term fun_or_module, term function, term args, term options)
 {
     struct spawn_request_opts opts;
-    if (!parse_spawn_options(options, &opts))
+    /* OTP checks a fun before the options, and a module's call after. */
+    if (is_non_value(function) && !is_fun(fun_or_module))
         return bif_badarg(p);
+    if (!parse_spawn_options(options, &opts))
+        return bif_badarg_cause(p, A(badopt));
     return spawn_with(p, fun_or_module, function, args, &opts);
 }
 
@@ -196,11 +206,10 @@ static term spawn_reply(struct process *p, term tag, term id, term outcome, term
  * as OTP answers for a node it cannot reach). */
 static term spawn_request_with(struct process *p, term node, term fun_or_module, term function, term args, term options)
 {
-    if (bif_list_length(options) < 0 || !is_atom(node))
+    if (!is_atom(node) || !spawn_target_valid(fun_or_module, function, args))
         return bif_badarg(p);
-    if (is_non_value(function) ? !is_fun(fun_or_module)
-                               : !is_atom(fun_or_module) || !is_atom(function) || bif_list_length(args) < 0)
-        return bif_badarg(p);
+    if (bif_list_length(options) < 0)
+        return bif_badarg_cause(p, A(badopt));
     struct spawn_request_opts opts;
     spawn_options_init(&opts);
     term tag = A(spawn_reply), reply = A(yes), error = THE_NON_VALUE;

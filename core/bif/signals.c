@@ -138,13 +138,20 @@ static term monitor_port(struct process *self, term item)
     return is_value(sent) ? ref : sent;
 }
 
+/* A monitor type OTP does not know is badarg with cause badtype; its
+ * time_offset monitors (of the clock service) are not clause's. */
+static term monitor_bad_type(struct process *self, term type)
+{
+    return type == A(time_offset) ? bif_badarg(self) : bif_badarg_cause(self, A(badtype));
+}
+
 static term bif_monitor_2(struct process *self, const term *args)
 {
     if (args[0] == A(process))
         return monitor_process(self, args[1], A(DOWN), MONITOR_NO_ALIAS);
     if (args[0] == A(port))
         return monitor_port(self, args[1]);
-    return bif_badarg(self);
+    return monitor_bad_type(self, args[0]);
 }
 
 static term bif_monitor_3(struct process *self, const term *args)
@@ -152,11 +159,13 @@ static term bif_monitor_3(struct process *self, const term *args)
     term tag;
     int alias;
     if (!bif_monitor_options(args[2], &tag, &alias))
-        return bif_badarg(self);
+        return bif_badarg_cause(self, A(badopt));
     if (args[0] == A(process))
         return monitor_process(self, args[1], tag, alias);
     if (args[0] == A(port) && args[2] == NIL)
         return monitor_port(self, args[1]);
+    if (args[0] != A(port))
+        return monitor_bad_type(self, args[0]);
     return bif_badarg(self);
 }
 
@@ -381,7 +390,7 @@ static term bif_process_flag(struct process *self, const term *args)
             return bif_badarg(self);
         return A(normal); /* checked, not applied: every process runs at normal */
     }
-    return bif_badarg(self);
+    return bif_badarg_cause(self, A(badopt));
 }
 
 const struct bif_def bif_table_signals[] = {

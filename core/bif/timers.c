@@ -7,56 +7,68 @@
 #include "../bif_timers.h"
 #include "bif_tables.h"
 
-/* bif_timers.c reports errors as a reason term; system_limit means the
- * runtime failure has been reported already. */
+/* bif_timers.c reports errors as a term: badarg, a badarg's cause, or
+ * system_limit when the runtime failure has been reported already. The
+ * callers read that term after the call returned, never as an argument
+ * beside the call: C leaves their order of evaluation open. */
 static term result_or_raise(struct process *p, term result, term error)
 {
     if (is_value(result))
         return result;
     if (error == A(system_limit))
         return bif_raise(p, FAULT_SYSTEM, error);
+    if (error == A(badopt) || error == A(time))
+        return bif_badarg_cause(p, error);
     return bif_error(p, error);
 }
 
 static term send_after_3(struct process *p, const term *args)
 {
     term error = A(badarg);
-    return result_or_raise(p, bif_send_after(p, args[0], args[1], args[2], NIL, &error), error);
+    term result = bif_send_after(p, args[0], args[1], args[2], NIL, &error);
+    return result_or_raise(p, result, error);
 }
 static term send_after_4(struct process *p, const term *args)
 {
     term error = A(badarg);
-    return result_or_raise(p, bif_send_after(p, args[0], args[1], args[2], args[3], &error), error);
+    term result = bif_send_after(p, args[0], args[1], args[2], args[3], &error);
+    return result_or_raise(p, result, error);
 }
 static term start_timer_3(struct process *p, const term *args)
 {
     term error = A(badarg);
-    return result_or_raise(p, bif_start_timer(p, args[0], args[1], args[2], NIL, &error), error);
+    term result = bif_start_timer(p, args[0], args[1], args[2], NIL, &error);
+    return result_or_raise(p, result, error);
 }
 static term start_timer_4(struct process *p, const term *args)
 {
     term error = A(badarg);
-    return result_or_raise(p, bif_start_timer(p, args[0], args[1], args[2], args[3], &error), error);
+    term result = bif_start_timer(p, args[0], args[1], args[2], args[3], &error);
+    return result_or_raise(p, result, error);
 }
 static term cancel_timer_1(struct process *p, const term *args)
 {
     term error = A(badarg);
-    return result_or_raise(p, bif_cancel_timer(p, args[0], NIL, &error), error);
+    term result = bif_cancel_timer(p, args[0], NIL, &error);
+    return result_or_raise(p, result, error);
 }
 static term cancel_timer_2(struct process *p, const term *args)
 {
     term error = A(badarg);
-    return result_or_raise(p, bif_cancel_timer(p, args[0], args[1], &error), error);
+    term result = bif_cancel_timer(p, args[0], args[1], &error);
+    return result_or_raise(p, result, error);
 }
 static term read_timer_1(struct process *p, const term *args)
 {
     term error = A(badarg);
-    return result_or_raise(p, bif_read_timer(p, args[0], NIL, &error), error);
+    term result = bif_read_timer(p, args[0], NIL, &error);
+    return result_or_raise(p, result, error);
 }
 static term read_timer_2(struct process *p, const term *args)
 {
     term error = A(badarg);
-    return result_or_raise(p, bif_read_timer(p, args[0], args[1], &error), error);
+    term result = bif_read_timer(p, args[0], args[1], &error);
+    return result_or_raise(p, result, error);
 }
 
 const struct bif_def bif_table_timers[] = {

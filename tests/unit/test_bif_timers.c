@@ -189,15 +189,18 @@ static enum body_stop badarg_step(struct process *p, void *state)
     const term bad_times[] = {make_small(-1), make_small(((int64_t)1 << 49)), A(ok), NIL};
     for (size_t i = 0; i < sizeof bad_times / sizeof bad_times[0]; i++) {
         error = NIL;
-        EXPECT(sc, is_non_value(bif_send_after(p, bad_times[i], self, A(ok), NIL, &error)) && error == A(badarg));
+        /* OTP names the cause: a bad time */
+        EXPECT(sc, is_non_value(bif_send_after(p, bad_times[i], self, A(ok), NIL, &error)) && error == A(time));
     }
     term tuple = heap_tuple2(&p->heap, A(ok), A(ok));
-    EXPECT(sc, is_non_value(bif_start_timer(p, make_small(1), tuple, A(ok), NIL, &error)));
-    EXPECT(sc, is_non_value(bif_start_timer(p, make_small(1), self, A(ok), option(p, A(async), true), &error)));
+    EXPECT(sc, is_non_value(bif_start_timer(p, make_small(1), tuple, A(ok), NIL, &error)) && error == A(badarg));
+    /* options are checked first, and a bad one is the cause */
+    EXPECT(sc, is_non_value(bif_start_timer(p, A(ok), self, A(ok), option(p, A(async), true), &error)) &&
+                   error == A(badopt));
     term maybe = list1(p, heap_tuple2(&p->heap, A(abs), A(undefined)));
-    EXPECT(sc, is_non_value(bif_start_timer(p, make_small(1), self, A(ok), maybe, &error)));
+    EXPECT(sc, is_non_value(bif_start_timer(p, make_small(1), self, A(ok), maybe, &error)) && error == A(badopt));
     term improper = heap_cons(&p->heap, heap_tuple2(&p->heap, A(abs), A(true)), A(ok));
-    EXPECT(sc, is_non_value(bif_start_timer(p, make_small(1), self, A(ok), improper, &error)));
+    EXPECT(sc, is_non_value(bif_start_timer(p, make_small(1), self, A(ok), improper, &error)) && error == A(badopt));
     EXPECT(sc, is_non_value(bif_cancel_timer(p, A(ok), NIL, &error)) && error == A(badarg));
     term ref = heap_make_ref(&p->heap);
     EXPECT(sc, is_non_value(bif_read_timer(p, ref, option(p, A(abs), true), &error)));
