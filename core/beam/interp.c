@@ -332,19 +332,23 @@ static const uint64_t *prepare_fun_call(struct process *p, term f, unsigned arit
     return NULL;
 }
 
-/* OTP 25 runs the arithmetic operators as instructions of their own,
- * which raise without a frame for the operator; any other builtin, and an
- * operator called through call_ext, has one. */
-static bool is_arithmetic_operator(const struct beam_export *e)
+/* OTP 25 (its JIT) raises from some arithmetic operators' instructions
+ * without a frame for the operator: erlang:'+'/1,2, '-'/2 and '/'/2. The
+ * others ('*', div, rem, the bit operators, unary '-') have one with their
+ * arguments, as every other builtin does; checked on erl. */
+static bool raises_without_frame(const struct beam_export *e)
 {
-    static const char *const operators[] = {"+",    "-",   "*",    "/",   "div", "rem",
-                                            "band", "bor", "bxor", "bsl", "bsr", "bnot"};
-    size_t len;
-    const char *name = atom_text(e->function, &len);
+    static const struct {
+        const char *name;
+        unsigned arity;
+    } frameless[] = {{"+", 1}, {"+", 2}, {"-", 2}, {"/", 2}};
     if (e->module != A(erlang))
         return false;
-    for (size_t i = 0; i < sizeof operators / sizeof operators[0]; i++)
-        if (strlen(operators[i]) == len && memcmp(operators[i], name, len) == 0)
+    size_t len;
+    const char *name = atom_text(e->function, &len);
+    for (size_t i = 0; i < sizeof frameless / sizeof frameless[0]; i++)
+        if (frameless[i].arity == e->arity && strlen(frameless[i].name) == len &&
+            memcmp(frameless[i].name, name, len) == 0)
             return true;
     return false;
 }
@@ -969,7 +973,7 @@ instruction_bif_failed:
         DISPATCH();
     }
     site.pc = I;
-    site.bif = is_arithmetic_operator(missing) ? NULL : missing->bif;
+    site.bif = raises_without_frame(missing) ? NULL : missing->bif;
     site.bif_args = bif_args;
     goto raise_with_site;
 
