@@ -793,6 +793,7 @@ call_export:
     case CALL_BIF:
         for (unsigned i = 0; i < bif->arity && i < 3; i++)
             bif_args[i] = X[i];
+        p->stack_top = E; /* what process_info(self(), stack_size) reads */
         result = bif->fn(p, X);
         if (is_non_value(result)) {
             if (p->fault_class == FAULT_BLOCKED)
