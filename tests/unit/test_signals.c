@@ -952,8 +952,72 @@ static void test_wakeup_stress(void)
     }
 }
 
+/* ---- a heap cap refusing an 'EXIT' or a 'DOWN': exit 70 ---- */
+
+enum { BIG_REASON_LENGTH = 5000 };
+
+/* Ends with a reason of 10,000 words (a list on its own heap). */
+static enum body_stop exit_big_step(struct process *p, void *state)
+{
+    (void)state;
+    term reason = NIL;
+    for (int i = 0; i < BIG_REASON_LENGTH; i++)
+        reason = heap_cons(&p->heap, make_small(i), reason);
+    CU_ASSERT_TRUE_FATAL(is_value(reason));
+    p->exit_reason = reason;
+    return BODY_EXIT;
+}
+
+struct capped_scene {
+    bool monitor; /* 'DOWN' rather than a trapped 'EXIT' */
+    bool started;
+};
+
+/* Holds 5,000 words of its own, then links (trapping) or monitors a child
+ * whose reason cannot fit beside them: the message must never arrive. */
+static enum body_stop capped_watcher_step(struct process *p, void *state)
+{
+    struct capped_scene *sc = state;
+    if (!sc->started) {
+        sc->started = true;
+        CU_ASSERT_PTR_NOT_NULL(heap_alloc(&p->heap, 5000));
+        if (!sc->monitor)
+            call2(p, "process_flag", A(trap_exit), A(true));
+        term child = sched_spawn_native(proc_sched(p), p, exit_big_step, NULL, NULL);
+        if (sc->monitor) {
+            CU_ASSERT_TRUE(is_ref(call2(p, "monitor", A(process), child)));
+        } else {
+            CU_ASSERT_EQUAL(call1(p, "link", child), A(true));
+        }
+    }
+    if (is_value(proc_receive_peek(p)))
+        return BODY_EXIT; /* must not happen: the reason does not fit */
+    return BODY_WAIT;
+}
+
+static void test_heap_cap_refusing_an_exit_or_down_exits_70(void)
+{
+    unsigned workers;
+    FOR_EACH_CONFIG(policy, workers)
+    {
+        for (int monitor = 0; monitor < 2; monitor++) {
+            /* Every heap may hold 12,000 words: the child's reason fits its
+             * own heap, not the watcher's beside its 5,000 words. */
+            struct sched_config config = {workers, *policy, NULL, 12000, SEND_MODE_ARRIVALS, TIMER_THREAD};
+            const char *error = NULL;
+            struct sched *s = sched_create(&config, &error);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+            struct capped_scene sc = {monitor == 1, false};
+            term watcher = sched_spawn_native(s, NULL, capped_watcher_step, &sc, NULL);
+            CU_ASSERT_EQUAL(sched_run(s, watcher), EXIT_RUNTIME_FAILURE);
+            sched_destroy(s);
+        }
+    }
+}
+
 static CU_TestInfo tests[] = {
     {"a trapped link signal is a message", test_trapped_link_signal_is_a_message},
+    {"heap cap refusing an EXIT or a DOWN exits 70", test_heap_cap_refusing_an_exit_or_down_exits_70},
     {"an untrapped link signal ends the process", test_untrapped_link_signal_ends_the_process},
     {"DOWNs come in monitoring order", test_downs_come_in_monitoring_order},
     {"exit kill is done when exit returns", test_exit_kill_is_done_when_exit_returns},
