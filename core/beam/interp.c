@@ -205,16 +205,19 @@ static term build_trace(struct process *p, const struct fault_site *site, term *
      * caller shows twice. */
     if (site->fun_call && top != NIL)
         frames[n++] = top;
-    /* The continuation: cp, then each frame's saved one. */
-    const uint64_t *next = cp;
+    /* The continuation: cp, then each frame's saved one. A return address
+     * equal to the one before it shows once, as on OTP 25: a body
+     * recursion N deep is one frame for its call site, not N. */
+    const uint64_t *next = cp, *shown = NULL;
     term *end = stack_end(p);
     for (term *w = E; n < STACKTRACE_DEPTH && next != normal_exit_code;) {
-        if (next) {
+        if (next && next != shown) {
             term f = frame_at(p, next - 1, THE_NON_VALUE);
             if (is_non_value(f))
                 return f;
             if (f != NIL)
                 frames[n++] = f;
+            shown = next;
         }
         next = NULL;
         for (; w < end; w++)
