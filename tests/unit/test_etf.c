@@ -292,7 +292,7 @@ static void test_encoding_refuses_local_funs_and_goes_deep(void)
 {
     heap_t h;
     CU_ASSERT_FATAL(heap_init(&h, 0, 0));
-    struct fun_entry entry = {atom_intern_cstr("m"), atom_intern_cstr("-f/0-fun-0-"), 0, 0, 0, 0, NULL};
+    struct fun_entry entry = {atom_intern_cstr("m"), atom_intern_cstr("-f/0-fun-0-"), 0, 0, 0, 0, NULL, NULL};
     term *fun = heap_alloc(&h, 2);
     fun[0] = make_header(SUBTAG_FUN, FUN_FIXED_WORDS);
     fun[1] = (term)(uintptr_t)&entry;
