@@ -157,7 +157,7 @@ static term erlang_display_string(struct process *p, const term *args)
         strbuf_free(&text);
         return bif_badarg(p);
     }
-    fwrite(text.data, 1, text.len, stderr);
+    fwrite(strbuf_cstr(&text), 1, text.len, stderr); /* data is NULL while empty */
     strbuf_free(&text);
     return A(true);
 }
