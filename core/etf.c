@@ -291,7 +291,7 @@ static bool decode_local_fun(struct decoder *d, term *dest)
         return fail(d, "bad fun creator");
     if (size < (size_t)(d->in.p - start) || size - (size_t)(d->in.p - start) > left(&d->in) || num_free > left(&d->in))
         return fail(d, "bad fun size");
-    if (d->options->safe || !d->options->resolve_fun)
+    if (!d->options->resolve_fun)
         return fail(d, "local funs cannot be decoded here");
     const struct fun_entry *entry = d->options->resolve_fun(d->options->resolve_context, module, index, md5);
     if (!entry || entry->num_free != num_free || entry->arity != arity)

@@ -21,7 +21,7 @@
 
 /* What binary_to_term/2's options ask of the decoder. */
 struct etf_decode_options {
-    bool safe; /* refuse atoms not in the table yet and local funs */
+    bool safe; /* refuse atoms not in the table yet (wherever they are: pids, funs...) */
     /* The entry of a local fun named by its module, index (its position in
      * the module's fun table) and module MD5; NULL refuses the term. Without
      * it local funs cannot be decoded. */
