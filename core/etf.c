@@ -1,5 +1,5 @@
 /*
- * etf.c — external term format decoder (see etf.h).
+ * etf.c — the external term format, decoder and encoder (see etf.h).
  *
  * Decoding is a loop over an explicit stack of "slots to fill": a compound
  * term is allocated whole, written into its parent's slot, and pushes a frame
@@ -10,7 +10,9 @@
  *
  * Identifiers of another runtime map onto ours by number: a pid <0.N.S>
  * becomes pid N, a port #Port<0.N> port N, and a reference's ID words w0, w1,
- * w2 (w3) become id low = w0 | w1 << 32 and id high = w2 | w3 << 32.
+ * w2 (w3) become id low = w0 | w1 << 32 and id high = w2 | w3 << 32. A
+ * local fun becomes the entry the caller's resolver finds for its module,
+ * index and module MD5 (its creator pid is dropped).
  */
 #include "etf.h"
 
@@ -585,7 +587,8 @@ term etf_decode_with(heap_t *h, const uint8_t *buf, size_t len, const struct etf
  * depth uses no C stack: a compound term writes its header and pushes its
  * elements last-first. Each choice of tag is the one OTP 25 makes: the
  * smallest integer form, latin-1 atoms as ATOM_EXT (UTF-8 forms only for
- * atoms with other characters), byte lists up to 65535 long as STRING_EXT. */
+ * atoms with other characters, or for every atom under minor version 2),
+ * byte lists up to 65535 long as STRING_EXT. */
 
 /* A pending item: a term to write, or (term THE_NON_VALUE) a local fun's
  * size field at patch_at to fill in once its free variables are written. */
