@@ -1,5 +1,5 @@
 /*
- * etf.c — external term format decoder (see etf.h).
+ * etf.c — the external term format, decoder and encoder (see etf.h).
  *
  * Decoding is a loop over an explicit stack of "slots to fill": a compound
  * term is allocated whole, written into its parent's slot, and pushes a frame
@@ -10,15 +10,19 @@
  *
  * Identifiers of another runtime map onto ours by number: a pid <0.N.S>
  * becomes pid N, a port #Port<0.N> port N, and a reference's ID words w0, w1,
- * w2 (w3) become id low = w0 | w1 << 32 and id high = w2 | w3 << 32.
+ * w2 (w3) become id low = w0 | w1 << 32 and id high = w2 | w3 << 32. A
+ * local fun becomes the entry the caller's resolver finds for its module,
+ * index and module MD5 (its creator pid is dropped).
  */
 #include "etf.h"
 
 #include "atom.h"
 #include "bignum.h"
 #include "binary.h"
+#include "compare.h"
 #include "map.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -115,6 +119,7 @@ struct decoder {
     struct frame *stack;
     size_t depth, capacity;
     const char *error;
+    const struct etf_decode_options *options; /* never NULL */
 };
 
 static bool fail(struct decoder *d, const char *error)
@@ -153,6 +158,30 @@ static bool read_atom_text(struct decoder *d, uint32_t tag, term *out)
     if (!ok || left(&d->in) < len)
         return fail(d, "truncated atom");
     enum atom_status status;
+    if (d->options->safe) {
+        /* Only atoms that exist: look the UTF-8 text up, never intern. */
+        char utf8[2048]; /* 255 characters take at most 1020 bytes */
+        size_t n = 0;
+        if (len > 1020)
+            return fail(d, "atom too long");
+        if (tag == ATOM_EXT || tag == SMALL_ATOM_EXT) {
+            for (uint32_t i = 0; i < len; i++) {
+                uint8_t c = d->in.p[i];
+                if (c < 0x80) {
+                    utf8[n++] = (char)c;
+                } else {
+                    utf8[n++] = (char)(0xc0 | c >> 6);
+                    utf8[n++] = (char)(0x80 | (c & 0x3f));
+                }
+            }
+        } else {
+            memcpy(utf8, d->in.p, len);
+            n = len;
+        }
+        *out = atom_lookup(utf8, n);
+        d->in.p += len;
+        return is_value(*out) || fail(d, "unknown atom in safe mode");
+    }
     if (tag == ATOM_EXT || tag == SMALL_ATOM_EXT)
         *out = atom_intern_latin1(d->in.p, len, &status);
     else
@@ -227,6 +256,57 @@ static bool decode_reference(struct decoder *d, uint32_t tag, term *out)
         read_u32(&d->in, &w[i]);
     *out = heap_ref_with_id(d->heap, (uint64_t)w[1] << 32 | w[0], (uint64_t)w[3] << 32 | w[2]);
     return is_value(*out) || fail(d, "heap refused the term");
+}
+
+/* An integer that must be small (a local fun's old index and old uniq). */
+static bool read_small_integer(struct decoder *d, uint32_t *v)
+{
+    uint32_t tag;
+    if (!read_u8(&d->in, &tag))
+        return fail(d, "truncated term");
+    if (tag == SMALL_INTEGER_EXT)
+        return read_u8(&d->in, v) || fail(d, "truncated integer");
+    if (tag == INTEGER_EXT)
+        return read_u32(&d->in, v) || fail(d, "truncated integer");
+    return fail(d, "integer expected");
+}
+
+/* NEW_FUN_EXT: size, arity, module MD5, index, free variable count, module,
+ * old index, old uniq, creator pid, then the free variables (a frame). The
+ * creator is dropped: clause's funs do not keep it. */
+static bool decode_local_fun(struct decoder *d, term *dest)
+{
+    uint32_t size, arity, index, num_free, old_index, old_uniq, tag;
+    term module, node;
+    const uint8_t *start = d->in.p;
+    if (!read_u32(&d->in, &size) || !read_u8(&d->in, &arity) || left(&d->in) < 16)
+        return fail(d, "truncated fun");
+    const uint8_t *md5 = d->in.p;
+    d->in.p += 16;
+    if (!read_u32(&d->in, &index) || !read_u32(&d->in, &num_free) || !read_atom(d, &module) ||
+        !read_small_integer(d, &old_index) || !read_small_integer(d, &old_uniq))
+        return fail(d, "truncated fun");
+    uint32_t id, serial, creation;
+    if (!read_u8(&d->in, &tag) || (tag != NEW_PID_EXT && tag != PID_EXT) || !read_atom(d, &node) ||
+        !read_u32(&d->in, &id) || !read_u32(&d->in, &serial) ||
+        !(tag == NEW_PID_EXT ? read_u32(&d->in, &creation) : read_u8(&d->in, &creation)))
+        return fail(d, "bad fun creator");
+    if (size < (size_t)(d->in.p - start) || size - (size_t)(d->in.p - start) > left(&d->in) || num_free > left(&d->in))
+        return fail(d, "bad fun size");
+    if (!d->options->resolve_fun)
+        return fail(d, "local funs cannot be decoded here");
+    const struct fun_entry *entry = d->options->resolve_fun(d->options->resolve_context, module, index, md5);
+    if (!entry || entry->num_free != num_free || entry->arity != arity)
+        return fail(d, "no such fun");
+    term *p = alloc(d, 1 + FUN_FIXED_WORDS + (size_t)num_free);
+    if (!p)
+        return false;
+    p[0] = make_header(SUBTAG_FUN, FUN_FIXED_WORDS + num_free);
+    p[1] = (term)(uintptr_t)entry;
+    for (uint32_t i = 0; i < num_free; i++)
+        p[2 + i] = NIL;
+    *dest = make_boxed(p);
+    return num_free == 0 || push(d, (struct frame){p + 2, num_free, 1, NULL, 0, NULL});
 }
 
 /* Decodes the term at the input into *dest; compound terms push a frame for
@@ -388,7 +468,7 @@ static bool decode_one(struct decoder *d, term *dest)
     case NEWER_REFERENCE_EXT:
         return decode_reference(d, tag, dest);
     case NEW_FUN_EXT:
-        return fail(d, "local funs cannot be decoded");
+        return decode_local_fun(d, dest);
     case COMPRESSED:
         return fail(d, "compressed term inside a term");
     default:
@@ -445,7 +525,16 @@ static term decode_body(struct decoder *d)
 
 term etf_decode(heap_t *h, const uint8_t *buf, size_t len, size_t *used, const char **error)
 {
-    struct decoder d = {h, {buf, buf + len}, NULL, 0, 0, NULL};
+    return etf_decode_with(h, buf, len, NULL, used, error);
+}
+
+term etf_decode_with(heap_t *h, const uint8_t *buf, size_t len, const struct etf_decode_options *options, size_t *used,
+                     const char **error)
+{
+    static const struct etf_decode_options no_options = {false, NULL, NULL};
+    if (!options)
+        options = &no_options;
+    struct decoder d = {h, {buf, buf + len}, NULL, 0, 0, NULL, options};
     uint32_t version, tag;
     if (!read_u8(&d.in, &version) || version != ETF_VERSION) {
         *error = "not an external term (version byte)";
@@ -464,12 +553,13 @@ term etf_decode(heap_t *h, const uint8_t *buf, size_t len, size_t *used, const c
             return THE_NON_VALUE;
         }
         uLongf plain_len = size;
-        if (uncompress(plain, &plain_len, d.in.p, (uLong)left(&d.in)) != Z_OK || plain_len != size) {
+        uLong compressed_len = (uLong)left(&d.in);
+        if (uncompress2(plain, &plain_len, d.in.p, &compressed_len) != Z_OK || plain_len != size) {
             free(plain);
             *error = "corrupt compressed term";
             return THE_NON_VALUE;
         }
-        struct decoder inner = {h, {plain, plain + size}, NULL, 0, 0, NULL};
+        struct decoder inner = {h, {plain, plain + size}, NULL, 0, 0, NULL, options};
         term t = decode_body(&inner);
         bool complete = inner.in.p == inner.in.end;
         free(plain);
@@ -478,7 +568,7 @@ term etf_decode(heap_t *h, const uint8_t *buf, size_t len, size_t *used, const c
             return THE_NON_VALUE;
         }
         if (used)
-            *used = len;
+            *used = (size_t)(d.in.p - buf) + compressed_len;
         return t;
     }
     term t = decode_body(&d);
@@ -497,12 +587,21 @@ term etf_decode(heap_t *h, const uint8_t *buf, size_t len, size_t *used, const c
  * depth uses no C stack: a compound term writes its header and pushes its
  * elements last-first. Each choice of tag is the one OTP 25 makes: the
  * smallest integer form, latin-1 atoms as ATOM_EXT (UTF-8 forms only for
- * atoms with other characters), byte lists up to 65535 long as STRING_EXT. */
+ * atoms with other characters, or for every atom under minor version 2),
+ * byte lists up to 65535 long as STRING_EXT. */
+
+/* A pending item: a term to write, or (term THE_NON_VALUE) a local fun's
+ * size field at patch_at to fill in once its free variables are written. */
+struct pending {
+    term t;
+    size_t patch_at;
+};
 
 struct encoder {
     struct strbuf *out;
-    term *stack;
+    struct pending *stack;
     size_t depth, capacity;
+    const struct etf_encode_options *options;
 };
 
 static void put_u8(struct strbuf *out, unsigned v) { strbuf_putc(out, (char)(uint8_t)v); }
@@ -519,32 +618,34 @@ static void put_u32(struct strbuf *out, uint32_t v)
     put_u16(out, v & 0xffff);
 }
 
-static bool push_term(struct encoder *e, term t)
+static bool push_pending(struct encoder *e, term t, size_t patch_at)
 {
     if (e->depth == e->capacity) {
         size_t capacity = e->capacity ? 2 * e->capacity : 64;
-        term *grown = realloc(e->stack, capacity * sizeof *grown);
+        struct pending *grown = realloc(e->stack, capacity * sizeof *grown);
         if (!grown)
             return false;
         e->stack = grown;
         e->capacity = capacity;
     }
-    e->stack[e->depth++] = t;
+    e->stack[e->depth++] = (struct pending){t, patch_at};
     return true;
 }
+
+static bool push_term(struct encoder *e, term t) { return push_pending(e, t, 0); }
 
 /* Terms pushed from `first` on went on first-first: reverse them so that
  * they pop in that order. */
 static void reverse_pushed(struct encoder *e, size_t first)
 {
     for (size_t i = first, j = e->depth; i + 1 < j; i++, j--) {
-        term swap = e->stack[i];
+        struct pending swap = e->stack[i];
         e->stack[i] = e->stack[j - 1];
         e->stack[j - 1] = swap;
     }
 }
 
-static void encode_atom(struct strbuf *out, term a)
+static void encode_atom(struct strbuf *out, term a, bool always_utf8)
 {
     size_t len;
     const unsigned char *text = (const unsigned char *)atom_text(a, &len);
@@ -556,6 +657,7 @@ static void encode_atom(struct strbuf *out, term a)
         latin1 = latin1 && text[i] < 0xc4;
         chars += (text[i] & 0xc0) != 0x80;
     }
+    latin1 = latin1 && !always_utf8;
     if (latin1) {
         put_u8(out, ATOM_EXT);
         put_u16(out, (uint32_t)chars);
@@ -578,7 +680,18 @@ static void encode_atom(struct strbuf *out, term a)
 }
 
 /* The node every identifier of this runtime belongs to. */
-static void encode_node(struct strbuf *out) { encode_atom(out, A(nonode_at_nohost)); }
+static void encode_node(struct strbuf *out, bool always_utf8) { encode_atom(out, A(nonode_at_nohost), always_utf8); }
+
+/* A local pid, creation 0 as on a node that is not distributed. */
+static void encode_pid(struct strbuf *out, term pid, bool always_utf8)
+{
+    uint64_t number = pid_number(pid);
+    put_u8(out, NEW_PID_EXT);
+    encode_node(out, always_utf8);
+    put_u32(out, (uint32_t)number);
+    put_u32(out, (uint32_t)(number >> 32));
+    put_u32(out, 0);
+}
 
 /* An integer's magnitude as little-endian bytes without leading zeros. */
 static void encode_big(struct strbuf *out, bool negative, const uint64_t *limbs, size_t count)
@@ -651,13 +764,93 @@ static bool is_byte_string(term t, size_t *length)
 }
 
 /* Writes t's tag and fixed part; pushes what follows it. */
+/* The pairs of map t in key order, pushed to pop first-first. */
+static int compare_pair_keys(const void *a, const void *b)
+{
+    return term_compare_exact(*(const term *)a, *(const term *)b);
+}
+
+static bool push_sorted_pairs(struct encoder *e, term map)
+{
+    size_t n = (size_t)map_size(map);
+    term *pairs = malloc((n ? n : 1) * 2 * sizeof *pairs);
+    if (!pairs)
+        return false;
+    struct map_iter it;
+    size_t i = 0;
+    map_iter_init(&it, map);
+    while (i < n && map_iter_next(&it, &pairs[2 * i], &pairs[2 * i + 1]))
+        i++;
+    qsort(pairs, i, 2 * sizeof *pairs, compare_pair_keys);
+    bool ok = true;
+    for (size_t k = i; k-- > 0 && ok;)
+        ok = push_term(e, pairs[2 * k + 1]) && push_term(e, pairs[2 * k]);
+    free(pairs);
+    return ok;
+}
+
+/* NEW_FUN_EXT up to the free variables, which are pushed with the size
+ * field's patch below them. */
+static bool encode_local_fun(struct encoder *e, term t, const char **error)
+{
+    const struct fun_entry *entry = fun_entry_of(t);
+    bool utf8 = e->options->minor_version >= 2;
+    if (!entry->module_md5 || !is_pid(e->options->fun_creator)) {
+        *error = "a local fun cannot be encoded here";
+        return false;
+    }
+    struct strbuf *out = e->out;
+    put_u8(out, NEW_FUN_EXT);
+    size_t size_at = out->len;
+    put_u32(out, 0);
+    put_u8(out, entry->arity);
+    strbuf_append(out, entry->module_md5, 16);
+    put_u32(out, entry->index);
+    put_u32(out, (uint32_t)fun_num_free(t));
+    encode_atom(out, entry->module, utf8);
+    encode_integer(out, make_small(entry->index));
+    encode_integer(out, make_small(entry->old_uniq));
+    encode_pid(out, e->options->fun_creator, utf8);
+    if (!push_pending(e, THE_NON_VALUE, size_at)) {
+        *error = "out of memory";
+        return false;
+    }
+    for (uint64_t i = fun_num_free(t); i > 0; i--) {
+        if (!push_term(e, fun_free_var(t, i - 1))) {
+            *error = "out of memory";
+            return false;
+        }
+    }
+    return true;
+}
+
+static void encode_float(struct encoder *e, double d)
+{
+    struct strbuf *out = e->out;
+    if (e->options->minor_version == 0) {
+        /* FLOAT_EXT: "%.20e" in 31 bytes, zero padded. */
+        char text[64];
+        int n = snprintf(text, sizeof text, "%.20e", d);
+        put_u8(out, FLOAT_EXT);
+        for (int i = 0; i < 31; i++)
+            put_u8(out, i < n ? (unsigned char)text[i] : 0);
+        return;
+    }
+    uint64_t bits;
+    memcpy(&bits, &d, sizeof bits);
+    put_u8(out, NEW_FLOAT_EXT);
+    put_u32(out, (uint32_t)(bits >> 32));
+    put_u32(out, (uint32_t)bits);
+}
+
 static bool encode_one(struct encoder *e, term t, const char **error)
 {
     struct strbuf *out = e->out;
+    bool utf8 = e->options->minor_version >= 2;
     if (is_integer(t)) {
         encode_integer(out, t);
     } else if (is_atom(t)) {
-        encode_atom(out, t);
+        encode_atom(out, t, utf8);
     } else if (t == NIL) {
         put_u8(out, NIL_EXT);
     } else if (is_list(t)) {
@@ -694,17 +887,17 @@ static bool encode_one(struct encoder *e, term t, const char **error)
             if (!push_term(e, tuple_element(t, i)))
                 goto out_of_memory;
     } else if (is_float(t)) {
-        double d = float_value(t);
-        uint64_t bits;
-        memcpy(&bits, &d, sizeof bits);
-        put_u8(out, NEW_FLOAT_EXT);
-        put_u32(out, (uint32_t)(bits >> 32));
-        put_u32(out, (uint32_t)bits);
+        encode_float(e, float_value(t));
     } else if (is_bitstring(t)) {
         encode_bitstring(out, t);
     } else if (is_map(t)) {
         put_u8(out, MAP_EXT);
         put_u32(out, (uint32_t)map_size(t));
+        if (e->options->deterministic) {
+            if (!push_sorted_pairs(e, t))
+                goto out_of_memory;
+            return true;
+        }
         size_t first = e->depth;
         struct map_iter it;
         term key, value;
@@ -714,16 +907,11 @@ static bool encode_one(struct encoder *e, term t, const char **error)
                 goto out_of_memory;
         reverse_pushed(e, first);
     } else if (is_pid(t)) {
-        uint64_t number = pid_number(t);
-        put_u8(out, NEW_PID_EXT);
-        encode_node(out);
-        put_u32(out, (uint32_t)number);
-        put_u32(out, (uint32_t)(number >> 32));
-        put_u32(out, 0);
+        encode_pid(out, t, utf8);
     } else if (is_port(t)) {
         uint64_t number = port_number(t);
         put_u8(out, number >> 32 ? V4_PORT_EXT : NEW_PORT_EXT);
-        encode_node(out);
+        encode_node(out, utf8);
         if (number >> 32)
             put_u32(out, (uint32_t)(number >> 32));
         put_u32(out, (uint32_t)number);
@@ -733,7 +921,7 @@ static bool encode_one(struct encoder *e, term t, const char **error)
         unsigned words = high >> 32 ? 4 : 3;
         put_u8(out, NEWER_REFERENCE_EXT);
         put_u16(out, words);
-        encode_node(out);
+        encode_node(out, utf8);
         put_u32(out, 0);
         put_u32(out, (uint32_t)low);
         put_u32(out, (uint32_t)(low >> 32));
@@ -742,12 +930,11 @@ static bool encode_one(struct encoder *e, term t, const char **error)
             put_u32(out, (uint32_t)(high >> 32));
     } else if (is_export(t)) {
         put_u8(out, EXPORT_EXT);
-        encode_atom(out, boxed_ptr(t)[1]);
-        encode_atom(out, boxed_ptr(t)[2]);
+        encode_atom(out, boxed_ptr(t)[1], utf8);
+        encode_atom(out, boxed_ptr(t)[2], utf8);
         encode_integer(out, boxed_ptr(t)[3]);
     } else if (is_local_fun(t)) {
-        *error = "a local fun cannot be encoded";
-        return false;
+        return encode_local_fun(e, t, error);
     } else {
         *error = "a term of unknown kind cannot be encoded";
         return false;
@@ -760,13 +947,57 @@ out_of_memory:
 
 bool etf_encode(term t, struct strbuf *out, const char **error)
 {
-    struct encoder e = {out, NULL, 0, 0};
+    struct etf_encode_options defaults = ETF_ENCODE_DEFAULTS;
+    return etf_encode_with(t, &defaults, out, error);
+}
+
+/* Replaces the encoding from `start` (its version byte) with its
+ * compressed form unless that is larger (OTP keeps it at equal size):
+ * version, COMPRESSED, the plain size, then zlib's stream of everything
+ * after the version byte. */
+static bool compress_encoding(struct strbuf *out, size_t start, int level, const char **error)
+{
+    size_t plain_size = out->len - start - 1;
+    if (plain_size > UINT32_MAX)
+        return true;
+    uLongf packed_size = compressBound((uLong)plain_size);
+    uint8_t *packed = malloc(packed_size);
+    if (!packed) {
+        *error = "out of memory";
+        return false;
+    }
+    int z = compress2(packed, &packed_size, (const Bytef *)out->data + start + 1, (uLong)plain_size, level);
+    if (z == Z_OK && 5 + packed_size <= plain_size) {
+        out->len = start + 1;
+        put_u8(out, COMPRESSED);
+        put_u32(out, (uint32_t)plain_size);
+        strbuf_append(out, packed, packed_size);
+    }
+    free(packed);
+    return true;
+}
+
+bool etf_encode_with(term t, const struct etf_encode_options *options, struct strbuf *out, const char **error)
+{
+    struct encoder e = {out, NULL, 0, 0, options};
+    size_t start = out->len;
     put_u8(out, ETF_VERSION);
     bool ok = push_term(&e, t);
     if (!ok)
         *error = "out of memory";
-    while (ok && e.depth > 0)
-        ok = encode_one(&e, e.stack[--e.depth], error);
+    while (ok && e.depth > 0) {
+        struct pending next = e.stack[--e.depth];
+        if (is_value(next.t)) {
+            ok = encode_one(&e, next.t, error);
+            continue;
+        }
+        /* A local fun's size counts from its size field to its end. */
+        uint32_t size = (uint32_t)(out->len - next.patch_at);
+        for (int i = 0; i < 4; i++)
+            out->data[next.patch_at + (size_t)i] = (char)(uint8_t)(size >> (24 - 8 * i));
+    }
     free(e.stack);
+    if (ok && options->compression > 0)
+        ok = compress_encoding(out, start, options->compression, error);
     return ok;
 }

@@ -94,7 +94,7 @@ static uint32_t block_hash(const uint8_t *k, size_t n, uint32_t initval)
 
 /* erts' atom hash: hashpjw over the name's Latin-1 characters (a two-byte
  * UTF-8 sequence for 128..255 counts as one character). */
-static uint32_t atom_hash(term atom)
+uint32_t atom_hash(term atom)
 {
     size_t n;
     const uint8_t *p = (const uint8_t *)atom_text(atom, &n);

@@ -17,4 +17,8 @@
 
 uint32_t phash2_hash(term t);
 
+/* erts' hash of an atom's name (hashpjw over its Latin-1 characters), which
+ * both phash2 and phash (phash.h) hash atoms with. */
+uint32_t atom_hash(term atom);
+
 #endif

@@ -231,6 +231,9 @@ struct fun_entry {
     uint32_t arity;    /* arity of the fun as called (without free vars) */
     uint32_t num_free; /* free variables captured */
     const void *code;  /* engine-defined entry point */
+    /* The module's MD5 (beam_lib:md5/1), 16 bytes, which the external
+     * format and fun_info/2's new_uniq carry; NULL when unknown. */
+    const uint8_t *module_md5;
 };
 #define FUN_FIXED_WORDS 1 /* the entry pointer */
 static inline const struct fun_entry *fun_entry_of(term t)

@@ -317,3 +317,15 @@ bool code_is_loaded(struct code_server *cs, term module)
     struct module_slot *slot = find_slot(cs, module);
     return slot && slot->module;
 }
+
+const struct beam_module *code_module_named(struct code_server *cs, term module)
+{
+    struct module_slot *slot = find_slot(cs, module);
+    if (!slot) {
+        pthread_mutex_lock(&cs->lock);
+        load_module_locked(cs, module);
+        pthread_mutex_unlock(&cs->lock);
+        slot = find_slot(cs, module);
+    }
+    return slot ? slot->module : NULL;
+}

@@ -64,6 +64,10 @@ const uint64_t *code_export_entry(struct beam_export *e);
 /* The loaded module whose code holds pc, or NULL (lock-free). */
 const struct beam_module *code_module_of(struct code_server *cs, const uint64_t *pc);
 
+/* The module named `module`, loading it on first use; NULL when it does
+ * not exist or cannot be loaded. */
+const struct beam_module *code_module_named(struct code_server *cs, term module);
+
 /* Whether `module` is loaded (erlang:module_loaded/1). */
 bool code_is_loaded(struct code_server *cs, term module);
 

@@ -46,6 +46,7 @@
 #include "../bignum.h"
 #include "../compare.h"
 #include "../etf.h"
+#include "../md5.h"
 #include "../print.h"
 #include "opcodes.h"
 
@@ -78,9 +79,22 @@ enum { EXT_FLOAT = 0, EXT_LIST = 1, EXT_FR = 2, EXT_ALLOC = 3, EXT_LITERAL = 4, 
 /* Bignum bound of bignum.c (BIG_MAX_LIMBS): larger integers are refused. */
 #define MAX_INTEGER_BYTES ((((size_t)1 << 19) - 1) * 8)
 
-enum chunk_id { CH_ATU8, CH_ATOM, CH_CODE, CH_STRT, CH_IMPT, CH_EXPT, CH_LOCT, CH_FUNT, CH_LITT, CH_LINE, CH_COUNT };
-static const char chunk_names[CH_COUNT][5] = {"AtU8", "Atom", "Code", "StrT", "ImpT",
-                                              "ExpT", "LocT", "FunT", "LitT", "Line"};
+enum chunk_id {
+    CH_ATU8,
+    CH_ATOM,
+    CH_CODE,
+    CH_STRT,
+    CH_IMPT,
+    CH_EXPT,
+    CH_LOCT,
+    CH_FUNT,
+    CH_LITT,
+    CH_LINE,
+    CH_META, /* read only into the module's MD5 */
+    CH_COUNT
+};
+static const char chunk_names[CH_COUNT][5] = {"AtU8", "Atom", "Code", "StrT", "ImpT", "ExpT",
+                                              "LocT", "FunT", "LitT", "Line", "Meta"};
 
 struct chunk {
     const uint8_t *data;
@@ -1230,6 +1244,7 @@ static bool load_funs(struct loader *ld)
         f->module = m->name;
         f->index = i; /* OTP 25 writes index == position; the position is what make_fun3 refers to */
         f->old_uniq = old_uniq;
+        f->module_md5 = m->md5;
         f->arity = arity - num_free;
         f->num_free = num_free;
         ld->fun_labels[i] = label;
@@ -1445,6 +1460,39 @@ static bool find_chunks(struct loader *ld)
     return true;
 }
 
+/* The module's MD5 as beam_lib:md5/1 computes it (so module_info(md5) and
+ * a fun's new_uniq agree with OTP's): the atoms, Code, StrT, ImpT, ExpT,
+ * FunT with each entry's old uniq zeroed, LitT and Meta, in that order, the
+ * absent ones skipped. */
+static bool compute_md5(struct loader *ld)
+{
+    static const enum chunk_id order[] = {CH_ATOM, CH_ATU8, CH_CODE, CH_STRT, CH_IMPT,
+                                          CH_EXPT, CH_FUNT, CH_LITT, CH_META};
+    struct md5_context c;
+    md5_init(&c);
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        const struct chunk *ch = &ld->chunks[order[i]];
+        if (!ch->present || ch->size == 0)
+            continue;
+        if (order[i] != CH_FUNT) {
+            md5_update(&c, ch->data, ch->size);
+            continue;
+        }
+        /* A count, then entries of six words whose last is the old uniq. */
+        size_t head = ch->size < 4 ? ch->size : 4;
+        md5_update(&c, ch->data, head);
+        static const uint8_t zero[4] = {0};
+        size_t at = head;
+        for (; ch->size - at >= 24; at += 24) {
+            md5_update(&c, ch->data + at, 20);
+            md5_update(&c, zero, 4);
+        }
+        md5_update(&c, ch->data + at, ch->size - at);
+    }
+    md5_final(&c, ld->m->md5);
+    return true;
+}
+
 /* ---- public ---- */
 
 void beam_module_free(struct beam_module *m)
@@ -1486,7 +1534,7 @@ struct beam_module *beam_load_bytes(const uint8_t *data, size_t size, const char
     bool ok = ld.m && (ld.m->source_name = strdup(ld.name)) != NULL;
     if (!ok)
         out_of_memory(&ld);
-    ok = ok && find_chunks(&ld) && load_atoms(&ld) && load_imports(&ld) &&
+    ok = ok && find_chunks(&ld) && compute_md5(&ld) && load_atoms(&ld) && load_imports(&ld) &&
          load_functions(&ld, CH_EXPT, &ld.m->exports, &ld.m->export_count, &ld.export_labels) &&
          load_functions(&ld, CH_LOCT, &ld.m->locals, &ld.m->local_count, &ld.local_labels) && load_funs(&ld) &&
          load_literals(&ld) && load_strings(&ld) && load_lines(&ld) && load_code(&ld) && resolve_labels(&ld) &&

@@ -164,6 +164,9 @@ struct beam_module {
     uint32_t file_count;
 
     uint32_t function_count; /* func_info instructions */
+    /* beam_lib:md5/1 of the file (module_info(md5)): what local funs carry
+     * as their new_uniq. */
+    uint8_t md5[16];
 };
 
 #endif

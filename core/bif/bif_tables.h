@@ -21,5 +21,8 @@ extern const struct bif_def bif_table_dictionary[];
 extern const struct bif_def bif_table_timers[];
 extern const struct bif_def bif_table_signals[];
 extern const struct bif_def bif_table_introspection[];
+extern const struct bif_def bif_table_checksums[];
+extern const struct bif_def bif_table_funs[];
+extern const struct bif_def bif_table_external[];
 
 #endif

@@ -22,6 +22,10 @@ term bif_int_failure(struct process *p, enum int_status st);
  * for anything else. */
 bool bif_list_bytes(term list, struct strbuf *out);
 
+/* The bytes of iodata (a binary, or an iolist whose tail may be a binary)
+ * in a buffer to free; false for anything else. */
+bool bif_iodata_bytes(term t, uint8_t **bytes, size_t *size);
+
 /* A list of n terms from elems, or THE_NON_VALUE when the heap refuses
  * (heap_list_from_array under the name the builtins use). */
 term bif_make_list(struct process *p, const term *elems, size_t n);

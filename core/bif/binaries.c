@@ -1,6 +1,7 @@
 /*
- * binaries.c — binaries and iolists: sizes, parts, conversions to and from
- * lists; the C functions of module unicode (characters_to_list/2,
+ * binaries.c — binaries, bitstrings and iolists: sizes, parts, conversions
+ * to and from lists (list_to_bitstring, bitstring_to_list), iolist_to_iovec;
+ * the C functions of module unicode (characters_to_list/2,
  * characters_to_binary/2 to UTF-8, bin_is_7bit/1).
  */
 #include "../atom.h"
@@ -13,6 +14,7 @@
 #include "bif_util.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static term bif_byte_size(struct process *p, const term *a)
 {
@@ -127,16 +129,48 @@ static term bif_split_binary(struct process *p, const term *a)
     return is_value(t) ? t : bif_out_of_memory(p);
 }
 
-/* ---- iolists ----
+/* ---- iolists and bitstring lists ----
  * An iolist is a binary or a list whose elements are bytes, binaries or
- * iolists and whose tail is [] or a binary. Walked with an explicit stack
- * of pending tails, so any nesting depth is safe. When out is NULL only the
- * size is computed; -1 means not an iolist. */
-static int64_t iolist_walk(term t, uint8_t *out)
+ * iolists and whose tail is [] or a binary; a bitstring list (for
+ * list_to_bitstring/1) also takes bitstrings wherever it takes binaries.
+ * Walked with an explicit stack of pending tails, so any nesting depth is
+ * safe. The walk counts bits and, given a writer, writes them. */
+
+struct bit_writer {
+    uint8_t *out;
+    uint64_t at; /* bits written */
+};
+
+static void write_bits(struct bit_writer *w, const uint8_t *bytes, size_t size, unsigned bits)
+{
+    if (w->at % 8 == 0) {
+        if (size)
+            memcpy(w->out + w->at / 8, bytes, size);
+        w->at += (uint64_t)size * 8;
+        if (bits) {
+            w->out[w->at / 8] = bytes[size] & (uint8_t)(0xff00u >> bits);
+            w->at += bits;
+        }
+        return;
+    }
+    /* Unaligned: bit by bit, most significant first. */
+    uint64_t total = (uint64_t)size * 8 + bits;
+    for (uint64_t i = 0; i < total; i++) {
+        unsigned bit = bytes[i / 8] >> (7 - i % 8) & 1;
+        uint8_t *dst = &w->out[w->at / 8];
+        unsigned shift = 7 - (unsigned)(w->at % 8);
+        *dst = (uint8_t)((*dst & ~(1u << shift)) | bit << shift);
+        w->at++;
+    }
+}
+
+/* The number of bits in t, or -1 when it is not an iolist (or, with
+ * bitstrings, a bitstring list). */
+static int64_t bits_walk(term t, bool bitstrings, struct bit_writer *w)
 {
     size_t depth = 0, cap = 0;
     term *stack = NULL;
-    uint64_t size = 0;
+    uint64_t total = 0;
     int64_t result = -1;
     for (;;) {
         if (is_list(t)) {
@@ -144,9 +178,11 @@ static int64_t iolist_walk(term t, uint8_t *out)
             if (is_small(h)) {
                 if (small_value(h) < 0 || small_value(h) > 255)
                     goto done;
-                if (out)
-                    out[size] = (uint8_t)small_value(h);
-                size++;
+                if (w) {
+                    uint8_t byte = (uint8_t)small_value(h);
+                    write_bits(w, &byte, 1, 0);
+                }
+                total += 8;
             } else if (is_list(h) || is_bitstring(h)) {
                 if (depth == cap) {
                     cap = cap ? cap * 2 : 16;
@@ -167,11 +203,13 @@ static int64_t iolist_walk(term t, uint8_t *out)
         if (is_bitstring(t)) {
             const uint8_t *d;
             size_t n;
-            if (!bif_binary_arg(t, &d, &n))
+            unsigned bits;
+            bin_bytes(t, &d, &n, &bits);
+            if (bits && !bitstrings)
                 goto done;
-            if (out && n)
-                memcpy(out + size, d, n);
-            size += n;
+            if (w)
+                write_bits(w, d, n, bits);
+            total += (uint64_t)n * 8 + bits;
         } else if (t != NIL) {
             goto done;
         }
@@ -179,10 +217,31 @@ static int64_t iolist_walk(term t, uint8_t *out)
             break;
         t = stack[--depth];
     }
-    result = (int64_t)size;
+    result = (int64_t)total;
 done:
     free(stack);
     return result;
+}
+
+/* The byte size of an iolist, or -1; with out, its bytes written there. */
+static int64_t iolist_walk(term t, uint8_t *out)
+{
+    struct bit_writer w = {out, 0};
+    int64_t bits = bits_walk(t, false, out ? &w : NULL);
+    return bits < 0 ? -1 : bits / 8;
+}
+
+bool bif_iodata_bytes(term t, uint8_t **bytes, size_t *size)
+{
+    int64_t n = iolist_walk(t, NULL);
+    if (n < 0)
+        return false;
+    *bytes = malloc(n ? (size_t)n : 1);
+    if (!*bytes)
+        abort(); /* the runtime's own bookkeeping, as strbuf's */
+    iolist_walk(t, *bytes);
+    *size = (size_t)n;
+    return true;
 }
 
 static term iolist_to_binary(struct process *p, term t)
@@ -219,6 +278,74 @@ static term bif_iolist_size(struct process *p, const term *a)
         return bif_badarg(p);
     term r = int_from_int64(&p->heap, n);
     return is_value(r) ? r : bif_out_of_memory(p);
+}
+
+/* list_to_bitstring/1: a bitstring list's bits in one bitstring. */
+static term bif_list_to_bitstring(struct process *p, const term *a)
+{
+    if (!is_list_or_nil(a[0]))
+        return bif_badarg(p);
+    int64_t bits = bits_walk(a[0], true, NULL);
+    if (bits < 0)
+        return bif_badarg(p);
+    size_t whole = (size_t)(bits / 8);
+    unsigned rest = (unsigned)(bits % 8);
+    uint8_t *data;
+    term bin = bin_alloc(&p->heap, whole + (rest != 0), &data);
+    if (is_non_value(bin))
+        return bif_out_of_memory(p);
+    struct bit_writer w = {data, 0};
+    bits_walk(a[0], true, &w);
+    if (!rest)
+        return bin;
+    term sub = bin_sub(&p->heap, bin, 0, whole, rest);
+    return is_value(sub) ? sub : bif_out_of_memory(p);
+}
+
+/* bitstring_to_list/1: the whole bytes, then the trailing bits as a
+ * bitstring when there are any. */
+static term bif_bitstring_to_list(struct process *p, const term *a)
+{
+    if (!is_bitstring(a[0]))
+        return bif_badarg(p);
+    const uint8_t *d;
+    size_t n;
+    unsigned bits;
+    bin_bytes(a[0], &d, &n, &bits);
+    term tail = NIL;
+    if (bits) {
+        term last = bin_sub(&p->heap, a[0], n, 0, bits);
+        tail = is_value(last) ? heap_cons(&p->heap, last, NIL) : THE_NON_VALUE;
+        if (is_non_value(tail))
+            return bif_out_of_memory(p);
+    }
+    if (n == 0)
+        return tail;
+    term *cells = heap_alloc(&p->heap, 2 * n);
+    if (!cells)
+        return bif_out_of_memory(p);
+    for (size_t i = 0; i < n; i++) {
+        cells[2 * i] = make_small(d[i]);
+        cells[2 * i + 1] = i + 1 < n ? make_list(&cells[2 * i + 2]) : tail;
+    }
+    return make_list(cells);
+}
+
+/* iolist_to_iovec/1: the iodata's bytes as a list of binaries; one binary
+ * here (OTP may split large data into several, which only a program that
+ * counts them sees), none for empty data. */
+static term bif_iolist_to_iovec(struct process *p, const term *a)
+{
+    int64_t n = iolist_walk(a[0], NULL);
+    if (n < 0)
+        return bif_badarg(p);
+    if (n == 0)
+        return NIL;
+    term bin = is_binary_whole(a[0]) ? a[0] : iolist_to_binary(p, a[0]);
+    if (is_non_value(bin))
+        return bin;
+    term list = heap_cons(&p->heap, bin, NIL);
+    return is_value(list) ? list : bif_out_of_memory(p);
 }
 
 /* ---- module unicode ---- */
@@ -299,5 +426,8 @@ const struct bif_def bif_table_binaries[] = {
     {"erlang", "iolist_to_binary", 1, bif_iolist_to_binary, 0},
     {"erlang", "list_to_binary", 1, bif_list_to_binary, 0},
     {"erlang", "iolist_size", 1, bif_iolist_size, 0},
+    {"erlang", "list_to_bitstring", 1, bif_list_to_bitstring, 0},
+    {"erlang", "bitstring_to_list", 1, bif_bitstring_to_list, 0},
+    {"erlang", "iolist_to_iovec", 1, bif_iolist_to_iovec, 0},
     {NULL, NULL, 0, NULL, 0},
 };

@@ -150,6 +150,10 @@ static term bif_binary_to_atom_2(struct process *p, const term *a)
 {
     return binary_to_atom(p, a[0], encoding_of(a[1]), false);
 }
+static term bif_binary_to_existing_atom_1(struct process *p, const term *a)
+{
+    return binary_to_atom(p, a[0], ENC_UTF8, true);
+}
 static term bif_binary_to_existing_atom_2(struct process *p, const term *a)
 {
     return binary_to_atom(p, a[0], encoding_of(a[1]), true);
@@ -434,6 +438,7 @@ const struct bif_def bif_table_convert[] = {
     {"erlang", "atom_to_binary", 2, bif_atom_to_binary_2, 0},
     {"erlang", "binary_to_atom", 1, bif_binary_to_atom_1, 0},
     {"erlang", "binary_to_atom", 2, bif_binary_to_atom_2, 0},
+    {"erlang", "binary_to_existing_atom", 1, bif_binary_to_existing_atom_1, 0},
     {"erlang", "binary_to_existing_atom", 2, bif_binary_to_existing_atom_2, 0},
     {"erlang", "integer_to_list", 1, bif_integer_to_list_1, 0},
     {"erlang", "integer_to_list", 2, bif_integer_to_list_2, 0},

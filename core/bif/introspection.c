@@ -1,7 +1,7 @@
 /*
  * introspection.c — builtins that look at processes and the node:
  * process_info/1,2, processes/0, group_leader/0,2, garbage_collect/0,1,2,
- * yield/0, and the node builtins of a node that is not distributed
+ * yield/0, bump_reductions/1, and the node builtins of a node that is not distributed
  * (nodes/0,1,2, node/1, is_alive/0, monitor_node/2,3, disconnect_node/1).
  *
  * Another process is read under the executor mutex and its terms copied
@@ -499,7 +499,23 @@ static term bif_disconnect_node(struct process *self, const term *args)
     return A(ignored);
 }
 
+/* bump_reductions(N): spends N reductions of the slice (the rest of it
+ * when N is larger), so the process yields sooner, as in OTP; N is a
+ * non-negative small integer (OTP refuses bignums). */
+static term bif_bump_reductions(struct process *self, const term *args)
+{
+    term n = args[0];
+    if (!is_small(n) || small_value(n) < 0)
+        return bif_badarg(self);
+    if (small_value(n) >= self->reds_left)
+        self->reds_left = self->reds_left > 0 ? 0 : self->reds_left;
+    else
+        self->reds_left -= (int32_t)small_value(n);
+    return A(true);
+}
+
 const struct bif_def bif_table_introspection[] = {
+    {"erlang", "bump_reductions", 1, bif_bump_reductions, BIF_NOHEAP},
     {"erlang", "process_info", 1, bif_process_info_1, 0},
     {"erlang", "process_info", 2, bif_process_info_2, 0},
     {"erlang", "processes", 0, bif_processes, 0},

@@ -1,7 +1,7 @@
 /*
  * io.c — the io builtins: io:format/1,2,3, io:fwrite/1,2,3,
- * io:put_chars/1,2, io:nl/0,1, io_lib:format/2, io_lib:fwrite/2 and
- * erlang:display/1.
+ * io:put_chars/1,2, io:nl/0,1, io_lib:format/2, io_lib:fwrite/2,
+ * erlang:display/1, display_string/1 and display_nl/0.
  *
  * Output goes straight to the process's standard output, which stands for
  * OTP's `user` io server under erl -noshell: a latin1 device, so characters
@@ -137,6 +137,40 @@ static term erlang_display_1(struct process *p, const term *args)
     return A(true);
 }
 
+/* display_string/1: a list of characters written as UTF-8 to standard
+ * error (where OTP 25 writes it, unlike display/1), each "\n" as "\r\n"
+ * as erts writes it; true. */
+static term erlang_display_string(struct process *p, const term *args)
+{
+    struct strbuf text = STRBUF_INIT;
+    term l = args[0];
+    for (; is_list(l); l = list_tail(l)) {
+        term c = list_head(l);
+        if (!is_small(c) || small_value(c) < 0 || small_value(c) > 0x10FFFF ||
+            (small_value(c) >= 0xD800 && small_value(c) <= 0xDFFF))
+            break;
+        if (c == make_small('\n'))
+            strbuf_putc(&text, '\r');
+        strbuf_put_utf8(&text, (uint32_t)small_value(c));
+    }
+    if (l != NIL) {
+        strbuf_free(&text);
+        return bif_badarg(p);
+    }
+    fwrite(strbuf_cstr(&text), 1, text.len, stderr); /* data is NULL while empty */
+    strbuf_free(&text);
+    return A(true);
+}
+
+/* display_nl/0: the line end display_string/1 writes, on standard error. */
+static term erlang_display_nl(struct process *p, const term *args)
+{
+    (void)p;
+    (void)args;
+    fwrite("\r\n", 1, 2, stderr);
+    return A(true);
+}
+
 const struct bif_def bif_table_io[] = {
     {"io", "format", 1, io_format_1, BIF_NOHEAP},
     {"io", "format", 2, io_format_2, BIF_NOHEAP},
@@ -151,5 +185,7 @@ const struct bif_def bif_table_io[] = {
     {"io_lib", "format", 2, io_lib_format_2, 0},
     {"io_lib", "fwrite", 2, io_lib_format_2, 0},
     {"erlang", "display", 1, erlang_display_1, BIF_NOHEAP},
+    {"erlang", "display_string", 1, erlang_display_string, BIF_NOHEAP},
+    {"erlang", "display_nl", 0, erlang_display_nl, BIF_NOHEAP},
     {NULL, NULL, 0, NULL, 0},
 };

@@ -1,6 +1,8 @@
 /*
- * terms.c — type tests, tuples, lists, references, node/0,1, and the
- * text of pids and references (pid_to_list, list_to_pid, ref_to_list).
+ * terms.c — type tests, tuples (insert_element, delete_element, is_record
+ * as functions), lists (++ and --, also as append/2 and subtract/2),
+ * references, node/0,1, and the text of pids and references (pid_to_list,
+ * list_to_pid, ref_to_list).
  */
 #include "../atom.h"
 #include "../bif.h"
@@ -165,6 +167,60 @@ static term bif_append_element(struct process *p, const term *a)
     memcpy(tuple_elements(t), tuple_elements(a[0]), n * sizeof(term));
     tuple_elements(t)[n] = a[1];
     return t;
+}
+
+/* insert_element(Index, Tuple, Term): Index from 1 to the arity + 1. */
+static term bif_insert_element(struct process *p, const term *a)
+{
+    if (!is_tuple(a[1]) || tuple_arity(a[1]) >= MAX_ARITY)
+        return bif_badarg(p);
+    uint64_t n = tuple_arity(a[1]), i = position(a[0], n + 1);
+    if (!i)
+        return bif_badarg(p);
+    term t = heap_tuple(&p->heap, n + 1, NULL);
+    if (is_non_value(t))
+        return bif_out_of_memory(p);
+    term *to = tuple_elements(t);
+    const term *from = tuple_elements(a[1]);
+    memcpy(to, from, (i - 1) * sizeof(term));
+    to[i - 1] = a[2];
+    memcpy(to + i, from + i - 1, (n - (i - 1)) * sizeof(term));
+    return t;
+}
+
+static term bif_delete_element(struct process *p, const term *a)
+{
+    if (!is_tuple(a[1]))
+        return bif_badarg(p);
+    uint64_t n = tuple_arity(a[1]), i = position(a[0], n);
+    if (!i)
+        return bif_badarg(p);
+    term t = heap_tuple(&p->heap, n - 1, NULL);
+    if (is_non_value(t))
+        return bif_out_of_memory(p);
+    term *to = tuple_elements(t);
+    const term *from = tuple_elements(a[1]);
+    memcpy(to, from, (i - 1) * sizeof(term));
+    memcpy(to + i - 1, from + i, (n - i) * sizeof(term));
+    return t;
+}
+
+/* is_record(Term, Tag) and is_record(Term, Tag, Size): a tuple whose first
+ * element is Tag (an atom), of arity Size (an integer) when given. */
+static term bif_is_record_2(struct process *p, const term *a)
+{
+    if (!is_atom(a[1]))
+        return bif_badarg(p);
+    return boolean(is_tuple(a[0]) && tuple_arity(a[0]) >= 1 && tuple_element(a[0], 1) == a[1]);
+}
+
+static term bif_is_record_3(struct process *p, const term *a)
+{
+    if (!is_atom(a[1]) || !is_small(a[2]))
+        return bif_badarg(p);
+    int64_t size = small_value(a[2]);
+    return boolean(is_tuple(a[0]) && size >= 1 && tuple_arity(a[0]) == (uint64_t)size &&
+                   tuple_element(a[0], 1) == a[1]);
 }
 
 static term bif_tuple_to_list(struct process *p, const term *a)
@@ -358,6 +414,10 @@ const struct bif_def bif_table_terms[] = {
     {"erlang", "make_tuple", 2, bif_make_tuple_2, 0},
     {"erlang", "make_tuple", 3, bif_make_tuple_3, 0},
     {"erlang", "append_element", 2, bif_append_element, 0},
+    {"erlang", "insert_element", 3, bif_insert_element, 0},
+    {"erlang", "delete_element", 2, bif_delete_element, 0},
+    {"erlang", "is_record", 2, bif_is_record_2, GN},
+    {"erlang", "is_record", 3, bif_is_record_3, GN},
     {"erlang", "tuple_to_list", 1, bif_tuple_to_list, 0},
     {"erlang", "list_to_tuple", 1, bif_list_to_tuple, 0},
     {"erlang", "hd", 1, bif_hd, GN},
@@ -365,6 +425,8 @@ const struct bif_def bif_table_terms[] = {
     {"erlang", "length", 1, bif_length, GN},
     {"erlang", "++", 2, bif_append, 0},
     {"erlang", "--", 2, bif_subtract, 0},
+    {"erlang", "append", 2, bif_append, 0},
+    {"erlang", "subtract", 2, bif_subtract, 0},
     {"erlang", "make_ref", 0, bif_make_ref, 0},
     {"erlang", "node", 0, bif_node, GN},
     {"erlang", "node", 1, bif_node_1, GN},

@@ -88,7 +88,7 @@ static term literal_area[8];
 
 __attribute__((constructor)) static void copy_test_data_init(void)
 {
-    entry = (struct fun_entry){make_atom(1), make_atom(2), 0, 77, 1, 2, NULL};
+    entry = (struct fun_entry){make_atom(1), make_atom(2), 0, 77, 1, 2, NULL, NULL};
     literal_area[0] = make_header(SUBTAG_TUPLE, 2);
     literal_area[1] = make_small(42);
     literal_area[2] = make_list(&literal_area[3]);

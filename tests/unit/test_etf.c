@@ -292,7 +292,7 @@ static void test_encoding_refuses_local_funs_and_goes_deep(void)
 {
     heap_t h;
     CU_ASSERT_FATAL(heap_init(&h, 0, 0));
-    struct fun_entry entry = {atom_intern_cstr("m"), atom_intern_cstr("-f/0-fun-0-"), 0, 0, 0, 0, NULL};
+    struct fun_entry entry = {atom_intern_cstr("m"), atom_intern_cstr("-f/0-fun-0-"), 0, 0, 0, 0, NULL, NULL};
     term *fun = heap_alloc(&h, 2);
     fun[0] = make_header(SUBTAG_FUN, FUN_FIXED_WORDS);
     fun[1] = (term)(uintptr_t)&entry;
@@ -321,7 +321,81 @@ static void test_encoding_refuses_local_funs_and_goes_deep(void)
     heap_destroy(&h);
 }
 
+/* term_to_binary/2's options: each case of tests/data/etf_option_cases.txt
+ * (OTP's bytes for a term under one option) is decoded from its default
+ * encoding, encoded with the option and compared byte for byte; the
+ * option's bytes decode to the same term. */
+static void test_options_encode_as_otp_does(void)
+{
+    FILE *f = fopen(test_data_path("data/etf_option_cases.txt"), "r");
+    CU_ASSERT_FATAL(f != NULL);
+    char *line = NULL;
+    size_t cap = 0, checked = 0, wrong = 0;
+    while (getline(&line, &cap, f) > 0) {
+        if (line[0] != 'E')
+            continue;
+        char *option = strtok(line + 2, " ");
+        char *plain_hex = strtok(NULL, " ");
+        char *expected_hex = strtok(NULL, " \n");
+        CU_ASSERT_FATAL(option && plain_hex && expected_hex);
+        struct etf_encode_options options = ETF_ENCODE_DEFAULTS;
+        if (strncmp(option, "minor", 5) == 0)
+            options.minor_version = (unsigned)atoi(option + 5);
+        else if (strcmp(option, "deterministic") == 0)
+            options.deterministic = true;
+        else if (strncmp(option, "compressed", 10) == 0)
+            options.compression = atoi(option + 10);
+        size_t plain_len, expected_len;
+        uint8_t *plain = test_unhex(plain_hex, strlen(plain_hex), &plain_len);
+        uint8_t *expected = test_unhex(expected_hex, strlen(expected_hex), &expected_len);
+        heap_t h;
+        CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+        const char *error = NULL;
+        term t = etf_decode(&h, plain, plain_len, NULL, &error);
+        CU_ASSERT_FATAL(is_value(t));
+        struct strbuf out = STRBUF_INIT;
+        bool same = etf_encode_with(t, &options, &out, &error) && out.len == expected_len &&
+                    memcmp(out.data, expected, expected_len) == 0;
+        if (!same)
+            fprintf(stderr, "\noption %s: not OTP's bytes for %s\n", option, plain_hex);
+        size_t used = 0;
+        term back = etf_decode(&h, expected, expected_len, &used, &error);
+        same = same && is_value(back) && used == expected_len && term_eq_exact(back, t);
+        wrong += !same;
+        checked++;
+        strbuf_free(&out);
+        heap_destroy(&h);
+        free(plain);
+        free(expected);
+    }
+    free(line);
+    fclose(f);
+    CU_ASSERT_TRUE(checked > 100);
+    CU_ASSERT_EQUAL(wrong, 0);
+}
+
+/* binary_to_term's safe option: atoms that exist decode, others do not;
+ * local funs need a resolver. */
+static void test_safe_decoding(void)
+{
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    struct etf_decode_options safe = {true, NULL, NULL};
+    const char *error = NULL;
+    static const uint8_t known[] = {131, 100, 0, 2, 'o', 'k'};
+    static const uint8_t unknown[] = {131, 119, 9, 'n', 'o', 't', '-', 'a', 't', 'o', 'm', 'Q'};
+    static const uint8_t latin1[] = {131, 100, 0, 1, 0xe9};
+    CU_ASSERT_EQUAL(etf_decode_with(&h, known, sizeof known, &safe, NULL, &error), A(ok));
+    CU_ASSERT_TRUE(is_non_value(etf_decode_with(&h, unknown, sizeof unknown, &safe, NULL, &error)));
+    CU_ASSERT_TRUE(atom_lookup("not-atomQ", 9) == THE_NON_VALUE);
+    term e_acute = atom_intern_cstr("\xc3\xa9");
+    CU_ASSERT_EQUAL(etf_decode_with(&h, latin1, sizeof latin1, &safe, NULL, &error), e_acute);
+    heap_destroy(&h);
+}
+
 static CU_TestInfo tests[] = {
+    {"options encode as OTP does", test_options_encode_as_otp_does},
+    {"safe decoding", test_safe_decoding},
     {"decodes a term made by OTP", test_decodes_a_term_made_by_otp},
     {"every truncation fails cleanly", test_every_truncation_fails_cleanly},
     {"corruption never crashes", test_corruption_never_crashes},

@@ -283,7 +283,7 @@ static struct fun_entry fun_entries[4];
 static void fun_entries_init(void)
 {
     for (uint32_t k = 0; k < 4; k++)
-        fun_entries[k] = (struct fun_entry){make_atom(1), make_atom(2), k, 1000 + k, 1, k, NULL};
+        fun_entries[k] = (struct fun_entry){make_atom(1), make_atom(2), k, 1000 + k, 1, k, NULL, NULL};
 }
 
 struct world {

@@ -70,7 +70,7 @@ static void test_boxed_and_list_construction(void)
     CU_ASSERT_TRUE(is_export(ex) && is_fun(ex) && !is_local_fun(ex));
     CU_ASSERT_EQUAL(boxed_ptr(ex)[3], make_small(2));
 
-    static const struct fun_entry entry = {0, 0, 3, 12345, 1, 2, NULL};
+    static const struct fun_entry entry = {0, 0, 3, 12345, 1, 2, NULL, NULL};
     term free_vars[2] = {make_small(10), tuple};
     term fun = heap_local_fun(&h, &entry, free_vars);
     CU_ASSERT_TRUE(is_local_fun(fun) && is_fun(fun));

@@ -1,0 +1,177 @@
+/*
+ * external.c — the external term format as builtins: term_to_binary/1,2,
+ * binary_to_term/1,2 and external_size/1,2, over etf.c's encoder and
+ * decoder.
+ */
+#include "../atom.h"
+#include "../beam/code_server.h"
+#include "../bif.h"
+#include "../binary.h"
+#include "../etf.h"
+#include "../executor.h"
+#include "../heap.h"
+#include "../strbuf.h"
+#include "bif_tables.h"
+#include "bif_util.h"
+
+#include <string.h>
+
+/* The encoder's options for a call by p: a local fun carries p's pid as
+ * its creator (clause's funs do not keep the pid of the process that made
+ * them; OTP's do, and that is usually the caller). */
+static struct etf_encode_options default_options(struct process *p)
+{
+    struct etf_encode_options options = ETF_ENCODE_DEFAULTS;
+    options.fun_creator = p->pid;
+    return options;
+}
+
+/* A small integer option value within lo..hi. */
+static bool option_value(term option, term name, int64_t lo, int64_t hi, int64_t *value)
+{
+    if (!is_tuple(option) || tuple_arity(option) != 2 || tuple_element(option, 1) != name)
+        return false;
+    return bif_small_arg(tuple_element(option, 2), value) && *value >= lo && *value <= hi;
+}
+
+/* term_to_binary/2's option list; false for anything it does not take. */
+static bool encode_options(term list, struct etf_encode_options *options)
+{
+    for (; is_list(list); list = list_tail(list)) {
+        term option = list_head(list);
+        int64_t value;
+        if (option == A(compressed))
+            options->compression = 6; /* zlib's default level, as OTP's */
+        else if (option == A(deterministic))
+            options->deterministic = true;
+        else if (option_value(option, A(compressed), 0, 9, &value))
+            options->compression = (int)value;
+        else if (option_value(option, A(minor_version), 0, 2, &value))
+            options->minor_version = (unsigned)value;
+        else
+            return false;
+    }
+    return list == NIL;
+}
+
+static term encode(struct process *p, term t, const struct etf_encode_options *options)
+{
+    struct strbuf out = STRBUF_INIT;
+    const char *error = NULL;
+    if (!etf_encode_with(t, options, &out, &error)) {
+        strbuf_free(&out);
+        return bif_badarg(p);
+    }
+    term bin = bin_from_bytes(&p->heap, out.data, out.len);
+    strbuf_free(&out);
+    return is_value(bin) ? bin : bif_out_of_memory(p);
+}
+
+static term bif_term_to_binary_1(struct process *p, const term *a)
+{
+    struct etf_encode_options options = default_options(p);
+    return encode(p, a[0], &options);
+}
+
+static term bif_term_to_binary_2(struct process *p, const term *a)
+{
+    struct etf_encode_options options = default_options(p);
+    if (!encode_options(a[1], &options))
+        return bif_badarg(p);
+    return encode(p, a[0], &options);
+}
+
+/* external_size/1,2: the size term_to_binary gives without compression.
+ * OTP takes only {minor_version, 0 | 1} as an option here. */
+static term external_size(struct process *p, term t, const struct etf_encode_options *options)
+{
+    struct strbuf out = STRBUF_INIT;
+    const char *error = NULL;
+    bool ok = etf_encode_with(t, options, &out, &error);
+    size_t size = out.len;
+    strbuf_free(&out);
+    if (!ok)
+        return bif_badarg(p);
+    term r = int_from_uint64(&p->heap, size);
+    return is_value(r) ? r : bif_out_of_memory(p);
+}
+
+static term bif_external_size_1(struct process *p, const term *a)
+{
+    struct etf_encode_options options = default_options(p);
+    return external_size(p, a[0], &options);
+}
+
+static term bif_external_size_2(struct process *p, const term *a)
+{
+    struct etf_encode_options options = default_options(p);
+    term list = a[1];
+    for (; is_list(list); list = list_tail(list)) {
+        int64_t value;
+        if (!option_value(list_head(list), A(minor_version), 0, 1, &value))
+            return bif_badarg(p);
+        options.minor_version = (unsigned)value;
+    }
+    if (list != NIL)
+        return bif_badarg(p);
+    return external_size(p, a[0], &options);
+}
+
+/* A local fun in the external format names its module, its index in the
+ * module's fun table and the module's MD5: the fun exists when the module
+ * (loaded on demand, as OTP loads it when the fun is called) has that MD5. */
+static const struct fun_entry *resolve_fun(void *context, term module, uint32_t index, const uint8_t *md5)
+{
+    struct process *p = context;
+    const struct beam_module *m = code_module_named(sched_engine(p->sched), module);
+    if (!m || index >= m->fun_count || memcmp(m->md5, md5, sizeof m->md5) != 0)
+        return NULL;
+    return &m->funs[index];
+}
+
+static term decode(struct process *p, term bin, bool safe, bool with_used)
+{
+    const uint8_t *data;
+    size_t size, used = 0;
+    if (!bif_binary_arg(bin, &data, &size))
+        return bif_badarg(p);
+    struct etf_decode_options options = {safe, resolve_fun, p};
+    const char *error = NULL;
+    term t = etf_decode_with(&p->heap, data, size, &options, &used, &error);
+    if (is_non_value(t))
+        return p->heap.failure != HEAP_OK ? bif_out_of_memory(p) : bif_badarg(p);
+    if (!with_used)
+        return t;
+    term used_term = int_from_uint64(&p->heap, used);
+    term pair = is_value(used_term) ? heap_tuple2(&p->heap, t, used_term) : THE_NON_VALUE;
+    return is_value(pair) ? pair : bif_out_of_memory(p);
+}
+
+static term bif_binary_to_term_1(struct process *p, const term *a) { return decode(p, a[0], false, false); }
+
+static term bif_binary_to_term_2(struct process *p, const term *a)
+{
+    bool safe = false, with_used = false;
+    term list = a[1];
+    for (; is_list(list); list = list_tail(list)) {
+        if (list_head(list) == A(safe))
+            safe = true;
+        else if (list_head(list) == A(used))
+            with_used = true;
+        else
+            return bif_badarg(p);
+    }
+    if (list != NIL)
+        return bif_badarg(p);
+    return decode(p, a[0], safe, with_used);
+}
+
+const struct bif_def bif_table_external[] = {
+    {"erlang", "term_to_binary", 1, bif_term_to_binary_1, 0},
+    {"erlang", "term_to_binary", 2, bif_term_to_binary_2, 0},
+    {"erlang", "binary_to_term", 1, bif_binary_to_term_1, 0},
+    {"erlang", "binary_to_term", 2, bif_binary_to_term_2, 0},
+    {"erlang", "external_size", 1, bif_external_size_1, 0},
+    {"erlang", "external_size", 2, bif_external_size_2, 0},
+    {NULL, NULL, 0, NULL, 0},
+};
