@@ -21,5 +21,6 @@ extern const struct bif_def bif_table_dictionary[];
 extern const struct bif_def bif_table_timers[];
 extern const struct bif_def bif_table_signals[];
 extern const struct bif_def bif_table_introspection[];
+extern const struct bif_def bif_table_calendar[];
 
 #endif
