@@ -22,5 +22,7 @@ extern const struct bif_def bif_table_timers[];
 extern const struct bif_def bif_table_signals[];
 extern const struct bif_def bif_table_introspection[];
 extern const struct bif_def bif_table_calendar[];
+extern const struct bif_def bif_table_system_info[];
+extern const struct bif_def bif_table_statistics[];
 
 #endif
