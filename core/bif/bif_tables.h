@@ -24,5 +24,6 @@ extern const struct bif_def bif_table_introspection[];
 extern const struct bif_def bif_table_calendar[];
 extern const struct bif_def bif_table_system_info[];
 extern const struct bif_def bif_table_statistics[];
+extern const struct bif_def bif_table_code[];
 
 #endif
