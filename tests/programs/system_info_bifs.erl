@@ -98,7 +98,7 @@ memory() ->
     show("memory(total)", non_neg_int(erlang:memory(total))),
     show("memory([binary, code])", [K || {K, X} <- erlang:memory([binary, code]), non_neg_int(X)]),
     show("memory([])", erlang:memory([])),
-    Big = lists:seq(1, 200000),
+    Big = lists:seq(1, 20000),
     show("processes grows with a big heap", erlang:memory(processes) > V(processes)),
     show("length", length(Big)),
     [show(io_lib:format("memory(~p)", [Bad]), catch_error(fun() -> erlang:memory(Bad) end))
