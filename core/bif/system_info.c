@@ -321,7 +321,8 @@ static bool memory_figures(struct process *p, struct memory_figures *m)
     if (!process_figures(p, m))
         return false;
     m->atom = m->atom_used = atom_bytes();
-    m->code = code_loaded_bytes(sched_engine(p->sched));
+    struct code_server *cs = sched_engine(p->sched);
+    m->code = cs ? code_loaded_bytes(cs) : 0; /* native processes only: no code */
     /* The system part: what the C heap holds beyond the processes, at
      * least the parts counted above. */
     struct mallinfo2 info = mallinfo2();
