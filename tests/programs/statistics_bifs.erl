@@ -50,7 +50,7 @@ counters() ->
     show("context_switches", {non_neg(Switches), Zero}),
     {Gcs, Words, Zero2} = erlang:statistics(garbage_collection),
     show("garbage_collection shape", {non_neg(Gcs), non_neg(Words), Zero2}),
-    Kept = garbage(20),
+    Kept = garbage(10),
     {Gcs2, Words2, _} = erlang:statistics(garbage_collection),
     show("collections grow with garbage", Gcs2 > Gcs andalso Words2 > Words),
     show("kept", Kept),
@@ -64,7 +64,7 @@ counters() ->
 
 garbage(0) -> ok;
 garbage(N) ->
-    _ = length(lists:seq(1, 50000)),
+    _ = length(lists:seq(1, 5000)),
     garbage(N - 1).
 
 queues() ->
