@@ -915,6 +915,8 @@ static void worker_loop(struct worker *w)
         current->slices++;
         m->slices++;
         m->reductions += (uint64_t)spent;
+        atomic_store_explicit(&w->slices_done, m->slices, memory_order_relaxed);
+        atomic_store_explicit(&w->reductions_done, m->reductions, memory_order_relaxed);
     }
     ck_epoch_end(&w->epoch_record, NULL);
     free_released(w);

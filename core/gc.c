@@ -30,6 +30,7 @@
 
 #include "binary.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -419,6 +420,15 @@ static term *resize_block(heap_t *h, term *block, size_t live, size_t size, cons
     return moved;
 }
 
+/* Every heap's collections, for statistics(garbage_collection). */
+static _Atomic uint64_t collections_done, words_reclaimed;
+
+void gc_totals(uint64_t *collections, uint64_t *reclaimed)
+{
+    *collections = atomic_load_explicit(&collections_done, memory_order_relaxed);
+    *reclaimed = atomic_load_explicit(&words_reclaimed, memory_order_relaxed);
+}
+
 enum heap_failure gc_collect(heap_t *h, size_t need, const struct gc_root_range *roots, size_t nroots)
 {
     if (h->max_words != 0 && need > h->max_words)
@@ -491,5 +501,7 @@ enum heap_failure gc_collect(heap_t *h, size_t need, const struct gc_root_range 
     h->frag_words = 0;
     h->collections++;
     h->gc_requested = false;
+    atomic_fetch_add_explicit(&collections_done, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&words_reclaimed, used > live ? used - live : 0, memory_order_relaxed);
     return HEAP_OK;
 }

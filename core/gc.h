@@ -35,6 +35,10 @@ struct gc_root_range {
  * unchanged and still valid. */
 enum heap_failure gc_collect(heap_t *h, size_t need, const struct gc_root_range *roots, size_t nroots);
 
+/* Collections completed on every heap of the program, and the words they
+ * freed (the used words before less the live words after). */
+void gc_totals(uint64_t *collections, uint64_t *reclaimed);
+
 /* The heap size (words) OTP's table gives for at least `words`. */
 size_t gc_next_heap_size(size_t words);
 

@@ -96,6 +96,10 @@ struct policy_ops {
 
     /* Number of processes queued for w (reports and balancing tests). */
     size_t (*queue_length)(struct sched *s, worker_id w);
+
+    /* True when every worker takes from one queue, whose whole length
+     * queue_length reports for each (statistics/1 then counts it once). */
+    bool shared_queue;
 };
 
 /* ---- services the executor offers to policies (callable in callbacks) ---- */

@@ -12,6 +12,7 @@
 
 #include <ck_epoch.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -26,6 +27,10 @@ struct worker {
     unsigned spare_count;
     ck_epoch_record_t epoch_record;
     unsigned slices_since_poll;
+    /* The worker's slices and reductions so far (its metrics' figures),
+     * which statistics/1 reads from other threads: this worker is the only
+     * writer, with relaxed stores. */
+    _Atomic uint64_t slices_done, reductions_done;
 } __attribute__((aligned(64)));
 
 #define EPOCH_POLL_SLICES 64
@@ -83,6 +88,9 @@ struct sched {
     struct alias_entry *alias_buckets[ALIAS_BUCKETS]; /* active aliases (aliases.c), executor mutex */
     bool host;                                        /* runs a host invocation (sched_start_host_process) */
     char host_failure[200];                           /* its runtime failure, kept for the host instead of stderr */
+    /* statistics/1's previous answers, for its "since the last call"
+     * figures (executor mutex). */
+    uint64_t stats_reductions_seen, stats_exact_reductions_seen, stats_runtime_seen_ms, stats_wall_seen_ms;
 };
 
 /* ThreadSanitizer cannot see ck_epoch's grace periods (libck is not

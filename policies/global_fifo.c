@@ -46,4 +46,5 @@ const struct policy_ops global_fifo_policy = {
     .pick_next = global_fifo_pick_next,
     .remove = global_fifo_remove,
     .queue_length = global_fifo_queue_length,
+    .shared_queue = true,
 };

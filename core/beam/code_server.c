@@ -329,3 +329,32 @@ const struct beam_module *code_module_named(struct code_server *cs, term module)
     }
     return slot ? slot->module : NULL;
 }
+
+const struct beam_module *code_loaded_module(struct code_server *cs, term module)
+{
+    struct module_slot *slot = find_slot(cs, module);
+    return slot ? slot->module : NULL;
+}
+
+void code_each_loaded(struct code_server *cs, void (*visit)(const struct beam_module *m, void *arg), void *arg)
+{
+    size_t count = atomic_load_explicit(&cs->slot_count, memory_order_acquire);
+    for (size_t i = 0; i < count; i++)
+        if (cs->slots[i].module)
+            visit(cs->slots[i].module, arg);
+}
+
+static void add_module_bytes(const struct beam_module *m, void *arg)
+{
+    size_t *bytes = arg;
+    *bytes += sizeof *m + m->code_words * sizeof(uint64_t) + (heap_used_words(&m->literal_heap)) * sizeof(term) +
+              m->string_size + (m->import_count + m->export_count + m->local_count) * sizeof(struct beam_function) +
+              m->line_count * sizeof(struct beam_line_entry);
+}
+
+size_t code_loaded_bytes(struct code_server *cs)
+{
+    size_t bytes = 0;
+    code_each_loaded(cs, add_module_bytes, &bytes);
+    return bytes;
+}

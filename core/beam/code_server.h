@@ -71,4 +71,14 @@ const struct beam_module *code_module_named(struct code_server *cs, term module)
 /* Whether `module` is loaded (erlang:module_loaded/1). */
 bool code_is_loaded(struct code_server *cs, term module);
 
+/* The module's loaded code, or NULL when it is not loaded (lock-free). */
+const struct beam_module *code_loaded_module(struct code_server *cs, term module);
+
+/* Calls visit for every loaded module, in load order (lock-free: modules
+ * loaded meanwhile may or may not be visited). */
+void code_each_loaded(struct code_server *cs, void (*visit)(const struct beam_module *m, void *arg), void *arg);
+
+/* Bytes the loaded modules hold: code, literals, strings, tables. */
+size_t code_loaded_bytes(struct code_server *cs);
+
 #endif

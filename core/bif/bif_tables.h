@@ -24,5 +24,9 @@ extern const struct bif_def bif_table_introspection[];
 extern const struct bif_def bif_table_checksums[];
 extern const struct bif_def bif_table_funs[];
 extern const struct bif_def bif_table_external[];
+extern const struct bif_def bif_table_calendar[];
+extern const struct bif_def bif_table_system_info[];
+extern const struct bif_def bif_table_statistics[];
+extern const struct bif_def bif_table_code[];
 
 #endif

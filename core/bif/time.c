@@ -1,6 +1,7 @@
 /*
  * time.c — clocks and time units: monotonic_time/0,1, system_time/0,1,
- * os:system_time/0,1, timestamp/0, convert_time_unit/3, unique_integer/0,1.
+ * os:system_time/0,1, timestamp/0 (erlang and os), convert_time_unit/3, unique_integer/0,1,
+ * time_offset/0,1, now/0.
  *
  * The native unit (and perf_counter's) is the nanosecond, as OTP 25's on
  * Linux. A unit is second, millisecond, microsecond, nanosecond, native,
@@ -113,6 +114,34 @@ static term bif_timestamp(struct process *p, const term *a)
     return is_value(t) ? t : bif_out_of_memory(p);
 }
 
+/* The system time less the monotonic time: what OTP's time offset is,
+ * read now (clause's system_time/0 reads the system clock itself). */
+static int64_t time_offset_ns(void) { return clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC); }
+
+static term bif_time_offset_0(struct process *p, const term *a)
+{
+    (void)a;
+    return checked(p, int_from_int64(&p->heap, time_offset_ns()));
+}
+static term bif_time_offset_1(struct process *p, const term *a) { return time_in(p, time_offset_ns(), a[0]); }
+
+/* now/0's last answer, in microseconds: each call answers a later one,
+ * whatever the clock does, as OTP guarantees. */
+static _Atomic int64_t last_now_us;
+
+static term bif_now(struct process *p, const term *a)
+{
+    (void)a;
+    int64_t clock_us = clock_ns(CLOCK_REALTIME) / 1000;
+    int64_t last = atomic_load_explicit(&last_now_us, memory_order_relaxed), us;
+    do
+        us = clock_us > last ? clock_us : last + 1;
+    while (!atomic_compare_exchange_weak_explicit(&last_now_us, &last, us, memory_order_relaxed, memory_order_relaxed));
+    term t = heap_tuple3(&p->heap, make_small(us / 1000000000000), make_small(us / 1000000 % 1000000),
+                         make_small(us % 1000000));
+    return is_value(t) ? t : bif_out_of_memory(p);
+}
+
 /* One counter for the whole run: its values are unique, positive and
  * strictly increasing, so they satisfy every option at once. */
 static _Atomic int64_t unique_counter;
@@ -144,7 +173,11 @@ const struct bif_def bif_table_time[] = {
     {"os", "system_time", 0, bif_system_time_0, 0},
     {"os", "system_time", 1, bif_system_time_1, 0},
     {"erlang", "timestamp", 0, bif_timestamp, 0},
+    {"os", "timestamp", 0, bif_timestamp, 0},
     {"erlang", "convert_time_unit", 3, bif_convert_time_unit, 0},
+    {"erlang", "time_offset", 0, bif_time_offset_0, 0},
+    {"erlang", "time_offset", 1, bif_time_offset_1, 0},
+    {"erlang", "now", 0, bif_now, 0},
     {"erlang", "unique_integer", 0, bif_unique_integer_0, BIF_NOHEAP},
     {"erlang", "unique_integer", 1, bif_unique_integer_1, BIF_NOHEAP},
     {NULL, NULL, 0, NULL, 0},

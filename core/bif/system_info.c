@@ -1,0 +1,413 @@
+/*
+ * system_info.c — what the node is: system_info/1 for the items that mean
+ * something to a single node that runs no ports, ETS tables or dirty
+ * schedulers, system_flag/2 for the flags clause can honour, memory/0,1.
+ *
+ * Items answer in OTP 25's shapes. Where clause has no such thing, the
+ * answer is what OTP gives for its absence: no ports (port_count 0), no
+ * dirty schedulers (0), no async threads (thread_pool_size 0). Unknown
+ * items and flags are badarg, as OTP.
+ */
+#include "../atom.h"
+#include "../beam/code_server.h"
+#include "../bif.h"
+#include "../heap.h"
+#include "../map.h"
+#include "../sched_internal.h"
+#include "bif_tables.h"
+#include "bif_util.h"
+
+#include <malloc.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The ERTS release clause follows: OTP 25's. */
+#define OTP_RELEASE "25"
+#define ERTS_VERSION "13.1.5"
+#define PORT_LIMIT 65536
+/* clause refuses a spawn only when memory runs out; OTP's default limit is
+ * what a program that sizes itself by it expects. */
+#define PROCESS_LIMIT 262144
+#define DEFAULT_BACKTRACE_DEPTH 8
+#define DEFAULT_FULLSWEEP_AFTER 65535
+#define DEFAULT_MIN_BIN_VHEAP_SIZE 46422
+
+static bool item_is(term item, const char *name)
+{
+    size_t len;
+    const char *text = atom_text(item, &len);
+    return strlen(name) == len && memcmp(text, name, len) == 0;
+}
+
+static term atom_named(const char *name) { return atom_intern_cstr(name); }
+
+static term text(struct process *p, const char *s)
+{
+    term t = heap_string(&p->heap, s, strlen(s));
+    return is_value(t) ? t : bif_out_of_memory(p);
+}
+
+static term tagged(struct process *p, const char *tag, term value)
+{
+    term t = heap_tuple2(&p->heap, atom_named(tag), value);
+    return is_value(t) ? t : bif_out_of_memory(p);
+}
+
+static long cpus_available(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return sysconf(_SC_NPROCESSORS_ONLN);
+    return CPU_COUNT(&set);
+}
+
+static term checked_binary(struct process *p, const char *s)
+{
+    term t = bin_from_bytes(&p->heap, s, strlen(s));
+    return is_value(t) ? t : bif_out_of_memory(p);
+}
+
+static term cpu_count(long n) { return n > 0 ? make_small(n) : atom_named("unknown"); }
+
+/* Workers awake: the third element of schedulers_state. */
+static unsigned workers_awake(struct sched *s)
+{
+    pthread_mutex_lock(&s->rq_lock);
+    unsigned awake = s->worker_count - s->sleeping_count;
+    pthread_mutex_unlock(&s->rq_lock);
+    return awake;
+}
+
+static term system_version(struct process *p)
+{
+    char buf[160];
+    unsigned n = p->sched->worker_count;
+    snprintf(buf, sizeof buf,
+             "Erlang/OTP " OTP_RELEASE " [erts-" ERTS_VERSION "] [clause] [64-bit] [smp:%u:%u] [ds:0:0:0] "
+             "[async-threads:0]\n",
+             n, n);
+    return text(p, buf);
+}
+
+static term garbage_collection_defaults(struct process *p)
+{
+    heap_t *h = &p->heap;
+    term items[4] = {
+        heap_tuple2(h, atom_named("max_heap_size"), make_small((int64_t)p->sched->max_heap_words)),
+        heap_tuple2(h, atom_named("min_bin_vheap_size"), make_small(DEFAULT_MIN_BIN_VHEAP_SIZE)),
+        heap_tuple2(h, A(min_heap_size), make_small(HEAP_DEFAULT_MIN_WORDS)),
+        heap_tuple2(h, A(fullsweep_after), make_small(DEFAULT_FULLSWEEP_AFTER)),
+    };
+    for (int i = 0; i < 4; i++)
+        if (is_non_value(items[i]))
+            return bif_out_of_memory(p);
+    term list = heap_list_from_array(h, items, 4);
+    return is_value(list) ? list : bif_out_of_memory(p);
+}
+
+/* #{error_logger => true, kill => true, size => Words}: --max-heap (0, no
+ * cap, without it). */
+static term max_heap_size(struct process *p)
+{
+    term keys[3] = {atom_named("error_logger"), A(kill), atom_named("size")};
+    term values[3] = {A(true), A(true), make_small((int64_t)p->sched->max_heap_words)};
+    term map = map_from_pairs(&p->heap, keys, values, 3);
+    return is_value(map) ? map : bif_out_of_memory(p);
+}
+
+static term system_info_tuple(struct process *p, term item)
+{
+    const term *e = tuple_elements(item);
+    if (tuple_arity(item) == 2 && e[0] == atom_named("wordsize") &&
+        (e[1] == atom_named("internal") || e[1] == atom_named("external")))
+        return make_small(8);
+    return bif_badarg(p);
+}
+
+static term bif_system_info(struct process *p, const term *args)
+{
+    term item = args[0];
+    struct sched *s = p->sched;
+    if (is_tuple(item))
+        return system_info_tuple(p, item);
+    if (!is_atom(item))
+        return bif_badarg(p);
+    if (item_is(item, "schedulers") || item_is(item, "schedulers_online"))
+        return make_small(s->worker_count);
+    if (item_is(item, "schedulers_state")) {
+        term t = heap_tuple3(&p->heap, make_small(s->worker_count), make_small(s->worker_count),
+                             make_small(workers_awake(s)));
+        return is_value(t) ? t : bif_out_of_memory(p);
+    }
+    if (item_is(item, "scheduler_id"))
+        return make_small(sched_proc_last_worker(p) + 1);
+    if (item_is(item, "logical_processors"))
+        return cpu_count(sysconf(_SC_NPROCESSORS_CONF));
+    if (item_is(item, "logical_processors_online"))
+        return cpu_count(sysconf(_SC_NPROCESSORS_ONLN));
+    if (item_is(item, "logical_processors_available"))
+        return cpu_count(cpus_available());
+    if (item_is(item, "dirty_cpu_schedulers") || item_is(item, "dirty_cpu_schedulers_online") ||
+        item_is(item, "dirty_io_schedulers") || item_is(item, "thread_pool_size") || item_is(item, "port_count") ||
+        item_is(item, "creation") || item_is(item, "trace_control_word"))
+        return make_small(0);
+    if (item_is(item, "multi_scheduling"))
+        return atom_named("enabled");
+    if (item_is(item, "multi_scheduling_blockers") || item_is(item, "dist_ctrl"))
+        return NIL;
+    if (item_is(item, "otp_release"))
+        return text(p, OTP_RELEASE);
+    if (item_is(item, "version"))
+        return text(p, ERTS_VERSION);
+    if (item_is(item, "machine"))
+        return text(p, "BEAM");
+    if (item_is(item, "system_version"))
+        return system_version(p);
+    if (item_is(item, "compat_rel"))
+        return make_small(25);
+    if (item_is(item, "process_count")) {
+        pthread_mutex_lock(&s->exec_lock);
+        size_t n = proc_table_count(&s->table);
+        pthread_mutex_unlock(&s->exec_lock);
+        return make_small((int64_t)n);
+    }
+    if (item_is(item, "process_limit"))
+        return make_small(PROCESS_LIMIT);
+    if (item_is(item, "atom_count"))
+        return make_small(atom_count());
+    if (item_is(item, "atom_limit"))
+        return make_small(ATOM_TABLE_LIMIT);
+    if (item_is(item, "port_limit"))
+        return make_small(PORT_LIMIT);
+    if (item_is(item, "wordsize"))
+        return make_small(8);
+    if (item_is(item, "smp_support") || item_is(item, "threads"))
+        return A(true);
+    if (item_is(item, "debug_compiled") || item_is(item, "kernel_poll"))
+        return A(false);
+    if (item_is(item, "heap_type"))
+        return atom_named("private");
+    if (item_is(item, "build_type") || item_is(item, "emu_type"))
+        return atom_named("opt");
+    if (item_is(item, "emu_flavor"))
+        return atom_named("emu"); /* an interpreter, not the JIT */
+    if (item_is(item, "dist"))
+        return checked_binary(p, "=node:'nonode@nohost'\n=no_distribution\n");
+    if (item_is(item, "context_reductions"))
+        return make_small(CONTEXT_REDS);
+    if (item_is(item, "time_offset"))
+        return atom_named("final");
+    if (item_is(item, "time_warp_mode"))
+        return atom_named("no_time_warp");
+    if (item_is(item, "message_queue_data"))
+        return atom_named("on_heap");
+    if (item_is(item, "fullsweep_after"))
+        return tagged(p, "fullsweep_after", make_small(DEFAULT_FULLSWEEP_AFTER));
+    if (item_is(item, "min_heap_size"))
+        return tagged(p, "min_heap_size", make_small(HEAP_DEFAULT_MIN_WORDS));
+    if (item_is(item, "min_bin_vheap_size"))
+        return tagged(p, "min_bin_vheap_size", make_small(DEFAULT_MIN_BIN_VHEAP_SIZE));
+    if (item_is(item, "garbage_collection"))
+        return garbage_collection_defaults(p);
+    if (item_is(item, "max_heap_size"))
+        return max_heap_size(p);
+    return bif_badarg(p);
+}
+
+/* ---- system_flag/2 ---- */
+
+/* Flags clause accepts without acting on them: the engine keeps 8 frames
+ * in stack traces and its own heap sizing; the value is remembered, so the
+ * next call answers it as the old value, as OTP's does. */
+static _Atomic int64_t backtrace_depth = DEFAULT_BACKTRACE_DEPTH;
+static _Atomic int64_t fullsweep_after = DEFAULT_FULLSWEEP_AFTER;
+static _Atomic int64_t min_heap_size = HEAP_DEFAULT_MIN_WORDS;
+static _Atomic int64_t min_bin_vheap_size = DEFAULT_MIN_BIN_VHEAP_SIZE;
+
+static term remembered(struct process *p, _Atomic int64_t *flag, term value)
+{
+    if (!is_small(value) || small_value(value) < 0)
+        return bif_badarg(p);
+    return make_small(atomic_exchange_explicit(flag, small_value(value), memory_order_relaxed));
+}
+
+static term bif_system_flag(struct process *p, const term *args)
+{
+    term flag = args[0], value = args[1];
+    if (!is_atom(flag))
+        return bif_badarg(p);
+    /* The workers are started once: only the current count is accepted. */
+    if (item_is(flag, "schedulers_online")) {
+        if (value != make_small(p->sched->worker_count))
+            return bif_badarg(p);
+        return value;
+    }
+    /* Never enabled: statistics(scheduler_wall_time) stays undefined. */
+    if (item_is(flag, "scheduler_wall_time"))
+        return value == A(false) ? A(false) : bif_badarg(p);
+    if (item_is(flag, "backtrace_depth"))
+        return remembered(p, &backtrace_depth, value);
+    if (item_is(flag, "fullsweep_after"))
+        return remembered(p, &fullsweep_after, value);
+    if (item_is(flag, "min_heap_size"))
+        return remembered(p, &min_heap_size, value);
+    if (item_is(flag, "min_bin_vheap_size"))
+        return remembered(p, &min_bin_vheap_size, value);
+    return bif_badarg(p);
+}
+
+/* ---- memory/0,1 ---- */
+
+struct memory_figures {
+    uint64_t total, processes, processes_used, system, atom, atom_used, binary, code, ets;
+};
+
+/* What a process holds: its context, heap block and fragments, and a stack
+ * that outgrew the context; `used` counts the heap's used words instead of
+ * its block. */
+static void add_process(const struct process *q, struct memory_figures *m)
+{
+    uint64_t stack = q->stack != q->stack_inline ? q->stack_words * sizeof(term) : 0;
+    uint64_t base = sizeof *q + stack + q->heap.frag_words * sizeof(term);
+    m->processes += base + heap_block_words(&q->heap) * sizeof(term);
+    m->processes_used += base + (uint64_t)(q->heap.top - q->heap.start) * sizeof(term);
+    m->binary += q->heap.off_heap_bytes;
+}
+
+/* The processes: every one not running (its heap does not change while
+ * the executor mutex is held), the caller, and only the context of one
+ * running on another worker, whose heap moves under it. */
+static bool process_figures(struct process *self, struct memory_figures *m)
+{
+    struct sched *s = self->sched;
+    struct proc_table_entry *live = NULL;
+    size_t n = 0;
+    pthread_mutex_lock(&s->exec_lock);
+    bool listed = proc_table_snapshot(&s->table, &live, &n);
+    for (size_t i = 0; listed && i < n; i++) {
+        struct process *q = live[i].proc;
+        if (q == self || proc_state(q) != PROC_RUNNING) {
+            add_process(q, m);
+        } else {
+            m->processes += sizeof *q;
+            m->processes_used += sizeof *q;
+        }
+    }
+    pthread_mutex_unlock(&s->exec_lock);
+    free(live);
+    return listed;
+}
+
+/* The atom table's entries and text (each atom's text with its NUL, and an
+ * entry of two words). */
+static uint64_t atom_bytes(void)
+{
+    unsigned count = atom_count();
+    uint64_t bytes = 0;
+    for (unsigned i = 0; i < count; i++) {
+        size_t len;
+        atom_text(make_atom(i), &len);
+        bytes += len + 1 + 2 * sizeof(uint64_t);
+    }
+    return bytes;
+}
+
+static bool memory_figures(struct process *p, struct memory_figures *m)
+{
+    *m = (struct memory_figures){0};
+    if (!process_figures(p, m))
+        return false;
+    m->atom = m->atom_used = atom_bytes();
+    struct code_server *cs = sched_engine(p->sched);
+    m->code = cs ? code_loaded_bytes(cs) : 0; /* native processes only: no code */
+    /* The system part: what the C heap holds beyond the processes, at
+     * least the parts counted above. */
+    struct mallinfo2 info = mallinfo2();
+    uint64_t in_use = (uint64_t)info.uordblks + (uint64_t)info.hblkhd;
+    uint64_t counted = m->atom + m->binary + m->code;
+    m->system = in_use > m->processes + counted ? in_use - m->processes : counted;
+    m->total = m->processes + m->system;
+    return true;
+}
+
+static const char *const memory_keys[] = {"total",     "processes", "processes_used", "system", "atom",
+                                          "atom_used", "binary",    "code",           "ets"};
+#define MEMORY_KEYS (sizeof memory_keys / sizeof memory_keys[0])
+
+static uint64_t memory_value(const struct memory_figures *m, size_t key)
+{
+    const uint64_t values[MEMORY_KEYS] = {m->total,     m->processes, m->processes_used, m->system, m->atom,
+                                          m->atom_used, m->binary,    m->code,           m->ets};
+    return values[key];
+}
+
+static size_t memory_key(term t)
+{
+    if (!is_atom(t))
+        return MEMORY_KEYS;
+    size_t k = 0;
+    while (k < MEMORY_KEYS && !item_is(t, memory_keys[k]))
+        k++;
+    return k;
+}
+
+static term memory_out_of_memory(struct process *p)
+{
+    sched_runtime_failure(p, "out of memory listing processes");
+    return bif_raise(p, FAULT_SYSTEM, A(system_limit));
+}
+
+static term bif_memory_0(struct process *p, const term *args)
+{
+    (void)args;
+    struct memory_figures m;
+    if (!memory_figures(p, &m))
+        return memory_out_of_memory(p);
+    term pairs[MEMORY_KEYS];
+    for (size_t k = 0; k < MEMORY_KEYS; k++) {
+        term value = int_from_uint64(&p->heap, memory_value(&m, k));
+        pairs[k] = is_value(value) ? heap_tuple2(&p->heap, atom_named(memory_keys[k]), value) : value;
+        if (is_non_value(pairs[k]))
+            return bif_out_of_memory(p);
+    }
+    term list = heap_list_from_array(&p->heap, pairs, MEMORY_KEYS);
+    return is_value(list) ? list : bif_out_of_memory(p);
+}
+
+/* memory(Type) or memory([Type]): badarg for anything but OTP's keys. */
+static term bif_memory_1(struct process *p, const term *args)
+{
+    term what = args[0];
+    if (is_atom(what) ? memory_key(what) == MEMORY_KEYS : bif_list_length(what) < 0)
+        return bif_badarg(p);
+    for (term l = what; is_list(l); l = list_tail(l))
+        if (memory_key(list_head(l)) == MEMORY_KEYS)
+            return bif_badarg(p);
+    struct memory_figures m;
+    if (!memory_figures(p, &m))
+        return memory_out_of_memory(p);
+    if (is_atom(what)) {
+        term value = int_from_uint64(&p->heap, memory_value(&m, memory_key(what)));
+        return is_value(value) ? value : bif_out_of_memory(p);
+    }
+    struct list_builder b;
+    list_builder_init(&b);
+    for (term l = what; is_list(l); l = list_tail(l)) {
+        term value = int_from_uint64(&p->heap, memory_value(&m, memory_key(list_head(l))));
+        term pair = is_value(value) ? heap_tuple2(&p->heap, list_head(l), value) : value;
+        if (is_non_value(pair) || !list_builder_add(&b, &p->heap, pair))
+            return bif_out_of_memory(p);
+    }
+    return b.list;
+}
+
+const struct bif_def bif_table_system_info[] = {
+    {"erlang", "system_info", 1, bif_system_info, 0},
+    {"erlang", "system_flag", 2, bif_system_flag, 0},
+    {"erlang", "memory", 0, bif_memory_0, 0},
+    {"erlang", "memory", 1, bif_memory_1, 0},
+    {NULL, NULL, 0, NULL, 0},
+};
