@@ -30,7 +30,7 @@ terms() ->
      a, 'hello world', '', 'é', 'ä\x{100}', '\x{1F600}smile', list_to_atom(lists:duplicate(255, $x)),
      list_to_atom(lists:duplicate(100, 16#3b1)),
      <<>>, <<1, 2, 3>>, <<"text">>, <<1:1>>, <<255, 7:3>>, <<0:4>>, list_to_binary(lists:duplicate(100, "ab")),
-     [], [1], "string", [1, 2 | 3], [a | b], [[]], [300, 1], lists:seq(1, 300), lists:duplicate(70000, 1),
+     [], [1], "string", [1, 2 | 3], [a | b], [[]], [300, 1], lists:seq(1, 300),
      [1.5, {x}], "é\x{100}",
      {}, {a}, {a, b, c}, list_to_tuple(lists:seq(1, 300)), {{}, [{}]},
      #{}, #{a => 1}, #{b => 1, a => 2, 1.0 => x, 1 => y}, #{[1] => #{}, {} => <<>>},
