@@ -1,6 +1,6 @@
 /*
  * errors.c — raising exceptions from builtins, and the builtins that do
- * nothing else: erlang:error/1,2, exit/1, throw/1.
+ * nothing else: erlang:error/1,2,3, nif_error/1,2, exit/1, throw/1.
  */
 #include "../atom.h"
 #include "../bif.h"
@@ -67,6 +67,11 @@ static term bif_raise_3(struct process *p, const term *args)
     return THE_NON_VALUE;
 }
 
+/* erlang:nif_error/1,2: what a library module's stub calls when no native
+ * body replaced it; raises error with its first argument, as OTP's does. */
+static term bif_nif_error_1(struct process *p, const term *args) { return bif_error(p, args[0]); }
+static term bif_nif_error_2(struct process *p, const term *args) { return bif_error(p, args[0]); }
+
 static term bif_exit_1(struct process *p, const term *args) { return bif_raise(p, FAULT_EXIT, args[0]); }
 static term bif_throw_1(struct process *p, const term *args) { return bif_raise(p, FAULT_THROW, args[0]); }
 
@@ -74,6 +79,8 @@ const struct bif_def bif_table_errors[] = {
     {"erlang", "error", 1, bif_error_1, BIF_NO_FRAME},
     {"erlang", "error", 2, bif_error_2, BIF_NO_FRAME},
     {"erlang", "error", 3, bif_error_3, BIF_NO_FRAME},
+    {"erlang", "nif_error", 1, bif_nif_error_1, 0},
+    {"erlang", "nif_error", 2, bif_nif_error_2, 0},
     {"erlang", "exit", 1, bif_exit_1, BIF_NO_FRAME},
     {"erlang", "throw", 1, bif_throw_1, BIF_NO_FRAME},
     {"erlang", "raise", 3, bif_raise_3, BIF_NO_FRAME},

@@ -1,0 +1,128 @@
+/* The pattern search under module binary's match, matches and split:
+ * Boyer-Moore-Horspool for one pattern and the first-byte scan for several
+ * must both find the leftmost match lying wholly in the range and, of the
+ * patterns matching there, the longest. Checked on fixed cases and against
+ * a direct reading of that rule on random text over a two-letter alphabet,
+ * where overlapping matches are everywhere. */
+#include "test_main.h"
+
+#include "../../core/bif/binary_search.h"
+
+#include <stdint.h>
+#include <string.h>
+
+static struct byte_pattern text_pattern(const char *s) { return (struct byte_pattern){(const uint8_t *)s, strlen(s)}; }
+
+/* The rule itself: every position from the left, every pattern, the longest. */
+static bool reference_find(const struct byte_pattern *patterns, size_t count, const uint8_t *subject, size_t from,
+                           size_t to, size_t *at, size_t *size)
+{
+    for (size_t pos = from; pos < to; pos++) {
+        size_t best = 0;
+        for (size_t i = 0; i < count; i++)
+            if (patterns[i].size <= to - pos && patterns[i].size > best &&
+                memcmp(subject + pos, patterns[i].bytes, patterns[i].size) == 0)
+                best = patterns[i].size;
+        if (best) {
+            *at = pos;
+            *size = best;
+            return true;
+        }
+    }
+    return false;
+}
+
+static void expect_find(const char *subject, const char *const *patterns, size_t count, size_t from, size_t to,
+                        bool found, size_t at, size_t size)
+{
+    struct byte_pattern prepared[8];
+    for (size_t i = 0; i < count; i++)
+        prepared[i] = text_pattern(patterns[i]);
+    struct pattern_set set;
+    CU_ASSERT_FATAL(pattern_set_init(&set, prepared, count));
+    size_t got_at = 0, got_size = 0;
+    bool got = pattern_set_find(&set, (const uint8_t *)subject, from, to, &got_at, &got_size);
+    CU_ASSERT_EQUAL(got, found);
+    if (got && found) {
+        CU_ASSERT_EQUAL(got_at, at);
+        CU_ASSERT_EQUAL(got_size, size);
+    }
+    pattern_set_free(&set);
+}
+
+static void test_one_pattern(void)
+{
+    const char *ana[] = {"ana"};
+    expect_find("banana", ana, 1, 0, 6, true, 1, 3);
+    expect_find("banana", ana, 1, 2, 6, true, 3, 3);
+    expect_find("banana", ana, 1, 2, 5, false, 0, 0);
+    expect_find("banana", ana, 1, 4, 6, false, 0, 0); /* shorter than the pattern */
+    expect_find("banana", ana, 1, 6, 6, false, 0, 0);
+    const char *whole[] = {"banana"};
+    expect_find("banana", whole, 1, 0, 6, true, 0, 6);
+    const char *last[] = {"a"};
+    expect_find("bbbbba", last, 1, 0, 6, true, 5, 1);
+}
+
+static void test_several_patterns(void)
+{
+    const char *nested[] = {"ab", "abc", "b"};
+    expect_find("xabcabc", nested, 3, 0, 7, true, 1, 3);
+    expect_find("xabcabc", nested, 3, 0, 3, true, 1, 2); /* abc would cross the end */
+    expect_find("xabcabc", nested, 3, 2, 7, true, 2, 1);
+    const char *later_longer[] = {"b", "ba"};
+    expect_find("xbabc", later_longer, 2, 0, 5, true, 1, 2);
+    const char *none[] = {"q", "zz"};
+    expect_find("xbabc", none, 2, 0, 5, false, 0, 0);
+    const char *same_start[] = {"abcde", "bcd", "c"};
+    expect_find("abcd", same_start, 3, 0, 4, true, 1, 3);
+}
+
+/* A small deterministic generator: the test is the same on every run. */
+static uint32_t next_random(uint32_t *state)
+{
+    *state = *state * 1664525u + 1013904223u;
+    return *state >> 8;
+}
+
+static void test_random_against_the_rule(void)
+{
+    uint32_t state = 12345;
+    uint8_t subject[64];
+    uint8_t pattern_bytes[4][6];
+    struct byte_pattern patterns[4];
+    for (int round = 0; round < 4000; round++) {
+        size_t n = next_random(&state) % sizeof subject;
+        for (size_t i = 0; i < n; i++)
+            subject[i] = (uint8_t)('a' + next_random(&state) % 2);
+        size_t count = 1 + next_random(&state) % 4;
+        for (size_t k = 0; k < count; k++) {
+            size_t m = 1 + next_random(&state) % 5;
+            for (size_t i = 0; i < m; i++)
+                pattern_bytes[k][i] = (uint8_t)('a' + next_random(&state) % 2);
+            patterns[k] = (struct byte_pattern){pattern_bytes[k], m};
+        }
+        size_t from = n ? next_random(&state) % (n + 1) : 0;
+        size_t to = from + (n - from ? next_random(&state) % (n - from + 1) : 0);
+        struct pattern_set set;
+        CU_ASSERT_FATAL(pattern_set_init(&set, patterns, count));
+        size_t at = 0, size = 0, want_at = 0, want_size = 0;
+        bool got = pattern_set_find(&set, subject, from, to, &at, &size);
+        bool want = reference_find(patterns, count, subject, from, to, &want_at, &want_size);
+        CU_ASSERT_EQUAL(got, want);
+        if (got && want) {
+            CU_ASSERT_EQUAL(at, want_at);
+            CU_ASSERT_EQUAL(size, want_size);
+        }
+        pattern_set_free(&set);
+    }
+}
+
+static CU_TestInfo tests[] = {
+    {"one pattern: leftmost match inside the range", test_one_pattern},
+    {"several patterns: leftmost, then longest", test_several_patterns},
+    {"random text agrees with the rule", test_random_against_the_rule},
+    CU_TEST_INFO_NULL,
+};
+
+TEST_SUITE(binary_search, tests)
