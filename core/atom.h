@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #define ATOM_TABLE_LIMIT 1048576u
 #define ATOM_MAX_CHARS 255u
@@ -54,6 +55,14 @@ term atom_lookup(const char *utf8, size_t len);
 
 /* UTF-8 text of an atom and its length in bytes; never NULL. */
 const char *atom_text(term atom, size_t *len_bytes);
+/* Whether atom's text is exactly `text` (for names the runtime does not
+ * predefine in atoms.def). */
+static inline bool atom_text_is(term atom, const char *text)
+{
+    size_t len;
+    const char *t = atom_text(atom, &len);
+    return strlen(text) == len && memcmp(t, text, len) == 0;
+}
 /* Number of atoms in the table. */
 unsigned atom_count(void);
 

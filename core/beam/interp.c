@@ -347,11 +347,8 @@ static bool raises_without_frame(const struct beam_export *e)
     } frameless[] = {{"+", 1}, {"+", 2}, {"-", 2}, {"/", 2}};
     if (e->module != A(erlang))
         return false;
-    size_t len;
-    const char *name = atom_text(e->function, &len);
     for (size_t i = 0; i < sizeof frameless / sizeof frameless[0]; i++)
-        if (frameless[i].arity == e->arity && strlen(frameless[i].name) == len &&
-            memcmp(frameless[i].name, name, len) == 0)
+        if (frameless[i].arity == e->arity && atom_text_is(e->function, frameless[i].name))
             return true;
     return false;
 }

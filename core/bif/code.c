@@ -24,13 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool item_is(term item, const char *name)
-{
-    size_t len;
-    const char *text = atom_text(item, &len);
-    return strlen(name) == len && memcmp(text, name, len) == 0;
-}
-
 static struct code_server *code_of(struct process *p) { return sched_engine(p->sched); }
 
 static term bif_module_loaded(struct process *p, const term *args)
@@ -89,8 +82,8 @@ static term save_calls_of(struct process *self, struct process *q, term arg)
 static term bif_process_flag_3(struct process *p, const term *args)
 {
     int64_t calls;
-    if (!is_pid(args[0]) || !is_atom(args[1]) || !item_is(args[1], "save_calls") || !bif_small_arg(args[2], &calls) ||
-        calls < 0 || calls > 10000)
+    if (!is_pid(args[0]) || !is_atom(args[1]) || !atom_text_is(args[1], "save_calls") ||
+        !bif_small_arg(args[2], &calls) || calls < 0 || calls > 10000)
         return bif_badarg(p);
     term old = bif_on_process(p, args[0], THE_NON_VALUE, save_calls_of, NIL);
     if (is_non_value(old) && p->fault_class == FAULT_NONE)
@@ -194,21 +187,21 @@ static term module_item(struct process *p, const struct beam_module *m, term ite
 {
     if (!is_atom(item))
         return bif_badarg(p);
-    if (item_is(item, "module"))
+    if (atom_text_is(item, "module"))
         return m->name;
-    if (item_is(item, "exports"))
+    if (atom_text_is(item, "exports"))
         return function_list(p, m, false);
-    if (item_is(item, "functions"))
+    if (atom_text_is(item, "functions"))
         return function_list(p, m, true);
-    if (item_is(item, "nifs"))
+    if (atom_text_is(item, "nifs"))
         return NIL; /* clause loads no NIFs */
-    if (item_is(item, "native"))
+    if (atom_text_is(item, "native"))
         return A(false);
-    if (item_is(item, "md5")) {
+    if (atom_text_is(item, "md5")) {
         term bin = bin_from_bytes(&p->heap, m->md5, sizeof m->md5); /* the loader's beam_lib:md5/1 */
         return is_value(bin) ? bin : bif_out_of_memory(p);
     }
-    bool attributes = item_is(item, "attributes"), compile = item_is(item, "compile");
+    bool attributes = atom_text_is(item, "attributes"), compile = atom_text_is(item, "compile");
     if (!attributes && !compile)
         return bif_badarg(p);
     struct beam_file f;

@@ -20,13 +20,6 @@
 #include <string.h>
 #include <time.h>
 
-static bool item_is(term item, const char *name)
-{
-    size_t len;
-    const char *text = atom_text(item, &len);
-    return strlen(name) == len && memcmp(text, name, len) == 0;
-}
-
 /* Reductions of every finished slice, and of the caller's slice so far. */
 static uint64_t total_reductions(struct process *p)
 {
@@ -109,46 +102,46 @@ static term bif_statistics(struct process *p, const term *args)
     struct sched *s = p->sched;
     if (!is_atom(item))
         return bif_badarg(p);
-    if (item_is(item, "reductions"))
+    if (atom_text_is(item, "reductions"))
         return with_since_last(p, total_reductions(p), &s->stats_reductions_seen);
-    if (item_is(item, "exact_reductions"))
+    if (atom_text_is(item, "exact_reductions"))
         return with_since_last(p, total_reductions(p), &s->stats_exact_reductions_seen);
-    if (item_is(item, "runtime"))
+    if (atom_text_is(item, "runtime"))
         return with_since_last(p, clock_ms(CLOCK_PROCESS_CPUTIME_ID), &s->stats_runtime_seen_ms);
-    if (item_is(item, "wall_clock"))
+    if (atom_text_is(item, "wall_clock"))
         return with_since_last(p, (sched_clock_ns() - s->start_ns) / 1000000, &s->stats_wall_seen_ms);
-    if (item_is(item, "context_switches")) {
+    if (atom_text_is(item, "context_switches")) {
         term count = int_from_uint64(&p->heap, total_slices(s));
         term t = is_value(count) ? heap_tuple2(&p->heap, count, make_small(0)) : count;
         return is_value(t) ? t : bif_out_of_memory(p);
     }
-    if (item_is(item, "garbage_collection")) {
+    if (atom_text_is(item, "garbage_collection")) {
         uint64_t collections, reclaimed;
         gc_totals(&collections, &reclaimed);
         term a = int_from_uint64(&p->heap, collections), b = int_from_uint64(&p->heap, reclaimed);
         term t = is_value(a) && is_value(b) ? heap_tuple3(&p->heap, a, b, make_small(0)) : THE_NON_VALUE;
         return is_value(t) ? t : bif_out_of_memory(p);
     }
-    if (item_is(item, "io")) {
+    if (atom_text_is(item, "io")) {
         term in = heap_tuple2(&p->heap, atom_intern_cstr("input"), make_small(0));
         term out = is_value(in) ? heap_tuple2(&p->heap, atom_intern_cstr("output"), make_small(0)) : in;
         term t = is_value(out) ? heap_tuple2(&p->heap, in, out) : out;
         return is_value(t) ? t : bif_out_of_memory(p);
     }
-    if (item_is(item, "run_queue") || item_is(item, "total_run_queue_lengths") ||
-        item_is(item, "total_run_queue_lengths_all"))
+    if (atom_text_is(item, "run_queue") || atom_text_is(item, "total_run_queue_lengths") ||
+        atom_text_is(item, "total_run_queue_lengths_all"))
         return sum_of(per_queue(p, false, false));
-    if (item_is(item, "run_queue_lengths"))
+    if (atom_text_is(item, "run_queue_lengths"))
         return per_queue(p, false, false);
-    if (item_is(item, "run_queue_lengths_all"))
+    if (atom_text_is(item, "run_queue_lengths_all"))
         return per_queue(p, false, true);
-    if (item_is(item, "total_active_tasks") || item_is(item, "total_active_tasks_all"))
+    if (atom_text_is(item, "total_active_tasks") || atom_text_is(item, "total_active_tasks_all"))
         return sum_of(per_queue(p, true, false));
-    if (item_is(item, "active_tasks"))
+    if (atom_text_is(item, "active_tasks"))
         return per_queue(p, true, false);
-    if (item_is(item, "active_tasks_all"))
+    if (atom_text_is(item, "active_tasks_all"))
         return per_queue(p, true, true);
-    if (item_is(item, "scheduler_wall_time") || item_is(item, "scheduler_wall_time_all"))
+    if (atom_text_is(item, "scheduler_wall_time") || atom_text_is(item, "scheduler_wall_time_all"))
         return A(undefined);
     return bif_badarg(p);
 }

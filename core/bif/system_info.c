@@ -35,13 +35,6 @@
 #define DEFAULT_FULLSWEEP_AFTER 65535
 #define DEFAULT_MIN_BIN_VHEAP_SIZE 46422
 
-static bool item_is(term item, const char *name)
-{
-    size_t len;
-    const char *text = atom_text(item, &len);
-    return strlen(name) == len && memcmp(text, name, len) == 0;
-}
-
 static term atom_named(const char *name) { return atom_intern_cstr(name); }
 
 static term text(struct process *p, const char *s)
@@ -135,84 +128,84 @@ static term bif_system_info(struct process *p, const term *args)
         return system_info_tuple(p, item);
     if (!is_atom(item))
         return bif_badarg(p);
-    if (item_is(item, "schedulers") || item_is(item, "schedulers_online"))
+    if (atom_text_is(item, "schedulers") || atom_text_is(item, "schedulers_online"))
         return make_small(s->worker_count);
-    if (item_is(item, "schedulers_state")) {
+    if (atom_text_is(item, "schedulers_state")) {
         term t = heap_tuple3(&p->heap, make_small(s->worker_count), make_small(s->worker_count),
                              make_small(workers_awake(s)));
         return is_value(t) ? t : bif_out_of_memory(p);
     }
-    if (item_is(item, "scheduler_id"))
+    if (atom_text_is(item, "scheduler_id"))
         return make_small(sched_proc_last_worker(p) + 1);
-    if (item_is(item, "logical_processors"))
+    if (atom_text_is(item, "logical_processors"))
         return cpu_count(sysconf(_SC_NPROCESSORS_CONF));
-    if (item_is(item, "logical_processors_online"))
+    if (atom_text_is(item, "logical_processors_online"))
         return cpu_count(sysconf(_SC_NPROCESSORS_ONLN));
-    if (item_is(item, "logical_processors_available"))
+    if (atom_text_is(item, "logical_processors_available"))
         return cpu_count(cpus_available());
-    if (item_is(item, "dirty_cpu_schedulers") || item_is(item, "dirty_cpu_schedulers_online") ||
-        item_is(item, "dirty_io_schedulers") || item_is(item, "thread_pool_size") || item_is(item, "port_count") ||
-        item_is(item, "creation") || item_is(item, "trace_control_word"))
+    if (atom_text_is(item, "dirty_cpu_schedulers") || atom_text_is(item, "dirty_cpu_schedulers_online") ||
+        atom_text_is(item, "dirty_io_schedulers") || atom_text_is(item, "thread_pool_size") ||
+        atom_text_is(item, "port_count") || atom_text_is(item, "creation") || atom_text_is(item, "trace_control_word"))
         return make_small(0);
-    if (item_is(item, "multi_scheduling"))
+    if (atom_text_is(item, "multi_scheduling"))
         return atom_named("enabled");
-    if (item_is(item, "multi_scheduling_blockers") || item_is(item, "dist_ctrl"))
+    if (atom_text_is(item, "multi_scheduling_blockers") || atom_text_is(item, "dist_ctrl"))
         return NIL;
-    if (item_is(item, "otp_release"))
+    if (atom_text_is(item, "otp_release"))
         return text(p, OTP_RELEASE);
-    if (item_is(item, "version"))
+    if (atom_text_is(item, "version"))
         return text(p, ERTS_VERSION);
-    if (item_is(item, "machine"))
+    if (atom_text_is(item, "machine"))
         return text(p, "BEAM");
-    if (item_is(item, "system_version"))
+    if (atom_text_is(item, "system_version"))
         return system_version(p);
-    if (item_is(item, "compat_rel"))
+    if (atom_text_is(item, "compat_rel"))
         return make_small(25);
-    if (item_is(item, "process_count")) {
+    if (atom_text_is(item, "process_count")) {
         pthread_mutex_lock(&s->exec_lock);
         size_t n = proc_table_count(&s->table);
         pthread_mutex_unlock(&s->exec_lock);
         return make_small((int64_t)n);
     }
-    if (item_is(item, "process_limit"))
+    if (atom_text_is(item, "process_limit"))
         return make_small(PROCESS_LIMIT);
-    if (item_is(item, "atom_count"))
+    if (atom_text_is(item, "atom_count"))
         return make_small(atom_count());
-    if (item_is(item, "atom_limit"))
+    if (atom_text_is(item, "atom_limit"))
         return make_small(ATOM_TABLE_LIMIT);
-    if (item_is(item, "port_limit"))
+    if (atom_text_is(item, "port_limit"))
         return make_small(PORT_LIMIT);
-    if (item_is(item, "wordsize"))
+    if (atom_text_is(item, "wordsize"))
         return make_small(8);
-    if (item_is(item, "smp_support") || item_is(item, "threads"))
+    if (atom_text_is(item, "smp_support") || atom_text_is(item, "threads"))
         return A(true);
-    if (item_is(item, "debug_compiled") || item_is(item, "kernel_poll"))
+    if (atom_text_is(item, "debug_compiled") || atom_text_is(item, "kernel_poll"))
         return A(false);
-    if (item_is(item, "heap_type"))
+    if (atom_text_is(item, "heap_type"))
         return atom_named("private");
-    if (item_is(item, "build_type") || item_is(item, "emu_type"))
+    if (atom_text_is(item, "build_type") || atom_text_is(item, "emu_type"))
         return atom_named("opt");
-    if (item_is(item, "emu_flavor"))
+    if (atom_text_is(item, "emu_flavor"))
         return atom_named("emu"); /* an interpreter, not the JIT */
-    if (item_is(item, "dist"))
+    if (atom_text_is(item, "dist"))
         return checked_binary(p, "=node:'nonode@nohost'\n=no_distribution\n");
-    if (item_is(item, "context_reductions"))
+    if (atom_text_is(item, "context_reductions"))
         return make_small(CONTEXT_REDS);
-    if (item_is(item, "time_offset"))
+    if (atom_text_is(item, "time_offset"))
         return atom_named("final");
-    if (item_is(item, "time_warp_mode"))
+    if (atom_text_is(item, "time_warp_mode"))
         return atom_named("no_time_warp");
-    if (item_is(item, "message_queue_data"))
+    if (atom_text_is(item, "message_queue_data"))
         return atom_named("on_heap");
-    if (item_is(item, "fullsweep_after"))
+    if (atom_text_is(item, "fullsweep_after"))
         return tagged(p, "fullsweep_after", make_small(DEFAULT_FULLSWEEP_AFTER));
-    if (item_is(item, "min_heap_size"))
+    if (atom_text_is(item, "min_heap_size"))
         return tagged(p, "min_heap_size", make_small(HEAP_DEFAULT_MIN_WORDS));
-    if (item_is(item, "min_bin_vheap_size"))
+    if (atom_text_is(item, "min_bin_vheap_size"))
         return tagged(p, "min_bin_vheap_size", make_small(DEFAULT_MIN_BIN_VHEAP_SIZE));
-    if (item_is(item, "garbage_collection"))
+    if (atom_text_is(item, "garbage_collection"))
         return garbage_collection_defaults(p);
-    if (item_is(item, "max_heap_size"))
+    if (atom_text_is(item, "max_heap_size"))
         return max_heap_size(p);
     return bif_badarg(p);
 }
@@ -240,21 +233,21 @@ static term bif_system_flag(struct process *p, const term *args)
     if (!is_atom(flag))
         return bif_badarg(p);
     /* The workers are started once: only the current count is accepted. */
-    if (item_is(flag, "schedulers_online")) {
+    if (atom_text_is(flag, "schedulers_online")) {
         if (value != make_small(p->sched->worker_count))
             return bif_badarg(p);
         return value;
     }
     /* Never enabled: statistics(scheduler_wall_time) stays undefined. */
-    if (item_is(flag, "scheduler_wall_time"))
+    if (atom_text_is(flag, "scheduler_wall_time"))
         return value == A(false) ? A(false) : bif_badarg(p);
-    if (item_is(flag, "backtrace_depth"))
+    if (atom_text_is(flag, "backtrace_depth"))
         return remembered(p, &backtrace_depth, value);
-    if (item_is(flag, "fullsweep_after"))
+    if (atom_text_is(flag, "fullsweep_after"))
         return remembered(p, &fullsweep_after, value);
-    if (item_is(flag, "min_heap_size"))
+    if (atom_text_is(flag, "min_heap_size"))
         return remembered(p, &min_heap_size, value);
-    if (item_is(flag, "min_bin_vheap_size"))
+    if (atom_text_is(flag, "min_bin_vheap_size"))
         return remembered(p, &min_bin_vheap_size, value);
     return bif_badarg(p);
 }
@@ -349,7 +342,7 @@ static size_t memory_key(term t)
     if (!is_atom(t))
         return MEMORY_KEYS;
     size_t k = 0;
-    while (k < MEMORY_KEYS && !item_is(t, memory_keys[k]))
+    while (k < MEMORY_KEYS && !atom_text_is(t, memory_keys[k]))
         k++;
     return k;
 }
