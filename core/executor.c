@@ -913,10 +913,9 @@ static void worker_loop(struct worker *w)
         int32_t spent = CONTEXT_REDS - (current->reds_left > 0 ? current->reds_left : 0);
         current->reductions += (uint64_t)spent;
         current->slices++;
-        m->slices++;
-        m->reductions += (uint64_t)spent;
-        atomic_store_explicit(&w->slices_done, m->slices, memory_order_relaxed);
-        atomic_store_explicit(&w->reductions_done, m->reductions, memory_order_relaxed);
+        /* Atomic stores: statistics/1 reads these two while we run. */
+        __atomic_store_n(&m->slices, m->slices + 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&m->reductions, m->reductions + (uint64_t)spent, __ATOMIC_RELAXED);
     }
     ck_epoch_end(&w->epoch_record, NULL);
     free_released(w);

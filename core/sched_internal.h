@@ -12,7 +12,6 @@
 
 #include <ck_epoch.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -27,10 +26,6 @@ struct worker {
     unsigned spare_count;
     ck_epoch_record_t epoch_record;
     unsigned slices_since_poll;
-    /* The worker's slices and reductions so far (its metrics' figures),
-     * which statistics/1 reads from other threads: this worker is the only
-     * writer, with relaxed stores. */
-    _Atomic uint64_t slices_done, reductions_done;
 } __attribute__((aligned(64)));
 
 #define EPOCH_POLL_SLICES 64

@@ -7,14 +7,17 @@
  * no cache line is shared between workers. Counters that another thread
  * bumps for a worker (a process stolen from it, one that migrated away)
  * are bumped under the run-queue lock, which serialises those writers.
- * Readers (the report at exit) run after the workers stopped.
+ * Readers (the report at exit) run after the workers stopped, except
+ * statistics/1, which reads slices and reductions while they run: their
+ * worker stores those two atomically.
  *
  * The counters always run. What costs a clock reading (latencies, running
  * time, run-queue samples, hardware counters) runs only under --profile:
  * the executor then holds a struct sched_profile, and tests that pointer
  * once per event. Per-event clock readings are taken on a sample of the
- * events (struct sampler, --profile-sample=N), the counters on all. A build with -DCLAUSE_NO_PROFILE compiles all of it
- * and the added counters out, to measure what instrumentation costs.
+ * events (struct sampler, --profile-sample=N), the counters on all. A
+ * build with -DCLAUSE_NO_PROFILE compiles all of it and the added counters
+ * out, to measure what instrumentation costs.
  */
 #ifndef CLAUSE_METRICS_H
 #define CLAUSE_METRICS_H
@@ -59,8 +62,8 @@ static inline uint64_t profile_stamp(void)
 }
 
 struct worker_metrics {
-    uint64_t slices;         /* time slices run */
-    uint64_t reductions;     /* reductions spent in them */
+    uint64_t slices;         /* time slices run (stored atomically: statistics/1 reads it while workers run) */
+    uint64_t reductions;     /* reductions spent in them (the same) */
     uint64_t spawned;        /* processes spawned by processes on this worker */
     uint64_t balance_taken;  /* processes this worker took by balancing */
     uint64_t steal_attempts; /* times this worker looked for work to steal */

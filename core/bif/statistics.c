@@ -9,6 +9,7 @@
  * no port traffic ({{input, 0}, {output, 0}}), the dirty run queues are
  * empty, scheduler_wall_time is never enabled (undefined).
  */
+#include "../../metrics/metrics.h"
 #include "../atom.h"
 #include "../bif.h"
 #include "../gc.h"
@@ -26,7 +27,7 @@ static uint64_t total_reductions(struct process *p)
     struct sched *s = p->sched;
     uint64_t total = 0;
     for (unsigned w = 0; w < s->worker_count; w++)
-        total += atomic_load_explicit(&s->workers[w].reductions_done, memory_order_relaxed);
+        total += __atomic_load_n(&s->metrics[w].reductions, __ATOMIC_RELAXED);
     return total + (uint64_t)(CONTEXT_REDS - (p->reds_left > 0 ? p->reds_left : 0));
 }
 
@@ -34,7 +35,7 @@ static uint64_t total_slices(struct sched *s)
 {
     uint64_t total = 0;
     for (unsigned w = 0; w < s->worker_count; w++)
-        total += atomic_load_explicit(&s->workers[w].slices_done, memory_order_relaxed);
+        total += __atomic_load_n(&s->metrics[w].slices, __ATOMIC_RELAXED);
     return total;
 }
 
