@@ -31,6 +31,12 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS)) -lsde
 LIB_LIBS   = $(shell pkg-config --libs $(LIB_PKGS)) $(LIB_EXTRA)
 
+# The layers, bottom up: each is a folder (scripts/check-layers keeps their
+# includes apart). Includes name their layer: "term/heap.h" from core/,
+# "metrics/metrics.h" and "policies/proc_queue.h" from the root.
+LAYERS   := core/term core/rt core/beam core/bif policies metrics app
+INCLUDES := -Icore -I.
+
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 BASE    := -std=c11 -D_GNU_SOURCE -g $(WARN)
 CFLAGS_rel  := -O2
@@ -44,12 +50,11 @@ LDFLAGS_noprof :=
 LDFLAGS_asan := -fsanitize=address,undefined
 LDFLAGS_tsan := -fsanitize=thread
 
-# The library: the runtime, and the command's code (core/cli.c, with the
+# The library: the runtime, and the command's code (app/cli.c, with the
 # native workloads it runs) behind CLAUSE_main_v1. The executable is
-# core/cli_main.c alone.
-CORE_SRC  := $(filter-out core/cli_main.c,$(wildcard core/*.c core/beam/*.c core/bif/*.c policies/*.c metrics/*.c)) \
-             experiments/native_workloads.c
-CLI_SRC   := core/cli_main.c
+# app/cli_main.c alone.
+CORE_SRC  := $(filter-out app/cli_main.c,$(wildcard $(LAYERS:%=%/*.c)))
+CLI_SRC   := app/cli_main.c
 TEST_SRC  := $(wildcard tests/unit/*.c)
 # A host program that sees only include/clause.h and the library.
 HOST_SRC  := tests/host/host_test.c
@@ -68,7 +73,7 @@ build/version.h: FORCE
 	@mkdir -p build
 	@echo '#define CLAUSE_GIT_DESCRIBE "$(GIT_DESCRIBE)"' > $@.tmp
 	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
-$(MODES:%=build/%/core/cli.o): build/version.h
+$(MODES:%=build/%/app/cli.o): build/version.h
 
 .PHONY: FORCE all install deps deps-fuzz run test test-rel test-asan host-rel host-asan golden-rel golden-asan golden-stress goldens profile-check tsan bench fuzz fuzz-build format format-check clean
 .DEFAULT_GOAL := all
@@ -106,7 +111,7 @@ deps-fuzz:
 define mode_rules
 build/$(1)/%.o: %.c | deps
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(BASE) $$(CFLAGS_$(1)) $$(PKG_CFLAGS) -MMD -MP -c $$< -o $$@
+	$$(CC) $$(BASE) $$(CFLAGS_$(1)) $$(INCLUDES) $$(PKG_CFLAGS) -MMD -MP -c $$< -o $$@
 
 build/$(1)/libclause.a: $$(CORE_SRC:%.c=build/$(1)/%.o)
 	@rm -f $$@
@@ -224,7 +229,7 @@ FUZZ_SRC        := tests/fuzz/fuzz_loader.c
 
 build/fuzz/%.o: %.c | deps-fuzz
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SANITIZE) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SANITIZE) $(INCLUDES) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
 
 build/fuzz/fuzz-loader: $(FUZZ_SRC:%.c=build/fuzz/%.o) $(CORE_SRC:%.c=build/fuzz/%.o)
 	$(FUZZ_CC) -fsanitize=fuzzer,$(FUZZ_SANITIZE) -o $@ $^ $(PKG_LIBS) -lm -lpthread
@@ -241,7 +246,7 @@ fuzz: build/fuzz/fuzz-loader
 	  build/fuzz/fuzz-loader -dict=tests/fuzz/beam.dict -max_len=$(FUZZ_MAX_LEN) -timeout=$(FUZZ_TIMEOUT) \
 	  -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build/fuzz/ build/fuzz/corpus
 
-FORMAT_FILES = $(wildcard include/*.h core/*.[ch] core/beam/*.[ch] core/bif/*.[ch] policies/*.[ch] metrics/*.[ch] tests/unit/*.[ch] tests/host/*.[ch] tests/fuzz/*.[ch] experiments/*.[ch])
+FORMAT_FILES = $(wildcard include/*.h $(LAYERS:%=%/*.[ch]) tests/unit/*.[ch] tests/host/*.[ch] tests/fuzz/*.[ch] experiments/*.[ch])
 
 format:
 	clang-format -i $(FORMAT_FILES)

@@ -8,14 +8,14 @@
  * heap in one walk, collects both heaps and checks the copy still equals the
  * original. Each step states what it shows.
  */
-#include "../core/atom.h"
-#include "../core/bignum.h"
-#include "../core/binary.h"
-#include "../core/compare.h"
-#include "../core/copy.h"
-#include "../core/gc.h"
-#include "../core/map.h"
-#include "../core/print.h"
+#include "term/atom.h"
+#include "term/bignum.h"
+#include "term/binary.h"
+#include "term/compare.h"
+#include "term/copy.h"
+#include "term/gc.h"
+#include "term/map.h"
+#include "term/print.h"
 
 #include <stdio.h>
 #include <stdlib.h>

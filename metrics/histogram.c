@@ -1,5 +1,5 @@
 /* histogram.c — log-linear latency histograms (histogram.h). */
-#include "histogram.h"
+#include "metrics/histogram.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* hw_counters.c — PAPI event sets per worker thread and clause's SDEs (hw_counters.h). */
-#include "hw_counters.h"
+#include "metrics/hw_counters.h"
 
 #include <papi.h>
 #include <pthread.h>

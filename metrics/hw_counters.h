@@ -13,7 +13,7 @@
 #ifndef CLAUSE_HW_COUNTERS_H
 #define CLAUSE_HW_COUNTERS_H
 
-#include "metrics.h"
+#include "metrics/metrics.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* metrics.c — summing and classifying the per-worker counters (metrics.h). */
-#include "metrics.h"
+#include "metrics/metrics.h"
 
-#include "../core/atom.h"
+#include "term/atom.h"
 
 #include <stdatomic.h>
 

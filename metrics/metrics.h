@@ -22,9 +22,9 @@
 #ifndef CLAUSE_METRICS_H
 #define CLAUSE_METRICS_H
 
-#include "../core/strbuf.h"
-#include "../core/term.h"
-#include "histogram.h"
+#include "metrics/histogram.h"
+#include "term/strbuf.h"
+#include "term/term.h"
 
 #include <stdbool.h>
 #include <stdint.h>

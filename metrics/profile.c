@@ -1,5 +1,5 @@
 /* profile.c — formatting the --profile report as text and JSON (profile.h). */
-#include "profile.h"
+#include "metrics/profile.h"
 
 #include <hwloc.h>
 #include <inttypes.h>

@@ -3,7 +3,7 @@
  * reader and as JSON for scripts (schema: metrics/profile.schema.json).
  *
  * The executor fills a struct profile after its workers stopped
- * (sched_profile_collect, core/sched_profile.h); the caller adds the
+ * (sched_profile_collect, core/rt/sched_profile.h); the caller adds the
  * configuration; the two writers below only format. Every figure is a
  * measurement of this run, nothing is defaulted; latencies and running
  * time come from the sampled events (1 in about sample_interval), and the
@@ -12,10 +12,10 @@
 #ifndef CLAUSE_PROFILE_H
 #define CLAUSE_PROFILE_H
 
-#include "../core/strbuf.h"
-#include "histogram.h"
-#include "hw_counters.h"
-#include "metrics.h"
+#include "metrics/histogram.h"
+#include "metrics/hw_counters.h"
+#include "metrics/metrics.h"
+#include "term/strbuf.h"
 
 #include <stdint.h>
 

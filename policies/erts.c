@@ -19,7 +19,7 @@
  * A queued process's last_worker always names the worker whose queue holds
  * it, so remove() finds it in constant time.
  */
-#include "proc_queue.h"
+#include "policies/proc_queue.h"
 
 #define BALANCE_EVERY_SLICES 4
 

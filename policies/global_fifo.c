@@ -7,7 +7,7 @@
  * enqueue wakes an idle worker when one sleeps, starting after the
  * process's last worker so that wakeups spread round the ring.
  */
-#include "proc_queue.h"
+#include "policies/proc_queue.h"
 
 static struct proc_queue *global_queue(struct sched *s) { return sched_policy_shared_data(s); }
 

@@ -9,7 +9,7 @@
 #ifndef CLAUSE_PROC_QUEUE_H
 #define CLAUSE_PROC_QUEUE_H
 
-#include "../core/policy.h"
+#include "rt/policy.h"
 
 #include <stddef.h>
 

@@ -1,6 +1,6 @@
 /* registry.c — the policies --policy can name, the default first. A new
  * policy adds its extern declaration and one entry here. */
-#include "../core/policy.h"
+#include "rt/policy.h"
 
 #include <string.h>
 

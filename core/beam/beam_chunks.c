@@ -4,7 +4,7 @@
  * length, "BEAM", then chunks of a four-character id, a 32-bit big-endian
  * length and the data padded to four bytes.
  */
-#include "beam_chunks.h"
+#include "beam/beam_chunks.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,9 +1,9 @@
 /* bits.c — bit syntax: match contexts and binary construction (bits.h). */
-#include "bits.h"
+#include "beam/bits.h"
 
-#include "../atom.h"
-#include "../bignum.h"
-#include "../binary.h"
+#include "term/atom.h"
+#include "term/bignum.h"
+#include "term/binary.h"
 
 #include <math.h>
 #include <string.h>

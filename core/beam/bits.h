@@ -18,8 +18,8 @@
 #ifndef CLAUSE_BEAM_BITS_H
 #define CLAUSE_BEAM_BITS_H
 
-#include "../heap.h"
-#include "../term.h"
+#include "term/heap.h"
+#include "term/term.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -2,12 +2,12 @@
  * code_server.c — module loading on first call, export records, and the
  * preparation of loaded code for the interpreter (code_server.h).
  */
-#include "code_server.h"
+#include "beam/code_server.h"
 
-#include "../atom.h"
-#include "interp.h"
-#include "loader.h"
-#include "opcodes.h"
+#include "beam/interp.h"
+#include "beam/loader.h"
+#include "beam/opcodes.h"
+#include "term/atom.h"
 
 #include <glob.h>
 #include <pthread.h>

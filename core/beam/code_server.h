@@ -23,9 +23,9 @@
 #ifndef CLAUSE_BEAM_CODE_SERVER_H
 #define CLAUSE_BEAM_CODE_SERVER_H
 
-#include "../bif.h"
-#include "../term.h"
-#include "module.h"
+#include "beam/module.h"
+#include "bif/bif.h"
+#include "term/term.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>

@@ -20,23 +20,23 @@
  * x3 = the raw trace ({Class, Trace}, which only raise and build_stacktrace
  * read).
  */
-#include "interp.h"
+#include "beam/interp.h"
 
-#include "../atom.h"
-#include "../bif.h"
-#include "../bignum.h"
-#include "../binary.h"
-#include "../compare.h"
-#include "../copy.h"
-#include "../error_report.h"
-#include "../map.h"
-#include "../message.h"
-#include "../print.h"
-#include "../proc_gc.h"
-#include "../strbuf.h"
-#include "bits.h"
-#include "loader.h"
-#include "opcodes.h"
+#include "beam/bits.h"
+#include "beam/loader.h"
+#include "beam/opcodes.h"
+#include "bif/bif.h"
+#include "rt/error_report.h"
+#include "rt/message.h"
+#include "rt/proc_gc.h"
+#include "term/atom.h"
+#include "term/bignum.h"
+#include "term/binary.h"
+#include "term/compare.h"
+#include "term/copy.h"
+#include "term/map.h"
+#include "term/print.h"
+#include "term/strbuf.h"
 
 #include <math.h>
 #include <pthread.h>

@@ -11,8 +11,8 @@
 #ifndef CLAUSE_BEAM_INTERP_H
 #define CLAUSE_BEAM_INTERP_H
 
-#include "../executor.h"
-#include "code_server.h"
+#include "beam/code_server.h"
+#include "rt/executor.h"
 
 /* The handler address of every opcode number (prepared code's opcode
  * words); unimplemented ones lead to a handler that fails the process. */

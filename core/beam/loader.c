@@ -40,15 +40,15 @@
  * failure wins) and unwinds with false; beam_load_bytes then frees the
  * partly built module, so no error path leaks.
  */
-#include "loader.h"
+#include "beam/loader.h"
 
-#include "../atom.h"
-#include "../bignum.h"
-#include "../compare.h"
-#include "../etf.h"
-#include "../md5.h"
-#include "../print.h"
-#include "opcodes.h"
+#include "beam/opcodes.h"
+#include "term/atom.h"
+#include "term/bignum.h"
+#include "term/compare.h"
+#include "term/etf.h"
+#include "term/md5.h"
+#include "term/print.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -64,7 +64,7 @@ _Static_assert(sizeof(uintptr_t) == sizeof(uint64_t), "code words hold pointers"
 const struct beam_opcode_info beam_opcodes[BEAM_OPCODE_MAX + 1] = {
 #define BEAM_OP(number, name, arity, operands) [number] = {#name, operands, arity},
 #define BEAM_OP_OBSOLETE(number, name, arity) [number] = {#name, NULL, arity},
-#include "opcodes.def"
+#include "beam/opcodes.def"
 #undef BEAM_OP
 #undef BEAM_OP_OBSOLETE
 };

@@ -14,9 +14,9 @@
 #ifndef CLAUSE_BEAM_LOADER_H
 #define CLAUSE_BEAM_LOADER_H
 
-#include "../strbuf.h"
-#include "../term.h"
-#include "module.h"
+#include "beam/module.h"
+#include "term/strbuf.h"
+#include "term/term.h"
 
 #include <stdbool.h>
 #include <stddef.h>

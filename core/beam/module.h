@@ -66,8 +66,8 @@
 #ifndef CLAUSE_BEAM_MODULE_H
 #define CLAUSE_BEAM_MODULE_H
 
-#include "../heap.h"
-#include "../term.h"
+#include "term/heap.h"
+#include "term/term.h"
 
 #include <stddef.h>
 #include <stdint.h>

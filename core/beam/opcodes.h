@@ -16,7 +16,7 @@
 enum beam_opcode {
 #define BEAM_OP(number, name, arity, operands) BEAM_OP_##name = number,
 #define BEAM_OP_OBSOLETE(number, name, arity) BEAM_OP_##name = number,
-#include "opcodes.def"
+#include "beam/opcodes.def"
 #undef BEAM_OP
 #undef BEAM_OP_OBSOLETE
 };

@@ -5,7 +5,7 @@
 #ifndef CLAUSE_BIF_TABLES_H
 #define CLAUSE_BIF_TABLES_H
 
-#include "../bif.h"
+#include "bif/bif.h"
 
 extern const struct bif_def bif_table_errors[];
 extern const struct bif_def bif_table_processes[];

@@ -1,9 +1,9 @@
 /* bif_util.c — see bif_util.h. */
-#include "bif_util.h"
+#include "bif/bif_util.h"
 
-#include "../atom.h"
-#include "../heap.h"
-#include "../sched_internal.h"
+#include "rt/internal.h"
+#include "term/atom.h"
+#include "term/heap.h"
 
 term bif_int_failure(struct process *p, enum int_status st)
 {

@@ -5,10 +5,10 @@
 #ifndef CLAUSE_BIF_UTIL_H
 #define CLAUSE_BIF_UTIL_H
 
-#include "../bif.h"
-#include "../bignum.h"
-#include "../binary.h"
-#include "../strbuf.h"
+#include "bif/bif.h"
+#include "term/bignum.h"
+#include "term/binary.h"
+#include "term/strbuf.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -4,14 +4,14 @@
  * the C functions of module unicode (characters_to_list/2,
  * characters_to_binary/2 to UTF-8, bin_is_7bit/1).
  */
-#include "../atom.h"
-#include "../bif.h"
-#include "../binary.h"
-#include "../heap.h"
-#include "../io_format.h"
-#include "../strbuf.h"
-#include "bif_tables.h"
-#include "bif_util.h"
+#include "bif/bif.h"
+#include "bif/bif_tables.h"
+#include "bif/bif_util.h"
+#include "term/atom.h"
+#include "term/binary.h"
+#include "term/heap.h"
+#include "term/io_format.h"
+#include "term/strbuf.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -11,14 +11,14 @@
  * is cheap enough to repeat on every call, and a term of plain data prints,
  * compares and crosses processes without a resource type.
  */
-#include "../atom.h"
-#include "../bif.h"
-#include "../bignum.h"
-#include "../binary.h"
-#include "../heap.h"
-#include "bif_tables.h"
-#include "bif_util.h"
-#include "binary_search.h"
+#include "bif/bif.h"
+#include "bif/bif_tables.h"
+#include "bif/bif_util.h"
+#include "bif/binary_search.h"
+#include "term/atom.h"
+#include "term/bignum.h"
+#include "term/binary.h"
+#include "term/heap.h"
 
 #include <stdlib.h>
 #include <string.h>

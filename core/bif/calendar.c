@@ -10,13 +10,13 @@
  * for the local-time conversions, 1600 on for universaltime_to_posixtime,
  * below 2147483647 for all; anything else is badarg.
  */
-#include "../atom.h"
-#include "../bif.h"
-#include "../bignum.h"
-#include "../civil_time.h"
-#include "../heap.h"
-#include "bif_tables.h"
-#include "bif_util.h"
+#include "bif/bif.h"
+#include "bif/bif_tables.h"
+#include "bif/bif_util.h"
+#include "term/atom.h"
+#include "term/bignum.h"
+#include "term/civil_time.h"
+#include "term/heap.h"
 
 #include <errno.h>
 #include <time.h>

@@ -3,13 +3,13 @@
  * crc32_combine/3, adler32/1,2, adler32_combine/3 (zlib's), md5/1 and
  * md5_init/0, md5_update/2, md5_final/1 (md5.c), and phash/2 (phash.c).
  */
-#include "../bif.h"
-#include "../binary.h"
-#include "../heap.h"
-#include "../md5.h"
-#include "../phash.h"
-#include "bif_tables.h"
-#include "bif_util.h"
+#include "bif/bif.h"
+#include "bif/bif_tables.h"
+#include "bif/bif_util.h"
+#include "term/binary.h"
+#include "term/heap.h"
+#include "term/md5.h"
+#include "term/phash.h"
 
 #include <stdlib.h>
 #include <zlib.h>

@@ -10,16 +10,16 @@
  * get_module_info/1,2 loads it first, as a call of M:module_info/0 would.
  * Code is never replaced or unloaded, so there is never old code.
  */
-#include "../atom.h"
-#include "../beam/beam_chunks.h"
-#include "../beam/code_server.h"
-#include "../bif.h"
-#include "../binary.h"
-#include "../etf.h"
-#include "../heap.h"
-#include "../sched_internal.h"
-#include "bif_tables.h"
-#include "bif_util.h"
+#include "beam/beam_chunks.h"
+#include "beam/code_server.h"
+#include "bif/bif.h"
+#include "bif/bif_tables.h"
+#include "bif/bif_util.h"
+#include "rt/internal.h"
+#include "term/atom.h"
+#include "term/binary.h"
+#include "term/etf.h"
+#include "term/heap.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,14 +2,14 @@
  * convert.c — conversions between atoms, integers, floats and their text
  * (lists of characters or binaries).
  */
-#include "../atom.h"
-#include "../bif.h"
-#include "../bignum.h"
-#include "../binary.h"
-#include "../heap.h"
-#include "../print.h"
-#include "bif_tables.h"
-#include "bif_util.h"
+#include "bif/bif.h"
+#include "bif/bif_tables.h"
+#include "bif/bif_util.h"
+#include "term/atom.h"
+#include "term/bignum.h"
+#include "term/binary.h"
+#include "term/heap.h"
+#include "term/print.h"
 
 #include <errno.h>
 #include <math.h>

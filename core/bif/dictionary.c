@@ -6,12 +6,12 @@
  * get_keys/0 list the entries in the map's order, which is not the order of
  * OTP's hash table: programs that print them should sort them first.
  */
-#include "../atom.h"
-#include "../bif.h"
-#include "../compare.h"
-#include "../map.h"
-#include "bif_tables.h"
-#include "bif_util.h"
+#include "bif/bif.h"
+#include "bif/bif_tables.h"
+#include "bif/bif_util.h"
+#include "term/atom.h"
+#include "term/compare.h"
+#include "term/map.h"
 
 static term lookup(struct process *p, term key)
 {

@@ -2,10 +2,10 @@
  * errors.c — raising exceptions from builtins, and the builtins that do
  * nothing else: erlang:error/1,2,3, nif_error/1,2, exit/1, throw/1.
  */
-#include "../atom.h"
-#include "../bif.h"
-#include "../executor.h"
-#include "bif_tables.h"
+#include "bif/bif.h"
+#include "bif/bif_tables.h"
+#include "rt/executor.h"
+#include "term/atom.h"
 
 term bif_badarg(struct process *p) { return bif_error(p, A(badarg)); }
 term bif_badarith(struct process *p) { return bif_error(p, A(badarith)); }

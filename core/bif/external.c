@@ -3,16 +3,16 @@
  * binary_to_term/1,2 and external_size/1,2, over etf.c's encoder and
  * decoder.
  */
-#include "../atom.h"
-#include "../beam/code_server.h"
-#include "../bif.h"
-#include "../binary.h"
-#include "../etf.h"
-#include "../executor.h"
-#include "../heap.h"
-#include "../strbuf.h"
-#include "bif_tables.h"
-#include "bif_util.h"
+#include "beam/code_server.h"
+#include "bif/bif.h"
+#include "bif/bif_tables.h"
+#include "bif/bif_util.h"
+#include "rt/executor.h"
+#include "term/atom.h"
+#include "term/binary.h"
+#include "term/etf.h"
+#include "term/heap.h"
+#include "term/strbuf.h"
 
 #include <string.h>
 

@@ -9,14 +9,14 @@
  * so `pid` is the pid of the process asking, which is the creator whenever
  * a fun has not travelled to another process.
  */
-#include "../atom.h"
-#include "../bif.h"
-#include "../binary.h"
-#include "../heap.h"
-#include "../print.h"
-#include "../strbuf.h"
-#include "bif_tables.h"
-#include "bif_util.h"
+#include "bif/bif.h"
+#include "bif/bif_tables.h"
+#include "bif/bif_util.h"
+#include "term/atom.h"
+#include "term/binary.h"
+#include "term/heap.h"
+#include "term/print.h"
+#include "term/strbuf.h"
 
 static term export_part(term f, int word) { return boxed_ptr(f)[word]; }
 

@@ -8,14 +8,14 @@
  * into the caller's heap; one running on another worker is read once its
  * slice ended (the caller blocks and repeats, holding it meanwhile).
  */
-#include "../atom.h"
-#include "../bif.h"
-#include "../copy.h"
-#include "../map.h"
-#include "../message.h"
-#include "../signals.h"
-#include "bif_tables.h"
-#include "bif_util.h"
+#include "bif/bif.h"
+#include "bif/bif_tables.h"
+#include "bif/bif_util.h"
+#include "rt/message.h"
+#include "rt/signals.h"
+#include "term/atom.h"
+#include "term/copy.h"
+#include "term/map.h"
 
 #include <stdlib.h>
 

@@ -19,12 +19,12 @@
  * %e (1.500000e+00), shows printable lists as strings ("ab"), and writes
  * atoms' characters as raw UTF-8.
  */
-#include "../atom.h"
-#include "../bif.h"
-#include "../heap.h"
-#include "../io_format.h"
-#include "../print.h"
-#include "bif_tables.h"
+#include "bif/bif.h"
+#include "bif/bif_tables.h"
+#include "term/atom.h"
+#include "term/heap.h"
+#include "term/io_format.h"
+#include "term/print.h"
 
 #include <stdio.h>
 

@@ -2,12 +2,12 @@
  * lists.c — the builtins of module lists (its Erlang bodies for these are
  * stubs): reverse/2, keyfind/3, keysearch/3, keymember/3, member/2.
  */
-#include "../atom.h"
-#include "../bif.h"
-#include "../compare.h"
-#include "../heap.h"
-#include "bif_tables.h"
-#include "bif_util.h"
+#include "bif/bif.h"
+#include "bif/bif_tables.h"
+#include "bif/bif_util.h"
+#include "term/atom.h"
+#include "term/compare.h"
+#include "term/heap.h"
 
 /* reverse(List, Tail): List must be proper; Tail may be anything. */
 static term bif_reverse_2(struct process *p, const term *a)

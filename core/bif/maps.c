@@ -7,12 +7,12 @@
  * and foreach/2 are built. A non-map raises {badmap, M}, a
  * missing key {badkey, K}, as OTP's do.
  */
-#include "../atom.h"
-#include "../bif.h"
-#include "../heap.h"
-#include "../map.h"
-#include "bif_tables.h"
-#include "bif_util.h"
+#include "bif/bif.h"
+#include "bif/bif_tables.h"
+#include "bif/bif_util.h"
+#include "term/atom.h"
+#include "term/heap.h"
+#include "term/map.h"
 
 #include <stdlib.h>
 

@@ -10,13 +10,13 @@
  * them): a non-number is badarg, a result that is not finite (sqrt(-1),
  * log(0)) badarith, as erl_math.c decides.
  */
-#include "../atom.h"
-#include "../bif.h"
-#include "../bignum.h"
-#include "../compare.h"
-#include "../heap.h"
-#include "bif_tables.h"
-#include "bif_util.h"
+#include "bif/bif.h"
+#include "bif/bif_tables.h"
+#include "bif/bif_util.h"
+#include "term/atom.h"
+#include "term/bignum.h"
+#include "term/compare.h"
+#include "term/heap.h"
 
 #include <math.h>
 

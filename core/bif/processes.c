@@ -2,15 +2,15 @@
  * processes.c — builtins about the calling process and new ones: self,
  * spawn, halt, send, and the apply markers the engine acts on.
  */
-#include "../atom.h"
-#include "../beam/interp.h"
-#include "../bif.h"
-#include "../executor.h"
-#include "../message.h"
-#include "../names.h"
-#include "../signals.h"
+#include "beam/interp.h"
+#include "bif/bif.h"
+#include "rt/executor.h"
+#include "rt/message.h"
+#include "rt/names.h"
+#include "rt/signals.h"
+#include "term/atom.h"
 
-#include "bif_tables.h"
+#include "bif/bif_tables.h"
 #include <string.h>
 
 static term bif_self(struct process *p, const term *args)

@@ -2,10 +2,10 @@
  * registry.c — the table of builtins: every file's bif_def table, interned
  * into one open-addressing hash table keyed by module, function and arity.
  */
-#include "../atom.h"
-#include "../bif.h"
-#include "../heap.h"
-#include "bif_tables.h"
+#include "bif/bif.h"
+#include "bif/bif_tables.h"
+#include "term/atom.h"
+#include "term/heap.h"
 
 #include <stdio.h>
 #include <stdlib.h>

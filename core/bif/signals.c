@@ -1,18 +1,18 @@
 /*
  * signals.c — builtins of links, monitors and exit signals: link/1,
  * unlink/1, monitor/2,3, demonitor/1,2, exit/2 (and the seed's
- * exit_signal/2) and process_flag/2. The mechanisms are core/signals.c's;
+ * exit_signal/2) and process_flag/2. The mechanisms are core/rt/signals.c's;
  * these check arguments as OTP 25 does and take the executor mutex.
  */
-#include "../signals.h"
-#include "../aliases.h"
-#include "../atom.h"
-#include "../bif.h"
-#include "../message.h"
-#include "../names.h"
-#include "../suspend.h"
-#include "bif_tables.h"
-#include "bif_util.h"
+#include "rt/signals.h"
+#include "bif/bif.h"
+#include "bif/bif_tables.h"
+#include "bif/bif_util.h"
+#include "rt/aliases.h"
+#include "rt/message.h"
+#include "rt/names.h"
+#include "rt/suspend.h"
+#include "term/atom.h"
 
 /* A live process with that pid, or NULL (executor mutex held). */
 static struct process *live_locked(struct sched *s, term pid)

@@ -9,14 +9,14 @@
  * no port traffic ({{input, 0}, {output, 0}}), the dirty run queues are
  * empty, scheduler_wall_time is never enabled (undefined).
  */
-#include "../../metrics/metrics.h"
-#include "../atom.h"
-#include "../bif.h"
-#include "../gc.h"
-#include "../heap.h"
-#include "../sched_internal.h"
-#include "bif_tables.h"
-#include "bif_util.h"
+#include "bif/bif.h"
+#include "bif/bif_tables.h"
+#include "bif/bif_util.h"
+#include "metrics/metrics.h"
+#include "rt/internal.h"
+#include "term/atom.h"
+#include "term/gc.h"
+#include "term/heap.h"
 
 #include <string.h>
 #include <time.h>

@@ -8,14 +8,14 @@
  * dirty schedulers (0), no async threads (thread_pool_size 0). Unknown
  * items and flags are badarg, as OTP.
  */
-#include "../atom.h"
-#include "../beam/code_server.h"
-#include "../bif.h"
-#include "../heap.h"
-#include "../map.h"
-#include "../sched_internal.h"
-#include "bif_tables.h"
-#include "bif_util.h"
+#include "beam/code_server.h"
+#include "bif/bif.h"
+#include "bif/bif_tables.h"
+#include "bif/bif_util.h"
+#include "rt/internal.h"
+#include "term/atom.h"
+#include "term/heap.h"
+#include "term/map.h"
 
 #include <malloc.h>
 #include <sched.h>

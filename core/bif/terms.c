@@ -4,16 +4,16 @@
  * references, node/0,1, and the text of pids and references (pid_to_list,
  * list_to_pid, ref_to_list).
  */
-#include "../atom.h"
-#include "../bif.h"
-#include "../binary.h"
-#include "../compare.h"
-#include "../heap.h"
-#include "../phash2.h"
-#include "../print.h"
-#include "../strbuf.h"
-#include "bif_tables.h"
-#include "bif_util.h"
+#include "bif/bif.h"
+#include "bif/bif_tables.h"
+#include "bif/bif_util.h"
+#include "term/atom.h"
+#include "term/binary.h"
+#include "term/compare.h"
+#include "term/heap.h"
+#include "term/phash2.h"
+#include "term/print.h"
+#include "term/strbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,12 +8,12 @@
  * perf_counter, the deprecated plural names, or a positive integer (parts
  * per second). Conversions round toward minus infinity, as OTP's do.
  */
-#include "../atom.h"
-#include "../bif.h"
-#include "../bignum.h"
-#include "../heap.h"
-#include "bif_tables.h"
-#include "bif_util.h"
+#include "bif/bif.h"
+#include "bif/bif_tables.h"
+#include "bif/bif_util.h"
+#include "term/atom.h"
+#include "term/bignum.h"
+#include "term/heap.h"
 
 #include <stdatomic.h>
 #include <time.h>

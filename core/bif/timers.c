@@ -2,10 +2,10 @@
  * timers.c — the timer builtins bound to their erlang: names; the work is
  * in bif_timers.c.
  */
-#include "../atom.h"
-#include "../bif.h"
-#include "../bif_timers.h"
-#include "bif_tables.h"
+#include "bif/bif.h"
+#include "bif/bif_tables.h"
+#include "rt/bif_timers.h"
+#include "term/atom.h"
 
 /* bif_timers.c reports errors as a term: badarg, a badarg's cause, or
  * system_limit when the runtime failure has been reported already. The

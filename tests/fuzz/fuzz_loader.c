@@ -24,9 +24,9 @@
  *
  * Built and run by `make fuzz` (see the Makefile); not part of `make test`.
  */
-#include "../../core/beam/loader.h"
-#include "../../core/beam/opcodes.h"
-#include "../../core/strbuf.h"
+#include "beam/loader.h"
+#include "beam/opcodes.h"
+#include "term/strbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
 %% -*- erlang -*-
 %%
 %% bignum_cases.escript — writes tests/data/bignum_cases.txt, the integer
-%% arithmetic cases that tests/unit/test_bignum.c checks core/bignum.c
+%% arithmetic cases that tests/unit/test_bignum.c checks core/term/bignum.c
 %% against. Every expected value is computed here by erl itself, so the file
 %% records what BEAM does (OTP 25 was used; regenerate with
 %% `escript tests/gen/bignum_cases.escript [OUTPUT]`). The output is

@@ -3,7 +3,7 @@
 %%
 %% civil_time_cases.escript — writes tests/data/civil_time_cases.txt: Unix
 %% seconds and the universal time OTP 25 gives them, which
-%% tests/unit/test_civil_time.c checks core/civil_time.c against. Run from
+%% tests/unit/test_civil_time.c checks core/term/civil_time.c against. Run from
 %% the repository root:
 %%   escript tests/gen/civil_time_cases.escript
 %%

@@ -1,5 +1,5 @@
 /* Atom table: predefined atoms, UTF-8 and length rules, concurrent interning. */
-#include "../../core/atom.h"
+#include "term/atom.h"
 #include "test_main.h"
 
 #include <pthread.h>

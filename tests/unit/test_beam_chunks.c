@@ -1,7 +1,7 @@
 /*
  * test_beam_chunks.c — a BEAM file's chunks found by id.
  */
-#include "../../core/beam/beam_chunks.h"
+#include "beam/beam_chunks.h"
 #include "test_main.h"
 
 #include <string.h>

@@ -1,10 +1,10 @@
 /* The timer builtins on real workers: delivery never early, start_timer's
  * tuple, cancel and read with every option, absolute times, badarg, and
  * timers released with their target or at program end. */
-#include "../../core/atom.h"
-#include "../../core/bif_timers.h"
-#include "../../core/executor.h"
-#include "../../core/message.h"
+#include "rt/bif_timers.h"
+#include "rt/executor.h"
+#include "rt/message.h"
+#include "term/atom.h"
 #include "test_main.h"
 
 #include <stdio.h>

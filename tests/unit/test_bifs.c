@@ -5,14 +5,14 @@
  * tests below it cover what that file cannot: clocks, unique values, long
  * and deep arguments, the registry's flags.
  */
-#include "../../core/atom.h"
-#include "../../core/bif.h"
-#include "../../core/bignum.h"
-#include "../../core/binary.h"
-#include "../../core/compare.h"
-#include "../../core/heap.h"
-#include "../../core/map.h"
-#include "../../core/print.h"
+#include "bif/bif.h"
+#include "term/atom.h"
+#include "term/bignum.h"
+#include "term/binary.h"
+#include "term/compare.h"
+#include "term/heap.h"
+#include "term/map.h"
+#include "term/print.h"
 #include "test_main.h"
 #include "test_support.h"
 

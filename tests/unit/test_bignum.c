@@ -1,11 +1,11 @@
 /*
- * Integer arithmetic (core/bignum.c). The bulk of the cases are erl's own
+ * Integer arithmetic (core/term/bignum.c). The bulk of the cases are erl's own
  * answers, recorded in tests/data/bignum_cases.txt by
  * tests/gen/bignum_cases.escript; the tests here add what that file cannot
  * express (heap caps, normalisation, limits, operands too long to print) and
  * a randomised cross-check of the mpn code against GMP's mpz layer.
  */
-#include "../../core/bignum.h"
+#include "term/bignum.h"
 #include "test_main.h"
 
 #include <float.h>

@@ -4,7 +4,7 @@
  * the reference count from several threads (for ThreadSanitizer). */
 #include "test_main.h"
 
-#include "../../core/binary.h"
+#include "term/binary.h"
 
 #include <pthread.h>
 #include <stdint.h>

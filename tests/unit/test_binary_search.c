@@ -6,7 +6,7 @@
  * where overlapping matches are everywhere. */
 #include "test_main.h"
 
-#include "../../core/bif/binary_search.h"
+#include "bif/binary_search.h"
 
 #include <stdint.h>
 #include <string.h>

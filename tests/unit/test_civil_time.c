@@ -1,10 +1,10 @@
 /*
- * test_civil_time.c — Gregorian dates and Unix seconds (core/civil_time.c)
+ * test_civil_time.c — Gregorian dates and Unix seconds (core/term/civil_time.c)
  * against OTP 25's posixtime_to_universaltime/1 on the cases of
  * tests/data/civil_time_cases.txt (tests/gen/civil_time_cases.escript):
  * leap years and centuries, 2038 and later, the int64_t extremes.
  */
-#include "../../core/civil_time.h"
+#include "term/civil_time.h"
 #include "test_main.h"
 
 #include <inttypes.h>

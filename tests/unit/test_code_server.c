@@ -3,10 +3,10 @@
  * library as the last folder, builtins before Erlang code, failures
  * remembered, and code addresses mapped back to modules.
  */
-#include "../../core/atom.h"
-#include "../../core/beam/code_server.h"
-#include "../../core/beam/loader.h"
-#include "../../core/bif.h"
+#include "beam/code_server.h"
+#include "beam/loader.h"
+#include "bif/bif.h"
+#include "term/atom.h"
 #include "test_main.h"
 
 #include <stdio.h>

@@ -4,12 +4,12 @@
  * local funs by OTP's rules, large maps against a sort-based reference, and
  * terms too long or too deep for recursion.
  */
-#include "../../core/atom.h"
-#include "../../core/bignum.h"
-#include "../../core/binary.h"
-#include "../../core/compare.h"
-#include "../../core/etf.h"
-#include "../../core/map.h"
+#include "term/atom.h"
+#include "term/bignum.h"
+#include "term/binary.h"
+#include "term/compare.h"
+#include "term/etf.h"
+#include "term/map.h"
 #include "test_main.h"
 #include "test_support.h"
 

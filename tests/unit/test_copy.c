@@ -6,9 +6,9 @@
  * and collected in constant C stack. */
 #include "test_main.h"
 
-#include "../../core/binary.h"
-#include "../../core/copy.h"
-#include "../../core/gc.h"
+#include "term/binary.h"
+#include "term/copy.h"
+#include "term/gc.h"
 
 #include <stdint.h>
 #include <stdio.h>

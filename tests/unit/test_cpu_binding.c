@@ -5,8 +5,8 @@
  * round-robin, binding a thread (in a thread of its own, so the runner keeps
  * its affinity) and a taskset-like restricted mask (in a forked child).
  */
-#include "../../core/cpu_binding.h"
-#include "../../core/strbuf.h"
+#include "rt/cpu_binding.h"
+#include "term/strbuf.h"
 #include "test_main.h"
 
 #include <hwloc.h>

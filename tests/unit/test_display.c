@@ -3,7 +3,7 @@
  * every term of tests/data/display_cases.txt (tests/gen/display_cases.escript)
  * decoded and printed; the bytes must be those OTP wrote.
  */
-#include "../../core/print.h"
+#include "term/print.h"
 #include "test_main.h"
 #include "test_support.h"
 

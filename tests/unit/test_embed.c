@@ -2,7 +2,7 @@
  * while another thread runs a program through CLAUSE_main_v1: every call
  * gives what the same call gave alone (OTP's answers for these calls are
  * checked by tests/host). Run under ThreadSanitizer by make tsan. */
-#include "../../include/clause.h"
+#include "include/clause.h"
 #include "test_main.h"
 
 #include <pthread.h>

@@ -2,12 +2,12 @@
  * truncation and corruption of it, and terms too deep or long for recursion.
  * Encoding: every term OTP wrote for the other tests' tables comes back as
  * the same bytes. */
-#include "../../core/atom.h"
-#include "../../core/bignum.h"
-#include "../../core/binary.h"
-#include "../../core/compare.h"
-#include "../../core/etf.h"
-#include "../../core/map.h"
+#include "term/atom.h"
+#include "term/bignum.h"
+#include "term/binary.h"
+#include "term/compare.h"
+#include "term/etf.h"
+#include "term/map.h"
 #include "test_main.h"
 #include "test_support.h"
 

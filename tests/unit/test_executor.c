@@ -1,10 +1,10 @@
 /* The executor running native processes on real workers, under every policy
  * and 1, 2, 4 and 8 workers: yields, ping-pong locality, program end with
  * processes in every state, halt, and a million spawns. */
-#include "../../core/atom.h"
-#include "../../core/executor.h"
-#include "../../core/message.h"
-#include "../../metrics/metrics.h"
+#include "metrics/metrics.h"
+#include "rt/executor.h"
+#include "rt/message.h"
+#include "term/atom.h"
 #include "test_main.h"
 
 #include <stdatomic.h>

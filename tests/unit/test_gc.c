@@ -9,8 +9,8 @@
  * shared subterms cost one visit. */
 #include "test_main.h"
 
-#include "../../core/binary.h"
-#include "../../core/gc.h"
+#include "term/binary.h"
+#include "term/gc.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -11,11 +11,11 @@
 #include "test_main.h"
 #include "test_support.h"
 
-#include "../../core/atom.h"
-#include "../../core/bif.h"
-#include "../../core/heap.h"
-#include "../../core/io_format.h"
-#include "../../core/process.h"
+#include "bif/bif.h"
+#include "rt/process.h"
+#include "term/atom.h"
+#include "term/heap.h"
+#include "term/io_format.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,13 +16,13 @@
  */
 #include "test_main.h"
 
-#include "../../core/atom.h"
-#include "../../core/beam/loader.h"
-#include "../../core/beam/opcodes.h"
-#include "../../core/binary.h"
-#include "../../core/compare.h"
-#include "../../core/map.h"
-#include "../../core/print.h"
+#include "beam/loader.h"
+#include "beam/opcodes.h"
+#include "term/atom.h"
+#include "term/binary.h"
+#include "term/compare.h"
+#include "term/map.h"
+#include "term/print.h"
 
 #include <glob.h>
 #include <stdio.h>

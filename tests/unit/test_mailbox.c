@@ -1,6 +1,6 @@
 /* Mailbox: delivery order, the receive scan (peek, take, skip, restart),
  * arrivals joining the queue only when examined, and node reuse. */
-#include "../../core/mailbox.h"
+#include "rt/mailbox.h"
 #include "test_main.h"
 
 #include <stddef.h>

@@ -7,8 +7,8 @@
  */
 #include "test_main.h"
 
-#include "../../core/atom.h"
-#include "../../core/policy.h"
+#include "rt/policy.h"
+#include "term/atom.h"
 
 #include <CUnit/Basic.h>
 #include <signal.h>

@@ -4,12 +4,12 @@
  * rebuilt by map_put and map_from_pairs and taken apart by map_remove; the
  * flat/trie boundary; collision nodes; a heap that refuses.
  */
-#include "../../core/atom.h"
-#include "../../core/compare.h"
-#include "../../core/copy.h"
-#include "../../core/etf.h"
-#include "../../core/gc.h"
-#include "../../core/map.h"
+#include "term/atom.h"
+#include "term/compare.h"
+#include "term/copy.h"
+#include "term/etf.h"
+#include "term/gc.h"
+#include "term/map.h"
 #include "test_main.h"
 #include "test_support.h"
 

@@ -1,6 +1,6 @@
 /* MD5 (RFC 1321): the test suite of the RFC's appendix A.5, the same
  * digests fed in pieces of every size, and a context's byte form. */
-#include "../../core/md5.h"
+#include "term/md5.h"
 #include "test_main.h"
 
 #include <stdio.h>

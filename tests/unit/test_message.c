@@ -2,10 +2,10 @@
  * every policy and 1, 2, 4 and 8 workers, a many-to-one flood, selective
  * receive, self-sends, off-heap binaries, program end with messages
  * pending, and a receiver whose heap cap refuses a message. */
-#include "../../core/atom.h"
-#include "../../core/binary.h"
-#include "../../core/message.h"
-#include "../../core/proc_gc.h"
+#include "rt/message.h"
+#include "rt/proc_gc.h"
+#include "term/atom.h"
+#include "term/binary.h"
 #include "test_main.h"
 
 #include <stdatomic.h>

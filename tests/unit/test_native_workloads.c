@@ -6,11 +6,11 @@
  */
 #include "test_main.h"
 
-#include "../../core/atom.h"
-#include "../../core/executor.h"
-#include "../../core/policy.h"
-#include "../../core/strbuf.h"
-#include "../../experiments/native_workloads.h"
+#include "app/native_workloads.h"
+#include "rt/executor.h"
+#include "rt/policy.h"
+#include "term/atom.h"
+#include "term/strbuf.h"
 
 #include <stdio.h>
 

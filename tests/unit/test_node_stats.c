@@ -6,10 +6,10 @@
  */
 #include "test_main.h"
 
-#include "../../core/atom.h"
-#include "../../core/bif.h"
-#include "../../core/executor.h"
-#include "../../core/policy.h"
+#include "bif/bif.h"
+#include "rt/executor.h"
+#include "rt/policy.h"
+#include "term/atom.h"
 
 #include <stdlib.h>
 

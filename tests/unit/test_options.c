@@ -1,6 +1,6 @@
 /* The clause command line: every option, and a clear error for bad ones. */
-#include "../../core/options.h"
-#include "../../core/policy.h"
+#include "app/options.h"
+#include "rt/policy.h"
 #include "test_main.h"
 
 #include <string.h>

@@ -3,7 +3,7 @@
  * tests/data/phash2_cases.txt (tests/gen/phash2_cases.escript) decoded and
  * hashed; the full 32-bit value must be OTP's.
  */
-#include "../../core/phash2.h"
+#include "term/phash2.h"
 #include "test_main.h"
 #include "test_support.h"
 

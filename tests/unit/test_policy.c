@@ -1,7 +1,7 @@
 /* Policies driven by hand on an executor that is not running: where spawned
  * and woken processes go, FIFO order, balancing and stealing conditions. */
-#include "../../core/executor.h"
-#include "../../metrics/metrics.h"
+#include "metrics/metrics.h"
+#include "rt/executor.h"
 #include "test_main.h"
 
 #include <stdlib.h>

@@ -12,11 +12,11 @@
 #include "test_main.h"
 #include "test_support.h"
 
-#include "../../core/atom.h"
-#include "../../core/bignum.h"
-#include "../../core/etf.h"
-#include "../../core/heap.h"
-#include "../../core/print.h"
+#include "term/atom.h"
+#include "term/bignum.h"
+#include "term/etf.h"
+#include "term/heap.h"
+#include "term/print.h"
 
 #include <stdio.h>
 #include <stdlib.h>

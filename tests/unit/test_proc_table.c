@@ -9,7 +9,7 @@
  * wrong process from the right one, and a ck_epoch entry, so an erased one is
  * freed only after every reader that may hold it left its section.
  */
-#include "../../core/proc_table.h"
+#include "rt/proc_table.h"
 #include "test_main.h"
 
 #include <pthread.h>

@@ -8,13 +8,13 @@
  */
 #include "test_main.h"
 
-#include "../../core/executor.h"
-#include "../../core/message.h"
-#include "../../core/policy.h"
-#include "../../core/sched_profile.h"
-#include "../../experiments/native_workloads.h"
-#include "../../metrics/histogram.h"
-#include "../../metrics/profile.h"
+#include "app/native_workloads.h"
+#include "metrics/histogram.h"
+#include "metrics/profile.h"
+#include "rt/executor.h"
+#include "rt/message.h"
+#include "rt/policy.h"
+#include "rt/sched_profile.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>

@@ -8,10 +8,10 @@
  * a chain of 16 linked spinning processes ended by one exit signal with
  * every member monitored, watchers woken as what they watch ends, and a
  * halt in another process, many times per configuration. */
-#include "../../core/atom.h"
-#include "../../core/bif.h"
-#include "../../core/heap.h"
-#include "../../core/message.h"
+#include "bif/bif.h"
+#include "rt/message.h"
+#include "term/atom.h"
+#include "term/heap.h"
 #include "test_main.h"
 
 #include <stdatomic.h>

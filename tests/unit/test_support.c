@@ -1,7 +1,7 @@
 /* test_support.c — see test_support.h. */
 #include "test_support.h"
 
-#include "../../core/etf.h"
+#include "term/etf.h"
 #include "test_main.h"
 
 #include <stdio.h>

@@ -5,7 +5,7 @@
 #ifndef CLAUSE_TEST_SUPPORT_H
 #define CLAUSE_TEST_SUPPORT_H
 
-#include "../../core/heap.h"
+#include "term/heap.h"
 
 #include <stddef.h>
 #include <stdint.h>

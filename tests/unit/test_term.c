@@ -1,7 +1,7 @@
 /* Term representation: construction and inspection of every type, and the
  * heap's block, fragments and cap. */
-#include "../../core/atom.h"
-#include "../../core/heap.h"
+#include "term/atom.h"
+#include "term/heap.h"
 #include "test_main.h"
 
 #include <math.h>

@@ -2,7 +2,7 @@
  * wake-and-advance loop, callbacks that arm and cancel, overdue and
  * out-of-reach ticks, and counters showing that advancing never scans the
  * waiting timers. */
-#include "../../core/timer_wheel.h"
+#include "rt/timer_wheel.h"
 #include "test_main.h"
 
 #include <stddef.h>

@@ -1,0 +1,264 @@
+/*
+ * cli.c — the `clause` command as a library call, CLAUSE_main_v1
+ * (include/clause.h): parse options, set up CPU binding and the executor,
+ * run the program (a .beam file's main/1, or a native workload), report,
+ * and return the program's status. The executable (cli_main.c) is this one
+ * call, so the command and the library cannot drift apart.
+ */
+#include "build/version.h"
+#include "include/clause.h"
+
+#include "app/native_workloads.h"
+#include "app/options.h"
+#include "beam/code_server.h"
+#include "beam/interp.h"
+#include "bif/bif.h"
+#include "metrics/metrics.h"
+#include "metrics/profile.h"
+#include "rt/cpu_binding.h"
+#include "rt/executor.h"
+#include "rt/sched_profile.h"
+#include "term/atom.h"
+#include "term/heap.h"
+
+#include <errno.h>
+
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define EXIT_LOAD_FAILURE 1
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static bool profiling(const struct clause_options *options) { return options->profile || options->profile_json; }
+
+/* The run's settings as the erl flags that say the same, where there are
+ * such: clause's workers never spin before sleeping (+sbwt none). */
+static void otp_flags(const struct clause_options *options, const struct cpu_binding *binding, unsigned workers,
+                      struct strbuf *out)
+{
+    strbuf_printf(out, "+S %u:%u +sbwt none", workers, workers);
+    if (!cpu_binding_is_bound(binding))
+        strbuf_puts(out, " +sbt u");
+    if (options->max_heap_words)
+        strbuf_printf(out, " +hmax %zu +hmaxk true", options->max_heap_words);
+}
+
+/* The --profile report, on stderr and/or as JSON, after sched_run. */
+static void write_profile(const struct clause_options *options, struct sched *s, const struct cpu_binding *binding,
+                          const char *program, int status, double wall_ms)
+{
+    struct profile p = {0};
+    struct strbuf binding_text = STRBUF_INIT, flags = STRBUF_INIT, text = STRBUF_INIT;
+    sched_profile_collect(s, &p);
+    cpu_binding_describe(binding, &binding_text);
+    otp_flags(options, binding, p.workers, &flags);
+    p.version = "clause " CLAUSE_VERSION " (" CLAUSE_GIT_DESCRIBE ")";
+    p.policy = options->policy->name;
+    p.send_mode = options->blocking_sends ? "blocking" : "arrivals";
+    p.timer_mode = options->worker_timers ? "workers" : "thread";
+    p.binding = strbuf_cstr(&binding_text);
+    p.otp_options = strbuf_cstr(&flags);
+    p.program = program;
+    p.exit_status = status;
+    p.wall_ms = wall_ms;
+    profile_topology_load(&p.topology);
+    if (options->profile) {
+        profile_write_text(&p, &text);
+        fputs(strbuf_cstr(&text), stderr);
+    }
+    if (options->profile_json) {
+        strbuf_clear(&text);
+        profile_write_json(&p, &text);
+        FILE *f = fopen(options->profile_json, "w");
+        if (!f || fputs(strbuf_cstr(&text), f) < 0 || fclose(f) != 0)
+            fprintf(stderr, "clause: --profile=%s: %s\n", options->profile_json, strerror(errno));
+    }
+    strbuf_free(&text);
+    strbuf_free(&flags);
+    strbuf_free(&binding_text);
+}
+
+/* Runs a native workload on s; the process status. */
+static int run_native(const struct clause_options *options, const struct native_workload *workload, struct sched *s,
+                      const struct cpu_binding *binding)
+{
+    struct strbuf text = STRBUF_INIT;
+    term main_pid;
+    void *ctx = NULL;
+    if (!workload->start(s, options->program_argv, &main_pid, &ctx, &text)) {
+        fprintf(stderr, "clause: --native %s: %s\n", workload->name, strbuf_cstr(&text));
+        strbuf_free(&text);
+        return EXIT_USAGE;
+    }
+    double started = now_ms();
+    int status = sched_run(s, main_pid);
+    double elapsed = now_ms() - started;
+    bool correct = workload->finish(ctx, &text);
+    printf("%s time_ms=%.3f\n", strbuf_cstr(&text), elapsed);
+    fflush(stdout);
+    if (profiling(options)) {
+        char program[128];
+        snprintf(program, sizeof program, "--native %s", workload->name);
+        write_profile(options, s, binding, program, status, elapsed);
+    }
+    strbuf_free(&text);
+    workload->free_ctx(ctx);
+    if (status == 0 && !correct) {
+        fprintf(stderr, "clause: --native %s: wrong result\n", workload->name);
+        return EXIT_RUNTIME_FAILURE;
+    }
+    return status;
+}
+
+/* The code server for a program: its own folder first, then -pa folders. */
+static struct code_server *program_code_server(const struct clause_options *options)
+{
+    const char *paths[OPTIONS_MAX_CODE_PATHS + 1];
+    char *copy = strdup(options->program);
+    if (!copy)
+        return NULL;
+    paths[0] = dirname(copy);
+    for (int i = 0; i < options->code_path_count; i++)
+        paths[1 + i] = options->code_paths[i];
+    struct code_server *cs = code_server_new(paths, 1 + (size_t)options->code_path_count, NULL);
+    free(copy);
+    return cs;
+}
+
+/* Runs PROGRAM:main(Args) on s and destroys s; the program's status. */
+static int run_beam(const struct clause_options *options, struct sched *s, const struct cpu_binding *binding)
+{
+    beam_engine_init();
+    struct code_server *cs = program_code_server(options);
+    if (!cs) {
+        fprintf(stderr, "clause: out of memory\n");
+        sched_destroy(s);
+        return EXIT_RUNTIME_FAILURE;
+    }
+    char error[512];
+    struct beam_module *program = code_load_file(cs, options->program, error, sizeof error);
+    if (!program) {
+        fprintf(stderr, "clause: %s\n", error);
+        sched_destroy(s);
+        code_server_free(cs);
+        return EXIT_LOAD_FAILURE;
+    }
+    /* Args: a list of strings, built on a scratch heap and copied. */
+    heap_t scratch;
+    term args = NIL;
+    if (!heap_init(&scratch, 0, 0)) {
+        sched_destroy(s);
+        code_server_free(cs);
+        return EXIT_RUNTIME_FAILURE;
+    }
+    for (int i = options->program_argc; i-- > 0 && is_value(args);) {
+        term arg = heap_string(&scratch, options->program_argv[i], strlen(options->program_argv[i]));
+        args = is_value(arg) ? heap_cons(&scratch, arg, args) : arg;
+    }
+    sched_set_engine(s, cs);
+    term main_pid =
+        is_value(args) ? beam_spawn(s, NULL, cs, program->name, atom_intern_cstr("main"), &args, 1) : THE_NON_VALUE;
+    heap_destroy(&scratch);
+    if (is_non_value(main_pid)) {
+        fprintf(stderr, "clause: out of memory starting the program\n");
+        sched_destroy(s);
+        code_server_free(cs);
+        return EXIT_RUNTIME_FAILURE;
+    }
+    double started = now_ms();
+    int status = sched_run(s, main_pid);
+    double elapsed = now_ms() - started;
+    fflush(stdout);
+    if (profiling(options))
+        write_profile(options, s, binding, options->program, status, elapsed);
+    /* The processes go before the code they ran. */
+    sched_destroy(s);
+    code_server_free(cs);
+    return status;
+}
+
+int CLAUSE_main_v1(int argc, char **argv)
+{
+    struct clause_options options;
+    char error[256];
+    if (!options_parse(argc, argv, &options, error, sizeof error)) {
+        fprintf(stderr, "clause: %s\n%s", error, options_usage());
+        return EXIT_USAGE;
+    }
+    if (options.help) {
+        fputs(options_usage(), stdout);
+        return 0;
+    }
+    if (options.version) {
+        printf("clause %s (runs .beam files of Erlang/OTP 25)\n", CLAUSE_VERSION);
+        return 0;
+    }
+#ifdef CLAUSE_NO_PROFILE
+    if (profiling(&options)) {
+        fputs("clause: --profile: this build has no profiling instrumentation (CLAUSE_NO_PROFILE)\n", stderr);
+        return EXIT_USAGE;
+    }
+#endif
+    if (options.list_policies) {
+        for (const struct policy_ops *const *p = policy_all(); *p; p++)
+            printf("%-12s %s\n", (*p)->name, (*p)->summary);
+        return 0;
+    }
+    const struct native_workload *workload = NULL;
+    if (options.native_workload) {
+        workload = native_workload_find(options.native_workload);
+        if (!workload) {
+            fprintf(stderr, "clause: --native: unknown workload '%s'\n%s", options.native_workload, options_usage());
+            return EXIT_USAGE;
+        }
+        if (options.program_argc != workload->arg_count) {
+            fprintf(stderr, "clause: --native %s takes %s\n", workload->name, workload->args);
+            return EXIT_USAGE;
+        }
+    }
+
+    struct cpu_binding *binding = NULL;
+    enum cpu_binding_status bound = cpu_binding_create(&binding, options.scheduler_cpus, error, sizeof error);
+    if (bound != CPU_BINDING_OK) {
+        fprintf(stderr, "clause: %s\n", error);
+        return bound == CPU_BINDING_MALFORMED ? EXIT_USAGE : EXIT_RUNTIME_FAILURE;
+    }
+    unsigned workers = options.schedulers ? options.schedulers : cpu_binding_default_workers(binding);
+    struct sched_config config = {workers,
+                                  options.policy,
+                                  cpu_binding_is_bound(binding) ? binding : NULL,
+                                  options.max_heap_words,
+                                  options.blocking_sends ? SEND_MODE_BLOCKING : SEND_MODE_ARRIVALS,
+                                  options.worker_timers ? TIMER_WORKERS : TIMER_THREAD};
+    const char *why = NULL;
+    struct sched *s = sched_create(&config, &why);
+    if (!s) {
+        fprintf(stderr, "clause: %s\n", why);
+        cpu_binding_destroy(binding);
+        return EXIT_RUNTIME_FAILURE;
+    }
+    if (profiling(&options) && !sched_profile_start(s, options.profile_events, options.profile_sample)) {
+        fprintf(stderr, "clause: out of memory\n");
+        sched_destroy(s);
+        cpu_binding_destroy(binding);
+        return EXIT_RUNTIME_FAILURE;
+    }
+    int status;
+    if (workload) {
+        status = run_native(&options, workload, s, binding);
+        sched_destroy(s);
+    } else {
+        status = run_beam(&options, s, binding); /* destroys s */
+    }
+    cpu_binding_destroy(binding);
+    return status;
+}

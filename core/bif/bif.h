@@ -1,0 +1,118 @@
+/*
+ * bif.h — builtin functions: Erlang functions implemented in C.
+ *
+ * A builtin takes its arguments from the caller's registers and returns the
+ * result, or THE_NON_VALUE after recording an exception in the process
+ * (bif_raise and its shorthands below); the BEAM engine then raises it with
+ * a stack trace, or jumps to the instruction's fail label for a guard.
+ *
+ * Builtins allocate on p->heap freely: heap_alloc never moves a term, so
+ * their arguments and partial results stay valid; the engine collects at
+ * its next safepoint. A heap that refuses memory (its cap, or the host) is
+ * reported with bif_out_of_memory, which makes the process a runtime
+ * failure (exit 70), never an Erlang exception.
+ *
+ * Builtins are registered in tables (struct bif_def) that bif_registry.c
+ * gathers; the code server binds an import to a builtin before looking for
+ * Erlang code, so a builtin replaces the Erlang stub of a library module
+ * (lists:reverse/2 is C although lists.beam defines it).
+ */
+#ifndef CLAUSE_BIF_H
+#define CLAUSE_BIF_H
+
+#include "rt/process.h"
+#include "term/term.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef term (*bif_fn)(struct process *p, const term *args);
+
+enum bif_flags {
+    BIF_GUARD = 1u << 0,     /* allowed in guards (erlc emits bif/gc_bif instructions for it) */
+    BIF_NOHEAP = 1u << 1,    /* never allocates */
+    BIF_NO_FRAME = 1u << 2,  /* raises for its caller: no frame of its own in the stack trace (error/1) */
+    BIF_APPLY = 1u << 3,     /* erlang:apply/2,3: the engine calls what the arguments name */
+    BIF_HIBERNATE = 1u << 4, /* with BIF_APPLY: first waits until the mailbox holds a message (hibernate/3) */
+};
+
+struct bif_def {
+    const char *module;
+    const char *function;
+    unsigned arity;
+    bif_fn fn;
+    unsigned flags;
+};
+
+/* A bound builtin, as lookups return it. */
+struct bif_entry {
+    term module, function;
+    unsigned arity;
+    bif_fn fn;
+    unsigned flags;
+};
+
+/* Interns every registered builtin; call once before lookups (idempotent,
+ * not thread-safe: program start). */
+void bif_registry_init(void);
+/* The builtin module:function/arity, or NULL. Thread-safe after init. */
+const struct bif_entry *bif_lookup(term module, term function, unsigned arity);
+
+/* ---- exceptions ---- */
+
+enum fault_class {
+    FAULT_NONE = 0,
+    FAULT_ERROR,  /* erlang:error/1,2, and every builtin's badarg etc. */
+    FAULT_EXIT,   /* erlang:exit/1 */
+    FAULT_THROW,  /* erlang:throw/1 */
+    FAULT_SYSTEM, /* not an exception: a runtime failure already reported (exit 70) */
+    /* Not an exception: the builtin's target runs on another worker. The
+     * caller ends its slice and, once that slice ended, runs first and
+     * repeats the call with the same arguments (builtins::Blocked). */
+    FAULT_BLOCKED,
+    /* Not an exception: a signal the process sent itself ended it (exit(
+     * self(), kill)); no catch sees it. p->exit_reason says why. */
+    FAULT_EXITED,
+};
+
+/* Records an exception of class with reason and returns THE_NON_VALUE. */
+static inline term bif_raise(struct process *p, enum fault_class class, term reason)
+{
+    p->fault_class = (uint8_t) class;
+    p->fault_reason = reason;
+    p->fault_args = THE_NON_VALUE;
+    p->fault_trace = THE_NON_VALUE;
+    p->fault_cause = THE_NON_VALUE;
+    return THE_NON_VALUE;
+}
+static inline term bif_error(struct process *p, term reason) { return bif_raise(p, FAULT_ERROR, reason); }
+static inline term bif_blocked(struct process *p) { return bif_raise(p, FAULT_BLOCKED, NIL); }
+static inline term bif_exited(struct process *p, term reason)
+{
+    p->exit_reason = reason;
+    return bif_raise(p, FAULT_EXITED, reason);
+}
+term bif_badarg(struct process *p);
+/* badarg whose stack frame's error_info names a cause, as OTP 25 does for
+ * some builtins (badopt: an option it does not know; time: a bad timeout). */
+term bif_badarg_cause(struct process *p, term cause);
+term bif_badarith(struct process *p);
+/* erlang:error(Reason, Args): the stack trace's top frame shows Args. */
+term bif_error_with_args(struct process *p, term reason, term args);
+/* The heap refused memory (p->heap.failure says why): a runtime failure. */
+term bif_out_of_memory(struct process *p);
+
+/* ---- argument helpers shared by builtins ---- */
+
+/* A send's destination: a pid, or the pid a registered name stands for;
+ * THE_NON_VALUE with badarg recorded for anything else or a free name. */
+term bif_send_destination(struct process *p, term to);
+
+/* A proper list's length, or -1 for an improper list. */
+int64_t bif_list_length(term list);
+
+/* monitor/3's option list ({alias, Mode}, {tag, Tag}): the message tag and
+ * the alias mode (enum monitor_alias); false for anything else. */
+bool bif_monitor_options(term options, term *tag, int *alias);
+
+#endif

@@ -1,0 +1,35 @@
+/* error_report.c — OTP's logger error report of a crashed process. */
+#include "rt/error_report.h"
+
+#include "term/io_format.h"
+#include "term/print.h"
+#include "term/strbuf.h"
+
+#include <stdio.h>
+#include <sys/time.h>
+#include <time.h>
+
+void error_report_exit_value(term pid, term reason)
+{
+    static const char months[12][4] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                       "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    struct timeval now;
+    gettimeofday(&now, NULL);
+    struct tm local;
+    localtime_r(&now.tv_sec, &local);
+    struct strbuf text = STRBUF_INIT;
+    strbuf_printf(&text, "=ERROR REPORT==== %d-%s-%d::%02d:%02d:%02d.%06ld ===\nError in process ", local.tm_mday,
+                  months[local.tm_mon], local.tm_year + 1900, local.tm_hour, local.tm_min, local.tm_sec,
+                  (long)now.tv_usec);
+    print_w(&text, pid, -1);
+    strbuf_puts(&text, " with exit value:\n");
+    print_p(&text, reason, 1, 80, -1);
+    strbuf_puts(&text, "\n\n");
+    /* Written as OTP's standard_error device writes text: latin-1 bytes. */
+    struct strbuf bytes = STRBUF_INIT;
+    io_latin1_device(&bytes, strbuf_cstr(&text), text.len);
+    fflush(stdout);
+    fwrite(bytes.data, 1, bytes.len, stderr);
+    strbuf_free(&bytes);
+    strbuf_free(&text);
+}

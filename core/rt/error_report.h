@@ -1,0 +1,21 @@
+/*
+ * error_report.h — the error report a process writes when it ends with an
+ * uncaught error, in the format of OTP's default logger handler:
+ *
+ *   =ERROR REPORT==== 8-Oct-2026::03:42:15.983000 ===
+ *   Error in process <0.8.0> with exit value:
+ *   {boom,[{crash_reports,'-main/1-fun-6-',0,[]}]}
+ *   (a blank line)
+ *
+ * The header has the local time; the reason is laid out as ~p. Standard
+ * output is flushed first, so that the report follows what the program
+ * printed before it.
+ */
+#ifndef CLAUSE_ERROR_REPORT_H
+#define CLAUSE_ERROR_REPORT_H
+
+#include "term/term.h"
+
+void error_report_exit_value(term pid, term reason);
+
+#endif

@@ -1,0 +1,1032 @@
+/*
+ * executor.c — workers, slices, spawning, waking, and program end.
+ *
+ * Each worker runs one loop: at a slice boundary it takes the executor
+ * mutex, settles the process whose slice just ended (queue it again, park
+ * it, or finish it), then takes the run-queue lock and asks the policy for
+ * the next process; it marks that process running, leaves both locks, frees
+ * the contexts of processes that ended (never under the mutex) and resumes
+ * the process's body for one slice. A worker with nothing to run sleeps on
+ * its condition variable under the run-queue lock, after checking the
+ * queues under that same lock: every queueing takes it, so a wakeup cannot
+ * fall between the check and the sleep.
+ *
+ * Reclamation: a worker stays inside its ck_epoch section while it runs,
+ * and passes through a quiescent point at every slice boundary and before it
+ * sleeps, so what was retired (replaced process-table arrays, later
+ * arrivals of ended processes) is freed once every worker has passed a
+ * boundary after the retirement.
+ */
+#include "rt/executor.h"
+#include "rt/aliases.h"
+#include "rt/names.h"
+#include "rt/sched_profile.h"
+
+#include "metrics/metrics.h"
+#include "rt/cpu_binding.h"
+#include "rt/internal.h"
+#include "rt/message.h"
+#include "rt/proc_table.h"
+#include "rt/signals.h"
+#include "term/atom.h"
+
+#include <ck_epoch.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- services for policies ---- */
+
+unsigned sched_worker_count(const struct sched *s) { return s->worker_count; }
+
+void *sched_policy_worker_data(struct sched *s, worker_id w)
+{
+    return s->policy_blocks + (size_t)w * s->policy_block_bytes;
+}
+
+bool sched_worker_sleeping(const struct sched *s, worker_id w) { return s->workers[w].sleeping; }
+
+void **sched_policy_proc_link(struct process *p) { return p->policy_link; }
+
+void *sched_policy_shared_data(struct sched *s) { return s->policy_shared; }
+
+worker_id sched_sleeping_worker(const struct sched *s, worker_id after)
+{
+    if (s->sleeping_count == 0)
+        return NOT_A_WORKER;
+    unsigned n = s->worker_count;
+    unsigned start = after == NOT_A_WORKER ? 0 : ((unsigned)after + 1) % n;
+    for (unsigned k = 0; k < n; k++) {
+        unsigned i = (start + k) % n;
+        if (s->workers[i].sleeping)
+            return (worker_id)i;
+    }
+    return NOT_A_WORKER;
+}
+
+worker_id sched_proc_last_worker(const struct process *p) { return p->last_worker; }
+
+void sched_proc_set_last_worker(struct process *p, worker_id w) { p->last_worker = w; }
+
+void sched_count_steal_attempt(struct sched *s, worker_id thief) { s->metrics[thief].steal_attempts++; }
+
+void sched_count_steal(struct sched *s, worker_id thief, worker_id victim)
+{
+    s->metrics[thief].steals++;
+    s->metrics[victim].stolen_from++;
+}
+
+void sched_count_balance_move(struct sched *s, worker_id to, worker_id from)
+{
+    (void)from;
+    s->metrics[to].balance_taken++;
+}
+
+struct sched *proc_sched(const struct process *p) { return p->sched; }
+
+size_t sched_live_processes(struct sched *s) { return proc_table_count(&s->table); }
+
+const struct worker_metrics *sched_metrics(const struct sched *s) { return s->metrics; }
+
+const struct policy_ops *sched_policy(const struct sched *s) { return s->policy; }
+
+void sched_set_engine(struct sched *s, void *engine) { s->engine = engine; }
+void *sched_engine(const struct sched *s) { return s->engine; }
+term sched_main_pid(const struct sched *s) { return s->main_pid; }
+uint64_t sched_blocked_builtins(const struct sched *s) { return s->blocked_builtins; }
+
+uint64_t sched_lookups_skipped(const struct sched *s) { return s->lookups_skipped; }
+
+void sched_timer_counts(const struct sched *s, uint64_t *clock_readings, uint64_t *fired)
+{
+    *clock_readings = s->timer_wakes;
+    *fired = s->timers_fired;
+}
+
+size_t sched_queue_length(struct sched *s, worker_id w)
+{
+    pthread_mutex_lock(&s->rq_lock);
+    size_t n = s->policy->queue_length ? s->policy->queue_length(s, w) : 0;
+    pthread_mutex_unlock(&s->rq_lock);
+    return n;
+}
+
+void sched_test_set_sleeping(struct sched *s, worker_id w, bool sleeping)
+{
+    pthread_mutex_lock(&s->rq_lock);
+    if (s->workers[w].sleeping != sleeping)
+        s->sleeping_count += sleeping ? 1u : (unsigned)-1;
+    s->workers[w].sleeping = sleeping;
+    pthread_mutex_unlock(&s->rq_lock);
+}
+
+/* ---- native bodies ---- */
+
+static enum body_stop native_resume(struct process *p) { return p->native_step(p, p->body_state); }
+
+static void native_release(struct process *p)
+{
+    if (p->native_free)
+        p->native_free(p->body_state);
+    p->body_state = NULL;
+}
+
+const struct body_ops native_body_ops = {"native", native_resume, native_release};
+
+/* ---- creation ---- */
+
+uint64_t sched_clock_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Process memory churns in waves (a burst of spawns, then their exits; a
+ * collection's new block, then the old one freed). glibc's default returns
+ * the top of its heap to the OS after every wave, so the next one faults in
+ * every page again: measured, a million spawn+exit took 10x longer. Keep up
+ * to 256 MiB of freed memory instead, and pad growth by 64 MiB. */
+static void tune_malloc(void)
+{
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    mallopt(M_TOP_PAD, 64 << 20);
+}
+
+struct sched *sched_create(const struct sched_config *config, const char **error)
+{
+    tune_malloc();
+    const struct policy_ops *policy = config->policy ? config->policy : policy_all()[0];
+    if (config->workers < 1 || config->workers > SCHED_MAX_WORKERS) {
+        *error = "worker count out of range";
+        return NULL;
+    }
+    struct sched *s = calloc(1, sizeof *s);
+    if (!s) {
+        *error = "out of memory";
+        return NULL;
+    }
+    s->policy = policy;
+    s->worker_count = config->workers;
+    s->binding = config->binding;
+    s->max_heap_words = config->max_heap_words;
+    s->send_mode = config->send_mode;
+    s->timer_mode = config->timer_mode;
+    s->main_pid = THE_NON_VALUE;
+    /* Per-worker policy blocks padded to cache lines: workers never share one. */
+    s->policy_block_bytes = (policy->worker_bytes + 63) & ~(size_t)63;
+    s->workers = aligned_alloc(64, sizeof(struct worker) * s->worker_count);
+    s->metrics = aligned_alloc(64, sizeof(struct worker_metrics) * s->worker_count);
+    s->policy_blocks = s->policy_block_bytes ? aligned_alloc(64, s->policy_block_bytes * s->worker_count) : NULL;
+    s->policy_shared = calloc(1, policy->shared_bytes ? policy->shared_bytes : 1);
+    if (!s->workers || !s->metrics || (s->policy_block_bytes && !s->policy_blocks) || !s->policy_shared) {
+        free(s->policy_shared);
+        free(s->workers);
+        free(s->metrics);
+        free(s->policy_blocks);
+        free(s);
+        *error = "out of memory";
+        return NULL;
+    }
+    memset(s->workers, 0, sizeof(struct worker) * s->worker_count);
+    memset(s->metrics, 0, sizeof(struct worker_metrics) * s->worker_count);
+    if (s->policy_blocks)
+        memset(s->policy_blocks, 0, s->policy_block_bytes * s->worker_count);
+    pthread_mutex_init(&s->exec_lock, NULL);
+    pthread_mutex_init(&s->rq_lock, NULL);
+    pthread_condattr_t monotonic;
+    pthread_condattr_init(&monotonic);
+    pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->timer_cond, &monotonic);
+    s->start_ns = sched_clock_ns();
+    timer_wheel_init(&s->wheel, 0);
+    ck_epoch_init(&s->epoch);
+    for (unsigned i = 0; i < s->worker_count; i++) {
+        struct worker *w = &s->workers[i];
+        w->sched = s;
+        w->id = (worker_id)i;
+        pthread_cond_init(&w->wake, &monotonic);
+        ck_epoch_register(&s->epoch, &w->epoch_record, NULL);
+    }
+    pthread_condattr_destroy(&monotonic);
+    if (!proc_table_init(&s->table, &s->epoch, 1024)) {
+        *error = "out of memory";
+        sched_destroy(s);
+        return NULL;
+    }
+    if (policy->init && !policy->init(s)) {
+        *error = "the policy refused the configuration";
+        sched_destroy(s);
+        return NULL;
+    }
+    atom_table_init();
+    return s;
+}
+
+/* ---- waking and stopping (run-queue lock held) ---- */
+
+static void wake_worker_locked(struct sched *s, worker_id waker, worker_id target)
+{
+    if (target == NOT_A_WORKER)
+        return;
+    struct worker *w = &s->workers[target];
+    if (!w->sleeping)
+        return;
+    w->sleeping = false;
+    s->sleeping_count--;
+    pthread_cond_signal(&w->wake);
+    if (waker != NOT_A_WORKER)
+        s->metrics[waker].wakeups_sent++;
+}
+
+void sched_stop_locked(struct sched *s, int status)
+{
+    if (s->stopping)
+        return; /* the first end wins */
+    s->stopping = true;
+    s->exit_status = status;
+    for (unsigned i = 0; i < s->worker_count; i++) {
+        struct worker *w = &s->workers[i];
+        if (w->sleeping) {
+            w->sleeping = false;
+            s->sleeping_count--;
+            pthread_cond_signal(&w->wake);
+        }
+    }
+}
+
+void sched_wake_waiting_locked(struct sched *s, worker_id waker, struct process *p, enum enqueue_reason why)
+{
+    timer_wheel_cancel(&s->wheel, &p->timer); /* the wake came first */
+    pthread_mutex_lock(&s->rq_lock);
+    sched_enqueue_locked(s, waker, p, why);
+    pthread_mutex_unlock(&s->rq_lock);
+}
+
+void sched_enqueue_locked(struct sched *s, worker_id self, struct process *p, enum enqueue_reason why)
+{
+    if (p->holds > 0 && why != ENQUEUE_UNBLOCKED) {
+        /* Held for blocked processes: it is queued when the last one has
+         * repeated its builtin (sched_release_hold_locked). A held process
+         * that must itself repeat a blocked builtin is queued all the same:
+         * two processes blocked on each other (both sending at once) would
+         * otherwise hold each other forever. If its holder then finds it
+         * running, that holder blocks once more. */
+        atomic_store_explicit(&p->state, PROC_HELD, memory_order_release);
+        return;
+    }
+    if (p->suspends > 0) {
+        /* Suspended: queued when its last suspend is resumed. */
+        atomic_store_explicit(&p->state, PROC_SUSPENDED, memory_order_release);
+        return;
+    }
+    atomic_store_explicit(&p->state, PROC_RUNNABLE, memory_order_release);
+    if (PROFILING(s->profile)) {
+        /* Its slice is timed too when its wait is: one sample for both. */
+        struct sampler *sampler =
+            self == NOT_A_WORKER ? &s->profile->runtime_enqueues : &s->profile->workers[self].enqueues;
+        p->queued_at = sampler_take(sampler) ? profile_stamp() : 0;
+        /* A spawn by a process counts on its worker, the caller's thread. */
+        if (why == ENQUEUE_SPAWN && self != NOT_A_WORKER && proc_table_count(&s->table) > s->metrics[self].peak_live)
+            s->metrics[self].peak_live = proc_table_count(&s->table);
+    }
+    worker_id target = s->policy->enqueue(s, self, p, why);
+    wake_worker_locked(s, self, target);
+}
+
+void sched_block_on_locked(struct process *self, struct process *target)
+{
+    /* It held a target for its repeat and found it running again: it lets
+     * go before blocking anew, so holds never outnumber holders. */
+    sched_release_hold_locked(self);
+    self->blocked_on = target;
+    self->blocked_next = target->blocked_senders;
+    target->blocked_senders = self;
+    target->holds++;
+    self->sched->blocked_builtins++;
+}
+
+void sched_release_hold_locked(struct process *self)
+{
+    struct process *target = self->holding;
+    if (!target)
+        return;
+    self->holding = NULL;
+    if (--target->holds > 0)
+        return;
+    struct sched *s = self->sched;
+    if (proc_state(target) == PROC_HELD) {
+        pthread_mutex_lock(&s->rq_lock);
+        sched_enqueue_locked(s, self->last_worker, target, ENQUEUE_WAKE_BY_PROCESS);
+        pthread_mutex_unlock(&s->rq_lock);
+    } else if (target->release_when_unheld) {
+        /* It ended while held: the last holder, on its own worker, frees it. */
+        struct process **at = &s->ended_held;
+        while (*at != target)
+            at = &(*at)->next_released;
+        *at = target->next_released;
+        struct worker *w = &s->workers[self->last_worker];
+        target->next_released = w->released;
+        w->released = target;
+    }
+}
+
+/* p's slice ended: the processes blocked on it may repeat their builtins.
+ * Each now holds p and runs first; one still in its own slice is queued
+ * when that slice ends (settle_locked). Executor mutex held. */
+static void unblock_senders_locked(struct sched *s, struct worker *w, struct process *p, bool ending)
+{
+    struct process *sender = p->blocked_senders;
+    p->blocked_senders = NULL;
+    while (sender) {
+        struct process *next = sender->blocked_next;
+        sender->blocked_next = NULL;
+        sender->blocked_on = NULL;
+        /* An ending target needs no hold, and its context must not be
+         * touched once it is reclaimed. */
+        sender->holding = ending ? NULL : p;
+        if (ending)
+            p->holds--; /* the hold it took when it blocked */
+        if (proc_state(sender) == PROC_BLOCKED) {
+            pthread_mutex_lock(&s->rq_lock);
+            sched_enqueue_locked(s, w->id, sender, ENQUEUE_UNBLOCKED);
+            pthread_mutex_unlock(&s->rq_lock);
+        }
+        sender = next;
+    }
+}
+
+/* A zeroed context with an empty heap: a spare of the spawning worker when
+ * it has one (spawning then allocates nothing), else a new one. */
+static struct process *new_context(struct sched *s, struct worker *w)
+{
+    struct process *p = w ? w->spares : NULL;
+    if (p) {
+        w->spares = p->next_released;
+        w->spare_count--;
+        heap_t kept = p->heap;
+        memset(p, 0, sizeof *p);
+        p->heap = kept;
+        p->heap.max_words = s->max_heap_words;
+        return p;
+    }
+    p = calloc(1, sizeof *p);
+    if (p && !heap_init(&p->heap, 0, s->max_heap_words)) {
+        free(p);
+        p = NULL;
+    }
+    return p;
+}
+
+struct process *sched_new_process(struct sched *s, struct process *parent, const struct body_ops *body)
+{
+    struct process *p = new_context(s, parent ? &s->workers[parent->last_worker] : NULL);
+    if (!p)
+        return NULL;
+    p->sched = s;
+    p->stack = p->stack_inline;
+    p->stack_words = PROC_INLINE_STACK;
+    p->body = body;
+    p->exit_reason = A(normal);
+    p->wait_timeout_ms = -1;
+    p->last_receiver_not_running = NIL;
+    mailbox_init(&p->mailbox);
+    /* A spawned process starts on its parent's worker. */
+    p->last_worker = parent ? parent->last_worker : 0;
+    atomic_init(&p->state, PROC_RUNNABLE);
+    return p;
+}
+
+void sched_discard_process(struct process *p)
+{
+    mailbox_destroy(&p->mailbox);
+    if (p->stack != p->stack_inline)
+        free(p->stack);
+    heap_destroy(&p->heap);
+    free(p);
+}
+
+term sched_start_process(struct sched *s, struct process *parent, struct process *p)
+{
+    return sched_start_process_tied(s, parent, p, NULL);
+}
+
+term sched_start_process_tied(struct sched *s, struct process *parent, struct process *p, const struct spawn_ties *ties)
+{
+    worker_id home = p->last_worker;
+    uint64_t number = proc_table_next_pid(&s->table);
+    p->pid = make_pid(number);
+    /* A spawned process inherits its parent's group leader; the first
+     * process leads itself. */
+    p->group_leader = parent ? parent->group_leader : p->pid;
+    bool tied = parent && ties && (ties->link || ties->monitor);
+    /* Ties are made before any worker can run it, and before anyone can
+     * find it: under the executor mutex, which every exit signal and
+     * process end takes. */
+    if (tied) {
+        pthread_mutex_lock(&s->exec_lock);
+        if ((ties->link && !signals_link_locked(parent, p)) ||
+            (ties->monitor &&
+             !signals_monitor_locked(parent, p, ties->monitor_ref, THE_NON_VALUE, ties->tag, ties->alias))) {
+            signals_forget(p);
+            pthread_mutex_unlock(&s->exec_lock);
+            sched_discard_process(p);
+            return THE_NON_VALUE;
+        }
+    }
+    /* The table retires a replaced array on the inserting thread's own
+     * epoch record: the parent's worker is the calling thread. Without a
+     * parent no worker runs yet, and the old array is freed at once. */
+    if (!proc_table_insert(&s->table, number, p, parent ? &s->workers[home].epoch_record : NULL)) {
+        if (tied) {
+            signals_forget(p);
+            pthread_mutex_unlock(&s->exec_lock);
+        }
+        sched_discard_process(p);
+        return THE_NON_VALUE;
+    }
+    term pid = p->pid; /* p may run and end as soon as it is queued */
+    pthread_mutex_lock(&s->rq_lock);
+    sched_enqueue_locked(s, parent ? home : NOT_A_WORKER, p, ENQUEUE_SPAWN);
+    pthread_mutex_unlock(&s->rq_lock);
+    if (tied)
+        pthread_mutex_unlock(&s->exec_lock);
+    if (parent)
+        s->metrics[home].spawned++;
+    return pid;
+}
+
+term sched_spawn_native(struct sched *s, struct process *parent, native_step_fn step, void *state,
+                        void (*free_state)(void *))
+{
+    struct process *p = sched_new_process(s, parent, &native_body_ops);
+    if (!p)
+        return THE_NON_VALUE;
+    p->native_step = step;
+    p->native_free = free_state;
+    p->body_state = state;
+    return sched_start_process(s, parent, p);
+}
+
+term sched_start_host_process(struct sched *s, struct process *p)
+{
+    uint64_t number = proc_table_next_pid(&s->table);
+    p->pid = make_pid(number);
+    /* No worker runs: a replaced table array can go at once. */
+    if (!proc_table_insert(&s->table, number, p, NULL)) {
+        sched_discard_process(p);
+        return THE_NON_VALUE;
+    }
+    atomic_store_explicit(&p->state, PROC_RUNNING, memory_order_release);
+    s->host = true;
+    return p->pid;
+}
+
+bool sched_stopped(struct sched *s, int *status, const char **failure)
+{
+    pthread_mutex_lock(&s->rq_lock);
+    bool stopped = s->stopping;
+    *status = s->exit_status;
+    pthread_mutex_unlock(&s->rq_lock);
+    *failure = s->host_failure[0] ? s->host_failure : NULL;
+    return stopped;
+}
+
+bool sched_is_alive(struct process *self, term pid)
+{
+    /* The caller's worker is inside its epoch section: the context stays
+     * readable even if it ends meanwhile. */
+    struct process *p = proc_table_lookup(&self->sched->table, pid_number(pid));
+    return p && proc_state(p) != PROC_EXITED;
+}
+
+bool sched_wake(struct process *self, term pid)
+{
+    struct sched *s = self->sched;
+    pthread_mutex_lock(&s->exec_lock);
+    struct process *p = proc_table_lookup(&s->table, pid_number(pid));
+    bool found = p != NULL;
+    if (p) {
+        if (proc_state(p) == PROC_WAITING) {
+            sched_wake_waiting_locked(s, self->last_worker, p, ENQUEUE_WAKE_BY_PROCESS);
+        } else {
+            p->wake_pending = true; /* running or queued: its next wait returns at once */
+        }
+    }
+    pthread_mutex_unlock(&s->exec_lock);
+    return found;
+}
+
+void sched_halt(struct process *self, int status)
+{
+    struct sched *s = self->sched;
+    pthread_mutex_lock(&s->exec_lock);
+    pthread_mutex_lock(&s->rq_lock);
+    sched_stop_locked(s, status);
+    pthread_mutex_unlock(&s->rq_lock);
+    pthread_mutex_unlock(&s->exec_lock);
+}
+
+/* ---- receive timeouts and the timer thread ---- */
+
+void sched_set_wait_timeout(struct process *self, int64_t ms) { self->wait_timeout_ms = ms; }
+
+void sched_start_receive_timeout(struct process *self, int64_t ms)
+{
+    struct sched *s = self->sched;
+    self->receive_deadline = timer_tick_from_deadline_ns(sched_clock_ns() - s->start_ns + (uint64_t)ms * 1000000u);
+}
+
+bool sched_receive_timeout_passed(struct process *self)
+{
+    struct sched *s = self->sched;
+    return self->receive_deadline != 0 &&
+           timer_tick_from_clock_ns(sched_clock_ns() - s->start_ns) >= self->receive_deadline;
+}
+
+bool sched_take_timed_out(struct process *self)
+{
+    /* Set under the executor mutex before the process was queued; its
+     * worker took that mutex since, so a plain read is ordered. */
+    bool timed_out = self->timed_out;
+    self->timed_out = false;
+    return timed_out;
+}
+
+/* Arms p's timeout (executor mutex held). The deadline becomes the tick at
+ * or after it, so it never fires early. When it is earlier than every other
+ * timer, only the timer thread is woken, to sleep less. */
+void sched_arm_timer_locked(struct sched *s, struct timer_node *node, uint64_t tick)
+{
+    uint64_t next = timer_wheel_next_wake(&s->wheel);
+    timer_wheel_arm(&s->wheel, node, tick);
+    if (tick >= next)
+        return;
+    if (s->timer_mode == TIMER_THREAD) {
+        pthread_cond_signal(&s->timer_cond);
+        return;
+    }
+    /* Workers keep the timers: every idle worker wakes to sleep again until
+     * the new earliest deadline. */
+    pthread_mutex_lock(&s->rq_lock);
+    for (unsigned i = 0; i < s->worker_count; i++)
+        wake_worker_locked(s, NOT_A_WORKER, (worker_id)i);
+    pthread_mutex_unlock(&s->rq_lock);
+}
+
+/* A finite timeout starts when its receive first waits and is not
+ * restarted by messages that match no clause: the deadline is fixed at the
+ * first wait and kept until the receive takes a message or times out
+ * (message.c clears it). */
+static void arm_receive_timeout_locked(struct sched *s, struct process *p, uint64_t ms)
+{
+    if (p->receive_deadline == 0)
+        sched_start_receive_timeout(p, (int64_t)ms);
+    sched_arm_timer_locked(s, &p->timer, p->receive_deadline);
+}
+
+static void fire_timeout_locked(struct timer_node *node, void *ctx)
+{
+    struct sched *s = ctx;
+    if (PROFILING(s->profile))
+        histogram_record(&s->profile->timer_late,
+                         s->profile->timer_now_ns - s->start_ns - timer_tick_start_ns(timer_node_tick(node)));
+    if (node->kind == TIMER_KIND_BIF) {
+        bif_timer_fire_locked(s, node);
+        return;
+    }
+    struct process *p = (struct process *)(void *)((char *)node - offsetof(struct process, timer));
+    if (proc_state(p) != PROC_WAITING)
+        return;
+    p->timed_out = true;
+    s->timers_fired++;
+    pthread_mutex_lock(&s->rq_lock);
+    sched_enqueue_locked(s, NOT_A_WORKER, p, ENQUEUE_WAKE_BY_RUNTIME);
+    pthread_mutex_unlock(&s->rq_lock);
+}
+
+/* Fires every timeout whose tick has come (executor mutex held). */
+static void fire_due_timeouts_locked(struct sched *s)
+{
+    s->timer_wakes++;
+    uint64_t now = sched_clock_ns();
+    if (PROFILING(s->profile))
+        s->profile->timer_now_ns = now;
+    uint64_t now_tick = timer_tick_from_clock_ns(now - s->start_ns);
+    timer_wheel_advance(&s->wheel, now_tick, fire_timeout_locked, s);
+}
+
+/* Sleeps until the next occupied slot, reads the clock once, advances the
+ * wheel to that tick (firing expired timeouts in tick order), repeats. */
+static void *timer_thread(void *arg)
+{
+    struct sched *s = arg;
+    if (s->binding)
+        cpu_binding_unbind_current_thread(s->binding);
+    pthread_mutex_lock(&s->exec_lock);
+    while (!s->timer_stop) {
+        uint64_t next = timer_wheel_next_wake(&s->wheel);
+        bool deadline = false;
+        if (next == UINT64_MAX) {
+            pthread_cond_wait(&s->timer_cond, &s->exec_lock);
+        } else {
+            uint64_t at = s->start_ns + timer_tick_start_ns(next);
+            struct timespec ts = {(time_t)(at / 1000000000u), (long)(at % 1000000000u)};
+            deadline = pthread_cond_timedwait(&s->timer_cond, &s->exec_lock, &ts) != 0;
+        }
+        if (s->timer_stop)
+            break;
+        if (PROFILING(s->profile)) {
+            s->profile->timer_thread_wakes++;
+            s->profile->timer_thread_deadline_wakes += deadline;
+        }
+        fire_due_timeouts_locked(s);
+    }
+    pthread_mutex_unlock(&s->exec_lock);
+    return NULL;
+}
+
+void sched_runtime_failure(struct process *self, const char *why)
+{
+    pthread_mutex_lock(&self->sched->exec_lock);
+    sched_runtime_failure_locked(self->sched, self->pid, why);
+    pthread_mutex_unlock(&self->sched->exec_lock);
+}
+
+void sched_runtime_failure_locked(struct sched *s, term pid, const char *why)
+{
+    if (s->host) { /* the invocation's thread is its only one: no other writer */
+        snprintf(s->host_failure, sizeof s->host_failure, "%s", why);
+    } else {
+        fflush(stdout);
+        fprintf(stderr, "clause: runtime failure in <0.%llu.0>: %s\n", (unsigned long long)pid_number(pid), why);
+    }
+    pthread_mutex_lock(&s->rq_lock);
+    sched_stop_locked(s, EXIT_RUNTIME_FAILURE);
+    pthread_mutex_unlock(&s->rq_lock);
+}
+
+/* ---- the worker loop ---- */
+
+/* A worker keeps this many freed contexts for its next spawns. */
+#define SPARE_CONTEXTS 256
+
+/* The context itself of an ended process outlives its contents: senders
+ * find processes through the table without any lock and may still touch
+ * the context (its state and arrivals) until they leave their epoch
+ * section, so it is freed, or kept as a spare of the worker that ended it,
+ * only after a grace period. */
+static void reclaim_context(ck_epoch_entry_t *entry)
+{
+    struct process *p = (struct process *)(void *)((char *)entry - offsetof(struct process, reclaim));
+    struct worker *w = &p->sched->workers[p->last_worker];
+    sched_tsan_acquire(p);
+    if (p->heap.start && w->spare_count < SPARE_CONTEXTS) {
+        p->next_released = w->spares;
+        w->spares = p;
+        w->spare_count++;
+        return;
+    }
+    if (p->heap.start)
+        heap_destroy(&p->heap);
+    free(p);
+}
+
+/* Frees what an ended process holds. On a worker (w), its heap block is
+ * kept when it can serve a spare and the context goes through the epoch;
+ * at shutdown (w NULL, no sender left) everything is freed at once. */
+static void release_process(struct worker *w, struct process *p)
+{
+    p->body->release(p);
+    signals_forget(p);
+    message_release_arrivals(p);
+    mailbox_destroy(&p->mailbox);
+    if (p->stack != p->stack_inline)
+        free(p->stack);
+    if (w) {
+        /* It ended on w (settle_locked): its reason is still on its heap. */
+        METRIC(metrics_count_exit(&w->sched->metrics[w->id], p->exit_reason));
+        if (!heap_recycle(&p->heap))
+            p->heap.start = NULL; /* destroyed: no block to keep */
+        /* reclaim_context runs on w (its epoch record) and keeps the
+         * context among w's spares: a process ended by a signal from
+         * another worker may still name the worker whose queue held it. */
+        p->last_worker = w->id;
+        ck_epoch_call(&w->epoch_record, &p->reclaim, reclaim_context);
+        return;
+    }
+    heap_destroy(&p->heap);
+    free(p);
+}
+
+void sched_release_ended(struct process *p) { release_process(NULL, p); }
+
+static void free_released(struct worker *w)
+{
+    struct process *p = w->released;
+    w->released = NULL;
+    while (p) {
+        struct process *next = p->next_released;
+        release_process(w, p);
+        p = next;
+    }
+}
+
+/* Settles p after its slice (executor mutex held). Returns with the
+ * run-queue lock held too. */
+static void settle_locked(struct sched *s, struct worker *w, struct process *p, enum body_stop why)
+{
+    /* Exit signals that came during the slice act first, so that the
+     * processes blocked on p find it ended when they repeat. */
+    if (why != BODY_EXIT && p->pending_first && signals_settle_pending_locked(s, p))
+        why = BODY_EXIT;
+    if (p->blocked_senders)
+        unblock_senders_locked(s, w, p, why == BODY_EXIT);
+    switch (why) {
+    case BODY_EXIT:
+        signals_finish_locked(s, w, p);
+        pthread_mutex_lock(&s->rq_lock);
+        return;
+    case BODY_WAIT: {
+        int64_t timeout = p->wait_timeout_ms;
+        p->wait_timeout_ms = -1;
+        /* Parking: first stop looking running (sequentially consistent),
+         * then look for arrivals (sequentially consistent). A sender pushes
+         * an arrival, then reads the state the same way: of the two, at
+         * least one sees the other, so either the process does not park or
+         * the sender wakes it (message.c). */
+        atomic_store_explicit(&p->state, PROC_WAITING, memory_order_seq_cst);
+        bool woken = p->wake_pending || message_arrivals_pending(p);
+        if (woken || timeout == 0) {
+            p->timed_out = !woken;
+            p->wake_pending = false;
+            pthread_mutex_lock(&s->rq_lock);
+            sched_enqueue_locked(s, w->id, p, ENQUEUE_YIELD);
+            return;
+        }
+        atomic_store_explicit(&p->state, PROC_WAITING, memory_order_release);
+        if (timeout > 0)
+            arm_receive_timeout_locked(s, p, (uint64_t)timeout);
+        pthread_mutex_lock(&s->rq_lock);
+        return;
+    }
+    case BODY_BLOCKED:
+        if (p->blocked_on) {
+            /* Its target still runs: wait in no queue for that slice's end. */
+            atomic_store_explicit(&p->state, PROC_BLOCKED, memory_order_release);
+            pthread_mutex_lock(&s->rq_lock);
+            return;
+        }
+        /* The target's slice ended during ours: repeat at once. */
+        pthread_mutex_lock(&s->rq_lock);
+        sched_enqueue_locked(s, w->id, p, ENQUEUE_UNBLOCKED);
+        return;
+    case BODY_YIELD:
+        pthread_mutex_lock(&s->rq_lock);
+        sched_enqueue_locked(s, w->id, p, ENQUEUE_YIELD);
+        return;
+    }
+}
+
+static struct process *next_process_locked(struct sched *s, struct worker *w)
+{
+    struct process *p = s->policy->pick_next(s, w->id);
+    if (!p && s->policy->find_work) {
+        sched_count_steal_attempt(s, w->id);
+        p = s->policy->find_work(s, w->id);
+    }
+    return p;
+}
+
+static void worker_loop(struct worker *w)
+{
+    struct sched *s = w->sched;
+    struct worker_metrics *m = &s->metrics[w->id];
+    struct process *current = NULL;
+    enum body_stop why = BODY_YIELD;
+    /* Busy time is the loop's time less its sleeps: reading the clock at
+     * every slice would cost more than a short slice itself. */
+    uint64_t loop_started = sched_clock_ns();
+    struct worker_latencies *lat = PROFILING(s->profile) ? &s->profile->workers[w->id] : NULL;
+    if (lat)
+        sched_profile_worker_begin(s, w->id);
+    ck_epoch_begin(&w->epoch_record, NULL);
+    for (;;) {
+        pthread_mutex_lock(&s->exec_lock);
+        if (s->timer_mode == TIMER_WORKERS && timer_wheel_armed_count(&s->wheel))
+            fire_due_timeouts_locked(s); /* before each slice */
+        if (current)
+            settle_locked(s, w, current, why);
+        else
+            pthread_mutex_lock(&s->rq_lock);
+        if (current && s->policy->slice_done)
+            s->policy->slice_done(s, w->id);
+        current = NULL;
+        struct process *next = NULL;
+        while (!s->stopping && !(next = next_process_locked(s, w))) {
+            /* Nothing to run: sleep without the executor mutex, and outside
+             * the epoch section so reclamation does not wait for us. */
+            uint64_t deadline_tick = s->timer_mode == TIMER_WORKERS ? timer_wheel_next_wake(&s->wheel) : UINT64_MAX;
+            pthread_mutex_unlock(&s->exec_lock);
+            ck_epoch_end(&w->epoch_record, NULL);
+            w->sleeping = true;
+            s->sleeping_count++;
+            m->sleeps++;
+            uint64_t slept = sched_clock_ns();
+            bool deadline = false;
+            while (w->sleeping) {
+                if (deadline_tick == UINT64_MAX) {
+                    pthread_cond_wait(&w->wake, &s->rq_lock);
+                    continue;
+                }
+                /* Workers keep the timers: sleep until the earliest one. */
+                uint64_t at = s->start_ns + timer_tick_start_ns(deadline_tick);
+                struct timespec ts = {(time_t)(at / 1000000000u), (long)(at % 1000000000u)};
+                if (pthread_cond_timedwait(&w->wake, &s->rq_lock, &ts) != 0 && w->sleeping) {
+                    w->sleeping = false;
+                    s->sleeping_count--;
+                    deadline = true;
+                }
+            }
+            m->idle_ns += sched_clock_ns() - slept;
+            METRIC(m->wakeups_received += !deadline && !s->stopping);
+            pthread_mutex_unlock(&s->rq_lock);
+            ck_epoch_begin(&w->epoch_record, NULL);
+            pthread_mutex_lock(&s->exec_lock);
+            if (s->timer_mode == TIMER_WORKERS && timer_wheel_armed_count(&s->wheel))
+                fire_due_timeouts_locked(s);
+            pthread_mutex_lock(&s->rq_lock);
+        }
+        if (s->stopping) {
+            pthread_mutex_unlock(&s->rq_lock);
+            pthread_mutex_unlock(&s->exec_lock);
+            break;
+        }
+        atomic_store_explicit(&next->state, PROC_RUNNING, memory_order_release);
+        if (next->slices == 0) {
+            METRIC(m->first_runs++);
+        } else if (next->ran_on != w->id) {
+            /* Not last_worker: a policy that queued it here (a steal, a
+             * wake on the waker's worker) has set that to w already. */
+            METRIC(m->migrations_in++);
+            METRIC(s->metrics[next->ran_on].migrations_out++); /* under the run-queue lock */
+        }
+        METRIC(next->ran_on = w->id);
+        uint64_t slice_start = 0;
+        if (lat) {
+            if (next->queued_at) {
+                slice_start = profile_stamp();
+                histogram_record(&lat->queue_wait, slice_start - next->queued_at);
+                next->queued_at = 0;
+            }
+            uint64_t queued = s->policy->queue_length ? s->policy->queue_length(s, w->id) : 0;
+            m->queue_samples++;
+            m->queue_len_sum += queued;
+            if (queued > m->queue_len_max)
+                m->queue_len_max = queued;
+        }
+        next->last_worker = w->id;
+        pthread_mutex_unlock(&s->rq_lock);
+        pthread_mutex_unlock(&s->exec_lock);
+        free_released(w);
+        /* Quiescent point: nothing from before this boundary is held.
+         * Polling (advancing the epoch, running callbacks) walks every
+         * record, so it runs only every EPOCH_POLL_SLICES slices. */
+        ck_epoch_end(&w->epoch_record, NULL);
+        if (++w->slices_since_poll >= EPOCH_POLL_SLICES || w->epoch_record.n_pending > EPOCH_POLL_PENDING) {
+            w->slices_since_poll = 0;
+            ck_epoch_poll(&w->epoch_record);
+        }
+        ck_epoch_begin(&w->epoch_record, NULL);
+
+        current = next;
+        current->reds_left = CONTEXT_REDS;
+        why = current->body->resume(current);
+        if (slice_start) {
+            m->run_ticks += profile_stamp() - slice_start;
+            m->run_samples++;
+        }
+        int32_t spent = CONTEXT_REDS - (current->reds_left > 0 ? current->reds_left : 0);
+        current->reductions += (uint64_t)spent;
+        current->slices++;
+        /* Atomic stores: statistics/1 reads these two while we run. */
+        __atomic_store_n(&m->slices, m->slices + 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&m->reductions, m->reductions + (uint64_t)spent, __ATOMIC_RELAXED);
+    }
+    ck_epoch_end(&w->epoch_record, NULL);
+    free_released(w);
+    m->busy_ns = sched_clock_ns() - loop_started - m->idle_ns;
+    if (lat)
+        sched_profile_worker_end(s, w->id);
+}
+
+static void *worker_thread(void *arg)
+{
+    struct worker *w = arg;
+    if (w->sched->binding)
+        cpu_binding_bind_current_thread(w->sched->binding, (unsigned)w->id);
+    worker_loop(w);
+    return NULL;
+}
+
+int sched_run(struct sched *s, term main_pid)
+{
+    s->main_pid = main_pid;
+    pthread_mutex_lock(&s->exec_lock);
+    bool main_alive = proc_table_lookup(&s->table, pid_number(main_pid)) != NULL;
+    pthread_mutex_unlock(&s->exec_lock);
+    if (!main_alive)
+        return 1;
+    /* The timer thread starts before worker 0 binds itself, so it does not
+     * inherit that binding (and unbinds itself in case the caller is bound). */
+    bool timer_started = s->timer_mode != TIMER_THREAD || pthread_create(&s->timer_thread, NULL, timer_thread, s) == 0;
+    if (!timer_started) {
+        fprintf(stderr, "clause: cannot start the timer thread\n");
+        return EXIT_RUNTIME_FAILURE;
+    }
+    unsigned started = 1;
+    for (unsigned i = 1; i < s->worker_count; i++) {
+        if (pthread_create(&s->workers[i].thread, NULL, worker_thread, &s->workers[i]) != 0) {
+            fprintf(stderr, "clause: cannot start worker %u\n", i);
+            pthread_mutex_lock(&s->exec_lock);
+            pthread_mutex_lock(&s->rq_lock);
+            sched_stop_locked(s, EXIT_RUNTIME_FAILURE);
+            pthread_mutex_unlock(&s->rq_lock);
+            pthread_mutex_unlock(&s->exec_lock);
+            break;
+        }
+        started++;
+    }
+    if (s->binding)
+        cpu_binding_bind_current_thread(s->binding, 0);
+    worker_loop(&s->workers[0]);
+    for (unsigned i = 1; i < started; i++)
+        pthread_join(s->workers[i].thread, NULL);
+    if (s->timer_mode == TIMER_THREAD) {
+        pthread_mutex_lock(&s->exec_lock);
+        s->timer_stop = true;
+        pthread_cond_signal(&s->timer_cond);
+        pthread_mutex_unlock(&s->exec_lock);
+        pthread_join(s->timer_thread, NULL);
+    }
+    return s->exit_status;
+}
+
+void sched_destroy(struct sched *s)
+{
+    /* Every worker has stopped: what is left in the table (queued, waiting)
+     * is released without running further. The queues are emptied first, so
+     * that no policy holds a freed process. */
+    for (unsigned w = 0; w < s->worker_count; w++)
+        while (s->policy->pick_next(s, (worker_id)w))
+            ;
+    names_destroy(s); /* before the processes its entries point at */
+    aliases_destroy(s);
+    struct proc_table_entry *left = NULL;
+    size_t n = 0;
+    if (!proc_table_snapshot(&s->table, &left, &n)) {
+        fputs("clause: out of memory releasing processes\n", stderr);
+        abort();
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct process *p = left[i].proc;
+        proc_table_erase(&s->table, left[i].pid);
+        release_process(NULL, p);
+    }
+    free(left);
+    signals_destroy(s);
+    bif_timers_destroy(s);
+    /* Run what every record still has pending (ended contexts, replaced
+     * table arrays); contexts may land among the spares, freed next. */
+    for (unsigned i = 0; i < s->worker_count; i++)
+        ck_epoch_barrier(&s->workers[i].epoch_record);
+    for (unsigned i = 0; i < s->worker_count; i++) {
+        struct process *p = s->workers[i].spares;
+        while (p) {
+            struct process *next = p->next_released;
+            heap_destroy(&p->heap);
+            free(p);
+            p = next;
+        }
+    }
+    if (s->policy->fini)
+        s->policy->fini(s);
+    proc_table_destroy(&s->table);
+    for (unsigned i = 0; i < s->worker_count; i++) {
+        ck_epoch_unregister(&s->workers[i].epoch_record);
+        pthread_cond_destroy(&s->workers[i].wake);
+    }
+    pthread_mutex_destroy(&s->exec_lock);
+    pthread_mutex_destroy(&s->rq_lock);
+    pthread_cond_destroy(&s->timer_cond);
+    free(s->workers);
+    sched_profile_free(s);
+    free(s->metrics);
+    free(s->policy_blocks);
+    free(s->policy_shared);
+    free(s);
+}

@@ -1,0 +1,193 @@
+/*
+ * executor.h — running processes on worker threads.
+ *
+ * The executor ("sched") runs processes on N workers: the thread that calls
+ * sched_run is worker 0, and one more thread per further worker. Which
+ * process runs where is the policy's decision (policy.h); the executor keeps
+ * the mechanism and its two locks, as the seed assigns them:
+ *
+ *  - the executor mutex guards every process that is not running (its
+ *    state, waiting, exiting) and, in later parts, timers, names, links and
+ *    monitors. A worker takes it once per slice boundary.
+ *  - the run-queue lock guards the policy's queues and the workers' idle
+ *    state; it is taken after the executor mutex when both are needed, and
+ *    idle workers sleep on it (one condition variable per worker), so a
+ *    worker that checked the queues under it cannot miss a wakeup.
+ *
+ * A spawn that neither links nor monitors takes neither the executor mutex
+ * nor anything but the table's writer lock and the run-queue lock.
+ *
+ * The main process's end, a halt or a runtime failure stops the program:
+ * every worker finishes its current slice and leaves its loop; sched_run
+ * joins them and returns the status; sched_destroy then releases every
+ * process still queued or waiting.
+ */
+#ifndef CLAUSE_EXECUTOR_H
+#define CLAUSE_EXECUTOR_H
+
+#include "rt/body.h"
+#include "rt/policy.h"
+#include "rt/process.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct cpu_binding;
+struct worker_metrics;
+
+#define SCHED_MAX_WORKERS 1024
+/* The seed's status for a runtime failure (memory, caps, internal errors). */
+#define EXIT_RUNTIME_FAILURE 70
+
+/* How a send reaches a process running on another worker (message.h). */
+enum send_mode {
+    SEND_MODE_ARRIVALS, /* the current seed: a lock-free push onto its arrivals */
+    SEND_MODE_BLOCKING, /* the earlier revision: the sender blocks until that slice ends */
+};
+
+/* Who fires receive timeouts. */
+enum timer_mode {
+    TIMER_THREAD,  /* the current seed: one timer thread drives the wheel */
+    TIMER_WORKERS, /* the earlier revision: workers check the timers before each slice, idle workers sleep until
+                      the earliest timeout, and parking with a timeout wakes every idle worker */
+};
+
+struct sched_config {
+    unsigned workers;                  /* 1..SCHED_MAX_WORKERS */
+    const struct policy_ops *policy;   /* NULL: the default policy */
+    const struct cpu_binding *binding; /* NULL: workers unbound */
+    size_t max_heap_words;             /* per-process heap cap; 0 = none */
+    enum send_mode send_mode;
+    enum timer_mode timer_mode;
+};
+
+/* NULL when the host refuses memory or the policy refuses the config
+ * (error says why). */
+struct sched *sched_create(const struct sched_config *config, const char **error);
+
+/* Spawns a native process. parent is the spawning process (running on the
+ * calling worker), or NULL before sched_run (the main process, tests).
+ * Returns its pid, or THE_NON_VALUE when memory was refused. */
+term sched_spawn_native(struct sched *s, struct process *parent, native_step_fn step, void *state,
+                        void (*free_state)(void *));
+
+/* Spawning in two steps, for bodies that set a process up before it runs
+ * (the BEAM engine copies the arguments to its heap): a new context with
+ * `body`, not yet visible to anyone, or NULL when memory was refused; then
+ * start it (its pid, or THE_NON_VALUE when memory was refused: the context
+ * is gone, its body state left to the caller), or discard it unstarted. */
+struct process *sched_new_process(struct sched *s, struct process *parent, const struct body_ops *body);
+term sched_start_process(struct sched *s, struct process *parent, struct process *p);
+/* What a spawn ties the new process to its parent with, made before any
+ * worker can run it: a link, and/or a monitor the parent holds (its
+ * reference on the parent's heap, the tag of its message, its alias). */
+struct spawn_ties {
+    bool link;
+    bool monitor;
+    term monitor_ref;
+    term tag;  /* 'DOWN', or monitor/3's {tag, Tag} */
+    int alias; /* enum monitor_alias (signals.h) */
+};
+term sched_start_process_tied(struct sched *s, struct process *parent, struct process *p,
+                              const struct spawn_ties *ties);
+void sched_discard_process(struct process *p);
+
+/* Runs until the process `main_pid` ends, a halt, or a runtime failure,
+ * and returns the program's status: 0 when main ends normally, 1 when it
+ * ends with another reason, the halt status, or EXIT_RUNTIME_FAILURE. */
+int sched_run(struct sched *s, term main_pid);
+
+/* Releases every remaining process and the executor itself. */
+void sched_destroy(struct sched *s);
+
+/* Host invocations (embed.c) use an executor whose workers never start:
+ * publishes p (from sched_new_process) in the process table as running on
+ * the calling thread, which then resumes its body itself; p is queued
+ * nowhere, and its end stops nothing (the caller reads its outcome). Its
+ * pid, or THE_NON_VALUE when memory was refused (p is discarded). */
+term sched_start_host_process(struct sched *s, struct process *p);
+
+/* Whether a halt or a runtime failure stopped the program: *status gets
+ * its status, and *failure the runtime failure's text on an executor of a
+ * host invocation (kept for the host instead of written to stderr), else
+ * NULL. */
+bool sched_stopped(struct sched *s, int *status, const char **failure);
+
+/* ---- for process bodies (running on a worker) ---- */
+
+/* Whether `pid` names a live process (erlang:is_process_alive/1). */
+bool sched_is_alive(struct process *self, term pid);
+
+/* Wakes the process `pid` if it waits; when it is running or queued, its
+ * next wait returns at once instead. False for no live process. Takes the
+ * executor mutex. */
+bool sched_wake(struct process *self, term pid);
+
+/* Sets the timeout of the wait the body is about to return BODY_WAIT for:
+ * milliseconds (0..4294967295), or -1 for infinity (the default). The
+ * timeout starts when the process parks and never fires early; a wake
+ * before it cancels it, and whichever comes first queues the process.
+ * Applies to one wait. */
+void sched_set_wait_timeout(struct process *self, int64_t ms);
+
+/* A receive's timeout starts now (the engine's wait_timeout, which keeps
+ * its deadline while messages that match no clause wake it), and whether
+ * that deadline has passed. */
+void sched_start_receive_timeout(struct process *self, int64_t ms);
+bool sched_receive_timeout_passed(struct process *self);
+
+/* The timeout is the receive's, not the wait's: a receive that waits again
+ * after messages matching no clause keeps its first deadline, until
+ * proc_receive_take or proc_receive_restart (message.h) ends the receive.
+ *
+ * Whether the process's last wait ended by its timeout; reading clears it. */
+bool sched_take_timed_out(struct process *self);
+
+/* Ends the program with status (erlang:halt/1). The caller's slice goes on;
+ * it should return soon. */
+void sched_halt(struct process *self, int status);
+
+/* Ends the program as a runtime failure (exit EXIT_RUNTIME_FAILURE): host
+ * memory exhausted, a cap exceeded, an internal error. Writes one line with
+ * the process and why on stderr. The caller should end its slice soon. */
+void sched_runtime_failure(struct process *self, const char *why);
+
+/* Shared state of the engine that runs code (the BEAM code server): set
+ * before sched_run, read by running processes. */
+void sched_set_engine(struct sched *s, void *engine);
+void *sched_engine(const struct sched *s);
+/* The main process's pid (THE_NON_VALUE before sched_run). */
+term sched_main_pid(const struct sched *s);
+
+/* The executor of a process. */
+struct sched *proc_sched(const struct process *p);
+
+/* Live processes (table entries). */
+size_t sched_live_processes(struct sched *s);
+
+/* Per-worker counters; valid after sched_run returned. */
+const struct worker_metrics *sched_metrics(const struct sched *s);
+
+/* The timer thread's clock readings and the timeouts it fired; valid after
+ * sched_run returned. */
+void sched_timer_counts(const struct sched *s, uint64_t *clock_readings, uint64_t *fired);
+
+/* Builtins that blocked on a process running elsewhere (sends in blocking
+ * mode); valid after sched_run returned. */
+uint64_t sched_blocked_builtins(const struct sched *s);
+
+/* Sends that skipped the lock-free lookup because the sender's last send to
+ * the same receiver found it not running; valid after sched_run returned. */
+uint64_t sched_lookups_skipped(const struct sched *s);
+
+/* The policy in use. */
+const struct policy_ops *sched_policy(const struct sched *s);
+
+/* Processes queued for worker w (takes the run-queue lock). */
+size_t sched_queue_length(struct sched *s, worker_id w);
+
+/* For tests that drive a policy by hand on an executor that is not running:
+ * marks worker w asleep or awake, as its loop would. */
+void sched_test_set_sleeping(struct sched *s, worker_id w, bool sleeping);
+
+#endif

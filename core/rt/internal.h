@@ -1,0 +1,167 @@
+/*
+ * rt/internal.h — the executor's state, shared by the files that make up
+ * the executor (executor.c, message.c) and by nothing else: policies and
+ * process bodies see only executor.h and policy.h.
+ */
+#ifndef CLAUSE_SCHED_INTERNAL_H
+#define CLAUSE_SCHED_INTERNAL_H
+
+#include "rt/executor.h"
+#include "rt/proc_table.h"
+#include "rt/timer_wheel.h"
+
+#include <ck_epoch.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct worker {
+    struct sched *sched;
+    worker_id id;
+    pthread_t thread;
+    pthread_cond_t wake;
+    bool sleeping;            /* run-queue lock */
+    struct process *released; /* ended processes to free after the mutex; this worker only */
+    struct process *spares;   /* freed contexts kept for this worker's next spawns; this worker only */
+    unsigned spare_count;
+    ck_epoch_record_t epoch_record;
+    unsigned slices_since_poll;
+} __attribute__((aligned(64)));
+
+#define EPOCH_POLL_SLICES 64
+/* ... or sooner when this many ended contexts wait for their grace period. */
+#define EPOCH_POLL_PENDING 256
+
+#define NAME_BUCKETS 64
+struct name_entry;
+#define ALIAS_BUCKETS 64
+struct alias_entry;
+struct sched_profile;
+
+struct sched {
+    const struct policy_ops *policy;
+    unsigned worker_count;
+    struct worker *workers;
+    struct worker_metrics *metrics;
+    struct sched_profile *profile; /* --profile's state, NULL without it (sched_profile.c) */
+    char *policy_blocks;
+    size_t policy_block_bytes;
+    void *policy_shared;
+    unsigned sleeping_count; /* run-queue lock */
+    pthread_mutex_t exec_lock;
+    pthread_mutex_t rq_lock;
+    bool stopping; /* run-queue lock */
+    int exit_status;
+    term main_pid;
+    struct proc_table table;
+    ck_epoch_t epoch;
+    const struct cpu_binding *binding;
+    size_t max_heap_words;
+
+    /* Receive timeouts: the wheel is shared under the executor mutex; one
+     * timer thread sleeps on timer_cond (with that mutex) until the next
+     * occupied slot. Ticks are milliseconds since start_ns. */
+    struct timer_wheel wheel;
+    uint64_t start_ns;
+    pthread_t timer_thread;
+    pthread_cond_t timer_cond;
+    bool timer_stop;      /* executor mutex */
+    uint64_t timer_wakes; /* clock readings of the timer thread */
+    uint64_t timers_fired;
+    enum send_mode send_mode;
+    enum timer_mode timer_mode;
+
+    /* Timers of erlang:send_after/start_timer (bif_timers.c), by reference
+     * id: chained buckets, executor mutex. */
+    struct bif_timer **timer_buckets;
+    size_t timer_bucket_count, timer_count;
+    uint64_t blocked_builtins;                        /* executor mutex */
+    uint64_t lookups_skipped;                         /* executor mutex */
+    void *engine;                                     /* the code engine's shared state (sched_set_engine) */
+    struct name_entry *name_buckets[NAME_BUCKETS];    /* registered names (names.c), executor mutex */
+    struct process *ended_held;                       /* ended while held, freed by the last holder (signals.c) */
+    struct alias_entry *alias_buckets[ALIAS_BUCKETS]; /* active aliases (aliases.c), executor mutex */
+    bool host;                                        /* runs a host invocation (sched_start_host_process) */
+    char host_failure[200];                           /* its runtime failure, kept for the host instead of stderr */
+    /* statistics/1's previous answers, for its "since the last call"
+     * figures (executor mutex). */
+    uint64_t stats_reductions_seen, stats_exact_reductions_seen, stats_runtime_seen_ms, stats_wall_seen_ms;
+};
+
+/* ThreadSanitizer cannot see ck_epoch's grace periods (libck is not
+ * instrumented): a thread that touched an epoch-protected object releases
+ * it when done, and the reclamation callback acquires it, which is exactly
+ * the order the grace period guarantees. Nothing in other builds. */
+#if defined(__SANITIZE_THREAD__)
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+static inline void sched_tsan_acquire(void *addr) { __tsan_acquire(addr); }
+static inline void sched_tsan_release(void *addr) { __tsan_release(addr); }
+#else
+static inline void sched_tsan_acquire(void *addr) { (void)addr; }
+static inline void sched_tsan_release(void *addr) { (void)addr; }
+#endif
+
+/* self (running) waits for target (running on another worker) to end its
+ * slice: self's body returns BODY_BLOCKED and repeats its builtin when
+ * resumed, target then held until it has. Executor mutex held. */
+void sched_block_on_locked(struct process *self, struct process *target);
+/* self repeated its blocked builtin (or ended): the target it held may run
+ * again. Executor mutex held. */
+void sched_release_hold_locked(struct process *self);
+
+/* Message buffers: a copy of a message made now, delivered later by the
+ * runtime (timers). */
+struct arrival *message_buffer_new(term msg); /* NULL when the host refuses */
+void message_buffer_free(struct arrival *buffer);
+/* Delivers and consumes the buffer as a send from the runtime would: into a
+ * running p's arrivals, else into its heap (waking it when it waits); a
+ * buffer for an ended p is dropped. False when p's heap refused it.
+ * Executor mutex held. */
+bool message_buffer_deliver_locked(struct sched *s, struct process *p, struct arrival *buffer);
+/* The message a buffer holds. */
+term message_buffer_payload(const struct arrival *buffer);
+/* Delivers a copy of msg (any term readable now: a heap's, or words on the
+ * C stack) as a send from the runtime: onto the arrivals of a running p,
+ * else into its heap after its arrivals, waking it when it waits; dropped
+ * for an ended p. False when p's heap or the host refused. Executor mutex
+ * held. */
+bool message_deliver_locked(struct sched *s, worker_id waker, struct process *p, term msg);
+
+/* Arms node at tick in the executor's wheel; when it is the earliest, wakes
+ * whoever keeps the timers (the timer thread, or every idle worker).
+ * Executor mutex held, run-queue lock not. */
+void sched_arm_timer_locked(struct sched *s, struct timer_node *node, uint64_t tick);
+
+/* Timer kinds in the wheel (timer_node.kind). */
+enum { TIMER_KIND_RECEIVE = 0, TIMER_KIND_BIF = 1 };
+/* A BIF timer's time came: deliver its message (executor mutex held). */
+void bif_timer_fire_locked(struct sched *s, struct timer_node *node);
+/* p ended: its timers are released (executor mutex held). */
+void bif_timers_release_target_locked(struct sched *s, struct process *p);
+/* Program end: every timer is freed (single-threaded). */
+void bif_timers_destroy(struct sched *s);
+
+/* Ends the program with status (run-queue lock held). */
+void sched_stop_locked(struct sched *s, int status);
+
+/* sched_runtime_failure for the process `pid` with the executor mutex held
+ * (run-queue lock not). */
+void sched_runtime_failure_locked(struct sched *s, term pid, const char *why);
+
+/* Frees an ended process's context at once (no sender can reach it). */
+void sched_release_ended(struct process *p);
+
+/* The monotonic clock the executor measures time with (nanoseconds). */
+uint64_t sched_clock_ns(void);
+
+/* Wakes p, which waits: cancels its receive timeout and queues it.
+ * Executor mutex held, run-queue lock not. */
+void sched_wake_waiting_locked(struct sched *s, worker_id waker, struct process *p, enum enqueue_reason why);
+
+/* Queues p, runnable and in no queue, through the policy, and wakes the
+ * worker the policy names if it sleeps. Run-queue lock held (and the
+ * executor mutex, except for a spawn). */
+void sched_enqueue_locked(struct sched *s, worker_id self, struct process *p, enum enqueue_reason why);
+
+#endif

@@ -1,0 +1,84 @@
+/*
+ * mailbox.h — a process's mailbox: a signal inbox and a message queue.
+ *
+ * Deliveries append to the inbox. A receive scans the message queue from a
+ * saved position (the seed's peek / take / skip): peek shows the next
+ * unexamined message, and when the scan reaches the end of the queue the
+ * inbox moves behind it, so arrived messages join the queue when a receive
+ * examines them. take removes the message peek showed and restarts the scan
+ * at the oldest message, as the next receive must; skip leaves it in place
+ * and moves on.
+ *
+ * Nodes are reused: four live inside the mailbox (inside the process
+ * context), and up to MAILBOX_SPARE_LIMIT freed nodes are kept, so a send
+ * and a receive of a message allocate no node from the C heap once the
+ * mailbox has seen its usual depth.
+ *
+ * A mailbox belongs to its process: the process's worker while it runs,
+ * the executor mutex otherwise. Nothing here is synchronised. Every message
+ * payload is a collection root until a receive takes it
+ * (mailbox_for_each_payload).
+ */
+#ifndef CLAUSE_MAILBOX_H
+#define CLAUSE_MAILBOX_H
+
+#include "term/term.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define MAILBOX_INLINE_NODES 4
+#define MAILBOX_SPARE_LIMIT 64
+
+struct message {
+    struct message *next;
+    term payload;
+    uint64_t sent_at; /* when it was sent (profile_stamp, --profile), else 0 */
+};
+
+struct mailbox {
+    struct message *head, **tail; /* the message queue, oldest first */
+    struct message **scan;        /* link to the next unexamined message */
+    struct message *inbox_head, **inbox_tail;
+    size_t queued;  /* messages in the queue */
+    size_t inboxed; /* messages in the inbox */
+    struct message *spares;
+    unsigned spare_count;
+    struct message inline_nodes[MAILBOX_INLINE_NODES];
+};
+
+void mailbox_init(struct mailbox *mb);
+/* Frees every node (payloads belong to the heap) and leaves the mailbox
+ * empty and usable. */
+void mailbox_destroy(struct mailbox *mb);
+
+/* Appends a message to the inbox. False when no node can be had (host out
+ * of memory); nothing is delivered then. */
+bool mailbox_deliver(struct mailbox *mb, term payload);
+/* The same, remembering when the message was sent (0: not measured). */
+bool mailbox_deliver_sent_at(struct mailbox *mb, term payload, uint64_t sent_at);
+
+/* The next unexamined message, or THE_NON_VALUE when every message has been
+ * examined. */
+term mailbox_peek(struct mailbox *mb);
+/* Removes the message the last peek returned; the next peek starts at the
+ * oldest message again. */
+term mailbox_take(struct mailbox *mb);
+/* Leaves the message the last peek returned and moves past it. */
+void mailbox_skip(struct mailbox *mb);
+/* When the message the last peek returned was sent (0: not measured). */
+static inline uint64_t mailbox_peeked_sent_at(const struct mailbox *mb) { return (*mb->scan)->sent_at; }
+/* The next peek starts at the oldest message (a receive that timed out or
+ * raised). */
+void mailbox_restart(struct mailbox *mb);
+/* Removes the oldest message (inbox included) that match accepts; false
+ * when none does. The next peek starts at the oldest message. */
+bool mailbox_remove_first(struct mailbox *mb, bool (*match)(term payload, void *ctx), void *ctx);
+
+static inline size_t mailbox_length(const struct mailbox *mb) { return mb->queued + mb->inboxed; }
+
+/* Calls visit on the address of every payload (queue and inbox), so a
+ * collection can rewrite them. */
+void mailbox_for_each_payload(struct mailbox *mb, void (*visit)(term *payload, void *ctx), void *ctx);
+
+#endif

@@ -1,0 +1,473 @@
+/*
+ * message.c — send, arrivals and receive (see message.h).
+ *
+ * Who touches what: a process's heap and mailbox belong to its worker while
+ * it runs and to the executor mutex otherwise; state changes between the
+ * two happen under that mutex. So a sender holding the mutex copies straight
+ * into a receiver that is not running, and leaves an arrival buffer for one
+ * that is, without any lock. The arrivals are a lock-free stack: senders
+ * push, the running receiver swaps the whole stack out and reverses it to
+ * oldest-first order; an ended process's stack is closed (a sentinel head)
+ * so that late pushes fail and their messages are dropped. This is Concurrency Kit's
+ * push_upmc / batch_pop_upmc pair (ABA-free, since nothing pops one entry),
+ * written with compiler atomics: ck_stack's loads are plain volatile reads
+ * even with CK_USE_CC_BUILTINS, which ThreadSanitizer reports as races.
+ */
+#include "rt/message.h"
+
+#include "metrics/metrics.h"
+#include "rt/aliases.h"
+#include "rt/internal.h"
+#include "term/atom.h"
+#include "term/binary.h"
+#include "term/copy.h"
+
+#include <stdlib.h>
+
+/* A message on its way to a running receiver: the list node and a copy of
+ * the message in one allocation. */
+struct arrival {
+    struct arrival *next;
+    term payload;
+    term *mso; /* ProcBins inside words[] */
+    size_t size;
+    uint64_t sent_at; /* when it was sent (profile_stamp, --profile), else 0 */
+    term words[];
+};
+
+/* The head of a closed stack: never a real arrival. */
+static struct arrival closed_marker;
+#define ARRIVALS_CLOSED (&closed_marker)
+
+/* Sequentially consistent: the parking check depends on it (see the
+ * BODY_WAIT case in executor.c). False when the stack is closed. */
+static bool arrivals_push(struct process *p, struct arrival *a)
+{
+    struct arrival *head = __atomic_load_n(&p->arrivals, __ATOMIC_RELAXED);
+    do {
+        if (head == ARRIVALS_CLOSED)
+            return false;
+        a->next = head;
+    } while (!__atomic_compare_exchange_n(&p->arrivals, &head, a, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+    return true;
+}
+
+/* Every arrival, newest first; the stack is left empty, or closed. */
+static struct arrival *arrivals_swap(struct process *p, struct arrival *with)
+{
+    struct arrival *all = __atomic_exchange_n(&p->arrivals, with, __ATOMIC_SEQ_CST);
+    return all == ARRIVALS_CLOSED ? NULL : all;
+}
+
+static struct arrival *arrivals_take_all(struct process *p) { return arrivals_swap(p, NULL); }
+
+bool message_arrivals_pending(const struct process *p)
+{
+    struct arrival *head = __atomic_load_n(&p->arrivals, __ATOMIC_SEQ_CST);
+    return p->arrivals_taken || (head != NULL && head != ARRIVALS_CLOSED);
+}
+
+static struct arrival *arrival_new(term msg, size_t size)
+{
+    struct arrival *a = malloc(sizeof *a + size * sizeof(term));
+    if (!a)
+        return NULL;
+    term *hp = a->words;
+    a->mso = NULL;
+    a->size = size;
+    a->sent_at = 0;
+    a->payload = copy_term(msg, size, &hp, &a->mso, NULL);
+    return a;
+}
+
+static void arrival_free(struct arrival *a)
+{
+    bin_release_mso(a->mso);
+    free(a);
+}
+
+static void free_arrivals(struct arrival *a)
+{
+    while (a) {
+        struct arrival *next = a->next;
+        arrival_free(a);
+        a = next;
+    }
+}
+
+/* Copies msg (size words) into p's heap and inbox. p is not running, or is
+ * the caller. False when the heap or the host refuses. */
+static bool deliver_copy(struct process *p, term msg, size_t size, uint64_t sent_at)
+{
+    term *hp = heap_alloc(&p->heap, size);
+    if (!hp && size)
+        return false;
+    term copy = copy_term(msg, size, &hp, &p->heap.mso, &p->heap.off_heap_bytes);
+    return mailbox_deliver_sent_at(&p->mailbox, copy, sent_at);
+}
+
+/* The sender's counters (it runs on its last worker). */
+static struct worker_metrics *sender_metrics(struct process *self) { return &self->sched->metrics[self->last_worker]; }
+
+static uint64_t sampled_send_stamp(struct process *self, struct sched_profile *sp)
+{
+    return sampler_take(&sp->workers[self->last_worker].sends) ? profile_stamp() : 0;
+}
+
+/* The send time a message carries: measured for the sampled sends under
+ * --profile, else 0 (not measured). Without --profile, one test. */
+#define send_stamp(self) (PROFILING((self)->sched->profile) ? sampled_send_stamp(self, (self)->sched->profile) : 0)
+
+/* A receive that would wait takes this many arrivals at a time, so a flood
+ * reaches the heap only as fast as the receive consumes it. */
+#define ARRIVALS_PER_TAKE 64
+
+/* Takes up to `limit` of p's arrivals into its heap and inbox, oldest
+ * first: the stack is swapped out and reversed behind those swapped out
+ * before and not yet delivered. The caller is p's worker while p runs, or
+ * holds the executor mutex while it does not. After a refusal the rest are
+ * dropped: p fails anyway. */
+static bool take_arrivals(struct process *p, size_t limit)
+{
+    struct arrival *newest = arrivals_take_all(p), *oldest = NULL, *last = newest;
+    while (newest) {
+        struct arrival *next = newest->next;
+        newest->next = oldest;
+        oldest = newest;
+        newest = next;
+    }
+    if (oldest) {
+        if (p->arrivals_taken)
+            p->arrivals_taken_last->next = oldest;
+        else
+            p->arrivals_taken = oldest;
+        p->arrivals_taken_last = last;
+    }
+    bool delivered = true;
+    for (size_t n = 0; n < limit && p->arrivals_taken; n++) {
+        struct arrival *a = p->arrivals_taken;
+        p->arrivals_taken = a->next;
+        delivered = delivered && deliver_copy(p, a->payload, a->size, a->sent_at);
+        arrival_free(a);
+    }
+    if (!delivered) {
+        free_arrivals(p->arrivals_taken);
+        p->arrivals_taken = NULL;
+    }
+    return delivered;
+}
+
+void message_close_arrivals(struct process *p)
+{
+    free_arrivals(arrivals_swap(p, ARRIVALS_CLOSED));
+    free_arrivals(p->arrivals_taken);
+    p->arrivals_taken = NULL;
+}
+
+void message_release_arrivals(struct process *p) { message_close_arrivals(p); }
+
+bool message_take_all_arrivals(struct process *p) { return take_arrivals(p, SIZE_MAX); }
+
+/* The lock-free send to p, which was running when looked up: push, then
+ * read its state again. *failure is set when memory ran out. */
+static void send_to_running(struct sched *s, struct process *self, struct process *p, term msg, size_t size,
+                            uint64_t sent_at, const char **failure)
+{
+    struct arrival *a = arrival_new(msg, size);
+    if (!a) {
+        *failure = "out of memory for a message";
+        return;
+    }
+    a->sent_at = sent_at;
+    if (!arrivals_push(p, a)) {
+        arrival_free(a); /* it ended: the message is dropped, as OTP drops it */
+        METRIC(sender_metrics(self)->sends_dropped++);
+        return;
+    }
+    METRIC(sender_metrics(self)->sends_arrivals++);
+    METRIC(sender_metrics(self)->words_copied += size);
+    if (atomic_load_explicit(&p->state, memory_order_seq_cst) == PROC_RUNNING)
+        return; /* it will take the arrival, or see it before parking */
+    /* It stopped running around the push: if it parked without seeing the
+     * arrival, wake it; the mutex orders this after its parking. */
+    pthread_mutex_lock(&s->exec_lock);
+    if (proc_state(p) == PROC_WAITING && message_arrivals_pending(p))
+        sched_wake_waiting_locked(s, self->last_worker, p, ENQUEUE_WAKE_BY_PROCESS);
+    pthread_mutex_unlock(&s->exec_lock);
+}
+
+/* Copies msg (size words) into p, which is not running (executor mutex
+ * held): its own arrivals first, so that each sender's messages keep their
+ * order, then this one; a waiting p is woken. False when p's heap refused.
+ * sent_at: when a process sent it (--profile), 0 for the runtime's. */
+static bool deliver_sent_to_idle_locked(struct sched *s, worker_id waker, enum enqueue_reason why, struct process *p,
+                                        term msg, size_t size, uint64_t sent_at)
+{
+    if (!take_arrivals(p, SIZE_MAX) || !deliver_copy(p, msg, size, sent_at))
+        return false;
+    if (proc_state(p) == PROC_WAITING)
+        sched_wake_waiting_locked(s, waker, p, why);
+    return true;
+}
+
+static bool deliver_to_idle_locked(struct sched *s, worker_id waker, enum enqueue_reason why, struct process *p,
+                                   term msg, size_t size)
+{
+    return deliver_sent_to_idle_locked(s, waker, why, p, msg, size, 0);
+}
+
+/* A send to p under the executor mutex: p may be running (push), waiting
+ * or queued (copy into its heap after its arrivals), or ended (drop). */
+static void send_locked(struct sched *s, struct process *self, struct process *p, term msg, size_t size,
+                        uint64_t sent_at, const char **failure)
+{
+    struct worker_metrics *m = sender_metrics(self);
+    enum proc_state state = proc_state(p);
+    if (state == PROC_EXITED) {
+        METRIC(m->sends_dropped++);
+        return;
+    }
+    if (state == PROC_RUNNING) {
+        struct arrival *a = arrival_new(msg, size);
+        if (!a) {
+            *failure = "out of memory for a message";
+            return;
+        }
+        a->sent_at = sent_at;
+        if (!arrivals_push(p, a)) {
+            arrival_free(a);
+            METRIC(m->sends_dropped++);
+            return;
+        }
+        METRIC(m->sends_arrivals++);
+        METRIC(m->words_copied += size);
+        return;
+    }
+    METRIC(m->sends_direct++);
+    METRIC(m->words_copied += size);
+    if (!deliver_sent_to_idle_locked(s, self->last_worker, ENQUEUE_WAKE_BY_PROCESS, p, msg, size, sent_at))
+        *failure = p->heap.failure == HEAP_FAIL_CAP ? "a receiver's heap cap refused a message"
+                                                    : "out of memory for a message";
+}
+
+/* A send to a reference: delivered to its owner while it is an active
+ * alias, else dropped. In blocking mode an owner running elsewhere makes
+ * the sender block; a reply alias is consumed only when its message is
+ * delivered. */
+static enum send_result send_to_alias(struct process *self, term alias, term msg)
+{
+    struct sched *s = self->sched;
+    size_t size = copy_size(msg);
+    if (size == SIZE_MAX) {
+        sched_runtime_failure(self, "out of memory copying a message");
+        return SEND_FAILED;
+    }
+    const char *failure = NULL;
+    enum send_result result = SEND_OK;
+    pthread_mutex_lock(&s->exec_lock);
+    struct process *owner = aliases_owner_locked(s, alias);
+    if (owner && owner != self && s->send_mode == SEND_MODE_BLOCKING && proc_state(owner) == PROC_RUNNING) {
+        sched_block_on_locked(self, owner);
+        result = SEND_BLOCKED;
+    } else {
+        owner = aliases_take_locked(s, alias);
+        if (owner == self) {
+            if (!mailbox_deliver(&self->mailbox, msg))
+                failure = "out of memory for a message";
+        } else if (owner) {
+            send_locked(s, self, owner, msg, size, send_stamp(self), &failure);
+        }
+        sched_release_hold_locked(self);
+    }
+    pthread_mutex_unlock(&s->exec_lock);
+    if (failure) {
+        sched_runtime_failure(self, failure);
+        return SEND_FAILED;
+    }
+    return result;
+}
+
+enum send_result sched_send(struct process *self, term to, term msg)
+{
+    if (is_ref(to))
+        return send_to_alias(self, to, msg);
+    uint64_t sent_at = send_stamp(self);
+    if (to == self->pid) {
+        /* The message is on this heap already: deliver the term itself. */
+        METRIC(sender_metrics(self)->sends_self++);
+        if (mailbox_deliver_sent_at(&self->mailbox, msg, sent_at))
+            return SEND_OK;
+        sched_runtime_failure(self, "out of memory for a message");
+        return SEND_FAILED;
+    }
+    struct sched *s = self->sched;
+    size_t size = copy_size(msg); /* the walk happens before any lock */
+    if (size == SIZE_MAX) {
+        sched_runtime_failure(self, "out of memory copying a message");
+        return SEND_FAILED;
+    }
+    const char *failure = NULL;
+    if (s->send_mode == SEND_MODE_ARRIVALS && self->last_receiver_not_running == to) {
+        /* Its last send to this receiver found it not running: it is likely
+         * not running now either, so skip the lock-free lookup and take the
+         * executor mutex at once (the lookup there needs nothing more). */
+        pthread_mutex_lock(&s->exec_lock);
+        s->lookups_skipped++;
+        struct process *p = proc_table_lookup(&s->table, pid_number(to));
+        if (p) {
+            send_locked(s, self, p, msg, size, sent_at, &failure);
+            if (proc_state(p) == PROC_RUNNING)
+                self->last_receiver_not_running = NIL;
+        } else {
+            METRIC(sender_metrics(self)->sends_dropped++);
+        }
+        pthread_mutex_unlock(&s->exec_lock);
+        if (failure) {
+            sched_runtime_failure(self, failure);
+            return SEND_FAILED;
+        }
+        return SEND_OK;
+    }
+    /* Lock-free lookup: the worker is inside its epoch section, so p stays
+     * a valid context (if perhaps an ended one) until the slice ends. */
+    struct process *p = proc_table_lookup(&s->table, pid_number(to));
+    if (s->send_mode == SEND_MODE_BLOCKING) {
+        enum send_result result = SEND_OK;
+        pthread_mutex_lock(&s->exec_lock);
+        if (p && proc_state(p) == PROC_RUNNING) {
+            sched_block_on_locked(self, p);
+            METRIC(sender_metrics(self)->sends_blocked++);
+            result = SEND_BLOCKED;
+        } else {
+            if (p)
+                send_locked(s, self, p, msg, size, sent_at, &failure);
+            else
+                METRIC(sender_metrics(self)->sends_dropped++);
+            sched_release_hold_locked(self); /* the repeated send is done */
+        }
+        pthread_mutex_unlock(&s->exec_lock);
+        if (p)
+            sched_tsan_release(p);
+        if (failure) {
+            sched_runtime_failure(self, failure);
+            return SEND_FAILED;
+        }
+        return result;
+    }
+    if (p) {
+        if (atomic_load_explicit(&p->state, memory_order_seq_cst) == PROC_RUNNING) {
+            send_to_running(s, self, p, msg, size, sent_at, &failure);
+        } else {
+            pthread_mutex_lock(&s->exec_lock);
+            send_locked(s, self, p, msg, size, sent_at, &failure);
+            if (proc_state(p) != PROC_RUNNING)
+                self->last_receiver_not_running = to;
+            pthread_mutex_unlock(&s->exec_lock);
+        }
+        sched_tsan_release(p);
+    } else {
+        METRIC(sender_metrics(self)->sends_dropped++);
+    }
+    if (failure) {
+        sched_runtime_failure(self, failure);
+        return SEND_FAILED;
+    }
+    return SEND_OK;
+}
+
+struct arrival *message_buffer_new(term msg)
+{
+    size_t size = copy_size(msg);
+    return size == SIZE_MAX ? NULL : arrival_new(msg, size);
+}
+
+void message_buffer_free(struct arrival *buffer) { arrival_free(buffer); }
+
+term message_buffer_payload(const struct arrival *buffer) { return buffer->payload; }
+
+bool message_deliver_locked(struct sched *s, worker_id waker, struct process *p, term msg)
+{
+    enum proc_state state = proc_state(p);
+    if (state == PROC_EXITED)
+        return true;
+    size_t size = copy_size(msg);
+    if (size == SIZE_MAX)
+        return false;
+    if (state == PROC_RUNNING) {
+        struct arrival *a = arrival_new(msg, size);
+        if (!a)
+            return false;
+        if (!arrivals_push(p, a))
+            arrival_free(a);
+        return true;
+    }
+    return deliver_to_idle_locked(s, waker, ENQUEUE_WAKE_BY_PROCESS, p, msg, size);
+}
+
+bool message_buffer_deliver_locked(struct sched *s, struct process *p, struct arrival *buffer)
+{
+    enum proc_state state = proc_state(p);
+    if (state == PROC_RUNNING && arrivals_push(p, buffer))
+        return true;
+    bool delivered = state == PROC_RUNNING || state == PROC_EXITED ||
+                     deliver_to_idle_locked(s, NOT_A_WORKER, ENQUEUE_WAKE_BY_RUNTIME, p, buffer->payload, buffer->size);
+    arrival_free(buffer);
+    return delivered;
+}
+
+term proc_receive_peek(struct process *self)
+{
+    term t = mailbox_peek(&self->mailbox);
+    if (is_value(t) || !message_arrivals_pending(self))
+        return t;
+    if (!take_arrivals(self, ARRIVALS_PER_TAKE)) {
+        sched_runtime_failure(self, self->heap.failure == HEAP_FAIL_CAP ? "its heap cap refused a message"
+                                                                        : "out of memory for a message");
+        return THE_NON_VALUE;
+    }
+    return mailbox_peek(&self->mailbox);
+}
+
+bool proc_receive_take_arrivals(struct process *self)
+{
+    if (take_arrivals(self, ARRIVALS_PER_TAKE))
+        return true;
+    sched_runtime_failure(self, self->heap.failure == HEAP_FAIL_CAP ? "its heap cap refused a message"
+                                                                    : "out of memory for a message");
+    return false;
+}
+
+/* Both end the current receive, and with it its deadline. The deadline is
+ * written under the executor mutex while the process parks; clearing it
+ * here, while it runs, is ordered with that by the mutex taken in between. */
+term proc_receive_take(struct process *self)
+{
+    self->receive_deadline = 0;
+    struct sched *s = self->sched;
+    METRIC(s->metrics[self->last_worker].receives++);
+    if (PROFILING(s->profile) && mailbox_peeked_sent_at(&self->mailbox))
+        histogram_record(&s->profile->workers[self->last_worker].delivery,
+                         profile_stamp() - mailbox_peeked_sent_at(&self->mailbox));
+    return mailbox_take(&self->mailbox);
+}
+
+bool proc_receive_timeout_value(term t, int64_t *ms)
+{
+    if (t == A(infinity)) {
+        *ms = -1;
+        return true;
+    }
+    if (is_small(t) && small_value(t) >= 0 && small_value(t) <= 4294967295) {
+        *ms = small_value(t);
+        return true;
+    }
+    return false;
+}
+
+void proc_receive_skip(struct process *self) { mailbox_skip(&self->mailbox); }
+
+void proc_receive_restart(struct process *self)
+{
+    self->receive_deadline = 0;
+    mailbox_restart(&self->mailbox);
+}

@@ -1,0 +1,49 @@
+/* proc_gc.c — a process's roots for the collector (see proc_gc.h). */
+#include "rt/proc_gc.h"
+
+#include "term/gc.h"
+
+#include <stdlib.h>
+
+struct payload_cursor {
+    term *payloads;
+    size_t next;
+};
+
+static void gather(term *payload, void *ctx)
+{
+    struct payload_cursor *c = ctx;
+    c->payloads[c->next++] = *payload;
+}
+
+static void scatter(term *payload, void *ctx)
+{
+    struct payload_cursor *c = ctx;
+    *payload = c->payloads[c->next++];
+}
+
+enum heap_failure proc_collect(struct process *p, size_t need, term *registers, size_t count)
+{
+    /* Messages live in a linked list; the collector wants ranges: copy the
+     * payloads out, collect, and write the moved ones back in the same
+     * order. */
+    size_t messages = mailbox_length(&p->mailbox);
+    term inline_payloads[64];
+    term *payloads = messages <= 64 ? inline_payloads : malloc(messages * sizeof *payloads);
+    if (!payloads)
+        return p->heap.failure = HEAP_FAIL_NOMEM;
+    struct payload_cursor cursor = {payloads, 0};
+    mailbox_for_each_payload(&p->mailbox, gather, &cursor);
+    term *stack_end = p->stack + p->stack_words;
+    size_t stack_used = p->stack_top ? (size_t)(stack_end - p->stack_top) : 0;
+    struct gc_root_range roots[4] = {
+        {registers, count}, {payloads, messages}, {p->stack_top, stack_used}, {&p->dictionary, 1}};
+    enum heap_failure result = gc_collect(&p->heap, need, roots, 4);
+    if (result == HEAP_OK) {
+        cursor.next = 0;
+        mailbox_for_each_payload(&p->mailbox, scatter, &cursor);
+    }
+    if (payloads != inline_payloads)
+        free(payloads);
+    return result;
+}

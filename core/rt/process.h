@@ -1,0 +1,163 @@
+/*
+ * process.h — a process context.
+ *
+ * One allocation holds what a process needs to run: its scheduling state,
+ * reduction budget, body, heap descriptor, and the first PROC_INLINE_STACK
+ * words of its stack (the seed's "first 64 stack words inside the
+ * context"). Later parts add the mailbox, links, monitors and name slots.
+ *
+ * Ownership: a running process belongs to its worker alone (its heap, stack
+ * and body state are touched by nobody else). A process that is not running
+ * is guarded by the executor mutex, its queue membership by the run-queue
+ * lock (executor.h).
+ */
+#ifndef CLAUSE_PROCESS_H
+#define CLAUSE_PROCESS_H
+
+#include "rt/body.h"
+#include "rt/mailbox.h"
+#include "rt/policy.h"
+#include "rt/timer_wheel.h"
+#include "term/heap.h"
+
+#include <ck_epoch.h>
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define PROC_INLINE_STACK 64
+/* OTP's CONTEXT_REDS: reductions in one time slice. */
+#define CONTEXT_REDS 4000
+
+enum proc_state {
+    PROC_RUNNABLE,  /* in a run queue */
+    PROC_RUNNING,   /* on a worker */
+    PROC_WAITING,   /* in a receive, in no queue */
+    PROC_EXITED,    /* ended; its context is freed once its worker leaves the executor mutex */
+    PROC_BLOCKED,   /* its builtin targets a process running elsewhere: in no queue until that slice ends */
+    PROC_HELD,      /* runnable, but held for processes blocked on it: queued when the last one is done */
+    PROC_SUSPENDED, /* runnable, but suspended (suspend_process): queued when the last suspend is resumed */
+};
+
+struct arrival;
+struct bif_timer;
+struct link;
+struct monitor;
+struct pending_exit;
+struct alias_entry;
+struct suspension;
+
+struct process {
+    /* --- scheduling: executor and policy --- */
+    void *policy_link[2];          /* the policy's queue links (sched_policy_proc_link) */
+    worker_id last_worker;         /* worker it runs on, or whose queue holds it (policies move it) */
+    worker_id ran_on;              /* worker of its latest slice (the migration counters) */
+    _Atomic int state;             /* enum proc_state; written under the executor mutex, read anywhere */
+    int32_t reds_left;             /* budget of the current slice */
+    uint64_t reductions;           /* spent over its life */
+    uint64_t slices;               /* time slices it ran */
+    struct process *next_released; /* worker's list of contexts to free after the mutex */
+    ck_epoch_entry_t reclaim;      /* an ended context waits here for lock-free senders to let go */
+    bool wake_pending;             /* woken while not waiting: its next wait returns at once */
+    bool timed_out;                /* its last wait ended by its timeout (executor mutex) */
+    int64_t wait_timeout_ms;       /* timeout of the coming wait; -1: infinity (this process only) */
+    uint64_t receive_deadline;     /* tick its current receive times out at; 0: not yet waited (executor mutex) */
+    struct timer_node timer;       /* its receive timeout in the wheel (executor mutex) */
+    uint64_t queued_at;            /* when it was last queued (profile_stamp; --profile only, run-queue lock) */
+
+    /* --- blocked builtins (builtins::Blocked), executor mutex --- */
+    struct process *blocked_on;      /* the running target this process waits for */
+    struct process *blocked_next;    /* link in that target's blocked_senders */
+    struct process *blocked_senders; /* processes waiting for this one's slice to end */
+    struct process *holding;         /* the target it holds until it repeats its builtin */
+    unsigned holds;                  /* processes holding this one */
+
+    struct bif_timer *timers_to_me; /* send_after/start_timer timers aimed at it (executor mutex) */
+
+    /* --- links, monitors and exit signals (signals.c), executor mutex --- */
+    struct link *links_first, *links_last;             /* in the order they were made */
+    struct monitor *monitors_first, *monitors_last;    /* monitors it holds, in the order made */
+    struct monitor *watchers_first, *watchers_last;    /* monitors held on it, in the order made */
+    struct pending_exit *pending_first, *pending_last; /* exit signals that came while it ran elsewhere */
+    struct process *finish_next;                       /* the ending chain being finished (signals.c) */
+    bool trap_exit;                /* written by the process itself, read by others only while it does not run */
+    bool release_when_unheld;      /* ended while held: freed when its last holder lets go */
+    bool ended_by_signal;          /* an exit signal ended it, not its own code */
+    term group_leader;             /* a pid (immediate) */
+    unsigned suspends;             /* suspend_process holds on it (executor mutex) */
+    struct suspension *suspending; /* the processes it suspends (suspend.c), executor mutex */
+    struct alias_entry *aliases;   /* its active aliases (aliases.c), executor mutex */
+
+    /* --- identity and outcome --- */
+    struct sched *sched;
+    term pid;
+    term exit_reason;
+    term registered_name; /* THE_NON_VALUE or its name (names.c, executor mutex) */
+
+    /* --- the exception a builtin or the engine is raising (bif.h) --- */
+    uint8_t fault_class; /* enum fault_class */
+    term fault_reason;
+    term fault_args;  /* error/2's argument list, or THE_NON_VALUE */
+    term fault_trace; /* erlang:raise/3's stack trace, used as given, or THE_NON_VALUE */
+    term fault_cause; /* the cause in a builtin's error_info (badopt...), or THE_NON_VALUE */
+
+    /* --- what it runs --- */
+    const struct body_ops *body;
+    void *body_state;
+    native_step_fn native_step;       /* native bodies only */
+    void (*native_free)(void *state); /* native bodies only; may be NULL */
+
+    /* --- messages (message.h) --- */
+    struct mailbox mailbox;   /* its worker's while it runs, the executor mutex's otherwise */
+    struct arrival *arrivals; /* messages sent while it ran, newest first (message.c) */
+    struct arrival *arrivals_taken, *arrivals_taken_last; /* swapped out, not yet delivered, oldest first */
+    term last_receiver_not_running; /* its last send found this receiver not running (this process only) */
+
+    /* --- the BEAM engine's state while the process does not run (interp.c) --- */
+    const uint64_t *beam_pc;  /* where it resumes */
+    const uint64_t *beam_cp;  /* the continuation pointer */
+    uint32_t beam_saved_x;    /* x registers saved on top of the stack */
+    bool beam_resume_timeout; /* it waits in a receive with a timeout: resume decides timeout or rescan */
+    struct {                  /* a builtin call that blocked, to repeat (interp.c) */
+        const void *target;   /* its export */
+        const uint64_t *site; /* the calling instruction */
+        const uint64_t *after;
+        uint64_t dealloc;
+        int how;
+    } beam_repeat;
+    int crash_status; /* the program's status if this main process ends abnormally (0: 1) */
+
+    /* --- process dictionary: a map on its heap (keys compare exactly, as a
+     * map's do), or THE_NON_VALUE while empty; a collection root --- */
+    term dictionary;
+
+    /* --- a host invocation's call (embed.c): the engine keeps its outcome
+     * here as it ends, instead of reporting an uncaught exception --- */
+    bool host_call;
+    term host_class; /* error, exit or throw: its uncaught exception's class; THE_NON_VALUE when none */
+    term host_value; /* what it returned, or the exception's reason; THE_NON_VALUE when neither */
+    term host_trace; /* the exception's stack trace */
+
+    /* --- memory --- */
+    heap_t heap;
+    term *stack;     /* stack_inline until it outgrows it; grows down from stack + stack_words */
+    term *stack_top; /* lowest word in use; NULL or the end: empty (collection roots above it) */
+    size_t stack_words;
+    term stack_inline[PROC_INLINE_STACK];
+};
+
+/* Spends n reductions; false when the slice's budget is used up, which is
+ * the point where a native body should return BODY_YIELD. */
+static inline bool proc_spend(struct process *p, int32_t n)
+{
+    p->reds_left -= n;
+    return p->reds_left > 0;
+}
+
+static inline enum proc_state proc_state(const struct process *p)
+{
+    return (enum proc_state)atomic_load_explicit(&p->state, memory_order_acquire);
+}
+
+#endif

@@ -1,0 +1,163 @@
+/* sched_profile.c — --profile's state on an executor (sched_profile.h). */
+#include "rt/sched_profile.h"
+
+#include "metrics/hw_counters.h"
+#include "metrics/metrics.h"
+#include "metrics/profile.h"
+#include "rt/internal.h"
+#include "rt/proc_table.h"
+#include "rt/process.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool sched_profile_start(struct sched *s, const char *events, unsigned sample_interval)
+{
+    struct sched_profile *sp = calloc(1, sizeof *sp);
+    if (!sp)
+        return false;
+    sp->workers = aligned_alloc(64, sizeof *sp->workers * s->worker_count);
+    if (!sp->workers) {
+        free(sp);
+        return false;
+    }
+    sp->sample_interval = sample_interval ? sample_interval : SCHED_PROFILE_SAMPLE_DEFAULT;
+    /* Fixed seeds: the same run samples the same events' positions. */
+    for (unsigned w = 0; w < s->worker_count; w++) {
+        histogram_init(&sp->workers[w].queue_wait);
+        histogram_init(&sp->workers[w].delivery);
+        sampler_init(&sp->workers[w].sends, sp->sample_interval, 2 * (uint64_t)w + 1);
+        sampler_init(&sp->workers[w].enqueues, sp->sample_interval, 2 * (uint64_t)w + 2);
+    }
+    sampler_init(&sp->runtime_enqueues, sp->sample_interval, 2 * (uint64_t)s->worker_count + 1);
+    histogram_init(&sp->timer_late);
+    sp->start_ns = sched_clock_ns();
+    sp->start_stamp = profile_stamp();
+    if (!events || *events) {
+        hw_counters_publish_sde(s->metrics, s->worker_count, &s->wheel.stats.timers_fired);
+        sp->hw = hw_counters_create(events, s->worker_count);
+        if (!sp->hw) {
+            free(sp->workers);
+            free(sp);
+            return false;
+        }
+        hw_counters_process_start(sp->hw);
+    }
+    s->profile = sp;
+    return true;
+}
+
+void sched_profile_worker_begin(struct sched *s, unsigned w)
+{
+    if (s->profile->hw)
+        hw_counters_thread_start(s->profile->hw, w);
+}
+
+void sched_profile_worker_end(struct sched *s, unsigned w)
+{
+    if (s->profile->hw)
+        hw_counters_thread_stop(s->profile->hw, w);
+}
+
+void sched_profile_free(struct sched *s)
+{
+    struct sched_profile *sp = s->profile;
+    if (!sp)
+        return;
+    if (sp->hw)
+        hw_counters_publish_sde(NULL, 0, NULL); /* the SDEs read 0 from now on, not freed counters */
+    hw_counters_destroy(sp->hw);
+    free(sp->report);
+    free(sp->workers);
+    free(sp);
+    s->profile = NULL;
+}
+
+/* Jain's index over the reductions of the processes still in the table. */
+static double live_reductions_fairness(struct sched *s, uint64_t *live)
+{
+    struct proc_table_entry *left = NULL;
+    size_t n = 0;
+    *live = proc_table_count(&s->table);
+    if (!proc_table_snapshot(&s->table, &left, &n))
+        return 0.0;
+    double *x = malloc((n ? n : 1) * sizeof *x);
+    double index = 0.0;
+    if (x) {
+        for (size_t i = 0; i < n; i++)
+            x[i] = (double)left[i].proc->reductions;
+        index = metrics_jain_index(x, n);
+        free(x);
+    }
+    free(left);
+    return index;
+}
+
+/* Nanoseconds per profile_stamp tick over the run so far. */
+static double ns_per_tick(const struct sched_profile *sp)
+{
+    uint64_t ticks = profile_stamp() - sp->start_stamp;
+    uint64_t ns = sched_clock_ns() - sp->start_ns;
+    return ticks ? (double)ns / (double)ticks : 1.0;
+}
+
+/* m's counters with the time inside all its slices: the sampled slices'
+ * time in ns, scaled by slices / sampled slices (exact at interval 1),
+ * never above the time it was awake. */
+static struct worker_metrics with_running_time(const struct worker_metrics *m, double ns_per_tick)
+{
+    struct worker_metrics r = *m;
+    double ns = (double)m->run_ticks * ns_per_tick;
+    if (m->run_samples && m->run_samples < m->slices)
+        ns *= (double)m->slices / (double)m->run_samples;
+    r.run_ns = ns < (double)m->busy_ns ? (uint64_t)ns : m->busy_ns;
+    return r;
+}
+
+void sched_profile_collect(struct sched *s, struct profile *out)
+{
+    struct sched_profile *sp = s->profile;
+    out->workers = s->worker_count;
+    out->sample_interval = sp ? sp->sample_interval : 0;
+    out->worker = s->metrics;
+    memset(&out->total, 0, sizeof out->total);
+    histogram_init(&out->queue_wait);
+    histogram_init(&out->delivery);
+    histogram_init(&out->timer_late);
+    double scale = sp ? ns_per_tick(sp) : 1.0;
+    if (sp && !sp->report)
+        sp->report = malloc(sizeof *sp->report * s->worker_count);
+    if (sp && sp->report) {
+        for (unsigned w = 0; w < s->worker_count; w++)
+            sp->report[w] = with_running_time(&s->metrics[w], scale);
+        out->worker = sp->report;
+    }
+    double *busy = malloc(s->worker_count * sizeof *busy);
+    for (unsigned w = 0; w < s->worker_count; w++) {
+        metrics_add(&out->total, &out->worker[w]);
+        if (busy)
+            busy[w] = (double)out->worker[w].run_ns;
+        if (sp) {
+            histogram_add_scaled(&out->queue_wait, &sp->workers[w].queue_wait, scale);
+            histogram_add_scaled(&out->delivery, &sp->workers[w].delivery, scale);
+        }
+    }
+    out->jain_busy = busy ? metrics_jain_index(busy, s->worker_count) : 0.0;
+    free(busy);
+    if (sp) {
+        histogram_merge(&out->timer_late, &sp->timer_late);
+        out->timer_thread_wakes = sp->timer_thread_wakes;
+        out->timer_thread_deadline_wakes = sp->timer_thread_deadline_wakes;
+        if (sp->hw)
+            hw_counters_process_stop(sp->hw);
+        out->hw = sp->hw;
+    }
+    const struct timer_wheel_stats *ts = timer_wheel_stats(&s->wheel);
+    out->clock_readings = s->timer_wakes;
+    out->timers_armed = ts->timers_armed;
+    out->timers_cancelled = ts->timers_cancelled;
+    out->timers_fired = ts->timers_fired;
+    out->receive_timeouts_fired = s->timers_fired;
+    out->blocked_builtins = s->blocked_builtins;
+    out->jain_reductions = live_reductions_fairness(s, &out->live_at_end);
+}

@@ -1,0 +1,612 @@
+/*
+ * signals.c — links, monitors, exit signals and the end of a process (see
+ * signals.h). Executor mutex held throughout.
+ */
+#include "rt/signals.h"
+
+#include "rt/aliases.h"
+#include "rt/bif_timers.h"
+#include "rt/message.h"
+#include "rt/names.h"
+#include "rt/suspend.h"
+#include "term/atom.h"
+#include "term/copy.h"
+#include "term/print.h"
+#include "term/strbuf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ---- links: one record in both processes' lists ---- */
+
+struct link {
+    struct process *end[2];
+    struct link *next[2], *prev[2];
+};
+
+static int link_side(const struct link *l, const struct process *p) { return l->end[1] == p; }
+static struct process *link_other(const struct link *l, const struct process *p) { return l->end[!link_side(l, p)]; }
+
+static void link_append(struct process *p, struct link *l)
+{
+    int k = link_side(l, p);
+    l->next[k] = NULL;
+    l->prev[k] = p->links_last;
+    if (p->links_last)
+        p->links_last->next[link_side(p->links_last, p)] = l;
+    else
+        p->links_first = l;
+    p->links_last = l;
+}
+
+static void link_detach(struct process *p, struct link *l)
+{
+    int k = link_side(l, p);
+    struct link *prev = l->prev[k], *next = l->next[k];
+    if (prev)
+        prev->next[link_side(prev, p)] = next;
+    else
+        p->links_first = next;
+    if (next)
+        next->prev[link_side(next, p)] = prev;
+    else
+        p->links_last = prev;
+}
+
+static struct link *link_find(const struct process *p, term other)
+{
+    for (struct link *l = p->links_first; l; l = l->next[link_side(l, p)])
+        if (link_other(l, p)->pid == other)
+            return l;
+    return NULL;
+}
+
+bool signals_link_locked(struct process *a, struct process *b)
+{
+    if (link_find(a, b->pid))
+        return true;
+    struct link *l = malloc(sizeof *l);
+    if (!l)
+        return false;
+    l->end[0] = a;
+    l->end[1] = b;
+    link_append(a, l);
+    link_append(b, l);
+    return true;
+}
+
+bool signals_linked_locked(const struct process *self, term other) { return link_find(self, other) != NULL; }
+
+/* ---- pending exit signals of a process running elsewhere ---- */
+
+struct pending_exit {
+    struct pending_exit *next;
+    term from;
+    bool untrappable;
+    struct arrival *message; /* {'EXIT', From, Reason} */
+};
+
+static void pending_free_all(struct process *p)
+{
+    struct pending_exit *e = p->pending_first;
+    p->pending_first = p->pending_last = NULL;
+    while (e) {
+        struct pending_exit *next = e->next;
+        message_buffer_free(e->message);
+        free(e);
+        e = next;
+    }
+}
+
+void signals_unlink_locked(struct process *self, term other)
+{
+    struct link *l = link_find(self, other);
+    if (l) {
+        link_detach(self, l);
+        link_detach(link_other(l, self), l);
+        free(l);
+    }
+    /* The link has no effect after unlink returns: its signal, should the
+     * other end have ended during this slice, goes too. */
+    struct pending_exit **at = &self->pending_first, *last = NULL;
+    while (*at) {
+        struct pending_exit *e = *at;
+        if (e->from == other && !e->untrappable) {
+            *at = e->next;
+            message_buffer_free(e->message);
+            free(e);
+        } else {
+            last = e;
+            at = &e->next;
+        }
+    }
+    self->pending_last = last;
+}
+
+/* ---- monitors: one record in the watcher's list and the target's ---- */
+
+struct monitor {
+    struct process *watcher, *target;
+    struct monitor *next_held, *prev_held;         /* the watcher's list */
+    struct monitor *next_watching, *prev_watching; /* the target's list */
+    uint64_t ref_low, ref_high;
+    term name;                  /* monitored by this name, or THE_NON_VALUE */
+    term tag;                   /* an immediate, or tag_buffer's payload */
+    struct arrival *tag_buffer; /* a tag that is not an immediate, copied */
+    enum monitor_alias alias;
+};
+
+static void held_append(struct process *w, struct monitor *m)
+{
+    m->next_held = NULL;
+    m->prev_held = w->monitors_last;
+    if (w->monitors_last)
+        w->monitors_last->next_held = m;
+    else
+        w->monitors_first = m;
+    w->monitors_last = m;
+}
+
+static void held_detach(struct process *w, struct monitor *m)
+{
+    if (m->prev_held)
+        m->prev_held->next_held = m->next_held;
+    else
+        w->monitors_first = m->next_held;
+    if (m->next_held)
+        m->next_held->prev_held = m->prev_held;
+    else
+        w->monitors_last = m->prev_held;
+}
+
+static void watching_append(struct process *t, struct monitor *m)
+{
+    m->next_watching = NULL;
+    m->prev_watching = t->watchers_last;
+    if (t->watchers_last)
+        t->watchers_last->next_watching = m;
+    else
+        t->watchers_first = m;
+    t->watchers_last = m;
+}
+
+static void watching_detach(struct process *t, struct monitor *m)
+{
+    if (m->prev_watching)
+        m->prev_watching->next_watching = m->next_watching;
+    else
+        t->watchers_first = m->next_watching;
+    if (m->next_watching)
+        m->next_watching->prev_watching = m->prev_watching;
+    else
+        t->watchers_last = m->prev_watching;
+}
+
+static void monitor_free(struct monitor *m)
+{
+    if (m->tag_buffer)
+        message_buffer_free(m->tag_buffer);
+    free(m);
+}
+
+bool signals_monitor_locked(struct process *watcher, struct process *target, term ref, term name, term tag,
+                            enum monitor_alias alias)
+{
+    struct monitor *m = calloc(1, sizeof *m);
+    if (!m)
+        return false;
+    if (is_boxed(tag) || is_list(tag)) {
+        m->tag_buffer = message_buffer_new(tag);
+        if (!m->tag_buffer) {
+            free(m);
+            return false;
+        }
+        tag = message_buffer_payload(m->tag_buffer);
+    }
+    m->watcher = watcher;
+    m->target = target;
+    m->ref_low = ref_id_low(ref);
+    m->ref_high = ref_id_high(ref);
+    m->name = name;
+    m->tag = tag;
+    m->alias = alias;
+    if (alias != MONITOR_NO_ALIAS) {
+        static const enum alias_mode modes[] = {
+            [MONITOR_ALIAS_EXPLICIT] = ALIAS_EXPLICIT,
+            [MONITOR_ALIAS_DEMONITOR] = ALIAS_DEMONITOR,
+            [MONITOR_ALIAS_REPLY_DEMONITOR] = ALIAS_REPLY_DEMONITOR,
+        };
+        if (!aliases_add_locked(watcher->sched, watcher, ref, modes[alias])) {
+            monitor_free(m);
+            return false;
+        }
+    }
+    held_append(watcher, m);
+    watching_append(target, m);
+    return true;
+}
+
+bool signals_demonitor_locked(struct process *watcher, term ref)
+{
+    for (struct monitor *m = watcher->monitors_first; m; m = m->next_held) {
+        if (m->ref_low == ref_id_low(ref) && m->ref_high == ref_id_high(ref)) {
+            held_detach(watcher, m);
+            watching_detach(m->target, m);
+            if (m->alias != MONITOR_NO_ALIAS)
+                aliases_monitor_ended_locked(watcher->sched, watcher, m->ref_low, m->ref_high);
+            monitor_free(m);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ---- failures ---- */
+
+static void heap_refused_locked(struct sched *s, struct process *p, const char *what)
+{
+    char why[96];
+    snprintf(why, sizeof why, "its heap refused %s", what);
+    sched_runtime_failure_locked(s, p->pid, why);
+}
+
+/* ---- ending processes ---- */
+
+/* Processes ended by signals, finished in order. */
+struct ending {
+    struct process *first, *last;
+};
+
+static void ending_push(struct ending *e, struct process *p)
+{
+    p->finish_next = NULL;
+    if (e->last)
+        e->last->finish_next = p;
+    else
+        e->first = p;
+    e->last = p;
+}
+
+/* Takes p (not running, not ended) out of wherever it is: its run queue,
+ * its wait (and timeout), the list of processes blocked on a target. */
+static void detach_locked(struct sched *s, struct process *p)
+{
+    switch (proc_state(p)) {
+    case PROC_RUNNABLE:
+        pthread_mutex_lock(&s->rq_lock);
+        s->policy->remove(s, p);
+        pthread_mutex_unlock(&s->rq_lock);
+        break;
+    case PROC_WAITING:
+        timer_wheel_cancel(&s->wheel, &p->timer);
+        break;
+    default:
+        break;
+    }
+    struct process *target = p->blocked_on;
+    if (target) {
+        struct process **at = &target->blocked_senders;
+        while (*at != p)
+            at = &(*at)->blocked_next;
+        *at = p->blocked_next;
+        p->blocked_next = NULL;
+        p->blocked_on = NULL;
+        target->holds--; /* it blocked on target: the hold it would have taken */
+    }
+}
+
+/* The reason of a signal that ends p, on p's heap; THE_NON_VALUE when the
+ * heap refused it (a runtime failure, reported). */
+static term reason_on_heap(struct sched *s, struct process *p, term reason)
+{
+    term copy = is_immed(reason) ? reason : copy_to_heap(&p->heap, reason);
+    if (is_non_value(copy))
+        heap_refused_locked(s, p, "an exit reason");
+    return copy;
+}
+
+/* A signal ends p (not running) with reason: the reason goes to p's heap,
+ * p leaves wherever it is and joins the processes to finish. */
+static bool end_by_signal_locked(struct sched *s, struct process *p, term reason, struct ending *e)
+{
+    reason = reason_on_heap(s, p, reason);
+    if (is_non_value(reason))
+        return false;
+    p->exit_reason = reason;
+    p->ended_by_signal = true;
+    detach_locked(s, p);
+    ending_push(e, p);
+    return true;
+}
+
+/* What an exit signal does to p, by OTP's rules: exit/2's kill ends it
+ * (*reason becomes killed), a trapping process gets it as a message, and
+ * otherwise any reason but normal ends it. */
+enum exit_effect { EXIT_IGNORED, EXIT_TRAPPED, EXIT_ENDS };
+static enum exit_effect exit_effect_of(const struct process *p, term *reason, bool untrappable)
+{
+    if (untrappable) {
+        *reason = A(killed);
+        return EXIT_ENDS;
+    }
+    if (p->trap_exit)
+        return EXIT_TRAPPED;
+    return *reason == A(normal) ? EXIT_IGNORED : EXIT_ENDS;
+}
+
+/* The tuple {'EXIT', From, Reason} in words (4 of them). */
+static term exit_message(term *words, term from, term reason)
+{
+    words[0] = make_header(SUBTAG_TUPLE, 3);
+    words[1] = A(EXIT);
+    words[2] = from;
+    words[3] = reason;
+    return make_boxed(words);
+}
+
+/* An exit signal reaches p, which is not running. */
+static bool act_on_exit_locked(struct sched *s, worker_id waker, struct process *p, term from, term reason,
+                               bool untrappable, struct ending *e)
+{
+    term words[4];
+    switch (exit_effect_of(p, &reason, untrappable)) {
+    case EXIT_IGNORED:
+        return true;
+    case EXIT_TRAPPED:
+        if (message_deliver_locked(s, waker, p, exit_message(words, from, reason)))
+            return true;
+        heap_refused_locked(s, p, "an 'EXIT' message");
+        return false;
+    case EXIT_ENDS:
+        break;
+    }
+    return end_by_signal_locked(s, p, reason, e);
+}
+
+/* An exit signal to p, which may run elsewhere: then it waits among p's
+ * pending exits until that slice ends. */
+static bool send_exit_locked(struct sched *s, worker_id waker, struct process *p, term from, term reason,
+                             bool untrappable, struct ending *e)
+{
+    switch (proc_state(p)) {
+    case PROC_EXITED:
+        return true;
+    case PROC_RUNNING: {
+        term words[4];
+        struct pending_exit *pending = malloc(sizeof *pending);
+        struct arrival *message = pending ? message_buffer_new(exit_message(words, from, reason)) : NULL;
+        if (!message) {
+            free(pending);
+            sched_runtime_failure_locked(s, p->pid, "out of memory for an exit signal");
+            return false;
+        }
+        pending->next = NULL;
+        pending->from = from;
+        pending->untrappable = untrappable;
+        pending->message = message;
+        if (p->pending_last)
+            p->pending_last->next = pending;
+        else
+            p->pending_first = pending;
+        p->pending_last = pending;
+        return true;
+    }
+    default:
+        return act_on_exit_locked(s, waker, p, from, reason, untrappable, e);
+    }
+}
+
+/* The 'DOWN' message of m (whose target ends with reason) to its watcher. */
+static bool send_down_locked(struct sched *s, worker_id waker, struct monitor *m, term reason)
+{
+    term ref[1 + REF_WORDS] = {make_header(SUBTAG_REF, REF_WORDS), m->ref_low, m->ref_high};
+    term named[3] = {make_header(SUBTAG_TUPLE, 2), m->name, A(nonode_at_nohost)};
+    term object = is_value(m->name) ? make_boxed(named) : m->target->pid;
+    term down[6] = {make_header(SUBTAG_TUPLE, 5), m->tag, make_boxed(ref), A(process), object, reason};
+    if (m->alias != MONITOR_NO_ALIAS)
+        aliases_monitor_ended_locked(s, m->watcher, m->ref_low, m->ref_high);
+    if (message_deliver_locked(s, waker, m->watcher, make_boxed(down)))
+        return true;
+    heap_refused_locked(s, m->watcher, "a 'DOWN' message");
+    return false;
+}
+
+/* The main process ended by an exit signal ends the program as an
+ * uncaught exit would, with the same line on stderr. */
+static void report_main_exit(struct process *p)
+{
+    struct strbuf text = STRBUF_INIT;
+    strbuf_puts(&text, "clause: exception exit: ");
+    print_p(&text, p->exit_reason, (int)text.len + 1, 80, -1);
+    strbuf_putc(&text, '\n');
+    fflush(stdout);
+    fputs(strbuf_cstr(&text), stderr);
+    strbuf_free(&text);
+}
+
+static void finish_one_locked(struct sched *s, struct worker *w, struct process *p, struct ending *e)
+{
+    names_release_locked(s, p); /* its name goes first, as on OTP */
+    aliases_release_locked(s, p);
+    suspend_release_locked(s, p); /* a suspender's end resumes its suspends */
+    sched_release_hold_locked(p);
+    proc_table_erase(&s->table, pid_number(p->pid));
+    atomic_store_explicit(&p->state, PROC_EXITED, memory_order_seq_cst);
+    message_close_arrivals(p); /* later pushes fail: messages to it are dropped */
+    pending_free_all(p);
+    if (p->timers_to_me)
+        bif_timers_release_target_locked(s, p);
+    /* The monitors it holds are dropped. */
+    while (p->monitors_first) {
+        struct monitor *m = p->monitors_first;
+        held_detach(p, m);
+        watching_detach(m->target, m);
+        monitor_free(m);
+    }
+    bool ok = true;
+    while (p->links_first) {
+        struct link *l = p->links_first;
+        struct process *other = link_other(l, p);
+        link_detach(p, l);
+        link_detach(other, l);
+        free(l);
+        ok = ok && send_exit_locked(s, w->id, other, p->pid, p->exit_reason, false, e);
+    }
+    while (p->watchers_first) {
+        struct monitor *m = p->watchers_first;
+        watching_detach(p, m);
+        held_detach(m->watcher, m);
+        ok = ok && send_down_locked(s, w->id, m, p->exit_reason);
+        monitor_free(m);
+    }
+    if (p->holds > 0) {
+        /* Holders will look at it when they let go: the last one frees it. */
+        p->release_when_unheld = true;
+        p->next_released = s->ended_held;
+        s->ended_held = p;
+    } else {
+        p->next_released = w->released;
+        w->released = p;
+    }
+    if (p->pid == s->main_pid) {
+        int status = p->exit_reason == A(normal) ? 0 : p->crash_status ? p->crash_status : 1;
+        if (p->ended_by_signal && p->exit_reason != A(normal))
+            report_main_exit(p);
+        pthread_mutex_lock(&s->rq_lock);
+        sched_stop_locked(s, status);
+        pthread_mutex_unlock(&s->rq_lock);
+    }
+}
+
+static void finish_all_locked(struct sched *s, struct worker *w, struct ending *e)
+{
+    while (e->first) {
+        struct process *p = e->first;
+        e->first = p->finish_next;
+        if (!e->first)
+            e->last = NULL;
+        finish_one_locked(s, w, p, e);
+    }
+}
+
+void signals_finish_locked(struct sched *s, struct worker *w, struct process *p)
+{
+    struct ending e = {NULL, NULL};
+    ending_push(&e, p);
+    finish_all_locked(s, w, &e);
+}
+
+bool signals_exit_locked(struct sched *s, struct worker *w, struct process *target, term from, term reason,
+                         bool untrappable)
+{
+    struct ending e = {NULL, NULL};
+    bool ok = send_exit_locked(s, w->id, target, from, reason, untrappable, &e);
+    finish_all_locked(s, w, &e);
+    return ok;
+}
+
+bool signals_settle_pending_locked(struct sched *s, struct process *p)
+{
+    bool ended = false;
+    while (p->pending_first && !ended) {
+        struct pending_exit *pending = p->pending_first;
+        p->pending_first = pending->next;
+        if (!p->pending_first)
+            p->pending_last = NULL;
+        term reason = tuple_elements(message_buffer_payload(pending->message))[2];
+        switch (exit_effect_of(p, &reason, pending->untrappable)) {
+        case EXIT_IGNORED:
+            break;
+        case EXIT_TRAPPED:
+            /* p still looks running: the message joins its arrivals, after
+             * everything its sender sent before it ended. */
+            message_buffer_deliver_locked(s, p, pending->message);
+            pending->message = NULL;
+            break;
+        case EXIT_ENDS:
+            reason = reason_on_heap(s, p, reason);
+            p->exit_reason = is_value(reason) ? reason : A(killed); /* the program stops anyway */
+            ended = true;
+            break;
+        }
+        if (pending->message)
+            message_buffer_free(pending->message);
+        free(pending);
+    }
+    if (ended) {
+        p->ended_by_signal = true;
+        pending_free_all(p);
+        detach_locked(s, p);
+    }
+    return ended;
+}
+
+void signals_forget(struct process *p)
+{
+    pending_free_all(p);
+    suspend_forget(p);
+    while (p->links_first) {
+        struct link *l = p->links_first;
+        link_detach(p, l);
+        link_detach(link_other(l, p), l);
+        free(l);
+    }
+    while (p->monitors_first) {
+        struct monitor *m = p->monitors_first;
+        held_detach(p, m);
+        watching_detach(m->target, m);
+        monitor_free(m);
+    }
+    while (p->watchers_first) {
+        struct monitor *m = p->watchers_first;
+        watching_detach(p, m);
+        held_detach(m->watcher, m);
+        monitor_free(m);
+    }
+}
+
+void signals_destroy(struct sched *s)
+{
+    struct process *p = s->ended_held;
+    s->ended_held = NULL;
+    while (p) {
+        struct process *next = p->next_released;
+        sched_release_ended(p);
+        p = next;
+    }
+}
+
+/* ---- introspection ---- */
+
+term signals_links_list_locked(const struct process *p, heap_t *h)
+{
+    struct list_builder b;
+    list_builder_init(&b);
+    for (struct link *l = p->links_first; l; l = l->next[link_side(l, p)])
+        if (!list_builder_add(&b, h, link_other(l, p)->pid))
+            return THE_NON_VALUE;
+    return b.list;
+}
+
+term signals_monitors_list_locked(const struct process *p, heap_t *h)
+{
+    struct list_builder b;
+    list_builder_init(&b);
+    for (struct monitor *m = p->monitors_first; m; m = m->next_held) {
+        term object = is_value(m->name) ? heap_tuple2(h, m->name, A(nonode_at_nohost)) : m->target->pid;
+        term item = is_value(object) ? heap_tuple2(h, A(process), object) : object;
+        if (is_non_value(item) || !list_builder_add(&b, h, item))
+            return THE_NON_VALUE;
+    }
+    return b.list;
+}
+
+term signals_monitored_by_list_locked(const struct process *p, heap_t *h)
+{
+    struct list_builder b;
+    list_builder_init(&b);
+    for (struct monitor *m = p->watchers_first; m; m = m->next_watching)
+        if (!list_builder_add(&b, h, m->watcher->pid))
+            return THE_NON_VALUE;
+    return b.list;
+}

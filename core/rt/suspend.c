@@ -1,0 +1,95 @@
+/* suspend.c — suspend holds (suspend.h). */
+#include "rt/suspend.h"
+
+#include <stdlib.h>
+
+/* One suspender's suspends of one target, by pid: a target that ends
+ * leaves a record that only its suspender's end or resume removes. */
+struct suspension {
+    term target;
+    unsigned count;
+    struct suspension *next;
+};
+
+static struct suspension **find(struct process *suspender, term target)
+{
+    struct suspension **at = &suspender->suspending;
+    while (*at && (*at)->target != target)
+        at = &(*at)->next;
+    return at;
+}
+
+unsigned suspend_count_locked(const struct process *suspender, term target)
+{
+    for (const struct suspension *r = suspender->suspending; r; r = r->next)
+        if (r->target == target)
+            return r->count;
+    return 0;
+}
+
+bool suspend_add_locked(struct sched *s, struct process *suspender, struct process *target)
+{
+    struct suspension **at = find(suspender, target->pid);
+    if (!*at) {
+        struct suspension *r = malloc(sizeof *r);
+        if (!r)
+            return false;
+        *r = (struct suspension){target->pid, 0, NULL};
+        *at = r;
+    }
+    (*at)->count++;
+    if (target->suspends++ == 0 && proc_state(target) == PROC_RUNNABLE) {
+        pthread_mutex_lock(&s->rq_lock);
+        s->policy->remove(s, target);
+        atomic_store_explicit(&target->state, PROC_SUSPENDED, memory_order_release);
+        pthread_mutex_unlock(&s->rq_lock);
+    }
+    return true;
+}
+
+/* target (a pid) loses one suspend; queued when it was the last. */
+static void release_one(struct sched *s, struct process *by, term target)
+{
+    struct process *p = proc_table_lookup(&s->table, pid_number(target));
+    if (!p || proc_state(p) == PROC_EXITED || p->suspends == 0)
+        return;
+    if (--p->suspends == 0 && proc_state(p) == PROC_SUSPENDED) {
+        pthread_mutex_lock(&s->rq_lock);
+        sched_enqueue_locked(s, by->last_worker, p, ENQUEUE_WAKE_BY_PROCESS);
+        pthread_mutex_unlock(&s->rq_lock);
+    }
+}
+
+bool suspend_resume_locked(struct sched *s, struct process *suspender, term target)
+{
+    struct suspension **at = find(suspender, target);
+    if (!*at)
+        return false;
+    struct suspension *r = *at;
+    if (--r->count == 0) {
+        *at = r->next;
+        free(r);
+    }
+    release_one(s, suspender, target);
+    return true;
+}
+
+void suspend_release_locked(struct sched *s, struct process *suspender)
+{
+    while (suspender->suspending) {
+        struct suspension *r = suspender->suspending;
+        suspender->suspending = r->next;
+        for (unsigned i = 0; i < r->count; i++)
+            release_one(s, suspender, r->target);
+        free(r);
+    }
+}
+
+void suspend_forget(struct process *p)
+{
+    while (p->suspending) {
+        struct suspension *r = p->suspending;
+        p->suspending = r->next;
+        free(r);
+    }
+}

@@ -1,0 +1,176 @@
+/*
+ * binary.c — off-heap reference-counted binaries, and the heap objects that
+ * name binaries: heap binaries, ProcBins and sub-binaries (see binary.h).
+ *
+ * Invariant: every ProcBin on a heap owns exactly one reference to its
+ * struct binary and sits on that heap's mso chain, so the collector and
+ * heap_destroy can drop the reference exactly when the ProcBin goes. The
+ * count of live struct binary objects is kept run-wide for tests.
+ */
+#include "term/binary.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static atomic_size_t live_binaries;
+
+struct binary *binary_alloc(size_t size)
+{
+    if (size > SIZE_MAX - sizeof(struct binary))
+        return NULL;
+    struct binary *b = malloc(sizeof *b + size);
+    if (!b)
+        return NULL;
+    atomic_init(&b->refc, 1);
+    b->size = size;
+    atomic_fetch_add_explicit(&live_binaries, 1, memory_order_relaxed);
+    return b;
+}
+
+void binary_ref(struct binary *b)
+{
+    /* Relaxed: the caller already holds a reference, so the binary cannot
+     * be freed under us; only the count's atomicity matters. */
+    atomic_fetch_add_explicit(&b->refc, 1, memory_order_relaxed);
+}
+
+void binary_unref(struct binary *b)
+{
+    /* acq_rel: the last owner must see every other owner's writes (release
+     * on their decrement, acquire on ours) before freeing. */
+    if (atomic_fetch_sub_explicit(&b->refc, 1, memory_order_acq_rel) == 1) {
+        free(b);
+        atomic_fetch_sub_explicit(&live_binaries, 1, memory_order_relaxed);
+    }
+}
+
+size_t binary_live_count(void) { return atomic_load_explicit(&live_binaries, memory_order_relaxed); }
+
+void bin_release_mso(term *mso)
+{
+    while (mso) {
+        term *next = (term *)(uintptr_t)mso[PROCBIN_NEXT];
+        binary_unref((struct binary *)(uintptr_t)mso[PROCBIN_BINARY]);
+        mso = next;
+    }
+}
+
+/* A ProcBin for b that takes over one reference the caller already holds. */
+static term make_procbin(heap_t *h, struct binary *b)
+{
+    term *p = heap_alloc(h, 1 + REFC_BIN_WORDS);
+    if (!p)
+        return THE_NON_VALUE;
+    p[0] = make_header(SUBTAG_REFC_BIN, REFC_BIN_WORDS);
+    p[PROCBIN_SIZE] = b->size;
+    p[PROCBIN_BINARY] = (term)(uintptr_t)b;
+    p[PROCBIN_DATA] = (term)(uintptr_t)b->data;
+    p[PROCBIN_NEXT] = (term)(uintptr_t)h->mso;
+    h->mso = p;
+    h->off_heap_bytes += b->size;
+    return make_boxed(p);
+}
+
+term bin_procbin(heap_t *h, struct binary *b)
+{
+    term t = make_procbin(h, b);
+    if (is_value(t))
+        binary_ref(b);
+    return t;
+}
+
+term bin_alloc(heap_t *h, size_t size, uint8_t **data)
+{
+    if (size <= BIN_HEAP_MAX) {
+        size_t data_words = (size + sizeof(term) - 1) / sizeof(term);
+        term *p = heap_alloc(h, 1 + HEAP_BIN_HEADER_WORDS + data_words);
+        if (!p)
+            return THE_NON_VALUE;
+        p[0] = make_header(SUBTAG_HEAP_BIN, HEAP_BIN_HEADER_WORDS + data_words);
+        p[1] = size;
+        /* Zero the padding so the object's words are fully defined (the
+         * collector and copier copy them whole). */
+        memset(&p[2], 0, data_words * sizeof(term));
+        *data = (uint8_t *)&p[2];
+        return make_boxed(p);
+    }
+    struct binary *b = binary_alloc(size);
+    if (!b) {
+        h->failure = HEAP_FAIL_NOMEM;
+        return THE_NON_VALUE;
+    }
+    term t = make_procbin(h, b);
+    if (is_non_value(t)) {
+        binary_unref(b);
+        return THE_NON_VALUE;
+    }
+    *data = b->data;
+    return t;
+}
+
+term bin_from_bytes(heap_t *h, const void *bytes, size_t size)
+{
+    uint8_t *data;
+    term t = bin_alloc(h, size, &data);
+    if (is_value(t) && size > 0)
+        memcpy(data, bytes, size);
+    return t;
+}
+
+term bin_sub(heap_t *h, term bin, size_t offset, size_t size, unsigned bitsize)
+{
+    const term *b = boxed_ptr(bin);
+    /* A window onto a window is a window onto the original, so no chain of
+     * sub-binaries ever forms. */
+    if (header_subtag(b[0]) == SUBTAG_SUB_BIN) {
+        offset += b[SUBBIN_OFFSET];
+        bin = b[SUBBIN_ORIG];
+    }
+    term *p = heap_alloc(h, 1 + SUB_BIN_WORDS);
+    if (!p)
+        return THE_NON_VALUE;
+    p[0] = make_header(SUBTAG_SUB_BIN, SUB_BIN_WORDS);
+    p[SUBBIN_ORIG] = bin;
+    p[SUBBIN_SIZE] = size;
+    p[SUBBIN_OFFSET] = offset;
+    p[SUBBIN_BITSIZE] = bitsize;
+    return make_boxed(p);
+}
+
+void bin_bytes(term bin, const uint8_t **data, size_t *size, unsigned *bitsize)
+{
+    const term *p = boxed_ptr(bin);
+    switch (header_subtag(p[0])) {
+    case SUBTAG_HEAP_BIN:
+        *data = (const uint8_t *)&p[2];
+        *size = p[1];
+        *bitsize = 0;
+        return;
+    case SUBTAG_REFC_BIN:
+        *data = (const uint8_t *)(uintptr_t)p[PROCBIN_DATA];
+        *size = p[PROCBIN_SIZE];
+        *bitsize = 0;
+        return;
+    default: { /* SUBTAG_SUB_BIN */
+        const uint8_t *orig;
+        size_t orig_size;
+        unsigned orig_bits;
+        bin_bytes(p[SUBBIN_ORIG], &orig, &orig_size, &orig_bits);
+        *data = orig + p[SUBBIN_OFFSET];
+        *size = p[SUBBIN_SIZE];
+        *bitsize = (unsigned)p[SUBBIN_BITSIZE];
+        return;
+    }
+    }
+}
+
+size_t bin_size(term bin)
+{
+    const uint8_t *data;
+    size_t size;
+    unsigned bits;
+    bin_bytes(bin, &data, &size, &bits);
+    return size;
+}

@@ -1,0 +1,97 @@
+/*
+ * binary.h — binaries and bitstrings.
+ *
+ * Small binaries (at most BIN_HEAP_MAX bytes) live on the process heap
+ * (SUBTAG_HEAP_BIN). Larger ones live off-heap in a reference-counted
+ * struct binary shared between processes without copying; the heap holds a
+ * ProcBin (SUBTAG_REFC_BIN) that owns one reference and is chained into the
+ * heap's mso list, so the collector can drop the reference of every ProcBin
+ * that dies. A sub-binary (SUBTAG_SUB_BIN) is a window onto either kind, at
+ * a byte offset, with an optional trailing bit count for bitstrings whose
+ * size is not a whole number of bytes.
+ *
+ * Layouts (words after the header):
+ *   HEAP_BIN  [size bytes][data, padded to whole words]
+ *   REFC_BIN  [size bytes][struct binary *][const uint8_t *data][next ProcBin *]
+ *   SUB_BIN   [original binary term][size bytes][byte offset][bit size 0..7]
+ * A sub-binary's original is always a HEAP_BIN or REFC_BIN, never another
+ * sub-binary. The ProcBin's next word points at the next ProcBin's header
+ * (or is 0): a raw pointer, which the collector rewrites.
+ */
+#ifndef CLAUSE_BINARY_H
+#define CLAUSE_BINARY_H
+
+#include "term/heap.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define BIN_HEAP_MAX 64
+
+struct binary {
+    atomic_size_t refc;
+    size_t size;
+    uint8_t data[];
+};
+
+#define HEAP_BIN_HEADER_WORDS 1 /* the size word */
+#define REFC_BIN_WORDS 4
+#define SUB_BIN_WORDS 4
+
+/* Word indices (from the header) of the fields in the layouts above. */
+enum {
+    PROCBIN_SIZE = 1,
+    PROCBIN_BINARY = 2,
+    PROCBIN_DATA = 3,
+    PROCBIN_NEXT = 4,
+    SUBBIN_ORIG = 1,
+    SUBBIN_SIZE = 2,
+    SUBBIN_OFFSET = 3,
+    SUBBIN_BITSIZE = 4,
+};
+
+/* An off-heap binary with one reference, its bytes uninitialised; NULL when
+ * the host refuses. */
+struct binary *binary_alloc(size_t size);
+void binary_ref(struct binary *b);
+/* Drops one reference; frees at zero. */
+void binary_unref(struct binary *b);
+
+/* Drops the reference of every ProcBin on an mso chain (a heap or a message
+ * buffer being freed). */
+void bin_release_mso(term *mso);
+
+/* Live off-heap binaries in the whole run (for tests and --profile). */
+size_t binary_live_count(void);
+
+/* A binary holding a copy of bytes: on the heap when small, off-heap when
+ * large. THE_NON_VALUE when the heap or the host refuses. */
+term bin_from_bytes(heap_t *h, const void *bytes, size_t size);
+/* A binary of `size` bytes whose contents the caller writes at *data. */
+term bin_alloc(heap_t *h, size_t size, uint8_t **data);
+/* A ProcBin on h for an existing off-heap binary; takes a new reference. */
+term bin_procbin(heap_t *h, struct binary *b);
+/* A window of `size` bytes at byte `offset` of binary `bin` (plus bitsize
+ * trailing bits); the caller checks the bounds. */
+term bin_sub(heap_t *h, term bin, size_t offset, size_t size, unsigned bitsize);
+
+/* The bytes of any bitstring: *data, whole bytes in *size, trailing bits in
+ * *bitsize (0 for a binary). The trailing bits are the high bits of
+ * data[size]. */
+void bin_bytes(term bin, const uint8_t **data, size_t *size, unsigned *bitsize);
+/* Whole-byte size (byte_size/1 rounds up; this does not). */
+size_t bin_size(term bin);
+static inline bool is_binary_whole(term t)
+{
+    if (!is_bitstring(t))
+        return false;
+    const uint8_t *d;
+    size_t n;
+    unsigned bits;
+    bin_bytes(t, &d, &n, &bits);
+    return bits == 0;
+}
+
+#endif

@@ -1,0 +1,176 @@
+/*
+ * copy.c — copying a term between heaps (copy.h): one walk to size it, one
+ * Cheney copy into an area of exactly that size.
+ *
+ * Invariant: the source is only ever read (another thread may be reading it
+ * too), and copy_term writes exactly copy_size(t) words — every pointer
+ * reached is copied once per reference, in both walks alike. Off-heap
+ * binaries are shared: the copy of a ProcBin takes its own reference and
+ * joins the destination's mso chain. Sub-binaries are copied as sub-binaries
+ * together with their original (a heap binary of at most BIN_HEAP_MAX bytes
+ * or a ProcBin), which keeps the two walks type-blind.
+ */
+#include "term/copy.h"
+
+#include "term/binary.h"
+
+#include <assert.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Pending term words: a run of n words from w. Most terms need no more than
+ * the inline runs; deeper ones spill to the C heap. */
+struct span {
+    const term *w;
+    size_t n;
+};
+
+#define INLINE_SPANS 128
+
+struct span_stack {
+    struct span *items;
+    size_t len, cap;
+    struct span inline_items[INLINE_SPANS];
+};
+
+static bool span_grow(struct span_stack *s)
+{
+    size_t cap = 2 * s->cap;
+    struct span *items;
+    if (s->items == s->inline_items) {
+        items = malloc(cap * sizeof *items);
+        if (items)
+            memcpy(items, s->inline_items, sizeof s->inline_items);
+    } else {
+        items = realloc(s->items, cap * sizeof *items);
+    }
+    if (!items)
+        return false;
+    s->items = items;
+    s->cap = cap;
+    return true;
+}
+
+static inline bool span_push(struct span_stack *s, const term *w, size_t n)
+{
+    if (s->len == s->cap && !span_grow(s))
+        return false;
+    s->items[s->len++] = (struct span){w, n};
+    return true;
+}
+
+size_t copy_size(term t)
+{
+    if (!is_pointer_term(t))
+        return 0;
+    struct span_stack st;
+    st.items = st.inline_items;
+    st.len = 0;
+    st.cap = INLINE_SPANS;
+    size_t size = 0;
+    bool ok = span_push(&st, &t, 1);
+    while (ok && st.len > 0) {
+        struct span *top = &st.items[st.len - 1];
+        term w = *top->w++;
+        if (--top->n == 0)
+            st.len--;
+        if (!is_pointer_term(w))
+            continue;
+        const term *p = term_ptr(w);
+        if (is_list(w)) {
+            size += 2;
+            ok = span_push(&st, p, 2);
+        } else {
+            uint64_t first, count;
+            term_boxed_term_range(p[0], &first, &count);
+            size += boxed_object_words(p[0]);
+            if (count > 0)
+                ok = span_push(&st, p + first, count);
+        }
+    }
+    if (st.items != st.inline_items)
+        free(st.items);
+    return ok ? size : SIZE_MAX;
+}
+
+struct dest {
+    term *top;
+    term **mso;
+    size_t *off_heap_bytes;
+};
+
+/* A copy of the object t points to, at the destination's top; its pointer
+ * words still refer to the source until the scan reaches them. */
+static inline term copy_object(struct dest *d, term t)
+{
+    const term *p = term_ptr(t);
+    term *n = d->top;
+    if (is_list(t)) {
+        n[0] = p[0];
+        n[1] = p[1];
+        d->top += 2;
+        return make_list(n);
+    }
+    size_t words = boxed_object_words(p[0]);
+    memcpy(n, p, words * sizeof(term));
+    d->top += words;
+    if (header_subtag(p[0]) == SUBTAG_REFC_BIN) {
+        binary_ref((struct binary *)(uintptr_t)n[PROCBIN_BINARY]);
+        n[PROCBIN_NEXT] = (term)(uintptr_t)*d->mso;
+        *d->mso = n;
+        if (d->off_heap_bytes)
+            *d->off_heap_bytes += n[PROCBIN_SIZE];
+    }
+    return make_boxed(n);
+}
+
+static inline void copy_slot(struct dest *d, term *slot)
+{
+    if (is_pointer_term(*slot))
+        *slot = copy_object(d, *slot);
+}
+
+term copy_term(term t, size_t size, term **hp, term **mso, size_t *off_heap_bytes)
+{
+    if (!is_pointer_term(t))
+        return t;
+    term *start = *hp;
+    struct dest d = {start, mso, off_heap_bytes};
+    term result = copy_object(&d, t);
+    /* Every pointer word behind the scan refers to the destination and every
+     * one ahead of it to the source, so no address test is needed. */
+    for (term *s = start; s < d.top;) {
+        term w = *s;
+        if (is_header(w)) {
+            uint64_t first, count;
+            term_boxed_term_range(w, &first, &count);
+            for (uint64_t i = first; i < first + count; i++)
+                copy_slot(&d, &s[i]);
+            s += boxed_object_words(w);
+        } else {
+            copy_slot(&d, &s[0]);
+            copy_slot(&d, &s[1]);
+            s += 2;
+        }
+    }
+    assert((size_t)(d.top - start) == size);
+    (void)size;
+    *hp = d.top;
+    return result;
+}
+
+term copy_to_heap(heap_t *h, term t)
+{
+    size_t size = copy_size(t);
+    if (size == 0)
+        return t;
+    if (size == SIZE_MAX) {
+        h->failure = HEAP_FAIL_NOMEM;
+        return THE_NON_VALUE;
+    }
+    term *hp = heap_alloc(h, size);
+    if (!hp)
+        return THE_NON_VALUE;
+    return copy_term(t, size, &hp, &h->mso, &h->off_heap_bytes);
+}

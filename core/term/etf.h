@@ -1,0 +1,62 @@
+/*
+ * etf.h — the external term format (term_to_binary's output), both ways.
+ *
+ * The BEAM loader decodes literal chunks with it, tests bring terms from
+ * real OTP into the runtime with it, host invocations (embed.c) take
+ * their arguments and give their results in it, and term_to_binary and
+ * binary_to_term (bif/external.c) are it with their options. Decoding builds on a heap
+ * without recursion; malformed input gives an error text, never a crash.
+ * Encoding writes what OTP 25's term_to_binary/1 writes for the same term.
+ */
+#ifndef CLAUSE_ETF_H
+#define CLAUSE_ETF_H
+
+#include "term/heap.h"
+#include "term/strbuf.h"
+
+#include <stdbool.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What binary_to_term/2's options ask of the decoder. */
+struct etf_decode_options {
+    bool safe; /* refuse atoms not in the table yet (wherever they are: pids, funs...) */
+    /* The entry of a local fun named by its module, index (its position in
+     * the module's fun table) and module MD5; NULL refuses the term. Without
+     * it local funs cannot be decoded. */
+    const struct fun_entry *(*resolve_fun)(void *context, term module, uint32_t index, const uint8_t *md5);
+    void *resolve_context;
+};
+
+/* Decodes one term, starting with the version byte 131. On success returns
+ * the term and sets *used to the bytes consumed; on failure returns
+ * THE_NON_VALUE and points *error at a static description (h->failure is
+ * set when the heap refused). */
+term etf_decode(heap_t *h, const uint8_t *buf, size_t len, size_t *used, const char **error);
+/* The same with options (NULL: none). A compressed term's *used counts the
+ * compressed bytes zlib consumed. */
+term etf_decode_with(heap_t *h, const uint8_t *buf, size_t len, const struct etf_decode_options *options, size_t *used,
+                     const char **error);
+
+/* What term_to_binary/2's options ask of the encoder. */
+struct etf_encode_options {
+    unsigned minor_version; /* 0: floats as text (FLOAT_EXT); 1: OTP 25's default; 2: atoms always UTF-8 */
+    bool deterministic;     /* every map's pairs in key order (term_compare_exact), as OTP sorts them */
+    int compression;        /* zlib level 1..9; 0: none. Kept only when it makes the term smaller */
+    /* The pid written into local funs: OTP's funs carry their creator's,
+     * which clause's funs do not keep. THE_NON_VALUE: local funs refused. */
+    term fun_creator;
+};
+#define ETF_ENCODE_DEFAULTS ((struct etf_encode_options){1, false, 0, THE_NON_VALUE})
+
+/* Appends t's encoding, version byte first, to out: the bytes OTP 25's
+ * term_to_binary/1 gives (large maps whose keys clause hashes from its own
+ * words, such as atoms: the same pairs, perhaps in another order). False,
+ * with *error set, for a local fun (etf_encode_with carries those). */
+bool etf_encode(term t, struct strbuf *out, const char **error);
+/* The same with options. A local fun needs its module's MD5 (see
+ * struct fun_entry) and options->fun_creator. */
+bool etf_encode_with(term t, const struct etf_encode_options *options, struct strbuf *out, const char **error);
+
+#endif

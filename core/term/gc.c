@@ -1,0 +1,507 @@
+/*
+ * gc.c — the per-process copying collector (gc.h): moves every term reachable
+ * from the roots out of a heap's block and fragments ("from-space") into one
+ * new block, sizes that block by OTP's policy, and drops the off-heap
+ * references of ProcBins that died.
+ *
+ * Invariant kept: when gc_collect returns HEAP_OK no root, heap word or mso
+ * link refers to the old block or a fragment (both are freed); when it fails
+ * nothing but h->failure has been written — heap, roots and from-space are
+ * exactly as they were.
+ *
+ * How failure stays write-free. The collector overwrites from-space while
+ * copying (forwarding marks), so every reason to fail must be known before
+ * the first mark:
+ *   - host memory: everything a collection allocates (the fragment index
+ *     when there are many fragments, the measuring pass's bitmap and stack,
+ *     the to-space) is taken before copying; a later resize that the host
+ *     refuses is skipped (the to-space is already big enough);
+ *   - the cap: live words are at most used words, so when used + need fits
+ *     the cap, live + need does too and no check is needed. Only when it
+ *     does not (a heap close to its cap) does a read-only marking pass (side
+ *     bitmap, explicit stack) measure the live words first, and the
+ *     collection fails before copying if live + need passes the cap.
+ * Undoing marks instead would need a log as large as the live data on every
+ * collection, or reverse pointers the to-space does not keep; measuring
+ * costs a second traversal, but only for heaps that are about to hit their
+ * cap anyway.
+ */
+#include "term/gc.h"
+
+#include "term/binary.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Largest block the collector asks for: beyond this a byte count no longer
+ * fits a ptrdiff_t, and no host could satisfy it anyway. */
+#define GC_MAX_WORDS ((size_t)PTRDIFF_MAX / sizeof(term))
+
+static enum heap_failure fail(heap_t *h, enum heap_failure why)
+{
+    h->failure = why;
+    return why;
+}
+
+/* ---- heap sizes ----
+ * OTP's table (erl_gc.c): 12, 38, then each entry is the sum of the two
+ * before plus one up to index 22 (…, 233, 376, 610, 987, …, 833,026), then
+ * +20 % per step up to 2^50 words. Generated on demand: at most ~150 steps,
+ * cheap beside a collection, and no shared table to initialise. */
+#define HEAP_SIZE_FIB_ENTRIES 23
+#define HEAP_SIZE_LIMIT ((size_t)1 << 50)
+
+size_t gc_next_heap_size(size_t words)
+{
+    size_t prev = 12, cur = 38;
+    if (words <= prev)
+        return prev;
+    for (int i = 2;; i++) {
+        if (words <= cur)
+            return cur;
+        size_t next = i < HEAP_SIZE_FIB_ENTRIES ? cur + prev + 1 : cur + cur / 5;
+        if (next > HEAP_SIZE_LIMIT)
+            return words;
+        prev = cur;
+        cur = next;
+    }
+}
+
+/* The block size for need_after = live + need words, given the current block
+ * (OTP's adjust_after_fullsweep, with its deferred grow done at once):
+ * grow to the first table size at most 3/4 full; shrink, to a size about
+ * half full, when under 1/4 would be used; otherwise keep the size. Never
+ * below min_words, never above the cap, never below need_after. */
+static size_t block_size(const heap_t *h, size_t old_block, size_t need_after)
+{
+    size_t roomy = gc_next_heap_size(need_after + (need_after + 2) / 3);
+    size_t size;
+    if (old_block < roomy)
+        size = roomy;
+    else if (4 * need_after < old_block)
+        size = gc_next_heap_size(2 * need_after);
+    else
+        size = old_block;
+    if (size < h->min_words)
+        size = h->min_words;
+    if (h->max_words != 0 && size > h->max_words)
+        size = h->max_words;
+    if (size < need_after)
+        size = need_after;
+    return size > 0 ? size : 1;
+}
+
+/* ---- from-space: the used part of the block plus every fragment ----
+ * Addresses are compared as integers: the regions are separate objects, and
+ * relational operators between pointers into different objects are
+ * undefined in C. */
+struct region {
+    uintptr_t lo, hi;
+    size_t bit_base; /* index of lo's word in the marking bitmap */
+};
+
+#define INLINE_REGIONS 16
+
+struct from_space {
+    uintptr_t block_lo;
+    size_t block_bytes;
+    struct region *frags; /* sorted by lo; inline_frags or malloc'd */
+    size_t nfrags;
+    size_t total_words;
+    struct region inline_frags[INLINE_REGIONS];
+};
+
+static int region_order(const void *a, const void *b)
+{
+    const struct region *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static bool from_space_init(struct from_space *fs, const heap_t *h)
+{
+    size_t block_words = (size_t)(h->top - h->start);
+    fs->block_lo = (uintptr_t)h->start;
+    fs->block_bytes = block_words * sizeof(term);
+    size_t n = 0;
+    for (const struct heap_fragment *f = h->frags; f; f = f->next)
+        n += f->used > 0;
+    fs->frags = fs->inline_frags;
+    if (n > INLINE_REGIONS && !(fs->frags = malloc(n * sizeof *fs->frags)))
+        return false;
+    fs->nfrags = 0;
+    fs->total_words = block_words;
+    for (const struct heap_fragment *f = h->frags; f; f = f->next) {
+        if (f->used == 0)
+            continue;
+        struct region *r = &fs->frags[fs->nfrags++];
+        r->lo = (uintptr_t)f->mem;
+        r->hi = r->lo + f->used * sizeof(term);
+        r->bit_base = fs->total_words;
+        fs->total_words += f->used;
+    }
+    qsort(fs->frags, fs->nfrags, sizeof *fs->frags, region_order);
+    return true;
+}
+
+static void from_space_free(struct from_space *fs)
+{
+    if (fs->frags != fs->inline_frags)
+        free(fs->frags);
+}
+
+static const struct region *find_frag(const struct from_space *fs, uintptr_t a)
+{
+    size_t lo = 0, hi = fs->nfrags;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a < fs->frags[mid].lo)
+            hi = mid;
+        else if (a >= fs->frags[mid].hi)
+            lo = mid + 1;
+        else
+            return &fs->frags[mid];
+    }
+    return NULL;
+}
+
+static inline bool in_from(const struct from_space *fs, uintptr_t a)
+{
+    if (a - fs->block_lo < fs->block_bytes)
+        return true;
+    return fs->nfrags > 0 && find_frag(fs, a) != NULL;
+}
+
+/* Bitmap index of the word at a, when a is in from-space. */
+static bool from_space_bit(const struct from_space *fs, uintptr_t a, size_t *bit)
+{
+    if (a - fs->block_lo < fs->block_bytes) {
+        *bit = (a - fs->block_lo) / sizeof(term);
+        return true;
+    }
+    const struct region *r = fs->nfrags > 0 ? find_frag(fs, a) : NULL;
+    if (!r)
+        return false;
+    *bit = r->bit_base + (a - r->lo) / sizeof(term);
+    return true;
+}
+
+/* ---- measuring live words without writing (only near the cap) ---- */
+
+/* Pending term words: a run of n words from w. Runs rather than single
+ * terms keep the stack as deep as the term, not as wide. */
+struct span {
+    const term *w;
+    size_t n;
+};
+struct span_stack {
+    struct span *items;
+    size_t len, cap;
+};
+
+static bool span_push(struct span_stack *s, const term *w, size_t n)
+{
+    if (s->len == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 256;
+        struct span *items = realloc(s->items, cap * sizeof *items);
+        if (!items)
+            return false;
+        s->items = items;
+        s->cap = cap;
+    }
+    s->items[s->len++] = (struct span){w, n};
+    return true;
+}
+
+static bool mark(const struct from_space *fs, uint64_t *marks, struct span_stack *st, term t, size_t *live)
+{
+    if (!is_pointer_term(t))
+        return true;
+    const term *p = term_ptr(t);
+    size_t bit;
+    if (!from_space_bit(fs, (uintptr_t)p, &bit))
+        return true;
+    uint64_t m = (uint64_t)1 << (bit % 64);
+    if (marks[bit / 64] & m)
+        return true;
+    marks[bit / 64] |= m;
+    if (is_list(t)) {
+        *live += 2;
+        return span_push(st, p, 2);
+    }
+    uint64_t first, count;
+    term_boxed_term_range(p[0], &first, &count);
+    *live += boxed_object_words(p[0]);
+    return count == 0 || span_push(st, p + first, count);
+}
+
+/* Words a collection would copy: objects in from-space reachable from the
+ * roots, each once. False when the host refuses the bitmap or stack. */
+static bool measure_live(const struct from_space *fs, const struct gc_root_range *roots, size_t nroots,
+                         size_t *live_out)
+{
+    uint64_t *marks = calloc(fs->total_words / 64 + 1, sizeof *marks);
+    struct span_stack st = {NULL, 0, 0};
+    size_t live = 0;
+    bool ok = marks != NULL;
+    for (size_t r = 0; ok && r < nroots; r++) {
+        if (roots[r].count == 0)
+            continue;
+        ok = span_push(&st, roots[r].words, roots[r].count);
+        while (ok && st.len > 0) {
+            struct span *top = &st.items[st.len - 1];
+            term t = *top->w++;
+            if (--top->n == 0)
+                st.len--;
+            ok = mark(fs, marks, &st, t, &live);
+        }
+    }
+    free(marks);
+    free(st.items);
+    *live_out = live;
+    return ok;
+}
+
+/* ---- the Cheney copy ---- */
+
+struct cheney {
+    const struct from_space *fs;
+    term *top; /* next free word of to-space */
+};
+
+/* The to-space copy of the object t (a pointer into from-space), copying it
+ * on first visit and leaving a forwarding mark: a moved boxed object's
+ * header becomes a boxed pointer to the copy; a moved cons cell's head
+ * becomes MOVED_MARKER and its tail the new list pointer. */
+static inline term evacuate(struct cheney *c, term t)
+{
+    term *p = term_ptr(t);
+    if (is_list(t)) {
+        if (p[0] == MOVED_MARKER)
+            return p[1];
+        term *n = c->top;
+        c->top += 2;
+        n[0] = p[0];
+        n[1] = p[1];
+        term moved = make_list(n);
+        p[0] = MOVED_MARKER;
+        p[1] = moved;
+        return moved;
+    }
+    term hdr = p[0];
+    if (is_boxed(hdr))
+        return hdr;
+    size_t words = boxed_object_words(hdr);
+    term *n = c->top;
+    c->top += words;
+    memcpy(n, p, words * sizeof(term));
+    term moved = make_boxed(n);
+    p[0] = moved;
+    return moved;
+}
+
+static inline void fix(struct cheney *c, term *slot)
+{
+    term t = *slot;
+    if (is_pointer_term(t) && in_from(c->fs, (uintptr_t)term_ptr(t)))
+        *slot = evacuate(c, t);
+}
+
+/* Scans to-space from s until it catches up with the copying: a header
+ * introduces a boxed object whose term words are fixed and raw words
+ * skipped; anything else starts a cons cell. */
+static void scan(struct cheney *c, term *s)
+{
+    while (s < c->top) {
+        term w = *s;
+        if (is_header(w)) {
+            uint64_t first, count;
+            term_boxed_term_range(w, &first, &count);
+            for (uint64_t i = first; i < first + count; i++)
+                fix(c, &s[i]);
+            s += boxed_object_words(w);
+        } else {
+            fix(c, &s[0]);
+            fix(c, &s[1]);
+            s += 2;
+        }
+    }
+}
+
+/* Rebuilds the mso chain from the old one: a ProcBin whose header was
+ * forwarded survived (its copy is chained, in the old order); one still
+ * holding its header died and drops its reference. A ProcBin outside
+ * from-space (never made by this runtime) is kept as it is. */
+static void sweep_mso(heap_t *h, const struct from_space *fs)
+{
+    term *head = NULL, *tail = NULL;
+    size_t bytes = 0;
+    for (term *p = h->mso; p;) {
+        term *next = (term *)(uintptr_t)p[PROCBIN_NEXT];
+        term *keep = NULL;
+        if (!in_from(fs, (uintptr_t)p))
+            keep = p;
+        else if (is_boxed(p[0]))
+            keep = boxed_ptr(p[0]);
+        else
+            binary_unref((struct binary *)(uintptr_t)p[PROCBIN_BINARY]);
+        if (keep) {
+            if (tail)
+                tail[PROCBIN_NEXT] = (term)(uintptr_t)keep;
+            else
+                head = keep;
+            tail = keep;
+            bytes += keep[PROCBIN_SIZE];
+        }
+        p = next;
+    }
+    if (tail)
+        tail[PROCBIN_NEXT] = 0;
+    h->mso = head;
+    h->off_heap_bytes = bytes;
+}
+
+/* ---- resizing the to-space ----
+ * realloc keeps the data; when it moves the block, every pointer into the
+ * old block's live part is shifted by the distance moved. Old addresses are
+ * kept only as integers, never dereferenced. */
+struct move {
+    uintptr_t lo;
+    size_t bytes;
+    uint64_t delta; /* new - old, modulo 2^64 */
+};
+
+static inline void move_term(const struct move *mv, term *slot)
+{
+    term w = *slot;
+    if (is_pointer_term(w) && (uintptr_t)(w & ~(term)TAG_PRIMARY_MASK) - mv->lo < mv->bytes)
+        *slot = w + mv->delta;
+}
+
+static inline void move_raw(const struct move *mv, term *slot)
+{
+    if ((uintptr_t)*slot - mv->lo < mv->bytes)
+        *slot += mv->delta;
+}
+
+static term *resize_block(heap_t *h, term *block, size_t live, size_t size, const struct gc_root_range *roots,
+                          size_t nroots)
+{
+    struct move mv = {(uintptr_t)block, live * sizeof(term), 0};
+    term *moved = realloc(block, size * sizeof(term));
+    if (!moved)
+        return NULL;
+    if ((uintptr_t)moved == mv.lo)
+        return moved;
+    mv.delta = (uint64_t)(uintptr_t)moved - (uint64_t)mv.lo;
+    for (term *s = moved; s < moved + live;) {
+        term w = *s;
+        if (is_header(w)) {
+            uint64_t first, count;
+            term_boxed_term_range(w, &first, &count);
+            for (uint64_t i = first; i < first + count; i++)
+                move_term(&mv, &s[i]);
+            s += boxed_object_words(w);
+        } else {
+            move_term(&mv, &s[0]);
+            move_term(&mv, &s[1]);
+            s += 2;
+        }
+    }
+    for (size_t r = 0; r < nroots; r++)
+        for (size_t i = 0; i < roots[r].count; i++)
+            move_term(&mv, &roots[r].words[i]);
+    term mso = (term)(uintptr_t)h->mso;
+    move_raw(&mv, &mso);
+    h->mso = (term *)(uintptr_t)mso;
+    for (term *p = h->mso; p; p = (term *)(uintptr_t)p[PROCBIN_NEXT])
+        move_raw(&mv, &p[PROCBIN_NEXT]);
+    return moved;
+}
+
+/* Every heap's collections, for statistics(garbage_collection). */
+static _Atomic uint64_t collections_done, words_reclaimed;
+
+void gc_totals(uint64_t *collections, uint64_t *reclaimed)
+{
+    *collections = atomic_load_explicit(&collections_done, memory_order_relaxed);
+    *reclaimed = atomic_load_explicit(&words_reclaimed, memory_order_relaxed);
+}
+
+enum heap_failure gc_collect(heap_t *h, size_t need, const struct gc_root_range *roots, size_t nroots)
+{
+    if (h->max_words != 0 && need > h->max_words)
+        return fail(h, HEAP_FAIL_CAP);
+    size_t used = heap_used_words(h);
+    if (used > GC_MAX_WORDS || need > GC_MAX_WORDS - used)
+        return fail(h, HEAP_FAIL_NOMEM);
+    struct from_space fs;
+    if (!from_space_init(&fs, h))
+        return fail(h, HEAP_FAIL_NOMEM);
+
+    /* An upper bound of live + need, exact when the cap forced a measure. */
+    size_t bound = used + need;
+    if (h->max_words != 0 && bound > h->max_words) {
+        size_t live;
+        if (!measure_live(&fs, roots, nroots, &live)) {
+            from_space_free(&fs);
+            return fail(h, HEAP_FAIL_NOMEM);
+        }
+        if (live > h->max_words - need) {
+            from_space_free(&fs);
+            return fail(h, HEAP_FAIL_CAP);
+        }
+        bound = live + need;
+    }
+
+    /* To-space: the size the policy gives if everything survives, so the
+     * common case needs no resize; failing that, just enough. */
+    size_t old_block = heap_block_words(h);
+    size_t to_size = block_size(h, old_block, bound);
+    term *to = malloc(to_size * sizeof(term));
+    if (!to && to_size > bound && bound > 0) {
+        to_size = bound;
+        to = malloc(to_size * sizeof(term));
+    }
+    if (!to) {
+        from_space_free(&fs);
+        return fail(h, HEAP_FAIL_NOMEM);
+    }
+
+    /* From here on nothing can fail. */
+    struct cheney c = {&fs, to};
+    for (size_t r = 0; r < nroots; r++)
+        for (size_t i = 0; i < roots[r].count; i++)
+            fix(&c, &roots[r].words[i]);
+    scan(&c, to);
+    size_t live = (size_t)(c.top - to);
+    sweep_mso(h, &fs);
+
+    size_t want = block_size(h, old_block, live + need);
+    if (want != to_size) {
+        term *resized = resize_block(h, to, live, want, roots, nroots);
+        if (resized) {
+            to = resized;
+            to_size = want;
+        }
+    }
+
+    for (struct heap_fragment *f = h->frags; f;) {
+        struct heap_fragment *next = f->next;
+        free(f);
+        f = next;
+    }
+    free(h->start);
+    from_space_free(&fs);
+    h->start = to;
+    h->top = to + live;
+    h->end = to + to_size;
+    h->frags = NULL;
+    h->frag_words = 0;
+    h->collections++;
+    h->gc_requested = false;
+    atomic_fetch_add_explicit(&collections_done, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&words_reclaimed, used > live ? used - live : 0, memory_order_relaxed);
+    return HEAP_OK;
+}

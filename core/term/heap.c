@@ -1,0 +1,245 @@
+/*
+ * heap.c — a process heap's block and fragments, and the builders of small
+ * terms (see heap.h). Collection lives in gc.c.
+ *
+ * When the block is full, allocation continues in fragments: the newest
+ * fragment is filled first, and a new one is at least half the block (so a
+ * builtin building a long list does not call malloc per cell). The cap
+ * counts words handed out, not fragment capacity, so a cap is exact.
+ */
+#include "term/heap.h"
+
+#include "term/binary.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#define FRAGMENT_MIN_WORDS 256
+
+bool heap_init(heap_t *h, size_t min_words, size_t max_words)
+{
+    if (min_words == 0)
+        min_words = HEAP_DEFAULT_MIN_WORDS;
+    size_t size = min_words;
+    if (max_words != 0 && size > max_words)
+        size = max_words;
+    term *block = malloc(size * sizeof(term));
+    if (!block)
+        return false;
+    h->start = h->top = block;
+    h->end = block + size;
+    h->frags = NULL;
+    h->frag_words = 0;
+    h->min_words = min_words;
+    h->max_words = max_words;
+    h->mso = NULL;
+    h->off_heap_bytes = 0;
+    h->failure = HEAP_OK;
+    h->collections = 0;
+    return true;
+}
+
+/* What both destroy and recycle give up: off-heap references and fragments. */
+static void release_off_block(heap_t *h)
+{
+    bin_release_mso(h->mso);
+    h->mso = NULL;
+    h->off_heap_bytes = 0;
+    struct heap_fragment *f = h->frags;
+    while (f) {
+        struct heap_fragment *next = f->next;
+        free(f);
+        f = next;
+    }
+    h->frags = NULL;
+    h->frag_words = 0;
+}
+
+void heap_destroy(heap_t *h)
+{
+    release_off_block(h);
+    free(h->start);
+    h->start = h->top = h->end = NULL;
+}
+
+bool heap_recycle(heap_t *h)
+{
+    if (heap_block_words(h) != h->min_words) {
+        heap_destroy(h);
+        return false;
+    }
+    release_off_block(h);
+    h->top = h->start;
+    h->failure = HEAP_OK;
+    h->collections = 0;
+    return true;
+}
+
+term *heap_alloc_slow(heap_t *h, size_t words)
+{
+    if (h->max_words != 0 && heap_used_words(h) + words > h->max_words) {
+        h->failure = HEAP_FAIL_CAP;
+        return NULL;
+    }
+    if ((size_t)(h->end - h->top) >= words) {
+        term *p = h->top;
+        h->top += words;
+        return p;
+    }
+    struct heap_fragment *f = h->frags;
+    if (!f || f->size - f->used < words) {
+        size_t size = heap_block_words(h) / 2;
+        if (size < FRAGMENT_MIN_WORDS)
+            size = FRAGMENT_MIN_WORDS;
+        if (size < words)
+            size = words;
+        f = malloc(sizeof *f + size * sizeof(term));
+        if (!f) {
+            h->failure = HEAP_FAIL_NOMEM;
+            return NULL;
+        }
+        f->size = size;
+        f->used = 0;
+        f->next = h->frags;
+        h->frags = f;
+    }
+    term *p = f->mem + f->used;
+    f->used += words;
+    h->frag_words += words;
+    return p;
+}
+
+void heap_shrink_last(heap_t *h, term *alloc_start, size_t alloc_words, size_t keep_words)
+{
+    size_t give_back = alloc_words - keep_words;
+    if (alloc_start + alloc_words == h->top) {
+        h->top -= give_back;
+        return;
+    }
+    struct heap_fragment *f = h->frags;
+    if (f && alloc_start + alloc_words == f->mem + f->used) {
+        f->used -= give_back;
+        h->frag_words -= give_back;
+    }
+}
+
+bool heap_contains(const heap_t *h, const term *p)
+{
+    if (p >= h->start && p < h->end)
+        return true;
+    for (const struct heap_fragment *f = h->frags; f; f = f->next)
+        if (p >= f->mem && p < f->mem + f->used)
+            return true;
+    return false;
+}
+
+term heap_tuple(heap_t *h, size_t n, const term *elems)
+{
+    term *p = heap_alloc(h, n + 1);
+    if (!p)
+        return THE_NON_VALUE;
+    p[0] = make_header(SUBTAG_TUPLE, n);
+    for (size_t i = 0; i < n; i++)
+        p[1 + i] = elems ? elems[i] : NIL;
+    return make_boxed(p);
+}
+
+term heap_tuple2(heap_t *h, term a, term b)
+{
+    term e[2] = {a, b};
+    return heap_tuple(h, 2, e);
+}
+
+term heap_tuple3(heap_t *h, term a, term b, term c)
+{
+    term e[3] = {a, b, c};
+    return heap_tuple(h, 3, e);
+}
+
+term heap_float(heap_t *h, double d)
+{
+    term *p = heap_alloc(h, 2);
+    if (!p)
+        return THE_NON_VALUE;
+    p[0] = make_header(SUBTAG_FLOAT, 1);
+    memcpy(&p[1], &d, sizeof d);
+    return make_boxed(p);
+}
+
+/* n linked cons cells (heads left for the caller), or NULL. */
+static term *alloc_list_cells(heap_t *h, size_t n)
+{
+    term *p = heap_alloc(h, 2 * n);
+    if (p)
+        for (size_t i = 0; i < n; i++)
+            p[2 * i + 1] = i + 1 < n ? make_list(&p[2 * i + 2]) : NIL;
+    return p;
+}
+
+term heap_list_from_array(heap_t *h, const term *elems, size_t n)
+{
+    if (n == 0)
+        return NIL;
+    term *p = alloc_list_cells(h, n);
+    if (!p)
+        return THE_NON_VALUE;
+    for (size_t i = 0; i < n; i++)
+        p[2 * i] = elems[i];
+    return make_list(p);
+}
+
+term heap_string(heap_t *h, const char *s, size_t n)
+{
+    if (n == 0)
+        return NIL;
+    term *p = alloc_list_cells(h, n);
+    if (!p)
+        return THE_NON_VALUE;
+    for (size_t i = 0; i < n; i++)
+        p[2 * i] = make_small((unsigned char)s[i]);
+    return make_list(p);
+}
+
+term heap_export_fun(heap_t *h, term module, term function, unsigned arity)
+{
+    term *p = heap_alloc(h, 1 + EXPORT_WORDS);
+    if (!p)
+        return THE_NON_VALUE;
+    p[0] = make_header(SUBTAG_EXPORT, EXPORT_WORDS);
+    p[1] = module;
+    p[2] = function;
+    p[3] = make_small(arity);
+    return make_boxed(p);
+}
+
+term heap_local_fun(heap_t *h, const struct fun_entry *entry, const term *free_vars)
+{
+    size_t n = entry->num_free;
+    term *p = heap_alloc(h, 1 + FUN_FIXED_WORDS + n);
+    if (!p)
+        return THE_NON_VALUE;
+    p[0] = make_header(SUBTAG_FUN, FUN_FIXED_WORDS + n);
+    p[1] = (term)(uintptr_t)entry;
+    for (size_t i = 0; i < n; i++)
+        p[2 + i] = free_vars[i];
+    return make_boxed(p);
+}
+
+term heap_ref_with_id(heap_t *h, uint64_t lo, uint64_t hi)
+{
+    term *p = heap_alloc(h, 1 + REF_WORDS);
+    if (!p)
+        return THE_NON_VALUE;
+    p[0] = make_header(SUBTAG_REF, REF_WORDS);
+    p[1] = lo;
+    p[2] = hi;
+    return make_boxed(p);
+}
+
+term heap_make_ref(heap_t *h)
+{
+    /* Relaxed: uniqueness needs only atomicity, not ordering. */
+    static atomic_uint_fast64_t next_ref = 1;
+    uint64_t id = atomic_fetch_add_explicit(&next_ref, 1, memory_order_relaxed);
+    return heap_ref_with_id(h, id, 0);
+}

@@ -1,0 +1,162 @@
+/*
+ * heap.h — a process's heap: where its terms live.
+ *
+ * A heap is one contiguous block [start, top, end) plus a chain of heap
+ * fragments. Allocation never moves a term: when the block is full,
+ * heap_alloc takes a fragment from the C heap instead, so C code may hold
+ * raw term pointers across any number of allocations. Terms move only in
+ * gc_collect (gc.h), which callers run at safepoints with an explicit root
+ * set; the collector folds the block and every fragment into one new block.
+ *
+ * Off-heap (reference-counted) binaries are reached from the heap through
+ * their ProcBin objects, which are chained through `mso` (binary.h). The
+ * collector drops a reference for each ProcBin that did not survive.
+ *
+ * The optional cap (`max_words`, the seed's --max-heap) bounds the words the
+ * heap holds, block and fragments together. An allocation that would pass
+ * it, or that the host cannot satisfy, returns NULL and records why in
+ * `failure`; the caller turns that into the runtime failure (exit 70).
+ *
+ * A heap belongs to one thread at a time (its process's worker); nothing
+ * here is synchronized.
+ */
+#ifndef CLAUSE_HEAP_H
+#define CLAUSE_HEAP_H
+
+#include "term/term.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum heap_failure {
+    HEAP_OK = 0,
+    HEAP_FAIL_CAP,   /* the cap (--max-heap) would be exceeded */
+    HEAP_FAIL_NOMEM, /* the host refused the memory */
+};
+
+struct heap_fragment {
+    struct heap_fragment *next;
+    size_t size; /* words in mem */
+    size_t used; /* words allocated from mem */
+    term mem[];
+};
+
+typedef struct heap {
+    term *start, *top, *end;     /* the main block */
+    struct heap_fragment *frags; /* newest first */
+    size_t frag_words;           /* words allocated in fragments */
+    size_t min_words;            /* the block never shrinks below this */
+    size_t max_words;            /* cap on words held; 0 = no cap */
+    term *mso;                   /* first ProcBin on this heap, chained (binary.h) */
+    size_t off_heap_bytes;       /* bytes of off-heap binaries the ProcBins refer to */
+    enum heap_failure failure;   /* why the last allocation returned NULL */
+    unsigned long collections;   /* gc_collect calls that completed */
+    bool gc_requested;           /* garbage_collect/0,1: collect at the next safepoint */
+} heap_t;
+
+/* OTP's default minimum heap size (words). */
+#define HEAP_DEFAULT_MIN_WORDS 233
+
+/* A fresh heap of at least min_words (0: the default). max_words 0 means no
+ * cap. Returns false, leaving nothing allocated, when the host refuses. */
+bool heap_init(heap_t *h, size_t min_words, size_t max_words);
+
+/* Releases the block, every fragment, and the heap's references to off-heap
+ * binaries. The heap may be initialised again afterwards. */
+void heap_destroy(heap_t *h);
+
+/* Empties the heap for a new owner: drops its off-heap references and
+ * fragments and keeps its block when that is exactly min_words, so a
+ * recycled process context needs no new block. Returns false (the heap is
+ * then destroyed) when the block was not kept. */
+bool heap_recycle(heap_t *h);
+
+/* Words currently allocated (block and fragments). */
+static inline size_t heap_used_words(const heap_t *h) { return (size_t)(h->top - h->start) + h->frag_words; }
+
+/* Size of the main block in words. */
+static inline size_t heap_block_words(const heap_t *h) { return (size_t)(h->end - h->start); }
+
+/* Allocates `words` words, never moving a term. Slow path out of line. */
+term *heap_alloc_slow(heap_t *h, size_t words);
+static inline term *heap_alloc(heap_t *h, size_t words)
+{
+    if ((size_t)(h->end - h->top) >= words && (h->max_words == 0 || heap_used_words(h) + words <= h->max_words)) {
+        term *p = h->top;
+        h->top += words;
+        return p;
+    }
+    return heap_alloc_slow(h, words);
+}
+
+/* Gives back the last `words` words of the most recent allocation when it
+ * came from the main block (a result that turned out smaller than reserved,
+ * as a bignum often does). Elsewhere the words are simply left unused. */
+void heap_shrink_last(heap_t *h, term *alloc_start, size_t alloc_words, size_t keep_words);
+
+/* True when the heap would profit from a collection at the next safepoint:
+ * fragments exist or the block is nearly full. */
+static inline bool heap_wants_gc(const heap_t *h)
+{
+    return h->frags != NULL || h->gc_requested || (size_t)(h->end - h->top) < heap_block_words(h) / 8;
+}
+
+/* True when p points into the block or one of the fragments. */
+bool heap_contains(const heap_t *h, const term *p);
+
+/* ---- building terms (each returns THE_NON_VALUE when heap_alloc fails) ---- */
+
+static inline term heap_cons(heap_t *h, term head, term tail)
+{
+    term *p = heap_alloc(h, 2);
+    if (!p)
+        return THE_NON_VALUE;
+    p[0] = head;
+    p[1] = tail;
+    return make_list(p);
+}
+
+/* A tuple of n elements copied from elems (or left as nil when elems is
+ * NULL, for the caller to fill through tuple_elements). */
+term heap_tuple(heap_t *h, size_t n, const term *elems);
+term heap_tuple2(heap_t *h, term a, term b);
+term heap_tuple3(heap_t *h, term a, term b, term c);
+term heap_float(heap_t *h, double d);
+/* A list of the bytes of s (a string as Erlang code sees "..."). */
+term heap_string(heap_t *h, const char *s, size_t n);
+/* A list of n terms, in order. */
+term heap_list_from_array(heap_t *h, const term *elems, size_t n);
+
+/* A proper list built front to back, one cell appended at a time. */
+struct list_builder {
+    term list;
+    term *tail;
+};
+static inline void list_builder_init(struct list_builder *b)
+{
+    b->list = NIL;
+    b->tail = &b->list;
+}
+/* False when the heap refused the cell. */
+static inline bool list_builder_add(struct list_builder *b, heap_t *h, term item)
+{
+    term cell = heap_cons(h, item, NIL);
+    if (is_non_value(cell))
+        return false;
+    *b->tail = cell;
+    b->tail = &list_ptr(cell)[1];
+    return true;
+}
+/* fun M:F/A. */
+term heap_export_fun(heap_t *h, term module, term function, unsigned arity);
+/* A local fun of entry, with its free variables copied from free_vars. */
+term heap_local_fun(heap_t *h, const struct fun_entry *entry, const term *free_vars);
+/* A new reference, unique within the run (thread-safe counter). */
+term heap_make_ref(heap_t *h);
+/* A reference with a given id (the ETF decoder's and tests' use). */
+term heap_ref_with_id(heap_t *h, uint64_t lo, uint64_t hi);
+
+static inline uint64_t ref_id_low(term t) { return boxed_ptr(t)[1]; }
+static inline uint64_t ref_id_high(term t) { return boxed_ptr(t)[2]; }
+
+#endif

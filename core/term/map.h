@@ -1,0 +1,77 @@
+/*
+ * map.h — Erlang maps.
+ *
+ * Up to MAP_SMALL_LIMIT keys a map is flat (SUBTAG_FLATMAP):
+ *   [hdr arity n+2][size: small n][keys: tuple of n keys][value 1]...[value n]
+ * with the keys in term_compare_exact order, as OTP keeps them. Above it a
+ * map is a hash array mapped trie (SUBTAG_HASHMAP nodes) as OTP 25 builds
+ * one, so large maps iterate in OTP's order (see map.c for the node layout
+ * and the key types where that holds). All payload words are terms, so the
+ * collector and copier need no knowledge of maps.
+ *
+ * Layouts are canonical: the kind and shape of a map depend only on its key
+ * set, so equal maps are equal word by word (term_eq_exact and term_hash rely
+ * on it). Maps are only ever built by this interface.
+ *
+ * Functions that build return THE_NON_VALUE when the heap refuses.
+ */
+#ifndef CLAUSE_MAP_H
+#define CLAUSE_MAP_H
+
+#include "term/heap.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MAP_SMALL_LIMIT 32
+
+/* A map of n pairs; a later duplicate key replaces an earlier one. */
+term map_from_pairs(heap_t *h, const term *keys, const term *values, size_t n);
+term map_new_empty(heap_t *h);
+size_t map_size(term map);
+/* The value of key, or THE_NON_VALUE when absent. */
+term map_get(term map, term key);
+/* A new map with key set to value. */
+term map_put(heap_t *h, term map, term key, term value);
+/* A new map without key (the same map when absent). */
+term map_remove(heap_t *h, term map, term key);
+
+/*
+ * Large maps: a node's header carries a 16-bit bitmap of occupied slots in
+ * its extra field; level L of the trie takes 4 bits of the key's hash round
+ * L / 8 (term_map_hash), least significant first, as OTP 25 does. Below level
+ * MAP_MAX_LEVEL every full hash round has been used; keys that still collide
+ * there share one collision node (bitmap 0), sorted in term_compare_exact
+ * order. OTP 25 itself never gets that far (it re-hashes forever).
+ */
+#define MAP_MAX_LEVEL 32
+/* Nodes on a path from the root to a leaf: levels 0..MAP_MAX_LEVEL. */
+#define MAP_MAX_DEPTH (MAP_MAX_LEVEL + 1)
+
+/* Iteration in the order OTP's maps:to_list/1 gives (for a small map, key
+ * order; for a large one, descending hash order). The iterator keeps a small
+ * explicit stack; it holds no heap memory. */
+struct map_iter {
+    term map;
+    size_t pos;
+    size_t depth;
+    term stack[MAP_MAX_DEPTH];
+    unsigned index[MAP_MAX_DEPTH];
+};
+void map_iter_init(struct map_iter *it, term map);
+/* Next pair; false when done. */
+bool map_iter_next(struct map_iter *it, term *key, term *value);
+
+/* Order of two distinct keys in map_iter's order over large maps: negative
+ * when ka comes first, zero when only term order can tell them apart (they
+ * would share a collision node, where the larger key comes first). For
+ * term_compare, which walks two large maps side by side. */
+int map_hash_order(term ka, term kb);
+
+/* Tests only: replaces term_map_hash for map placement (NULL restores it),
+ * to force collisions. Not thread-safe; no map built under one hash may be
+ * used under another. */
+void map_test_set_hash(uint32_t (*hash)(term key, unsigned round));
+
+#endif
