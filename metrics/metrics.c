@@ -1,10 +1,6 @@
 /* metrics.c — summing and classifying the per-worker counters (metrics.h). */
 #include "metrics/metrics.h"
 
-#include "term/atom.h"
-
-#include <stdatomic.h>
-
 void metrics_add(struct worker_metrics *total, const struct worker_metrics *a)
 {
     total->slices += a->slices;
@@ -44,31 +40,22 @@ void metrics_add(struct worker_metrics *total, const struct worker_metrics *a)
         total->peak_live = a->peak_live;
 }
 
-/* 'shutdown' is not among the predefined atoms; interned at the first
- * abnormal exit (any thread may get there first: the atom is the same). */
-static _Atomic term shutdown_atom = NIL;
-
-static term shutdown(void)
+void metrics_count_exit(struct worker_metrics *m, enum exit_kind kind)
 {
-    term a = atomic_load_explicit(&shutdown_atom, memory_order_relaxed);
-    if (a == NIL) {
-        a = atom_intern_cstr("shutdown");
-        atomic_store_explicit(&shutdown_atom, a, memory_order_relaxed);
-    }
-    return a;
-}
-
-void metrics_count_exit(struct worker_metrics *m, term reason)
-{
-    if (reason == A(normal))
+    switch (kind) {
+    case EXIT_KIND_NORMAL:
         m->exits_normal++;
-    else if (reason == A(killed))
-        m->exits_killed++;
-    else if (reason == shutdown() ||
-             (is_tuple(reason) && tuple_arity(reason) == 2 && tuple_element(reason, 1) == shutdown()))
+        break;
+    case EXIT_KIND_SHUTDOWN:
         m->exits_shutdown++;
-    else
+        break;
+    case EXIT_KIND_KILLED:
+        m->exits_killed++;
+        break;
+    case EXIT_KIND_OTHER:
         m->exits_other++;
+        break;
+    }
 }
 
 double metrics_jain_index(const double *x, size_t n)

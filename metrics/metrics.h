@@ -152,9 +152,16 @@ struct sched_profile {
 /* Adds a's counters to total (maxima are maxima). */
 void metrics_add(struct worker_metrics *total, const struct worker_metrics *a);
 
-/* Counts an ended process by its exit reason: normal, shutdown or
- * {shutdown, _}, killed, or anything else. */
-void metrics_count_exit(struct worker_metrics *m, term reason);
+/* How a process ended, as the runtime classifies its exit reason
+ * (signals_exit_kind). */
+enum exit_kind {
+    EXIT_KIND_NORMAL,
+    EXIT_KIND_SHUTDOWN, /* shutdown or {shutdown, _} */
+    EXIT_KIND_KILLED,
+    EXIT_KIND_OTHER,
+};
+/* Counts an ended process by how it ended. */
+void metrics_count_exit(struct worker_metrics *m, enum exit_kind kind);
 
 /* Jain's fairness index of n values: (sum x)^2 / (n * sum x^2), 1 when all
  * are equal, 1/n when one has everything; 1 for no values or all zero. */

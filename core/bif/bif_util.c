@@ -1,7 +1,7 @@
 /* bif_util.c — see bif_util.h. */
 #include "bif/bif_util.h"
 
-#include "rt/internal.h"
+#include "rt/node.h"
 #include "term/atom.h"
 #include "term/heap.h"
 
@@ -54,17 +54,8 @@ uint32_t bif_next_utf8(const unsigned char **s)
 term bif_on_process(struct process *self, term pid, term none,
                     term (*answer)(struct process *self, struct process *q, term arg), term arg)
 {
-    struct sched *s = self->sched;
-    pthread_mutex_lock(&s->exec_lock);
-    struct process *q = pid == self->pid ? self : proc_table_lookup(&s->table, pid_number(pid));
-    if (q && q != self && proc_state(q) == PROC_RUNNING) {
-        /* builtins::Blocked: repeat once that slice ended, holding it. */
-        sched_block_on_locked(self, q);
-        pthread_mutex_unlock(&s->exec_lock);
+    term result = none;
+    if (node_on_process(self, pid, answer, arg, &result) == NODE_BLOCKED)
         return bif_blocked(self);
-    }
-    term result = q && proc_state(q) != PROC_EXITED ? answer(self, q, arg) : none;
-    sched_release_hold_locked(self);
-    pthread_mutex_unlock(&s->exec_lock);
     return result;
 }

@@ -59,7 +59,7 @@ uint32_t bif_next_utf8(const unsigned char **s);
 term dictionary_entries(heap_t *h, term dictionary, bool pairs, term only);
 
 /* Runs `answer` on the live process `pid` (self included) under the
- * executor mutex, once it does not run on another worker: one that does
+ * executor mutex (node_on_process), once it does not run on another worker: one that does
  * makes the caller block and repeat the builtin (bif_blocked), holding it
  * meanwhile. `none` answers for no live process. */
 term bif_on_process(struct process *self, term pid, term none,

@@ -15,7 +15,7 @@
 #include "bif/bif.h"
 #include "bif/bif_tables.h"
 #include "bif/bif_util.h"
-#include "rt/internal.h"
+#include "rt/executor.h"
 #include "term/atom.h"
 #include "term/binary.h"
 #include "term/etf.h"

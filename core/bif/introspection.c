@@ -12,6 +12,7 @@
 #include "bif/bif_tables.h"
 #include "bif/bif_util.h"
 #include "rt/message.h"
+#include "rt/node.h"
 #include "rt/signals.h"
 #include "term/atom.h"
 #include "term/copy.h"
@@ -275,13 +276,9 @@ static int by_pid_number(const void *a, const void *b)
 static term bif_processes(struct process *self, const term *args)
 {
     (void)args;
-    struct sched *s = self->sched;
     struct proc_table_entry *live = NULL;
     size_t n = 0;
-    pthread_mutex_lock(&s->exec_lock);
-    bool listed = proc_table_snapshot(&s->table, &live, &n);
-    pthread_mutex_unlock(&s->exec_lock);
-    if (!listed) {
+    if (!node_processes(self, &live, &n)) {
         sched_runtime_failure(self, "out of memory listing processes");
         return bif_raise(self, FAULT_SYSTEM, A(system_limit));
     }

@@ -2,7 +2,8 @@
  * signals.c — builtins of links, monitors and exit signals: link/1,
  * unlink/1, monitor/2,3, demonitor/1,2, exit/2 (and the seed's
  * exit_signal/2) and process_flag/2. The mechanisms are core/rt/signals.c's;
- * these check arguments as OTP 25 does and take the executor mutex.
+ * these check arguments as OTP 25 does and call the runtime, which takes
+ * the executor mutex.
  */
 #include "rt/signals.h"
 #include "bif/bif.h"
@@ -13,13 +14,6 @@
 #include "rt/names.h"
 #include "rt/suspend.h"
 #include "term/atom.h"
-
-/* A live process with that pid, or NULL (executor mutex held). */
-static struct process *live_locked(struct sched *s, term pid)
-{
-    struct process *p = proc_table_lookup(&s->table, pid_number(pid));
-    return p && proc_state(p) != PROC_EXITED ? p : NULL;
-}
 
 /* The host refused memory for a link or monitor record. */
 static term host_refused(struct process *self, const char *what)
@@ -47,13 +41,9 @@ static term bif_link(struct process *self, const term *args)
         return bif_badarg(self);
     if (to == self->pid)
         return A(true);
-    struct sched *s = self->sched;
-    pthread_mutex_lock(&s->exec_lock);
-    struct process *p = is_pid(to) ? live_locked(s, to) : NULL; /* no port is open */
-    bool linked = p && signals_link_locked(self, p);
-    pthread_mutex_unlock(&s->exec_lock);
-    if (p)
-        return linked ? A(true) : host_refused(self, "out of memory for a link");
+    enum signal_outcome linked = is_pid(to) ? signals_link(self, to) : SIGNAL_NO_PROCESS; /* no port is open */
+    if (linked != SIGNAL_NO_PROCESS)
+        return linked == SIGNAL_DONE ? A(true) : host_refused(self, "out of memory for a link");
     /* OTP's local link/1 to an ended process. */
     if (!self->trap_exit)
         return bif_error(self, A(noproc));
@@ -65,10 +55,7 @@ static term bif_unlink(struct process *self, const term *args)
     term to = args[0];
     if (!is_pid(to) && !is_port(to))
         return bif_badarg(self);
-    struct sched *s = self->sched;
-    pthread_mutex_lock(&s->exec_lock);
-    signals_unlink_locked(self, to);
-    pthread_mutex_unlock(&s->exec_lock);
+    signals_unlink(self, to);
     return A(true);
 }
 
@@ -105,15 +92,11 @@ static term monitor_process(struct process *self, term item, term tag, int alias
     term ref = heap_make_ref(&self->heap);
     if (is_non_value(ref))
         return bif_out_of_memory(self);
-    struct sched *s = self->sched;
-    pthread_mutex_lock(&s->exec_lock);
-    struct process *p = is_value(name) ? names_lookup_locked(s, name) : live_locked(s, item);
-    bool made = p == self || (p && signals_monitor_locked(self, p, ref, name, tag, (enum monitor_alias)alias));
-    pthread_mutex_unlock(&s->exec_lock);
-    if (p && !made)
+    enum signal_outcome made = signals_monitor(self, item, name, ref, tag, (enum monitor_alias)alias);
+    if (made == SIGNAL_REFUSED)
         return host_refused(self, "out of memory for a monitor");
-    if (p)
-        return ref; /* monitoring itself creates nothing */
+    if (made == SIGNAL_DONE)
+        return ref;
     term object = is_value(name) ? heap_tuple2(&self->heap, name, A(nonode_at_nohost)) : item;
     if (is_non_value(object))
         return bif_out_of_memory(self);
@@ -181,10 +164,7 @@ static term demonitor(struct process *self, term ref, bool flush, bool info)
 {
     if (!is_ref(ref))
         return bif_badarg(self);
-    struct sched *s = self->sched;
-    pthread_mutex_lock(&s->exec_lock);
-    bool active = signals_demonitor_locked(self, ref);
-    pthread_mutex_unlock(&s->exec_lock);
+    bool active = signals_demonitor(self, ref);
     if (flush && !active) {
         /* Its message may be among the arrivals still. */
         if (!message_take_all_arrivals(self)) {
@@ -219,8 +199,7 @@ static term bif_demonitor_2(struct process *self, const term *args)
 /* exit/2 to q, another process that does not run (executor mutex held). */
 static term signal_exit(struct process *self, struct process *q, term reason)
 {
-    struct sched *s = self->sched;
-    if (signals_exit_locked(s, &s->workers[self->last_worker], q, self->pid, reason, reason == A(kill)))
+    if (signals_exit_from_locked(self, q, reason))
         return A(true);
     return bif_raise(self, FAULT_SYSTEM, A(system_limit));
 }
@@ -252,11 +231,7 @@ static term make_alias(struct process *self, enum alias_mode mode)
     term ref = heap_make_ref(&self->heap);
     if (is_non_value(ref))
         return bif_out_of_memory(self);
-    struct sched *s = self->sched;
-    pthread_mutex_lock(&s->exec_lock);
-    bool made = aliases_add_locked(s, self, ref, mode);
-    pthread_mutex_unlock(&s->exec_lock);
-    return made ? ref : host_refused(self, "out of memory for an alias");
+    return aliases_add(self, ref, mode) ? ref : host_refused(self, "out of memory for an alias");
 }
 
 static term bif_alias_0(struct process *self, const term *args)
@@ -286,11 +261,7 @@ static term bif_unalias(struct process *self, const term *args)
 {
     if (!is_ref(args[0]))
         return bif_badarg(self);
-    struct sched *s = self->sched;
-    pthread_mutex_lock(&s->exec_lock);
-    bool was_active = aliases_remove_locked(s, self, args[0]);
-    pthread_mutex_unlock(&s->exec_lock);
-    return was_active ? A(true) : A(false);
+    return aliases_remove(self, args[0]) ? A(true) : A(false);
 }
 
 /* ---- suspending ---- */
@@ -317,29 +288,18 @@ static term suspend(struct process *self, term pid, term options)
             return bif_badarg(self);
         }
     }
-    struct sched *s = self->sched;
-    pthread_mutex_lock(&s->exec_lock);
-    struct process *p = live_locked(s, pid);
-    if (!p) {
-        sched_release_hold_locked(self);
-        pthread_mutex_unlock(&s->exec_lock);
+    switch (suspend_process(self, pid, async, unless_suspending)) {
+    case SUSPEND_NO_PROCESS:
         return bif_badarg(self);
-    }
-    if (unless_suspending && suspend_count_locked(self, pid) > 0) {
-        sched_release_hold_locked(self);
-        pthread_mutex_unlock(&s->exec_lock);
+    case SUSPEND_ALREADY:
         return A(false);
-    }
-    if (!async && proc_state(p) == PROC_RUNNING) {
-        sched_block_on_locked(self, p);
-        pthread_mutex_unlock(&s->exec_lock);
+    case SUSPEND_BLOCKED:
         return bif_blocked(self);
-    }
-    bool made = suspend_add_locked(s, self, p);
-    sched_release_hold_locked(self);
-    pthread_mutex_unlock(&s->exec_lock);
-    if (!made)
+    case SUSPEND_REFUSED:
         return host_refused(self, "out of memory for a suspend");
+    case SUSPEND_DONE:
+        break;
+    }
     if (is_value(tag)) {
         term sent = send_self(self, heap_tuple2(&self->heap, tag, A(suspended)));
         if (is_non_value(sent))
@@ -356,12 +316,7 @@ static term bif_resume_process(struct process *self, const term *args)
 {
     if (!is_pid(args[0]) || args[0] == self->pid)
         return bif_badarg(self);
-    struct sched *s = self->sched;
-    pthread_mutex_lock(&s->exec_lock);
-    bool resumed = suspend_resume_locked(s, self, args[0]) && is_value(args[0]);
-    bool alive = live_locked(s, args[0]) != NULL;
-    pthread_mutex_unlock(&s->exec_lock);
-    return resumed && alive ? A(true) : bif_badarg(self);
+    return suspend_resume(self, args[0]) ? A(true) : bif_badarg(self);
 }
 
 /* ---- process flags ---- */

@@ -12,32 +12,14 @@
 #include "bif/bif.h"
 #include "bif/bif_tables.h"
 #include "bif/bif_util.h"
-#include "metrics/metrics.h"
-#include "rt/internal.h"
+#include "rt/executor.h"
+#include "rt/node.h"
 #include "term/atom.h"
 #include "term/gc.h"
 #include "term/heap.h"
 
 #include <string.h>
 #include <time.h>
-
-/* Reductions of every finished slice, and of the caller's slice so far. */
-static uint64_t total_reductions(struct process *p)
-{
-    struct sched *s = p->sched;
-    uint64_t total = 0;
-    for (unsigned w = 0; w < s->worker_count; w++)
-        total += __atomic_load_n(&s->metrics[w].reductions, __ATOMIC_RELAXED);
-    return total + (uint64_t)(CONTEXT_REDS - (p->reds_left > 0 ? p->reds_left : 0));
-}
-
-static uint64_t total_slices(struct sched *s)
-{
-    uint64_t total = 0;
-    for (unsigned w = 0; w < s->worker_count; w++)
-        total += __atomic_load_n(&s->metrics[w].slices, __ATOMIC_RELAXED);
-    return total;
-}
 
 static uint64_t clock_ms(clockid_t clock)
 {
@@ -47,13 +29,9 @@ static uint64_t clock_ms(clockid_t clock)
 }
 
 /* {Total, Total less the previous call's Total}, the previous one updated. */
-static term with_since_last(struct process *p, uint64_t total, uint64_t *seen)
+static term with_since_last(struct process *p, uint64_t total, enum node_since item)
 {
-    pthread_mutex_lock(&p->sched->exec_lock);
-    uint64_t since = total > *seen ? total - *seen : 0;
-    if (total > *seen)
-        *seen = total;
-    pthread_mutex_unlock(&p->sched->exec_lock);
+    uint64_t since = node_since_last(p, item, total);
     term a = int_from_uint64(&p->heap, total), b = int_from_uint64(&p->heap, since);
     term t = is_value(a) && is_value(b) ? heap_tuple2(&p->heap, a, b) : THE_NON_VALUE;
     return is_value(t) ? t : bif_out_of_memory(p);
@@ -66,21 +44,14 @@ static term with_since_last(struct process *p, uint64_t total, uint64_t *seen)
  * the dirty IO one), which clause never has: 0. */
 static term per_queue(struct process *p, bool active, bool with_io_queue)
 {
-    struct sched *s = p->sched;
-    unsigned n = s->worker_count;
+    unsigned n = node_worker_count(p);
     term *lengths = heap_alloc(&p->heap, n + 2); /* scratch for the list's elements */
     if (!lengths)
         return bif_out_of_memory(p);
-    pthread_mutex_lock(&s->rq_lock);
-    for (unsigned w = 0; w < n; w++) {
-        size_t queued = 0;
-        if (s->policy->queue_length && (!s->policy->shared_queue || w == 0))
-            queued = s->policy->queue_length(s, (worker_id)w);
-        if (active && !s->workers[w].sleeping)
-            queued++;
-        lengths[w] = make_small((int64_t)queued);
-    }
-    pthread_mutex_unlock(&s->rq_lock);
+    size_t counts[SCHED_MAX_WORKERS];
+    node_run_queue_lengths(p, counts, active);
+    for (unsigned w = 0; w < n; w++)
+        lengths[w] = make_small((int64_t)counts[w]);
     lengths[n] = make_small(0);
     lengths[n + 1] = make_small(0);
     term list = heap_list_from_array(&p->heap, lengths, n + 1 + with_io_queue);
@@ -100,19 +71,18 @@ static term sum_of(term list)
 static term bif_statistics(struct process *p, const term *args)
 {
     term item = args[0];
-    struct sched *s = p->sched;
     if (!is_atom(item))
         return bif_badarg(p);
     if (atom_text_is(item, "reductions"))
-        return with_since_last(p, total_reductions(p), &s->stats_reductions_seen);
+        return with_since_last(p, node_reductions(p), NODE_SINCE_REDUCTIONS);
     if (atom_text_is(item, "exact_reductions"))
-        return with_since_last(p, total_reductions(p), &s->stats_exact_reductions_seen);
+        return with_since_last(p, node_reductions(p), NODE_SINCE_EXACT_REDUCTIONS);
     if (atom_text_is(item, "runtime"))
-        return with_since_last(p, clock_ms(CLOCK_PROCESS_CPUTIME_ID), &s->stats_runtime_seen_ms);
+        return with_since_last(p, clock_ms(CLOCK_PROCESS_CPUTIME_ID), NODE_SINCE_RUNTIME);
     if (atom_text_is(item, "wall_clock"))
-        return with_since_last(p, (sched_clock_ns() - s->start_ns) / 1000000, &s->stats_wall_seen_ms);
+        return with_since_last(p, node_uptime_ms(p), NODE_SINCE_WALL_CLOCK);
     if (atom_text_is(item, "context_switches")) {
-        term count = int_from_uint64(&p->heap, total_slices(s));
+        term count = int_from_uint64(&p->heap, node_slices(p));
         term t = is_value(count) ? heap_tuple2(&p->heap, count, make_small(0)) : count;
         return is_value(t) ? t : bif_out_of_memory(p);
     }

@@ -12,7 +12,8 @@
 #include "bif/bif.h"
 #include "bif/bif_tables.h"
 #include "bif/bif_util.h"
-#include "rt/internal.h"
+#include "rt/executor.h"
+#include "rt/node.h"
 #include "term/atom.h"
 #include "term/heap.h"
 #include "term/map.h"
@@ -65,19 +66,10 @@ static term checked_binary(struct process *p, const char *s)
 
 static term cpu_count(long n) { return n > 0 ? make_small(n) : atom_named("unknown"); }
 
-/* Workers awake: the third element of schedulers_state. */
-static unsigned workers_awake(struct sched *s)
-{
-    pthread_mutex_lock(&s->rq_lock);
-    unsigned awake = s->worker_count - s->sleeping_count;
-    pthread_mutex_unlock(&s->rq_lock);
-    return awake;
-}
-
 static term system_version(struct process *p)
 {
     char buf[160];
-    unsigned n = p->sched->worker_count;
+    unsigned n = node_worker_count(p);
     snprintf(buf, sizeof buf,
              "Erlang/OTP " OTP_RELEASE " [erts-" ERTS_VERSION "] [clause] [64-bit] [smp:%u:%u] [ds:0:0:0] "
              "[async-threads:0]\n",
@@ -89,7 +81,7 @@ static term garbage_collection_defaults(struct process *p)
 {
     heap_t *h = &p->heap;
     term items[4] = {
-        heap_tuple2(h, atom_named("max_heap_size"), make_small((int64_t)p->sched->max_heap_words)),
+        heap_tuple2(h, atom_named("max_heap_size"), make_small((int64_t)node_max_heap_words(p))),
         heap_tuple2(h, atom_named("min_bin_vheap_size"), make_small(DEFAULT_MIN_BIN_VHEAP_SIZE)),
         heap_tuple2(h, A(min_heap_size), make_small(HEAP_DEFAULT_MIN_WORDS)),
         heap_tuple2(h, A(fullsweep_after), make_small(DEFAULT_FULLSWEEP_AFTER)),
@@ -106,7 +98,7 @@ static term garbage_collection_defaults(struct process *p)
 static term max_heap_size(struct process *p)
 {
     term keys[3] = {atom_named("error_logger"), A(kill), atom_named("size")};
-    term values[3] = {A(true), A(true), make_small((int64_t)p->sched->max_heap_words)};
+    term values[3] = {A(true), A(true), make_small((int64_t)node_max_heap_words(p))};
     term map = map_from_pairs(&p->heap, keys, values, 3);
     return is_value(map) ? map : bif_out_of_memory(p);
 }
@@ -123,16 +115,15 @@ static term system_info_tuple(struct process *p, term item)
 static term bif_system_info(struct process *p, const term *args)
 {
     term item = args[0];
-    struct sched *s = p->sched;
     if (is_tuple(item))
         return system_info_tuple(p, item);
     if (!is_atom(item))
         return bif_badarg(p);
     if (atom_text_is(item, "schedulers") || atom_text_is(item, "schedulers_online"))
-        return make_small(s->worker_count);
+        return make_small(node_worker_count(p));
     if (atom_text_is(item, "schedulers_state")) {
-        term t = heap_tuple3(&p->heap, make_small(s->worker_count), make_small(s->worker_count),
-                             make_small(workers_awake(s)));
+        unsigned n = node_worker_count(p);
+        term t = heap_tuple3(&p->heap, make_small(n), make_small(n), make_small(node_workers_awake(p)));
         return is_value(t) ? t : bif_out_of_memory(p);
     }
     if (atom_text_is(item, "scheduler_id"))
@@ -161,12 +152,8 @@ static term bif_system_info(struct process *p, const term *args)
         return system_version(p);
     if (atom_text_is(item, "compat_rel"))
         return make_small(25);
-    if (atom_text_is(item, "process_count")) {
-        pthread_mutex_lock(&s->exec_lock);
-        size_t n = proc_table_count(&s->table);
-        pthread_mutex_unlock(&s->exec_lock);
-        return make_small((int64_t)n);
-    }
+    if (atom_text_is(item, "process_count"))
+        return make_small((int64_t)node_process_count(p));
     if (atom_text_is(item, "process_limit"))
         return make_small(PROCESS_LIMIT);
     if (atom_text_is(item, "atom_count"))
@@ -234,7 +221,7 @@ static term bif_system_flag(struct process *p, const term *args)
         return bif_badarg(p);
     /* The workers are started once: only the current count is accepted. */
     if (atom_text_is(flag, "schedulers_online")) {
-        if (value != make_small(p->sched->worker_count))
+        if (value != make_small(node_worker_count(p)))
             return bif_badarg(p);
         return value;
     }
@@ -270,28 +257,23 @@ static void add_process(const struct process *q, struct memory_figures *m)
     m->binary += q->heap.off_heap_bytes;
 }
 
+static void visit_process(const struct process *q, bool whole, void *arg)
+{
+    struct memory_figures *m = arg;
+    if (whole) {
+        add_process(q, m);
+    } else {
+        m->processes += sizeof *q;
+        m->processes_used += sizeof *q;
+    }
+}
+
 /* The processes: every one not running (its heap does not change while
  * the executor mutex is held), the caller, and only the context of one
  * running on another worker, whose heap moves under it. */
 static bool process_figures(struct process *self, struct memory_figures *m)
 {
-    struct sched *s = self->sched;
-    struct proc_table_entry *live = NULL;
-    size_t n = 0;
-    pthread_mutex_lock(&s->exec_lock);
-    bool listed = proc_table_snapshot(&s->table, &live, &n);
-    for (size_t i = 0; listed && i < n; i++) {
-        struct process *q = live[i].proc;
-        if (q == self || proc_state(q) != PROC_RUNNING) {
-            add_process(q, m);
-        } else {
-            m->processes += sizeof *q;
-            m->processes_used += sizeof *q;
-        }
-    }
-    pthread_mutex_unlock(&s->exec_lock);
-    free(live);
-    return listed;
+    return node_each_process(self, visit_process, m);
 }
 
 /* The atom table's entries and text (each atom's text with its NUL, and an

@@ -1,5 +1,6 @@
 /* aliases.c — the alias table (aliases.h). */
 #include "rt/aliases.h"
+#include "rt/internal.h"
 
 #include "rt/signals.h"
 #include "term/heap.h"
@@ -114,4 +115,20 @@ void aliases_destroy(struct sched *s)
             free(e);
         }
     }
+}
+
+bool aliases_add(struct process *self, term ref, enum alias_mode mode)
+{
+    pthread_mutex_lock(&self->sched->exec_lock);
+    bool made = aliases_add_locked(self->sched, self, ref, mode);
+    pthread_mutex_unlock(&self->sched->exec_lock);
+    return made;
+}
+
+bool aliases_remove(struct process *self, term ref)
+{
+    pthread_mutex_lock(&self->sched->exec_lock);
+    bool was_active = aliases_remove_locked(self->sched, self, ref);
+    pthread_mutex_unlock(&self->sched->exec_lock);
+    return was_active;
 }

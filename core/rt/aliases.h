@@ -11,8 +11,9 @@
 #ifndef CLAUSE_ALIASES_H
 #define CLAUSE_ALIASES_H
 
-#include "rt/internal.h"
 #include "rt/process.h"
+
+struct sched;
 
 #include <stdbool.h>
 
@@ -38,6 +39,10 @@ struct process *aliases_owner_locked(struct sched *s, term ref);
 struct process *aliases_take_locked(struct sched *s, term ref);
 /* p ends: its aliases are deactivated. */
 void aliases_release_locked(struct sched *s, struct process *p);
+/* For builtins (each takes the executor mutex): aliases_add_locked and
+ * aliases_remove_locked for self. */
+bool aliases_add(struct process *self, term ref, enum alias_mode mode);
+bool aliases_remove(struct process *self, term ref);
 /* Frees the table (the executor is being destroyed). */
 void aliases_destroy(struct sched *s);
 

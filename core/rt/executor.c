@@ -496,6 +496,12 @@ bool sched_stopped(struct sched *s, int *status, const char **failure)
     return stopped;
 }
 
+struct process *sched_live_locked(struct sched *s, term pid)
+{
+    struct process *p = proc_table_lookup(&s->table, pid_number(pid));
+    return p && proc_state(p) != PROC_EXITED ? p : NULL;
+}
+
 bool sched_is_alive(struct process *self, term pid)
 {
     /* The caller's worker is inside its epoch section: the context stays
@@ -709,7 +715,7 @@ static void release_process(struct worker *w, struct process *p)
         free(p->stack);
     if (w) {
         /* It ended on w (settle_locked): its reason is still on its heap. */
-        METRIC(metrics_count_exit(&w->sched->metrics[w->id], p->exit_reason));
+        METRIC(metrics_count_exit(&w->sched->metrics[w->id], signals_exit_kind(p->exit_reason)));
         if (!heap_recycle(&p->heap))
             p->heap.start = NULL; /* destroyed: no block to keep */
         /* reclaim_context runs on w (its epoch record) and keeps the

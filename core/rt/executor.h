@@ -152,6 +152,10 @@ void sched_halt(struct process *self, int status);
  * the process and why on stderr. The caller should end its slice soon. */
 void sched_runtime_failure(struct process *self, const char *why);
 
+/* sched_runtime_failure for the process `pid` with the executor mutex held
+ * (run-queue lock not): inside node_on_process's answer, for one. */
+void sched_runtime_failure_locked(struct sched *s, term pid, const char *why);
+
 /* Shared state of the engine that runs code (the BEAM code server): set
  * before sched_run, read by running processes. */
 void sched_set_engine(struct sched *s, void *engine);

@@ -6,7 +6,9 @@
 #ifndef CLAUSE_SCHED_INTERNAL_H
 #define CLAUSE_SCHED_INTERNAL_H
 
+#include "metrics/metrics.h"
 #include "rt/executor.h"
+#include "rt/node.h"
 #include "rt/proc_table.h"
 #include "rt/timer_wheel.h"
 
@@ -84,8 +86,8 @@ struct sched {
     bool host;                                        /* runs a host invocation (sched_start_host_process) */
     char host_failure[200];                           /* its runtime failure, kept for the host instead of stderr */
     /* statistics/1's previous answers, for its "since the last call"
-     * figures (executor mutex). */
-    uint64_t stats_reductions_seen, stats_exact_reductions_seen, stats_runtime_seen_ms, stats_wall_seen_ms;
+     * figures (node_since_last; executor mutex). */
+    uint64_t since_last_seen[NODE_SINCE_ITEMS];
 };
 
 /* ThreadSanitizer cannot see ck_epoch's grace periods (libck is not
@@ -145,9 +147,12 @@ void bif_timers_destroy(struct sched *s);
 /* Ends the program with status (run-queue lock held). */
 void sched_stop_locked(struct sched *s, int status);
 
-/* sched_runtime_failure for the process `pid` with the executor mutex held
- * (run-queue lock not). */
-void sched_runtime_failure_locked(struct sched *s, term pid, const char *why);
+/* The live process `pid` names, or NULL (executor mutex held). */
+struct process *sched_live_locked(struct sched *s, term pid);
+
+/* How an exit reason ended a process, for the per-worker counters
+ * (signals.c). */
+enum exit_kind signals_exit_kind(term reason);
 
 /* Frees an ended process's context at once (no sender can reach it). */
 void sched_release_ended(struct process *p);

@@ -3,6 +3,7 @@
  * signals.h). Executor mutex held throughout.
  */
 #include "rt/signals.h"
+#include "rt/internal.h"
 
 #include "rt/aliases.h"
 #include "rt/bif_timers.h"
@@ -609,4 +610,58 @@ term signals_monitored_by_list_locked(const struct process *p, heap_t *h)
         if (!list_builder_add(&b, h, m->watcher->pid))
             return THE_NON_VALUE;
     return b.list;
+}
+
+enum signal_outcome signals_link(struct process *self, term pid)
+{
+    struct sched *s = self->sched;
+    pthread_mutex_lock(&s->exec_lock);
+    struct process *p = sched_live_locked(s, pid);
+    bool linked = p && signals_link_locked(self, p);
+    pthread_mutex_unlock(&s->exec_lock);
+    return !p ? SIGNAL_NO_PROCESS : linked ? SIGNAL_DONE : SIGNAL_REFUSED;
+}
+
+void signals_unlink(struct process *self, term other)
+{
+    pthread_mutex_lock(&self->sched->exec_lock);
+    signals_unlink_locked(self, other);
+    pthread_mutex_unlock(&self->sched->exec_lock);
+}
+
+enum signal_outcome signals_monitor(struct process *self, term pid, term name, term ref, term tag,
+                                    enum monitor_alias alias)
+{
+    struct sched *s = self->sched;
+    pthread_mutex_lock(&s->exec_lock);
+    struct process *p = is_value(name) ? names_lookup_locked(s, name) : sched_live_locked(s, pid);
+    bool made = p == self || (p && signals_monitor_locked(self, p, ref, name, tag, alias));
+    pthread_mutex_unlock(&s->exec_lock);
+    return !p ? SIGNAL_NO_PROCESS : made ? SIGNAL_DONE : SIGNAL_REFUSED;
+}
+
+bool signals_demonitor(struct process *self, term ref)
+{
+    pthread_mutex_lock(&self->sched->exec_lock);
+    bool active = signals_demonitor_locked(self, ref);
+    pthread_mutex_unlock(&self->sched->exec_lock);
+    return active;
+}
+
+bool signals_exit_from_locked(struct process *self, struct process *q, term reason)
+{
+    struct sched *s = self->sched;
+    return signals_exit_locked(s, &s->workers[self->last_worker], q, self->pid, reason, reason == A(kill));
+}
+
+enum exit_kind signals_exit_kind(term reason)
+{
+    if (reason == A(normal))
+        return EXIT_KIND_NORMAL;
+    if (reason == A(killed))
+        return EXIT_KIND_KILLED;
+    if (reason == A(shutdown) ||
+        (is_tuple(reason) && tuple_arity(reason) == 2 && tuple_element(reason, 1) == A(shutdown)))
+        return EXIT_KIND_SHUTDOWN;
+    return EXIT_KIND_OTHER;
 }

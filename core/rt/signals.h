@@ -23,8 +23,10 @@
 #ifndef CLAUSE_SIGNALS_H
 #define CLAUSE_SIGNALS_H
 
-#include "rt/internal.h"
 #include "rt/process.h"
+
+struct sched;
+struct worker;
 
 #include <stdbool.h>
 
@@ -81,6 +83,28 @@ void signals_forget(struct process *p);
 
 /* Program end: the ended processes still held are freed (single thread). */
 void signals_destroy(struct sched *s);
+
+/* ---- for builtins: each takes the executor mutex ---- */
+
+enum signal_outcome {
+    SIGNAL_DONE,
+    SIGNAL_NO_PROCESS, /* no live process had that pid or name */
+    SIGNAL_REFUSED,    /* the host refused memory for the record */
+};
+/* Links self with the live process `pid` (not self). */
+enum signal_outcome signals_link(struct process *self, term pid);
+/* Removes self's link with `other` (a pid or port), if any. */
+void signals_unlink(struct process *self, term other);
+/* self monitors the live process registered as `name` when it is a value,
+ * else the one `pid` names, under ref (a reference on self's heap); a
+ * monitor of self itself is made and creates nothing. */
+enum signal_outcome signals_monitor(struct process *self, term pid, term name, term ref, term tag,
+                                    enum monitor_alias alias);
+/* Ends self's monitor ref: true when it was active. */
+bool signals_demonitor(struct process *self, term ref);
+/* exit/2: an exit signal from self to q, which does not run (under
+ * node_on_process). False when a heap refused memory. */
+bool signals_exit_from_locked(struct process *self, struct process *q, term reason);
 
 /* For process_info: links (pids), monitors ({process, Pid} or
  * {process, {Name, Node}}), monitored_by (pids), as lists on heap h, in

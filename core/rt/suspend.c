@@ -1,5 +1,6 @@
 /* suspend.c — suspend holds (suspend.h). */
 #include "rt/suspend.h"
+#include "rt/internal.h"
 
 #include <stdlib.h>
 
@@ -92,4 +93,36 @@ void suspend_forget(struct process *p)
         p->suspending = r->next;
         free(r);
     }
+}
+
+enum suspend_outcome suspend_process(struct process *self, term pid, bool async, bool unless_suspending)
+{
+    struct sched *s = self->sched;
+    enum suspend_outcome outcome;
+    pthread_mutex_lock(&s->exec_lock);
+    struct process *p = sched_live_locked(s, pid);
+    if (!p) {
+        outcome = SUSPEND_NO_PROCESS;
+    } else if (unless_suspending && suspend_count_locked(self, pid) > 0) {
+        outcome = SUSPEND_ALREADY;
+    } else if (!async && proc_state(p) == PROC_RUNNING) {
+        sched_block_on_locked(self, p);
+        pthread_mutex_unlock(&s->exec_lock);
+        return SUSPEND_BLOCKED; /* the hold stays until the repeat */
+    } else {
+        outcome = suspend_add_locked(s, self, p) ? SUSPEND_DONE : SUSPEND_REFUSED;
+    }
+    sched_release_hold_locked(self);
+    pthread_mutex_unlock(&s->exec_lock);
+    return outcome;
+}
+
+bool suspend_resume(struct process *self, term pid)
+{
+    struct sched *s = self->sched;
+    pthread_mutex_lock(&s->exec_lock);
+    bool resumed = suspend_resume_locked(s, self, pid);
+    bool alive = sched_live_locked(s, pid) != NULL;
+    pthread_mutex_unlock(&s->exec_lock);
+    return resumed && alive;
 }

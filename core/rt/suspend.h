@@ -9,8 +9,9 @@
 #ifndef CLAUSE_SUSPEND_H
 #define CLAUSE_SUSPEND_H
 
-#include "rt/internal.h"
 #include "rt/process.h"
+
+struct sched;
 
 #include <stdbool.h>
 
@@ -26,6 +27,18 @@ bool suspend_add_locked(struct sched *s, struct process *suspender, struct proce
 bool suspend_resume_locked(struct sched *s, struct process *suspender, term target);
 /* suspender ends: every suspend it holds is resumed. */
 void suspend_release_locked(struct sched *s, struct process *suspender);
+/* For builtins (each takes the executor mutex). suspend_process/2 of the
+ * live process `pid` (not self): */
+enum suspend_outcome {
+    SUSPEND_DONE,
+    SUSPEND_NO_PROCESS,
+    SUSPEND_ALREADY, /* unless_suspending, and self suspends it already */
+    SUSPEND_BLOCKED, /* synchronous, and it runs elsewhere: repeat once its slice ended */
+    SUSPEND_REFUSED, /* the host refused memory for the record */
+};
+enum suspend_outcome suspend_process(struct process *self, term pid, bool async, bool unless_suspending);
+/* resume_process/1: true when self suspended the live process `pid`. */
+bool suspend_resume(struct process *self, term pid);
 /* Program end: p's records are freed, nothing resumed. */
 void suspend_forget(struct process *p);
 

@@ -1,0 +1,76 @@
+/*
+ * node.h — the executor as builtins see it: the node's figures
+ * (system_info, statistics, memory) and the calls that do a builtin's work
+ * on other processes under the executor's locks. The runtime owns its
+ * locks: a builtin never takes one itself, it calls one of these.
+ */
+#ifndef CLAUSE_NODE_H
+#define CLAUSE_NODE_H
+
+#include "rt/proc_table.h"
+#include "rt/process.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- figures ---- */
+
+unsigned node_worker_count(const struct process *self);
+/* --max-heap in words (0: no cap). */
+size_t node_max_heap_words(const struct process *self);
+/* Workers not asleep (run-queue lock inside). */
+unsigned node_workers_awake(struct process *self);
+/* Live processes (executor mutex inside). */
+size_t node_process_count(struct process *self);
+/* Processes queued per worker, read from the policy under the run-queue
+ * lock, into lengths[0 .. worker count - 1]: a shared queue counts once, as
+ * the first worker's; with count_awake, an awake worker adds one (the
+ * process it runs or is about to run). */
+void node_run_queue_lengths(struct process *self, size_t *lengths, bool count_awake);
+/* Reductions of every finished slice and of the caller's slice so far. */
+uint64_t node_reductions(const struct process *self);
+/* Slices every worker finished. */
+uint64_t node_slices(const struct process *self);
+/* Milliseconds since the executor started. */
+uint64_t node_uptime_ms(const struct process *self);
+
+/* statistics/1's "since the last call" figures, one memory per item. */
+enum node_since {
+    NODE_SINCE_REDUCTIONS,
+    NODE_SINCE_EXACT_REDUCTIONS,
+    NODE_SINCE_RUNTIME,
+    NODE_SINCE_WALL_CLOCK,
+    NODE_SINCE_ITEMS,
+};
+/* total less the total of the previous call for that item (0 when it did
+ * not grow), which becomes total. */
+uint64_t node_since_last(struct process *self, enum node_since item, uint64_t total);
+
+/* The live processes' table entries, in no order, in a malloc'd array
+ * (*live, *n); false when the host refused memory. */
+bool node_processes(struct process *self, struct proc_table_entry **live, size_t *n);
+/* Calls visit for every live process with the executor mutex held: whole
+ * is true for self and every process not running (whose heap cannot
+ * change meanwhile), false for one running on another worker (only its
+ * context may be read). False when the host refused memory. */
+bool node_each_process(struct process *self, void (*visit)(const struct process *q, bool whole, void *arg), void *arg);
+
+/* ---- work on another process ---- */
+
+enum node_answer {
+    NODE_ANSWERED, /* *result is answer's */
+    NODE_NO_PROCESS,
+    /* It runs on another worker: the builtin must end the slice and repeat
+     * once that slice ended (builtins::Blocked), the target held till then. */
+    NODE_BLOCKED,
+};
+/* Calls answer(self, q, arg) for the live process q that pid names (self
+ * included), with the executor mutex held and q not running elsewhere; it
+ * may call the runtime's *_locked functions on q. A blocked caller's hold
+ * on a target ends here when it does not block again. */
+enum node_answer node_on_process(struct process *self, term pid,
+                                 term (*answer)(struct process *self, struct process *q, term arg), term arg,
+                                 term *result);
+
+#endif
