@@ -4,12 +4,16 @@
 #   make install       both, and the header, under PREFIX
 #   make experiment    the default experiment (--quick grid) and its report
 #   make run           build and run the demonstration (see README)
-#   make test          unit tests and the host program, then the same under
-#                      ASan+UBSan, the goldens and the --profile check
+#   make test          the layer check and its test, unit tests and the host
+#                      program, then the same under ASan+UBSan, the goldens
+#                      and the --profile check
+#   make check-layers  each layer includes only what its rules allow
+#                      (scripts/check-layers)
+#   make test-layers   the test of scripts/check-layers, on small trees
 #   make tsan          concurrent unit tests under ThreadSanitizer
 #   make bench         native scheduling benchmarks against OTP
 #   make goldens       the goldens' expected outputs, from OTP 25 (committed)
-#   make format-check  clang-format conformance
+#   make format-check  clang-format conformance, and check-layers
 #   make fuzz          the loader under libFuzzer for FUZZ_SECONDS (clang)
 #
 # Four build modes share the sources; each has its own folder under build/:
@@ -75,7 +79,7 @@ build/version.h: FORCE
 	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 $(MODES:%=build/%/app/cli.o): build/version.h
 
-.PHONY: FORCE all install deps deps-fuzz run test test-rel test-asan host-rel host-asan golden-rel golden-asan golden-stress goldens profile-check tsan bench fuzz fuzz-build format format-check clean
+.PHONY: FORCE all install deps deps-fuzz run test check-layers test-layers test-rel test-asan host-rel host-asan golden-rel golden-asan golden-stress goldens profile-check tsan bench fuzz fuzz-build format format-check clean
 .DEFAULT_GOAL := all
 
 PREFIX ?= /usr/local
@@ -163,7 +167,15 @@ bench: build/rel/clause
 	experiments/bench_compute.sh
 	experiments/bench_native.sh
 
-test: test-rel test-asan golden-rel golden-asan golden-stress profile-check test-experiments
+test: check-layers test-layers test-rel test-asan golden-rel golden-asan golden-stress profile-check test-experiments
+
+# Each layer's includes against its rules (scripts/check-layers: the rule
+# table is at its top), and that script's own test on small trees.
+check-layers:
+	scripts/check-layers
+
+test-layers:
+	tests/layers/test_check_layers.sh
 
 test-rel: build/rel/unit-tests host-rel
 	build/rel/unit-tests
@@ -251,7 +263,7 @@ FORMAT_FILES = $(wildcard include/*.h $(LAYERS:%=%/*.[ch]) tests/unit/*.[ch] tes
 format:
 	clang-format -i $(FORMAT_FILES)
 
-format-check:
+format-check: check-layers
 	clang-format --dry-run --Werror $(FORMAT_FILES)
 
 clean:
