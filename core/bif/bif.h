@@ -12,7 +12,7 @@
  * reported with bif_out_of_memory, which makes the process a runtime
  * failure (exit 70), never an Erlang exception.
  *
- * Builtins are registered in tables (struct bif_def) that bif_registry.c
+ * Builtins are registered in tables (struct bif_def) that registry.c
  * gathers; the code server binds an import to a builtin before looking for
  * Erlang code, so a builtin replaces the Erlang stub of a library module
  * (lists:reverse/2 is C although lists.beam defines it).

@@ -6,7 +6,7 @@
  * Output goes straight to the process's standard output, which stands for
  * OTP's `user` io server under erl -noshell: a latin1 device, so characters
  * above 255 come out as \x{HEX} (io_latin1_device). The only devices are
- * standard_io and user; any other is badarg for now. Each call writes its
+ * standard_io and user; any other is badarg. Each call writes its
  * whole text with one fwrite, which stdio locks, so texts from different
  * workers never interleave; a call that fails writes nothing.
  *

@@ -7,8 +7,10 @@
  * the mechanism and its two locks, as the seed assigns them:
  *
  *  - the executor mutex guards every process that is not running (its
- *    state, waiting, exiting) and, in later parts, timers, names, links and
- *    monitors. A worker takes it once per slice boundary.
+ *    state, waiting, exiting), the timers, registered names, links,
+ *    monitors and aliases. A worker takes it once per slice boundary;
+ *    builtins never take it themselves, they call the runtime (node.h,
+ *    signals.h, ...), which does.
  *  - the run-queue lock guards the policy's queues and the workers' idle
  *    state; it is taken after the executor mutex when both are needed, and
  *    idle workers sleep on it (one condition variable per worker), so a

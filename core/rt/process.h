@@ -4,7 +4,8 @@
  * One allocation holds what a process needs to run: its scheduling state,
  * reduction budget, body, heap descriptor, and the first PROC_INLINE_STACK
  * words of its stack (the seed's "first 64 stack words inside the
- * context"). Later parts add the mailbox, links, monitors and name slots.
+ * context"), its mailbox and arrivals, and the heads of its links,
+ * monitors, aliases, suspends and registered name.
  *
  * Ownership: a running process belongs to its worker alone (its heap, stack
  * and body state are touched by nobody else). A process that is not running

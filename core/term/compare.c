@@ -17,6 +17,7 @@
  * return for "cannot compare".
  */
 #include "term/compare.h"
+#include "term/lookup2.h"
 
 #include "term/atom.h"
 #include "term/bignum.h"
@@ -597,31 +598,16 @@ bool term_eq_exact(term a, term b)
  * does, so the numbers below are what make the results agree with OTP.
  */
 
-#define GOLDEN 0x9e3779b9u
+#define GOLDEN LOOKUP2_GOLDEN
 #define K(n) ((uint32_t)(GOLDEN * (uint32_t)(n)))
 /* OTP starts from this prime so the hash differs from phash2's. */
 #define INTERNAL_SALT 3432918353u
-
-static void mix(uint32_t *pa, uint32_t *pb, uint32_t *pc)
-{
-    uint32_t a = *pa, b = *pb, c = *pc;
-    a -= b, a -= c, a ^= c >> 13;
-    b -= c, b -= a, b ^= a << 8;
-    c -= a, c -= b, c ^= b >> 13;
-    a -= b, a -= c, a ^= c >> 12;
-    b -= c, b -= a, b ^= a << 16;
-    c -= a, c -= b, c ^= b >> 5;
-    a -= b, a -= c, a ^= c >> 3;
-    b -= c, b -= a, b ^= a << 10;
-    c -= a, c -= b, c ^= b >> 15;
-    *pa = a, *pb = b, *pc = c;
-}
 
 /* Folds two 32-bit words into h under the constant k. */
 static uint32_t fold2(uint32_t h, uint32_t x, uint32_t y, uint32_t k)
 {
     uint32_t a = k + x, b = k + y;
-    mix(&a, &b, &h);
+    lookup2_mix(&a, &b, &h);
     return h;
 }
 
@@ -633,36 +619,6 @@ static uint32_t fold_mark(uint32_t h, uint32_t k)
 }
 
 static uint32_t fold_word(uint32_t h, uint64_t w) { return fold2(h, (uint32_t)w, (uint32_t)(w >> 32), GOLDEN); }
-
-static uint32_t load_le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-/* Jenkins' block hash of n bytes: twelve at a time, then the rest with the
- * length (the low byte of c is left for it). */
-static uint32_t hash_bytes(const uint8_t *p, size_t n, uint32_t init)
-{
-    uint32_t a = GOLDEN, b = GOLDEN, c = init;
-    size_t left = n;
-    for (; left >= 12; left -= 12, p += 12) {
-        a += load_le32(p);
-        b += load_le32(p + 4);
-        c += load_le32(p + 8);
-        mix(&a, &b, &c);
-    }
-    c += (uint32_t)n;
-    for (size_t i = 0; i < left; i++) {
-        if (i < 4)
-            a += (uint32_t)p[i] << (8 * i);
-        else if (i < 8)
-            b += (uint32_t)p[i] << (8 * (i - 4));
-        else
-            c += (uint32_t)p[i] << (8 * (i - 7));
-    }
-    mix(&a, &b, &c);
-    return c;
-}
 
 static bool is_byte(term t) { return is_small(t) && small_value(t) >= 0 && small_value(t) <= 255; }
 
@@ -803,7 +759,7 @@ static uint32_t hash_term(term t, uint32_t salt)
                 if (size == 0 && bits == 0) {
                     h = init;
                 } else {
-                    h = hash_bytes(data, size, init);
+                    h = lookup2_bytes(data, size, init);
                     if (bits > 0)
                         h = fold2(h, bits, (uint32_t)data[size] >> (8 - bits), K(15));
                 }

@@ -7,6 +7,7 @@
  * Jenkins' block hash.
  */
 #include "term/phash2.h"
+#include "term/lookup2.h"
 
 #include "term/atom.h"
 #include "term/bignum.h"
@@ -18,7 +19,7 @@
 #include <string.h>
 
 /* HCONST is the golden ratio; HCONST_N is N * HCONST mod 2^32. */
-#define HCONST 0x9e3779b9u
+#define HCONST LOOKUP2_GOLDEN
 #define HCONST_2 0x3c6ef372u
 #define HCONST_3 0xdaa66d2bu
 #define HCONST_4 0x78dde6e4u
@@ -40,57 +41,13 @@
 #define NIL_FIRST_HASH 3468870702u
 #define NIL_TAG_NUMBER 2u
 
-static void mix(uint32_t *a, uint32_t *b, uint32_t *c)
-{
-    *a -= *b, *a -= *c, *a ^= *c >> 13;
-    *b -= *c, *b -= *a, *b ^= *a << 8;
-    *c -= *a, *c -= *b, *c ^= *b >> 13;
-    *a -= *b, *a -= *c, *a ^= *c >> 12;
-    *b -= *c, *b -= *a, *b ^= *a << 16;
-    *c -= *a, *c -= *b, *c ^= *b >> 5;
-    *a -= *b, *a -= *c, *a ^= *c >> 3;
-    *b -= *c, *b -= *a, *b ^= *a << 10;
-    *c -= *a, *c -= *b, *c ^= *b >> 15;
-}
-
 static void hash_pair(uint32_t *hash, uint32_t x, uint32_t y, uint32_t constant)
 {
     uint32_t a = constant + x, b = constant + y;
-    mix(&a, &b, hash);
+    lookup2_mix(&a, &b, hash);
 }
 
 static void hash_one(uint32_t *hash, uint32_t x, uint32_t constant) { hash_pair(hash, x, 0, constant); }
-
-static uint32_t le32(const uint8_t *k)
-{
-    return (uint32_t)k[0] | (uint32_t)k[1] << 8 | (uint32_t)k[2] << 16 | (uint32_t)k[3] << 24;
-}
-
-/* Bob Jenkins' lookup2 over n bytes, seeded with initval. */
-static uint32_t block_hash(const uint8_t *k, size_t n, uint32_t initval)
-{
-    uint32_t a = HCONST, b = HCONST, c = initval;
-    size_t left = n;
-    for (; left >= 12; left -= 12, k += 12) {
-        a += le32(k);
-        b += le32(k + 4);
-        c += le32(k + 8);
-        mix(&a, &b, &c);
-    }
-    c += (uint32_t)n;
-    /* The first byte of c is the length's: the tail fills from its second. */
-    for (size_t i = left; i-- > 0;) {
-        uint32_t byte = k[i];
-        if (i >= 8)
-            c += byte << (8 * (i - 7));
-        else if (i >= 4)
-            b += byte << (8 * (i - 4));
-        else
-            a += byte << (8 * i);
-    }
-    mix(&a, &b, &c);
-    return c;
-}
 
 /* erts' atom hash: hashpjw over the name's Latin-1 characters (a two-byte
  * UTF-8 sequence for 128..255 counts as one character). */
@@ -173,7 +130,7 @@ static void hash_bitstring(uint32_t *hash, term t)
         return;
     }
     /* OTP truncates the byte count to 32 bits. */
-    *hash = block_hash(data, size & 0xFFFFFFFFu, seed);
+    *hash = lookup2_bytes(data, size & 0xFFFFFFFFu, seed);
     if (bits)
         hash_pair(hash, bits, (uint32_t)(data[size] >> (8 - bits)), HCONST_15);
 }
