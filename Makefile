@@ -1,12 +1,13 @@
 # clause — build, test and run.
 #
-#   make               build/clause, build/libclause.a (with include/clause.h)
+#   make               build/clause, build/libclause.a (with include/clause.h;
+#                      it exports the CLAUSE_* API alone)
 #   make install       both, and the header, under PREFIX
 #   make experiment    the default experiment (--quick grid) and its report
 #   make run           build and run the demonstration (see README)
 #   make test          the layer check and its test, unit tests and the host
-#                      program, then the same under ASan+UBSan, the goldens
-#                      and the --profile check
+#                      program, then the same under ASan+UBSan, the library's
+#                      exported symbols, the goldens and the --profile check
 #   make check-layers  each layer includes only what its rules allow
 #                      (scripts/check-layers)
 #   make test-layers   the test of scripts/check-layers, on small trees
@@ -58,6 +59,10 @@ LDFLAGS_tsan := -fsanitize=thread
 # native workloads it runs) behind CLAUSE_main_v1. The executable is
 # app/cli_main.c alone.
 CORE_SRC  := $(filter-out app/cli_main.c,$(wildcard $(LAYERS:%=%/*.c)))
+# Its objects hide every symbol but those include/clause.h marks CLAUSE_API,
+# so that the public archive can keep the runtime's own names (map_get,
+# heap_init...) out of a host's namespace.
+LIB_VISIBILITY := -fvisibility=hidden
 CLI_SRC   := app/cli_main.c
 TEST_SRC  := $(wildcard tests/unit/*.c)
 # A host program that sees only include/clause.h and the library.
@@ -79,7 +84,7 @@ build/version.h: FORCE
 	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 $(MODES:%=build/%/app/cli.o): build/version.h
 
-.PHONY: FORCE all install deps deps-fuzz run test check-layers test-layers test-rel test-asan host-rel host-asan golden-rel golden-asan golden-stress goldens profile-check tsan bench fuzz fuzz-build format format-check clean
+.PHONY: FORCE all install deps deps-fuzz run test check-layers test-layers test-rel test-asan host-rel host-asan golden-rel golden-asan golden-stress goldens profile-check test-symbols tsan bench fuzz fuzz-build format format-check clean
 .DEFAULT_GOAL := all
 
 PREFIX ?= /usr/local
@@ -115,23 +120,54 @@ deps-fuzz:
 define mode_rules
 build/$(1)/%.o: %.c | deps
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(BASE) $$(CFLAGS_$(1)) $$(INCLUDES) $$(PKG_CFLAGS) -MMD -MP -c $$< -o $$@
+	$$(CC) $$(BASE) $$(CFLAGS_$(1)) $$(VISIBILITY) $$(INCLUDES) $$(PKG_CFLAGS) -MMD -MP -c $$< -o $$@
 
-build/$(1)/libclause.a: $$(CORE_SRC:%.c=build/$(1)/%.o)
+$$(CORE_SRC:%.c=build/$(1)/%.o): VISIBILITY := $$(LIB_VISIBILITY)
+$$(CORE_SRC:%.c=build/$(1)/%.o): build/$(1)/lib-visibility
+
+# The library objects' visibility flag, rewritten only when it changes, so
+# that objects compiled without it (a build tree from before) are compiled
+# again instead of leaking their symbols.
+build/$(1)/lib-visibility: FORCE
+	@mkdir -p $$(dir $$@)
+	@echo '$$(LIB_VISIBILITY)' > $$@.tmp
+	@if cmp -s $$@.tmp $$@; then rm $$@.tmp; else mv $$@.tmp $$@; fi
+
+# The internal archive keeps every symbol (hidden ones still link
+# statically): for the unit tests and term-tour, which call the runtime's
+# internals.
+build/$(1)/libclause-internal.a: $$(CORE_SRC:%.c=build/$(1)/%.o)
 	@rm -f $$@
 	ar rcs $$@ $$^
 
-build/$(1)/unit-tests: $$(TEST_SRC:%.c=build/$(1)/%.o) build/$(1)/libclause.a
-	$$(CC) $$(LDFLAGS_$(1)) -o $$@ $$(TEST_SRC:%.c=build/$(1)/%.o) build/$(1)/libclause.a $$(PKG_LIBS) -lm -lpthread
+# The public archive: the objects linked into one (ld -r resolves their
+# calls to each other), whose hidden symbols then become local, so that
+# only the CLAUSE_API functions stay global. libpapi and libsde look up
+# only each other's symbols by name (sde_ti_*, papi_sde_*_overflow_*), and
+# papi_native_avail's papi_sde_hook_list_events is one clause does not
+# define: nothing of the library's must stay global for them.
+build/$(1)/clause-lib.o: $$(CORE_SRC:%.c=build/$(1)/%.o)
+	ld -r -o $$@.tmp $$^
+	objcopy --localize-hidden $$@.tmp $$@
+	@rm -f $$@.tmp
 
+build/$(1)/libclause.a: build/$(1)/clause-lib.o
+	@rm -f $$@
+	ar rcs $$@ $$<
+
+build/$(1)/unit-tests: $$(TEST_SRC:%.c=build/$(1)/%.o) build/$(1)/libclause-internal.a
+	$$(CC) $$(LDFLAGS_$(1)) -o $$@ $$(TEST_SRC:%.c=build/$(1)/%.o) build/$(1)/libclause-internal.a $$(PKG_LIBS) -lm -lpthread
+
+# The command links the public archive: CLAUSE_main_v1 is all it calls.
 build/$(1)/clause: $$(CLI_SRC:%.c=build/$(1)/%.o) build/$(1)/libclause.a
 	$$(CC) $$(LDFLAGS_$(1)) -o $$@ $$(CLI_SRC:%.c=build/$(1)/%.o) build/$(1)/libclause.a $$(PKG_LIBS) -lm -lpthread
 
-build/$(1)/term-tour: $$(DEMO_SRC:%.c=build/$(1)/%.o) build/$(1)/libclause.a
-	$$(CC) $$(LDFLAGS_$(1)) -o $$@ $$(DEMO_SRC:%.c=build/$(1)/%.o) build/$(1)/libclause.a $$(PKG_LIBS) -lm -lpthread
+build/$(1)/term-tour: $$(DEMO_SRC:%.c=build/$(1)/%.o) build/$(1)/libclause-internal.a
+	$$(CC) $$(LDFLAGS_$(1)) -o $$@ $$(DEMO_SRC:%.c=build/$(1)/%.o) build/$(1)/libclause-internal.a $$(PKG_LIBS) -lm -lpthread
 
 # The host program: the public header only (no core/ include path), and the
-# library with what it needs, as an installed host would link.
+# public archive with what it needs, as an installed host would link: it
+# shows the API alone suffices.
 build/$(1)/tests/host/%.o: tests/host/%.c | deps
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(BASE) $$(CFLAGS_$(1)) -Iinclude -MMD -MP -c $$< -o $$@
@@ -167,7 +203,7 @@ bench: build/rel/clause
 	experiments/bench_compute.sh
 	experiments/bench_native.sh
 
-test: check-layers test-layers test-rel test-asan golden-rel golden-asan golden-stress profile-check test-experiments
+test: check-layers test-layers test-rel test-asan test-symbols golden-rel golden-asan golden-stress profile-check test-experiments
 
 # Each layer's includes against its rules (scripts/check-layers: the rule
 # table is at its top), and that script's own test on small trees.
@@ -182,6 +218,12 @@ test-rel: build/rel/unit-tests host-rel
 
 test-asan: build/asan/unit-tests host-asan
 	build/asan/unit-tests
+
+# The public archive defines no global symbol but the API's (CLAUSE_*):
+# an object compiled without LIB_VISIBILITY, or a function given default
+# visibility outside the API, would put its name in every host's namespace.
+test-symbols: build/rel/libclause.a
+	scripts/check-symbols build/rel/libclause.a
 
 # The host program against the library: its test modules are compiled by
 # erlc; the expected terms come from OTP (tests/gen/host_cases.escript).

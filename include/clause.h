@@ -51,6 +51,13 @@
 extern "C" {
 #endif
 
+/* Marks the library's exports: it is compiled with -fvisibility=hidden, so everything not marked stays inside it. */
+#if defined(__GNUC__)
+#define CLAUSE_API __attribute__((visibility("default")))
+#else
+#define CLAUSE_API
+#endif
+
 /* The library's version, as `clause --version` prints it. */
 #define CLAUSE_VERSION "0.1"
 
@@ -60,7 +67,7 @@ extern "C" {
  * erlang:halt(N), 127 when main/1 raises, 1 when the program cannot be
  * loaded, 2 for a usage error, 70 for a runtime failure. Writes to the
  * host's standard output and error as the command does. */
-int CLAUSE_main_v1(int argc, char **argv);
+CLAUSE_API int CLAUSE_main_v1(int argc, char **argv);
 
 /* A runtime for invocations; opaque. */
 typedef struct CLAUSE_runtime_v1 CLAUSE_runtime_v1;
@@ -70,11 +77,11 @@ typedef struct CLAUSE_runtime_v1 CLAUSE_runtime_v1;
  * max_heap_bytes caps each process's heap (0: no cap), as --max-heap does.
  * On failure returns NULL and writes why, one line, into error (error_size
  * bytes, NUL-terminated; error may be NULL). */
-CLAUSE_runtime_v1 *CLAUSE_runtime_new_v1(const char *const *code_paths, size_t code_path_count, size_t max_heap_bytes,
-                                         char *error, size_t error_size);
+CLAUSE_API CLAUSE_runtime_v1 *CLAUSE_runtime_new_v1(const char *const *code_paths, size_t code_path_count,
+                                                    size_t max_heap_bytes, char *error, size_t error_size);
 
 /* Releases the runtime and its loaded code. NULL is allowed. */
-void CLAUSE_runtime_free_v1(CLAUSE_runtime_v1 *runtime);
+CLAUSE_API void CLAUSE_runtime_free_v1(CLAUSE_runtime_v1 *runtime);
 
 /* How an invocation ended. */
 typedef enum CLAUSE_status_v1 {
@@ -108,14 +115,14 @@ typedef struct CLAUSE_result_v1 {
  * term_to_binary([Arg1, Arg2, ...]) gives it (NULL with size 0: no
  * arguments). Fills *result (always, whatever the status; it need not be
  * initialised) and returns the status. */
-CLAUSE_status_v1 CLAUSE_invoke_v1(CLAUSE_runtime_v1 *runtime, const char *module, const char *function,
-                                  const void *args_etf, size_t args_size, CLAUSE_result_v1 *result);
+CLAUSE_API CLAUSE_status_v1 CLAUSE_invoke_v1(CLAUSE_runtime_v1 *runtime, const char *module, const char *function,
+                                             const void *args_etf, size_t args_size, CLAUSE_result_v1 *result);
 
 /* Releases what *result holds and clears it; NULL is allowed. */
-void CLAUSE_result_free_v1(CLAUSE_result_v1 *result);
+CLAUSE_API void CLAUSE_result_free_v1(CLAUSE_result_v1 *result);
 
 /* The status's name ("ok", "raised", "busy", ...); "unknown" for others. */
-const char *CLAUSE_status_name_v1(CLAUSE_status_v1 status);
+CLAUSE_API const char *CLAUSE_status_name_v1(CLAUSE_status_v1 status);
 
 #ifdef __cplusplus
 }
