@@ -15,7 +15,7 @@
 #   make bench         native scheduling benchmarks against OTP
 #   make goldens       the goldens' expected outputs, from OTP 25 (committed)
 #   make format-check  clang-format conformance, and check-layers
-#   make fuzz          the loader under libFuzzer for FUZZ_SECONDS (clang)
+#   make fuzz          every decoder under libFuzzer, FUZZ_SECONDS each (clang)
 #
 # Four build modes share the sources; each has its own folder under build/:
 #   build/rel     -O2, the default
@@ -84,7 +84,7 @@ build/version.h: FORCE
 	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 $(MODES:%=build/%/app/cli.o): build/version.h
 
-.PHONY: FORCE all install deps deps-fuzz run test check-layers test-layers test-rel test-asan host-rel host-asan golden-rel golden-asan golden-stress goldens profile-check test-symbols tsan bench fuzz fuzz-build format format-check clean
+.PHONY: FORCE all install deps deps-fuzz run test check-layers test-layers test-rel test-asan host-rel host-asan golden-rel golden-asan golden-stress goldens profile-check test-symbols tsan bench fuzz fuzz-build fuzz-loader fuzz-etf format format-check clean
 .DEFAULT_GOAL := all
 
 PREFIX ?= /usr/local
@@ -262,43 +262,61 @@ tsan: build/tsan/unit-tests
 	build/tsan/unit-tests --concurrent
 
 # ---- fuzzing: clang and libFuzzer, never part of `make test` ----
-# The library is instrumented for coverage (fuzzer-no-link); only the target
-# links libFuzzer's main. The corpus starts from the test modules, the inputs
-# fuzzing found before (tests/data/beam/fuzz/) and OTP's stdlib modules below
-# FUZZ_SEED_BYTES (with the largest, up to 650 kB, fuzzing ran several times
-# slower for little new coverage); libFuzzer adds what reaches new code. A
-# crash, leak or timeout stops the run and leaves the input in build/fuzz/
-# (crash-*, leak-*, timeout-*). clang's own directory goes first on PATH so
-# the sanitizers find llvm-symbolizer and print file:line stack traces.
+# One target per decoder of outside bytes (tests/fuzz/fuzz_NAME.c):
+#   loader  .beam files (core/beam/loader)
+#   etf     the external term format, binary_to_term's decoder (term/etf)
+# The library is instrumented for coverage (fuzzer-no-link); only a target
+# links libFuzzer's main. `make fuzz` runs every target FUZZ_SECONDS each,
+# one after the other; `make fuzz-NAME` runs one. Each keeps its corpus in
+# build/fuzz/corpus-NAME, which grows across runs, seeded from committed
+# inputs: for the loader the test modules, what fuzzing found before
+# (tests/data/beam/fuzz/) and OTP's stdlib modules below FUZZ_SEED_BYTES
+# (with the largest, up to 650 kB, fuzzing ran several times slower for
+# little new coverage); for etf OTP's encodings of every kind of term
+# (tests/data/fuzz/etf/, from tests/gen/etf_fuzz_seeds.escript). A crash,
+# leak, timeout or out-of-memory stops the run and leaves the input in
+# build/fuzz/ (NAME-crash-*, NAME-leak-*, ...). clang's own directory goes
+# first on PATH so the sanitizers find llvm-symbolizer and print file:line
+# stack traces.
 FUZZ_CC         := clang
 FUZZ_CFLAGS     := -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -fno-omit-frame-pointer -fno-sanitize-recover=all
 FUZZ_SANITIZE   := address,undefined
+FUZZ_TARGETS    := loader etf
 FUZZ_SECONDS    ?= 300
 FUZZ_SEED_BYTES ?= 65536
 # Large enough for every installed OTP module; an input that takes more than
-# FUZZ_TIMEOUT seconds to load counts as a hang.
+# FUZZ_TIMEOUT seconds counts as a hang.
 FUZZ_MAX_LEN    ?= 1048576
 FUZZ_TIMEOUT    ?= 10
-FUZZ_SRC        := tests/fuzz/fuzz_loader.c
+FUZZ_RSS_MB     ?= 2048
+FUZZ_SRC        := $(FUZZ_TARGETS:%=tests/fuzz/fuzz_%.c)
+FUZZ_RUN         = PATH="$$(dirname "$$(readlink -f "$$(command -v $(FUZZ_CC))")"):$$PATH" \
+  build/fuzz/fuzz-$(1) -max_len=$(FUZZ_MAX_LEN) -timeout=$(FUZZ_TIMEOUT) -rss_limit_mb=$(FUZZ_RSS_MB) \
+  -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build/fuzz/$(1)- $(2) build/fuzz/corpus-$(1)
 
 build/fuzz/%.o: %.c | deps-fuzz
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SANITIZE) $(INCLUDES) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
 
-build/fuzz/fuzz-loader: $(FUZZ_SRC:%.c=build/fuzz/%.o) $(CORE_SRC:%.c=build/fuzz/%.o)
+build/fuzz/fuzz-%: build/fuzz/tests/fuzz/fuzz_%.o $(CORE_SRC:%.c=build/fuzz/%.o)
 	$(FUZZ_CC) -fsanitize=fuzzer,$(FUZZ_SANITIZE) -o $@ $^ $(PKG_LIBS) -lm -lpthread
 
-fuzz-build: build/fuzz/fuzz-loader
+fuzz-build: $(FUZZ_TARGETS:%=build/fuzz/fuzz-%)
 
-fuzz: build/fuzz/fuzz-loader
-	@mkdir -p build/fuzz/corpus
-	cp tests/data/beam/*.beam build/fuzz/corpus/
-	if [ -d tests/data/beam/fuzz ]; then cp tests/data/beam/fuzz/* build/fuzz/corpus/; fi
+fuzz: $(FUZZ_TARGETS:%=fuzz-%)
+
+fuzz-loader: build/fuzz/fuzz-loader
+	@mkdir -p build/fuzz/corpus-loader
+	cp tests/data/beam/*.beam build/fuzz/corpus-loader/
+	if [ -d tests/data/beam/fuzz ]; then cp tests/data/beam/fuzz/* build/fuzz/corpus-loader/; fi
 	stdlib=$$(erl -noshell -eval 'io:format("~s",[code:lib_dir(stdlib)])' -s init stop) && \
-	  find "$$stdlib/ebin" -name '*.beam' -size -$(FUZZ_SEED_BYTES)c -exec cp {} build/fuzz/corpus/ \;
-	PATH="$$(dirname "$$(readlink -f "$$(command -v $(FUZZ_CC))")"):$$PATH" \
-	  build/fuzz/fuzz-loader -dict=tests/fuzz/beam.dict -max_len=$(FUZZ_MAX_LEN) -timeout=$(FUZZ_TIMEOUT) \
-	  -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build/fuzz/ build/fuzz/corpus
+	  find "$$stdlib/ebin" -name '*.beam' -size -$(FUZZ_SEED_BYTES)c -exec cp {} build/fuzz/corpus-loader/ \;
+	$(call FUZZ_RUN,loader,-dict=tests/fuzz/beam.dict)
+
+fuzz-etf: build/fuzz/fuzz-etf
+	@mkdir -p build/fuzz/corpus-etf
+	cp tests/data/fuzz/etf/* build/fuzz/corpus-etf/
+	$(call FUZZ_RUN,etf,)
 
 FORMAT_FILES = $(wildcard include/*.h $(LAYERS:%=%/*.[ch]) tests/unit/*.[ch] tests/host/*.[ch] tests/fuzz/*.[ch] experiments/*.[ch])
 

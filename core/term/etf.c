@@ -118,6 +118,12 @@ struct decoder {
     struct reader in;
     struct frame *stack;
     size_t depth, capacity;
+    /* Slots of open frames not decoded yet: each needs at least one more
+     * byte, so a compound term may promise only the bytes left beyond
+     * them. Without this, nested headers that each claim a large arity
+     * would allocate far more than the input could fill (a hostile
+     * binary_to_term argument amplifying into the heap). */
+    size_t promised;
     const char *error;
     const struct etf_decode_options *options; /* never NULL */
 };
@@ -140,7 +146,15 @@ static bool push(struct decoder *d, struct frame f)
         d->capacity = cap;
     }
     d->stack[d->depth++] = f;
+    d->promised += f.remaining;
     return true;
+}
+
+/* Input bytes not yet promised to the slots of open frames. */
+static size_t unpromised(const struct decoder *d)
+{
+    size_t l = left(&d->in);
+    return l > d->promised ? l - d->promised : 0;
 }
 
 static term *alloc(struct decoder *d, size_t words)
@@ -291,7 +305,7 @@ static bool decode_local_fun(struct decoder *d, term *dest)
         !read_u32(&d->in, &id) || !read_u32(&d->in, &serial) ||
         !(tag == NEW_PID_EXT ? read_u32(&d->in, &creation) : read_u8(&d->in, &creation)))
         return fail(d, "bad fun creator");
-    if (size < (size_t)(d->in.p - start) || size - (size_t)(d->in.p - start) > left(&d->in) || num_free > left(&d->in))
+    if (size < (size_t)(d->in.p - start) || size - (size_t)(d->in.p - start) > left(&d->in) || num_free > unpromised(d))
         return fail(d, "bad fun size");
     if (!d->options->resolve_fun)
         return fail(d, "local funs cannot be decoded here");
@@ -366,7 +380,7 @@ static bool decode_one(struct decoder *d, term *dest)
     case LARGE_TUPLE_EXT: {
         if (!(tag == SMALL_TUPLE_EXT ? read_u8(&d->in, &n) : read_u32(&d->in, &n)))
             return fail(d, "truncated tuple");
-        if (n > left(&d->in))
+        if (n > unpromised(d))
             return fail(d, "tuple arity exceeds the input");
         term *p = alloc(d, 1 + (size_t)n);
         if (!p)
@@ -387,7 +401,7 @@ static bool decode_one(struct decoder *d, term *dest)
     case LIST_EXT: {
         if (!read_u32(&d->in, &n))
             return fail(d, "truncated list");
-        if (n == 0 || n > left(&d->in))
+        if (n == 0 || (size_t)n + 1 > unpromised(d)) /* the elements and the tail */
             return fail(d, "bad list length");
         term *p = alloc(d, 2 * (size_t)n);
         if (!p)
@@ -412,7 +426,7 @@ static bool decode_one(struct decoder *d, term *dest)
     case MAP_EXT: {
         if (!read_u32(&d->in, &n))
             return fail(d, "truncated map");
-        if ((size_t)n * 2 > left(&d->in))
+        if ((size_t)n * 2 > unpromised(d))
             return fail(d, "map size exceeds the input");
         if (n == 0) {
             *dest = map_new_empty(d->heap);
@@ -513,6 +527,7 @@ static term decode_body(struct decoder *d)
         term *slot = f->dest;
         f->dest += f->stride;
         f->remaining--;
+        d->promised--;
         ok = decode_one(d, slot); /* may move the stack: f is dead now */
     }
     while (d->depth > 0) /* after an error: free pending maps' buffers */
@@ -534,7 +549,7 @@ term etf_decode_with(heap_t *h, const uint8_t *buf, size_t len, const struct etf
     static const struct etf_decode_options no_options = {false, NULL, NULL};
     if (!options)
         options = &no_options;
-    struct decoder d = {h, {buf, buf + len}, NULL, 0, 0, NULL, options};
+    struct decoder d = {h, {buf, buf + len}, NULL, 0, 0, 0, NULL, options};
     uint32_t version, tag;
     if (!read_u8(&d.in, &version) || version != ETF_VERSION) {
         *error = "not an external term (version byte)";
@@ -559,7 +574,7 @@ term etf_decode_with(heap_t *h, const uint8_t *buf, size_t len, const struct etf
             *error = "corrupt compressed term";
             return THE_NON_VALUE;
         }
-        struct decoder inner = {h, {plain, plain + size}, NULL, 0, 0, NULL, options};
+        struct decoder inner = {h, {plain, plain + size}, NULL, 0, 0, 0, NULL, options};
         term t = decode_body(&inner);
         bool complete = inner.in.p == inner.in.end;
         free(plain);

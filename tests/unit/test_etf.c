@@ -11,6 +11,7 @@
 #include "test_main.h"
 #include "test_support.h"
 
+#include <glob.h>
 #include <stdio.h>
 
 #include <stdlib.h>
@@ -196,6 +197,64 @@ static void test_deep_and_long_terms(void)
     CU_ASSERT_TRUE(is_nil(t));
     free(buf);
     heap_destroy(&h);
+}
+
+/* The most heap words a decode may leave per input byte, success or not:
+ * a one-byte element in a list is a two-word cell (fuzz_etf.c checks the
+ * same bound). */
+#define WORDS_PER_INPUT_BYTE 4
+
+/* Nested tuple headers that each claim an arity the rest of the input could
+ * hold, but not all of them together: refused before their slots are
+ * allocated, so a hostile binary does not amplify into the heap. */
+static void test_nested_arities_are_bounded_by_the_input(void)
+{
+    enum { DEPTH = 2000 };
+    uint8_t buf[1 + 2 * DEPTH + 255];
+    size_t n = 0;
+    buf[n++] = 131;
+    for (int i = 0; i < DEPTH; i++) {
+        buf[n++] = 104; /* SMALL_TUPLE_EXT */
+        buf[n++] = 255;
+    }
+    while (n < sizeof buf)
+        buf[n++] = 106; /* NIL_EXT */
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    const char *error = NULL;
+    CU_ASSERT_TRUE(is_non_value(etf_decode(&h, buf, n, NULL, &error)));
+    CU_ASSERT_TRUE(heap_used_words(&h) <= WORDS_PER_INPUT_BYTE * n + 64);
+    heap_destroy(&h);
+}
+
+/* Inputs the fuzzer (make fuzz-etf) found, kept after their fix: each file is
+ * the target's options byte (bit 0: safe), then the bytes to decode. Each
+ * must decode or fail within the heap bound, and safe must make no atom. */
+static void test_fuzz_findings(void)
+{
+    glob_t g;
+    char pattern[512];
+    snprintf(pattern, sizeof pattern, "%s", test_data_path("data/fuzz/etf-found/*"));
+    CU_ASSERT_EQUAL_FATAL(glob(pattern, 0, NULL, &g), 0);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        size_t size = 0;
+        uint8_t *data = read_whole_file(g.gl_pathv[i], &size);
+        CU_ASSERT_FATAL(data && size >= 1);
+        struct etf_decode_options options = {.safe = data[0] & 1};
+        heap_t h;
+        CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+        unsigned atoms = atom_count();
+        const char *error = NULL;
+        etf_decode_with(&h, data + 1, size - 1, &options, NULL, &error);
+        if (heap_used_words(&h) > WORDS_PER_INPUT_BYTE * size + 64)
+            fprintf(stderr, "\n%s: %zu heap words from %zu bytes\n", g.gl_pathv[i], heap_used_words(&h), size);
+        CU_ASSERT_TRUE(heap_used_words(&h) <= WORDS_PER_INPUT_BYTE * size + 64);
+        CU_ASSERT_TRUE(!options.safe || atom_count() == atoms);
+        heap_destroy(&h);
+        free(data);
+    }
+    CU_ASSERT_TRUE(g.gl_pathc >= 1);
+    globfree(&g);
 }
 
 static void test_lengths_beyond_the_input_are_refused(void)
@@ -394,6 +453,8 @@ static void test_safe_decoding(void)
 }
 
 static CU_TestInfo tests[] = {
+    {"nested arities bounded by the input", test_nested_arities_are_bounded_by_the_input},
+    {"inputs found by the fuzzer", test_fuzz_findings},
     {"options encode as OTP does", test_options_encode_as_otp_does},
     {"safe decoding", test_safe_decoding},
     {"decodes a term made by OTP", test_decodes_a_term_made_by_otp},

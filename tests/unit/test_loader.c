@@ -15,6 +15,7 @@
  *     file; ASan checks that none crashes or leaks.
  */
 #include "test_main.h"
+#include "test_support.h"
 
 #include "beam/loader.h"
 #include "beam/opcodes.h"
@@ -33,24 +34,6 @@
 #define ERROR_LEN 512
 
 static term atom(const char *s) { return atom_intern_cstr(s); }
-
-static uint8_t *read_whole_file(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *data = malloc(n > 0 ? (size_t)n : 1);
-    if (data && fread(data, 1, (size_t)n, f) != (size_t)n) {
-        free(data);
-        data = NULL;
-    }
-    fclose(f);
-    *size = (size_t)n;
-    return data;
-}
 
 static struct beam_module *load_test_module(const char *name)
 {

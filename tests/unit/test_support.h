@@ -1,6 +1,6 @@
 /*
  * test_support.h — helpers the table-driven tests share: reading the hex
- * fields of the files tests/gen/ writes.
+ * fields of the files tests/gen/ writes, and whole data files.
  */
 #ifndef CLAUSE_TEST_SUPPORT_H
 #define CLAUSE_TEST_SUPPORT_H
@@ -18,5 +18,8 @@ uint8_t *test_unhex(const char *s, size_t n, size_t *len);
 /* The term whose term_to_binary hex is s[0..n), decoded onto h; the current
  * test fails (fatally) when it cannot be decoded. */
 term test_term_from_hex(heap_t *h, const char *s, size_t n);
+
+/* A whole file in a malloc'd buffer (*size its length), or NULL. */
+uint8_t *read_whole_file(const char *path, size_t *size);
 
 #endif
