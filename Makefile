@@ -84,7 +84,7 @@ build/version.h: FORCE
 	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 $(MODES:%=build/%/app/cli.o): build/version.h
 
-.PHONY: FORCE all install deps deps-fuzz run test check-layers test-layers test-rel test-asan host-rel host-asan golden-rel golden-asan golden-stress goldens profile-check test-symbols tsan bench fuzz fuzz-build fuzz-loader fuzz-etf format format-check clean
+.PHONY: FORCE all install deps deps-fuzz run test check-layers test-layers test-rel test-asan host-rel host-asan golden-rel golden-asan golden-stress goldens profile-check test-symbols tsan bench fuzz fuzz-build fuzz-loader fuzz-etf fuzz-options fuzz-io_format format format-check clean
 .DEFAULT_GOAL := all
 
 PREFIX ?= /usr/local
@@ -263,8 +263,10 @@ tsan: build/tsan/unit-tests
 
 # ---- fuzzing: clang and libFuzzer, never part of `make test` ----
 # One target per decoder of outside bytes (tests/fuzz/fuzz_NAME.c):
-#   loader  .beam files (core/beam/loader)
-#   etf     the external term format, binary_to_term's decoder (term/etf)
+#   loader     .beam files (core/beam/loader)
+#   etf        the external term format, binary_to_term's decoder (term/etf)
+#   options    the command line (app/options)
+#   io_format  io_lib:format's control strings with any arguments (term/io_format)
 # The library is instrumented for coverage (fuzzer-no-link); only a target
 # links libFuzzer's main. `make fuzz` runs every target FUZZ_SECONDS each,
 # one after the other; `make fuzz-NAME` runs one. Each keeps its corpus in
@@ -272,8 +274,7 @@ tsan: build/tsan/unit-tests
 # inputs: for the loader the test modules, what fuzzing found before
 # (tests/data/beam/fuzz/) and OTP's stdlib modules below FUZZ_SEED_BYTES
 # (with the largest, up to 650 kB, fuzzing ran several times slower for
-# little new coverage); for etf OTP's encodings of every kind of term
-# (tests/data/fuzz/etf/, from tests/gen/etf_fuzz_seeds.escript). A crash,
+# little new coverage). A crash,
 # leak, timeout or out-of-memory stops the run and leaves the input in
 # build/fuzz/ (NAME-crash-*, NAME-leak-*, ...). clang's own directory goes
 # first on PATH so the sanitizers find llvm-symbolizer and print file:line
@@ -281,7 +282,7 @@ tsan: build/tsan/unit-tests
 FUZZ_CC         := clang
 FUZZ_CFLAGS     := -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -fno-omit-frame-pointer -fno-sanitize-recover=all
 FUZZ_SANITIZE   := address,undefined
-FUZZ_TARGETS    := loader etf
+FUZZ_TARGETS    := loader etf options io_format
 FUZZ_SECONDS    ?= 300
 FUZZ_SEED_BYTES ?= 65536
 # Large enough for every installed OTP module; an input that takes more than
@@ -313,10 +314,12 @@ fuzz-loader: build/fuzz/fuzz-loader
 	  find "$$stdlib/ebin" -name '*.beam' -size -$(FUZZ_SEED_BYTES)c -exec cp {} build/fuzz/corpus-loader/ \;
 	$(call FUZZ_RUN,loader,-dict=tests/fuzz/beam.dict)
 
-fuzz-etf: build/fuzz/fuzz-etf
-	@mkdir -p build/fuzz/corpus-etf
-	cp tests/data/fuzz/etf/* build/fuzz/corpus-etf/
-	$(call FUZZ_RUN,etf,)
+# The other targets start from their committed seeds (tests/data/fuzz/NAME/,
+# from tests/gen/fuzz_seeds.escript).
+fuzz-etf fuzz-options fuzz-io_format: fuzz-%: build/fuzz/fuzz-%
+	@mkdir -p build/fuzz/corpus-$*
+	cp tests/data/fuzz/$*/* build/fuzz/corpus-$*/
+	$(call FUZZ_RUN,$*,)
 
 FORMAT_FILES = $(wildcard include/*.h $(LAYERS:%=%/*.[ch]) tests/unit/*.[ch] tests/host/*.[ch] tests/fuzz/*.[ch] experiments/*.[ch])
 

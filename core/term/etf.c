@@ -538,6 +538,53 @@ static term decode_body(struct decoder *d)
     return ok ? result : THE_NON_VALUE;
 }
 
+/* Inflates a compressed term's zlib stream, which must give exactly
+ * `declared` bytes. The buffer grows with what the stream gives, never to
+ * the declared size up front: a few hostile bytes that declare gigabytes
+ * cost only what they inflate to. The malloc'd bytes, or NULL with *error
+ * set; *consumed gets the compressed bytes used. */
+static uint8_t *inflate_declared(const uint8_t *in, size_t in_len, uint32_t declared, size_t *consumed,
+                                 const char **error)
+{
+    size_t cap = declared < 65536 ? (declared ? declared : 1) : 65536;
+    uint8_t *out = malloc(cap);
+    z_stream z = {0};
+    if (!out || inflateInit(&z) != Z_OK) {
+        free(out);
+        *error = "out of memory";
+        return NULL;
+    }
+    z.next_in = (Bytef *)(uintptr_t)in;
+    z.avail_in = in_len > UINT32_MAX ? UINT32_MAX : (uInt)in_len;
+    int status = Z_OK;
+    while (status == Z_OK) {
+        if (z.total_out == cap) {
+            if (cap == declared)
+                break; /* more than declared */
+            size_t grown = cap * 2 < declared ? cap * 2 : declared;
+            uint8_t *bigger = realloc(out, grown);
+            if (!bigger) {
+                status = Z_MEM_ERROR;
+                break;
+            }
+            out = bigger;
+            cap = grown;
+        }
+        z.next_out = out + z.total_out;
+        z.avail_out = (uInt)(cap - z.total_out);
+        status = inflate(&z, Z_NO_FLUSH);
+    }
+    bool complete = status == Z_STREAM_END && z.total_out == declared;
+    *consumed = z.total_in;
+    inflateEnd(&z);
+    if (!complete) {
+        free(out);
+        *error = status == Z_MEM_ERROR ? "out of memory" : "corrupt compressed term";
+        return NULL;
+    }
+    return out;
+}
+
 term etf_decode(heap_t *h, const uint8_t *buf, size_t len, size_t *used, const char **error)
 {
     return etf_decode_with(h, buf, len, NULL, used, error);
@@ -562,18 +609,10 @@ term etf_decode_with(heap_t *h, const uint8_t *buf, size_t len, const struct etf
             *error = "truncated compressed term";
             return THE_NON_VALUE;
         }
-        uint8_t *plain = malloc(size ? size : 1);
-        if (!plain) {
-            *error = "out of memory";
+        size_t compressed_len = 0;
+        uint8_t *plain = inflate_declared(d.in.p, left(&d.in), size, &compressed_len, error);
+        if (!plain)
             return THE_NON_VALUE;
-        }
-        uLongf plain_len = size;
-        uLong compressed_len = (uLong)left(&d.in);
-        if (uncompress2(plain, &plain_len, d.in.p, &compressed_len) != Z_OK || plain_len != size) {
-            free(plain);
-            *error = "corrupt compressed term";
-            return THE_NON_VALUE;
-        }
         struct decoder inner = {h, {plain, plain + size}, NULL, 0, 0, 0, NULL, options};
         term t = decode_body(&inner);
         bool complete = inner.in.p == inner.in.end;

@@ -1,0 +1,88 @@
+/*
+ * fuzz_io_format.c — a libFuzzer target for io_lib:format's interpreter
+ * (term/io_format.h). An input is a format and its arguments: the first
+ * byte is the format's length, the format's bytes follow (a list of
+ * character codes), and the rest is an external term (term_to_binary's
+ * bytes) whose elements are the arguments when it is a list. io_format must
+ * either refuse (badarg) or write valid UTF-8 no longer than the widths the
+ * format can ask for allow.
+ *
+ * Built and run by `make fuzz` (see the Makefile); not part of `make test`.
+ */
+#include "term/atom.h"
+#include "term/etf.h"
+#include "term/heap.h"
+#include "term/io_format.h"
+#include "term/strbuf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void broken(const char *what)
+{
+    fprintf(stderr, "fuzz_io_format: %s\n", what);
+    abort();
+}
+
+/* Whether s[0..n) is well-formed UTF-8 (no overlongs, surrogates or code
+ * points above 16#10FFFF). */
+static bool valid_utf8(const uint8_t *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        uint8_t c = s[i];
+        size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+        if (len == 0 || i + len > n)
+            return false;
+        uint32_t cp = len == 1 ? c : len == 2 ? c & 0x1F : len == 3 ? c & 0x0F : c & 0x07;
+        for (size_t k = 1; k < len; k++) {
+            if ((s[i + k] & 0xC0) != 0x80)
+                return false;
+            cp = cp << 6 | (s[i + k] & 0x3F);
+        }
+        static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
+        if (cp < least[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return false;
+        i += len;
+    }
+    return true;
+}
+
+/* io_format's arguments must be a proper list. */
+static bool is_proper_list(term t)
+{
+    while (is_list(t))
+        t = list_tail(t);
+    return is_nil(t);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static bool ready;
+    if (!ready) {
+        atom_table_init();
+        ready = true;
+    }
+    if (size < 1 || (size_t)data[0] + 1 > size)
+        return 0;
+    size_t format_len = data[0];
+    heap_t h;
+    if (!heap_init(&h, 64, 0))
+        broken("heap_init");
+    term format = heap_string(&h, (const char *)data + 1, format_len);
+    term args = NIL;
+    const char *error = NULL;
+    if (size > format_len + 1) {
+        term t = etf_decode(&h, data + 1 + format_len, size - 1 - format_len, NULL, &error);
+        if (is_value(t) && is_proper_list(t))
+            args = t;
+    }
+    struct strbuf out = STRBUF_INIT;
+    if (io_format(&out, format, args) && !valid_utf8((const uint8_t *)strbuf_cstr(&out), out.len))
+        broken("a formatted text that is not UTF-8");
+    strbuf_free(&out);
+    heap_destroy(&h);
+    return 0;
+}
