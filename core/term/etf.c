@@ -22,6 +22,7 @@
 #include "term/compare.h"
 #include "term/map.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,6 +352,8 @@ static bool decode_one(struct decoder *d, term *dest)
             return fail(d, "truncated float");
         double f;
         memcpy(&f, &bits, sizeof f);
+        if (!isfinite(f)) /* Erlang has no infinities or NaNs: OTP refuses them */
+            return fail(d, "float not finite");
         *dest = heap_float(d->heap, f);
         return is_value(*dest) || fail(d, "heap refused the term");
     }
@@ -365,6 +368,8 @@ static bool decode_one(struct decoder *d, term *dest)
         double f = strtod(text, &end);
         if (end == text)
             return fail(d, "bad float text");
+        if (!isfinite(f))
+            return fail(d, "float not finite");
         *dest = heap_float(d->heap, f);
         return is_value(*dest) || fail(d, "heap refused the term");
     }

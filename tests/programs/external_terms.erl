@@ -149,11 +149,27 @@ errors() ->
            fun() -> binary_to_term(<<131, 80, 0, 0, 0, 5, 1, 2, 3>>) end,
            fun() -> binary_to_term(<<131, 255>>) end,
            fun() -> binary_to_term(<<131, 77, 0, 0, 0, 1, 0, 255>>) end,
+           %% Erlang has no infinity or NaN: new and old float forms refuse them.
+           fun() -> binary_to_term(<<131, 70, 16#7ff0:16, 0:48>>) end,
+           fun() -> binary_to_term(<<131, 70, 16#fff8:16, 0:48>>) end,
+           fun() -> binary_to_term(<<131, 70, -1:64>>) end,
+           fun() -> binary_to_term(<<131, 99, (float_text("inf"))/binary>>) end,
+           fun() -> binary_to_term(<<131, 99, (float_text("1.0e400"))/binary>>) end,
+           fun() -> binary_to_term(<<131, 99, (float_text("1.5e300"))/binary>>) end,
+           %% A compressed term whose stream (zlib's of <<106>>) gives less than its
+           %% declared size.
+           fun() -> binary_to_term(<<131, 80, 16#7fffffff:32, 120, 156, 203, 2, 0, 0, 107, 0, 107>>) end,
+           %% Nested headers promising more elements than the bytes left.
+           fun() -> binary_to_term(<<131, (binary:copy(<<104, 200>>, 300))/binary, 106>>) end,
            fun() -> binary_to_term(B, [bad]) end,
            fun() -> binary_to_term(B, bad) end,
            fun() -> binary_to_term(B, [safe | used]) end,
            fun() -> binary_to_term("list") end],
     [show(F) || F <- Bad].
+
+%% FLOAT_EXT's 31 bytes of text, NUL-padded.
+float_text(Text) ->
+    list_to_binary(string:pad(Text, 31, trailing, 0)).
 
 show(F) ->
     try F() of

@@ -199,6 +199,27 @@ static void test_deep_and_long_terms(void)
     heap_destroy(&h);
 }
 
+/* Encodes t and checks the bytes against OTP's, or with same_bytes false
+ * that they decode to the same term. */
+static bool encodes_as(term t, const uint8_t *expected, size_t len, bool same_bytes)
+{
+    struct strbuf out = STRBUF_INIT;
+    const char *error = NULL;
+    bool same = etf_encode(t, &out, &error);
+    if (same && same_bytes) {
+        same = out.len == len && memcmp(out.data, expected, len) == 0;
+    } else if (same) {
+        heap_t h;
+        CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+        size_t used = 0;
+        term back = etf_decode(&h, (const uint8_t *)out.data, out.len, &used, &error);
+        same = is_value(back) && used == out.len && term_eq_exact(back, t);
+        heap_destroy(&h);
+    }
+    strbuf_free(&out);
+    return same;
+}
+
 /* The most heap words a decode may leave per input byte, success or not:
  * a one-byte element in a list is a two-word cell (fuzz_etf.c checks the
  * same bound). */
@@ -229,7 +250,8 @@ static void test_nested_arities_are_bounded_by_the_input(void)
 
 /* Inputs the fuzzer (make fuzz-etf) found, kept after their fix: each file is
  * the target's options byte (bit 0: safe), then the bytes to decode. Each
- * must decode or fail within the heap bound, and safe must make no atom. */
+ * must decode or fail within the heap bound, safe must make no atom, and a
+ * decoded term must come back from its encoding. */
 static void test_fuzz_findings(void)
 {
     glob_t g;
@@ -245,7 +267,9 @@ static void test_fuzz_findings(void)
         CU_ASSERT_FATAL(heap_init(&h, 0, 0));
         unsigned atoms = atom_count();
         const char *error = NULL;
-        etf_decode_with(&h, data + 1, size - 1, &options, NULL, &error);
+        term t = etf_decode_with(&h, data + 1, size - 1, &options, NULL, &error);
+        if (is_value(t))
+            CU_ASSERT_TRUE(encodes_as(t, NULL, 0, false));
         if (heap_used_words(&h) > WORDS_PER_INPUT_BYTE * size + 64)
             fprintf(stderr, "\n%s: %zu heap words from %zu bytes\n", g.gl_pathv[i], heap_used_words(&h), size);
         CU_ASSERT_TRUE(heap_used_words(&h) <= WORDS_PER_INPUT_BYTE * size + 64);
@@ -276,27 +300,6 @@ static void test_lengths_beyond_the_input_are_refused(void)
     }
     CU_ASSERT_TRUE(heap_used_words(&h) < 100);
     heap_destroy(&h);
-}
-
-/* Encodes t and checks the bytes against OTP's, or with same_bytes false
- * that they decode to the same term. */
-static bool encodes_as(term t, const uint8_t *expected, size_t len, bool same_bytes)
-{
-    struct strbuf out = STRBUF_INIT;
-    const char *error = NULL;
-    bool same = etf_encode(t, &out, &error);
-    if (same && same_bytes) {
-        same = out.len == len && memcmp(out.data, expected, len) == 0;
-    } else if (same) {
-        heap_t h;
-        CU_ASSERT_FATAL(heap_init(&h, 0, 0));
-        size_t used = 0;
-        term back = etf_decode(&h, (const uint8_t *)out.data, out.len, &used, &error);
-        same = is_value(back) && used == out.len && term_eq_exact(back, t);
-        heap_destroy(&h);
-    }
-    strbuf_free(&out);
-    return same;
 }
 
 static void test_encodes_as_otp_does(void)
