@@ -231,7 +231,7 @@ static term call(struct env *e, term x)
     }
     if (f == A(self) && n == 0)
         return e->self;
-    term args[2];
+    term args[2] = {THE_NON_VALUE, THE_NON_VALUE};
     if (n < 1 || n > 2)
         return THE_NON_VALUE;
     for (uint64_t i = 0; i < n; i++)
