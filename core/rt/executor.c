@@ -19,6 +19,7 @@
  */
 #include "rt/executor.h"
 #include "rt/aliases.h"
+#include "rt/ets_table.h"
 #include "rt/names.h"
 #include "rt/sched_profile.h"
 
@@ -213,7 +214,7 @@ struct sched *sched_create(const struct sched_config *config, const char **error
         ck_epoch_register(&s->epoch, &w->epoch_record, NULL);
     }
     pthread_condattr_destroy(&monotonic);
-    if (!proc_table_init(&s->table, &s->epoch, 1024)) {
+    if (!proc_table_init(&s->table, &s->epoch, 1024) || !(s->ets = ets_registry_new())) {
         *error = "out of memory";
         sched_destroy(s);
         return NULL;
@@ -991,6 +992,8 @@ void sched_destroy(struct sched *s)
         while (s->policy->pick_next(s, (worker_id)w))
             ;
     names_destroy(s); /* before the processes its entries point at */
+    ets_registry_free(s->ets);
+    s->ets = NULL;
     aliases_destroy(s);
     struct proc_table_entry *left = NULL;
     size_t n = 0;

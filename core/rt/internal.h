@@ -88,6 +88,7 @@ struct sched {
     /* statistics/1's previous answers, for its "since the last call"
      * figures (node_since_last; executor mutex). */
     uint64_t since_last_seen[NODE_SINCE_ITEMS];
+    struct ets_registry *ets; /* the node's ETS tables (ets_table.c), its own locks */
 };
 
 /* ThreadSanitizer cannot see ck_epoch's grace periods (libck is not

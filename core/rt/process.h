@@ -89,6 +89,7 @@ struct process {
     unsigned suspends;             /* suspend_process holds on it (executor mutex) */
     struct suspension *suspending; /* the processes it suspends (suspend.c), executor mutex */
     struct alias_entry *aliases;   /* its active aliases (aliases.c), executor mutex */
+    _Atomic unsigned ets_owned;    /* ETS tables it owns (ets_table.c): its end scans for them only if any */
 
     /* --- identity and outcome --- */
     struct sched *sched;

@@ -7,6 +7,7 @@
 
 #include "rt/aliases.h"
 #include "rt/bif_timers.h"
+#include "rt/ets_table.h"
 #include "rt/message.h"
 #include "rt/names.h"
 #include "rt/suspend.h"
@@ -429,7 +430,8 @@ static void finish_one_locked(struct sched *s, struct worker *w, struct process 
 {
     names_release_locked(s, p); /* its name goes first, as on OTP */
     aliases_release_locked(s, p);
-    suspend_release_locked(s, p); /* a suspender's end resumes its suspends */
+    ets_owner_ended_locked(s, w->id, p); /* its tables go to their heirs or are deleted */
+    suspend_release_locked(s, p);        /* a suspender's end resumes its suspends */
     sched_release_hold_locked(p);
     proc_table_erase(&s->table, pid_number(p->pid));
     atomic_store_explicit(&p->state, PROC_EXITED, memory_order_seq_cst);

@@ -1,0 +1,344 @@
+/*
+ * test_ets.c — the ETS table mechanism (rt/ets_table.h) without a node:
+ * creation and names, the four types' insert rules and order, access
+ * rights, deletion while a reference is held, rename; the match-spec
+ * engine (term/match_spec.h); and a concurrent suite (run under TSan by
+ * `make tsan`) of threads inserting, reading and deleting in one table
+ * while another deletes and recreates a second one under its name.
+ */
+#include "rt/ets_table.h"
+#include "term/atom.h"
+#include "term/compare.h"
+#include "term/heap.h"
+#include "term/match_spec.h"
+#include "test_main.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+static const struct ets_options SET = {ETS_SET,       ETS_PUBLIC, 1,     false, THE_NON_VALUE,
+                                       THE_NON_VALUE, false,      false, false, false};
+
+static term pair(heap_t *h, int64_t k, int64_t v) { return heap_tuple2(h, make_small(k), make_small(v)); }
+
+static enum ets_status cb_put(struct ets_table *t, void *arg)
+{
+    return ets_put_locked(t, *(term *)arg) ? ETS_OK : ETS_NOMEM;
+}
+
+/* Finds key arg->key: the count of its objects and the first's value. */
+struct probe {
+    term key;
+    size_t count;
+    term first_value;
+};
+
+static enum ets_status cb_find(struct ets_table *t, void *arg)
+{
+    struct probe *pr = arg;
+    size_t lo, hi;
+    pr->count = 0;
+    pr->first_value = THE_NON_VALUE;
+    if (ets_find_locked(t, pr->key, &lo, &hi)) {
+        pr->count = hi - lo;
+        pr->first_value = tuple_element(ets_object_locked(t, lo), 2);
+    }
+    return ETS_OK;
+}
+
+static enum ets_status cb_delete_key(struct ets_table *t, void *arg)
+{
+    size_t lo, hi;
+    if (ets_find_locked(t, *(term *)arg, &lo, &hi))
+        ets_erase_locked(t, lo, hi);
+    return ETS_OK;
+}
+
+static enum ets_status cb_size(struct ets_table *t, void *arg)
+{
+    *(size_t *)arg = ets_count_locked(t);
+    return ETS_OK;
+}
+
+static size_t size_of(struct ets_registry *r, term tab)
+{
+    size_t n = SIZE_MAX;
+    CU_ASSERT_EQUAL(ets_access(r, tab, make_pid(1), ETS_READ, cb_size, &n), ETS_OK);
+    return n;
+}
+
+static void put(struct ets_registry *r, term tab, term obj)
+{
+    CU_ASSERT_EQUAL(ets_access(r, tab, make_pid(1), ETS_WRITE, cb_put, &obj), ETS_OK);
+}
+
+static struct probe find(struct ets_registry *r, term tab, term key)
+{
+    struct probe pr = {key, 0, THE_NON_VALUE};
+    CU_ASSERT_EQUAL(ets_access(r, tab, make_pid(1), ETS_READ, cb_find, &pr), ETS_OK);
+    return pr;
+}
+
+static void test_types(void)
+{
+    atom_table_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    struct ets_registry *r = ets_registry_new();
+    CU_ASSERT_FATAL(r != NULL);
+    enum ets_type types[] = {ETS_SET, ETS_ORDERED_SET, ETS_BAG, ETS_DUPLICATE_BAG};
+    size_t sizes[] = {2, 2, 3, 4};     /* after inserting {1,1} {1,1} {1,2} {2,0} */
+    size_t key1[] = {1, 1, 2, 3};      /* objects with key 1 */
+    size_t float_key[] = {0, 1, 0, 0}; /* objects with key 1.0: only ordered_set makes 1 == 1.0 */
+    for (int i = 0; i < 4; i++) {
+        struct ets_options o = SET;
+        o.type = types[i];
+        uint64_t id;
+        CU_ASSERT_EQUAL_FATAL(ets_create(r, A(set), make_pid(1), &o, &id), ETS_OK);
+        term tab = ets_ref_term(&h, NULL, id);
+        put(r, tab, pair(&h, 1, 1));
+        put(r, tab, pair(&h, 1, 1));
+        put(r, tab, pair(&h, 1, 2));
+        put(r, tab, pair(&h, 2, 0));
+        CU_ASSERT_EQUAL(size_of(r, tab), sizes[i]);
+        CU_ASSERT_EQUAL(find(r, tab, make_small(1)).count, key1[i]);
+        CU_ASSERT_EQUAL(find(r, tab, heap_float(&h, 1.0)).count, float_key[i]);
+        /* A set keeps the last value; a bag its insertion order. */
+        CU_ASSERT_EQUAL(find(r, tab, make_small(1)).first_value, make_small(i < 2 ? 2 : 1));
+        term k = make_small(1);
+        CU_ASSERT_EQUAL(ets_access(r, tab, make_pid(1), ETS_WRITE, cb_delete_key, &k), ETS_OK);
+        CU_ASSERT_EQUAL(find(r, tab, make_small(1)).count, 0);
+        CU_ASSERT_EQUAL(ets_delete_table(r, tab, make_pid(1)), ETS_OK);
+        CU_ASSERT_EQUAL(ets_access(r, tab, make_pid(1), ETS_READ, cb_size, &(size_t){0}), ETS_BADID);
+    }
+    ets_registry_free(r);
+    heap_destroy(&h);
+}
+
+/* Objects are copies: the heap they came from may go. */
+static void test_copies(void)
+{
+    atom_table_init();
+    struct ets_registry *r = ets_registry_new();
+    struct ets_options o = SET;
+    o.type = ETS_ORDERED_SET;
+    o.named = true;
+    uint64_t id;
+    term name = atom_intern_cstr("ets_test_copies");
+    CU_ASSERT_EQUAL_FATAL(ets_create(r, name, make_pid(1), &o, &id), ETS_OK);
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    for (int64_t k = 100; k > 0; k--) {
+        term list = heap_cons(&h, make_small(k), NIL);
+        put(r, name, heap_tuple2(&h, make_small(k), list));
+    }
+    heap_destroy(&h);
+    struct probe pr = find(r, name, make_small(42));
+    CU_ASSERT_EQUAL(pr.count, 1);
+    CU_ASSERT(is_list(pr.first_value) && list_head(pr.first_value) == make_small(42));
+    uint64_t found;
+    CU_ASSERT(ets_whereis(r, name, &found) && found == id);
+    ets_registry_free(r);
+}
+
+static void test_access_and_names(void)
+{
+    atom_table_init();
+    struct ets_registry *r = ets_registry_new();
+    term owner = make_pid(7), other = make_pid(8);
+    term name = atom_intern_cstr("ets_test_named"), name2 = atom_intern_cstr("ets_test_named2");
+    uint64_t id;
+    struct ets_options o = SET;
+    o.named = true;
+    o.protection = ETS_PROTECTED;
+    CU_ASSERT_EQUAL(ets_create(r, name, owner, &o, &id), ETS_OK);
+    CU_ASSERT_EQUAL(ets_create(r, name, owner, &o, &id), ETS_EXISTS);
+    size_t n;
+    CU_ASSERT_EQUAL(ets_access(r, name, other, ETS_READ, cb_size, &n), ETS_OK);
+    CU_ASSERT_EQUAL(ets_access(r, name, other, ETS_WRITE, cb_size, &n), ETS_ACCESS);
+    CU_ASSERT_EQUAL(ets_delete_table(r, name, other), ETS_ACCESS);
+    CU_ASSERT_EQUAL(ets_access(r, name, owner, ETS_WRITE, cb_size, &n), ETS_OK);
+    bool named;
+    CU_ASSERT_EQUAL(ets_rename(r, name, owner, name2, &named), ETS_OK);
+    CU_ASSERT(named);
+    CU_ASSERT_EQUAL(ets_access(r, name, owner, ETS_READ, cb_size, &n), ETS_BADID);
+    CU_ASSERT_EQUAL(ets_access(r, name2, owner, ETS_READ, cb_size, &n), ETS_OK);
+    CU_ASSERT_EQUAL(ets_access(r, make_small(3), owner, ETS_READ, cb_size, &n), ETS_BADTYPE);
+    o.protection = ETS_PRIVATE;
+    CU_ASSERT_EQUAL(ets_create(r, name, owner, &o, &id), ETS_OK); /* the old name is free again */
+    CU_ASSERT_EQUAL(ets_access(r, name, other, ETS_READ, cb_size, &n), ETS_ACCESS);
+    CU_ASSERT_EQUAL(ets_access(r, name, other, ETS_INFO, cb_size, &n), ETS_OK);
+    uint64_t *ids;
+    term *names;
+    size_t count;
+    CU_ASSERT_FATAL(ets_all(r, &ids, &names, &count));
+    CU_ASSERT_EQUAL(count, 2);
+    CU_ASSERT_EQUAL(names[0], name); /* newest first */
+    free(ids);
+    free(names);
+    ets_registry_free(r);
+}
+
+/* ---- the match-spec engine ---- */
+
+static void test_match_spec(void)
+{
+    atom_table_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term v1 = atom_intern_cstr("$1"), v2 = atom_intern_cstr("$2");
+    /* [{{'$1', '$2'}, [{'>', '$2', 5}], [{{'$2', '$1'}}]}] */
+    term head = heap_tuple2(&h, v1, v2);
+    term guard = heap_tuple3(&h, A(op_gt), v2, make_small(5));
+    term swapped = heap_tuple(&h, 1, (term[]){heap_tuple2(&h, v2, v1)});
+    term clause = heap_tuple3(&h, head, heap_cons(&h, guard, NIL), heap_cons(&h, swapped, NIL));
+    term spec = heap_cons(&h, clause, NIL);
+    struct match_spec *ms;
+    CU_ASSERT_EQUAL_FATAL(match_spec_compile(spec, &ms), MS_OK);
+    term out;
+    CU_ASSERT_EQUAL(match_spec_run(ms, pair(&h, 1, 9), &h, make_pid(1), true, &out), MS_OK);
+    CU_ASSERT(term_eq_exact(out, pair(&h, 9, 1)));
+    CU_ASSERT_EQUAL(match_spec_run(ms, pair(&h, 1, 2), &h, make_pid(1), true, &out), MS_NOMATCH);
+    /* A guard that raises (an atom compared as a number is fine; element
+     * out of range is not) fails the clause. */
+    CU_ASSERT_EQUAL(match_spec_run(ms, heap_tuple3(&h, A(ok), A(ok), A(ok)), &h, make_pid(1), true, &out), MS_NOMATCH);
+    CU_ASSERT(is_non_value(match_spec_bound_key(ms, 1)));
+    match_spec_free(ms);
+    /* A variable bound twice must match the same term. */
+    term same = heap_tuple3(&h, heap_tuple2(&h, v1, v1), NIL, heap_cons(&h, A(ms_object), NIL));
+    CU_ASSERT_EQUAL_FATAL(match_spec_compile(heap_cons(&h, same, NIL), &ms), MS_OK);
+    CU_ASSERT_EQUAL(match_spec_run(ms, pair(&h, 4, 4), &h, make_pid(1), false, &out), MS_OK);
+    CU_ASSERT_EQUAL(match_spec_run(ms, pair(&h, 4, 5), &h, make_pid(1), false, &out), MS_NOMATCH);
+    match_spec_free(ms);
+    /* A constant key is found for the lookup shortcut. */
+    term keyed = heap_tuple3(&h, heap_tuple2(&h, A(ok), A(ms_any)), NIL, heap_cons(&h, A(true), NIL));
+    CU_ASSERT_EQUAL_FATAL(match_spec_compile(heap_cons(&h, keyed, NIL), &ms), MS_OK);
+    CU_ASSERT_EQUAL(match_spec_bound_key(ms, 1), A(ok));
+    match_spec_free(ms);
+    /* Bad specs: not a list, a clause of the wrong size, an unbound variable. */
+    CU_ASSERT_EQUAL(match_spec_compile(A(ok), &ms), MS_BAD);
+    CU_ASSERT_EQUAL(match_spec_compile(heap_cons(&h, heap_tuple2(&h, head, NIL), NIL), &ms), MS_BAD);
+    term unbound = heap_tuple3(&h, heap_tuple2(&h, v1, A(ms_any)), NIL, heap_cons(&h, v2, NIL));
+    CU_ASSERT_EQUAL(match_spec_compile(heap_cons(&h, unbound, NIL), &ms), MS_BAD);
+    heap_destroy(&h);
+}
+
+static CU_TestInfo tests[] = {
+    {"four types: insert rules, keys, delete", test_types},
+    {"objects are copies off the heap", test_copies},
+    {"access rights, names, rename, all", test_access_and_names},
+    {"match-spec engine", test_match_spec},
+    CU_TEST_INFO_NULL,
+};
+
+TEST_SUITE(ets, tests)
+
+/* ---- concurrent ---- */
+
+#define THREADS 4
+#define KEYS 400
+
+struct shared {
+    struct ets_registry *r;
+    term tab;   /* the table every worker uses */
+    term named; /* a table deleted and recreated meanwhile */
+    _Atomic int errors;
+    _Atomic bool stop;
+};
+
+struct worker_arg {
+    struct shared *s;
+    int index;
+};
+
+static void *worker(void *p)
+{
+    struct worker_arg *w = p;
+    struct shared *s = w->s;
+    heap_t h;
+    if (!heap_init(&h, 0, 0))
+        return NULL;
+    for (int round = 0; round < 3; round++) {
+        for (int k = 0; k < KEYS; k++) {
+            int64_t key = (int64_t)w->index * KEYS + k;
+            term obj = pair(&h, key, round);
+            if (ets_access(s->r, s->tab, make_pid(1), ETS_WRITE, cb_put, &obj) != ETS_OK)
+                s->errors++;
+            struct probe pr = {make_small(key), 0, THE_NON_VALUE};
+            if (ets_access(s->r, s->tab, make_pid(1), ETS_READ, cb_find, &pr) != ETS_OK || pr.count != 1 ||
+                pr.first_value != make_small(round))
+                s->errors++;
+            /* Others' keys: present or not, never a torn object. */
+            struct probe other = {make_small(((int64_t)w->index + 1) % THREADS * KEYS + k), 0, THE_NON_VALUE};
+            if (ets_access(s->r, s->tab, make_pid(1), ETS_READ, cb_find, &other) != ETS_OK || other.count > 1)
+                s->errors++;
+            /* The named table may be gone at any moment: BADID, never a crash. */
+            enum ets_status st = ets_access(s->r, s->named, make_pid(1), ETS_WRITE, cb_put, &obj);
+            if (st != ETS_OK && st != ETS_BADID)
+                s->errors++;
+        }
+        for (int k = 0; k < KEYS; k += 2) {
+            term key = make_small((int64_t)w->index * KEYS + k);
+            if (ets_access(s->r, s->tab, make_pid(1), ETS_WRITE, cb_delete_key, &key) != ETS_OK)
+                s->errors++;
+        }
+        heap_recycle(&h);
+    }
+    heap_destroy(&h);
+    return NULL;
+}
+
+static void *recreator(void *p)
+{
+    struct shared *s = p;
+    struct ets_options o = SET;
+    o.named = true;
+    while (!atomic_load(&s->stop)) {
+        uint64_t id;
+        if (ets_delete_table(s->r, s->named, make_pid(1)) != ETS_OK)
+            s->errors++;
+        if (ets_create(s->r, s->named, make_pid(1), &o, &id) != ETS_OK)
+            s->errors++;
+    }
+    return NULL;
+}
+
+static void test_concurrent(void)
+{
+    atom_table_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    struct shared s = {ets_registry_new(), 0, atom_intern_cstr("ets_test_recreated"), 0, false};
+    CU_ASSERT_FATAL(s.r != NULL);
+    uint64_t id;
+    CU_ASSERT_EQUAL_FATAL(ets_create(s.r, A(set), make_pid(1), &SET, &id), ETS_OK);
+    s.tab = ets_ref_term(&h, NULL, id);
+    struct ets_options o = SET;
+    o.named = true;
+    CU_ASSERT_EQUAL_FATAL(ets_create(s.r, s.named, make_pid(1), &o, &id), ETS_OK);
+    pthread_t threads[THREADS], churn;
+    struct worker_arg args[THREADS];
+    CU_ASSERT_FATAL(pthread_create(&churn, NULL, recreator, &s) == 0);
+    for (int i = 0; i < THREADS; i++) {
+        args[i] = (struct worker_arg){&s, i};
+        CU_ASSERT_FATAL(pthread_create(&threads[i], NULL, worker, &args[i]) == 0);
+    }
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(threads[i], NULL);
+    atomic_store(&s.stop, true);
+    pthread_join(churn, NULL);
+    CU_ASSERT_EQUAL(s.errors, 0);
+    /* Each worker leaves its odd keys, with the last round's value. */
+    CU_ASSERT_EQUAL(size_of(s.r, s.tab), THREADS * KEYS / 2);
+    CU_ASSERT_EQUAL(find(s.r, s.tab, make_small(KEYS + 1)).first_value, make_small(2));
+    ets_registry_free(s.r);
+    heap_destroy(&h);
+}
+
+static CU_TestInfo concurrent_tests[] = {
+    {"threads insert, read and delete; a named table churns", test_concurrent},
+    CU_TEST_INFO_NULL,
+};
+
+TEST_SUITE_CONCURRENT(ets_concurrent, concurrent_tests)
