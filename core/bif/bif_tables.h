@@ -29,5 +29,6 @@ extern const struct bif_def bif_table_system_info[];
 extern const struct bif_def bif_table_statistics[];
 extern const struct bif_def bif_table_code[];
 extern const struct bif_def bif_table_binary_module[];
+extern const struct bif_def bif_table_persistent_term[];
 
 #endif

@@ -122,3 +122,39 @@ enum node_answer node_on_process(struct process *self, term pid,
     pthread_mutex_unlock(&s->exec_lock);
     return live ? NODE_ANSWERED : NODE_NO_PROCESS;
 }
+
+/* ---- persistent_term ---- */
+
+/* The caller runs on its worker, inside that worker's epoch section: reads
+ * are safe, and what a write replaces is retired on that worker's record.
+ * A host invocation's process runs on the host thread alone, with worker
+ * 0's record (never polled until the executor is destroyed). */
+static ck_epoch_record_t *own_record(struct process *self)
+{
+    return &self->sched->workers[self->last_worker].epoch_record;
+}
+
+enum persistent_result node_persistent_get(struct process *self, term key, term *value)
+{
+    return persistent_get(&self->sched->persistent, key, &self->heap, value);
+}
+
+enum persistent_result node_persistent_get_all(struct process *self, term *list)
+{
+    return persistent_get_all(&self->sched->persistent, &self->heap, list);
+}
+
+void node_persistent_info(struct process *self, size_t *count, size_t *bytes)
+{
+    persistent_info(&self->sched->persistent, count, bytes);
+}
+
+enum persistent_result node_persistent_put(struct process *self, term key, term value)
+{
+    return persistent_put(&self->sched->persistent, key, value, own_record(self));
+}
+
+enum persistent_result node_persistent_erase(struct process *self, term key)
+{
+    return persistent_erase(&self->sched->persistent, key, own_record(self));
+}

@@ -7,6 +7,7 @@
 #ifndef CLAUSE_NODE_H
 #define CLAUSE_NODE_H
 
+#include "rt/persistent.h"
 #include "rt/proc_table.h"
 #include "rt/process.h"
 
@@ -72,5 +73,15 @@ enum node_answer {
 enum node_answer node_on_process(struct process *self, term pid,
                                  term (*answer)(struct process *self, struct process *q, term arg), term arg,
                                  term *result);
+
+/* ---- persistent_term's table (persistent.h), for the calling process ---- */
+
+/* Copies key's value onto self's heap. */
+enum persistent_result node_persistent_get(struct process *self, term key, term *value);
+/* Every {Key, Value} as a list on self's heap. */
+enum persistent_result node_persistent_get_all(struct process *self, term *list);
+void node_persistent_info(struct process *self, size_t *count, size_t *bytes);
+enum persistent_result node_persistent_put(struct process *self, term key, term value);
+enum persistent_result node_persistent_erase(struct process *self, term key);
 
 #endif
