@@ -35,6 +35,7 @@ static const struct bif_def *const bif_tables[] = {
     bif_table_code,
     bif_table_binary_module,
     bif_table_persistent_term,
+    bif_table_os,
 };
 
 #define BIF_SLOTS 2048 /* a power of two, well above the number of builtins */

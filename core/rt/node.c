@@ -7,6 +7,7 @@
 #include "rt/internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 unsigned node_worker_count(const struct process *self) { return self->sched->worker_count; }
 
@@ -157,4 +158,66 @@ enum persistent_result node_persistent_put(struct process *self, term key, term 
 enum persistent_result node_persistent_erase(struct process *self, term key)
 {
     return persistent_erase(&self->sched->persistent, key, own_record(self));
+}
+
+/* ---- the OS environment ---- */
+
+static pthread_rwlock_t env_lock = PTHREAD_RWLOCK_INITIALIZER;
+extern char **environ;
+
+char *node_getenv(const char *name, bool *failed)
+{
+    *failed = false;
+    pthread_rwlock_rdlock(&env_lock);
+    const char *v = getenv(name);
+    char *copy = v ? strdup(v) : NULL;
+    pthread_rwlock_unlock(&env_lock);
+    if (v && !copy)
+        *failed = true;
+    return copy;
+}
+
+void node_environ_free(char **vars, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(vars[i]);
+    free(vars);
+}
+
+bool node_environ(char ***vars, size_t *n)
+{
+    pthread_rwlock_rdlock(&env_lock);
+    size_t count = 0;
+    while (environ && environ[count])
+        count++;
+    char **out = calloc(count + 1, sizeof *out);
+    size_t i = 0;
+    for (; out && i < count; i++)
+        if (!(out[i] = strdup(environ[i])))
+            break;
+    pthread_rwlock_unlock(&env_lock);
+    if (!out || i < count) {
+        if (out)
+            node_environ_free(out, i);
+        return false;
+    }
+    *vars = out;
+    *n = count;
+    return true;
+}
+
+bool node_setenv(const char *name, const char *value)
+{
+    pthread_rwlock_wrlock(&env_lock);
+    bool ok = setenv(name, value, 1) == 0;
+    pthread_rwlock_unlock(&env_lock);
+    return ok;
+}
+
+bool node_unsetenv(const char *name)
+{
+    pthread_rwlock_wrlock(&env_lock);
+    bool ok = unsetenv(name) == 0;
+    pthread_rwlock_unlock(&env_lock);
+    return ok;
 }
