@@ -102,7 +102,10 @@ static struct persistent_entry **probe(struct persistent_array *a, term key, uin
 {
     for (size_t i = (size_t)hash & a->mask;; i = (i + 1) & a->mask) {
         struct persistent_entry *e = a->slots[i];
-        if (!e || (e->hash == hash && term_eq_exact(e->key, key)))
+        bool found = !e || (e->hash == hash && term_eq_exact(e->key, key));
+        if (e)
+            TSAN_RELEASE(e); /* a reader's reads of every entry it passed */
+        if (found)
             return &a->slots[i];
     }
 }
