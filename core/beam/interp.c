@@ -154,10 +154,12 @@ static term list_of_registers(heap_t *h, const term *x, unsigned n)
 }
 
 /* The location of a builtin's own frame: OTP 25 names the module that
- * explains its errors, and the cause when the builtin gave one. */
+ * explains its errors (ERTS's for the modules ERTS implements), and the
+ * cause when the builtin gave one. */
 static term bif_frame_location(heap_t *h, term module, term cause)
 {
-    term explainer = module == A(erlang) ? A(erl_erts_errors) : A(erl_stdlib_errors);
+    bool erts = module == A(erlang) || module == A(persistent_term);
+    term explainer = erts ? A(erl_erts_errors) : A(erl_stdlib_errors);
     term keys[2] = {A(module), A(cause)}, values[2] = {explainer, cause};
     term info = map_from_pairs(h, keys, values, is_value(cause) ? 2 : 1);
     if (is_non_value(info))
@@ -229,6 +231,12 @@ static term build_trace(struct process *p, const struct fault_site *site, term *
             break;
     }
     return heap_list_from_array(h, frames, n);
+}
+
+term beam_current_stacktrace(struct process *p)
+{
+    struct fault_site site = {.pc = p->beam_bif_pc};
+    return build_trace(p, &site, p->stack_top, p->beam_bif_cp);
 }
 
 /* ---- errors ---- */
@@ -794,6 +802,8 @@ call_export:
         for (unsigned i = 0; i < bif->arity && i < 3; i++)
             bif_args[i] = X[i];
         p->stack_top = E; /* what process_info(self(), stack_size) reads */
+        p->beam_bif_pc = I;
+        p->beam_bif_cp = cp;
         result = bif->fn(p, X);
         if (is_non_value(result)) {
             if (p->fault_class == FAULT_BLOCKED)
@@ -1057,10 +1067,14 @@ op_return:
     DISPATCH();
 
 op_send : {
-    term to = bif_send_destination(p, X[0]), msg = X[1];
+    term to = bif_send_destination(p, X[0], NULL), msg = X[1];
     if (is_non_value(to)) {
         site.pc = I;
         goto raise_with_site;
+    }
+    if (to == NIL) { /* {Name, Node} that reaches nobody: the send succeeds */
+        X[0] = msg;
+        NEXT(1);
     }
     enum send_result sent = sched_send(p, to, msg);
     if (sent == SEND_BLOCKED) {
@@ -1126,6 +1140,8 @@ op_wait_timeout : {
         if (ms == 0)
             NEXT(3);
         sched_start_receive_timeout(p, ms);
+    } else if (p->receive_deadline == RECEIVE_NO_DEADLINE) {
+        ms = -1; /* after infinity, from a register: wait as long again */
     } else if (sched_receive_timeout_passed(p)) {
         NEXT(3); /* messages kept it from waiting until its deadline passed */
     }

@@ -51,4 +51,10 @@ term beam_spawn_tied(struct sched *s, struct process *parent, struct code_server
  * program, as escript's. */
 #define BEAM_UNCAUGHT_STATUS 127
 
+/* The stack trace of p where it called the builtin now running (called
+ * through an export, as process_info/2 is): OTP's current_stacktrace of
+ * self, the builtin's own frame left out. THE_NON_VALUE when p's heap
+ * refused. */
+term beam_current_stacktrace(struct process *p);
+
 #endif

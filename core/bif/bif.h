@@ -104,9 +104,12 @@ term bif_out_of_memory(struct process *p);
 
 /* ---- argument helpers shared by builtins ---- */
 
-/* A send's destination: a pid, or the pid a registered name stands for;
- * THE_NON_VALUE with badarg recorded for anything else or a free name. */
-term bif_send_destination(struct process *p, term to);
+/* A send's destination: a pid (or the pid a registered name stands for) or
+ * a reference; NIL for a message that goes nowhere yet succeeds ({Name,
+ * Node} for another node, *remote then true, or for a free name here);
+ * THE_NON_VALUE with badarg recorded for anything else or a free name.
+ * remote may be NULL. */
+term bif_send_destination(struct process *p, term to, bool *remote);
 
 /* A proper list's length, or -1 for an improper list. */
 int64_t bif_list_length(term list);

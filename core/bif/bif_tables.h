@@ -30,5 +30,7 @@ extern const struct bif_def bif_table_statistics[];
 extern const struct bif_def bif_table_code[];
 extern const struct bif_def bif_table_binary_module[];
 extern const struct bif_def bif_table_ets[];
+extern const struct bif_def bif_table_persistent_term[];
+extern const struct bif_def bif_table_os[];
 
 #endif

@@ -8,6 +8,7 @@
  * into the caller's heap; one running on another worker is read once its
  * slice ended (the caller blocks and repeats, holding it meanwhile).
  */
+#include "beam/interp.h"
 #include "bif/bif.h"
 #include "bif/bif_tables.h"
 #include "bif/bif_util.h"
@@ -254,6 +255,12 @@ static term bif_process_info_2(struct process *self, const term *args)
     term what = args[1];
     if (!is_pid(args[0]))
         return bif_badarg(self);
+    if (what == A(current_stacktrace) && args[0] == self->pid) {
+        /* Of the unkept items, the one OTP's gen modules ask of themselves. */
+        term trace = beam_current_stacktrace(self);
+        term pair = is_value(trace) ? heap_tuple2(&self->heap, what, trace) : trace;
+        return is_value(pair) ? pair : bif_out_of_memory(self);
+    }
     if (is_list(what) || what == NIL) {
         if (bif_list_length(what) < 0)
             return bif_badarg(self);

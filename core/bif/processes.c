@@ -359,30 +359,79 @@ static term bif_halt_0(struct process *p, const term *args)
 static term bif_halt_1(struct process *p, const term *args) { return halt_with(p, args[0]); }
 static term bif_halt_2(struct process *p, const term *args) { return halt_with(p, args[0]); }
 
-/* A send's destination as a pid: a pid, or a registered name (badarg when
- * nobody holds it). THE_NON_VALUE with badarg recorded otherwise. */
-term bif_send_destination(struct process *p, term to)
+/* A send's destination: a pid or reference to send to, or NIL when the
+ * message goes nowhere and the send still succeeds, as OTP's does: {Name,
+ * Node} for another node (this node is not distributed; *remote is set) or
+ * for a name nobody holds here. THE_NON_VALUE with badarg recorded for
+ * anything else, and for a bare name nobody holds. */
+term bif_send_destination(struct process *p, term to, bool *remote)
 {
+    if (remote)
+        *remote = false;
     if (is_pid(to) || is_ref(to)) /* a reference: an alias, or dropped */
         return to;
+    if (is_tuple(to) && tuple_arity(to) == 2 && is_atom(tuple_elements(to)[0]) && is_atom(tuple_elements(to)[1])) {
+        if (!is_this_node(tuple_elements(to)[1])) {
+            if (remote)
+                *remote = true;
+            return NIL;
+        }
+        term pid = names_whereis(p, tuple_elements(to)[0]);
+        return is_value(pid) ? pid : NIL;
+    }
     term pid = is_atom(to) ? names_whereis(p, to) : THE_NON_VALUE;
     return is_value(pid) ? pid : bif_badarg(p);
 }
 
-static term bif_send(struct process *p, const term *args)
+/* Sends msg to a destination bif_send_destination resolved; value on
+ * success, THE_NON_VALUE with the fault recorded otherwise. */
+static term send_resolved(struct process *p, term to, term msg, term value)
 {
-    term to = bif_send_destination(p, args[0]);
-    if (is_non_value(to))
-        return to;
-    switch (sched_send(p, to, args[1])) {
+    if (to == NIL)
+        return value;
+    switch (sched_send(p, to, msg)) {
     case SEND_OK:
-        return args[1];
+        return value;
     case SEND_BLOCKED:
         return bif_blocked(p);
     case SEND_FAILED:
         break;
     }
     return bif_raise(p, FAULT_SYSTEM, A(system_limit));
+}
+
+static term bif_send(struct process *p, const term *args)
+{
+    term to = bif_send_destination(p, args[0], NULL);
+    if (is_non_value(to))
+        return to;
+    return send_resolved(p, to, args[1], args[1]);
+}
+
+/* erlang:send(Dest, Msg, Options): the options are checked before the
+ * destination. A local send neither connects nor suspends, so it answers
+ * ok; noconnect answers noconnect for another node, which this node, not
+ * distributed, never reaches (without it such a message is dropped). In
+ * the blocking send mode the sender still waits for the receiver's slice:
+ * that is how clause delivers locally, not a busy distribution port. */
+static term bif_send_3(struct process *p, const term *args)
+{
+    bool noconnect = false, remote;
+    term l = args[2];
+    for (; is_list(l); l = list_tail(l)) {
+        if (list_head(l) == A(noconnect))
+            noconnect = true;
+        else if (list_head(l) != A(nosuspend))
+            break;
+    }
+    if (l != NIL)
+        return bif_badarg_cause(p, A(badopt));
+    term to = bif_send_destination(p, args[0], &remote);
+    if (is_non_value(to))
+        return to;
+    if (remote && noconnect)
+        return A(noconnect);
+    return send_resolved(p, to, args[1], A(ok));
 }
 
 static term bif_is_process_alive(struct process *p, const term *args)
@@ -452,6 +501,7 @@ const struct bif_def bif_table_processes[] = {
     {"erlang", "halt", 1, bif_halt_1, BIF_NO_FRAME},
     {"erlang", "halt", 2, bif_halt_2, BIF_NO_FRAME},
     {"erlang", "send", 2, bif_send, 0},
+    {"erlang", "send", 3, bif_send_3, 0},
     {"erlang", "!", 2, bif_send, 0},
     {"erlang", "is_process_alive", 1, bif_is_process_alive, 0},
     {"erlang", "register", 2, bif_register, 0},

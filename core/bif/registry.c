@@ -12,11 +12,31 @@
 
 /* Every table of builtins; each ends with an entry whose module is NULL. */
 static const struct bif_def *const bif_tables[] = {
-    bif_table_errors,     bif_table_processes,     bif_table_numbers,  bif_table_terms,         bif_table_convert,
-    bif_table_binaries,   bif_table_lists,         bif_table_maps,     bif_table_time,          bif_table_io,
-    bif_table_dictionary, bif_table_timers,        bif_table_signals,  bif_table_introspection, bif_table_checksums,
-    bif_table_external,   bif_table_funs,          bif_table_calendar, bif_table_system_info,   bif_table_statistics,
-    bif_table_code,       bif_table_binary_module, bif_table_ets,
+    bif_table_errors,
+    bif_table_processes,
+    bif_table_numbers,
+    bif_table_terms,
+    bif_table_convert,
+    bif_table_binaries,
+    bif_table_lists,
+    bif_table_maps,
+    bif_table_time,
+    bif_table_io,
+    bif_table_dictionary,
+    bif_table_timers,
+    bif_table_signals,
+    bif_table_introspection,
+    bif_table_checksums,
+    bif_table_external,
+    bif_table_funs,
+    bif_table_calendar,
+    bif_table_system_info,
+    bif_table_statistics,
+    bif_table_code,
+    bif_table_binary_module,
+    bif_table_persistent_term,
+    bif_table_os,
+    bif_table_ets,
 };
 
 #define BIF_SLOTS 2048 /* a power of two, well above the number of builtins */

@@ -18,11 +18,13 @@
 #include "term/heap.h"
 #include "term/map.h"
 
+#include <ctype.h>
 #include <malloc.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 /* The ERTS release clause follows: OTP 25's. */
@@ -101,6 +103,42 @@ static term max_heap_size(struct process *p)
     term values[3] = {A(true), A(true), make_small((int64_t)node_max_heap_words(p))};
     term map = map_from_pairs(&p->heap, keys, values, 3);
     return is_value(map) ? map : bif_out_of_memory(p);
+}
+
+/* {Family, Name}: unix and the kernel's name in lower case ({unix, linux}),
+ * as OTP's. */
+static term os_type(struct process *p)
+{
+    struct utsname u;
+    char name[sizeof u.sysname] = "unknown";
+    if (uname(&u) == 0) {
+        size_t i = 0;
+        for (; u.sysname[i] && i + 1 < sizeof name; i++)
+            name[i] = (char)tolower((unsigned char)u.sysname[i]);
+        name[i] = '\0';
+    }
+    term t = heap_tuple2(&p->heap, atom_named("unix"), atom_named(name));
+    return is_value(t) ? t : bif_out_of_memory(p);
+}
+
+/* {Major, Minor, Release}: the leading numbers of the kernel's release
+ * ("6.1.0-18-amd64" is {6, 1, 0}), missing ones 0, as OTP's. */
+static term os_version(struct process *p)
+{
+    struct utsname u;
+    int64_t v[3] = {0, 0, 0};
+    if (uname(&u) == 0) {
+        const char *c = u.release;
+        for (int i = 0; i < 3 && isdigit((unsigned char)*c); i++) {
+            while (isdigit((unsigned char)*c))
+                v[i] = v[i] * 10 + (*c++ - '0');
+            if (*c != '.')
+                break;
+            c++;
+        }
+    }
+    term t = heap_tuple3(&p->heap, make_small(v[0]), make_small(v[1]), make_small(v[2]));
+    return is_value(t) ? t : bif_out_of_memory(p);
 }
 
 static term system_info_tuple(struct process *p, term item)
@@ -194,6 +232,10 @@ static term bif_system_info(struct process *p, const term *args)
         return garbage_collection_defaults(p);
     if (atom_text_is(item, "max_heap_size"))
         return max_heap_size(p);
+    if (atom_text_is(item, "os_type"))
+        return os_type(p);
+    if (atom_text_is(item, "os_version"))
+        return os_version(p);
     return bif_badarg(p);
 }
 

@@ -214,7 +214,8 @@ struct sched *sched_create(const struct sched_config *config, const char **error
         ck_epoch_register(&s->epoch, &w->epoch_record, NULL);
     }
     pthread_condattr_destroy(&monotonic);
-    if (!proc_table_init(&s->table, &s->epoch, 1024) || !(s->ets = ets_registry_new())) {
+    if (!proc_table_init(&s->table, &s->epoch, 1024) || !persistent_init(&s->persistent, &s->epoch) ||
+        !(s->ets = ets_registry_new())) {
         *error = "out of memory";
         sched_destroy(s);
         return NULL;
@@ -545,6 +546,12 @@ void sched_set_wait_timeout(struct process *self, int64_t ms) { self->wait_timeo
 void sched_start_receive_timeout(struct process *self, int64_t ms)
 {
     struct sched *s = self->sched;
+    if (ms < 0) {
+        /* infinity: a deadline no tick reaches, so the receive is known to
+         * have started when messages that match no clause wake it. */
+        self->receive_deadline = RECEIVE_NO_DEADLINE;
+        return;
+    }
     self->receive_deadline = timer_tick_from_deadline_ns(sched_clock_ns() - s->start_ns + (uint64_t)ms * 1000000u);
 }
 
@@ -1025,6 +1032,7 @@ void sched_destroy(struct sched *s)
     if (s->policy->fini)
         s->policy->fini(s);
     proc_table_destroy(&s->table);
+    persistent_destroy(&s->persistent);
     for (unsigned i = 0; i < s->worker_count; i++) {
         ck_epoch_unregister(&s->workers[i].epoch_record);
         pthread_cond_destroy(&s->workers[i].wake);

@@ -136,6 +136,8 @@ void sched_set_wait_timeout(struct process *self, int64_t ms);
  * its deadline while messages that match no clause wake it), and whether
  * that deadline has passed. */
 void sched_start_receive_timeout(struct process *self, int64_t ms);
+/* receive_deadline of a receive whose timeout is infinity (ms -1 above). */
+#define RECEIVE_NO_DEADLINE UINT64_MAX
 bool sched_receive_timeout_passed(struct process *self);
 
 /* The timeout is the receive's, not the wait's: a receive that waits again

@@ -9,6 +9,7 @@
 #include "metrics/metrics.h"
 #include "rt/executor.h"
 #include "rt/node.h"
+#include "rt/persistent.h"
 #include "rt/proc_table.h"
 #include "rt/timer_wheel.h"
 
@@ -57,6 +58,7 @@ struct sched {
     term main_pid;
     struct proc_table table;
     ck_epoch_t epoch;
+    struct persistent_table persistent; /* persistent_term's (node.c) */
     const struct cpu_binding *binding;
     size_t max_heap_words;
 

@@ -7,6 +7,7 @@
 #include "rt/internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 unsigned node_worker_count(const struct process *self) { return self->sched->worker_count; }
 
@@ -121,4 +122,102 @@ enum node_answer node_on_process(struct process *self, term pid,
     sched_release_hold_locked(self);
     pthread_mutex_unlock(&s->exec_lock);
     return live ? NODE_ANSWERED : NODE_NO_PROCESS;
+}
+
+/* ---- persistent_term ---- */
+
+/* The caller runs on its worker, inside that worker's epoch section: reads
+ * are safe, and what a write replaces is retired on that worker's record.
+ * A host invocation's process runs on the host thread alone, with worker
+ * 0's record (never polled until the executor is destroyed). */
+static ck_epoch_record_t *own_record(struct process *self)
+{
+    return &self->sched->workers[self->last_worker].epoch_record;
+}
+
+enum persistent_result node_persistent_get(struct process *self, term key, term *value)
+{
+    return persistent_get(&self->sched->persistent, key, &self->heap, value);
+}
+
+enum persistent_result node_persistent_get_all(struct process *self, term *list)
+{
+    return persistent_get_all(&self->sched->persistent, &self->heap, list);
+}
+
+void node_persistent_info(struct process *self, size_t *count, size_t *bytes)
+{
+    persistent_info(&self->sched->persistent, count, bytes);
+}
+
+enum persistent_result node_persistent_put(struct process *self, term key, term value)
+{
+    return persistent_put(&self->sched->persistent, key, value, own_record(self));
+}
+
+enum persistent_result node_persistent_erase(struct process *self, term key)
+{
+    return persistent_erase(&self->sched->persistent, key, own_record(self));
+}
+
+/* ---- the OS environment ---- */
+
+static pthread_rwlock_t env_lock = PTHREAD_RWLOCK_INITIALIZER;
+extern char **environ;
+
+char *node_getenv(const char *name, bool *failed)
+{
+    *failed = false;
+    pthread_rwlock_rdlock(&env_lock);
+    const char *v = getenv(name);
+    char *copy = v ? strdup(v) : NULL;
+    pthread_rwlock_unlock(&env_lock);
+    if (v && !copy)
+        *failed = true;
+    return copy;
+}
+
+void node_environ_free(char **vars, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(vars[i]);
+    free(vars);
+}
+
+bool node_environ(char ***vars, size_t *n)
+{
+    pthread_rwlock_rdlock(&env_lock);
+    size_t count = 0;
+    while (environ && environ[count])
+        count++;
+    char **out = calloc(count + 1, sizeof *out);
+    size_t i = 0;
+    for (; out && i < count; i++)
+        if (!(out[i] = strdup(environ[i])))
+            break;
+    pthread_rwlock_unlock(&env_lock);
+    if (!out || i < count) {
+        if (out)
+            node_environ_free(out, i);
+        return false;
+    }
+    *vars = out;
+    *n = count;
+    return true;
+}
+
+bool node_setenv(const char *name, const char *value)
+{
+    pthread_rwlock_wrlock(&env_lock);
+    bool ok = setenv(name, value, 1) == 0;
+    pthread_rwlock_unlock(&env_lock);
+    return ok;
+}
+
+bool node_unsetenv(const char *name)
+{
+    pthread_rwlock_wrlock(&env_lock);
+    bool ok = unsetenv(name) == 0;
+    pthread_rwlock_unlock(&env_lock);
+    return ok;
 }

@@ -7,6 +7,7 @@
 #ifndef CLAUSE_NODE_H
 #define CLAUSE_NODE_H
 
+#include "rt/persistent.h"
 #include "rt/proc_table.h"
 #include "rt/process.h"
 
@@ -72,5 +73,31 @@ enum node_answer {
 enum node_answer node_on_process(struct process *self, term pid,
                                  term (*answer)(struct process *self, struct process *q, term arg), term arg,
                                  term *result);
+
+/* ---- persistent_term's table (persistent.h), for the calling process ---- */
+
+/* Copies key's value onto self's heap. */
+enum persistent_result node_persistent_get(struct process *self, term key, term *value);
+/* Every {Key, Value} as a list on self's heap. */
+enum persistent_result node_persistent_get_all(struct process *self, term *list);
+void node_persistent_info(struct process *self, size_t *count, size_t *bytes);
+enum persistent_result node_persistent_put(struct process *self, term key, term value);
+enum persistent_result node_persistent_erase(struct process *self, term key);
+
+/* ---- the OS environment (os:getenv/putenv/unsetenv) ---- */
+
+/* The environment is the host process's, shared by every worker; these take
+ * a reader-writer lock so that no read sees a variable being replaced. */
+
+/* A malloc'd copy of name's value, or NULL when unset (or memory refused:
+ * *failed then true). */
+char *node_getenv(const char *name, bool *failed);
+/* A malloc'd array of malloc'd "NAME=VALUE" strings (*n of them); false
+ * when memory was refused. Free with node_environ_free. */
+bool node_environ(char ***vars, size_t *n);
+void node_environ_free(char **vars, size_t n);
+/* setenv/unsetenv: false when the host refused. */
+bool node_setenv(const char *name, const char *value);
+bool node_unsetenv(const char *name);
 
 #endif

@@ -63,7 +63,8 @@ struct process {
     bool wake_pending;             /* woken while not waiting: its next wait returns at once */
     bool timed_out;                /* its last wait ended by its timeout (executor mutex) */
     int64_t wait_timeout_ms;       /* timeout of the coming wait; -1: infinity (this process only) */
-    uint64_t receive_deadline;     /* tick its current receive times out at; 0: not yet waited (executor mutex) */
+    uint64_t receive_deadline;     /* tick its current receive times out at; 0: not yet waited; RECEIVE_NO_DEADLINE:
+                                      infinity (executor mutex) */
     struct timer_node timer;       /* its receive timeout in the wheel (executor mutex) */
     uint64_t queued_at;            /* when it was last queued (profile_stamp; --profile only, run-queue lock) */
 
@@ -121,6 +122,9 @@ struct process {
     const uint64_t *beam_cp;  /* the continuation pointer */
     uint32_t beam_saved_x;    /* x registers saved on top of the stack */
     bool beam_resume_timeout; /* it waits in a receive with a timeout: resume decides timeout or rescan */
+    /* While a builtin called through an export runs: the calling instruction
+     * and the continuation, for process_info(self(), current_stacktrace). */
+    const uint64_t *beam_bif_pc, *beam_bif_cp;
     struct {                  /* a builtin call that blocked, to repeat (interp.c) */
         const void *target;   /* its export */
         const uint64_t *site; /* the calling instruction */
