@@ -65,6 +65,7 @@ static void write_profile(const struct clause_options *options, struct sched *s,
     p.policy = options->policy->name;
     p.send_mode = options->blocking_sends ? "blocking" : "arrivals";
     p.timer_mode = options->worker_timers ? "workers" : "thread";
+    p.locks = lock_kind_name(options->locks);
     p.binding = strbuf_cstr(&binding_text);
     p.otp_options = strbuf_cstr(&flags);
     p.program = program;
@@ -208,6 +209,11 @@ int CLAUSE_main_v1(int argc, char **argv)
         return EXIT_USAGE;
     }
 #endif
+    if (options.list_locks) {
+        for (unsigned k = 0; k < LOCK_KIND_COUNT; k++)
+            printf("%-12s %s\n", lock_kind_name((enum lock_kind)k), lock_kind_summary((enum lock_kind)k));
+        return 0;
+    }
     if (options.list_policies) {
         for (const struct policy_ops *const *p = policy_all(); *p; p++)
             printf("%-12s %s\n", (*p)->name, (*p)->summary);
@@ -238,7 +244,8 @@ int CLAUSE_main_v1(int argc, char **argv)
                                   cpu_binding_is_bound(binding) ? binding : NULL,
                                   options.max_heap_words,
                                   options.blocking_sends ? SEND_MODE_BLOCKING : SEND_MODE_ARRIVALS,
-                                  options.worker_timers ? TIMER_WORKERS : TIMER_THREAD};
+                                  options.worker_timers ? TIMER_WORKERS : TIMER_THREAD,
+                                  options.locks};
     const char *why = NULL;
     struct sched *s = sched_create(&config, &why);
     if (!s) {

@@ -27,6 +27,8 @@ const char *options_usage(void)
            "                         (the earlier revision: the sender waits for the receiver's slice to end)\n"
            "  --timers MODE          thread (default: a timer thread fires receive timeouts) or workers\n"
            "                         (the earlier revision: workers check the timers before each slice)\n"
+           "  --locks KIND           how the executor mutex and the run-queue lock are built: pthread\n"
+           "                         (default), adaptive, ticket, mcs or cas (--locks help lists them)\n"
            "  --profile              print the scheduling report to stderr at exit\n"
            "  --profile=FILE.json    write it as JSON to FILE.json (both forms may be given)\n"
            "  --profile-events=EV,.. PAPI events counted per worker thread (preset or native names;\n"
@@ -188,6 +190,20 @@ bool options_parse(int argc, char **argv, struct clause_options *out, char *erro
         } else if (strcmp(arg, "--timers") == 0) {
             if (!parse_choice(arg, value, "thread", "workers", &out->worker_timers, error, error_len))
                 return false;
+            i++;
+        } else if (strcmp(arg, "--locks") == 0) {
+            if (!value) {
+                snprintf(error, error_len, "--locks needs a value (--locks help lists them)");
+                return false;
+            }
+            if (strcmp(value, "help") == 0) {
+                out->list_locks = true;
+                return true;
+            }
+            if (!lock_kind_find(value, &out->locks)) {
+                snprintf(error, error_len, "--locks: unknown lock kind '%s' (--locks help lists them)", value);
+                return false;
+            }
             i++;
         } else if (strcmp(arg, "--native") == 0) {
             if (!value) {

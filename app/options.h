@@ -12,6 +12,8 @@
 #ifndef CLAUSE_OPTIONS_H
 #define CLAUSE_OPTIONS_H
 
+#include "rt/executor.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -29,11 +31,13 @@ struct clause_options {
     size_t max_heap_words;           /* 0: no cap */
     bool blocking_sends;             /* --send-mode blocking */
     bool worker_timers;              /* --timers workers */
+    enum lock_kind locks;            /* --locks KIND: how the executor's two locks are built */
     bool profile;                    /* --profile: the report on stderr at exit */
     const char *profile_json;        /* --profile=FILE.json: the report as JSON in FILE */
     const char *profile_events;      /* --profile-events=EV,...: PAPI events (NULL: the defaults) */
     unsigned profile_sample;         /* --profile-sample=N: 1 in about N events timed (0: the default) */
     bool list_policies;              /* --policy help */
+    bool list_locks;                 /* --locks help */
     bool help;                       /* --help */
     bool version;                    /* --version */
     const char *native_workload;     /* --native NAME */

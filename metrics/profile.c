@@ -135,9 +135,9 @@ void profile_write_text(const struct profile *p, struct strbuf *out)
     const struct worker_metrics *t = &p->total;
     strbuf_printf(out, "clause profile: %s %s (exit status %d, %.3f ms)\n", p->version, p->program, p->exit_status,
                   p->wall_ms);
-    strbuf_printf(out, "configuration: policy %s, %s sends, timers in %s, %u workers; as erl flags %s\n", p->policy,
-                  p->send_mode, strcmp(p->timer_mode, "thread") == 0 ? "a thread" : "the workers", p->workers,
-                  p->otp_options);
+    strbuf_printf(out, "configuration: policy %s, %s sends, timers in %s, %s locks, %u workers; as erl flags %s\n",
+                  p->policy, p->send_mode, strcmp(p->timer_mode, "thread") == 0 ? "a thread" : "the workers",
+                  p->locks ? p->locks : "pthread", p->workers, p->otp_options);
     strbuf_printf(out, "machine: %s\n", p->binding);
 
     strbuf_puts(out, "workers (times in ms; between = awake without a process: settling, picking, searching):\n");
@@ -354,6 +354,7 @@ void profile_write_json(const struct profile *p, struct strbuf *out)
         kv_string(out, &c, "policy", p->policy);
         kv_string(out, &c, "send_mode", p->send_mode);
         kv_string(out, &c, "timer_mode", p->timer_mode);
+        kv_string(out, &c, "locks", p->locks ? p->locks : "pthread");
         kv_u64(out, &c, "workers", p->workers);
         kv_string(out, &c, "binding", p->binding);
         kv_string(out, &c, "otp_options", p->otp_options);

@@ -35,6 +35,7 @@ struct profile {
     const char *policy;
     const char *send_mode;   /* arrivals | blocking */
     const char *timer_mode;  /* thread | workers */
+    const char *locks;       /* the executor's lock kind: pthread | adaptive | ticket | mcs | cas */
     const char *binding;     /* the machine and how workers are bound (cpu_binding_describe) */
     const char *otp_options; /* the same settings as erl flags */
     const char *program;     /* the .beam file or native workload */

@@ -97,7 +97,7 @@ def load(results_dir):
     return paths, rows, metas
 
 
-SERIES_FIELDS = ("runtime", "policy", "send_mode", "timers", "binding")
+SERIES_FIELDS = ("runtime", "policy", "send_mode", "timers", "binding", "locks")
 
 
 def gnuplot(script, plots_dir):
@@ -155,19 +155,20 @@ def build(results_dir, out_dir, metric):
             workloads.append(r["workload_id"])
     params = {r["workload_id"]: f"{r['workload']} {r['params']}" for r in rows}
     # A series is one runtime configuration: (runtime, policy, send mode,
-    # timers, binding); its name shows the settings that vary in the grid.
+    # timers, binding, lock kind); its name shows the settings that vary in the grid.
     series = []
     for r in rows:
-        s = tuple(r[f] for f in SERIES_FIELDS)
+        s = tuple(r.get(f) or "" for f in SERIES_FIELDS)
         if s not in series:
             series.append(s)
     series.sort(key=lambda s: (s[0] == "otp",) + s[1:])
-    varying = [i for i in (2, 3, 4) if len({s[i] for s in series if s[0] == "clause" or i == 4}) > 1]
+    varying = [i for i in (2, 3, 5, 4) if len({s[i] for s in series if s[0] == "clause" or i == 4}) > 1]
 
     def short(s):
         """The series' name without its runtime: the policy and the varying settings."""
         parts = [] if s[0] == "otp" else [s[1]]
-        parts += [("bound " + s[4] if s[4] != "none" else "unbound") if i == 4 else s[i]
+        parts += [("bound " + s[4] if s[4] != "none" else "unbound") if i == 4
+                  else (s[i] + " locks" if i == 5 else s[i])
                   for i in varying if s[i] or i == 4]
         return " ".join(parts)
 
@@ -176,7 +177,7 @@ def build(results_dir, out_dir, metric):
 
     def otp_key(w, s, n):
         """The OTP point a clause series at n workers compares with: same binding."""
-        return (w, "otp", "otp", "", "", s[4], n)
+        return (w, "otp", "otp", "", "", s[4], "", n)
     workers = sorted({int(r["workers"]) for r in rows})
     max_workers = max(workers)
     max_w = f"{max_workers} worker{'s' if max_workers > 1 else ''}"
@@ -184,7 +185,7 @@ def build(results_dir, out_dir, metric):
 
     groups = {}
     for r in ok:
-        key = (r["workload_id"],) + tuple(r[f] for f in SERIES_FIELDS) + (int(r["workers"]),)
+        key = (r["workload_id"],) + tuple(r.get(f) or "" for f in SERIES_FIELDS) + (int(r["workers"]),)
         groups.setdefault(key, []).append(r)
 
     def values(key, column):
@@ -225,6 +226,8 @@ def build(results_dir, out_dir, metric):
     if exp:
         md.append(f"| send mode, timers, binding | {', '.join(exp.get('send_modes', []))}; "
                   f"{', '.join(exp.get('timers', []))}; {', '.join(exp.get('binding', []))} |")
+        if exp.get("locks"):
+            md.append(f"| lock kinds | {', '.join(exp['locks'])} |")
         md.append(f"| repetitions | {exp.get('repetitions')} per configuration, interleaved (each repetition "
                   f"runs every configuration once, in a shuffled order) |")
         md.append(f"| clause `--profile` | {'on (its counters are in the CSV; its clock reads are in the times)' if exp.get('profile') else 'off'} |")

@@ -9,7 +9,7 @@ An experiment file (TOML, see experiments/default.toml) names the workloads of
 experiments/workloads/ with their arguments, and the configurations to run them
 under: policies ("all" = every policy `clause --policy help` lists), worker
 counts ("all" = one per CPU available to this process), send modes, timer modes,
-CPU binding, repetitions, and whether the same .beam also runs on OTP
+lock kinds (`--locks`), CPU binding, repetitions, and whether the same .beam also runs on OTP
 (`erl +S N`). `--quick` takes the file's [quick] table: fewer workloads, their
 `quick_args`, fewer repetitions.
 
@@ -174,6 +174,10 @@ def check_output(workload, args, stdout):
 
 # ---- the experiment file ------------------------------------------------------
 
+# The kinds `clause --locks help` lists (how the executor's two locks are built).
+LOCK_KINDS = ("pthread", "adaptive", "ticket", "mcs", "cas")
+
+
 def clause_policies(clause):
     """The policies `clause --policy help` lists (first word of each line)."""
     proc = subprocess.run([clause, "--policy", "help"], capture_output=True, text=True)
@@ -202,7 +206,7 @@ def _as_list(value, what):
 def load_experiment(path, quick=False, policies=None, cpus=None, workload_dir=None):
     """Read an experiment file into a plain dict with everything resolved:
     workloads (id, name, args), policies, workers (integers), send_modes,
-    timers, binding, repetitions, otp, profile, timeout_s, seed.
+    timers, locks, binding, repetitions, otp, profile, timeout_s, seed.
     `policies` is the list "all" stands for; `cpus` what "all" workers means."""
     try:
         with open(path, "rb") as f:
@@ -211,7 +215,7 @@ def load_experiment(path, quick=False, policies=None, cpus=None, workload_dir=No
         raise ExperimentError(f"{path}: {e.strerror}")
     except tomllib.TOMLDecodeError as e:
         raise ExperimentError(f"{path}: not valid TOML: {e}")
-    known = {"name", "description", "policies", "workers", "send_modes", "timers", "binding",
+    known = {"name", "description", "policies", "workers", "send_modes", "timers", "locks", "binding",
              "repetitions", "otp", "profile", "timeout_s", "seed", "quick", "workload"}
     unknown = set(spec) - known
     if unknown:
@@ -261,6 +265,11 @@ def load_experiment(path, quick=False, policies=None, cpus=None, workload_dir=No
     exp["send_modes"] = _as_list(spec.get("send_modes", ["arrivals"]), "send_modes")
     exp["timers"] = _as_list(spec.get("timers", ["thread"]), "timers")
     exp["binding"] = _as_list(spec.get("binding", ["none"]), "binding")
+    locks = _as_list(spec.get("locks", ["pthread"]), "locks")
+    exp["locks"] = list(LOCK_KINDS) if locks == ["all"] else locks
+    for k in exp["locks"]:
+        if k not in LOCK_KINDS:
+            raise ExperimentError(f"{path}: locks must be among {', '.join(LOCK_KINDS)} or \"all\", got {k!r}")
     for m in exp["send_modes"]:
         if m not in ("arrivals", "blocking"):
             raise ExperimentError(f"{path}: send mode must be arrivals or blocking, got {m!r}")
@@ -318,13 +327,15 @@ def configurations(exp):
                 for policy in exp["policies"]:
                     for send in exp["send_modes"]:
                         for timers in exp["timers"]:
-                            points.append({"workload_id": w["id"], "workload": w["name"], "args": w["args"],
-                                           "runtime": "clause", "policy": policy, "workers": workers,
-                                           "send_mode": send, "timers": timers, "binding": binding})
+                            for locks in exp.get("locks", ["pthread"]):
+                                points.append({"workload_id": w["id"], "workload": w["name"], "args": w["args"],
+                                               "runtime": "clause", "policy": policy, "workers": workers,
+                                               "send_mode": send, "timers": timers, "locks": locks,
+                                               "binding": binding})
                 if exp["otp"]:
                     points.append({"workload_id": w["id"], "workload": w["name"], "args": w["args"],
                                    "runtime": "otp", "policy": "otp", "workers": workers,
-                                   "send_mode": "", "timers": "", "binding": binding})
+                                   "send_mode": "", "timers": "", "locks": "", "binding": binding})
     return points
 
 
@@ -364,7 +375,7 @@ def shard_runs(runs, shard):
 
 COLUMNS = [
     "run_index", "experiment", "workload_id", "workload", "params", "runtime", "policy", "workers",
-    "cpus_available", "send_mode", "timers", "binding", "repetition", "status", "exit_status", "result",
+    "cpus_available", "send_mode", "timers", "locks", "binding", "repetition", "status", "exit_status", "result",
     "time_ms", "wall_ms", "cpu_ms", "user_ms", "sys_ms", "max_rss_kb",
     "slices", "reductions", "steals", "steal_attempts", "migrations", "wakeups", "sleeps", "balance_taken",
     "spawned", "sends", "receives", "timer_fires", "jain_workers",
@@ -410,7 +421,8 @@ def command_for(run, clause, beam_dir, profile_path):
     beam = os.path.join(beam_dir, run["workload"] + ".beam")
     if run["runtime"] == "clause":
         cmd = [clause, "--schedulers", str(run["workers"]), "--policy", run["policy"],
-               "--send-mode", run["send_mode"], "--timers", run["timers"]]
+               "--send-mode", run["send_mode"], "--timers", run["timers"],
+               "--locks", run.get("locks", "pthread")]
         if run["binding"] != "none":
             cmd += ["--scheduler-cpus", run["binding"]]
         if profile_path:
@@ -474,6 +486,7 @@ def run_one(run, exp, clause, beam_dir, work_dir, failed_dir):
         "params": " ".join(f"{n}={a}" for n, a in zip(EXPECTED[run["workload"]][0], run["args"])),
         "runtime": run["runtime"], "policy": run["policy"], "workers": run["workers"],
         "cpus_available": exp["cpus"], "send_mode": run["send_mode"], "timers": run["timers"],
+        "locks": run.get("locks", ""),
         "binding": run["binding"], "repetition": run["repetition"], "status": status,
         "exit_status": "" if code is None else code, "result": result, "time_ms": time_ms,
         "wall_ms": f"{wall * 1000:.3f}",
@@ -542,7 +555,8 @@ def write_csv(path, rows):
 def read_csv(paths):
     """Rows of one or more results CSVs, or of their concatenation: a line
     repeating the header (the next shard's) is skipped. Every file must have
-    the same header."""
+    the same header. Files written before the lock kind was a column read
+    as if clause's rows said the default kind (the only one then)."""
     rows = []
     for path in paths:
         with open(path, newline="") as f:
@@ -550,7 +564,8 @@ def read_csv(paths):
             header = next(reader, None)
             if header is None:
                 continue
-            if header != COLUMNS:
+            before_locks = header == [c for c in COLUMNS if c != "locks"]
+            if header != COLUMNS and not before_locks:
                 raise ExperimentError(f"{path}: not a results file of this runner (header differs)")
             for record in reader:
                 if record == header:
@@ -558,7 +573,10 @@ def read_csv(paths):
                 if len(record) != len(header):
                     raise ExperimentError(f"{path}: line {reader.line_num} has {len(record)} fields, "
                                           f"expected {len(header)}")
-                rows.append(dict(zip(header, record)))
+                row = dict(zip(header, record))
+                if before_locks:
+                    row["locks"] = "pthread" if row["runtime"] == "clause" else ""
+                rows.append(row)
     return rows
 
 

@@ -119,16 +119,16 @@ void aliases_destroy(struct sched *s)
 
 bool aliases_add(struct process *self, term ref, enum alias_mode mode)
 {
-    pthread_mutex_lock(&self->sched->exec_lock);
+    rt_lock(&self->sched->exec_lock);
     bool made = aliases_add_locked(self->sched, self, ref, mode);
-    pthread_mutex_unlock(&self->sched->exec_lock);
+    rt_unlock(&self->sched->exec_lock);
     return made;
 }
 
 bool aliases_remove(struct process *self, term ref)
 {
-    pthread_mutex_lock(&self->sched->exec_lock);
+    rt_lock(&self->sched->exec_lock);
     bool was_active = aliases_remove_locked(self->sched, self, ref);
-    pthread_mutex_unlock(&self->sched->exec_lock);
+    rt_unlock(&self->sched->exec_lock);
     return was_active;
 }

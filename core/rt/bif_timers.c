@@ -130,9 +130,9 @@ void bif_timer_fire_locked(struct sched *s, struct timer_node *node)
     if (!message_buffer_deliver_locked(s, target, message)) {
         fprintf(stderr, "clause: runtime failure in <0.%llu.0>: its heap refused a timer's message\n",
                 (unsigned long long)pid_number(target->pid));
-        pthread_mutex_lock(&s->rq_lock);
+        rt_lock(&s->rq_lock);
         sched_stop_locked(s, EXIT_RUNTIME_FAILURE);
-        pthread_mutex_unlock(&s->rq_lock);
+        rt_unlock(&s->rq_lock);
     }
 }
 
@@ -227,7 +227,7 @@ static term start(struct process *self, term time, term dest, term msg, term opt
     if (tick < now_tick)
         tick = now_tick;
 
-    pthread_mutex_lock(&s->exec_lock);
+    rt_lock(&s->exec_lock);
     bool ok = table_insert(s, t);
     if (ok && is_pid(dest)) {
         struct process *p = proc_table_lookup(&s->table, pid_number(dest));
@@ -244,7 +244,7 @@ static term start(struct process *self, term time, term dest, term msg, term opt
     else if (ok) {
         discard(s, t); /* an ended pid: the timer is cancelled at once, as OTP does */
     }
-    pthread_mutex_unlock(&s->exec_lock);
+    rt_unlock(&s->exec_lock);
     if (!ok) {
         message_buffer_free(buffer);
         free(t);
@@ -276,7 +276,7 @@ static term cancel_or_read(struct process *self, term ref, term options, bool ca
     bool async = values[0], info = values[1];
 
     int64_t left = -1; /* -1: no such timer (false) */
-    pthread_mutex_lock(&s->exec_lock);
+    rt_lock(&s->exec_lock);
     struct bif_timer *t = ref_id_high(ref) == 0 ? table_find(s, ref_id_low(ref)) : NULL;
     if (t) {
         /* Whole milliseconds from now to the tick, rounded down: the
@@ -290,7 +290,7 @@ static term cancel_or_read(struct process *self, term ref, term options, bool ca
         if (cancel)
             discard(s, t);
     }
-    pthread_mutex_unlock(&s->exec_lock);
+    rt_unlock(&s->exec_lock);
 
     term result = left < 0 ? A(false) : make_small(left);
     if (!info)

@@ -431,7 +431,7 @@ enum ets_status ets_give_away(struct process *self, term tab, term to, term data
     enum ets_status st = ETS_OK;
     /* The executor mutex keeps the receiver from ending before it counts
      * the table as its own. */
-    pthread_mutex_lock(&s->exec_lock);
+    rt_lock(&s->exec_lock);
     pthread_rwlock_wrlock(&t->lock);
     struct process *q = is_pid(to) ? sched_live_locked(s, to) : NULL;
     if (t->dead)
@@ -450,7 +450,7 @@ enum ets_status ets_give_away(struct process *self, term tab, term to, term data
             st = ETS_NOMEM;
     }
     pthread_rwlock_unlock(&t->lock);
-    pthread_mutex_unlock(&s->exec_lock);
+    rt_unlock(&s->exec_lock);
     table_release(t);
     return st;
 }

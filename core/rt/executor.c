@@ -7,9 +7,10 @@
  * the next process; it marks that process running, leaves both locks, frees
  * the contexts of processes that ended (never under the mutex) and resumes
  * the process's body for one slice. A worker with nothing to run sleeps on
- * its condition variable under the run-queue lock, after checking the
- * queues under that same lock: every queueing takes it, so a wakeup cannot
- * fall between the check and the sleep.
+ * its own event (rt/lock.h: a futex word, whatever kind the locks are),
+ * after checking the queues and reading the event's count under the
+ * run-queue lock: every queueing takes that lock and signals the event, so
+ * a wakeup cannot fall between the check and the sleep.
  *
  * Reclamation: a worker stays inside its ck_epoch section while it runs,
  * and passes through a quiescent point at every slice boundary and before it
@@ -110,19 +111,19 @@ void sched_timer_counts(const struct sched *s, uint64_t *clock_readings, uint64_
 
 size_t sched_queue_length(struct sched *s, worker_id w)
 {
-    pthread_mutex_lock(&s->rq_lock);
+    rt_lock(&s->rq_lock);
     size_t n = s->policy->queue_length ? s->policy->queue_length(s, w) : 0;
-    pthread_mutex_unlock(&s->rq_lock);
+    rt_unlock(&s->rq_lock);
     return n;
 }
 
 void sched_test_set_sleeping(struct sched *s, worker_id w, bool sleeping)
 {
-    pthread_mutex_lock(&s->rq_lock);
+    rt_lock(&s->rq_lock);
     if (s->workers[w].sleeping != sleeping)
         s->sleeping_count += sleeping ? 1u : (unsigned)-1;
     s->workers[w].sleeping = sleeping;
-    pthread_mutex_unlock(&s->rq_lock);
+    rt_unlock(&s->rq_lock);
 }
 
 /* ---- native bodies ---- */
@@ -166,11 +167,13 @@ struct sched *sched_create(const struct sched_config *config, const char **error
         *error = "worker count out of range";
         return NULL;
     }
-    struct sched *s = calloc(1, sizeof *s);
+    /* Its locks are cache-line aligned (rt/lock.h), so it is too. */
+    struct sched *s = aligned_alloc(64, sizeof *s);
     if (!s) {
         *error = "out of memory";
         return NULL;
     }
+    memset(s, 0, sizeof *s);
     s->policy = policy;
     s->worker_count = config->workers;
     s->binding = config->binding;
@@ -197,12 +200,16 @@ struct sched *sched_create(const struct sched_config *config, const char **error
     memset(s->metrics, 0, sizeof(struct worker_metrics) * s->worker_count);
     if (s->policy_blocks)
         memset(s->policy_blocks, 0, s->policy_block_bytes * s->worker_count);
-    pthread_mutex_init(&s->exec_lock, NULL);
-    pthread_mutex_init(&s->rq_lock, NULL);
-    pthread_condattr_t monotonic;
-    pthread_condattr_init(&monotonic);
-    pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
-    pthread_cond_init(&s->timer_cond, &monotonic);
+    if (!rt_lock_init(&s->exec_lock, config->locks, RT_LOCK_SLOT_EXEC) ||
+        !rt_lock_init(&s->rq_lock, config->locks, RT_LOCK_SLOT_RUNQ)) {
+        free(s->policy_shared);
+        free(s->workers);
+        free(s->metrics);
+        free(s->policy_blocks);
+        free(s);
+        *error = "cannot create the executor's locks";
+        return NULL;
+    }
     s->start_ns = sched_clock_ns();
     timer_wheel_init(&s->wheel, 0);
     ck_epoch_init(&s->epoch);
@@ -210,10 +217,8 @@ struct sched *sched_create(const struct sched_config *config, const char **error
         struct worker *w = &s->workers[i];
         w->sched = s;
         w->id = (worker_id)i;
-        pthread_cond_init(&w->wake, &monotonic);
         ck_epoch_register(&s->epoch, &w->epoch_record, NULL);
     }
-    pthread_condattr_destroy(&monotonic);
     if (!proc_table_init(&s->table, &s->epoch, 1024) || !persistent_init(&s->persistent, &s->epoch) ||
         !(s->ets = ets_registry_new())) {
         *error = "out of memory";
@@ -240,7 +245,7 @@ static void wake_worker_locked(struct sched *s, worker_id waker, worker_id targe
         return;
     w->sleeping = false;
     s->sleeping_count--;
-    pthread_cond_signal(&w->wake);
+    rt_event_signal(&w->wake);
     if (waker != NOT_A_WORKER)
         s->metrics[waker].wakeups_sent++;
 }
@@ -256,7 +261,7 @@ void sched_stop_locked(struct sched *s, int status)
         if (w->sleeping) {
             w->sleeping = false;
             s->sleeping_count--;
-            pthread_cond_signal(&w->wake);
+            rt_event_signal(&w->wake);
         }
     }
 }
@@ -264,9 +269,9 @@ void sched_stop_locked(struct sched *s, int status)
 void sched_wake_waiting_locked(struct sched *s, worker_id waker, struct process *p, enum enqueue_reason why)
 {
     timer_wheel_cancel(&s->wheel, &p->timer); /* the wake came first */
-    pthread_mutex_lock(&s->rq_lock);
+    rt_lock(&s->rq_lock);
     sched_enqueue_locked(s, waker, p, why);
-    pthread_mutex_unlock(&s->rq_lock);
+    rt_unlock(&s->rq_lock);
 }
 
 void sched_enqueue_locked(struct sched *s, worker_id self, struct process *p, enum enqueue_reason why)
@@ -322,9 +327,9 @@ void sched_release_hold_locked(struct process *self)
         return;
     struct sched *s = self->sched;
     if (proc_state(target) == PROC_HELD) {
-        pthread_mutex_lock(&s->rq_lock);
+        rt_lock(&s->rq_lock);
         sched_enqueue_locked(s, self->last_worker, target, ENQUEUE_WAKE_BY_PROCESS);
-        pthread_mutex_unlock(&s->rq_lock);
+        rt_unlock(&s->rq_lock);
     } else if (target->release_when_unheld) {
         /* It ended while held: the last holder, on its own worker, frees it. */
         struct process **at = &s->ended_held;
@@ -354,9 +359,9 @@ static void unblock_senders_locked(struct sched *s, struct worker *w, struct pro
         if (ending)
             p->holds--; /* the hold it took when it blocked */
         if (proc_state(sender) == PROC_BLOCKED) {
-            pthread_mutex_lock(&s->rq_lock);
+            rt_lock(&s->rq_lock);
             sched_enqueue_locked(s, w->id, sender, ENQUEUE_UNBLOCKED);
-            pthread_mutex_unlock(&s->rq_lock);
+            rt_unlock(&s->rq_lock);
         }
         sender = next;
     }
@@ -430,12 +435,12 @@ term sched_start_process_tied(struct sched *s, struct process *parent, struct pr
      * find it: under the executor mutex, which every exit signal and
      * process end takes. */
     if (tied) {
-        pthread_mutex_lock(&s->exec_lock);
+        rt_lock(&s->exec_lock);
         if ((ties->link && !signals_link_locked(parent, p)) ||
             (ties->monitor &&
              !signals_monitor_locked(parent, p, ties->monitor_ref, THE_NON_VALUE, ties->tag, ties->alias))) {
             signals_forget(p);
-            pthread_mutex_unlock(&s->exec_lock);
+            rt_unlock(&s->exec_lock);
             sched_discard_process(p);
             return THE_NON_VALUE;
         }
@@ -446,17 +451,17 @@ term sched_start_process_tied(struct sched *s, struct process *parent, struct pr
     if (!proc_table_insert(&s->table, number, p, parent ? &s->workers[home].epoch_record : NULL)) {
         if (tied) {
             signals_forget(p);
-            pthread_mutex_unlock(&s->exec_lock);
+            rt_unlock(&s->exec_lock);
         }
         sched_discard_process(p);
         return THE_NON_VALUE;
     }
     term pid = p->pid; /* p may run and end as soon as it is queued */
-    pthread_mutex_lock(&s->rq_lock);
+    rt_lock(&s->rq_lock);
     sched_enqueue_locked(s, parent ? home : NOT_A_WORKER, p, ENQUEUE_SPAWN);
-    pthread_mutex_unlock(&s->rq_lock);
+    rt_unlock(&s->rq_lock);
     if (tied)
-        pthread_mutex_unlock(&s->exec_lock);
+        rt_unlock(&s->exec_lock);
     if (parent)
         s->metrics[home].spawned++;
     return pid;
@@ -490,10 +495,10 @@ term sched_start_host_process(struct sched *s, struct process *p)
 
 bool sched_stopped(struct sched *s, int *status, const char **failure)
 {
-    pthread_mutex_lock(&s->rq_lock);
+    rt_lock(&s->rq_lock);
     bool stopped = s->stopping;
     *status = s->exit_status;
-    pthread_mutex_unlock(&s->rq_lock);
+    rt_unlock(&s->rq_lock);
     *failure = s->host_failure[0] ? s->host_failure : NULL;
     return stopped;
 }
@@ -515,7 +520,7 @@ bool sched_is_alive(struct process *self, term pid)
 bool sched_wake(struct process *self, term pid)
 {
     struct sched *s = self->sched;
-    pthread_mutex_lock(&s->exec_lock);
+    rt_lock(&s->exec_lock);
     struct process *p = proc_table_lookup(&s->table, pid_number(pid));
     bool found = p != NULL;
     if (p) {
@@ -525,18 +530,18 @@ bool sched_wake(struct process *self, term pid)
             p->wake_pending = true; /* running or queued: its next wait returns at once */
         }
     }
-    pthread_mutex_unlock(&s->exec_lock);
+    rt_unlock(&s->exec_lock);
     return found;
 }
 
 void sched_halt(struct process *self, int status)
 {
     struct sched *s = self->sched;
-    pthread_mutex_lock(&s->exec_lock);
-    pthread_mutex_lock(&s->rq_lock);
+    rt_lock(&s->exec_lock);
+    rt_lock(&s->rq_lock);
     sched_stop_locked(s, status);
-    pthread_mutex_unlock(&s->rq_lock);
-    pthread_mutex_unlock(&s->exec_lock);
+    rt_unlock(&s->rq_lock);
+    rt_unlock(&s->exec_lock);
 }
 
 /* ---- receive timeouts and the timer thread ---- */
@@ -581,15 +586,15 @@ void sched_arm_timer_locked(struct sched *s, struct timer_node *node, uint64_t t
     if (tick >= next)
         return;
     if (s->timer_mode == TIMER_THREAD) {
-        pthread_cond_signal(&s->timer_cond);
+        rt_event_signal(&s->timer_event);
         return;
     }
     /* Workers keep the timers: every idle worker wakes to sleep again until
      * the new earliest deadline. */
-    pthread_mutex_lock(&s->rq_lock);
+    rt_lock(&s->rq_lock);
     for (unsigned i = 0; i < s->worker_count; i++)
         wake_worker_locked(s, NOT_A_WORKER, (worker_id)i);
-    pthread_mutex_unlock(&s->rq_lock);
+    rt_unlock(&s->rq_lock);
 }
 
 /* A finite timeout starts when its receive first waits and is not
@@ -618,9 +623,9 @@ static void fire_timeout_locked(struct timer_node *node, void *ctx)
         return;
     p->timed_out = true;
     s->timers_fired++;
-    pthread_mutex_lock(&s->rq_lock);
+    rt_lock(&s->rq_lock);
     sched_enqueue_locked(s, NOT_A_WORKER, p, ENQUEUE_WAKE_BY_RUNTIME);
-    pthread_mutex_unlock(&s->rq_lock);
+    rt_unlock(&s->rq_lock);
 }
 
 /* Fires every timeout whose tick has come (executor mutex held). */
@@ -641,17 +646,15 @@ static void *timer_thread(void *arg)
     struct sched *s = arg;
     if (s->binding)
         cpu_binding_unbind_current_thread(s->binding);
-    pthread_mutex_lock(&s->exec_lock);
+    rt_lock(&s->exec_lock);
     while (!s->timer_stop) {
         uint64_t next = timer_wheel_next_wake(&s->wheel);
-        bool deadline = false;
-        if (next == UINT64_MAX) {
-            pthread_cond_wait(&s->timer_cond, &s->exec_lock);
-        } else {
-            uint64_t at = s->start_ns + timer_tick_start_ns(next);
-            struct timespec ts = {(time_t)(at / 1000000000u), (long)(at % 1000000000u)};
-            deadline = pthread_cond_timedwait(&s->timer_cond, &s->exec_lock, &ts) != 0;
-        }
+        /* The count is read under the mutex, where arming signals it. */
+        uint32_t seen = rt_event_prepare(&s->timer_event);
+        rt_unlock(&s->exec_lock);
+        bool deadline = !rt_event_wait(&s->timer_event, seen,
+                                       next == UINT64_MAX ? UINT64_MAX : s->start_ns + timer_tick_start_ns(next));
+        rt_lock(&s->exec_lock);
         if (s->timer_stop)
             break;
         if (PROFILING(s->profile)) {
@@ -660,15 +663,15 @@ static void *timer_thread(void *arg)
         }
         fire_due_timeouts_locked(s);
     }
-    pthread_mutex_unlock(&s->exec_lock);
+    rt_unlock(&s->exec_lock);
     return NULL;
 }
 
 void sched_runtime_failure(struct process *self, const char *why)
 {
-    pthread_mutex_lock(&self->sched->exec_lock);
+    rt_lock(&self->sched->exec_lock);
     sched_runtime_failure_locked(self->sched, self->pid, why);
-    pthread_mutex_unlock(&self->sched->exec_lock);
+    rt_unlock(&self->sched->exec_lock);
 }
 
 void sched_runtime_failure_locked(struct sched *s, term pid, const char *why)
@@ -679,9 +682,9 @@ void sched_runtime_failure_locked(struct sched *s, term pid, const char *why)
         fflush(stdout);
         fprintf(stderr, "clause: runtime failure in <0.%llu.0>: %s\n", (unsigned long long)pid_number(pid), why);
     }
-    pthread_mutex_lock(&s->rq_lock);
+    rt_lock(&s->rq_lock);
     sched_stop_locked(s, EXIT_RUNTIME_FAILURE);
-    pthread_mutex_unlock(&s->rq_lock);
+    rt_unlock(&s->rq_lock);
 }
 
 /* ---- the worker loop ---- */
@@ -763,7 +766,7 @@ static void settle_locked(struct sched *s, struct worker *w, struct process *p, 
     switch (why) {
     case BODY_EXIT:
         signals_finish_locked(s, w, p);
-        pthread_mutex_lock(&s->rq_lock);
+        rt_lock(&s->rq_lock);
         return;
     case BODY_WAIT: {
         int64_t timeout = p->wait_timeout_ms;
@@ -778,29 +781,29 @@ static void settle_locked(struct sched *s, struct worker *w, struct process *p, 
         if (woken || timeout == 0) {
             p->timed_out = !woken;
             p->wake_pending = false;
-            pthread_mutex_lock(&s->rq_lock);
+            rt_lock(&s->rq_lock);
             sched_enqueue_locked(s, w->id, p, ENQUEUE_YIELD);
             return;
         }
         atomic_store_explicit(&p->state, PROC_WAITING, memory_order_release);
         if (timeout > 0)
             arm_receive_timeout_locked(s, p, (uint64_t)timeout);
-        pthread_mutex_lock(&s->rq_lock);
+        rt_lock(&s->rq_lock);
         return;
     }
     case BODY_BLOCKED:
         if (p->blocked_on) {
             /* Its target still runs: wait in no queue for that slice's end. */
             atomic_store_explicit(&p->state, PROC_BLOCKED, memory_order_release);
-            pthread_mutex_lock(&s->rq_lock);
+            rt_lock(&s->rq_lock);
             return;
         }
         /* The target's slice ended during ours: repeat at once. */
-        pthread_mutex_lock(&s->rq_lock);
+        rt_lock(&s->rq_lock);
         sched_enqueue_locked(s, w->id, p, ENQUEUE_UNBLOCKED);
         return;
     case BODY_YIELD:
-        pthread_mutex_lock(&s->rq_lock);
+        rt_lock(&s->rq_lock);
         sched_enqueue_locked(s, w->id, p, ENQUEUE_YIELD);
         return;
     }
@@ -830,13 +833,13 @@ static void worker_loop(struct worker *w)
         sched_profile_worker_begin(s, w->id);
     ck_epoch_begin(&w->epoch_record, NULL);
     for (;;) {
-        pthread_mutex_lock(&s->exec_lock);
+        rt_lock(&s->exec_lock);
         if (s->timer_mode == TIMER_WORKERS && timer_wheel_armed_count(&s->wheel))
             fire_due_timeouts_locked(s); /* before each slice */
         if (current)
             settle_locked(s, w, current, why);
         else
-            pthread_mutex_lock(&s->rq_lock);
+            rt_lock(&s->rq_lock);
         if (current && s->policy->slice_done)
             s->policy->slice_done(s, w->id);
         current = NULL;
@@ -845,22 +848,25 @@ static void worker_loop(struct worker *w)
             /* Nothing to run: sleep without the executor mutex, and outside
              * the epoch section so reclamation does not wait for us. */
             uint64_t deadline_tick = s->timer_mode == TIMER_WORKERS ? timer_wheel_next_wake(&s->wheel) : UINT64_MAX;
-            pthread_mutex_unlock(&s->exec_lock);
+            rt_unlock(&s->exec_lock);
             ck_epoch_end(&w->epoch_record, NULL);
             w->sleeping = true;
             s->sleeping_count++;
             m->sleeps++;
             uint64_t slept = sched_clock_ns();
             bool deadline = false;
+            /* Workers keep the timers: sleep until the earliest one. */
+            uint64_t until =
+                deadline_tick == UINT64_MAX ? UINT64_MAX : s->start_ns + timer_tick_start_ns(deadline_tick);
             while (w->sleeping) {
-                if (deadline_tick == UINT64_MAX) {
-                    pthread_cond_wait(&w->wake, &s->rq_lock);
-                    continue;
-                }
-                /* Workers keep the timers: sleep until the earliest one. */
-                uint64_t at = s->start_ns + timer_tick_start_ns(deadline_tick);
-                struct timespec ts = {(time_t)(at / 1000000000u), (long)(at % 1000000000u)};
-                if (pthread_cond_timedwait(&w->wake, &s->rq_lock, &ts) != 0 && w->sleeping) {
+                /* Read under the run-queue lock, where wakers clear
+                 * sleeping and signal: a wakeup after the unlock changes
+                 * the count, and the wait returns at once. */
+                uint32_t seen = rt_event_prepare(&w->wake);
+                rt_unlock(&s->rq_lock);
+                bool timed_out = !rt_event_wait(&w->wake, seen, until);
+                rt_lock(&s->rq_lock);
+                if (timed_out && w->sleeping) {
                     w->sleeping = false;
                     s->sleeping_count--;
                     deadline = true;
@@ -868,16 +874,16 @@ static void worker_loop(struct worker *w)
             }
             m->idle_ns += sched_clock_ns() - slept;
             METRIC(m->wakeups_received += !deadline && !s->stopping);
-            pthread_mutex_unlock(&s->rq_lock);
+            rt_unlock(&s->rq_lock);
             ck_epoch_begin(&w->epoch_record, NULL);
-            pthread_mutex_lock(&s->exec_lock);
+            rt_lock(&s->exec_lock);
             if (s->timer_mode == TIMER_WORKERS && timer_wheel_armed_count(&s->wheel))
                 fire_due_timeouts_locked(s);
-            pthread_mutex_lock(&s->rq_lock);
+            rt_lock(&s->rq_lock);
         }
         if (s->stopping) {
-            pthread_mutex_unlock(&s->rq_lock);
-            pthread_mutex_unlock(&s->exec_lock);
+            rt_unlock(&s->rq_lock);
+            rt_unlock(&s->exec_lock);
             break;
         }
         atomic_store_explicit(&next->state, PROC_RUNNING, memory_order_release);
@@ -904,8 +910,8 @@ static void worker_loop(struct worker *w)
                 m->queue_len_max = queued;
         }
         next->last_worker = w->id;
-        pthread_mutex_unlock(&s->rq_lock);
-        pthread_mutex_unlock(&s->exec_lock);
+        rt_unlock(&s->rq_lock);
+        rt_unlock(&s->exec_lock);
         free_released(w);
         /* Quiescent point: nothing from before this boundary is held.
          * Polling (advancing the epoch, running callbacks) walks every
@@ -950,9 +956,9 @@ static void *worker_thread(void *arg)
 int sched_run(struct sched *s, term main_pid)
 {
     s->main_pid = main_pid;
-    pthread_mutex_lock(&s->exec_lock);
+    rt_lock(&s->exec_lock);
     bool main_alive = proc_table_lookup(&s->table, pid_number(main_pid)) != NULL;
-    pthread_mutex_unlock(&s->exec_lock);
+    rt_unlock(&s->exec_lock);
     if (!main_alive)
         return 1;
     /* The timer thread starts before worker 0 binds itself, so it does not
@@ -966,11 +972,11 @@ int sched_run(struct sched *s, term main_pid)
     for (unsigned i = 1; i < s->worker_count; i++) {
         if (pthread_create(&s->workers[i].thread, NULL, worker_thread, &s->workers[i]) != 0) {
             fprintf(stderr, "clause: cannot start worker %u\n", i);
-            pthread_mutex_lock(&s->exec_lock);
-            pthread_mutex_lock(&s->rq_lock);
+            rt_lock(&s->exec_lock);
+            rt_lock(&s->rq_lock);
             sched_stop_locked(s, EXIT_RUNTIME_FAILURE);
-            pthread_mutex_unlock(&s->rq_lock);
-            pthread_mutex_unlock(&s->exec_lock);
+            rt_unlock(&s->rq_lock);
+            rt_unlock(&s->exec_lock);
             break;
         }
         started++;
@@ -981,10 +987,10 @@ int sched_run(struct sched *s, term main_pid)
     for (unsigned i = 1; i < started; i++)
         pthread_join(s->workers[i].thread, NULL);
     if (s->timer_mode == TIMER_THREAD) {
-        pthread_mutex_lock(&s->exec_lock);
+        rt_lock(&s->exec_lock);
         s->timer_stop = true;
-        pthread_cond_signal(&s->timer_cond);
-        pthread_mutex_unlock(&s->exec_lock);
+        rt_event_signal(&s->timer_event);
+        rt_unlock(&s->exec_lock);
         pthread_join(s->timer_thread, NULL);
     }
     return s->exit_status;
@@ -1035,11 +1041,9 @@ void sched_destroy(struct sched *s)
     persistent_destroy(&s->persistent);
     for (unsigned i = 0; i < s->worker_count; i++) {
         ck_epoch_unregister(&s->workers[i].epoch_record);
-        pthread_cond_destroy(&s->workers[i].wake);
     }
-    pthread_mutex_destroy(&s->exec_lock);
-    pthread_mutex_destroy(&s->rq_lock);
-    pthread_cond_destroy(&s->timer_cond);
+    rt_lock_destroy(&s->exec_lock);
+    rt_lock_destroy(&s->rq_lock);
     free(s->workers);
     sched_profile_free(s);
     free(s->metrics);

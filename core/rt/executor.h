@@ -12,9 +12,13 @@
  *    builtins never take it themselves, they call the runtime (node.h,
  *    signals.h, ...), which does.
  *  - the run-queue lock guards the policy's queues and the workers' idle
- *    state; it is taken after the executor mutex when both are needed, and
- *    idle workers sleep on it (one condition variable per worker), so a
- *    worker that checked the queues under it cannot miss a wakeup.
+ *    state; it is taken after the executor mutex when both are needed. An
+ *    idle worker checks the queues and reads its wake event's count under
+ *    it, then sleeps on that event (a futex word, rt/lock.h); wakers signal
+ *    the event under the lock, so a worker cannot miss a wakeup.
+ *
+ * How both locks are built (glibc mutexes or Concurrency Kit spinlocks) is
+ * the configuration's lock kind; sleeping never depends on it.
  *
  * A spawn that neither links nor monitors takes neither the executor mutex
  * nor anything but the table's writer lock and the run-queue lock.
@@ -54,6 +58,25 @@ enum timer_mode {
                       the earliest timeout, and parking with a timeout wakes every idle worker */
 };
 
+/* How the executor mutex and the run-queue lock are built (rt/lock.h);
+ * which locks exist is the seed's, how they are built is an experimental
+ * axis. Idle workers and the timer thread sleep on their own futex words
+ * whatever the kind, so no kind makes an idle worker spin. */
+enum lock_kind {
+    LOCK_PTHREAD,  /* glibc's default mutex (the glibc kinds come first: rt/lock.h tests kind <= LOCK_ADAPTIVE) */
+    LOCK_ADAPTIVE, /* glibc's PTHREAD_MUTEX_ADAPTIVE_NP: spins a little before sleeping */
+    LOCK_TICKET,   /* ck_spinlock_ticket: fair (FIFO), spins */
+    LOCK_MCS,      /* ck_spinlock_mcs: fair (FIFO), each waiter spins on its own node */
+    LOCK_CAS,      /* ck_spinlock_cas: unfair, spins */
+    LOCK_KIND_COUNT
+};
+
+/* The kind's name (as --locks takes it) and a one-line summary; the kind
+ * called name, false if none is. */
+const char *lock_kind_name(enum lock_kind kind);
+const char *lock_kind_summary(enum lock_kind kind);
+bool lock_kind_find(const char *name, enum lock_kind *kind);
+
 struct sched_config {
     unsigned workers;                  /* 1..SCHED_MAX_WORKERS */
     const struct policy_ops *policy;   /* NULL: the default policy */
@@ -61,6 +84,7 @@ struct sched_config {
     size_t max_heap_words;             /* per-process heap cap; 0 = none */
     enum send_mode send_mode;
     enum timer_mode timer_mode;
+    enum lock_kind locks; /* zero: LOCK_PTHREAD */
 };
 
 /* NULL when the host refuses memory or the policy refuses the config

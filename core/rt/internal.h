@@ -8,6 +8,7 @@
 
 #include "metrics/metrics.h"
 #include "rt/executor.h"
+#include "rt/lock.h"
 #include "rt/node.h"
 #include "rt/persistent.h"
 #include "rt/proc_table.h"
@@ -22,7 +23,7 @@ struct worker {
     struct sched *sched;
     worker_id id;
     pthread_t thread;
-    pthread_cond_t wake;
+    struct rt_event wake;     /* what it sleeps on when idle (lock.h) */
     bool sleeping;            /* run-queue lock */
     struct process *released; /* ended processes to free after the mutex; this worker only */
     struct process *spares;   /* freed contexts kept for this worker's next spawns; this worker only */
@@ -50,10 +51,10 @@ struct sched {
     char *policy_blocks;
     size_t policy_block_bytes;
     void *policy_shared;
-    unsigned sleeping_count; /* run-queue lock */
-    pthread_mutex_t exec_lock;
-    pthread_mutex_t rq_lock;
-    bool stopping; /* run-queue lock */
+    unsigned sleeping_count;  /* run-queue lock */
+    struct rt_lock exec_lock; /* the executor mutex */
+    struct rt_lock rq_lock;   /* the run-queue lock */
+    bool stopping;            /* run-queue lock */
     int exit_status;
     term main_pid;
     struct proc_table table;
@@ -63,12 +64,12 @@ struct sched {
     size_t max_heap_words;
 
     /* Receive timeouts: the wheel is shared under the executor mutex; one
-     * timer thread sleeps on timer_cond (with that mutex) until the next
-     * occupied slot. Ticks are milliseconds since start_ns. */
+     * timer thread sleeps on timer_event (signalled under that mutex) until
+     * the next occupied slot. Ticks are milliseconds since start_ns. */
     struct timer_wheel wheel;
     uint64_t start_ns;
     pthread_t timer_thread;
-    pthread_cond_t timer_cond;
+    struct rt_event timer_event;
     bool timer_stop;      /* executor mutex */
     uint64_t timer_wakes; /* clock readings of the timer thread */
     uint64_t timers_fired;

@@ -190,10 +190,10 @@ static void send_to_running(struct sched *s, struct process *self, struct proces
         return; /* it will take the arrival, or see it before parking */
     /* It stopped running around the push: if it parked without seeing the
      * arrival, wake it; the mutex orders this after its parking. */
-    pthread_mutex_lock(&s->exec_lock);
+    rt_lock(&s->exec_lock);
     if (proc_state(p) == PROC_WAITING && message_arrivals_pending(p))
         sched_wake_waiting_locked(s, self->last_worker, p, ENQUEUE_WAKE_BY_PROCESS);
-    pthread_mutex_unlock(&s->exec_lock);
+    rt_unlock(&s->exec_lock);
 }
 
 /* Copies msg (size words) into p, which is not running (executor mutex
@@ -264,7 +264,7 @@ static enum send_result send_to_alias(struct process *self, term alias, term msg
     }
     const char *failure = NULL;
     enum send_result result = SEND_OK;
-    pthread_mutex_lock(&s->exec_lock);
+    rt_lock(&s->exec_lock);
     struct process *owner = aliases_owner_locked(s, alias);
     if (owner && owner != self && s->send_mode == SEND_MODE_BLOCKING && proc_state(owner) == PROC_RUNNING) {
         sched_block_on_locked(self, owner);
@@ -279,7 +279,7 @@ static enum send_result send_to_alias(struct process *self, term alias, term msg
         }
         sched_release_hold_locked(self);
     }
-    pthread_mutex_unlock(&s->exec_lock);
+    rt_unlock(&s->exec_lock);
     if (failure) {
         sched_runtime_failure(self, failure);
         return SEND_FAILED;
@@ -311,7 +311,7 @@ enum send_result sched_send(struct process *self, term to, term msg)
         /* Its last send to this receiver found it not running: it is likely
          * not running now either, so skip the lock-free lookup and take the
          * executor mutex at once (the lookup there needs nothing more). */
-        pthread_mutex_lock(&s->exec_lock);
+        rt_lock(&s->exec_lock);
         s->lookups_skipped++;
         struct process *p = proc_table_lookup(&s->table, pid_number(to));
         if (p) {
@@ -321,7 +321,7 @@ enum send_result sched_send(struct process *self, term to, term msg)
         } else {
             METRIC(sender_metrics(self)->sends_dropped++);
         }
-        pthread_mutex_unlock(&s->exec_lock);
+        rt_unlock(&s->exec_lock);
         if (failure) {
             sched_runtime_failure(self, failure);
             return SEND_FAILED;
@@ -333,7 +333,7 @@ enum send_result sched_send(struct process *self, term to, term msg)
     struct process *p = proc_table_lookup(&s->table, pid_number(to));
     if (s->send_mode == SEND_MODE_BLOCKING) {
         enum send_result result = SEND_OK;
-        pthread_mutex_lock(&s->exec_lock);
+        rt_lock(&s->exec_lock);
         if (p && proc_state(p) == PROC_RUNNING) {
             sched_block_on_locked(self, p);
             METRIC(sender_metrics(self)->sends_blocked++);
@@ -345,7 +345,7 @@ enum send_result sched_send(struct process *self, term to, term msg)
                 METRIC(sender_metrics(self)->sends_dropped++);
             sched_release_hold_locked(self); /* the repeated send is done */
         }
-        pthread_mutex_unlock(&s->exec_lock);
+        rt_unlock(&s->exec_lock);
         if (p)
             sched_tsan_release(p);
         if (failure) {
@@ -358,11 +358,11 @@ enum send_result sched_send(struct process *self, term to, term msg)
         if (atomic_load_explicit(&p->state, memory_order_seq_cst) == PROC_RUNNING) {
             send_to_running(s, self, p, msg, size, sent_at, &failure);
         } else {
-            pthread_mutex_lock(&s->exec_lock);
+            rt_lock(&s->exec_lock);
             send_locked(s, self, p, msg, size, sent_at, &failure);
             if (proc_state(p) != PROC_RUNNING)
                 self->last_receiver_not_running = to;
-            pthread_mutex_unlock(&s->exec_lock);
+            rt_unlock(&s->exec_lock);
         }
         sched_tsan_release(p);
     } else {

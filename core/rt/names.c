@@ -34,7 +34,7 @@ bool names_register(struct process *self, term name, term pid)
         return false;
     struct sched *s = self->sched;
     bool done = false;
-    pthread_mutex_lock(&s->exec_lock);
+    rt_lock(&s->exec_lock);
     struct process *p = proc_table_lookup(&s->table, pid_number(pid));
     struct name_entry **at = find_locked(s, name);
     if (p && proc_state(p) != PROC_EXITED && is_non_value(p->registered_name) && !*at) {
@@ -46,7 +46,7 @@ bool names_register(struct process *self, term name, term pid)
             done = true;
         }
     }
-    pthread_mutex_unlock(&s->exec_lock);
+    rt_unlock(&s->exec_lock);
     return done;
 }
 
@@ -63,22 +63,22 @@ bool names_unregister(struct process *self, term name)
     if (!is_atom(name))
         return false;
     struct sched *s = self->sched;
-    pthread_mutex_lock(&s->exec_lock);
+    rt_lock(&s->exec_lock);
     struct name_entry **at = find_locked(s, name);
     bool found = *at != NULL;
     if (found)
         remove_locked(at);
-    pthread_mutex_unlock(&s->exec_lock);
+    rt_unlock(&s->exec_lock);
     return found;
 }
 
 term names_whereis(struct process *self, term name)
 {
     struct sched *s = self->sched;
-    pthread_mutex_lock(&s->exec_lock);
+    rt_lock(&s->exec_lock);
     struct process *p = names_lookup_locked(s, name);
     term pid = p ? p->pid : THE_NON_VALUE;
-    pthread_mutex_unlock(&s->exec_lock);
+    rt_unlock(&s->exec_lock);
     return pid;
 }
 
@@ -86,11 +86,11 @@ term names_registered(struct process *self)
 {
     struct sched *s = self->sched;
     term list = NIL;
-    pthread_mutex_lock(&s->exec_lock);
+    rt_lock(&s->exec_lock);
     for (size_t b = 0; b < NAME_BUCKETS && is_value(list); b++)
         for (struct name_entry *e = s->name_buckets[b]; e && is_value(list); e = e->next)
             list = heap_cons(&self->heap, e->name, list);
-    pthread_mutex_unlock(&s->exec_lock);
+    rt_unlock(&s->exec_lock);
     return list;
 }
 

@@ -16,25 +16,25 @@ size_t node_max_heap_words(const struct process *self) { return self->sched->max
 unsigned node_workers_awake(struct process *self)
 {
     struct sched *s = self->sched;
-    pthread_mutex_lock(&s->rq_lock);
+    rt_lock(&s->rq_lock);
     unsigned awake = s->worker_count - s->sleeping_count;
-    pthread_mutex_unlock(&s->rq_lock);
+    rt_unlock(&s->rq_lock);
     return awake;
 }
 
 size_t node_process_count(struct process *self)
 {
     struct sched *s = self->sched;
-    pthread_mutex_lock(&s->exec_lock);
+    rt_lock(&s->exec_lock);
     size_t n = proc_table_count(&s->table);
-    pthread_mutex_unlock(&s->exec_lock);
+    rt_unlock(&s->exec_lock);
     return n;
 }
 
 void node_run_queue_lengths(struct process *self, size_t *lengths, bool count_awake)
 {
     struct sched *s = self->sched;
-    pthread_mutex_lock(&s->rq_lock);
+    rt_lock(&s->rq_lock);
     for (unsigned w = 0; w < s->worker_count; w++) {
         size_t queued = 0;
         if (s->policy->queue_length && (!s->policy->shared_queue || w == 0))
@@ -43,7 +43,7 @@ void node_run_queue_lengths(struct process *self, size_t *lengths, bool count_aw
             queued++;
         lengths[w] = queued;
     }
-    pthread_mutex_unlock(&s->rq_lock);
+    rt_unlock(&s->rq_lock);
 }
 
 /* Workers store their counters atomically after each slice (executor.c). */
@@ -70,21 +70,21 @@ uint64_t node_uptime_ms(const struct process *self) { return (sched_clock_ns() -
 uint64_t node_since_last(struct process *self, enum node_since item, uint64_t total)
 {
     struct sched *s = self->sched;
-    pthread_mutex_lock(&s->exec_lock);
+    rt_lock(&s->exec_lock);
     uint64_t *seen = &s->since_last_seen[item];
     uint64_t since = total > *seen ? total - *seen : 0;
     if (total > *seen)
         *seen = total;
-    pthread_mutex_unlock(&s->exec_lock);
+    rt_unlock(&s->exec_lock);
     return since;
 }
 
 bool node_processes(struct process *self, struct proc_table_entry **live, size_t *n)
 {
     struct sched *s = self->sched;
-    pthread_mutex_lock(&s->exec_lock);
+    rt_lock(&s->exec_lock);
     bool listed = proc_table_snapshot(&s->table, live, n);
-    pthread_mutex_unlock(&s->exec_lock);
+    rt_unlock(&s->exec_lock);
     return listed;
 }
 
@@ -93,13 +93,13 @@ bool node_each_process(struct process *self, void (*visit)(const struct process 
     struct sched *s = self->sched;
     struct proc_table_entry *live = NULL;
     size_t n = 0;
-    pthread_mutex_lock(&s->exec_lock);
+    rt_lock(&s->exec_lock);
     bool listed = proc_table_snapshot(&s->table, &live, &n);
     for (size_t i = 0; listed && i < n; i++) {
         const struct process *q = live[i].proc;
         visit(q, q == self || proc_state(q) != PROC_RUNNING, arg);
     }
-    pthread_mutex_unlock(&s->exec_lock);
+    rt_unlock(&s->exec_lock);
     free(live);
     return listed;
 }
@@ -109,18 +109,18 @@ enum node_answer node_on_process(struct process *self, term pid,
                                  term *result)
 {
     struct sched *s = self->sched;
-    pthread_mutex_lock(&s->exec_lock);
+    rt_lock(&s->exec_lock);
     struct process *q = pid == self->pid ? self : proc_table_lookup(&s->table, pid_number(pid));
     if (q && q != self && proc_state(q) == PROC_RUNNING) {
         sched_block_on_locked(self, q);
-        pthread_mutex_unlock(&s->exec_lock);
+        rt_unlock(&s->exec_lock);
         return NODE_BLOCKED;
     }
     bool live = q && proc_state(q) != PROC_EXITED;
     if (live)
         *result = answer(self, q, arg);
     sched_release_hold_locked(self);
-    pthread_mutex_unlock(&s->exec_lock);
+    rt_unlock(&s->exec_lock);
     return live ? NODE_ANSWERED : NODE_NO_PROCESS;
 }
 

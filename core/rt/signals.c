@@ -275,9 +275,9 @@ static void detach_locked(struct sched *s, struct process *p)
 {
     switch (proc_state(p)) {
     case PROC_RUNNABLE:
-        pthread_mutex_lock(&s->rq_lock);
+        rt_lock(&s->rq_lock);
         s->policy->remove(s, p);
-        pthread_mutex_unlock(&s->rq_lock);
+        rt_unlock(&s->rq_lock);
         break;
     case PROC_WAITING:
         timer_wheel_cancel(&s->wheel, &p->timer);
@@ -475,9 +475,9 @@ static void finish_one_locked(struct sched *s, struct worker *w, struct process 
         int status = p->exit_reason == A(normal) ? 0 : p->crash_status ? p->crash_status : 1;
         if (p->ended_by_signal && p->exit_reason != A(normal))
             report_main_exit(p);
-        pthread_mutex_lock(&s->rq_lock);
+        rt_lock(&s->rq_lock);
         sched_stop_locked(s, status);
-        pthread_mutex_unlock(&s->rq_lock);
+        rt_unlock(&s->rq_lock);
     }
 }
 
@@ -617,36 +617,36 @@ term signals_monitored_by_list_locked(const struct process *p, heap_t *h)
 enum signal_outcome signals_link(struct process *self, term pid)
 {
     struct sched *s = self->sched;
-    pthread_mutex_lock(&s->exec_lock);
+    rt_lock(&s->exec_lock);
     struct process *p = sched_live_locked(s, pid);
     bool linked = p && signals_link_locked(self, p);
-    pthread_mutex_unlock(&s->exec_lock);
+    rt_unlock(&s->exec_lock);
     return !p ? SIGNAL_NO_PROCESS : linked ? SIGNAL_DONE : SIGNAL_REFUSED;
 }
 
 void signals_unlink(struct process *self, term other)
 {
-    pthread_mutex_lock(&self->sched->exec_lock);
+    rt_lock(&self->sched->exec_lock);
     signals_unlink_locked(self, other);
-    pthread_mutex_unlock(&self->sched->exec_lock);
+    rt_unlock(&self->sched->exec_lock);
 }
 
 enum signal_outcome signals_monitor(struct process *self, term pid, term name, term ref, term tag,
                                     enum monitor_alias alias)
 {
     struct sched *s = self->sched;
-    pthread_mutex_lock(&s->exec_lock);
+    rt_lock(&s->exec_lock);
     struct process *p = is_value(name) ? names_lookup_locked(s, name) : sched_live_locked(s, pid);
     bool made = p == self || (p && signals_monitor_locked(self, p, ref, name, tag, alias));
-    pthread_mutex_unlock(&s->exec_lock);
+    rt_unlock(&s->exec_lock);
     return !p ? SIGNAL_NO_PROCESS : made ? SIGNAL_DONE : SIGNAL_REFUSED;
 }
 
 bool signals_demonitor(struct process *self, term ref)
 {
-    pthread_mutex_lock(&self->sched->exec_lock);
+    rt_lock(&self->sched->exec_lock);
     bool active = signals_demonitor_locked(self, ref);
-    pthread_mutex_unlock(&self->sched->exec_lock);
+    rt_unlock(&self->sched->exec_lock);
     return active;
 }
 

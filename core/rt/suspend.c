@@ -40,10 +40,10 @@ bool suspend_add_locked(struct sched *s, struct process *suspender, struct proce
     }
     (*at)->count++;
     if (target->suspends++ == 0 && proc_state(target) == PROC_RUNNABLE) {
-        pthread_mutex_lock(&s->rq_lock);
+        rt_lock(&s->rq_lock);
         s->policy->remove(s, target);
         atomic_store_explicit(&target->state, PROC_SUSPENDED, memory_order_release);
-        pthread_mutex_unlock(&s->rq_lock);
+        rt_unlock(&s->rq_lock);
     }
     return true;
 }
@@ -55,9 +55,9 @@ static void release_one(struct sched *s, struct process *by, term target)
     if (!p || proc_state(p) == PROC_EXITED || p->suspends == 0)
         return;
     if (--p->suspends == 0 && proc_state(p) == PROC_SUSPENDED) {
-        pthread_mutex_lock(&s->rq_lock);
+        rt_lock(&s->rq_lock);
         sched_enqueue_locked(s, by->last_worker, p, ENQUEUE_WAKE_BY_PROCESS);
-        pthread_mutex_unlock(&s->rq_lock);
+        rt_unlock(&s->rq_lock);
     }
 }
 
@@ -99,7 +99,7 @@ enum suspend_outcome suspend_process(struct process *self, term pid, bool async,
 {
     struct sched *s = self->sched;
     enum suspend_outcome outcome;
-    pthread_mutex_lock(&s->exec_lock);
+    rt_lock(&s->exec_lock);
     struct process *p = sched_live_locked(s, pid);
     if (!p) {
         outcome = SUSPEND_NO_PROCESS;
@@ -107,22 +107,22 @@ enum suspend_outcome suspend_process(struct process *self, term pid, bool async,
         outcome = SUSPEND_ALREADY;
     } else if (!async && proc_state(p) == PROC_RUNNING) {
         sched_block_on_locked(self, p);
-        pthread_mutex_unlock(&s->exec_lock);
+        rt_unlock(&s->exec_lock);
         return SUSPEND_BLOCKED; /* the hold stays until the repeat */
     } else {
         outcome = suspend_add_locked(s, self, p) ? SUSPEND_DONE : SUSPEND_REFUSED;
     }
     sched_release_hold_locked(self);
-    pthread_mutex_unlock(&s->exec_lock);
+    rt_unlock(&s->exec_lock);
     return outcome;
 }
 
 bool suspend_resume(struct process *self, term pid)
 {
     struct sched *s = self->sched;
-    pthread_mutex_lock(&s->exec_lock);
+    rt_lock(&s->exec_lock);
     bool resumed = suspend_resume_locked(s, self, pid);
     bool alive = sched_live_locked(s, pid) != NULL;
-    pthread_mutex_unlock(&s->exec_lock);
+    rt_unlock(&s->exec_lock);
     return resumed && alive;
 }

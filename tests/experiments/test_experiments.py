@@ -87,6 +87,24 @@ class Parsing(unittest.TestCase):
         self.assertEqual(exp["repetitions"], 2)
         self.assertEqual([(w["id"], w["args"]) for w in exp["workloads"]], [("ring_small", ["5", "12"])])
 
+    def test_lock_kinds_axis(self):
+        self.assertEqual(self.load(EXPERIMENT)["locks"], ["pthread"])  # the default kind only
+        self.assertEqual(self.load(EXPERIMENT.replace("otp = true", 'otp = true\nlocks = "all"'))["locks"],
+                         list(rx.LOCK_KINDS))
+        exp = self.load(EXPERIMENT.replace("otp = true", 'otp = true\nlocks = ["pthread", "mcs"]'),
+                        policies=["erts"])
+        points = rx.configurations(exp)
+        clause = [p for p in points if p["runtime"] == "clause"]
+        # 2 workloads x 2 worker counts x 2 kinds, and OTP once per workload and count
+        self.assertEqual(len(clause), 2 * 2 * 2)
+        self.assertEqual(len(points) - len(clause), 2 * 2)
+        self.assertEqual({p["locks"] for p in clause}, {"pthread", "mcs"})
+        cmd = rx.command_for(dict(clause[1], run_index=0, repetition=1), "clause", "beams", None)
+        self.assertEqual(cmd[cmd.index("--locks") + 1], clause[1]["locks"])
+        if os.path.exists(CLAUSE):  # the runner's list is clause's
+            listed = subprocess.run([CLAUSE, "--locks", "help"], capture_output=True, text=True, check=True)
+            self.assertEqual([line.split()[0] for line in listed.stdout.splitlines()], list(rx.LOCK_KINDS))
+
     def test_workers_all_equal_to_one_is_not_doubled(self):
         self.assertEqual(self.load(EXPERIMENT, cpus=1)["workers"], [1])
 
@@ -98,6 +116,7 @@ class Parsing(unittest.TestCase):
             (EXPERIMENT.replace('policies = "all"', 'policies = ["erts", "nope"]'), "unknown policy 'nope'"),
             (EXPERIMENT.replace("repetitions = 3", "repetitions = 0"), "repetitions must be at least 1"),
             (EXPERIMENT.replace("otp = true", "otp = true\nsend_modes = [\"fast\"]"), "send mode"),
+            (EXPERIMENT.replace("otp = true", "otp = true\nlocks = [\"spin\"]"), "locks must be among"),
             (EXPERIMENT.replace("otp = true", "otp = true\nworkers = [0]").replace('workers = [1, "all"]\n', ""),
              "workers must be"),
             (EXPERIMENT + "\nbogus = 1\n", "unknown key(s) bogus"),

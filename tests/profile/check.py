@@ -81,6 +81,12 @@ def main():
         expect("--profile-events=none", doc["hardware_counters"], None)
         expect("pingpong: receives", doc["messages"]["receives"], 3 * 50 * 2 + 2 * 3)
         expect("default sample interval", doc["configuration"]["sample_interval"], 16)
+        expect("default lock kind", doc["configuration"]["locks"], "pthread")
+        # The lock kind is part of the configuration, in both reports.
+        doc, err, status = run(clause, ["--locks", "mcs", "--native", "pingpong", "3", "50"], tmp, text=True)
+        expect("--locks mcs: status", status, 0)
+        expect("--locks mcs: JSON", doc["configuration"]["locks"], "mcs")
+        expect("--locks mcs: text", "mcs locks" in err, True)
         # Every send and slice timed: one delivery per message, one wait per slice.
         doc, _, status = run(clause, ["--profile-sample=1", "--native", "pingpong", "3", "50"], tmp)
         expect("--profile-sample=1: interval", doc["configuration"]["sample_interval"], 1)

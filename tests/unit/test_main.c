@@ -2,8 +2,9 @@
  * test_main.c — the unit-test runner: every suite the test files registered,
  * or with --concurrent only those that run threads (for ThreadSanitizer), or
  * with --suite NAME one suite; --policy NAME (or CLAUSE_TEST_POLICY=NAME)
- * runs the tests that loop over the policies under NAME only. Exits non-zero
- * when any test fails.
+ * runs the tests that loop over the policies under NAME only; --locks KIND
+ * (or CLAUSE_TEST_LOCKS=KIND) builds every executor's locks of that kind.
+ * Exits non-zero when any test fails.
  */
 #include "test_main.h"
 
@@ -73,6 +74,10 @@ static bool select_policy(const char *name)
     return selected_policies[0] != NULL;
 }
 
+static enum lock_kind selected_locks = LOCK_PTHREAD;
+
+enum lock_kind test_lock_kind(void) { return selected_locks; }
+
 static void arm_time_limit(void) { alarm(TEST_TIME_LIMIT_S); }
 static void disarm_time_limit(void) { alarm(0); }
 
@@ -87,6 +92,7 @@ int main(int argc, char **argv)
     bool concurrent_only = false;
     const char *only = NULL;
     const char *policy = getenv("CLAUSE_TEST_POLICY");
+    const char *locks = getenv("CLAUSE_TEST_LOCKS");
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--concurrent") == 0)
             concurrent_only = true;
@@ -94,8 +100,10 @@ int main(int argc, char **argv)
             only = argv[++i];
         else if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc)
             policy = argv[++i];
+        else if (strcmp(argv[i], "--locks") == 0 && i + 1 < argc)
+            locks = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--concurrent] [--suite NAME] [--policy NAME]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--concurrent] [--suite NAME] [--policy NAME] [--locks KIND]\n", argv[0]);
             return 2;
         }
     }
@@ -103,6 +111,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "test_main: no policy '%s'\n", policy);
         return 2;
     }
+    if (locks && *locks && !lock_kind_find(locks, &selected_locks)) {
+        fprintf(stderr, "test_main: no lock kind '%s'\n", locks);
+        return 2;
+    }
+    if (locks && *locks)
+        printf("test_main: locks %s\n", lock_kind_name(selected_locks));
     atom_table_init();
     signal(SIGALRM, test_overran);
     if (CU_initialize_registry() != CUE_SUCCESS)

@@ -12,9 +12,11 @@
 #ifndef CLAUSE_TEST_MAIN_H
 #define CLAUSE_TEST_MAIN_H
 
+#include "rt/executor.h"
+
 #include <CUnit/CUnit.h>
-struct policy_ops;
 #include <stdbool.h>
+struct policy_ops;
 
 void test_register_suite(const char *name, CU_TestInfo *tests, bool concurrent);
 
@@ -35,5 +37,10 @@ const char *test_data_path(const char *relative);
  * variable CLAUSE_TEST_POLICY), so a new policy can be tested alone
  * (scripts/validate-policy). A NULL-terminated array, as policy_all(). */
 const struct policy_ops *const *test_policies(void);
+
+/* The lock kind the tests' executors are built with: the runner's
+ * --locks KIND (or CLAUSE_TEST_LOCKS=KIND), else the default (pthread).
+ * make test-rel and make tsan run the concurrent suites under every kind. */
+enum lock_kind test_lock_kind(void);
 
 #endif

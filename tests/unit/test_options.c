@@ -136,7 +136,30 @@ static void test_profile_options(void)
     }
 }
 
+/* --locks: every kind by name, the default, help, and an unknown kind. */
+static void test_lock_kinds(void)
+{
+    struct clause_options o;
+    char e[256];
+    CU_ASSERT_TRUE(PARSE(&o, e, "--native", "spawn_exit", "1"));
+    CU_ASSERT_EQUAL(o.locks, LOCK_PTHREAD);
+    for (unsigned k = 0; k < LOCK_KIND_COUNT; k++) {
+        char *name = (char *)lock_kind_name((enum lock_kind)k);
+        CU_ASSERT_TRUE(PARSE(&o, e, "--locks", name, "--native", "spawn_exit", "1"));
+        CU_ASSERT_EQUAL(o.locks, (enum lock_kind)k);
+    }
+    CU_ASSERT_TRUE(PARSE(&o, e, "--locks", "mcs", "--native", "spawn_exit", "1"));
+    CU_ASSERT_EQUAL(o.locks, LOCK_MCS);
+    CU_ASSERT_TRUE(PARSE(&o, e, "--locks", "help"));
+    CU_ASSERT_TRUE(o.list_locks);
+    CU_ASSERT_FALSE(PARSE(&o, e, "--locks", "futex", "--native", "spawn_exit", "1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(e, "unknown lock kind 'futex'"));
+    CU_ASSERT_FALSE(PARSE(&o, e, "--locks"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(e, "--locks needs a value"));
+}
+
 static CU_TestInfo tests[] = {
+    {"lock kinds", test_lock_kinds},
     {"defaults and program arguments", test_defaults_and_program_arguments},
     {"profile options", test_profile_options},
     {"every option", test_every_option},

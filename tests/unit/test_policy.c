@@ -15,7 +15,8 @@ static enum body_stop never_runs(struct process *p, void *state)
 
 static struct sched *make_sched(const char *policy, unsigned workers)
 {
-    struct sched_config config = {workers, policy_find(policy), NULL, 0, SEND_MODE_ARRIVALS, TIMER_THREAD};
+    struct sched_config config = {workers,      policy_find(policy), NULL, 0, SEND_MODE_ARRIVALS,
+                                  TIMER_THREAD, test_lock_kind()};
     const char *error = NULL;
     struct sched *s = sched_create(&config, &error);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);

@@ -1,0 +1,111 @@
+/*
+ * rt/lock.h — the executor's two locks, built as --locks says, and the
+ * events idle threads sleep on.
+ *
+ * struct rt_lock is a mutex whose kind (executor.h's enum lock_kind) is
+ * chosen when the executor is created: glibc's mutex (default or adaptive)
+ * or one of Concurrency Kit's spinlocks. rt_lock/rt_unlock dispatch on the
+ * kind inline, so the default's uncontended path is one predictable branch
+ * more than a direct call. A lock is released by the thread that took it (as a pthread
+ * mutex must be), which is what lets an MCS lock keep its queue nodes in
+ * thread-local storage, one per lock slot.
+ *
+ * Spinlocks cannot carry a condition variable, and a worker with nothing to
+ * run must sleep whatever the kind; so sleeping is separate: struct
+ * rt_event is a futex word counting signals. A sleeper reads the count
+ * (rt_event_prepare) while it holds the lock that guards its condition,
+ * releases the lock, and waits while the count is unchanged; a waker
+ * changes the condition and signals under that same lock. A signal that
+ * comes between the release and the wait changed the count, so the futex
+ * wait returns at once: no wakeup is lost.
+ */
+#ifndef CLAUSE_RT_LOCK_H
+#define CLAUSE_RT_LOCK_H
+
+#include "rt/executor.h"
+
+#include <ck_spinlock.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Which of a thread's MCS queue nodes a lock uses: a thread may hold both
+ * locks at once, never two locks of one slot. */
+enum rt_lock_slot { RT_LOCK_SLOT_EXEC, RT_LOCK_SLOT_RUNQ, RT_LOCK_SLOTS };
+
+struct rt_lock {
+    enum lock_kind kind;
+    enum rt_lock_slot slot;
+    union {
+        pthread_mutex_t mutex;
+        ck_spinlock_ticket_t ticket;
+        ck_spinlock_mcs_t mcs;
+        ck_spinlock_cas_t cas;
+    } u;
+} __attribute__((aligned(64))); /* a spinning waiter should not share a line with other hot state */
+
+extern _Thread_local ck_spinlock_mcs_context_t rt_lock_mcs_nodes[RT_LOCK_SLOTS];
+
+/* False when the host refused (a pthread mutex's attributes). */
+bool rt_lock_init(struct rt_lock *l, enum lock_kind kind, enum rt_lock_slot slot);
+void rt_lock_destroy(struct rt_lock *l);
+
+/* The spinlock kinds run out of line (lock_ck.c): inlining them into every
+ * caller cost the default kind about 5 instructions per lock operation
+ * (callgrind, native pingpong at 1 worker), where a call costs the
+ * spinlocks next to nothing. */
+void rt_lock_ck(struct rt_lock *l);
+void rt_unlock_ck(struct rt_lock *l);
+
+#if defined(__SANITIZE_THREAD__)
+/* ThreadSanitizer reports ck's spinlocks themselves (their unlocks are
+ * plain volatile stores, which x86 orders but TSan calls races with the
+ * next CAS) and does not see the ordering they give. So lock_ck.c is
+ * compiled without instrumentation in TSan builds, and acquiring a
+ * spinlock acquires the lock's address, releasing releases it. */
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+#define RT_LOCK_CK(l) (rt_lock_ck(l), __tsan_acquire(l))
+#define RT_UNLOCK_CK(l) (__tsan_release(l), rt_unlock_ck(l))
+#else
+#define RT_LOCK_CK(l) rt_lock_ck(l)
+#define RT_UNLOCK_CK(l) rt_unlock_ck(l)
+#endif
+
+static inline void rt_lock(struct rt_lock *l)
+{
+    if (l->kind <= LOCK_ADAPTIVE)
+        pthread_mutex_lock(&l->u.mutex);
+    else
+        RT_LOCK_CK(l);
+}
+
+static inline void rt_unlock(struct rt_lock *l)
+{
+    if (l->kind <= LOCK_ADAPTIVE)
+        pthread_mutex_unlock(&l->u.mutex);
+    else
+        RT_UNLOCK_CK(l);
+}
+
+struct rt_event {
+    _Atomic uint32_t count;
+};
+
+/* The count to wait on; read under the lock that guards the condition. */
+static inline uint32_t rt_event_prepare(struct rt_event *e)
+{
+    return atomic_load_explicit(&e->count, memory_order_acquire);
+}
+
+/* Sleeps while the count is still `seen`, at most until deadline_ns on
+ * sched_clock_ns's clock (CLOCK_MONOTONIC; UINT64_MAX: no deadline). False
+ * when the deadline passed; true otherwise, which may also be a spurious
+ * return: callers recheck their condition under the lock. */
+bool rt_event_wait(struct rt_event *e, uint32_t seen, uint64_t deadline_ns);
+
+/* Wakes the event's sleeper (there is at most one). */
+void rt_event_signal(struct rt_event *e);
+
+#endif
