@@ -12,7 +12,8 @@
 #                      (scripts/check-layers)
 #   make test-layers   the test of scripts/check-layers, on small trees
 #   make tsan          concurrent unit tests under ThreadSanitizer
-#   make bench         native scheduling benchmarks against OTP
+#   make bench         compute kernels, native scheduling and ETS benchmarks
+#                      against OTP
 #   make goldens       the goldens' expected outputs, from OTP 25 (committed)
 #   make format-check  clang-format conformance, and check-layers
 #   make fuzz          every decoder under libFuzzer, FUZZ_SECONDS each (clang)
@@ -204,6 +205,7 @@ run: build/rel/clause
 bench: build/rel/clause
 	experiments/bench_compute.sh
 	experiments/bench_native.sh
+	experiments/bench_ets.sh
 
 test: check-layers test-layers test-rel test-asan test-symbols golden-rel golden-asan golden-stress profile-check test-experiments
 

@@ -70,16 +70,18 @@ static bool copy_out(struct call *c, term t, term *out)
     return is_value(*out);
 }
 
-/* The objects [lo, hi) as a list on the caller's heap. */
-static enum ets_status objects_list(struct call *c, struct ets_table *t, size_t lo, size_t hi, term *out)
+/* The objects from o on as a list on the caller's heap: all of them
+ * (whole) or o's key's only. */
+static enum ets_status objects_list(struct call *c, struct ets_table *t, struct ets_obj *o, bool whole, term *out)
 {
-    term list = NIL;
-    for (size_t i = hi; i > lo; i--) {
-        term o;
-        if (!copy_out(c, ets_object_locked(t, i - 1), &o) || is_non_value(list = heap_cons(&c->p->heap, o, list)))
+    struct list_builder b;
+    list_builder_init(&b);
+    for (; o; o = whole ? ets_next_locked(t, o) : ets_same_key_next_locked(t, o)) {
+        term copy = ets_obj_copy(o, &c->p->heap);
+        if (is_non_value(copy) || !list_builder_add(&b, &c->p->heap, copy))
             return ETS_NOMEM;
     }
-    *out = list;
+    *out = b.list;
     return ETS_OK;
 }
 
@@ -198,8 +200,7 @@ static enum ets_status do_insert(struct ets_table *t, void *arg)
 
 static bool has_key(struct ets_table *t, term object)
 {
-    size_t lo, hi;
-    return ets_find_locked(t, tuple_element(object, ets_keypos_locked(t)), &lo, &hi);
+    return ets_lookup_locked(t, tuple_element(object, ets_keypos_locked(t))) != NULL;
 }
 
 static enum ets_status do_insert_new(struct ets_table *t, void *arg)
@@ -226,19 +227,13 @@ static term ets_bif_insert_new(struct process *p, const term *a) { return run(p,
 static enum ets_status do_lookup(struct ets_table *t, void *arg)
 {
     struct call *c = arg;
-    size_t lo, hi;
-    if (!ets_find_locked(t, c->a[1], &lo, &hi)) {
-        c->result = NIL;
-        return ETS_OK;
-    }
-    return objects_list(c, t, lo, hi, &c->result);
+    return objects_list(c, t, ets_lookup_locked(t, c->a[1]), false, &c->result);
 }
 
 static enum ets_status do_member(struct ets_table *t, void *arg)
 {
     struct call *c = arg;
-    size_t lo, hi;
-    c->result = ets_find_locked(t, c->a[1], &lo, &hi) ? A(true) : A(false);
+    c->result = ets_lookup_locked(t, c->a[1]) ? A(true) : A(false);
     return ETS_OK;
 }
 
@@ -248,35 +243,31 @@ static enum ets_status do_lookup_element(struct ets_table *t, void *arg)
     int64_t pos;
     if (!bif_small_arg(c->a[2], &pos) || pos < 1)
         return ETS_BADARG;
-    size_t lo, hi;
-    if (!ets_find_locked(t, c->a[1], &lo, &hi))
+    struct ets_obj *first = ets_lookup_locked(t, c->a[1]);
+    if (!first)
         return ETS_BADKEY;
-    for (size_t i = lo; i < hi; i++)
-        if ((uint64_t)pos > tuple_arity(ets_object_locked(t, i)))
+    for (struct ets_obj *o = first; o; o = ets_same_key_next_locked(t, o))
+        if ((uint64_t)pos > tuple_arity(ets_obj_term(o)))
             return ETS_BADARG;
     if (ets_type_locked(t) == ETS_SET || ets_type_locked(t) == ETS_ORDERED_SET)
-        return copy_out(c, tuple_element(ets_object_locked(t, lo), (uint64_t)pos), &c->result) ? ETS_OK : ETS_NOMEM;
-    term list = NIL;
-    for (size_t i = hi; i > lo; i--) {
+        return copy_out(c, tuple_element(ets_obj_term(first), (uint64_t)pos), &c->result) ? ETS_OK : ETS_NOMEM;
+    struct list_builder b;
+    list_builder_init(&b);
+    for (struct ets_obj *o = first; o; o = ets_same_key_next_locked(t, o)) {
         term e;
-        if (!copy_out(c, tuple_element(ets_object_locked(t, i - 1), (uint64_t)pos), &e) ||
-            is_non_value(list = heap_cons(&c->p->heap, e, list)))
+        if (!copy_out(c, tuple_element(ets_obj_term(o), (uint64_t)pos), &e) || !list_builder_add(&b, &c->p->heap, e))
             return ETS_NOMEM;
     }
-    c->result = list;
+    c->result = b.list;
     return ETS_OK;
 }
 
 static enum ets_status do_take(struct ets_table *t, void *arg)
 {
     struct call *c = arg;
-    size_t lo, hi;
-    c->result = NIL;
-    if (!ets_find_locked(t, c->a[1], &lo, &hi))
-        return ETS_OK;
-    enum ets_status st = objects_list(c, t, lo, hi, &c->result);
+    enum ets_status st = objects_list(c, t, ets_lookup_locked(t, c->a[1]), false, &c->result);
     if (st == ETS_OK)
-        ets_erase_locked(t, lo, hi);
+        ets_erase_key_locked(t, c->a[1]);
     return st;
 }
 
@@ -290,9 +281,7 @@ static term ets_bif_take(struct process *p, const term *a) { return run(p, a, ET
 static enum ets_status do_delete_key(struct ets_table *t, void *arg)
 {
     struct call *c = arg;
-    size_t lo, hi;
-    if (ets_find_locked(t, c->a[1], &lo, &hi))
-        ets_erase_locked(t, lo, hi);
+    ets_erase_key_locked(t, c->a[1]);
     c->result = A(true);
     return ETS_OK;
 }
@@ -304,12 +293,13 @@ static enum ets_status do_delete_object(struct ets_table *t, void *arg)
     if (!ets_valid_object_locked(t, object))
         return ETS_BADARG;
     c->result = A(true);
-    size_t lo, hi;
-    if (!ets_find_locked(t, tuple_element(object, ets_keypos_locked(t)), &lo, &hi))
-        return ETS_OK;
-    for (size_t i = hi; i > lo; i--)
-        if (term_eq_exact(ets_object_locked(t, i - 1), object))
-            ets_erase_locked(t, i - 1, i);
+    struct ets_obj *o = ets_lookup_locked(t, tuple_element(object, ets_keypos_locked(t)));
+    while (o) {
+        struct ets_obj *next = ets_same_key_next_locked(t, o);
+        if (term_eq_exact(ets_obj_term(o), object))
+            ets_erase_locked(t, o);
+        o = next;
+    }
     return ETS_OK;
 }
 
@@ -317,7 +307,7 @@ static enum ets_status do_delete_all(struct ets_table *t, void *arg)
 {
     struct call *c = arg;
     size_t n = ets_count_locked(t);
-    ets_erase_locked(t, 0, n);
+    ets_clear_locked(t);
     c->result = make_small((int64_t)n);
     return ETS_OK;
 }
@@ -340,33 +330,31 @@ static term ets_bif_internal_delete_all(struct process *p, const term *a)
 
 static bool is_ordered(struct ets_table *t) { return ets_type_locked(t) == ETS_ORDERED_SET; }
 
-static enum ets_status key_at(struct call *c, struct ets_table *t, size_t i)
+/* o's key, or '$end_of_table' for none. */
+static enum ets_status key_of(struct call *c, struct ets_table *t, struct ets_obj *o)
 {
-    if (i >= ets_count_locked(t)) {
+    if (!o) {
         c->result = A(end_of_table);
         return ETS_OK;
     }
-    return copy_out(c, ets_object_key_locked(t, i), &c->result) ? ETS_OK : ETS_NOMEM;
+    return copy_out(c, ets_obj_key_locked(t, o), &c->result) ? ETS_OK : ETS_NOMEM;
 }
 
 /* last/1 and prev/2 walk an ordered_set backwards; for the other types OTP
  * makes them first/1 and next/2. */
-static enum ets_status do_first(struct ets_table *t, void *arg) { return key_at(arg, t, 0); }
+static enum ets_status do_first(struct ets_table *t, void *arg) { return key_of(arg, t, ets_first_locked(t)); }
 static enum ets_status do_last(struct ets_table *t, void *arg)
 {
-    size_t n = ets_count_locked(t);
-    return key_at(arg, t, is_ordered(t) ? (n ? n - 1 : n) : 0);
+    return key_of(arg, t, is_ordered(t) ? ets_last_locked(t) : ets_first_locked(t));
 }
 
 static enum ets_status do_next(struct ets_table *t, void *arg)
 {
     struct call *c = arg;
-    if (is_ordered(t))
-        return key_at(c, t, ets_seek_locked(t, c->a[1], true));
-    size_t lo, hi;
-    if (!ets_find_locked(t, c->a[1], &lo, &hi))
+    struct ets_obj *o;
+    if (!ets_key_after_locked(t, c->a[1], &o))
         return ETS_BADARG;
-    return key_at(c, t, hi);
+    return key_of(c, t, o);
 }
 
 static enum ets_status do_prev(struct ets_table *t, void *arg)
@@ -374,14 +362,13 @@ static enum ets_status do_prev(struct ets_table *t, void *arg)
     struct call *c = arg;
     if (!is_ordered(t))
         return do_next(t, arg);
-    size_t i = ets_seek_locked(t, c->a[1], false);
-    return key_at(c, t, i ? i - 1 : ets_count_locked(t));
+    return key_of(c, t, ets_key_before_locked(t, c->a[1]));
 }
 
 static enum ets_status do_tab2list(struct ets_table *t, void *arg)
 {
     struct call *c = arg;
-    return objects_list(c, t, 0, ets_count_locked(t), &c->result);
+    return objects_list(c, t, ets_first_locked(t), true, &c->result);
 }
 
 static enum ets_status do_fix(struct ets_table *t, void *arg)
@@ -397,8 +384,8 @@ static term ets_bif_next(struct process *p, const term *a) { return run(p, a, ET
 static term ets_bif_prev(struct process *p, const term *a) { return run(p, a, ETS_READ, do_prev); }
 static term ets_bif_tab2list(struct process *p, const term *a) { return run(p, a, ETS_READ, do_tab2list); }
 
-/* safe_fixtable/2: every traversal here is stable already (a sorted
- * array), so fixing only checks the table and the flag. */
+/* safe_fixtable/2: every traversal here is stable already (see
+ * rt/ets_table.h), so fixing only checks the table and the flag. */
 static term ets_bif_safe_fixtable(struct process *p, const term *a)
 {
     if (a[1] != A(true) && a[1] != A(false))
@@ -408,11 +395,11 @@ static term ets_bif_safe_fixtable(struct process *p, const term *a)
 
 /* ---- updates in place ---- */
 
-/* A malloc'd copy of the i-th object's elements with a tuple header, to
+/* A malloc'd copy of the stored object's elements with a tuple header, to
  * change and store; NULL when the host refused. */
-static term *object_words(struct ets_table *t, size_t i)
+static term *object_words(struct ets_obj *obj)
 {
-    term o = ets_object_locked(t, i);
+    term o = ets_obj_term(obj);
     size_t n = tuple_arity(o);
     term *w = malloc((n + 1) * sizeof *w);
     if (w)
@@ -440,9 +427,8 @@ static enum ets_status do_update_element(struct ets_table *t, void *arg)
     term spec = c->a[2];
     if (!set_like(t))
         return ETS_BADARG;
-    size_t lo, hi;
-    bool found = ets_find_locked(t, c->a[1], &lo, &hi);
-    uint64_t n = found ? tuple_arity(ets_object_locked(t, lo)) : UINT64_MAX;
+    struct ets_obj *found = ets_lookup_locked(t, c->a[1]);
+    uint64_t n = found ? tuple_arity(ets_obj_term(found)) : UINT64_MAX;
     bool single = is_tuple(spec);
     if (!single && bif_list_length(spec) < 0)
         return ETS_BADARG;
@@ -456,7 +442,7 @@ static enum ets_status do_update_element(struct ets_table *t, void *arg)
     c->result = A(false);
     if (!found)
         return ETS_OK;
-    term *w = object_words(t, lo);
+    term *w = object_words(found);
     if (!w)
         return ETS_NOMEM;
     for (term l = spec; single || is_list(l); l = list_tail(l)) {
@@ -465,7 +451,7 @@ static enum ets_status do_update_element(struct ets_table *t, void *arg)
         if (single)
             break;
     }
-    bool ok = ets_replace_locked(t, lo, make_boxed(w));
+    bool ok = ets_replace_locked(t, found, make_boxed(w));
     free(w);
     c->result = A(true);
     return ok ? ETS_OK : ETS_NOMEM;
@@ -511,6 +497,10 @@ struct counter_call {
     term deflt;
 };
 
+/* Arrays this small live on the C stack: the common update_counter (one
+ * operation on a short tuple) allocates nothing. */
+#define COUNTER_STACK 8
+
 static enum ets_status do_update_counter(struct ets_table *t, void *arg)
 {
     struct counter_call *cc = arg;
@@ -522,35 +512,38 @@ static enum ets_status do_update_counter(struct ets_table *t, void *arg)
     int64_t count = many ? bif_list_length(spec) : 1;
     if (count < 0)
         return ETS_BADARG;
-    struct counter_op *ops = malloc((size_t)(count ? count : 1) * sizeof *ops);
-    if (!ops)
-        return ETS_NOMEM;
-    enum ets_status st = ETS_OK;
+    struct counter_op ops_stack[COUNTER_STACK];
+    term values_stack[COUNTER_STACK], w_stack[COUNTER_STACK];
+    struct counter_op *ops = count <= COUNTER_STACK ? ops_stack : malloc((size_t)count * sizeof *ops);
+    term *values = count <= COUNTER_STACK ? values_stack : malloc((size_t)count * sizeof *values);
+    term *w = NULL;
+    enum ets_status st = ops && values ? ETS_OK : ETS_NOMEM;
     term l = spec;
     for (int64_t i = 0; i < count && st == ETS_OK; i++, l = many ? list_tail(l) : l)
         st = counter_op_of(t, many ? list_head(l) : spec, &ops[i]);
-    size_t lo, hi;
-    bool found = st == ETS_OK && ets_find_locked(t, c->a[1], &lo, &hi);
-    term *w = NULL;
-    uint64_t n = 0;
+    struct ets_obj *found = st == ETS_OK ? ets_lookup_locked(t, c->a[1]) : NULL;
+    term base = THE_NON_VALUE; /* the tuple the new object starts from */
     if (st == ETS_OK && !found) {
         term d = cc->deflt;
         if (is_non_value(d))
             st = ETS_BADKEY;
         else if (!ets_valid_object_locked(t, d))
             st = ETS_BADARG;
-        else if (!(w = malloc((tuple_arity(d) + 1) * sizeof *w)))
-            st = ETS_NOMEM;
-        else {
-            /* The default's key is the key asked for, as in OTP. */
-            memcpy(w, boxed_ptr(d), (tuple_arity(d) + 1) * sizeof *w);
-            w[ets_keypos_locked(t)] = c->a[1];
-            n = tuple_arity(d);
-        }
+        else
+            base = d;
     } else if (st == ETS_OK) {
-        n = tuple_arity(ets_object_locked(t, lo));
-        if (!(w = object_words(t, lo)))
+        base = ets_obj_term(found);
+    }
+    uint64_t n = is_value(base) ? tuple_arity(base) : 0;
+    if (st == ETS_OK) {
+        w = n + 1 <= COUNTER_STACK ? w_stack : malloc((n + 1) * sizeof *w);
+        if (!w) {
             st = ETS_NOMEM;
+        } else {
+            memcpy(w, boxed_ptr(base), (n + 1) * sizeof *w);
+            if (!found) /* The default's key is the key asked for, as in OTP. */
+                w[ets_keypos_locked(t)] = c->a[1];
+        }
     }
     for (int64_t i = 0; i < count && st == ETS_OK; i++) {
         if (ops[i].pos == ets_keypos_locked(t))
@@ -560,9 +553,6 @@ static enum ets_status do_update_counter(struct ets_table *t, void *arg)
         else if (!is_integer(w[ops[i].pos]))
             st = ETS_BADARG;
     }
-    term results = NIL, *values = st == ETS_OK ? malloc((size_t)(count ? count : 1) * sizeof *values) : NULL;
-    if (st == ETS_OK && !values)
-        st = ETS_NOMEM;
     heap_t *h = &c->p->heap;
     for (int64_t i = 0; i < count && st == ETS_OK; i++) {
         term v;
@@ -579,24 +569,33 @@ static enum ets_status do_update_counter(struct ets_table *t, void *arg)
         w[ops[i].pos] = v;
         values[i] = v;
     }
-    if (st == ETS_OK) {
-        bool ok = found ? ets_replace_locked(t, lo, make_boxed(w)) : ets_put_locked(t, make_boxed(w));
-        if (!ok)
+    if (st == ETS_OK && found) {
+        /* Small integers before and after: written in place, as OTP does,
+         * instead of copying the object again. */
+        bool in_place = true;
+        for (int64_t i = 0; i < count && in_place; i++)
+            in_place = is_immed(tuple_element(base, ops[i].pos)) && is_immed(w[ops[i].pos]);
+        if (in_place) {
+            for (int64_t i = 0; i < count; i++)
+                ets_set_immediate_locked(t, found, (unsigned)ops[i].pos, w[ops[i].pos]);
+        } else if (!ets_replace_locked(t, found, make_boxed(w))) {
             st = ETS_NOMEM;
+        }
+    } else if (st == ETS_OK && !ets_put_locked(t, make_boxed(w))) {
+        st = ETS_NOMEM;
     }
     if (st == ETS_OK) {
-        if (many) {
-            results = bif_make_list(c->p, values, (size_t)count);
-            if (is_non_value(results))
-                st = ETS_NOMEM;
-        } else {
-            results = values[0];
-        }
+        term results = many ? bif_make_list(c->p, values, (size_t)count) : values[0];
+        if (is_non_value(results))
+            st = ETS_NOMEM;
         c->result = results;
     }
-    free(values);
-    free(w);
-    free(ops);
+    if (values != values_stack)
+        free(values);
+    if (w != w_stack)
+        free(w);
+    if (ops != ops_stack)
+        free(ops);
     return st;
 }
 
@@ -765,33 +764,33 @@ static enum ets_status do_select(struct ets_table *t, void *arg)
 {
     struct select_call *sc = arg;
     struct call *c = &sc->c;
-    size_t lo = 0, hi = ets_count_locked(t);
     /* A spec whose one head fixes the key reads that key's objects only. */
     term key = match_spec_bound_key(sc->ms, ets_keypos_locked(t));
-    if (is_value(key) && !ets_find_locked(t, key, &lo, &hi))
-        lo = hi = 0;
+    bool keyed = is_value(key);
+    struct ets_obj *o = keyed ? ets_lookup_locked(t, key) : ets_first_locked(t);
     heap_t *h = &c->p->heap;
     struct list_builder b;
     list_builder_init(&b);
     size_t count = 0;
-    for (size_t i = lo; i < hi; i++) {
+    while (o) {
+        /* The next one first: o may go. */
+        struct ets_obj *next = keyed ? ets_same_key_next_locked(t, o) : ets_next_locked(t, o);
         term out;
-        enum ms_status r = match_spec_run(sc->ms, ets_object_locked(t, i), h, c->p->pid, sc->use == MS_SELECT, &out);
+        enum ms_status r = match_spec_run(sc->ms, ets_obj_term(o), h, c->p->pid, sc->use == MS_SELECT, &out);
         if (r == MS_NOMEM)
             return ETS_NOMEM;
-        if (r != MS_OK)
-            continue;
-        if (sc->use == MS_SELECT) {
-            if (!list_builder_add(&b, h, out))
-                return ETS_NOMEM;
-        } else if (sc->use == MS_COUNT) {
-            count += out == A(true);
-        } else if (out == A(true)) {
-            ets_erase_locked(t, i, i + 1);
-            i--;
-            hi--;
-            count++;
+        if (r == MS_OK) {
+            if (sc->use == MS_SELECT) {
+                if (!list_builder_add(&b, h, out))
+                    return ETS_NOMEM;
+            } else if (sc->use == MS_COUNT) {
+                count += out == A(true);
+            } else if (out == A(true)) {
+                ets_erase_locked(t, o);
+                count++;
+            }
         }
+        o = next;
     }
     c->result = sc->use == MS_SELECT ? b.list : make_small((int64_t)count);
     return ETS_OK;

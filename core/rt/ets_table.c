@@ -22,8 +22,16 @@
 #define ID_BUCKETS 1024u
 #define NAME_BUCKETS_ETS 256u
 
-/* One stored object: a copy of the tuple and the ProcBins it refers to. */
+/* One stored object: a copy of the tuple and the ProcBins it refers to,
+ * with the links of the structure that holds it (embedded, so that an
+ * insert costs one allocation). */
 struct ets_obj {
+    /* ordered_set: the children (left, right); the other types: link[0]
+     * is the next object in the bucket's chain. */
+    struct ets_obj *link[2];
+    struct ets_obj *parent; /* ordered_set */
+    uint64_t hash;          /* the other types: the key's hash, mixed */
+    int height;             /* ordered_set: the subtree's height (AVL) */
     term *mso;
     size_t words;
     term tuple;
@@ -41,8 +49,10 @@ struct ets_table {
     term heir;          /* a pid or THE_NON_VALUE (table lock) */
     struct ets_obj *heir_data;
     struct ets_options options;
-    struct ets_obj **objs; /* sorted by key, see ets_table.h */
-    size_t n, cap;
+    size_t n;                                                    /* objects */
+    struct ets_obj *root;                                        /* ordered_set: the AVL tree */
+    struct ets_obj **buckets;                                    /* the other types: chains, see ets_table.h */
+    unsigned bits;                                               /* log2 of the bucket count */
     size_t object_words;                                         /* words of the stored objects */
     struct ets_table *id_next, *name_next, *all_prev, *all_next; /* registry lock */
 };
@@ -59,16 +69,28 @@ struct ets_registry {
 
 static struct ets_obj *obj_new(term t)
 {
-    size_t size = copy_size(t);
+    /* The links are set by whoever links the object in. A tuple of
+     * immediates (the common {Key, Counter}) is copied word for word,
+     * without copy_term's two walks. */
+    bool flat = is_tuple(t); /* heir data may be any term */
+    size_t arity = flat ? tuple_arity(t) : 0;
+    for (size_t i = 0; flat && i < arity; i++)
+        flat = is_immed(tuple_elements(t)[i]);
+    size_t size = flat ? arity + 1 : copy_size(t);
     if (size == SIZE_MAX)
         return NULL;
     struct ets_obj *o = malloc(sizeof *o + size * sizeof(term));
     if (!o)
         return NULL;
-    term *hp = o->data;
     o->mso = NULL;
     o->words = size;
-    o->tuple = copy_term(t, size, &hp, &o->mso, NULL);
+    if (flat) {
+        memcpy(o->data, boxed_ptr(t), size * sizeof(term));
+        o->tuple = make_boxed(o->data);
+    } else {
+        term *hp = o->data;
+        o->tuple = copy_term(t, size, &hp, &o->mso, NULL);
+    }
     return o;
 }
 
@@ -102,18 +124,12 @@ static struct ets_table *table_new(uint64_t id, term name, term owner, const str
     return t;
 }
 
-static void table_clear(struct ets_table *t)
-{
-    for (size_t i = 0; i < t->n; i++)
-        obj_free(t->objs[i]);
-    t->n = 0;
-    t->object_words = 0;
-}
+static void table_clear(struct ets_table *t);
 
 static void table_free(struct ets_table *t)
 {
     table_clear(t);
-    free(t->objs);
+    free(t->buckets);
     obj_free(t->heir_data);
     pthread_rwlock_destroy(&t->lock);
     free(t);
@@ -500,6 +516,333 @@ void ets_owner_ended_locked(struct sched *s, worker_id waker, struct process *p)
     atomic_store_explicit(&p->ets_owned, 0, memory_order_relaxed);
 }
 
+/* ---- keys ---- */
+
+static bool is_tree(const struct ets_table *t) { return t->options.type == ETS_ORDERED_SET; }
+static term key_of(const struct ets_table *t, const struct ets_obj *o)
+{
+    return tuple_element(o->tuple, t->options.keypos);
+}
+
+/* term_hash is 32 bits wide; the chains are placed by the top bits of the
+ * hash, so it is spread over 64 (a bijection: equal hashes stay equal). */
+static uint64_t key_hash(term key)
+{
+    uint64_t h = term_hash(key);
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdu;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53u;
+    h ^= h >> 33;
+    return h;
+}
+
+/* ---- ordered_set: an AVL tree with parent links ---- */
+
+static int height_of(const struct ets_obj *n) { return n ? n->height : 0; }
+
+static void fix_height(struct ets_obj *n)
+{
+    int l = height_of(n->link[0]), r = height_of(n->link[1]);
+    n->height = 1 + (l > r ? l : r);
+}
+
+/* Where the tree points at n: its parent's child slot, or the root. */
+static struct ets_obj **slot_of(struct ets_table *t, struct ets_obj *n)
+{
+    struct ets_obj *p = n->parent;
+    return !p ? &t->root : p->link[0] == n ? &p->link[0] : &p->link[1];
+}
+
+/* x's child on side d takes x's place, x becoming its child; returns it. */
+static struct ets_obj *rotate(struct ets_table *t, struct ets_obj *x, int d)
+{
+    struct ets_obj *y = x->link[d];
+    *slot_of(t, x) = y;
+    x->link[d] = y->link[!d];
+    if (x->link[d])
+        x->link[d]->parent = x;
+    y->link[!d] = x;
+    y->parent = x->parent;
+    x->parent = y;
+    fix_height(x);
+    fix_height(y);
+    return y;
+}
+
+/* Restores the balance from n up to the root after one insert or removal
+ * below n; stops where a subtree's height no longer changes. */
+static void rebalance(struct ets_table *t, struct ets_obj *n)
+{
+    while (n) {
+        int old = n->height;
+        int l = height_of(n->link[0]), r = height_of(n->link[1]);
+        if (l - r > 1 || r - l > 1) {
+            int d = l > r ? 0 : 1; /* the heavy side */
+            struct ets_obj *c = n->link[d];
+            if (height_of(c->link[!d]) > height_of(c->link[d]))
+                rotate(t, c, !d);
+            n = rotate(t, n, d);
+        } else {
+            fix_height(n);
+            if (n->height == old)
+                return;
+        }
+        n = n->parent;
+    }
+}
+
+static struct ets_obj *tree_edge(struct ets_obj *n, int d)
+{
+    if (n)
+        while (n->link[d])
+            n = n->link[d];
+    return n;
+}
+
+/* The neighbour of n on side d (1: next, 0: previous) in key order. */
+static struct ets_obj *tree_step(struct ets_obj *n, int d)
+{
+    if (n->link[d])
+        return tree_edge(n->link[d], !d);
+    while (n->parent && n->parent->link[d] == n)
+        n = n->parent;
+    return n->parent;
+}
+
+static struct ets_obj *tree_find(const struct ets_table *t, term key)
+{
+    struct ets_obj *n = t->root;
+    while (n) {
+        int c = term_compare(key, key_of(t, n));
+        if (c == 0)
+            return n;
+        n = n->link[c > 0];
+    }
+    return NULL;
+}
+
+/* The first object whose key orders after key (d = 1) or the last that
+ * orders before it (d = 0). */
+static struct ets_obj *tree_beyond(const struct ets_table *t, term key, int d)
+{
+    struct ets_obj *n = t->root, *best = NULL;
+    while (n) {
+        int c = term_compare(key_of(t, n), key);
+        if (d ? c > 0 : c < 0) {
+            best = n;
+            n = n->link[!d];
+        } else {
+            n = n->link[d];
+        }
+    }
+    return best;
+}
+
+/* Links o in; its key is in no other object. */
+static void tree_insert(struct ets_table *t, struct ets_obj *o)
+{
+    term key = key_of(t, o);
+    struct ets_obj *p = NULL, **at = &t->root;
+    while (*at) {
+        p = *at;
+        at = &p->link[term_compare(key, key_of(t, p)) > 0];
+    }
+    o->link[0] = o->link[1] = NULL;
+    o->parent = p;
+    o->height = 1;
+    *at = o;
+    rebalance(t, p);
+}
+
+static void tree_remove(struct ets_table *t, struct ets_obj *z)
+{
+    struct ets_obj **slot = slot_of(t, z);
+    if (z->link[0] && z->link[1]) {
+        /* The successor (no left child) takes z's place, links and all:
+         * no object moves, so handles to the others stay valid. */
+        struct ets_obj *y = tree_edge(z->link[1], 0), *start = y;
+        if (y->parent != z) {
+            start = y->parent;
+            start->link[0] = y->link[1];
+            if (y->link[1])
+                y->link[1]->parent = start;
+            y->link[1] = z->link[1];
+            y->link[1]->parent = y;
+        }
+        y->link[0] = z->link[0];
+        y->link[0]->parent = y;
+        y->parent = z->parent;
+        y->height = z->height;
+        *slot = y;
+        rebalance(t, start);
+    } else {
+        struct ets_obj *c = z->link[z->link[0] == NULL];
+        *slot = c;
+        if (c)
+            c->parent = z->parent;
+        rebalance(t, z->parent);
+    }
+}
+
+/* o takes old's place in the tree (same key). */
+static void tree_swap(struct ets_table *t, struct ets_obj *old, struct ets_obj *o)
+{
+    *slot_of(t, old) = o;
+    o->parent = old->parent;
+    o->height = old->height;
+    for (int d = 0; d < 2; d++) {
+        o->link[d] = old->link[d];
+        if (o->link[d])
+            o->link[d]->parent = o;
+    }
+}
+
+/* ---- set, bag, duplicate_bag: chained hashing ----
+ *
+ * Bucket i of 2^bits holds the objects whose hash has i as its top bits,
+ * its chain sorted by hash; objects of one hash stay in insertion order
+ * (those of one key together). The table's order is so the order of the
+ * hashes, whatever the bucket count: doubling splits each chain in two
+ * and halving joins two, both in place, and a traversal (first/next) is
+ * never thrown back by a resize. */
+
+#define MIN_BITS 3u
+
+static size_t bucket_count(const struct ets_table *t) { return t->buckets ? (size_t)1 << t->bits : 0; }
+static size_t bucket_of(const struct ets_table *t, uint64_t h) { return t->bits ? (size_t)(h >> (64 - t->bits)) : 0; }
+
+static bool same_key(const struct ets_table *t, const struct ets_obj *o, uint64_t h, term key)
+{
+    return o->hash == h && term_eq_exact(key_of(t, o), key);
+}
+
+static struct ets_obj *hash_find(const struct ets_table *t, term key, uint64_t h)
+{
+    if (!t->buckets)
+        return NULL;
+    struct ets_obj *o = t->buckets[bucket_of(t, h)];
+    while (o && o->hash < h)
+        o = o->link[0];
+    for (; o && o->hash == h; o = o->link[0])
+        if (term_eq_exact(key_of(t, o), key))
+            return o;
+    return NULL;
+}
+
+/* The first object of the first non-empty bucket from b on. */
+static struct ets_obj *hash_from(const struct ets_table *t, size_t b)
+{
+    for (size_t nb = bucket_count(t); b < nb; b++)
+        if (t->buckets[b])
+            return t->buckets[b];
+    return NULL;
+}
+
+static struct ets_obj *hash_next(const struct ets_table *t, const struct ets_obj *o)
+{
+    return o->link[0] ? o->link[0] : hash_from(t, bucket_of(t, o->hash) + 1);
+}
+
+/* Resizes to 2^bits buckets; false when the host refused (the table
+ * stays as it was, still correct, only slower). */
+static bool hash_resize(struct ets_table *t, unsigned bits)
+{
+    struct ets_obj **nb = calloc((size_t)1 << bits, sizeof *nb);
+    if (!nb)
+        return false;
+    size_t old = bucket_count(t);
+    struct ets_obj **tail = NULL;
+    size_t tail_bucket = SIZE_MAX;
+    t->bits = bits;
+    /* The old chains, in bucket order, are one list sorted by hash:
+     * appending each object to its new bucket keeps every chain sorted. */
+    for (size_t b = 0; b < old; b++) {
+        struct ets_obj *o = t->buckets[b];
+        while (o) {
+            struct ets_obj *next = o->link[0];
+            size_t i = bucket_of(t, o->hash);
+            if (i != tail_bucket) { /* a new bucket starts: never one seen before */
+                tail = &nb[i];
+                tail_bucket = i;
+            }
+            *tail = o;
+            o->link[0] = NULL;
+            tail = &o->link[0];
+            o = next;
+        }
+    }
+    free(t->buckets);
+    t->buckets = nb;
+    return true;
+}
+
+/* Links o in after every object whose hash is not greater, or after
+ * `after` when given (the last object of o's key in a bag). */
+static bool hash_insert(struct ets_table *t, struct ets_obj *o, struct ets_obj *after)
+{
+    if (!t->buckets && !hash_resize(t, MIN_BITS))
+        return false;
+    if (after) {
+        o->link[0] = after->link[0];
+        after->link[0] = o;
+        return true;
+    }
+    struct ets_obj **at = &t->buckets[bucket_of(t, o->hash)];
+    while (*at && (*at)->hash <= o->hash)
+        at = &(*at)->link[0];
+    o->link[0] = *at;
+    *at = o;
+    return true;
+}
+
+/* The slot that points at o (o is in the table). */
+static struct ets_obj **hash_slot(struct ets_table *t, const struct ets_obj *o)
+{
+    struct ets_obj **at = &t->buckets[bucket_of(t, o->hash)];
+    while (*at != o)
+        at = &(*at)->link[0];
+    return at;
+}
+
+/* ---- common ---- */
+
+static void table_clear(struct ets_table *t)
+{
+    if (is_tree(t)) {
+        /* Frees the tree without recursion: each node's right subtree
+         * is moved to its left before it goes. */
+        struct ets_obj *n = t->root;
+        while (n) {
+            if (n->link[0]) {
+                struct ets_obj *l = n->link[0];
+                n->link[0] = l->link[1];
+                l->link[1] = n;
+                n = l;
+            } else {
+                struct ets_obj *r = n->link[1];
+                obj_free(n);
+                n = r;
+            }
+        }
+        t->root = NULL;
+    } else {
+        for (size_t b = 0, nb = bucket_count(t); b < nb; b++) {
+            struct ets_obj *o = t->buckets[b];
+            while (o) {
+                struct ets_obj *next = o->link[0];
+                obj_free(o);
+                o = next;
+            }
+        }
+        free(t->buckets);
+        t->buckets = NULL;
+        t->bits = 0;
+    }
+    t->n = 0;
+    t->object_words = 0;
+}
+
 /* ---- inside a callback ---- */
 
 void ets_describe_locked(const struct ets_table *t, struct ets_description *d)
@@ -510,114 +853,230 @@ void ets_describe_locked(const struct ets_table *t, struct ets_description *d)
     d->id = t->id;
     d->options = t->options;
     d->size = t->n;
-    /* The table's own record, its array of objects and each object. */
+    /* The table's own record, its buckets and each object. */
     d->memory_words =
-        (sizeof *t + t->cap * sizeof t->objs[0] + t->n * sizeof(struct ets_obj)) / sizeof(term) + t->object_words;
+        (sizeof *t + bucket_count(t) * sizeof t->buckets[0] + t->n * sizeof(struct ets_obj)) / sizeof(term) +
+        t->object_words;
 }
 
 enum ets_type ets_type_locked(const struct ets_table *t) { return t->options.type; }
 unsigned ets_keypos_locked(const struct ets_table *t) { return t->options.keypos; }
 size_t ets_count_locked(const struct ets_table *t) { return t->n; }
-term ets_object_locked(const struct ets_table *t, size_t i) { return t->objs[i]->tuple; }
-term ets_object_key_locked(const struct ets_table *t, size_t i)
+term ets_obj_term(const struct ets_obj *o) { return o->tuple; }
+
+term ets_obj_copy(const struct ets_obj *o, heap_t *h)
 {
-    return tuple_element(t->objs[i]->tuple, t->options.keypos);
+    if (o->words != tuple_arity(o->tuple) + 1)
+        return copy_to_heap(h, o->tuple);
+    /* Only immediates inside: the words as they are. */
+    term *hp = heap_alloc(h, o->words);
+    if (!hp)
+        return THE_NON_VALUE;
+    memcpy(hp, o->data, o->words * sizeof(term));
+    return make_boxed(hp);
+}
+term ets_obj_key_locked(const struct ets_table *t, const struct ets_obj *o) { return key_of(t, o); }
+
+struct ets_obj *ets_lookup_locked(const struct ets_table *t, term key)
+{
+    return is_tree(t) ? tree_find(t, key) : hash_find(t, key, key_hash(key));
 }
 
-static int key_compare(const struct ets_table *t, term a, term b)
+struct ets_obj *ets_same_key_next_locked(const struct ets_table *t, const struct ets_obj *o)
 {
-    return t->options.type == ETS_ORDERED_SET ? term_compare(a, b) : term_compare_exact(a, b);
+    if (is_tree(t) || t->options.type == ETS_SET)
+        return NULL;
+    struct ets_obj *n = o->link[0];
+    return n && same_key(t, n, o->hash, key_of(t, o)) ? n : NULL;
 }
 
-size_t ets_seek_locked(const struct ets_table *t, term key, bool after)
+struct ets_obj *ets_first_locked(const struct ets_table *t)
 {
-    size_t lo = 0, hi = t->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = key_compare(t, ets_object_key_locked(t, mid), key);
-        if (c < 0 || (after && c == 0))
-            lo = mid + 1;
-        else
-            hi = mid;
+    return is_tree(t) ? tree_edge(t->root, 0) : t->buckets ? hash_from(t, 0) : NULL;
+}
+
+struct ets_obj *ets_last_locked(const struct ets_table *t)
+{
+    if (is_tree(t))
+        return tree_edge(t->root, 1);
+    /* Only first/1's answer is asked of the other types (last/1 is first/1
+     * there); walk to the end all the same, for completeness. */
+    struct ets_obj *last = NULL;
+    for (struct ets_obj *o = ets_first_locked(t); o; o = hash_next(t, o))
+        last = o;
+    return last;
+}
+
+struct ets_obj *ets_next_locked(const struct ets_table *t, const struct ets_obj *o)
+{
+    return is_tree(t) ? tree_step((struct ets_obj *)o, 1) : hash_next(t, o);
+}
+
+struct ets_obj *ets_prev_locked(const struct ets_table *t, const struct ets_obj *o)
+{
+    if (is_tree(t))
+        return tree_step((struct ets_obj *)o, 0);
+    struct ets_obj *prev = NULL;
+    for (struct ets_obj *p = ets_first_locked(t); p && p != o; p = hash_next(t, p))
+        prev = p;
+    return prev;
+}
+
+bool ets_key_after_locked(const struct ets_table *t, term key, struct ets_obj **out)
+{
+    if (is_tree(t)) {
+        *out = tree_beyond(t, key, 1);
+        return true;
     }
-    return lo;
-}
-
-bool ets_find_locked(const struct ets_table *t, term key, size_t *lo, size_t *hi)
-{
-    size_t first = ets_seek_locked(t, key, false);
-    if (first == t->n || key_compare(t, ets_object_key_locked(t, first), key) != 0)
+    uint64_t h = key_hash(key);
+    struct ets_obj *o = hash_find(t, key, h);
+    if (!o)
         return false;
-    size_t last = first + 1;
-    if (t->options.type == ETS_BAG || t->options.type == ETS_DUPLICATE_BAG)
-        last = ets_seek_locked(t, key, true);
-    *lo = first;
-    *hi = last;
+    while (o->link[0] && same_key(t, o->link[0], h, key))
+        o = o->link[0];
+    *out = hash_next(t, o);
     return true;
 }
+
+struct ets_obj *ets_key_before_locked(const struct ets_table *t, term key) { return tree_beyond(t, key, 0); }
 
 bool ets_valid_object_locked(const struct ets_table *t, term object)
 {
     return is_tuple(object) && tuple_arity(object) >= t->options.keypos;
 }
 
-bool ets_replace_locked(struct ets_table *t, size_t i, term object)
+bool ets_replace_locked(struct ets_table *t, struct ets_obj *old, term object)
 {
     struct ets_obj *o = obj_new(object);
     if (!o)
         return false;
+    if (is_tree(t)) {
+        tree_swap(t, old, o);
+    } else {
+        o->hash = old->hash;
+        o->link[0] = old->link[0];
+        *hash_slot(t, old) = o;
+    }
     t->object_words += o->words;
-    t->object_words -= t->objs[i]->words;
-    obj_free(t->objs[i]);
-    t->objs[i] = o;
+    t->object_words -= old->words;
+    obj_free(old);
     return true;
+}
+
+void ets_set_immediate_locked(struct ets_table *t, struct ets_obj *o, unsigned pos, term value)
+{
+    (void)t;
+    boxed_ptr(o->tuple)[pos] = value;
 }
 
 bool ets_put_locked(struct ets_table *t, term object)
 {
     term key = tuple_element(object, t->options.keypos);
-    size_t lo, hi, at;
-    if (ets_find_locked(t, key, &lo, &hi)) {
-        switch (t->options.type) {
-        case ETS_SET:
-        case ETS_ORDERED_SET:
-            return ets_replace_locked(t, lo, object);
-        case ETS_BAG:
-            for (size_t i = lo; i < hi; i++)
-                if (term_eq_exact(t->objs[i]->tuple, object))
-                    return true;
-            break;
-        case ETS_DUPLICATE_BAG:
-            break;
-        }
-        at = hi;
-    } else {
-        at = ets_seek_locked(t, key, false);
-    }
-    if (t->n == t->cap) {
-        size_t ncap = t->cap ? 2 * t->cap : 8;
-        struct ets_obj **grown = realloc(t->objs, ncap * sizeof *grown);
-        if (!grown)
+    if (is_tree(t)) {
+        struct ets_obj *old = tree_find(t, key);
+        if (old)
+            return ets_replace_locked(t, old, object);
+        struct ets_obj *o = obj_new(object);
+        if (!o)
             return false;
-        t->objs = grown;
-        t->cap = ncap;
+        tree_insert(t, o);
+        t->n++;
+        t->object_words += o->words;
+        return true;
+    }
+    uint64_t h = key_hash(key);
+    struct ets_obj *found = hash_find(t, key, h), *after = NULL;
+    if (found) {
+        if (t->options.type == ETS_SET)
+            return ets_replace_locked(t, found, object);
+        /* A bag's new object goes after its key's last one; a bag skips
+         * an object it holds already. */
+        for (struct ets_obj *o = found; o && same_key(t, o, h, key); o = o->link[0]) {
+            if (t->options.type == ETS_BAG && term_eq_exact(o->tuple, object))
+                return true;
+            after = o;
+        }
     }
     struct ets_obj *o = obj_new(object);
     if (!o)
         return false;
-    memmove(&t->objs[at + 1], &t->objs[at], (t->n - at) * sizeof t->objs[0]);
-    t->objs[at] = o;
+    o->hash = h;
+    if (!hash_insert(t, o, after)) {
+        obj_free(o);
+        return false;
+    }
     t->n++;
     t->object_words += o->words;
+    /* Doubling at one object per bucket on average; a refused doubling
+     * leaves longer chains, nothing worse. */
+    if (t->n > bucket_count(t) && t->bits < 8 * sizeof(size_t) - 2)
+        hash_resize(t, t->bits + 1);
     return true;
 }
 
-void ets_erase_locked(struct ets_table *t, size_t lo, size_t hi)
+void ets_erase_locked(struct ets_table *t, struct ets_obj *o)
 {
-    for (size_t i = lo; i < hi; i++) {
-        t->object_words -= t->objs[i]->words;
-        obj_free(t->objs[i]);
+    if (is_tree(t)) {
+        tree_remove(t, o);
+    } else {
+        *hash_slot(t, o) = o->link[0];
+        /* Halving below one object per 8 buckets bounds the empty buckets
+         * first/next walk over. */
+        if (t->bits > MIN_BITS && t->n - 1 < bucket_count(t) / 8)
+            hash_resize(t, t->bits - 1);
     }
-    memmove(&t->objs[lo], &t->objs[hi], (t->n - hi) * sizeof t->objs[0]);
-    t->n -= hi - lo;
+    t->n--;
+    t->object_words -= o->words;
+    obj_free(o);
+}
+
+size_t ets_erase_key_locked(struct ets_table *t, term key)
+{
+    size_t count = 0;
+    struct ets_obj *o = ets_lookup_locked(t, key);
+    while (o) {
+        struct ets_obj *next = ets_same_key_next_locked(t, o);
+        ets_erase_locked(t, o);
+        count++;
+        o = next;
+    }
+    return count;
+}
+
+void ets_clear_locked(struct ets_table *t) { table_clear(t); }
+
+/* ---- checks (unit tests) ---- */
+
+/* The subtree's height, or -1 when its links, balance, heights or key
+ * order (keys between lo and hi, exclusive, when given) are wrong. */
+static int tree_check(const struct ets_table *t, const struct ets_obj *n, const struct ets_obj *parent,
+                      const struct ets_obj *lo, const struct ets_obj *hi, size_t *count)
+{
+    if (!n)
+        return 0;
+    if (n->parent != parent || (lo && term_compare(key_of(t, lo), key_of(t, n)) >= 0) ||
+        (hi && term_compare(key_of(t, n), key_of(t, hi)) >= 0))
+        return -1;
+    (*count)++;
+    int l = tree_check(t, n->link[0], n, lo, n, count);
+    int r = tree_check(t, n->link[1], n, n, hi, count);
+    if (l < 0 || r < 0 || l - r > 1 || r - l > 1 || n->height != 1 + (l > r ? l : r))
+        return -1;
+    return n->height;
+}
+
+bool ets_check_locked(const struct ets_table *t)
+{
+    size_t count = 0;
+    if (is_tree(t))
+        return tree_check(t, t->root, NULL, NULL, NULL, &count) >= 0 && count == t->n;
+    for (size_t b = 0, nb = bucket_count(t); b < nb; b++) {
+        for (const struct ets_obj *o = t->buckets[b]; o; o = o->link[0]) {
+            if (bucket_of(t, o->hash) != b || o->hash != key_hash(key_of(t, o)) ||
+                (o->link[0] && o->link[0]->hash < o->hash))
+                return false;
+            count++;
+        }
+    }
+    return count == t->n && (!t->buckets || t->bits >= MIN_BITS);
 }

@@ -4,13 +4,18 @@
  * and by name.
  *
  * A table holds copies of the tuples inserted (each one malloc'd block
- * with the ProcBins it references), in an array sorted by key: Erlang's
- * term order for ordered_set (1 and 1.0 are one key), the exact order
- * (term_compare_exact: 1 and 1.0 differ, as a set's keys do) for set, bag
- * and duplicate_bag, whose iteration order OTP leaves unspecified. The
- * objects of one bag key keep their insertion order. Lookups are binary
- * searches; an insert moves the array's tail (O(n)), which is enough for
- * a testbed and keeps every traversal stable.
+ * with the ProcBins it references and the links of the structure that
+ * holds it). An ordered_set is an AVL tree in Erlang's term order (1 and
+ * 1.0 are one key): lookup, insert, delete, next and prev in O(log n). A
+ * set, bag or duplicate_bag is a chained hash table on term_hash (exact
+ * equality: 1 and 1.0 are two keys), doubling past one object per bucket
+ * and halving below one per eight, whose chains are sorted by hash so
+ * that the table's order (first/next, tab2list, select; OTP leaves it
+ * unspecified) is the order of the keys' hashes whatever the bucket
+ * count: a resize never sends a traversal back, and a traversal that
+ * inserts meanwhile sees each object at most once. The objects of one bag
+ * key are adjacent, in insertion order. next/2 of a set, bag or
+ * duplicate_bag needs its key present (OTP's badarg otherwise).
  *
  * Concurrency: the registry's lock is held only to find a table and take
  * a reference on it (or to add and remove tables); the work itself runs
@@ -27,6 +32,7 @@
 #define CLAUSE_ETS_TABLE_H
 
 #include "rt/process.h"
+#include "term/heap.h"
 #include "term/term.h"
 
 #include <stdbool.h>
@@ -130,30 +136,64 @@ void ets_owner_ended_locked(struct sched *s, worker_id waker, struct process *p)
 
 /* ---- inside a callback (the table's lock held) ---- */
 
+/* A stored object, as a handle: valid until the lock is let go or the
+ * object is replaced or erased (erasing or inserting others leaves it be). */
+struct ets_obj;
+
 void ets_describe_locked(const struct ets_table *t, struct ets_description *d);
 enum ets_type ets_type_locked(const struct ets_table *t);
 unsigned ets_keypos_locked(const struct ets_table *t);
 /* Objects in the table. */
 size_t ets_count_locked(const struct ets_table *t);
-/* The i-th stored object (in the table's memory: copy it before the lock
- * is let go) and its key. */
-term ets_object_locked(const struct ets_table *t, size_t i);
-term ets_object_key_locked(const struct ets_table *t, size_t i);
-/* The objects whose key is key: [*lo, *hi); false when none. */
-bool ets_find_locked(const struct ets_table *t, term key, size_t *lo, size_t *hi);
-/* The first object whose key orders after key (after) or at or after it
- * (!after), in the table's order: an index up to the count. */
-size_t ets_seek_locked(const struct ets_table *t, term key, bool after);
-/* Whether key is a valid object for this table (a tuple with the key
- * position inside it). */
+/* The stored tuple (in the table's memory: copy it before the lock is let
+ * go) and its key. */
+term ets_obj_term(const struct ets_obj *o);
+term ets_obj_key_locked(const struct ets_table *t, const struct ets_obj *o);
+/* A copy of the stored tuple on h (THE_NON_VALUE when h refused). */
+term ets_obj_copy(const struct ets_obj *o, heap_t *h);
+/* The first object whose key is key (exact equality but for ordered_set,
+ * where 1 == 1.0); NULL when none. */
+struct ets_obj *ets_lookup_locked(const struct ets_table *t, term key);
+/* In a bag or duplicate_bag, the object after o with o's key (they are
+ * adjacent, in insertion order); NULL after the last, and always for set
+ * and ordered_set. */
+struct ets_obj *ets_same_key_next_locked(const struct ets_table *t, const struct ets_obj *o);
+/* The table's order (see above): its first and last objects (NULL when
+ * empty) and the objects after and before o (NULL at the ends). For the
+ * hash types, last and prev walk the table (O(n)): first/1 and next/2
+ * serve last/1 and prev/2 there. */
+struct ets_obj *ets_first_locked(const struct ets_table *t);
+struct ets_obj *ets_last_locked(const struct ets_table *t);
+struct ets_obj *ets_next_locked(const struct ets_table *t, const struct ets_obj *o);
+struct ets_obj *ets_prev_locked(const struct ets_table *t, const struct ets_obj *o);
+/* next/2: *out becomes the first object of the key after key (NULL at the
+ * end). An ordered_set takes any key; the other types need key present
+ * (false when absent: OTP 25's badarg, fixed table or not). */
+bool ets_key_after_locked(const struct ets_table *t, term key, struct ets_obj **out);
+/* prev/2 of an ordered_set: the last object whose key orders before key. */
+struct ets_obj *ets_key_before_locked(const struct ets_table *t, term key);
+/* Whether object is valid for this table (a tuple with the key position
+ * inside it). */
 bool ets_valid_object_locked(const struct ets_table *t, term object);
 /* Inserts a copy of object (valid) by the table type's rules: a set
  * replaces the object with its key, a bag skips an identical object, a
- * duplicate_bag appends. Returns false when the host refused memory. */
+ * duplicate_bag appends after its key's last. Returns false when the host
+ * refused memory. */
 bool ets_put_locked(struct ets_table *t, term object);
-/* Replaces the i-th object by a copy of object (same key). */
-bool ets_replace_locked(struct ets_table *t, size_t i, term object);
-/* Removes the objects [lo, hi). */
-void ets_erase_locked(struct ets_table *t, size_t lo, size_t hi);
+/* Replaces o by a copy of object (same key), in o's place; o is gone. */
+bool ets_replace_locked(struct ets_table *t, struct ets_obj *o, term object);
+/* Overwrites element pos of o's tuple in place: value and the element it
+ * replaces must both be immediates (nothing to copy or to free). */
+void ets_set_immediate_locked(struct ets_table *t, struct ets_obj *o, unsigned pos, term value);
+/* Removes o (take ets_next_locked or ets_same_key_next_locked first to go
+ * on from it). */
+void ets_erase_locked(struct ets_table *t, struct ets_obj *o);
+/* Removes key's objects; how many there were. */
+size_t ets_erase_key_locked(struct ets_table *t, term key);
+/* Removes every object. */
+void ets_clear_locked(struct ets_table *t);
+/* Whether the structure holds together (the tree's links, order, heights
+ * and balance; each chain's placement and order; the count): for tests. */
+bool ets_check_locked(const struct ets_table *t);
 
 #endif

@@ -1,7 +1,10 @@
 /*
  * test_ets.c — the ETS table mechanism (rt/ets_table.h) without a node:
  * creation and names, the four types' insert rules and order, access
- * rights, deletion while a reference is held, rename; the match-spec
+ * rights, deletion while a reference is held, rename; the tree and the
+ * hash tables against a reference model under random inserts and deletes
+ * (lookups, traversal, next/prev, the structures' own invariants), and a
+ * traversal that inserts as it goes; the match-spec
  * engine (term/match_spec.h); and a concurrent suite (run under TSan by
  * `make tsan`) of threads inserting, reading and deleting in one table
  * while another deletes and recreates a second one under its name.
@@ -16,6 +19,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const struct ets_options SET = {ETS_SET,       ETS_PUBLIC, 1,     false, THE_NON_VALUE,
                                        THE_NON_VALUE, false,      false, false, false};
@@ -37,21 +41,19 @@ struct probe {
 static enum ets_status cb_find(struct ets_table *t, void *arg)
 {
     struct probe *pr = arg;
-    size_t lo, hi;
     pr->count = 0;
     pr->first_value = THE_NON_VALUE;
-    if (ets_find_locked(t, pr->key, &lo, &hi)) {
-        pr->count = hi - lo;
-        pr->first_value = tuple_element(ets_object_locked(t, lo), 2);
-    }
+    struct ets_obj *o = ets_lookup_locked(t, pr->key);
+    if (o)
+        pr->first_value = tuple_element(ets_obj_term(o), 2);
+    for (; o; o = ets_same_key_next_locked(t, o))
+        pr->count++;
     return ETS_OK;
 }
 
 static enum ets_status cb_delete_key(struct ets_table *t, void *arg)
 {
-    size_t lo, hi;
-    if (ets_find_locked(t, *(term *)arg, &lo, &hi))
-        ets_erase_locked(t, lo, hi);
+    ets_erase_key_locked(t, *(term *)arg);
     return ETS_OK;
 }
 
@@ -224,11 +226,315 @@ static void test_match_spec(void)
     heap_destroy(&h);
 }
 
+/* ---- the structures against a reference model ---- */
+
+static uint64_t rng_state = 88172645463325252u;
+static uint64_t rnd(uint64_t n)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state % n;
+}
+
+/* The model: the objects in insertion order, keys compared as the table
+ * type compares them. */
+struct model {
+    enum ets_type type;
+    term objs[8192];
+    size_t n;
+};
+
+static bool model_key_eq(const struct model *m, term a, term b)
+{
+    return m->type == ETS_ORDERED_SET ? term_compare(a, b) == 0 : term_eq_exact(a, b);
+}
+
+static void model_put(struct model *m, term obj)
+{
+    term key = tuple_element(obj, 1);
+    for (size_t i = 0; i < m->n; i++) {
+        if (!model_key_eq(m, tuple_element(m->objs[i], 1), key))
+            continue;
+        if (m->type == ETS_SET || m->type == ETS_ORDERED_SET) {
+            m->objs[i] = obj;
+            return;
+        }
+        if (m->type == ETS_BAG && term_eq_exact(m->objs[i], obj))
+            return;
+    }
+    if (m->n < sizeof m->objs / sizeof m->objs[0])
+        m->objs[m->n++] = obj;
+}
+
+/* Removes the objects with key (any object: THE_NON_VALUE) or equal to obj. */
+static void model_remove(struct model *m, term key, term obj)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < m->n; i++) {
+        bool hit = is_value(obj) ? term_eq_exact(m->objs[i], obj) : model_key_eq(m, tuple_element(m->objs[i], 1), key);
+        if (!hit)
+            m->objs[j++] = m->objs[i];
+    }
+    m->n = j;
+}
+
+/* The model's smallest key after key (d = 1) or largest before it (d = 0),
+ * in term order; THE_NON_VALUE when none. */
+static term model_beyond(const struct model *m, term key, int d)
+{
+    term best = THE_NON_VALUE;
+    for (size_t i = 0; i < m->n; i++) {
+        term k = tuple_element(m->objs[i], 1);
+        int c = term_compare(k, key);
+        if ((d ? c > 0 : c < 0) && (is_non_value(best) || (d ? term_compare(k, best) < 0 : term_compare(k, best) > 0)))
+            best = k;
+    }
+    return best;
+}
+
+/* A key of the test's range: integers, and floats that equal some of them
+ * (one key with its integer in an ordered_set, another key elsewhere). */
+static term random_key(heap_t *h, int64_t range)
+{
+    int64_t k = (int64_t)rnd((uint64_t)range);
+    return rnd(8) == 0 ? heap_float(h, (double)k) : make_small(k);
+}
+
+/* Everything the table says agrees with the model. */
+static void check_against(struct ets_table *t, const struct model *m, heap_t *h, int64_t range)
+{
+    CU_ASSERT_FATAL(ets_check_locked(t));
+    CU_ASSERT_EQUAL_FATAL(ets_count_locked(t), m->n);
+    /* Each object of the model is found under its key, in the model's
+     * order for a bag's key. */
+    for (size_t i = 0; i < m->n; i++) {
+        term key = tuple_element(m->objs[i], 1);
+        struct ets_obj *o = ets_lookup_locked(t, key);
+        for (size_t j = 0; j < m->n; j++) {
+            if (!model_key_eq(m, tuple_element(m->objs[j], 1), key))
+                continue;
+            CU_ASSERT_FATAL(o != NULL);
+            CU_ASSERT_FATAL(term_eq_exact(ets_obj_term(o), m->objs[j]));
+            o = ets_same_key_next_locked(t, o);
+        }
+        CU_ASSERT_FATAL(o == NULL);
+    }
+    /* The traversal visits every object once, a key's objects together;
+     * next/2 from each key goes to the next key's first object. */
+    size_t seen = 0;
+    struct ets_obj *prev = NULL;
+    for (struct ets_obj *o = ets_first_locked(t); o; prev = o, o = ets_next_locked(t, o)) {
+        seen++;
+        CU_ASSERT_FATAL(seen <= m->n);
+        term key = ets_obj_key_locked(t, o);
+        if (prev && model_key_eq(m, ets_obj_key_locked(t, prev), key))
+            continue;
+        if (prev) {
+            struct ets_obj *after;
+            CU_ASSERT_FATAL(ets_key_after_locked(t, ets_obj_key_locked(t, prev), &after));
+            CU_ASSERT_FATAL(after == o);
+            if (m->type == ETS_ORDERED_SET) {
+                CU_ASSERT_FATAL(term_compare(ets_obj_key_locked(t, prev), key) < 0);
+                CU_ASSERT_FATAL(ets_prev_locked(t, o) == prev);
+            } else {
+                /* Not seen before: the keys' runs are whole. */
+                for (struct ets_obj *q = ets_first_locked(t); q != o; q = ets_next_locked(t, q))
+                    CU_ASSERT_FATAL(!model_key_eq(m, ets_obj_key_locked(t, q), key));
+            }
+        }
+    }
+    CU_ASSERT_EQUAL_FATAL(seen, m->n);
+    CU_ASSERT_FATAL(ets_last_locked(t) == prev);
+    if (prev) {
+        struct ets_obj *after;
+        CU_ASSERT_FATAL(ets_key_after_locked(t, ets_obj_key_locked(t, prev), &after) && after == NULL);
+    }
+    /* next and prev of every key of the range, present or not. */
+    for (int64_t k = -1; k <= range; k++) {
+        term keys[2] = {make_small(k), heap_float(h, (double)k + 0.5)};
+        for (int v = 0; v < 2; v++) {
+            term key = keys[v];
+            struct ets_obj *after;
+            bool present = ets_lookup_locked(t, key) != NULL;
+            bool ok = ets_key_after_locked(t, key, &after);
+            if (m->type != ETS_ORDERED_SET) {
+                CU_ASSERT_FATAL(ok == present);
+                continue;
+            }
+            CU_ASSERT_FATAL(ok);
+            term want = model_beyond(m, key, 1);
+            CU_ASSERT_FATAL(is_value(want) ? after && term_eq_exact(ets_obj_key_locked(t, after), want) : !after);
+            struct ets_obj *before = ets_key_before_locked(t, key);
+            want = model_beyond(m, key, 0);
+            CU_ASSERT_FATAL(is_value(want) ? before && term_eq_exact(ets_obj_key_locked(t, before), want) : !before);
+        }
+    }
+}
+
+struct model_run {
+    struct model *m;
+    heap_t *h;
+    int64_t range;
+    int ops;
+};
+
+static enum ets_status cb_model(struct ets_table *t, void *arg)
+{
+    struct model_run *run = arg;
+    struct model *m = run->m;
+    heap_t *h = run->h;
+    for (int op = 0; op < run->ops; op++) {
+        term key = random_key(h, run->range);
+        uint64_t what = rnd(10);
+        if (what < 5) {
+            term obj = heap_tuple2(h, key, make_small((int64_t)rnd(3)));
+            CU_ASSERT_FATAL(ets_put_locked(t, obj));
+            model_put(m, obj);
+        } else if (what < 7) {
+            size_t n = ets_erase_key_locked(t, key);
+            size_t before = m->n;
+            model_remove(m, key, THE_NON_VALUE);
+            CU_ASSERT_EQUAL_FATAL(n, before - m->n);
+        } else if (what < 8) {
+            /* delete_object's way: one key's objects, some of them go. */
+            term obj = heap_tuple2(h, key, make_small((int64_t)rnd(3)));
+            for (struct ets_obj *o = ets_lookup_locked(t, key), *next; o; o = next) {
+                next = ets_same_key_next_locked(t, o);
+                if (term_eq_exact(ets_obj_term(o), obj))
+                    ets_erase_locked(t, o);
+            }
+            model_remove(m, key, obj);
+        } else if (what < 9 && m->n > 0) {
+            /* select_delete's way: erase while walking the table. */
+            size_t skip = rnd(m->n);
+            struct ets_obj *o = ets_first_locked(t);
+            for (size_t i = 0; i < skip; i++)
+                o = ets_next_locked(t, o);
+            struct ets_obj *next = ets_next_locked(t, o);
+            /* The model loses the same one: the rank-th of its key. */
+            term gone_key = ets_obj_key_locked(t, o);
+            size_t rank = 0;
+            for (struct ets_obj *q = ets_lookup_locked(t, gone_key); q != o; q = ets_same_key_next_locked(t, q))
+                rank++;
+            for (size_t i = 0; i < m->n; i++) {
+                if (model_key_eq(m, tuple_element(m->objs[i], 1), gone_key) && rank-- == 0) {
+                    CU_ASSERT_FATAL(term_eq_exact(m->objs[i], ets_obj_term(o)));
+                    memmove(&m->objs[i], &m->objs[i + 1], (m->n - i - 1) * sizeof m->objs[0]);
+                    m->n--;
+                    break;
+                }
+            }
+            ets_erase_locked(t, o);
+            /* o's successor is o's predecessor's successor now. */
+            struct ets_obj *p = ets_first_locked(t);
+            if (p != next)
+                while (ets_next_locked(t, p) != next)
+                    p = ets_next_locked(t, p);
+        } else {
+            size_t n = 0;
+            for (struct ets_obj *o = ets_lookup_locked(t, key); o; o = ets_same_key_next_locked(t, o))
+                n++;
+            size_t want = 0;
+            for (size_t i = 0; i < m->n; i++)
+                want += model_key_eq(m, tuple_element(m->objs[i], 1), key);
+            CU_ASSERT_EQUAL_FATAL(n, want);
+        }
+        if (op % 97 == 0)
+            check_against(t, m, h, run->range);
+    }
+    check_against(t, m, h, run->range);
+    return ETS_OK;
+}
+
+/* Random inserts and deletes on each type against the model, over small
+ * and large key ranges (so that the hash tables grow and shrink). */
+static void test_model(void)
+{
+    atom_table_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    struct ets_registry *r = ets_registry_new();
+    static struct model m;
+    enum ets_type types[] = {ETS_SET, ETS_ORDERED_SET, ETS_BAG, ETS_DUPLICATE_BAG};
+    int64_t ranges[] = {8, 60, 700};
+    for (int i = 0; i < 4; i++) {
+        for (int j = 0; j < 3; j++) {
+            struct ets_options o = SET;
+            o.type = types[i];
+            uint64_t id;
+            CU_ASSERT_EQUAL_FATAL(ets_create(r, A(set), make_pid(1), &o, &id), ETS_OK);
+            term tab = ets_ref_term(&h, NULL, id);
+            m.type = types[i];
+            m.n = 0;
+            struct model_run run = {&m, &h, ranges[j], 3000};
+            CU_ASSERT_EQUAL(ets_access(r, tab, make_pid(1), ETS_WRITE, cb_model, &run), ETS_OK);
+            /* Drained by deletes alone: the hash tables shrink back. */
+            run.ops = 0;
+            for (int64_t k = 0; k < ranges[j]; k++) {
+                term keys[2] = {make_small(k), heap_float(&h, (double)k)};
+                for (int v = 0; v < 2; v++) {
+                    CU_ASSERT_EQUAL(ets_access(r, tab, make_pid(1), ETS_WRITE, cb_delete_key, &keys[v]), ETS_OK);
+                    model_remove(&m, keys[v], THE_NON_VALUE);
+                }
+                if (k % 50 == 0)
+                    CU_ASSERT_EQUAL(ets_access(r, tab, make_pid(1), ETS_WRITE, cb_model, &run), ETS_OK);
+            }
+            CU_ASSERT_EQUAL(size_of(r, tab), 0);
+            CU_ASSERT_EQUAL(ets_delete_table(r, tab, make_pid(1)), ETS_OK);
+            heap_recycle(&h);
+        }
+    }
+    ets_registry_free(r);
+    heap_destroy(&h);
+}
+
+/* A walk with next/2 that inserts a new key at every step ends, having
+ * seen no key twice, though the table doubles several times under it. */
+static enum ets_status cb_walk_inserting(struct ets_table *t, void *arg)
+{
+    heap_t *h = arg;
+    for (int64_t k = 0; k < 64; k++)
+        CU_ASSERT_FATAL(ets_put_locked(t, heap_tuple2(h, make_small(k), NIL)));
+    static unsigned char seen[1 << 16];
+    memset(seen, 0, sizeof seen);
+    int64_t next_key = 64;
+    size_t steps = 0;
+    struct ets_obj *o = ets_first_locked(t);
+    while (o) {
+        int64_t k = small_value(ets_obj_key_locked(t, o));
+        CU_ASSERT_FATAL(k >= 0 && k < (int64_t)sizeof seen && !seen[k]);
+        seen[k] = 1;
+        if (next_key < 20000)
+            CU_ASSERT_FATAL(ets_put_locked(t, heap_tuple2(h, make_small(next_key++), NIL)));
+        CU_ASSERT_FATAL(ets_key_after_locked(t, make_small(k), &o));
+        CU_ASSERT_FATAL(++steps <= 20000);
+    }
+    CU_ASSERT(ets_check_locked(t));
+    return ETS_OK;
+}
+
+static void test_walk_while_inserting(void)
+{
+    atom_table_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    struct ets_registry *r = ets_registry_new();
+    uint64_t id;
+    CU_ASSERT_EQUAL_FATAL(ets_create(r, A(set), make_pid(1), &SET, &id), ETS_OK);
+    term tab = ets_ref_term(&h, NULL, id);
+    CU_ASSERT_EQUAL(ets_access(r, tab, make_pid(1), ETS_WRITE, cb_walk_inserting, &h), ETS_OK);
+    ets_registry_free(r);
+    heap_destroy(&h);
+}
+
 static CU_TestInfo tests[] = {
     {"four types: insert rules, keys, delete", test_types},
     {"objects are copies off the heap", test_copies},
     {"access rights, names, rename, all", test_access_and_names},
     {"match-spec engine", test_match_spec},
+    {"four types against a model: random inserts, deletes, next/prev", test_model},
+    {"next/2 while inserting: each key once, and an end", test_walk_while_inserting},
     CU_TEST_INFO_NULL,
 };
 

@@ -1,0 +1,35 @@
+#!/bin/sh
+# ETS throughput on clause and on OTP, the same .beam in the same run
+# (experiments/workloads/ets_bench.erl): insert, lookup and update_counter
+# with scattered keys in one public table, 1 and 2 workers, each worker
+# process doing N operations on its own keys (clause --schedulers W
+# against erl +S W); best of REPEAT runs; prints the times and the
+# clause/OTP ratios (below 1: clause is faster) and the machine's CPUs.
+#
+#   experiments/bench_ets.sh [REPEAT] [N]
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+repeat=${1:-3}
+n=${2:-400000}
+clause=$root/build/rel/clause
+out=$root/build/bench
+mkdir -p "$out"
+erlc -o "$out" "$root/experiments/workloads/ets_bench.erl"
+echo "ETS throughput, $n operations per worker, best of $repeat; machine: $(nproc) CPUs"
+printf '%-15s %-12s %7s %12s %12s %8s\n' op type workers clause_us otp_us ratio
+for case in "insert set" "lookup set" "update_counter set" "insert ordered_set" "lookup ordered_set"; do
+    # shellcheck disable=SC2086
+    set -- $case
+    for w in 1 2; do
+        best_clause= best_otp=
+        for _ in $(seq "$repeat"); do
+            c=$("$clause" --schedulers "$w" "$out/ets_bench.beam" "$1" "$w" "$n" "$2" | sed -n 's/.*time_us=//p')
+            o=$(erl +S "$w" -noshell -pa "$out" -run ets_bench main "$1" "$w" "$n" "$2" -s init stop |
+                sed -n 's/.*time_us=//p')
+            [ -z "$best_clause" ] || [ "$c" -lt "$best_clause" ] && best_clause=$c
+            [ -z "$best_otp" ] || [ "$o" -lt "$best_otp" ] && best_otp=$o
+        done
+        printf '%-15s %-12s %7s %12s %12s %8s\n' "$1" "$2" "$w" "$best_clause" "$best_otp" \
+            "$(awk -v c="$best_clause" -v o="$best_otp" 'BEGIN { printf "%.2f", c / o }')"
+    done
+done
