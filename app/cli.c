@@ -41,11 +41,16 @@ static double now_ms(void)
 static bool profiling(const struct clause_options *options) { return options->profile || options->profile_json; }
 
 /* The run's settings as the erl flags that say the same, where there are
- * such: clause's workers never spin before sleeping (+sbwt none). */
+ * such: +sbwt none when idle workers sleep at once, medium (ERTS's
+ * default) for 10,000 looks; other counts have no flag. */
 static void otp_flags(const struct clause_options *options, const struct cpu_binding *binding, unsigned workers,
                       struct strbuf *out)
 {
-    strbuf_printf(out, "+S %u:%u +sbwt none", workers, workers);
+    strbuf_printf(out, "+S %u:%u", workers, workers);
+    if (options->busy_wait == 0)
+        strbuf_puts(out, " +sbwt none");
+    else if (options->busy_wait == 10000)
+        strbuf_puts(out, " +sbwt medium");
     if (!cpu_binding_is_bound(binding))
         strbuf_puts(out, " +sbt u");
     if (options->max_heap_words)
@@ -63,6 +68,16 @@ static void write_profile(const struct clause_options *options, struct sched *s,
     otp_flags(options, binding, p.workers, &flags);
     p.version = "clause " CLAUSE_VERSION " (" CLAUSE_GIT_DESCRIBE ")";
     p.policy = options->policy->name;
+    for (unsigned i = 0; i < options->policy->param_count && i < sizeof p.policy_params / sizeof p.policy_params[0];
+         i++) {
+        const struct policy_param *param = &options->policy->params[i];
+        p.policy_params[i].name = param->name;
+        policy_format_value(param, options->policy_params[i], p.policy_params[i].value,
+                            sizeof p.policy_params[i].value);
+        p.policy_params[i].number = param->type == POLICY_PARAM_INT;
+        p.policy_param_count = i + 1;
+    }
+    p.busy_wait = options->busy_wait;
     p.send_mode = options->blocking_sends ? "blocking" : "arrivals";
     p.timer_mode = options->worker_timers ? "workers" : "thread";
     p.locks = lock_kind_name(options->locks);
@@ -215,8 +230,27 @@ int CLAUSE_main_v1(int argc, char **argv)
         return 0;
     }
     if (options.list_policies) {
-        for (const struct policy_ops *const *p = policy_all(); *p; p++)
+        /* A policy's name starts its line; its parameters follow, indented. */
+        for (const struct policy_ops *const *p = policy_all(); *p; p++) {
             printf("%-12s %s\n", (*p)->name, (*p)->summary);
+            for (unsigned i = 0; i < (*p)->param_count; i++) {
+                const struct policy_param *param = &(*p)->params[i];
+                char value[64], allowed[160];
+                policy_format_value(param, param->def, value, sizeof value);
+                if (param->type == POLICY_PARAM_INT) {
+                    snprintf(allowed, sizeof allowed, "%lld..%lld", param->min, param->max);
+                } else {
+                    size_t used = 0;
+                    allowed[0] = '\0';
+                    for (size_t c = 0; param->choices[c] && used < sizeof allowed; c++)
+                        used += (size_t)snprintf(allowed + used, sizeof allowed - used, "%s%s", c ? "|" : "",
+                                                 param->choices[c]);
+                }
+                char setting[128];
+                snprintf(setting, sizeof setting, "%s=%s", param->name, value);
+                printf("    %-24s %-20s %s\n", setting, allowed, param->doc);
+            }
+        }
         return 0;
     }
     const struct native_workload *workload = NULL;
@@ -245,7 +279,9 @@ int CLAUSE_main_v1(int argc, char **argv)
                                   options.max_heap_words,
                                   options.blocking_sends ? SEND_MODE_BLOCKING : SEND_MODE_ARRIVALS,
                                   options.worker_timers ? TIMER_WORKERS : TIMER_THREAD,
-                                  options.locks};
+                                  options.locks,
+                                  options.policy_params,
+                                  options.busy_wait};
     const char *why = NULL;
     struct sched *s = sched_create(&config, &why);
     if (!s) {

@@ -174,7 +174,7 @@ static CLAUSE_status_v1 outcome(struct process *p, CLAUSE_result_v1 *result)
 static CLAUSE_status_v1 run_call(struct sched *s, struct process *p, CLAUSE_result_v1 *result)
 {
     for (;;) {
-        p->reds_left = CONTEXT_REDS;
+        p->reds_left = p->slice_budget = CONTEXT_REDS;
         enum body_stop why = p->body->resume(p);
         result->slices++;
         int status;

@@ -20,7 +20,7 @@ const char *options_usage(void)
            "runtime failure (memory, a heap cap), 2 on a usage error\n"
            "options:\n"
            "  --schedulers N         worker threads, 1..1024 (default: one per CPU of the affinity mask)\n"
-           "  --policy NAME          scheduling policy (--policy help lists them)\n"
+           "  --policy NAME[:K=V,..] scheduling policy and its parameters (--policy help lists them)\n"
            "  --scheduler-cpus SET   bind worker N to the N-th CPU of SET: performance, all, or a list like 0-3,6\n"
            "  --max-heap SIZE        cap on each process's heap, in bytes (suffix K, M or G)\n"
            "  --send-mode MODE       arrivals (default: lock-free push to a running receiver) or blocking\n"
@@ -29,6 +29,8 @@ const char *options_usage(void)
            "                         (the earlier revision: workers check the timers before each slice)\n"
            "  --locks KIND           how the executor mutex and the run-queue lock are built: pthread\n"
            "                         (default), adaptive, ticket, mcs or cas (--locks help lists them)\n"
+           "  --busy-wait N          an idle worker looks for work N times, yielding the CPU every 100,\n"
+           "                         before it sleeps (ERTS's +sbwt; default 0: it sleeps at once)\n"
            "  --profile              print the scheduling report to stderr at exit\n"
            "  --profile=FILE.json    write it as JSON to FILE.json (both forms may be given)\n"
            "  --profile-events=EV,.. PAPI events counted per worker thread (preset or native names;\n"
@@ -100,6 +102,8 @@ bool options_parse(int argc, char **argv, struct clause_options *out, char *erro
 {
     memset(out, 0, sizeof *out);
     out->policy = policy_all()[0];
+    for (unsigned k = 0; k < out->policy->param_count; k++)
+        out->policy_params[k] = out->policy->params[k].def;
     int i = 1;
     for (; i < argc; i++) {
         const char *arg = argv[i];
@@ -162,11 +166,16 @@ bool options_parse(int argc, char **argv, struct clause_options *out, char *erro
                 out->list_policies = true;
                 return true;
             }
-            out->policy = policy_find(value);
-            if (!out->policy) {
-                snprintf(error, error_len, "--policy: unknown policy '%s' (--policy help lists them)", value);
+            if (!policy_parse(value, &out->policy, out->policy_params, error, error_len))
+                return false;
+            i++;
+        } else if (strcmp(arg, "--busy-wait") == 0) {
+            if (!parse_unsigned(value, SCHED_MAX_BUSY_WAIT, &n)) {
+                snprintf(error, error_len, "--busy-wait: '%s' is not a number from 0 to %u", value ? value : "",
+                         SCHED_MAX_BUSY_WAIT);
                 return false;
             }
+            out->busy_wait = (unsigned)n;
             i++;
         } else if (strcmp(arg, "--scheduler-cpus") == 0) {
             if (!value) {

@@ -25,23 +25,25 @@ struct policy_ops;
 #define OPTIONS_MAX_CODE_PATHS 64
 
 struct clause_options {
-    unsigned schedulers;             /* 0: the default (one per CPU of the affinity mask or of the set) */
-    const struct policy_ops *policy; /* never NULL after a successful parse */
-    const char *scheduler_cpus;      /* NULL: unbound */
-    size_t max_heap_words;           /* 0: no cap */
-    bool blocking_sends;             /* --send-mode blocking */
-    bool worker_timers;              /* --timers workers */
-    enum lock_kind locks;            /* --locks KIND: how the executor's two locks are built */
-    bool profile;                    /* --profile: the report on stderr at exit */
-    const char *profile_json;        /* --profile=FILE.json: the report as JSON in FILE */
-    const char *profile_events;      /* --profile-events=EV,...: PAPI events (NULL: the defaults) */
-    unsigned profile_sample;         /* --profile-sample=N: 1 in about N events timed (0: the default) */
-    bool list_policies;              /* --policy help */
-    bool list_locks;                 /* --locks help */
-    bool help;                       /* --help */
-    bool version;                    /* --version */
-    const char *native_workload;     /* --native NAME */
-    const char *program;             /* PROGRAM.beam */
+    unsigned schedulers;                        /* 0: the default (one per CPU of the affinity mask or of the set) */
+    const struct policy_ops *policy;            /* never NULL after a successful parse */
+    long long policy_params[POLICY_MAX_PARAMS]; /* its parameters' values (--policy NAME:key=value,...) */
+    unsigned busy_wait;                         /* --busy-wait N: looks for work before an idle worker sleeps */
+    const char *scheduler_cpus;                 /* NULL: unbound */
+    size_t max_heap_words;                      /* 0: no cap */
+    bool blocking_sends;                        /* --send-mode blocking */
+    bool worker_timers;                         /* --timers workers */
+    enum lock_kind locks;                       /* --locks KIND: how the executor's two locks are built */
+    bool profile;                               /* --profile: the report on stderr at exit */
+    const char *profile_json;                   /* --profile=FILE.json: the report as JSON in FILE */
+    const char *profile_events;                 /* --profile-events=EV,...: PAPI events (NULL: the defaults) */
+    unsigned profile_sample;                    /* --profile-sample=N: 1 in about N events timed (0: the default) */
+    bool list_policies;                         /* --policy help */
+    bool list_locks;                            /* --locks help */
+    bool help;                                  /* --help */
+    bool version;                               /* --version */
+    const char *native_workload;                /* --native NAME */
+    const char *program;                        /* PROGRAM.beam */
     const char *code_paths[OPTIONS_MAX_CODE_PATHS]; /* -pa DIR, in order */
     int code_path_count;
     int program_argc; /* arguments after the program */

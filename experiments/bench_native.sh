@@ -18,7 +18,7 @@ erlc -o "$out" experiments/workloads/native_baseline.erl
 cpus=$(nproc)
 workers=(1 2)
 [ "$cpus" -gt 2 ] && workers+=("$cpus")
-policies=$($clause --policy help | awk '{print $1}')
+policies=$($clause --policy help | awk '/^[^ ]/ {print $1}')
 # Every policy with both send modes: the current seed's arrivals and the
 # earlier revision's blocking sends.
 configs=()

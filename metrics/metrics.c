@@ -15,6 +15,8 @@ void metrics_add(struct worker_metrics *total, const struct worker_metrics *a)
     total->busy_ns += a->busy_ns;
     total->idle_ns += a->idle_ns;
     total->wakeups_received += a->wakeups_received;
+    total->busy_wait_found += a->busy_wait_found;
+    total->busy_wait_slept += a->busy_wait_slept;
     total->first_runs += a->first_runs;
     total->migrations_in += a->migrations_in;
     total->migrations_out += a->migrations_out;

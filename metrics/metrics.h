@@ -75,6 +75,8 @@ struct worker_metrics {
     uint64_t idle_ns;        /* time asleep */
 
     uint64_t wakeups_received; /* sleeps ended by a wakeup (not by a timer deadline or the program's end) */
+    uint64_t busy_wait_found;  /* --busy-wait: idle spells whose spinning found work before sleeping */
+    uint64_t busy_wait_slept;  /* --busy-wait: idle spells that spun their full count, then slept */
     uint64_t first_runs;       /* processes whose first slice ran here */
     uint64_t migrations_in;    /* slices of processes whose previous slice ran on another worker */
     uint64_t migrations_out;   /* those, counted on the worker they left (bumped under the run-queue lock) */

@@ -135,9 +135,12 @@ void profile_write_text(const struct profile *p, struct strbuf *out)
     const struct worker_metrics *t = &p->total;
     strbuf_printf(out, "clause profile: %s %s (exit status %d, %.3f ms)\n", p->version, p->program, p->exit_status,
                   p->wall_ms);
-    strbuf_printf(out, "configuration: policy %s, %s sends, timers in %s, %s locks, %u workers; as erl flags %s\n",
-                  p->policy, p->send_mode, strcmp(p->timer_mode, "thread") == 0 ? "a thread" : "the workers",
-                  p->locks ? p->locks : "pthread", p->workers, p->otp_options);
+    strbuf_printf(out, "configuration: policy %s", p->policy);
+    for (unsigned i = 0; i < p->policy_param_count; i++)
+        strbuf_printf(out, "%s%s=%s", i ? "," : ":", p->policy_params[i].name, p->policy_params[i].value);
+    strbuf_printf(out, ", %s sends, timers in %s, %s locks, busy-wait %u, %u workers; as erl flags %s\n", p->send_mode,
+                  strcmp(p->timer_mode, "thread") == 0 ? "a thread" : "the workers", p->locks ? p->locks : "pthread",
+                  p->busy_wait, p->workers, p->otp_options);
     strbuf_printf(out, "machine: %s\n", p->binding);
 
     strbuf_puts(out, "workers (times in ms; between = awake without a process: settling, picking, searching):\n");
@@ -154,6 +157,11 @@ void profile_write_text(const struct profile *p, struct strbuf *out)
         worker_row(out, label, &p->worker[w]);
     }
     worker_row(out, "total", t);
+    if (p->busy_wait)
+        strbuf_printf(out,
+                      "busy-wait: %u looks before sleeping; %" PRIu64 " idle spells found work spinning, %" PRIu64
+                      " spun out and slept\n",
+                      p->busy_wait, t->busy_wait_found, t->busy_wait_slept);
 
     strbuf_printf(out,
                   "timers: %" PRIu64 " clock readings, %" PRIu64 " timer-thread wakes (%" PRIu64
@@ -254,6 +262,8 @@ static void json_worker(struct strbuf *out, const struct worker_metrics *m)
     kv_u64(out, &f, "wakeups_sent", m->wakeups_sent);
     kv_u64(out, &f, "wakeups_received", m->wakeups_received);
     kv_u64(out, &f, "sleeps", m->sleeps);
+    kv_u64(out, &f, "busy_wait_found", m->busy_wait_found);
+    kv_u64(out, &f, "busy_wait_slept", m->busy_wait_slept);
     kv_double(out, &f, "run_queue_mean", queue_mean(m));
     kv_u64(out, &f, "run_queue_max", m->queue_len_max);
     kv_u64(out, &f, "migrations_in", m->migrations_in);
@@ -352,6 +362,20 @@ void profile_write_json(const struct profile *p, struct strbuf *out)
         kv_string(out, &c, "version", p->version);
         kv_string(out, &c, "program", p->program);
         kv_string(out, &c, "policy", p->policy);
+        key(out, &c, "policy_params");
+        {
+            bool pf = true;
+            strbuf_putc(out, '{');
+            for (unsigned i = 0; i < p->policy_param_count; i++) {
+                key(out, &pf, p->policy_params[i].name);
+                if (p->policy_params[i].number)
+                    strbuf_puts(out, p->policy_params[i].value);
+                else
+                    json_string(out, p->policy_params[i].value);
+            }
+            strbuf_putc(out, '}');
+        }
+        kv_u64(out, &c, "busy_wait", p->busy_wait);
         kv_string(out, &c, "send_mode", p->send_mode);
         kv_string(out, &c, "timer_mode", p->timer_mode);
         kv_string(out, &c, "locks", p->locks ? p->locks : "pthread");

@@ -33,6 +33,15 @@ struct profile {
     /* configuration (the caller's) */
     const char *version; /* git describe of the build */
     const char *policy;
+    /* The policy's parameters with their effective values, in its order:
+     * the value as text, and whether it is a number (else a name). */
+    unsigned policy_param_count;
+    struct profile_param {
+        const char *name;
+        char value[64];
+        bool number;
+    } policy_params[8];
+    unsigned busy_wait;      /* --busy-wait's looks before an idle worker sleeps */
     const char *send_mode;   /* arrivals | blocking */
     const char *timer_mode;  /* thread | workers */
     const char *locks;       /* the executor's lock kind: pthread | adaptive | ticket | mcs | cas */

@@ -18,10 +18,30 @@
  *
  * A queued process's last_worker always names the worker whose queue holds
  * it, so remove() finds it in constant time.
+ *
+ * Parameters (their defaults are the seed's rules, so `erts` alone is the
+ * seed): balance_every (slices between two balance checks, 0: never),
+ * steal (longest: the rule above; none: an idle worker never steals) and
+ * wake (lazy: the rule above; home: a woken process always joins its own
+ * last worker's queue, as ERTS's select_enqueue_run_queue does).
  */
 #include "policies/proc_queue.h"
 
-#define BALANCE_EVERY_SLICES 4
+enum { PARAM_BALANCE_EVERY, PARAM_STEAL, PARAM_WAKE };
+enum { STEAL_LONGEST, STEAL_NONE };
+enum { WAKE_LAZY, WAKE_HOME };
+
+static const char *const steal_choices[] = {"longest", "none", NULL};
+static const char *const wake_choices[] = {"lazy", "home", NULL};
+
+static const struct policy_param erts_params[] = {
+    [PARAM_BALANCE_EVERY] = {"balance_every", POLICY_PARAM_INT, 4, 0, 1000000000, NULL,
+                             "slices between a worker's balance checks with its neighbour (0: never)"},
+    [PARAM_STEAL] = {"steal", POLICY_PARAM_CHOICE, STEAL_LONGEST, 0, 0, steal_choices,
+                     "what an idle worker takes: the head of the longest queue (or a sleeper's one), or nothing"},
+    [PARAM_WAKE] = {"wake", POLICY_PARAM_CHOICE, WAKE_LAZY, 0, 0, wake_choices,
+                    "a process woken by a process: to the waker's worker when its own sleeps idle, or home"},
+};
 
 struct erts_worker {
     struct proc_queue queue;
@@ -36,8 +56,10 @@ static void push(struct sched *s, worker_id w, struct process *p)
     sched_proc_set_last_worker(p, w);
 }
 
-static worker_id erts_enqueue(struct sched *s, worker_id self, struct process *p, enum enqueue_reason why)
+static worker_id erts_enqueue(struct sched *s, worker_id self, struct process *waker, struct process *p,
+                              enum enqueue_reason why)
 {
+    (void)waker;
     worker_id home = sched_proc_last_worker(p);
     worker_id target = home;
     switch (why) {
@@ -47,7 +69,8 @@ static worker_id erts_enqueue(struct sched *s, worker_id self, struct process *p
         target = self;
         break;
     case ENQUEUE_WAKE_BY_PROCESS:
-        if (self != NOT_A_WORKER && sched_worker_sleeping(s, home) && worker_state(s, home)->queue.length == 0)
+        if (sched_policy_param(s, PARAM_WAKE) == WAKE_LAZY && self != NOT_A_WORKER && sched_worker_sleeping(s, home) &&
+            worker_state(s, home)->queue.length == 0)
             target = self;
         break;
     case ENQUEUE_WAKE_BY_RUNTIME:
@@ -83,6 +106,8 @@ static struct process *erts_pick_next(struct sched *s, worker_id w)
  * sleeping worker, which w runs before that worker wakes. */
 static struct process *erts_find_work(struct sched *s, worker_id w)
 {
+    if (sched_policy_param(s, PARAM_STEAL) == STEAL_NONE)
+        return NULL;
     unsigned n = sched_worker_count(s);
     worker_id victim = NOT_A_WORKER;
     size_t longest = 1;
@@ -107,13 +132,15 @@ static struct process *erts_find_work(struct sched *s, worker_id w)
     return p;
 }
 
-/* Every 4 slices: take one process from the neighbour when it holds at
- * least two more. The one taken is the neighbour's last (it would wait
- * longest there); it joins the end of w's queue. */
-static void erts_slice_done(struct sched *s, worker_id w)
+/* After every slice (tick_reductions 0), every balance_every slices: take
+ * one process from the neighbour when it holds at least two more. The one
+ * taken is the neighbour's last (it would wait longest there); it joins
+ * the end of w's queue. */
+static void erts_tick(struct sched *s, worker_id w)
 {
     struct erts_worker *me = worker_state(s, w);
-    if (++me->slices % BALANCE_EVERY_SLICES != 0)
+    unsigned every = (unsigned)sched_policy_param(s, PARAM_BALANCE_EVERY);
+    if (every == 0 || ++me->slices % every != 0)
         return;
     unsigned n = sched_worker_count(s);
     if (n < 2)
@@ -136,11 +163,13 @@ static size_t erts_queue_length(struct sched *s, worker_id w) { return worker_st
 const struct policy_ops erts_policy = {
     .name = "erts",
     .summary = "per-worker FIFO queues, balancing every 4 slices, stealing, lazy wakeups (the current seed; default)",
+    .params = erts_params,
+    .param_count = sizeof erts_params / sizeof erts_params[0],
     .worker_bytes = sizeof(struct erts_worker),
     .enqueue = erts_enqueue,
     .pick_next = erts_pick_next,
     .find_work = erts_find_work,
-    .slice_done = erts_slice_done,
+    .tick = erts_tick,
     .remove = erts_remove,
     .queue_length = erts_queue_length,
 };

@@ -11,9 +11,11 @@
 
 static struct proc_queue *global_queue(struct sched *s) { return sched_policy_shared_data(s); }
 
-static worker_id global_fifo_enqueue(struct sched *s, worker_id self, struct process *p, enum enqueue_reason why)
+static worker_id global_fifo_enqueue(struct sched *s, worker_id self, struct process *waker, struct process *p,
+                                     enum enqueue_reason why)
 {
     (void)self;
+    (void)waker;
     if (why == ENQUEUE_UNBLOCKED)
         proc_queue_push_front(global_queue(s), p); /* it runs first */
     else

@@ -178,17 +178,58 @@ def check_output(workload, args, stdout):
 LOCK_KINDS = ("pthread", "adaptive", "ticket", "mcs", "cas")
 
 
-def clause_policies(clause):
-    """The policies `clause --policy help` lists (first word of each line)."""
+def clause_policy_defaults(clause):
+    """The policies `clause --policy help` lists (a line starting with the
+    name), each with its parameters' defaults in order (the indented
+    "key=default" lines under it): {name: [(key, default), ...]}."""
     proc = subprocess.run([clause, "--policy", "help"], capture_output=True, text=True)
-    names = []
+    policies = {}
+    current = None
     for line in (proc.stdout + proc.stderr).splitlines():
-        match = re.match(r"^\s*([a-z][a-z0-9_]*)\b", line)
+        match = re.match(r"^([a-z][a-z0-9_]*)\b", line)
         if match and not line.lower().startswith(("policies", "usage", "available")):
-            names.append(match.group(1))
-    if not names:
+            current = match.group(1)
+            policies[current] = []
+            continue
+        param = re.match(r"^\s+([a-z][a-z0-9_]*)=(\S*)", line)
+        if param and current:
+            policies[current].append((param.group(1), param.group(2)))
+    if not policies:
         raise ExperimentError(f"{clause} --policy help listed no policies")
-    return names
+    return policies
+
+
+def clause_policies(clause):
+    """The names of the policies `clause --policy help` lists."""
+    return list(clause_policy_defaults(clause))
+
+
+def policy_name(spec):
+    """The policy a --policy value names: "erts" of "erts:balance_every=64"."""
+    return spec.split(":", 1)[0]
+
+
+def effective_params(spec, defaults):
+    """The parameters a --policy value runs with, every one in the policy's
+    order: "key=value,key=value" (its defaults where spec gives none)."""
+    given = {}
+    if ":" in spec:
+        for item in spec.split(":", 1)[1].split(","):
+            key, _, value = item.partition("=")
+            given[key] = value
+    return ",".join(f"{k}={given.get(k, d)}" for k, d in defaults.get(policy_name(spec), []))
+
+
+def check_policy_specs(clause, specs):
+    """Refuses a policy with parameters that clause refuses, with clause's
+    own one-line reason (it parses --policy before --help)."""
+    for spec in specs:
+        if ":" not in spec:
+            continue
+        proc = subprocess.run([clause, "--policy", spec, "--help"], capture_output=True, text=True)
+        if proc.returncode != 0:
+            reason = (proc.stderr.splitlines() or ["refused"])[0]
+            raise ExperimentError(f"policy {spec!r}: {reason}")
 
 
 def available_cpus():
@@ -249,7 +290,7 @@ def load_experiment(path, quick=False, policies=None, cpus=None, workload_dir=No
         pol = list(policies)
     elif policies is not None:
         for p in pol:
-            if p not in policies:
+            if not isinstance(p, str) or policy_name(p) not in policies:
                 raise ExperimentError(f"{path}: unknown policy {p!r} (clause has: {', '.join(policies)})")
     exp["policies"] = pol
 
@@ -374,7 +415,7 @@ def shard_runs(runs, shard):
 # ---- running ------------------------------------------------------------------
 
 COLUMNS = [
-    "run_index", "experiment", "workload_id", "workload", "params", "runtime", "policy", "workers",
+    "run_index", "experiment", "workload_id", "workload", "params", "runtime", "policy", "policy_params", "workers",
     "cpus_available", "send_mode", "timers", "locks", "binding", "repetition", "status", "exit_status", "result",
     "time_ms", "wall_ms", "cpu_ms", "user_ms", "sys_ms", "max_rss_kb",
     "slices", "reductions", "steals", "steal_attempts", "migrations", "wakeups", "sleeps", "balance_taken",
@@ -484,8 +525,9 @@ def run_one(run, exp, clause, beam_dir, work_dir, failed_dir):
         "run_index": run["run_index"], "experiment": exp["name"] + ("-quick" if exp["quick"] else ""),
         "workload_id": run["workload_id"], "workload": run["workload"],
         "params": " ".join(f"{n}={a}" for n, a in zip(EXPECTED[run["workload"]][0], run["args"])),
-        "runtime": run["runtime"], "policy": run["policy"], "workers": run["workers"],
-        "cpus_available": exp["cpus"], "send_mode": run["send_mode"], "timers": run["timers"],
+        "runtime": run["runtime"], "policy": run["policy"],
+        "policy_params": exp.get("policy_params", {}).get(run["policy"], "") if run["runtime"] == "clause" else "",
+        "workers": run["workers"], "cpus_available": exp["cpus"], "send_mode": run["send_mode"], "timers": run["timers"],
         "locks": run.get("locks", ""),
         "binding": run["binding"], "repetition": run["repetition"], "status": status,
         "exit_status": "" if code is None else code, "result": result, "time_ms": time_ms,
@@ -556,7 +598,8 @@ def read_csv(paths):
     """Rows of one or more results CSVs, or of their concatenation: a line
     repeating the header (the next shard's) is skipped. Every file must have
     the same header. Files written before the lock kind was a column read
-    as if clause's rows said the default kind (the only one then)."""
+    as if clause's rows said the default kind (the only one then); files
+    written before policies had parameters have an empty policy_params."""
     rows = []
     for path in paths:
         with open(path, newline="") as f:
@@ -564,8 +607,9 @@ def read_csv(paths):
             header = next(reader, None)
             if header is None:
                 continue
-            before_locks = header == [c for c in COLUMNS if c != "locks"]
-            if header != COLUMNS and not before_locks:
+            before_params = [c for c in COLUMNS if c != "policy_params"]
+            before_locks = header == [c for c in before_params if c != "locks"]
+            if header not in (COLUMNS, before_params) and not before_locks:
                 raise ExperimentError(f"{path}: not a results file of this runner (header differs)")
             for record in reader:
                 if record == header:
@@ -576,6 +620,7 @@ def read_csv(paths):
                 row = dict(zip(header, record))
                 if before_locks:
                     row["locks"] = "pthread" if row["runtime"] == "clause" else ""
+                row.setdefault("policy_params", "")
                 rows.append(row)
     return rows
 
@@ -646,8 +691,10 @@ def run(opts):
     for tool in ("erlc", "erl"):
         if shutil.which(tool) is None:
             raise ExperimentError(f"{tool} not found (scripts/deps.sh installs erlang-base)")
-    exp = load_experiment(opts.experiment, quick=opts.quick, policies=clause_policies(opts.clause),
-                          workload_dir=opts.workloads)
+    defaults = clause_policy_defaults(opts.clause)
+    exp = load_experiment(opts.experiment, quick=opts.quick, policies=list(defaults), workload_dir=opts.workloads)
+    check_policy_specs(opts.clause, exp["policies"])
+    exp["policy_params"] = {spec: effective_params(spec, defaults) for spec in exp["policies"]}
     if opts.repetitions is not None:
         if opts.repetitions < 1:
             raise ExperimentError("--repetitions must be at least 1")

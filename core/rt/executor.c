@@ -35,6 +35,7 @@
 #include <ck_epoch.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +54,12 @@ void *sched_policy_worker_data(struct sched *s, worker_id w)
 bool sched_worker_sleeping(const struct sched *s, worker_id w) { return s->workers[w].sleeping; }
 
 void **sched_policy_proc_link(struct process *p) { return p->policy_link; }
+
+void *sched_policy_proc_data(struct process *p) { return p->policy_data; }
+
+long long sched_policy_param(const struct sched *s, unsigned index) { return s->policy_params[index]; }
+
+int32_t sched_proc_reductions_left(const struct process *p) { return p->reds_left; }
 
 void *sched_policy_shared_data(struct sched *s) { return s->policy_shared; }
 
@@ -167,6 +174,11 @@ struct sched *sched_create(const struct sched_config *config, const char **error
         *error = "worker count out of range";
         return NULL;
     }
+    if (policy->proc_bytes > POLICY_MAX_PROC_BYTES || policy->param_count > POLICY_MAX_PARAMS ||
+        config->busy_wait > SCHED_MAX_BUSY_WAIT) {
+        *error = "the policy declares too much per-process state or too many parameters, or busy-wait is too long";
+        return NULL;
+    }
     /* Its locks are cache-line aligned (rt/lock.h), so it is too. */
     struct sched *s = aligned_alloc(64, sizeof *s);
     if (!s) {
@@ -175,6 +187,9 @@ struct sched *sched_create(const struct sched_config *config, const char **error
     }
     memset(s, 0, sizeof *s);
     s->policy = policy;
+    for (unsigned i = 0; i < policy->param_count; i++)
+        s->policy_params[i] = config->policy_params ? config->policy_params[i] : policy->params[i].def;
+    s->busy_wait = config->busy_wait;
     s->worker_count = config->workers;
     s->binding = config->binding;
     s->max_heap_words = config->max_heap_words;
@@ -256,6 +271,7 @@ void sched_stop_locked(struct sched *s, int status)
         return; /* the first end wins */
     s->stopping = true;
     s->exit_status = status;
+    atomic_fetch_add_explicit(&s->work_generation, 1, memory_order_release); /* spinning workers look */
     for (unsigned i = 0; i < s->worker_count; i++) {
         struct worker *w = &s->workers[i];
         if (w->sleeping) {
@@ -274,7 +290,9 @@ void sched_wake_waiting_locked(struct sched *s, worker_id waker, struct process 
     rt_unlock(&s->rq_lock);
 }
 
-void sched_enqueue_locked(struct sched *s, worker_id self, struct process *p, enum enqueue_reason why)
+/* Queues p on behalf of waker (enqueue's argument). */
+static void enqueue_by_locked(struct sched *s, worker_id self, struct process *waker, struct process *p,
+                              enum enqueue_reason why)
 {
     if (p->holds > 0 && why != ENQUEUE_UNBLOCKED) {
         /* Held for blocked processes: it is queued when the last one has
@@ -301,8 +319,18 @@ void sched_enqueue_locked(struct sched *s, worker_id self, struct process *p, en
         if (why == ENQUEUE_SPAWN && self != NOT_A_WORKER && proc_table_count(&s->table) > s->metrics[self].peak_live)
             s->metrics[self].peak_live = proc_table_count(&s->table);
     }
-    worker_id target = s->policy->enqueue(s, self, p, why);
+    worker_id target = s->policy->enqueue(s, self, waker, p, why);
+    atomic_fetch_add_explicit(&s->work_generation, 1, memory_order_release); /* spinning workers look */
     wake_worker_locked(s, self, target);
+}
+
+void sched_enqueue_locked(struct sched *s, worker_id self, struct process *p, enum enqueue_reason why)
+{
+    /* A wake by a process comes from the worker it runs on, on that
+     * worker's thread (or from its slice's settling there): the process
+     * that worker runs is the waker. */
+    struct process *waker = why == ENQUEUE_WAKE_BY_PROCESS && self != NOT_A_WORKER ? s->workers[self].running : NULL;
+    enqueue_by_locked(s, self, waker, p, why);
 }
 
 void sched_block_on_locked(struct process *self, struct process *target)
@@ -458,7 +486,7 @@ term sched_start_process_tied(struct sched *s, struct process *parent, struct pr
     }
     term pid = p->pid; /* p may run and end as soon as it is queued */
     rt_lock(&s->rq_lock);
-    sched_enqueue_locked(s, parent ? home : NOT_A_WORKER, p, ENQUEUE_SPAWN);
+    enqueue_by_locked(s, parent ? home : NOT_A_WORKER, parent, p, ENQUEUE_SPAWN);
     rt_unlock(&s->rq_lock);
     if (tied)
         rt_unlock(&s->exec_lock);
@@ -753,9 +781,17 @@ static void free_released(struct worker *w)
     }
 }
 
-/* Settles p after its slice (executor mutex held). Returns with the
- * run-queue lock held too. */
-static void settle_locked(struct sched *s, struct worker *w, struct process *p, enum body_stop why)
+/* The policy hears that p's slice ended (both locks held), before p is
+ * queued again if it runs on. */
+static void stopping_locked(struct sched *s, struct worker *w, struct process *p, uint32_t used, enum stop_reason why)
+{
+    if (s->policy->stopping)
+        s->policy->stopping(s, w->id, p, used, why);
+}
+
+/* Settles p after its slice, in which it used `used` reductions (executor
+ * mutex held). Returns with the run-queue lock held too. */
+static void settle_locked(struct sched *s, struct worker *w, struct process *p, enum body_stop why, uint32_t used)
 {
     /* Exit signals that came during the slice act first, so that the
      * processes blocked on p find it ended when they repeat. */
@@ -767,6 +803,7 @@ static void settle_locked(struct sched *s, struct worker *w, struct process *p, 
     case BODY_EXIT:
         signals_finish_locked(s, w, p);
         rt_lock(&s->rq_lock);
+        stopping_locked(s, w, p, used, STOP_EXIT);
         return;
     case BODY_WAIT: {
         int64_t timeout = p->wait_timeout_ms;
@@ -782,13 +819,16 @@ static void settle_locked(struct sched *s, struct worker *w, struct process *p, 
             p->timed_out = !woken;
             p->wake_pending = false;
             rt_lock(&s->rq_lock);
+            stopping_locked(s, w, p, used, STOP_WAIT);
             sched_enqueue_locked(s, w->id, p, ENQUEUE_YIELD);
             return;
         }
         atomic_store_explicit(&p->state, PROC_WAITING, memory_order_release);
         if (timeout > 0)
             arm_receive_timeout_locked(s, p, (uint64_t)timeout);
+        /* Nobody queues it before this: every waker takes the mutex. */
         rt_lock(&s->rq_lock);
+        stopping_locked(s, w, p, used, STOP_WAIT);
         return;
     }
     case BODY_BLOCKED:
@@ -796,14 +836,17 @@ static void settle_locked(struct sched *s, struct worker *w, struct process *p, 
             /* Its target still runs: wait in no queue for that slice's end. */
             atomic_store_explicit(&p->state, PROC_BLOCKED, memory_order_release);
             rt_lock(&s->rq_lock);
+            stopping_locked(s, w, p, used, STOP_BLOCKED);
             return;
         }
         /* The target's slice ended during ours: repeat at once. */
         rt_lock(&s->rq_lock);
+        stopping_locked(s, w, p, used, STOP_BLOCKED);
         sched_enqueue_locked(s, w->id, p, ENQUEUE_UNBLOCKED);
         return;
     case BODY_YIELD:
         rt_lock(&s->rq_lock);
+        stopping_locked(s, w, p, used, STOP_YIELD);
         sched_enqueue_locked(s, w->id, p, ENQUEUE_YIELD);
         return;
     }
@@ -819,12 +862,49 @@ static struct process *next_process_locked(struct sched *s, struct worker *w)
     return p;
 }
 
+/* One spinning pause. */
+static inline void spin_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* --busy-wait: w found nothing to run. With both locks held on entry and
+ * on return, it looks for new work up to *looks_left times without any
+ * lock, yielding the CPU every 100 looks: a look reads the work
+ * generation, which every enqueue (and the program's end) changes. True
+ * when it changed: the caller looks at the queues again. */
+static bool spin_for_work(struct sched *s, struct worker *w, unsigned *looks_left)
+{
+    uint64_t seen = atomic_load_explicit(&s->work_generation, memory_order_relaxed);
+    rt_unlock(&s->rq_lock);
+    rt_unlock(&s->exec_lock);
+    ck_epoch_end(&w->epoch_record, NULL); /* reclamation does not wait for a spinner */
+    bool changed = false;
+    while (*looks_left > 0 && !changed) {
+        (*looks_left)--;
+        changed = atomic_load_explicit(&s->work_generation, memory_order_acquire) != seen;
+        if (*looks_left % 100 == 0)
+            sched_yield();
+        else
+            spin_pause();
+    }
+    ck_epoch_begin(&w->epoch_record, NULL);
+    rt_lock(&s->exec_lock);
+    if (s->timer_mode == TIMER_WORKERS && timer_wheel_armed_count(&s->wheel))
+        fire_due_timeouts_locked(s);
+    rt_lock(&s->rq_lock);
+    return changed;
+}
+
 static void worker_loop(struct worker *w)
 {
     struct sched *s = w->sched;
     struct worker_metrics *m = &s->metrics[w->id];
     struct process *current = NULL;
     enum body_stop why = BODY_YIELD;
+    uint32_t used = 0;
     /* Busy time is the loop's time less its sleeps: reading the clock at
      * every slice would cost more than a short slice itself. */
     uint64_t loop_started = sched_clock_ns();
@@ -837,14 +917,26 @@ static void worker_loop(struct worker *w)
         if (s->timer_mode == TIMER_WORKERS && timer_wheel_armed_count(&s->wheel))
             fire_due_timeouts_locked(s); /* before each slice */
         if (current)
-            settle_locked(s, w, current, why);
+            settle_locked(s, w, current, why, used);
         else
             rt_lock(&s->rq_lock);
-        if (current && s->policy->slice_done)
-            s->policy->slice_done(s, w->id);
+        w->running = NULL;
+        if (current && s->policy->tick && (w->reductions_since_tick += used) >= s->policy->tick_reductions) {
+            w->reductions_since_tick = 0;
+            s->policy->tick(s, w->id);
+        }
         current = NULL;
         struct process *next = NULL;
+        unsigned looks_left = s->busy_wait;
+        bool spun = false;
         while (!s->stopping && !(next = next_process_locked(s, w))) {
+            if (looks_left > 0) {
+                spun = true;
+                spin_for_work(s, w, &looks_left);
+                continue;
+            }
+            METRIC(m->busy_wait_slept += spun);
+            spun = false;
             /* Nothing to run: sleep without the executor mutex, and outside
              * the epoch section so reclamation does not wait for us. */
             uint64_t deadline_tick = s->timer_mode == TIMER_WORKERS ? timer_wheel_next_wake(&s->wheel) : UINT64_MAX;
@@ -886,7 +978,11 @@ static void worker_loop(struct worker *w)
             rt_unlock(&s->exec_lock);
             break;
         }
+        METRIC(m->busy_wait_found += spun);
         atomic_store_explicit(&next->state, PROC_RUNNING, memory_order_release);
+        uint32_t budget = s->policy->running ? s->policy->running(s, w->id, next) : 0;
+        next->slice_budget = (int32_t)(budget == 0 ? CONTEXT_REDS : budget > 1000000 ? 1000000 : budget);
+        w->running = next;
         if (next->slices == 0) {
             METRIC(m->first_runs++);
         } else if (next->ran_on != w->id) {
@@ -924,13 +1020,14 @@ static void worker_loop(struct worker *w)
         ck_epoch_begin(&w->epoch_record, NULL);
 
         current = next;
-        current->reds_left = CONTEXT_REDS;
+        current->reds_left = current->slice_budget;
         why = current->body->resume(current);
         if (slice_start) {
             m->run_ticks += profile_stamp() - slice_start;
             m->run_samples++;
         }
-        int32_t spent = CONTEXT_REDS - (current->reds_left > 0 ? current->reds_left : 0);
+        int32_t spent = current->slice_budget - (current->reds_left > 0 ? current->reds_left : 0);
+        used = (uint32_t)spent;
         current->reductions += (uint64_t)spent;
         current->slices++;
         /* Atomic stores: statistics/1 reads these two while we run. */

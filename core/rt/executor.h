@@ -85,7 +85,16 @@ struct sched_config {
     enum send_mode send_mode;
     enum timer_mode timer_mode;
     enum lock_kind locks; /* zero: LOCK_PTHREAD */
+    /* The policy's parameter values, in the order of its params (policy_parse
+     * gives them); NULL: every default. */
+    const long long *policy_params;
+    /* An idle worker looks for work this many times, yielding the CPU every
+     * 100, before it sleeps (ERTS's +sbwt); 0: it sleeps at once. */
+    unsigned busy_wait;
 };
+
+/* The largest --busy-wait. */
+#define SCHED_MAX_BUSY_WAIT 100000000u
 
 /* NULL when the host refuses memory or the policy refuses the config
  * (error says why). */

@@ -30,6 +30,11 @@ struct worker {
     unsigned spare_count;
     ck_epoch_record_t epoch_record;
     unsigned slices_since_poll;
+    /* The process whose slice runs or is being settled here: the waker
+     * that enqueue reports for the wakes and spawns this worker makes.
+     * This worker only. */
+    struct process *running;
+    uint64_t reductions_since_tick; /* policy tick (policy_ops.tick_reductions); this worker only */
 } __attribute__((aligned(64)));
 
 #define EPOCH_POLL_SLICES 64
@@ -51,6 +56,12 @@ struct sched {
     char *policy_blocks;
     size_t policy_block_bytes;
     void *policy_shared;
+    long long policy_params[POLICY_MAX_PARAMS]; /* the policy's parameter values (sched_policy_param) */
+    unsigned busy_wait;                         /* looks for work before an idle worker sleeps (--busy-wait) */
+    /* Bumped (under the run-queue lock) by every enqueue and by the
+     * program's end; a worker spinning for work (busy_wait) polls it
+     * without the lock, and looks at the queues again when it changes. */
+    _Atomic uint64_t work_generation;
     unsigned sleeping_count;  /* run-queue lock */
     struct rt_lock exec_lock; /* the executor mutex */
     struct rt_lock rq_lock;   /* the run-queue lock */

@@ -53,7 +53,7 @@ uint64_t node_reductions(const struct process *self)
     uint64_t total = 0;
     for (unsigned w = 0; w < s->worker_count; w++)
         total += __atomic_load_n(&s->metrics[w].reductions, __ATOMIC_RELAXED);
-    return total + (uint64_t)(CONTEXT_REDS - (self->reds_left > 0 ? self->reds_left : 0));
+    return total + (uint64_t)(self->slice_budget - (self->reds_left > 0 ? self->reds_left : 0));
 }
 
 uint64_t node_slices(const struct process *self)

@@ -28,8 +28,9 @@
 #include <stdint.h>
 
 #define PROC_INLINE_STACK 64
-/* OTP's CONTEXT_REDS: reductions in one time slice. */
-#define CONTEXT_REDS 4000
+/* OTP's CONTEXT_REDS: reductions in one time slice, unless the policy
+ * gives a slice another budget. */
+#define CONTEXT_REDS POLICY_DEFAULT_BUDGET
 
 enum proc_state {
     PROC_RUNNABLE,  /* in a run queue */
@@ -51,11 +52,15 @@ struct suspension;
 
 struct process {
     /* --- scheduling: executor and policy --- */
-    void *policy_link[2];          /* the policy's queue links (sched_policy_proc_link) */
+    void *policy_link[2]; /* the policy's queue links (sched_policy_proc_link) */
+    /* The policy's per-process state (sched_policy_proc_data), zeroed at
+     * spawn; run-queue lock. */
+    _Alignas(8) unsigned char policy_data[POLICY_MAX_PROC_BYTES];
     worker_id last_worker;         /* worker it runs on, or whose queue holds it (policies move it) */
     worker_id ran_on;              /* worker of its latest slice (the migration counters) */
     _Atomic int state;             /* enum proc_state; written under the executor mutex, read anywhere */
-    int32_t reds_left;             /* budget of the current slice */
+    int32_t reds_left;             /* what is left of the current slice's budget */
+    int32_t slice_budget;          /* the current slice's budget (the policy's running(), or CONTEXT_REDS) */
     uint64_t reductions;           /* spent over its life */
     uint64_t slices;               /* time slices it ran */
     struct process *next_released; /* worker's list of contexts to free after the mutex */

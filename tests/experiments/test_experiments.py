@@ -105,6 +105,33 @@ class Parsing(unittest.TestCase):
             listed = subprocess.run([CLAUSE, "--locks", "help"], capture_output=True, text=True, check=True)
             self.assertEqual([line.split()[0] for line in listed.stdout.splitlines()], list(rx.LOCK_KINDS))
 
+    def test_policy_parameters_axis(self):
+        # A policy with parameters is a value of the policies axis like any other.
+        exp = self.load(EXPERIMENT.replace('policies = "all"',
+                                           'policies = ["erts", "erts:balance_every=64,steal=none"]'))
+        self.assertEqual(exp["policies"], ["erts", "erts:balance_every=64,steal=none"])
+        clause = [p for p in rx.configurations(exp) if p["runtime"] == "clause"]
+        self.assertEqual({p["policy"] for p in clause}, {"erts", "erts:balance_every=64,steal=none"})
+        point = next(p for p in clause if ":" in p["policy"])
+        cmd = rx.command_for(dict(point, run_index=0, repetition=1), "clause", "beams", None)
+        self.assertEqual(cmd[cmd.index("--policy") + 1], "erts:balance_every=64,steal=none")
+        with self.assertRaises(rx.ExperimentError) as ctx:
+            self.load(EXPERIMENT.replace('policies = "all"', 'policies = ["nope:k=1"]'))
+        self.assertIn("unknown policy 'nope:k=1'", str(ctx.exception))
+        defaults = {"erts": [("balance_every", "4"), ("steal", "longest"), ("wake", "lazy")], "global_fifo": []}
+        self.assertEqual(rx.effective_params("erts", defaults), "balance_every=4,steal=longest,wake=lazy")
+        self.assertEqual(rx.effective_params("erts:steal=none,balance_every=64", defaults),
+                         "balance_every=64,steal=none,wake=lazy")
+        self.assertEqual(rx.effective_params("global_fifo", defaults), "")
+        if os.path.exists(CLAUSE):  # the runner reads clause's own defaults
+            listed = rx.clause_policy_defaults(CLAUSE)
+            self.assertEqual(listed["erts"], defaults["erts"])
+            self.assertEqual(listed["global_fifo"], [])
+            rx.check_policy_specs(CLAUSE, ["erts", "erts:balance_every=64"])
+            with self.assertRaises(rx.ExperimentError) as ctx:
+                rx.check_policy_specs(CLAUSE, ["erts:balance_every=x"])
+            self.assertIn("balance_every must be an integer", str(ctx.exception))
+
     def test_workers_all_equal_to_one_is_not_doubled(self):
         self.assertEqual(self.load(EXPERIMENT, cpus=1)["workers"], [1])
 
@@ -248,6 +275,14 @@ class GridCsvShards(unittest.TestCase):
                 with open(p) as f:
                     out.write(f.read())
         self.assertEqual([r["run_index"] for r in rx.read_csv([cat])], [str(r["run_index"]) for r in rows])
+        # A file from before policies had parameters: policy_params reads empty.
+        old = os.path.join(self.dir, "old.csv")
+        before = [c for c in rx.COLUMNS if c != "policy_params"]
+        with open(old, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=before, extrasaction="ignore", lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(rows)
+        self.assertEqual({r["policy_params"] for r in rx.read_csv([old])}, {""})
         bad = write(os.path.join(self.dir, "bad.csv"), "a,b\n1,2\n")
         with self.assertRaises(rx.ExperimentError):
             rx.read_csv([bad])
@@ -403,6 +438,26 @@ class EndToEnd(unittest.TestCase):
             with open(os.path.join(merged, "plots", plot)) as f:
                 self.assertIn("<svg", f.read())
         self.assertIn(f"{len(rows)} runs, {len(rows)} ok, 0 failed", report)
+
+    def test_policy_parameters_in_the_csv(self):
+        exp = write(os.path.join(self.dir, "params.toml"),
+                    'name = "params"\npolicies = ["erts", "erts:balance_every=64"]\nworkers = [2]\n'
+                    'repetitions = 1\notp = false\n[[workload]]\nname = "pingpong"\nargs = [2, 50]\n')
+        out = os.path.join(self.dir, "params")
+        proc = self.runner(exp, "--out", out)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        rows = rx.read_csv([os.path.join(out, "results.csv")])
+        self.assertEqual({(r["policy"], r["policy_params"]) for r in rows},
+                         {("erts", "balance_every=4,steal=longest,wake=lazy"),
+                          ("erts:balance_every=64", "balance_every=64,steal=longest,wake=lazy")})
+        self.assertEqual({r["status"] for r in rows}, {"ok"})
+        # A value clause refuses stops the runner before any run, with clause's reason.
+        bad = write(os.path.join(self.dir, "bad.toml"),
+                    'policies = ["erts:balance_every=-3"]\nworkers = [1]\nrepetitions = 1\notp = false\n'
+                    '[[workload]]\nname = "pingpong"\nargs = [2, 50]\n')
+        proc = self.runner(bad, "--out", os.path.join(self.dir, "bad"))
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertIn("balance_every must be an integer from 0", proc.stderr)
 
     def test_every_workload_on_clause_and_otp(self):
         # Small arguments; the runner checks each result against EXPECTED, on

@@ -7,17 +7,22 @@
 #
 #   tests/golden/run.sh CLAUSE [quick] [--policy NAME] [--workers "N ..."] [--repeat R] [--summary FILE]
 #
-# The configurations: every policy `CLAUSE --policy help` lists, each with
+# The configurations: the seeds' policies (erts, global_fifo) each with
 # both send modes (arrivals, blocking), plus the earlier revision (global_fifo,
 # blocking sends, timers checked by the workers); each with 1, 2, 4 and all
-# workers. `quick` (the sanitizer builds) runs them with 1 and 2 workers.
+# workers. Every other policy `CLAUSE --policy help` lists runs with the
+# default send mode at 2 workers only, which keeps make test's time bounded
+# as policies are added; scripts/validate-policy gives one policy the full
+# matrix (--policy NAME). `quick` (the sanitizer builds) runs them with 1
+# and 2 workers.
 # The default configuration also runs with the executor's locks built as
 # Concurrency Kit's CAS spinlock (--locks cas), at 2 workers only (a
 # configuration "OPTIONS@N" runs with N workers alone): one non-default lock
 # kind, where two workers contend, at a sixth of a configuration's time.
 # Not a fair spinlock (ticket, mcs): with the timer thread and other load
 # on 2 CPUs they convoy, and a run can take many times its usual time.
-# --policy NAME keeps only NAME's configurations; --workers "N ..." runs
+# --policy NAME keeps only NAME's configurations, and gives NAME both send
+# modes at every worker count whatever it is; --workers "N ..." runs
 # those worker counts instead; --repeat R runs the whole
 # matrix R times (a race shows as an occasional failure). Each run has RUN_TIMEOUT seconds (default 60): a
 # hang is a failure.
@@ -61,14 +66,19 @@ mkdir -p "$out"
 trap 'rm -rf "$out"' EXIT
 
 all=$(nproc)
-policies=$("$clause" --policy help | awk '{print $1}')
+policies=$("$clause" --policy help | awk '/^[^ ]/ {print $1}')
 if [ -z "$policies" ]; then
     echo "golden: '$clause --policy help' listed no policy" >&2
     exit 1
 fi
 earlier="--policy=global_fifo,--send-mode=blocking,--timers=workers"
 configs=""
-for p in $policies; do configs="$configs --policy=$p,--send-mode=arrivals --policy=$p,--send-mode=blocking"; done
+for p in $policies; do
+    case " erts global_fifo $only_policy " in
+    *" $p "*) configs="$configs --policy=$p,--send-mode=arrivals --policy=$p,--send-mode=blocking" ;;
+    *) configs="$configs --policy=$p,--send-mode=arrivals@2" ;;
+    esac
+done
 configs="$configs $earlier --policy=$(echo "$policies" | head -n1),--send-mode=arrivals,--locks=cas@2"
 if [ "$mode" = quick ]; then
     workers="1 2"

@@ -87,6 +87,20 @@ def main():
         expect("--locks mcs: status", status, 0)
         expect("--locks mcs: JSON", doc["configuration"]["locks"], "mcs")
         expect("--locks mcs: text", "mcs locks" in err, True)
+        # The policy's effective parameters (defaults included) and --busy-wait, in both reports.
+        expect("default policy parameters", doc["configuration"]["policy_params"],
+               {"balance_every": 4, "steal": "longest", "wake": "lazy"})
+        expect("default busy-wait", doc["configuration"]["busy_wait"], 0)
+        doc, err, status = run(clause, ["--policy", "erts:balance_every=64", "--busy-wait", "1000",
+                                        "--native", "pingpong", "3", "50"], tmp, text=True)
+        expect("erts:balance_every=64: status", status, 0)
+        expect("erts:balance_every=64: JSON", doc["configuration"]["policy_params"],
+               {"balance_every": 64, "steal": "longest", "wake": "lazy"})
+        expect("erts:balance_every=64: text", "policy erts:balance_every=64,steal=longest,wake=lazy" in err, True)
+        expect("--busy-wait 1000: JSON", doc["configuration"]["busy_wait"], 1000)
+        expect("--busy-wait 1000: text", "busy-wait 1000" in err, True)
+        doc, _, status = run(clause, ["--policy", "global_fifo", "--native", "pingpong", "3", "50"], tmp)
+        expect("global_fifo: no parameters", doc["configuration"]["policy_params"], {})
         # Every send and slice timed: one delivery per message, one wait per slice.
         doc, _, status = run(clause, ["--profile-sample=1", "--native", "pingpong", "3", "50"], tmp)
         expect("--profile-sample=1: interval", doc["configuration"]["sample_interval"], 1)

@@ -2,6 +2,7 @@
  * and 1, 2, 4 and 8 workers: yields, ping-pong locality, program end with
  * processes in every state, halt, and a million spawns. */
 #include "metrics/metrics.h"
+#include "policies/proc_queue.h"
 #include "rt/executor.h"
 #include "rt/message.h"
 #include "term/atom.h"
@@ -24,7 +25,8 @@ static const unsigned worker_counts[] = {1, 2, 4, 8};
 
 static struct sched *make_sched_timers(const struct policy_ops *policy, unsigned workers, enum timer_mode timers)
 {
-    struct sched_config config = {workers, policy, NULL, 0, SEND_MODE_ARRIVALS, timers, test_lock_kind()};
+    struct sched_config config = {workers, policy,          NULL, 0, SEND_MODE_ARRIVALS, timers, test_lock_kind(),
+                                  NULL,    test_busy_wait()};
     const char *error = NULL;
     struct sched *s = sched_create(&config, &error);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
@@ -306,8 +308,9 @@ static void test_runtime_failure_exits_70(void)
 {
     for (const struct policy_ops *const *policy = test_policies(); *policy; policy++) {
         for (size_t k = 0; k < sizeof worker_counts / sizeof worker_counts[0]; k++) {
-            struct sched_config config = {worker_counts[k], *policy,         NULL, 1000, SEND_MODE_ARRIVALS,
-                                          TIMER_THREAD,     test_lock_kind()};
+            struct sched_config config = {
+                worker_counts[k], *policy, NULL, 1000, SEND_MODE_ARRIVALS, TIMER_THREAD, test_lock_kind(), NULL,
+                test_busy_wait()};
             const char *error = NULL;
             struct sched *s = sched_create(&config, &error);
             CU_ASSERT_PTR_NOT_NULL_FATAL(s);
@@ -549,7 +552,208 @@ static void test_wakes_and_timeouts_race_without_loss(void)
         }
 }
 
+/* ---- the policy contract (version 2), seen by a probe policy ---- */
+
+/* A shared FIFO that records what the executor tells it. Its callbacks run
+ * under the run-queue lock, so plain counters are enough. */
+enum { PROBE_BUDGET = 100, PROBE_TICK_REDUCTIONS = 1000 };
+
+struct probe_state {
+    struct proc_queue queue;
+    uint64_t running, stops[4], full_slices, reductions, ticks, tick_reductions_seen;
+    uint64_t spawns, spawns_with_parent, wakes_by_process, wakes_with_waker, first_slices_zeroed;
+};
+
+struct probe_worker {
+    uint64_t reductions_since_tick;
+};
+
+struct probe_proc {
+    uint64_t slices;     /* zeroed at spawn */
+    uint64_t reductions; /* what stopping reported for it */
+};
+
+static struct probe_state *probe(struct sched *s) { return sched_policy_shared_data(s); }
+
+static worker_id probe_enqueue(struct sched *s, worker_id self, struct process *waker, struct process *p,
+                               enum enqueue_reason why)
+{
+    (void)self;
+    struct probe_state *st = probe(s);
+    if (why == ENQUEUE_SPAWN) {
+        st->spawns++;
+        st->spawns_with_parent += waker != NULL && waker != p;
+    } else if (why == ENQUEUE_WAKE_BY_PROCESS) {
+        st->wakes_by_process++;
+        st->wakes_with_waker += waker != NULL && waker != p;
+    }
+    proc_queue_push_back(&st->queue, p);
+    return sched_sleeping_worker(s, NOT_A_WORKER);
+}
+
+static struct process *probe_pick_next(struct sched *s, worker_id w)
+{
+    (void)w;
+    return proc_queue_pop_front(&probe(s)->queue);
+}
+
+static uint32_t probe_running(struct sched *s, worker_id w, struct process *p)
+{
+    (void)w;
+    struct probe_proc *pp = sched_policy_proc_data(p);
+    probe(s)->running++;
+    if (pp->slices == 0 && pp->reductions == 0)
+        probe(s)->first_slices_zeroed++;
+    pp->slices++;
+    return PROBE_BUDGET;
+}
+
+static void probe_stopping(struct sched *s, worker_id w, struct process *p, uint32_t reductions, enum stop_reason why)
+{
+    struct probe_state *st = probe(s);
+    struct probe_proc *pp = sched_policy_proc_data(p);
+    st->stops[why]++;
+    st->reductions += reductions;
+    ((struct probe_worker *)sched_policy_worker_data(s, w))->reductions_since_tick += reductions;
+    st->full_slices += why == STOP_YIELD && reductions == PROBE_BUDGET;
+    pp->reductions += reductions;
+}
+
+static void probe_tick(struct sched *s, worker_id w)
+{
+    struct probe_state *st = probe(s);
+    struct probe_worker *me = sched_policy_worker_data(s, w);
+    st->ticks++;
+    st->tick_reductions_seen += me->reductions_since_tick >= PROBE_TICK_REDUCTIONS;
+    me->reductions_since_tick = 0;
+}
+
+static void probe_remove(struct sched *s, struct process *p) { proc_queue_remove(&probe(s)->queue, p); }
+
+static size_t probe_queue_length(struct sched *s, worker_id w)
+{
+    (void)w;
+    return probe(s)->queue.length;
+}
+
+static const struct policy_ops probe_policy = {
+    .name = "probe",
+    .summary = "test policy",
+    .shared_bytes = sizeof(struct probe_state),
+    .worker_bytes = sizeof(struct probe_worker),
+    .proc_bytes = sizeof(struct probe_proc),
+    .enqueue = probe_enqueue,
+    .pick_next = probe_pick_next,
+    .running = probe_running,
+    .stopping = probe_stopping,
+    .tick = probe_tick,
+    .tick_reductions = PROBE_TICK_REDUCTIONS,
+    .remove = probe_remove,
+    .queue_length = probe_queue_length,
+    .shared_queue = true,
+};
+
+enum { SPINNERS = 20, SPIN_SLICES = 50 };
+
+/* Uses every reduction of SPIN_SLICES slices, then exits. */
+static enum body_stop spin_slices_step(struct process *p, void *state)
+{
+    int *slices = state;
+    while (proc_spend(p, 1))
+        ;
+    return ++*slices == SPIN_SLICES ? BODY_EXIT : BODY_YIELD;
+}
+
+struct contract_main {
+    int slices[SPINNERS];
+    bool spawned;
+    struct pingpong *pp;
+};
+
+/* Spawns the spinners and a ping-pong pair, then waits for all of them. */
+static enum body_stop contract_main_step(struct process *p, void *state)
+{
+    struct contract_main *m = state;
+    if (!m->spawned) {
+        m->spawned = true;
+        for (int i = 0; i < SPINNERS; i++)
+            sched_spawn_native(proc_sched(p), p, spin_slices_step, &m->slices[i], NULL);
+        return pingpong_main_step(p, m->pp);
+    }
+    for (int i = 0; i < SPINNERS; i++)
+        if (__atomic_load_n(&m->slices[i], __ATOMIC_RELAXED) < SPIN_SLICES)
+            return BODY_YIELD;
+    return atomic_load(&m->pp->done) == 2 ? BODY_EXIT : BODY_YIELD;
+}
+
+static void test_the_policy_contract(void)
+{
+    for (size_t k = 0; k < sizeof worker_counts / sizeof worker_counts[0]; k++) {
+        struct sched *s = make_sched(&probe_policy, worker_counts[k]);
+        struct contract_main *m = calloc(1, sizeof *m);
+        m->pp = calloc(1, sizeof *m->pp);
+        term main_pid = sched_spawn_native(s, NULL, contract_main_step, m, NULL);
+        CU_ASSERT_EQUAL(sched_run(s, main_pid), 0);
+        struct probe_state *st = probe(s);
+        /* Every slice started with running() and ended with stopping(). */
+        uint64_t stops = st->stops[STOP_YIELD] + st->stops[STOP_WAIT] + st->stops[STOP_EXIT] + st->stops[STOP_BLOCKED];
+        struct worker_metrics total = {0};
+        for (unsigned w = 0; w < worker_counts[k]; w++)
+            metrics_add(&total, &sched_metrics(s)[w]);
+        CU_ASSERT_EQUAL(stops, total.slices);
+        CU_ASSERT_TRUE(st->running == stops || st->running == stops + 1); /* main's last slice ends the run */
+        CU_ASSERT_EQUAL(st->reductions, total.reductions);
+        /* The budget running() gave: a spinner's slices all use exactly it. */
+        CU_ASSERT_EQUAL(st->full_slices, (uint64_t)SPINNERS * (SPIN_SLICES - 1));
+        CU_ASSERT_TRUE(st->stops[STOP_EXIT] >= SPINNERS + 2);
+        CU_ASSERT_TRUE(st->stops[STOP_WAIT] >= 2 * ROUNDS);
+        /* Per-process state starts zeroed: every process's first slice saw it so. */
+        CU_ASSERT_EQUAL(st->first_slices_zeroed, (uint64_t)SPINNERS + 3);
+        /* The waker is the parent for a spawn (the main process has none)
+         * and the waking process for a wake by a process. */
+        CU_ASSERT_EQUAL(st->spawns, (uint64_t)SPINNERS + 3);
+        CU_ASSERT_EQUAL(st->spawns_with_parent, (uint64_t)SPINNERS + 2);
+        CU_ASSERT_TRUE(st->wakes_by_process > 0); /* a partner not yet waiting is not woken */
+        CU_ASSERT_EQUAL(st->wakes_with_waker, st->wakes_by_process);
+        /* Ticks come after tick_reductions of a worker's reductions. */
+        CU_ASSERT_TRUE(st->ticks >= 1);
+        CU_ASSERT_TRUE(st->ticks <= total.reductions / PROBE_TICK_REDUCTIONS);
+        CU_ASSERT_EQUAL(st->tick_reductions_seen, st->ticks);
+        sched_destroy(s);
+        free(m->pp);
+        free(m);
+    }
+}
+
+/* --busy-wait: idle workers spin before sleeping and still find every
+ * process; each idle spell ends one way or the other. */
+static void test_busy_wait_finds_work(void)
+{
+    for (const struct policy_ops *const *policy = test_policies(); *policy; policy++) {
+        struct sched_config config = {2,    *policy, NULL, 0, SEND_MODE_ARRIVALS, TIMER_THREAD, test_lock_kind(),
+                                      NULL, 5000};
+        const char *error = NULL;
+        struct sched *s = sched_create(&config, &error);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        struct pingpong *m = calloc(1, sizeof *m);
+        term main_pid = sched_spawn_native(s, NULL, pingpong_main_step, m, NULL);
+        CU_ASSERT_EQUAL(sched_run(s, main_pid), 0);
+        CU_ASSERT_TRUE(m->a.rounds == ROUNDS && m->b.rounds == ROUNDS);
+        struct worker_metrics total = {0};
+        for (unsigned w = 0; w < 2; w++)
+            metrics_add(&total, &sched_metrics(s)[w]);
+        /* A worker sleeps only after spinning out (once per idle spell:
+         * woken without work, it sleeps again at once). */
+        CU_ASSERT_TRUE(total.busy_wait_slept <= total.sleeps);
+        CU_ASSERT_TRUE(total.sleeps == 0 || total.busy_wait_slept > 0);
+        sched_destroy(s);
+        free(m);
+    }
+}
+
 static CU_TestInfo tests[] = {
+    {"the policy contract: running, stopping, budget, per-process state, waker, tick", test_the_policy_contract},
+    {"busy-wait finds work", test_busy_wait_finds_work},
     {"every process runs its full count (1000 x 1000 yields)", test_every_process_runs_its_full_count},
     {"ping-pong pair stays on one worker", test_pingpong_pair_stays_on_one_worker},
     {"program end releases everything", test_program_end_releases_everything},

@@ -78,6 +78,10 @@ static enum lock_kind selected_locks = LOCK_PTHREAD;
 
 enum lock_kind test_lock_kind(void) { return selected_locks; }
 
+static unsigned selected_busy_wait;
+
+unsigned test_busy_wait(void) { return selected_busy_wait; }
+
 static void arm_time_limit(void) { alarm(TEST_TIME_LIMIT_S); }
 static void disarm_time_limit(void) { alarm(0); }
 
@@ -93,6 +97,7 @@ int main(int argc, char **argv)
     const char *only = NULL;
     const char *policy = getenv("CLAUSE_TEST_POLICY");
     const char *locks = getenv("CLAUSE_TEST_LOCKS");
+    const char *busy_wait = getenv("CLAUSE_TEST_BUSY_WAIT");
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--concurrent") == 0)
             concurrent_only = true;
@@ -102,8 +107,11 @@ int main(int argc, char **argv)
             policy = argv[++i];
         else if (strcmp(argv[i], "--locks") == 0 && i + 1 < argc)
             locks = argv[++i];
+        else if (strcmp(argv[i], "--busy-wait") == 0 && i + 1 < argc)
+            busy_wait = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--concurrent] [--suite NAME] [--policy NAME] [--locks KIND]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--concurrent] [--suite NAME] [--policy NAME] [--locks KIND] [--busy-wait N]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -117,6 +125,17 @@ int main(int argc, char **argv)
     }
     if (locks && *locks)
         printf("test_main: locks %s\n", lock_kind_name(selected_locks));
+    if (busy_wait && *busy_wait) {
+        char *end;
+        unsigned long n = strtoul(busy_wait, &end, 10);
+        if (*end || n > SCHED_MAX_BUSY_WAIT) {
+            fprintf(stderr, "test_main: --busy-wait: '%s' is not a number from 0 to %u\n", busy_wait,
+                    SCHED_MAX_BUSY_WAIT);
+            return 2;
+        }
+        selected_busy_wait = (unsigned)n;
+        printf("test_main: busy-wait %u\n", selected_busy_wait);
+    }
     atom_table_init();
     signal(SIGALRM, test_overran);
     if (CU_initialize_registry() != CUE_SUCCESS)

@@ -43,4 +43,8 @@ const struct policy_ops *const *test_policies(void);
  * make test-rel and make tsan run the concurrent suites under every kind. */
 enum lock_kind test_lock_kind(void);
 
+/* The --busy-wait the tests' executors are built with: the runner's
+ * --busy-wait N (or CLAUSE_TEST_BUSY_WAIT=N), else 0. */
+unsigned test_busy_wait(void);
+
 #endif

@@ -158,8 +158,95 @@ static void test_lock_kinds(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(e, "--locks needs a value"));
 }
 
+/* The index of a policy's parameter called name. */
+static unsigned param_index(const struct policy_ops *ops, const char *name)
+{
+    for (unsigned i = 0; i < ops->param_count; i++)
+        if (strcmp(ops->params[i].name, name) == 0)
+            return i;
+    CU_FAIL_FATAL("no such parameter");
+    return 0;
+}
+
+static void test_policy_parameters(void)
+{
+    struct clause_options o;
+    char e[256];
+    const struct policy_ops *erts = policy_find("erts");
+    unsigned every = param_index(erts, "balance_every"), steal = param_index(erts, "steal");
+    /* Without parameters: every default, the seed's rules. */
+    CU_ASSERT_TRUE_FATAL(PARSE(&o, e, "--policy", "erts", "--native", "spawn_exit", "1"));
+    CU_ASSERT_EQUAL(o.policy_params[every], 4);
+    CU_ASSERT_STRING_EQUAL(erts->params[steal].choices[o.policy_params[steal]], "longest");
+    /* The keys given, in any order; the others keep their defaults. */
+    CU_ASSERT_TRUE_FATAL(PARSE(&o, e, "--policy", "erts:steal=none,balance_every=2000", "--native", "spawn_exit", "1"));
+    CU_ASSERT_PTR_EQUAL(o.policy, erts);
+    CU_ASSERT_EQUAL(o.policy_params[every], 2000);
+    CU_ASSERT_STRING_EQUAL(erts->params[steal].choices[o.policy_params[steal]], "none");
+    CU_ASSERT_TRUE(PARSE(&o, e, "--policy", "erts:balance_every=0", "--native", "spawn_exit", "1"));
+    CU_ASSERT_EQUAL(o.policy_params[every], 0);
+    /* Back to the defaults when a later --policy gives none. */
+    CU_ASSERT_TRUE(PARSE(&o, e, "--policy", "erts:balance_every=9", "--policy", "erts", "--native", "spawn_exit", "1"));
+    CU_ASSERT_EQUAL(o.policy_params[every], 4);
+    char formatted[128];
+    policy_format_params(erts, o.policy_params, formatted, sizeof formatted);
+    CU_ASSERT_STRING_EQUAL(formatted, "balance_every=4,steal=longest,wake=lazy");
+
+    /* Each error is one line naming the policy, the key and what is allowed. */
+    static const struct {
+        const char *spec, *message;
+    } errors[] = {
+        {"erts:speed=3", "--policy erts: unknown parameter 'speed' (it takes balance_every, steal, wake)"},
+        {"erts:balance_every=x", "--policy erts: balance_every must be an integer from 0 to 1000000000, not 'x'"},
+        {"erts:balance_every=-1", "--policy erts: balance_every must be an integer from 0 to 1000000000, not '-1'"},
+        {"erts:balance_every=1000000001",
+         "--policy erts: balance_every must be an integer from 0 to 1000000000, not '1000000001'"},
+        {"erts:balance_every=", "--policy erts: balance_every must be an integer from 0 to 1000000000, not ''"},
+        {"erts:balance_every", "--policy erts: balance_every must be an integer from 0 to 1000000000, not ''"},
+        {"erts:steal=most", "--policy erts: steal must be one of longest, none, not 'most'"},
+        {"erts:", "--policy erts: no parameter after ':' (--policy help lists them)"},
+        {"erts:steal=none,", "--policy erts: unknown parameter '' (it takes balance_every, steal, wake)"},
+        {"global_fifo:k=1", "--policy global_fifo: unknown parameter 'k' (it takes none)"},
+        {"lottery:k=1", "--policy: unknown policy 'lottery' (--policy help lists them)"},
+    };
+    for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++) {
+        CU_ASSERT_FALSE(PARSE(&o, e, "--policy", (char *)errors[i].spec, "--native", "spawn_exit", "1"));
+        CU_ASSERT_STRING_EQUAL(e, errors[i].message);
+        CU_ASSERT_PTR_NULL(strchr(e, '\n'));
+    }
+    /* Every registered policy's defaults lie in their ranges. */
+    for (const struct policy_ops *const *p = policy_all(); *p; p++) {
+        CU_ASSERT_TRUE((*p)->param_count <= POLICY_MAX_PARAMS);
+        for (unsigned i = 0; i < (*p)->param_count; i++) {
+            const struct policy_param *param = &(*p)->params[i];
+            CU_ASSERT_PTR_NOT_NULL(param->doc);
+            if (param->type == POLICY_PARAM_INT) {
+                CU_ASSERT_TRUE(param->min <= param->def && param->def <= param->max);
+            } else {
+                CU_ASSERT_PTR_NOT_NULL(param->choices[param->def]);
+            }
+        }
+    }
+}
+
+static void test_busy_wait_option(void)
+{
+    struct clause_options o;
+    char e[256];
+    CU_ASSERT_TRUE(PARSE(&o, e, "--native", "spawn_exit", "1"));
+    CU_ASSERT_EQUAL(o.busy_wait, 0);
+    CU_ASSERT_TRUE(PARSE(&o, e, "--busy-wait", "10000", "--native", "spawn_exit", "1"));
+    CU_ASSERT_EQUAL(o.busy_wait, 10000);
+    CU_ASSERT_FALSE(PARSE(&o, e, "--busy-wait", "lots", "--native", "spawn_exit", "1"));
+    CU_ASSERT_STRING_EQUAL(e, "--busy-wait: 'lots' is not a number from 0 to 100000000");
+    CU_ASSERT_FALSE(PARSE(&o, e, "--busy-wait", "100000001", "--native", "spawn_exit", "1"));
+    CU_ASSERT_FALSE(PARSE(&o, e, "--busy-wait"));
+}
+
 static CU_TestInfo tests[] = {
     {"lock kinds", test_lock_kinds},
+    {"policy parameters", test_policy_parameters},
+    {"busy wait", test_busy_wait_option},
     {"defaults and program arguments", test_defaults_and_program_arguments},
     {"profile options", test_profile_options},
     {"every option", test_every_option},

@@ -13,10 +13,16 @@ static enum body_stop never_runs(struct process *p, void *state)
     return BODY_EXIT;
 }
 
-static struct sched *make_sched(const char *policy, unsigned workers)
+/* An executor under `spec`, a policy with its parameters as --policy
+ * takes them ("p2c:choices=2,seed=3"). */
+static struct sched *make_sched(const char *spec, unsigned workers)
 {
-    struct sched_config config = {workers,      policy_find(policy), NULL, 0, SEND_MODE_ARRIVALS,
-                                  TIMER_THREAD, test_lock_kind()};
+    const struct policy_ops *ops = NULL;
+    long long params[POLICY_MAX_PARAMS];
+    char error_text[256];
+    CU_ASSERT_FATAL(policy_parse(spec, &ops, params, error_text, sizeof error_text));
+    struct sched_config config = {
+        workers, ops, NULL, 0, SEND_MODE_ARRIVALS, TIMER_THREAD, test_lock_kind(), params, test_busy_wait()};
     const char *error = NULL;
     struct sched *s = sched_create(&config, &error);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
@@ -59,7 +65,7 @@ static void test_erts_queues_are_fifo(void)
         CU_ASSERT_EQUAL(p->pid, pids[i]);
         /* A yielded process goes to the back. */
         if (i == 0)
-            sched_policy(s)->enqueue(s, 0, p, ENQUEUE_YIELD);
+            sched_policy(s)->enqueue(s, 0, NULL, p, ENQUEUE_YIELD);
     }
     CU_ASSERT_EQUAL(pick(s, 0)->pid, pids[0]);
     CU_ASSERT_PTR_NULL(pick(s, 0));
@@ -78,7 +84,7 @@ static void test_spawn_joins_the_parents_worker_queue(void)
     CU_ASSERT_EQUAL(sched_queue_length(s, 3), 1);
     struct process *p = pick(s, 2);
     CU_ASSERT_EQUAL(p->last_worker, 2);
-    sched_policy(s)->enqueue(s, 2, p, ENQUEUE_YIELD);
+    sched_policy(s)->enqueue(s, 2, NULL, p, ENQUEUE_YIELD);
     sched_destroy(s);
 }
 
@@ -86,7 +92,7 @@ static void test_spawn_joins_the_parents_worker_queue(void)
 static void end_slices(struct sched *s, worker_id w, int slices)
 {
     for (int i = 0; i < slices; i++)
-        sched_policy(s)->slice_done(s, w);
+        sched_policy(s)->tick(s, w);
 }
 
 static void test_balancing_takes_one_when_the_neighbour_holds_two_more(void)
@@ -137,7 +143,7 @@ static void test_stealing_takes_from_the_longest_queue_holding_two(void)
     CU_ASSERT_EQUAL(sched_queue_length(s, 3), 2);
     CU_ASSERT_EQUAL(sched_metrics(s)[0].steals, 1);
     CU_ASSERT_EQUAL(sched_metrics(s)[3].stolen_from, 1);
-    ops->enqueue(s, 0, p, ENQUEUE_YIELD);
+    ops->enqueue(s, 0, NULL, p, ENQUEUE_YIELD);
     /* Queues of one process each (and an awake worker) are not stolen from. */
     struct sched *t = make_sched("erts", 3);
     spawn_on(t, 1);
@@ -150,7 +156,7 @@ static void test_stealing_takes_from_the_longest_queue_holding_two(void)
     atomic_store(&q->state, PROC_RUNNING);
     CU_ASSERT_EQUAL(sched_queue_length(t, 2), 0);
     CU_ASSERT_EQUAL(sched_queue_length(t, 1), 1);
-    sched_policy(t)->enqueue(t, 0, q, ENQUEUE_YIELD);
+    sched_policy(t)->enqueue(t, 0, NULL, q, ENQUEUE_YIELD);
     sched_test_set_sleeping(t, 2, false);
     sched_destroy(t);
     sched_destroy(s);
@@ -166,7 +172,7 @@ static void test_wakeups_are_lazy(void)
      * that wakes p queues it on worker 0, and wakes nobody. */
     sched_test_set_sleeping(s, 1, true);
     sched_test_set_sleeping(s, 2, true);
-    CU_ASSERT_EQUAL(ops->enqueue(s, 0, p, ENQUEUE_WAKE_BY_PROCESS), NOT_A_WORKER);
+    CU_ASSERT_EQUAL(ops->enqueue(s, 0, NULL, p, ENQUEUE_WAKE_BY_PROCESS), NOT_A_WORKER);
     CU_ASSERT_EQUAL(p->last_worker, 0);
     CU_ASSERT_EQUAL(sched_queue_length(s, 0), 1);
     /* A second process queued there makes two: a sleeping worker is woken
@@ -174,7 +180,7 @@ static void test_wakeups_are_lazy(void)
     spawn_on(s, 2);
     struct process *q = pick(s, 2);
     sched_test_set_sleeping(s, 2, true);
-    worker_id woken = ops->enqueue(s, 0, q, ENQUEUE_WAKE_BY_PROCESS);
+    worker_id woken = ops->enqueue(s, 0, NULL, q, ENQUEUE_WAKE_BY_PROCESS);
     CU_ASSERT_TRUE(woken == 1 || woken == 2);
     /* The runtime (a timer) waking a process whose worker is busy queues it
      * for an idle worker, and wakes that one. */
@@ -182,7 +188,7 @@ static void test_wakeups_are_lazy(void)
     struct process *r = pick(s, 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r);
     r->last_worker = 0; /* worker 0 is awake (busy) */
-    worker_id target = ops->enqueue(s, NOT_A_WORKER, r, ENQUEUE_WAKE_BY_RUNTIME);
+    worker_id target = ops->enqueue(s, NOT_A_WORKER, NULL, r, ENQUEUE_WAKE_BY_RUNTIME);
     CU_ASSERT_TRUE(target == 1 || target == 2);
     CU_ASSERT_EQUAL(r->last_worker, target);
     sched_test_set_sleeping(s, 1, false);
@@ -195,7 +201,7 @@ static void test_global_fifo_shares_one_queue(void)
     struct sched *s = make_sched("global_fifo", 3);
     const struct policy_ops *ops = sched_policy(s);
     CU_ASSERT_PTR_NULL(ops->find_work);
-    CU_ASSERT_PTR_NULL(ops->slice_done);
+    CU_ASSERT_PTR_NULL(ops->tick);
     spawn_on(s, 2);
     spawn_on(s, 0);
     spawn_on(s, 1);
@@ -206,13 +212,52 @@ static void test_global_fifo_shares_one_queue(void)
     CU_ASSERT_TRUE(pid_number(a->pid) < pid_number(b->pid) && pid_number(b->pid) < pid_number(c->pid));
     /* Each enqueue names a sleeping worker to wake. */
     sched_test_set_sleeping(s, 2, true);
-    CU_ASSERT_EQUAL(ops->enqueue(s, 0, a, ENQUEUE_YIELD), 2);
-    CU_ASSERT_EQUAL(ops->enqueue(s, 0, b, ENQUEUE_SPAWN), 2);
+    CU_ASSERT_EQUAL(ops->enqueue(s, 0, NULL, a, ENQUEUE_YIELD), 2);
+    CU_ASSERT_EQUAL(ops->enqueue(s, 0, NULL, b, ENQUEUE_SPAWN), 2);
     sched_test_set_sleeping(s, 2, false);
-    CU_ASSERT_EQUAL(ops->enqueue(s, 0, c, ENQUEUE_YIELD), NOT_A_WORKER);
+    CU_ASSERT_EQUAL(ops->enqueue(s, 0, NULL, c, ENQUEUE_YIELD), NOT_A_WORKER);
     /* A new process is queued behind every runnable one. */
     CU_ASSERT_PTR_EQUAL(pick(s, 0), a);
-    ops->enqueue(s, 0, a, ENQUEUE_YIELD);
+    ops->enqueue(s, 0, NULL, a, ENQUEUE_YIELD);
+    sched_destroy(s);
+}
+
+/* ---- erts's parameters ---- */
+
+static void test_erts_parameters_vary_one_rule_each(void)
+{
+    /* balance_every: the check comes every N slices; 0 never. */
+    struct sched *s = make_sched("erts:balance_every=2", 2);
+    for (int i = 0; i < 4; i++)
+        spawn_on(s, 1);
+    end_slices(s, 0, 1);
+    CU_ASSERT_EQUAL(sched_queue_length(s, 0), 0);
+    end_slices(s, 0, 1);
+    CU_ASSERT_EQUAL(sched_queue_length(s, 0), 1);
+    sched_destroy(s);
+    s = make_sched("erts:balance_every=0", 2);
+    for (int i = 0; i < 4; i++)
+        spawn_on(s, 1);
+    end_slices(s, 0, 100);
+    CU_ASSERT_EQUAL(sched_queue_length(s, 0), 0);
+    sched_destroy(s);
+    /* steal=none: an idle worker takes nothing, even from a long queue. */
+    s = make_sched("erts:steal=none", 2);
+    for (int i = 0; i < 4; i++)
+        spawn_on(s, 1);
+    CU_ASSERT_PTR_NULL(sched_policy(s)->find_work(s, 0));
+    CU_ASSERT_EQUAL(sched_queue_length(s, 1), 4);
+    sched_destroy(s);
+    /* wake=home: a woken process joins its own worker's queue even when
+     * that worker sleeps idle, and wakes it. */
+    s = make_sched("erts:wake=home", 2);
+    spawn_on(s, 1);
+    struct process *p = pick(s, 1);
+    sched_test_set_sleeping(s, 1, true);
+    CU_ASSERT_EQUAL(sched_policy(s)->enqueue(s, 0, NULL, p, ENQUEUE_WAKE_BY_PROCESS), 1);
+    CU_ASSERT_EQUAL(sched_queue_length(s, 1), 1);
+    CU_ASSERT_EQUAL(sched_queue_length(s, 0), 0);
+    sched_test_set_sleeping(s, 1, false);
     sched_destroy(s);
 }
 
@@ -237,6 +282,7 @@ static CU_TestInfo tests[] = {
     {"stealing takes from the longest queue holding two", test_stealing_takes_from_the_longest_queue_holding_two},
     {"wakeups are lazy", test_wakeups_are_lazy},
     {"global_fifo shares one queue", test_global_fifo_shares_one_queue},
+    {"erts parameters vary one rule each", test_erts_parameters_vary_one_rule_each},
     {"registry", test_registry},
     CU_TEST_INFO_NULL,
 };
