@@ -5,7 +5,7 @@
 -module(supervisor_shutdown).
 -behaviour(supervisor).
 -export([main/1]).
--export([init/1, start_worker/1, worker/1]).
+-export([init/1, start_worker/1, worker/2]).
 
 main(_) ->
     register(main, self()),
@@ -41,13 +41,18 @@ init([]) ->
     Child = fun(Id) -> #{id => Id, start => {?MODULE, start_worker, [Id]}, shutdown => 1000} end,
     {ok, {#{strategy => one_for_one, intensity => 3, period => 5}, [Child(worker_a), Child(worker_b)]}}.
 
+%% A worker traps exits before its start returns (as proc_lib:start_link
+%% would ensure), so that the output does not depend on whether it ran
+%% before the supervisor shuts it down.
 start_worker(Name) ->
-    Pid = spawn_link(?MODULE, worker, [Name]),
+    Pid = spawn_link(?MODULE, worker, [Name, self()]),
+    receive {trapping, Pid} -> ok end,
     register(Name, Pid),
     {ok, Pid}.
 
-worker(Name) ->
+worker(Name, Starter) ->
     process_flag(trap_exit, true),
+    Starter ! {trapping, self()},
     receive
         {'EXIT', _, Why} -> main ! {stopped, Name, Why}, exit(Why)
     end.

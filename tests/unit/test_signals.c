@@ -957,10 +957,15 @@ static void test_wakeup_stress(void)
 
 enum { BIG_REASON_LENGTH = 5000 };
 
-/* Ends with a reason of 10,000 words (a list on its own heap). */
+/* Waits to be woken (once its watcher holds a link or a monitor on it),
+ * then ends with a reason of 10,000 words (a list on its own heap). */
 static enum body_stop exit_big_step(struct process *p, void *state)
 {
-    (void)state;
+    bool *woken = state;
+    if (!*woken) {
+        *woken = true;
+        return BODY_WAIT;
+    }
     term reason = NIL;
     for (int i = 0; i < BIG_REASON_LENGTH; i++)
         reason = heap_cons(&p->heap, make_small(i), reason);
@@ -972,10 +977,14 @@ static enum body_stop exit_big_step(struct process *p, void *state)
 struct capped_scene {
     bool monitor; /* 'DOWN' rather than a trapped 'EXIT' */
     bool started;
+    bool child_woken; /* the child's own state */
 };
 
 /* Holds 5,000 words of its own, then links (trapping) or monitors a child
- * whose reason cannot fit beside them: the message must never arrive. */
+ * whose reason cannot fit beside them: the message must never arrive. The
+ * child ends only once woken after the link or monitor is made: a policy
+ * may run it on another worker at once, and a child already gone would
+ * give a small noproc message instead. */
 static enum body_stop capped_watcher_step(struct process *p, void *state)
 {
     struct capped_scene *sc = state;
@@ -984,12 +993,13 @@ static enum body_stop capped_watcher_step(struct process *p, void *state)
         CU_ASSERT_PTR_NOT_NULL(heap_alloc(&p->heap, 5000));
         if (!sc->monitor)
             call2(p, "process_flag", A(trap_exit), A(true));
-        term child = sched_spawn_native(proc_sched(p), p, exit_big_step, NULL, NULL);
+        term child = sched_spawn_native(proc_sched(p), p, exit_big_step, &sc->child_woken, NULL);
         if (sc->monitor) {
             CU_ASSERT_TRUE(is_ref(call2(p, "monitor", A(process), child)));
         } else {
             CU_ASSERT_EQUAL(call1(p, "link", child), A(true));
         }
+        sched_wake(p, child);
     }
     if (is_value(proc_receive_peek(p)))
         return BODY_EXIT; /* must not happen: the reason does not fit */
@@ -1009,7 +1019,7 @@ static void test_heap_cap_refusing_an_exit_or_down_exits_70(void)
             const char *error = NULL;
             struct sched *s = sched_create(&config, &error);
             CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-            struct capped_scene sc = {monitor == 1, false};
+            struct capped_scene sc = {monitor == 1, false, false};
             term watcher = sched_spawn_native(s, NULL, capped_watcher_step, &sc, NULL);
             CU_ASSERT_EQUAL(sched_run(s, watcher), EXIT_RUNTIME_FAILURE);
             sched_destroy(s);
