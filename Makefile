@@ -166,6 +166,7 @@ run: build/rel/clause
 bench: build/rel/clause
 	experiments/bench_compute.sh
 	experiments/bench_native.sh
+	experiments/bench_portions.sh
 
 test: check-layers test-layers test-rel test-asan golden-rel golden-asan golden-stress profile-check test-experiments
 
