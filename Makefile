@@ -206,6 +206,7 @@ bench: build/rel/clause
 	experiments/bench_compute.sh
 	experiments/bench_native.sh
 	experiments/bench_ets.sh
+	experiments/bench_portions.sh
 
 test: check-layers test-layers test-rel test-asan test-symbols golden-rel golden-asan golden-stress profile-check test-experiments
 

@@ -956,10 +956,14 @@ static void test_wakeup_stress(void)
 
 enum { BIG_REASON_LENGTH = 5000 };
 
-/* Ends with a reason of 10,000 words (a list on its own heap). */
+/* Waits for a message, then ends with a reason of 10,000 words (a list on
+ * its own heap). Waiting first lets the watcher link or monitor it before
+ * it can end, whichever worker runs it. */
 static enum body_stop exit_big_step(struct process *p, void *state)
 {
     (void)state;
+    if (is_non_value(proc_receive_peek(p)))
+        return BODY_WAIT;
     term reason = NIL;
     for (int i = 0; i < BIG_REASON_LENGTH; i++)
         reason = heap_cons(&p->heap, make_small(i), reason);
@@ -989,6 +993,7 @@ static enum body_stop capped_watcher_step(struct process *p, void *state)
         } else {
             CU_ASSERT_EQUAL(call1(p, "link", child), A(true));
         }
+        CU_ASSERT_EQUAL(sched_send(p, child, A(ok)), SEND_OK);
     }
     if (is_value(proc_receive_peek(p)))
         return BODY_EXIT; /* must not happen: the reason does not fit */
