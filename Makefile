@@ -87,7 +87,7 @@ build/version.h: FORCE
 	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 $(MODES:%=build/%/app/cli.o): build/version.h
 
-.PHONY: FORCE all install deps deps-fuzz run test check-layers test-layers test-rel test-asan host-rel host-asan golden-rel golden-asan golden-stress goldens profile-check test-symbols tsan bench fuzz fuzz-build fuzz-loader fuzz-etf fuzz-options fuzz-io_format format format-check clean
+.PHONY: FORCE all install deps deps-fuzz run test test-build check-layers test-layers test-rel test-asan host-rel host-asan golden-rel golden-asan golden-stress goldens profile-check test-symbols tsan bench fuzz fuzz-build fuzz-loader fuzz-etf fuzz-options fuzz-io_format format format-check clean
 .DEFAULT_GOAL := all
 
 PREFIX ?= /usr/local
@@ -206,8 +206,15 @@ bench: build/rel/clause
 	experiments/bench_compute.sh
 	experiments/bench_native.sh
 	experiments/bench_ets.sh
+	experiments/bench_portions.sh
 
-test: check-layers test-layers test-rel test-asan test-symbols golden-rel golden-asan golden-stress profile-check test-experiments
+test: check-layers test-layers test-build test-rel test-asan test-symbols golden-rel golden-asan golden-stress profile-check test-experiments
+
+# Everything make test runs, built first with one compiler per CPU; the
+# steps after it then run one at a time, in order.
+test-build: | deps
+	$(MAKE) -j$$(nproc) build/rel/unit-tests build/rel/host-test build/rel/clause build/clause \
+	  build/asan/unit-tests build/asan/host-test build/asan/clause
 
 # Each layer's includes against its rules (scripts/check-layers: the rule
 # table is at its top), and that script's own test on small trees.
@@ -247,17 +254,18 @@ host-rel host-asan: host-%: build/%/host-test
 
 # Programs compared with the expected outputs OTP gave (tests/golden/run.sh):
 # every policy and send mode with 1, 2, 4 and all workers; the sanitizer
-# build runs them with 1 and 2 workers.
+# build runs them with 2 workers (the release runs cover 1, and a second
+# sanitizer pass at 1 worker doubled the longest part of make test).
 golden-rel: build/rel/clause
 	tests/golden/run.sh build/rel/clause
 
 golden-asan: build/asan/clause
-	tests/golden/run.sh build/asan/clause quick
+	tests/golden/run.sh build/asan/clause --workers 2
 
 # The goldens with a collection at every point BEAM may collect: a term
 # kept across one without being a root shows as a wrong answer or a crash.
 golden-stress: build/asan/clause
-	CLAUSE_GC_STRESS=1 tests/golden/run.sh build/asan/clause quick
+	CLAUSE_GC_STRESS=1 tests/golden/run.sh build/asan/clause --workers 2
 
 # --profile's JSON against metrics/profile.schema.json, and its counters
 # against programs whose counts are known.

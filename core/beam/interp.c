@@ -62,6 +62,10 @@ static uint64_t normal_exit_code[1];
 static uint64_t spawn_start_code[1];
 /* Where a process resumes to repeat a builtin call that blocked. */
 static uint64_t repeat_call_code[1];
+/* Where a process resumes to continue a builtin that trapped (bif_trap). */
+static uint64_t trap_resume_code[1];
+/* beam_repeat.how of a trapped gc_bif instruction (0..2 are call_how's). */
+#define REPEAT_INSTRUCTION 3
 
 static const void *const *handler_table;
 
@@ -669,6 +673,7 @@ static enum body_stop run(struct process *p)
         normal_exit_code[0] = (uint64_t)(uintptr_t) && op_normal_exit;
         spawn_start_code[0] = (uint64_t)(uintptr_t) && op_spawn_start;
         repeat_call_code[0] = (uint64_t)(uintptr_t) && op_repeat_call;
+        trap_resume_code[0] = (uint64_t)(uintptr_t) && op_trap_resume;
         handler_table = labels;
         return BODY_EXIT;
     }
@@ -693,6 +698,8 @@ static enum body_stop run(struct process *p)
     enum body_stop repeat_stop = BODY_BLOCKED; /* why a call to repeat stops the process */
     term bif_args[3];
     term result;
+    bif_fn bif_now = NULL;  /* the builtin or continuation being called */
+    unsigned trap_base = 0; /* where a trapped gc_bif's continuation arguments start (its live registers) */
 
     /* Restore the saved x registers. */
     memcpy(X, E, p->beam_saved_x * sizeof(term));
@@ -728,6 +735,29 @@ op_spawn_start:
         goto raise_with_site;
     }
     goto call_export;
+
+op_trap_resume : {
+    /* A builtin that trapped goes on: its continuation, with the arguments
+     * it saved in x registers, in the original call's place. A collection
+     * may happen here, between two portions, as anywhere in BEAM. */
+    I = p->beam_repeat.site;
+    bif_now = p->bif_trap.fn;
+    unsigned nargs = p->bif_trap.arity;
+    if (p->beam_repeat.how == REPEAT_INSTRUCTION) {
+        trap_base = (unsigned)I[2];
+        if (gc_stress || heap_wants_gc(&p->heap))
+            GC(0, trap_base + nargs);
+        goto gc_bif_continue;
+    }
+    if (gc_stress || heap_wants_gc(&p->heap))
+        GC(0, nargs);
+    call_target = (struct beam_export *)(uintptr_t)p->beam_repeat.target;
+    call_how = p->beam_repeat.how;
+    call_dealloc = p->beam_repeat.dealloc;
+    call_after = p->beam_repeat.after;
+    bif = call_target->bif;
+    goto call_bif;
+}
 
 op_repeat_call:
     /* The builtin call that blocked, again with its arguments in x0.. */
@@ -799,15 +829,21 @@ call_export:
     case CALL_CODE:
         goto enter_code;
     case CALL_BIF:
+        bif_now = bif->fn;
+    call_bif:
         for (unsigned i = 0; i < bif->arity && i < 3; i++)
             bif_args[i] = X[i];
         p->stack_top = E; /* what process_info(self(), stack_size) reads */
         p->beam_bif_pc = I;
         p->beam_bif_cp = cp;
-        result = bif->fn(p, X);
+        p->bif_may_trap = true;
+        result = bif_now(p, X);
+        p->bif_may_trap = false;
         if (is_non_value(result)) {
             if (p->fault_class == FAULT_BLOCKED)
                 goto call_blocked;
+            if (p->fault_class == FAULT_TRAP)
+                goto call_trapped;
             site.pc = I;
             site.bif = bif;
             site.bif_args = bif->arity <= 3 ? bif_args : X;
@@ -966,14 +1002,53 @@ op_gc_bif3 : {
         for (unsigned i = 0; i < n; i++)
             bif_args[i] = X[live + i];
     }
+    /* In a body (no fail label) the builtin may trap; in a guard it runs
+     * to the end. */
+    p->bif_may_trap = !I[1];
     result = e->bif->fn(p, bif_args);
+    p->bif_may_trap = false;
     if (is_non_value(result)) {
+        if (p->fault_class == FAULT_TRAP) {
+            trap_base = live;
+            goto gc_bif_trapped;
+        }
         missing = e;
         goto instruction_bif_failed;
     }
     DST(I[4 + n]) = result;
     NEXT(5 + n);
 }
+
+gc_bif_continue : {
+    /* A trapped gc_bif's continuation: the live registers below
+     * trap_base, its arguments from there. */
+    struct beam_export *e = (struct beam_export *)(uintptr_t)I[3];
+    unsigned n = (unsigned)e->arity;
+    for (unsigned i = 0; i < n; i++)
+        bif_args[i] = X[trap_base + i];
+    p->bif_may_trap = true;
+    result = bif_now(p, X + trap_base);
+    p->bif_may_trap = false;
+    if (is_non_value(result)) {
+        if (p->fault_class == FAULT_TRAP)
+            goto gc_bif_trapped;
+        missing = e;
+        goto instruction_bif_failed;
+    }
+    DST(I[4 + n]) = result;
+    NEXT(5 + n);
+}
+
+gc_bif_trapped:
+    /* Keep the live registers and, after them, the continuation's
+     * arguments; resume at this instruction's continuation. */
+    p->fault_class = FAULT_NONE;
+    memcpy(X + trap_base, p->bif_trap.args, p->bif_trap.arity * sizeof(term));
+    p->beam_repeat.site = I;
+    p->beam_repeat.how = REPEAT_INSTRUCTION;
+    if (!save_state(p, E, trap_resume_code, cp, trap_base + p->bif_trap.arity))
+        goto out_of_memory;
+    return BODY_YIELD;
 
     /* A bif/gc_bif instruction's builtin (`missing`) failed: a guard takes
      * its fail label, a body raises. */
@@ -1860,6 +1935,20 @@ stop_to_repeat_call:
     if (!save_state(p, E, repeat_call_code, cp, bif->arity))
         goto out_of_memory;
     return repeat_stop;
+
+call_trapped:
+    /* The call continues in the next slice (op_trap_resume): how it
+     * returns is kept aside, the continuation's arguments go to x0.. */
+    p->fault_class = FAULT_NONE;
+    p->beam_repeat.target = call_target;
+    p->beam_repeat.site = I;
+    p->beam_repeat.after = call_after;
+    p->beam_repeat.dealloc = call_dealloc;
+    p->beam_repeat.how = call_how;
+    memcpy(X, p->bif_trap.args, p->bif_trap.arity * sizeof(term));
+    if (!save_state(p, E, trap_resume_code, cp, p->bif_trap.arity))
+        goto out_of_memory;
+    return BODY_YIELD;
 
 yield:
     if (!save_state(p, E, I, cp, stop_live))

@@ -24,6 +24,7 @@
 #include "term/term.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef term (*bif_fn)(struct process *p, const term *args);
@@ -73,6 +74,14 @@ enum fault_class {
     /* Not an exception: a signal the process sent itself ended it (exit(
      * self(), kill)); no catch sees it. p->exit_reason says why. */
     FAULT_EXITED,
+    /* Not an exception: the builtin did one portion of its work and used up
+     * the slice's budget (bif_trap). The engine keeps the continuation's
+     * arguments in x registers, ends the slice with the process runnable,
+     * and in its next slice calls the continuation in the original call's
+     * place: its result lands where the original's would have, and its
+     * error shows the original builtin's name with the continuation's
+     * first arguments (as many as the original takes). */
+    FAULT_TRAP,
 };
 
 /* Records an exception of class with reason and returns THE_NON_VALUE. */
@@ -101,6 +110,49 @@ term bif_badarith(struct process *p);
 term bif_error_with_args(struct process *p, term reason, term args);
 /* The heap refused memory (p->heap.failure says why): a runtime failure. */
 term bif_out_of_memory(struct process *p);
+
+/* ---- portions: builtins whose work grows with an argument ----
+ *
+ * Such a builtin charges reductions in proportion to its work (bif_spend)
+ * and, called by the engine outside a guard, does at most as much work as
+ * the slice's remaining budget pays for (bif_portion); then it saves its
+ * state as terms (the arguments of a continuation builtin) and returns
+ * bif_trap(...). A guard's call, and any call from C outside the engine
+ * (p->bif_may_trap false), runs to the end, as OTP's guard BIFs do. */
+
+/* Units of work (cells, elements, comparisons) this call may do before it
+ * traps, at per_red units per reduction; SIZE_MAX when it may not trap. */
+static inline size_t bif_portion(const struct process *p, size_t per_red)
+{
+    if (!p->bif_may_trap)
+        return SIZE_MAX;
+    return (size_t)(p->reds_left > 0 ? p->reds_left : 1) * per_red;
+}
+
+/* Charges `units` of work at per_red units per reduction (OTP's
+ * BUMP_REDS(p, units / per_red)). */
+static inline void bif_spend(struct process *p, size_t units, size_t per_red)
+{
+    size_t reds = units / per_red;
+    p->reds_left -= reds > CONTEXT_REDS ? CONTEXT_REDS : (int32_t)reds;
+}
+
+/* Ends the slice after a portion (OTP's BUMP_ALL_REDS and BIF_TRAP): the
+ * call goes on as cont(args[0..arity)) in the process's next slice.
+ * args must be terms (on the heap or immediates), never pointers into it:
+ * the heap may be collected before the continuation runs. Its first
+ * arguments are what an error's stack trace shows for the original call.
+ * arity is at most PROC_TRAP_MAX_ARGS. */
+static inline term bif_trap(struct process *p, bif_fn cont, unsigned arity, const term *args)
+{
+    p->bif_trap.fn = cont;
+    p->bif_trap.arity = arity;
+    for (unsigned i = 0; i < arity; i++)
+        p->bif_trap.args[i] = args[i];
+    if (p->reds_left > 0)
+        p->reds_left = 0;
+    return bif_raise(p, FAULT_TRAP, NIL);
+}
 
 /* ---- argument helpers shared by builtins ---- */
 

@@ -11,6 +11,7 @@
 #include "term/binary.h"
 #include "term/compare.h"
 #include "term/heap.h"
+#include "term/map.h"
 #include "term/phash2.h"
 #include "term/print.h"
 #include "term/strbuf.h"
@@ -250,11 +251,44 @@ static term bif_list_to_tuple(struct process *p, const term *a)
 static term bif_hd(struct process *p, const term *a) { return is_list(a[0]) ? list_head(a[0]) : bif_badarg(p); }
 static term bif_tl(struct process *p, const term *a) { return is_list(a[0]) ? list_tail(a[0]) : bif_badarg(p); }
 
-static term bif_length(struct process *p, const term *a)
+/* Reductions. length, ++ and -- run in portions (bif.h). Their
+ * continuations take the original arguments first, so an error after a
+ * trap shows them, as OTP 25's do. */
+
+/* OTP 25's erts_trapping_length_1: max_iter = ERTS_BIF_REDS_LEFT * 16
+ * (erl_bif_guard.c). */
+#define LENGTH_CELLS_PER_RED 16
+/* OTP 25's CELLS_PER_RED of lists_append_alloc (erl_bif_lists.c). */
+#define APPEND_CELLS_PER_RED 40
+/* OTP 25's subtract (erl_bif_lists.c): ELEMENTS_PER_RED of
+ * subtract_get_length, CHECKS_PER_RED of the linear scans, and of the
+ * multiset's stages INSERTIONS_PER_RED (building it from the right-hand
+ * list) and CHECKS_PER_RED (sweeping the left-hand one). */
+#define SUBTRACT_LENGTH_PER_RED 32
+#define SUBTRACT_CHECKS_PER_RED 16
+#define SUBTRACT_INSERTS_PER_RED 16
+#define SUBTRACT_SWEEP_PER_RED 8
+#define SUBTRACT_REVERSE_PER_RED APPEND_CELLS_PER_RED
+
+/* Counts on from count cells at l; traps with (Original, Rest, Count). */
+static term length_cont(struct process *p, const term *a);
+static term length_walk(struct process *p, term original, term l, int64_t count)
 {
-    int64_t n = bif_list_length(a[0]);
-    return n < 0 ? bif_badarg(p) : make_small(n);
+    size_t limit = bif_portion(p, LENGTH_CELLS_PER_RED), i = 0;
+    for (; is_list(l); l = list_tail(l), i++) {
+        if (i == limit) {
+            bif_spend(p, i, LENGTH_CELLS_PER_RED);
+            term next[3] = {original, l, make_small(count + (int64_t)i)};
+            return bif_trap(p, length_cont, 3, next);
+        }
+    }
+    bif_spend(p, i, LENGTH_CELLS_PER_RED);
+    return l == NIL ? make_small(count + (int64_t)i) : bif_badarg(p);
 }
+
+static term length_cont(struct process *p, const term *a) { return length_walk(p, a[0], a[1], small_value(a[2])); }
+
+static term bif_length(struct process *p, const term *a) { return length_walk(p, a[0], a[0], 0); }
 
 /* A copy of the proper list l's n cells ending in tail, in one block. */
 static term copy_list(struct process *p, term l, size_t n, term tail)
@@ -271,33 +305,73 @@ static term copy_list(struct process *p, term l, size_t n, term tail)
     return make_list(cells);
 }
 
-static term bif_append(struct process *p, const term *a)
+/* Lhs ++ Rhs from iter on: result is the copy so far (NIL: none yet) and
+ * last its last cell, whose tail the next portion sets; the copy is a
+ * proper list (ending in []) between portions, so a collection sees a
+ * well-formed term, and the copying collector keeps last inside it.
+ * Traps with (Lhs, Rhs, Iter, Result, Last). */
+static term append_cont(struct process *p, const term *a);
+static term append_portion(struct process *p, term lhs, term rhs, term iter, term result, term last)
 {
-    int64_t n = bif_list_length(a[0]);
-    if (n < 0)
+    size_t limit = bif_portion(p, APPEND_CELLS_PER_RED), n = 0;
+    term rest = iter;
+    for (; n < limit && is_list(rest); n++)
+        rest = list_tail(rest);
+    bif_spend(p, n, APPEND_CELLS_PER_RED);
+    if (!is_list_or_nil(rest))
         return bif_badarg(p);
-    return copy_list(p, a[0], (size_t)n, a[1]);
+    if (rest == NIL && result == NIL)
+        return copy_list(p, iter, n, rhs);
+    term copy = copy_list(p, iter, n, rest == NIL ? rhs : NIL);
+    if (is_non_value(copy))
+        return copy;
+    if (result == NIL)
+        result = copy;
+    else
+        list_ptr(last)[1] = copy;
+    if (rest == NIL)
+        return result;
+    last = make_list(list_ptr(copy) + 2 * (n - 1));
+    term next[5] = {lhs, rhs, rest, result, last};
+    return bif_trap(p, append_cont, 5, next);
 }
 
-/* A -- B: each element of B removes the first element of A exactly equal
- * (=:=) to it. */
-static term bif_subtract(struct process *p, const term *a)
+static term append_cont(struct process *p, const term *a) { return append_portion(p, a[0], a[1], a[2], a[3], a[4]); }
+
+static term bif_append(struct process *p, const term *a)
 {
-    int64_t n = bif_list_length(a[0]), m = bif_list_length(a[1]);
-    if (n < 0 || m < 0)
+    if (a[0] == NIL)
+        return a[1];
+    if (!is_list(a[0]))
         return bif_badarg(p);
-    if (n == 0 || m == 0)
-        return a[0];
-    term *left = malloc((size_t)n * sizeof(term));
+    return append_portion(p, a[0], a[1], a[0], NIL, NIL);
+}
+
+/* The length of l if it is proper and at most limit cells; -1 improper,
+ * -2 longer. */
+static int64_t length_upto(term l, size_t limit)
+{
+    size_t n = 0;
+    for (; is_list(l); l = list_tail(l))
+        if (n++ == limit)
+            return -2;
+    return l == NIL ? (int64_t)n : -1;
+}
+
+/* A -- B on short lists: each element of B removes the first element of A
+ * exactly equal (=:=) to it. */
+static term subtract_linear(struct process *p, term a, size_t n, term b)
+{
+    term *left = malloc(n * sizeof(term));
     if (!left)
         return bif_out_of_memory(p);
-    term l = a[0];
-    for (int64_t i = 0; i < n; i++, l = list_tail(l))
+    term l = a;
+    for (size_t i = 0; i < n; i++, l = list_tail(l))
         left[i] = list_head(l);
     /* Removed slots become THE_NON_VALUE, which no term equals. */
-    size_t kept = (size_t)n;
-    for (term r = a[1]; is_list(r) && kept > 0; r = list_tail(r)) {
-        for (int64_t i = 0; i < n; i++) {
+    size_t kept = n;
+    for (term r = b; is_list(r) && kept > 0; r = list_tail(r)) {
+        for (size_t i = 0; i < n; i++) {
             if (is_value(left[i]) && term_eq_exact(left[i], list_head(r))) {
                 left[i] = THE_NON_VALUE;
                 kept--;
@@ -306,12 +380,190 @@ static term bif_subtract(struct process *p, const term *a)
         }
     }
     size_t k = 0;
-    for (int64_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++)
         if (is_value(left[i]))
             left[k++] = left[i];
     term result = bif_make_list(p, left, k);
     free(left);
     return is_value(result) ? result : bif_out_of_memory(p);
+}
+
+/* OTP 25's SUBTRACT_LHS_THRESHOLD and SUBTRACT_RHS_THRESHOLD: up to this
+ * many elements, a side is scanned linearly instead of put in a set. */
+#define SUBTRACT_LINEAR_MAX 16
+
+/* A copy of the short list l without its first element exactly equal to e;
+ * l itself when there is none (*found false). */
+static term list_delete_first(struct process *p, term l, term e, bool *found)
+{
+    term head[SUBTRACT_LINEAR_MAX];
+    size_t n = 0;
+    term rest = l;
+    for (; is_list(rest) && !term_eq_exact(list_head(rest), e); rest = list_tail(rest))
+        head[n++] = list_head(rest);
+    *found = is_list(rest);
+    if (!*found)
+        return l;
+    term out = list_tail(rest);
+    while (n > 0 && is_value(out))
+        out = heap_cons(&p->heap, head[--n], out);
+    return out;
+}
+
+/* A -- B on long lists, in stages that each run in portions; the state is
+ * (A, B, Stage, Iter, Set, Acc), all terms:
+ *   LEN_A   Iter walks A to check it is proper, Acc counts it;
+ *   NAIVE_A (A has at most SUBTRACT_LINEAR_MAX elements) Iter walks B,
+ *           each element taking its first equal out of Set (A's remaining
+ *           elements, in order), which is the result;
+ *   LEN_B   Iter walks B to check it is proper, Acc counts it;
+ *   SET     Iter walks B, counting its elements in Set, a map Elem => N
+ *           (map keys compare exactly, as -- does); a short B is its own
+ *           Set instead, a list scanned linearly;
+ *   SWEEP   Iter walks A: an element Set still holds is dropped (and taken
+ *           out of Set), any other is pushed on Acc; once Set is empty the
+ *           rest of A is kept as it is;
+ *   REVERSE Iter (the kept elements, reversed) goes back onto Acc (the
+ *           rest of A) and the result is complete. */
+enum { SUB_LEN_A, SUB_NAIVE_A, SUB_LEN_B, SUB_SET, SUB_SWEEP, SUB_REVERSE };
+
+static term subtract_cont(struct process *p, const term *a)
+{
+    term st[6];
+    for (int i = 0; i < 6; i++)
+        st[i] = a[i];
+    heap_t *h = &p->heap;
+    for (;;) {
+        int stage = (int)small_value(st[2]);
+        term it = st[3];
+        size_t i = 0, limit;
+        bool found;
+        switch (stage) {
+        case SUB_LEN_A:
+        case SUB_LEN_B:
+            limit = bif_portion(p, SUBTRACT_LENGTH_PER_RED);
+            for (; i < limit && is_list(it); i++)
+                it = list_tail(it);
+            bif_spend(p, i, SUBTRACT_LENGTH_PER_RED);
+            if (!is_list_or_nil(it))
+                return bif_badarg(p);
+            st[5] = make_small(small_value(st[5]) + (int64_t)i);
+            if (it != NIL)
+                break;
+            if (stage == SUB_LEN_A && small_value(st[5]) <= SUBTRACT_LINEAR_MAX) {
+                st[2] = make_small(SUB_NAIVE_A);
+                it = st[1];
+                st[4] = st[0];
+            } else if (stage == SUB_LEN_A) {
+                st[2] = make_small(SUB_LEN_B);
+                it = st[1];
+                st[5] = make_small(0);
+            } else {
+                st[2] = make_small(SUB_SET);
+                it = st[1];
+                st[4] = small_value(st[5]) <= SUBTRACT_LINEAR_MAX ? st[1] : map_new_empty(h);
+                if (is_non_value(st[4]))
+                    return bif_out_of_memory(p);
+            }
+            break;
+        case SUB_NAIVE_A:
+            limit = bif_portion(p, SUBTRACT_CHECKS_PER_RED / SUBTRACT_LINEAR_MAX);
+            /* B is walked to its end even once Set is empty: an improper B
+             * is badarg whatever A holds, as on OTP. */
+            for (; i < limit && is_list(it); i++, it = list_tail(it))
+                if (st[4] != NIL && is_non_value(st[4] = list_delete_first(p, st[4], list_head(it), &found)))
+                    return bif_out_of_memory(p);
+            bif_spend(p, i, SUBTRACT_CHECKS_PER_RED / SUBTRACT_LINEAR_MAX);
+            if (!is_list_or_nil(it))
+                return bif_badarg(p);
+            if (it == NIL)
+                return st[4];
+            break;
+        case SUB_SET:
+            limit = bif_portion(p, SUBTRACT_INSERTS_PER_RED);
+            if (is_list(st[4])) { /* a short B: its own set */
+                it = NIL;
+            }
+            for (; i < limit && is_list(it); i++, it = list_tail(it)) {
+                term e = list_head(it), n = map_get(st[4], e);
+                st[4] = map_put(h, st[4], e, make_small(is_value(n) ? small_value(n) + 1 : 1));
+                if (is_non_value(st[4]))
+                    return bif_out_of_memory(p);
+            }
+            bif_spend(p, i, SUBTRACT_INSERTS_PER_RED);
+            if (it == NIL) {
+                st[2] = make_small(SUB_SWEEP);
+                it = st[0];
+                st[5] = NIL;
+            }
+            break;
+        case SUB_SWEEP:
+            limit = bif_portion(p, SUBTRACT_SWEEP_PER_RED);
+            for (; i < limit && is_list(it) && st[4] != NIL && (is_list(st[4]) || map_size(st[4]) > 0);
+                 i++, it = list_tail(it)) {
+                term e = list_head(it);
+                if (is_list(st[4])) {
+                    st[4] = list_delete_first(p, st[4], e, &found);
+                } else {
+                    term n = map_get(st[4], e);
+                    found = is_value(n);
+                    if (found)
+                        st[4] = small_value(n) == 1 ? map_remove(h, st[4], e)
+                                                    : map_put(h, st[4], e, make_small(small_value(n) - 1));
+                }
+                if (!found)
+                    st[5] = heap_cons(h, e, st[5]);
+                if (is_non_value(st[4]) || is_non_value(st[5]))
+                    return bif_out_of_memory(p);
+            }
+            bif_spend(p, i, SUBTRACT_SWEEP_PER_RED);
+            if (it == NIL || st[4] == NIL || (!is_list(st[4]) && map_size(st[4]) == 0)) {
+                st[2] = make_small(SUB_REVERSE);
+                term kept = st[5];
+                st[5] = it; /* the rest of A, kept as it is */
+                it = kept;
+                st[4] = NIL;
+            }
+            break;
+        default: /* SUB_REVERSE */
+            limit = bif_portion(p, SUBTRACT_REVERSE_PER_RED);
+            for (; i < limit && is_list(it); i++, it = list_tail(it)) {
+                st[5] = heap_cons(h, list_head(it), st[5]);
+                if (is_non_value(st[5]))
+                    return bif_out_of_memory(p);
+            }
+            bif_spend(p, i, SUBTRACT_REVERSE_PER_RED);
+            if (it == NIL)
+                return st[5];
+            break;
+        }
+        st[3] = it;
+        /* A stage that used up the portion traps; one that finished early
+         * goes on to the next in this call. */
+        if (i >= limit)
+            return bif_trap(p, subtract_cont, 6, st);
+    }
+}
+
+static term bif_subtract(struct process *p, const term *a)
+{
+    if (!is_list_or_nil(a[0]) || !is_list_or_nil(a[1]))
+        return bif_badarg(p);
+    size_t limit = bif_portion(p, SUBTRACT_CHECKS_PER_RED);
+    int64_t n = length_upto(a[0], limit), m = length_upto(a[1], limit);
+    if (n == -1 || m == -1)
+        return bif_badarg(p);
+    if (n >= 0 && m >= 0) {
+        bif_spend(p, (size_t)(n + m), SUBTRACT_LENGTH_PER_RED);
+        if (n == 0 || m == 0)
+            return a[0];
+        if ((uint64_t)n * (uint64_t)m <= limit) {
+            bif_spend(p, (size_t)n * (size_t)m, SUBTRACT_CHECKS_PER_RED);
+            return subtract_linear(p, a[0], (size_t)n, a[1]);
+        }
+    }
+    term st[6] = {a[0], a[1], make_small(SUB_LEN_A), a[0], NIL, make_small(0)};
+    return subtract_cont(p, st);
 }
 
 /* ---- references and node ---- */

@@ -250,6 +250,19 @@ static void send_locked(struct sched *s, struct process *self, struct process *p
                                                     : "out of memory for a message";
 }
 
+/* OTP 25's ERTS_MSG_COPY_WORDS_PER_REDUCTION (erl_message.c): a send
+ * charges its sender one reduction per 64 words it copies, once the
+ * message is over 64 words, at most a slice's worth. */
+#define MSG_COPY_WORDS_PER_RED 64
+
+static void charge_copy(struct process *self, size_t words)
+{
+    if (words <= MSG_COPY_WORDS_PER_RED)
+        return;
+    size_t reds = words / MSG_COPY_WORDS_PER_RED;
+    self->reds_left -= reds > CONTEXT_REDS ? CONTEXT_REDS : (int32_t)reds;
+}
+
 /* A send to a reference: delivered to its owner while it is an active
  * alias, else dropped. In blocking mode an owner running elsewhere makes
  * the sender block; a reply alias is consumed only when its message is
@@ -262,6 +275,7 @@ static enum send_result send_to_alias(struct process *self, term alias, term msg
         sched_runtime_failure(self, "out of memory copying a message");
         return SEND_FAILED;
     }
+    charge_copy(self, size);
     const char *failure = NULL;
     enum send_result result = SEND_OK;
     rt_lock(&s->exec_lock);
@@ -306,6 +320,7 @@ enum send_result sched_send(struct process *self, term to, term msg)
         sched_runtime_failure(self, "out of memory copying a message");
         return SEND_FAILED;
     }
+    charge_copy(self, size);
     const char *failure = NULL;
     if (s->send_mode == SEND_MODE_ARRIVALS && self->last_receiver_not_running == to) {
         /* Its last send to this receiver found it not running: it is likely

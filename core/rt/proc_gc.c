@@ -22,6 +22,12 @@ static void scatter(term *payload, void *ctx)
     *payload = c->payloads[c->next++];
 }
 
+/* OTP 25's gc_cost (erl_gc.c): a collection costs the process one
+ * reduction per 10 live words it moved, at least one. clause caps it at a
+ * slice's worth (OTP: INT_MAX), which changes nothing but the count: the
+ * slice ends either way. */
+#define GC_MOVED_WORDS_PER_RED 10
+
 enum heap_failure proc_collect(struct process *p, size_t need, term *registers, size_t count)
 {
     /* Messages live in a linked list; the collector wants ranges: copy the
@@ -40,6 +46,9 @@ enum heap_failure proc_collect(struct process *p, size_t need, term *registers, 
         {registers, count}, {payloads, messages}, {p->stack_top, stack_used}, {&p->dictionary, 1}};
     enum heap_failure result = gc_collect(&p->heap, need, roots, 4);
     if (result == HEAP_OK) {
+        /* After a collection every used word is a live one it moved. */
+        size_t reds = heap_used_words(&p->heap) / GC_MOVED_WORDS_PER_RED;
+        p->reds_left -= reds < 1 ? 1 : reds > CONTEXT_REDS ? CONTEXT_REDS : (int32_t)reds;
         cursor.next = 0;
         mailbox_for_each_payload(&p->mailbox, scatter, &cursor);
     }

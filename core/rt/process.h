@@ -31,6 +31,8 @@
 /* OTP's CONTEXT_REDS: reductions in one time slice, unless the policy
  * gives a slice another budget. */
 #define CONTEXT_REDS POLICY_DEFAULT_BUDGET
+/* Most arguments a builtin's continuation takes (bif.h, bif_trap). */
+#define PROC_TRAP_MAX_ARGS 6
 
 enum proc_state {
     PROC_RUNNABLE,  /* in a run queue */
@@ -137,7 +139,17 @@ struct process {
         uint64_t dealloc;
         int how;
     } beam_repeat;
-    int crash_status; /* the program's status if this main process ends abnormally (0: 1) */
+    /* A builtin that did a portion of its work and continues later (bif.h,
+     * bif_trap): its continuation and the continuation's arguments. The
+     * engine moves the arguments into x registers as soon as the builtin
+     * returns, so these words are never collection roots themselves. */
+    struct {
+        term (*fn)(struct process *p, const term *args);
+        unsigned arity;
+        term args[PROC_TRAP_MAX_ARGS];
+    } bif_trap;
+    bool bif_may_trap; /* the engine's call of a builtin outside a guard: it may end in a portion */
+    int crash_status;  /* the program's status if this main process ends abnormally (0: 1) */
 
     /* --- process dictionary: a map on its heap (keys compare exactly, as a
      * map's do), or THE_NON_VALUE while empty; a collection root --- */

@@ -24,7 +24,8 @@
 # --policy NAME keeps only NAME's configurations, and gives NAME both send
 # modes at every worker count whatever it is; --workers "N ..." runs
 # those worker counts instead; --repeat R runs the whole
-# matrix R times (a race shows as an occasional failure). Each run has RUN_TIMEOUT seconds (default 60): a
+# matrix R times (a race shows as an occasional failure). The programs of one configuration run GOLDEN_JOBS at a
+# time (default: one per CPU; tests/golden/run_one.sh runs each). Each run has RUN_TIMEOUT seconds (default 60): a
 # hang is a failure.
 #
 # A program's first line may be "%% args: A B ..." (its arguments); a line
@@ -114,38 +115,17 @@ for source in "$root"/tests/programs/*.erl; do
     programs="$programs $name"
 done
 
-# Compares one run with the expected files; prints the first difference.
-check() { # name status label
-    name=$1 status=$2 label=$3
-    want=$(cat "$expected/$name.status")
-    "$golden/normalize" <"$out/$name.stdout" >"$out/$name.stdout.n"
-    "$golden/normalize" <"$out/$name.stderr" >"$out/$name.stderr.n"
-    if [ "$status" -eq "$want" ] && cmp -s "$expected/$name.stdout" "$out/$name.stdout.n" &&
-        cmp -s "$expected/$name.stderr" "$out/$name.stderr.n"; then
-        return 0
-    fi
-    if [ "$status" -eq 124 ]; then
-        echo "FAIL golden $name ($label): timed out after ${timeout_s}s"
-    else
-        echo "FAIL golden $name ($label): status $status, expected $want"
-    fi
-    if ! cmp -s "$expected/$name.stdout" "$out/$name.stdout.n"; then
-        echo "  stdout (expected, clause):"
-        diff "$expected/$name.stdout" "$out/$name.stdout.n" | head -12 | sed 's/^/    /'
-    fi
-    if ! cmp -s "$expected/$name.stderr" "$out/$name.stderr.n"; then
-        echo "  stderr (expected, clause):"
-        diff "$expected/$name.stderr" "$out/$name.stderr.n" | head -12 | sed 's/^/    /'
-    fi
-    return 1
-}
-
 # "OPTIONS@N" runs with N workers only; its options without the "@N".
 runs_with() { case $1 in *@*) [ "${1##*@}" = "$2" ] ;; *) true ;; esac; }
 options_of() { echo "${1%@*}" | tr ',=' '  '; }
 
 tally=$out/tally
 : >"$tally"
+# The programs of one configuration and worker count run side by side, GOLDEN_JOBS
+# at a time (default: one per CPU), each through run_one.sh; failures print in
+# program order once the batch is done.
+jobs=${GOLDEN_JOBS:-$all}
+export GOLDEN_CLAUSE=$clause GOLDEN_OUT=$out GOLDEN_ROOT=$root GOLDEN_TIMEOUT=$timeout_s
 round=1
 while [ $round -le "$repeat" ]; do
     for config in $configs; do
@@ -153,16 +133,13 @@ while [ $round -le "$repeat" ]; do
             runs_with "$config" "$n" || continue
             label="$(options_of "$config"), $n workers"
             [ "$repeat" -gt 1 ] && label="$label, round $round"
+            # shellcheck disable=SC2086 # one program name per line
+            printf '%s\n' $programs | xargs -P "$jobs" -n 1 "$golden/run_one.sh" "$config" "$n" "$label"
             for name in $programs; do
-                source=$root/tests/programs/$name.erl
-                args=$(sed -n '1s/^%% args: *//p' "$source")
-                options=$(sed -n 's/^%% clause-options: *//p' "$source")
-                # shellcheck disable=SC2086 # the options and arguments are words
-                timeout "$timeout_s" "$clause" $(options_of "$config") --schedulers "$n" $options \
-                    "$out/$name.beam" $args >"$out/$name.stdout" 2>"$out/$name.stderr"
-                status=$?
-                if check "$name" $status "$label"; then result=pass; else result=fail; fi
-                echo "$config $n $result" >>"$tally"
+                if [ -f "$out/$name.report" ]; then
+                    cat "$out/$name.report"
+                    rm -f "$out/$name.report"
+                fi
             done
         done
     done

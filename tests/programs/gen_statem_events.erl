@@ -1,6 +1,7 @@
 %% gen_statem in handle_event_function mode: a counter with an event
 %% timeout (cancelled by any event, fired when idle), a generic timeout and
-%% calls with a finite and an infinity timeout.
+%% calls with a finite and an infinity timeout. Each timeout is armed by a
+%% call, so it runs before main starts sleeping, whatever the machine's load.
 -module(gen_statem_events).
 -behaviour(gen_statem).
 -export([main/1]).
@@ -11,7 +12,7 @@ main(_) ->
     ok = gen_statem:cast(C, incr),
     ok = gen_statem:cast(C, incr),
     io:format("counter: ~w~n", [gen_statem:call(C, get, 1000)]),
-    ok = gen_statem:cast(C, incr),
+    ok = gen_statem:call(C, incr),
     timer:sleep(80),
     io:format("after the idle timeout: ~w~n", [gen_statem:call(C, get)]),
     io:format("generic timeout: ~w~n", [gen_statem:call(C, arm, infinity)]),
@@ -27,6 +28,8 @@ init(N) -> {ok, counting, N}.
 
 handle_event(cast, incr, counting, N) ->
     {keep_state, N + 1, [{timeout, 30, idle}]};
+handle_event({call, From}, incr, counting, N) ->
+    {keep_state, N + 1, [{reply, From, ok}, {timeout, 30, idle}]};
 handle_event(timeout, idle, counting, N) ->
     {keep_state, N * 10};
 handle_event({call, From}, get, State, N) ->

@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* {Tag, N, Binary}: a boxed value with an off-heap binary (300 bytes). */
 static term sample(heap_t *h, const char *tag, int64_t n)
@@ -189,10 +190,12 @@ static void *reader(void *arg)
         heap_destroy(&h); /* drops the copies and their binary references */
         if (!heap_init(&h, 0, 0))
             abort();
+        /* Published each pass: the writer waits for a reader to have read. */
+        atomic_fetch_add(&r->seen, seen);
+        seen = 0;
     }
     heap_destroy(&h);
     atomic_fetch_add(&r->bad, bad);
-    atomic_fetch_add(&r->seen, seen);
     ck_epoch_unregister(rec); /* it retired nothing: no barrier needed */
     return NULL;
 }
@@ -227,6 +230,11 @@ static void test_readers_race_writer(void)
                 abort();
         }
     }
+    /* On a loaded machine the writes may all end before a reader ran: the
+     * readers go on until one has read the values left (10 s at most, so a
+     * reader that can never read fails the test instead of hanging it). */
+    for (int waited = 0; atomic_load(&r->seen) == 0 && waited < 10000; waited++)
+        usleep(1000);
     atomic_store(&r->stop, true);
     for (int i = 0; i < READERS; i++)
         pthread_join(threads[i], NULL);

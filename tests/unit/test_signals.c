@@ -957,15 +957,14 @@ static void test_wakeup_stress(void)
 
 enum { BIG_REASON_LENGTH = 5000 };
 
-/* Waits to be woken (once its watcher holds a link or a monitor on it),
- * then ends with a reason of 10,000 words (a list on its own heap). */
+/* Waits for a message, then ends with a reason of 10,000 words (a list on
+ * its own heap). Waiting first lets the watcher link or monitor it before
+ * it can end, whichever worker runs it. */
 static enum body_stop exit_big_step(struct process *p, void *state)
 {
-    bool *woken = state;
-    if (!*woken) {
-        *woken = true;
+    (void)state;
+    if (is_non_value(proc_receive_peek(p)))
         return BODY_WAIT;
-    }
     term reason = NIL;
     for (int i = 0; i < BIG_REASON_LENGTH; i++)
         reason = heap_cons(&p->heap, make_small(i), reason);
@@ -999,7 +998,7 @@ static enum body_stop capped_watcher_step(struct process *p, void *state)
         } else {
             CU_ASSERT_EQUAL(call1(p, "link", child), A(true));
         }
-        sched_wake(p, child);
+        CU_ASSERT_EQUAL(sched_send(p, child, A(ok)), SEND_OK);
     }
     if (is_value(proc_receive_peek(p)))
         return BODY_EXIT; /* must not happen: the reason does not fit */

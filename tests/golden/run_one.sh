@@ -1,0 +1,45 @@
+#!/bin/sh
+# One golden run, for tests/golden/run.sh's job pool (see there):
+#   run_one.sh CONFIG WORKERS LABEL NAME
+# runs program NAME under CONFIG ("OPTIONS" with commas, as run.sh writes
+# them) with WORKERS workers, compares it with the expected files, appends
+# "CONFIG WORKERS pass|fail" to $GOLDEN_OUT/tally, and leaves the first
+# difference of a failure in $GOLDEN_OUT/NAME.report for run.sh to print.
+# The environment gives GOLDEN_CLAUSE, GOLDEN_OUT, GOLDEN_ROOT and
+# GOLDEN_TIMEOUT.
+set -u
+config=$1 n=$2 label=$3 name=$4
+out=$GOLDEN_OUT
+golden=$GOLDEN_ROOT/tests/golden
+expected=$golden/expected
+source=$GOLDEN_ROOT/tests/programs/$name.erl
+args=$(sed -n '1s/^%% args: *//p' "$source")
+options=$(sed -n 's/^%% clause-options: *//p' "$source")
+# shellcheck disable=SC2046,SC2086 # the options and arguments are words
+timeout "$GOLDEN_TIMEOUT" "$GOLDEN_CLAUSE" $(echo "${config%@*}" | tr ',=' '  ') --schedulers "$n" $options \
+    "$out/$name.beam" $args >"$out/$name.stdout" 2>"$out/$name.stderr"
+status=$?
+want=$(cat "$expected/$name.status")
+"$golden/normalize" <"$out/$name.stdout" >"$out/$name.stdout.n"
+"$golden/normalize" <"$out/$name.stderr" >"$out/$name.stderr.n"
+if [ "$status" -eq "$want" ] && cmp -s "$expected/$name.stdout" "$out/$name.stdout.n" &&
+    cmp -s "$expected/$name.stderr" "$out/$name.stderr.n"; then
+    echo "$config $n pass" >>"$out/tally"
+    exit 0
+fi
+{
+    if [ "$status" -eq 124 ]; then
+        echo "FAIL golden $name ($label): timed out after ${GOLDEN_TIMEOUT}s"
+    else
+        echo "FAIL golden $name ($label): status $status, expected $want"
+    fi
+    if ! cmp -s "$expected/$name.stdout" "$out/$name.stdout.n"; then
+        echo "  stdout (expected, clause):"
+        diff "$expected/$name.stdout" "$out/$name.stdout.n" | head -12 | sed 's/^/    /'
+    fi
+    if ! cmp -s "$expected/$name.stderr" "$out/$name.stderr.n"; then
+        echo "  stderr (expected, clause):"
+        diff "$expected/$name.stderr" "$out/$name.stderr.n" | head -12 | sed 's/^/    /'
+    fi
+} >"$out/$name.report"
+echo "$config $n fail" >>"$out/tally"

@@ -1,0 +1,188 @@
+/*
+ * Builtins that run in portions (bif.h: bif_portion, bif_trap). Each is
+ * called as a process's first call on a list long enough for many slices,
+ * resumed slice by slice on this thread as an embedding host does, with a
+ * collection of its heap between every two slices; it must span many
+ * slices and return what the same builtin returns in one uninterrupted call
+ * (a C call, which never traps). A process ended in the middle of a
+ * portion must leave nothing behind (the sanitizer build checks).
+ */
+#include "beam/code_server.h"
+#include "beam/interp.h"
+#include "bif/bif.h"
+#include "rt/executor.h"
+#include "rt/proc_gc.h"
+#include "term/atom.h"
+#include "term/compare.h"
+#include "term/copy.h"
+#include "term/heap.h"
+#include "test_main.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define LONG 1000000
+
+static term long_list(heap_t *h, bool tuples)
+{
+    term l = NIL;
+    for (int64_t i = LONG; i > 0 && is_value(l); i--) {
+        term e = tuples ? heap_tuple2(h, make_small(i), A(ok)) : make_small(i);
+        l = is_value(e) ? heap_cons(h, e, l) : e;
+    }
+    CU_ASSERT_FATAL(is_value(l));
+    return l;
+}
+
+/* Runs module:function(args) as a host call, a collection between every
+ * two slices; stops after max_slices (then the process is still in the
+ * middle of its builtin). Returns the slices run; *result is what it
+ * returned, THE_NON_VALUE when it raised or did not end. */
+static int run_sliced(const char *module, const char *function, const term *args, unsigned argc, int max_slices,
+                      heap_t *result_heap, term *result, term *raised)
+{
+    struct code_server *cs = code_server_new(NULL, 0, NULL);
+    CU_ASSERT_FATAL(cs != NULL);
+    struct sched_config config = {.workers = 1};
+    const char *why = NULL;
+    struct sched *s = sched_create(&config, &why);
+    CU_ASSERT_FATAL(s != NULL);
+    sched_set_engine(s, cs);
+    struct process *p = beam_new_call(s, NULL, atom_intern_cstr(module), atom_intern_cstr(function), args, argc);
+    CU_ASSERT_FATAL(p != NULL);
+    p->host_call = true;
+    CU_ASSERT_FATAL(is_value(sched_start_host_process(s, p)));
+    *result = THE_NON_VALUE;
+    *raised = THE_NON_VALUE;
+    int slices = 0;
+    while (slices < max_slices) {
+        p->reds_left = CONTEXT_REDS;
+        enum body_stop stop = p->body->resume(p);
+        slices++;
+        if (stop == BODY_EXIT) {
+            if (is_value(p->host_value) && is_non_value(p->host_class))
+                *result = copy_to_heap(result_heap, p->host_value);
+            else if (is_value(p->host_value))
+                *raised = copy_to_heap(result_heap, p->host_value);
+            break;
+        }
+        CU_ASSERT_FATAL(stop == BODY_YIELD);
+        /* Between portions: everything the builtin keeps must be a root. */
+        CU_ASSERT_FATAL(proc_collect(p, 0, NULL, 0) == HEAP_OK);
+    }
+    sched_destroy(s);
+    code_server_free(cs);
+    return slices;
+}
+
+/* The builtin's answer in one C call (p->bif_may_trap is false there). */
+static term unportioned(heap_t *h, const char *module, const char *function, const term *args, unsigned argc)
+{
+    struct process *p = calloc(1, sizeof *p);
+    CU_ASSERT_FATAL(p != NULL);
+    CU_ASSERT_FATAL(heap_init(&p->heap, 0, 0));
+    const struct bif_entry *e = bif_lookup(atom_intern_cstr(module), atom_intern_cstr(function), argc);
+    CU_ASSERT_FATAL(e != NULL);
+    term result = e->fn(p, args);
+    CU_ASSERT_FATAL(p->fault_class != FAULT_TRAP);
+    term copy = is_value(result) ? copy_to_heap(h, result) : THE_NON_VALUE;
+    heap_destroy(&p->heap);
+    free(p);
+    return copy;
+}
+
+static void check_case(const char *module, const char *function, const term *args, unsigned argc, int min_slices)
+{
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term expected = unportioned(&h, module, function, args, argc), got, raised;
+    int slices = run_sliced(module, function, args, argc, 100000, &h, &got, &raised);
+    if (slices < min_slices || is_non_value(got) || !term_eq_exact(got, expected))
+        fprintf(stderr, "\n%s:%s/%u: %d slices (at least %d), %s\n", module, function, argc, slices, min_slices,
+                is_non_value(got)              ? "no result"
+                : term_eq_exact(got, expected) ? "same result"
+                                               : "another result");
+    CU_ASSERT(slices >= min_slices);
+    CU_ASSERT(is_value(got) && is_value(expected) && term_eq_exact(got, expected));
+    heap_destroy(&h);
+}
+
+static void test_portioned_results(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term l = long_list(&h, false), tuples = long_list(&h, true);
+    term args[3];
+    /* OTP's constants: 40 cells a reduction for reverse and ++, 16 for
+     * length and member, 16 (clause's) for keyfind; 4,000 a slice. */
+    args[0] = l, args[1] = NIL;
+    check_case("lists", "reverse", args, 2, LONG / (40 * 4000));
+    args[0] = l;
+    check_case("erlang", "length", args, 1, LONG / (16 * 4000));
+    args[0] = make_small(LONG), args[1] = l;
+    check_case("lists", "member", args, 2, LONG / (16 * 4000));
+    args[0] = make_small(LONG), args[1] = make_small(1), args[2] = tuples;
+    check_case("lists", "keyfind", args, 3, LONG / (16 * 4000));
+    check_case("lists", "keymember", args, 3, LONG / (16 * 4000));
+    check_case("lists", "keysearch", args, 3, LONG / (16 * 4000));
+    args[0] = l, args[1] = heap_cons(&h, A(undefined), NIL);
+    check_case("erlang", "++", args, 2, LONG / (40 * 4000));
+    check_case("erlang", "append", args, 2, LONG / (40 * 4000));
+    term few = heap_cons(&h, make_small(LONG), heap_cons(&h, make_small(7), NIL));
+    args[0] = l, args[1] = few;
+    check_case("erlang", "--", args, 2, LONG / (8 * 4000));
+    args[0] = few, args[1] = l;
+    check_case("erlang", "subtract", args, 2, LONG / (16 * 4000));
+    heap_destroy(&h);
+}
+
+/* An error after some portions: badarg, as in one call. */
+static void test_portioned_errors(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    /* [1..LONG | tail]: improper at its very end. */
+    term l = long_list(&h, false), args[2];
+    term *last = NULL;
+    for (term c = l; is_list(c); c = list_tail(c))
+        last = list_ptr(c);
+    last[1] = A(undefined);
+    const char *cases[][2] = {{"lists", "reverse"}, {"erlang", "length"}, {"erlang", "++"}, {"erlang", "--"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        unsigned argc = cases[i][1][0] == 'l' && cases[i][1][1] == 'e' ? 1 : 2;
+        args[0] = l, args[1] = NIL;
+        term got, raised;
+        int slices = run_sliced(cases[i][0], cases[i][1], args, argc, 100000, &h, &got, &raised);
+        CU_ASSERT(slices > 2);
+        CU_ASSERT(is_non_value(got));
+        CU_ASSERT(raised == A(badarg));
+    }
+    heap_destroy(&h);
+}
+
+/* A process ended in the middle of a portioned builtin (its executor goes
+ * away with it, as an exit signal's end frees its context): nothing of the
+ * builtin's state is left (LeakSanitizer). */
+static void test_ended_mid_portion(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term l = long_list(&h, false), args[2] = {l, l}, got, raised;
+    CU_ASSERT(run_sliced("erlang", "--", args, 2, 3, &h, &got, &raised) == 3);
+    CU_ASSERT(is_non_value(got));
+    CU_ASSERT(run_sliced("erlang", "++", args, 2, 3, &h, &got, &raised) == 3);
+    CU_ASSERT(is_non_value(got));
+    heap_destroy(&h);
+}
+
+static CU_TestInfo tests[] = {
+    {"long lists span many slices, same results", test_portioned_results},
+    {"errors after portions", test_portioned_errors},
+    {"ended in the middle of a portion", test_ended_mid_portion},
+    CU_TEST_INFO_NULL,
+};
+
+TEST_SUITE(portions, tests)
