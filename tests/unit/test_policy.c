@@ -2,87 +2,41 @@
  * and woken processes go, FIFO order, balancing and stealing conditions. */
 #include "metrics/metrics.h"
 #include "rt/executor.h"
+#include "policy_harness.h"
 #include "test_main.h"
 
 #include <stdlib.h>
 
-static enum body_stop never_runs(struct process *p, void *state)
-{
-    (void)p;
-    (void)state;
-    return BODY_EXIT;
-}
-
-/* An executor under `spec`, a policy with its parameters as --policy
- * takes them ("p2c:choices=2,seed=3"). */
-static struct sched *make_sched(const char *spec, unsigned workers)
-{
-    const struct policy_ops *ops = NULL;
-    long long params[POLICY_MAX_PARAMS];
-    char error_text[256];
-    CU_ASSERT_FATAL(policy_parse(spec, &ops, params, error_text, sizeof error_text));
-    struct sched_config config = {
-        workers, ops, NULL, 0, SEND_MODE_ARRIVALS, TIMER_THREAD, test_lock_kind(), params, test_busy_wait()};
-    const char *error = NULL;
-    struct sched *s = sched_create(&config, &error);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    return s;
-}
-
-/* A stand-in parent: only its worker matters to spawn. */
-static struct process fake_parent_on(worker_id w)
-{
-    struct process parent = {0};
-    parent.last_worker = w;
-    return parent;
-}
-
-static void spawn_on(struct sched *s, worker_id w)
-{
-    struct process parent = fake_parent_on(w);
-    CU_ASSERT_FATAL(is_value(sched_spawn_native(s, &parent, never_runs, NULL, NULL)));
-}
-
-/* Takes the next process as a worker does: it is running until queued again
- * (so that sched_destroy does not look for it in a queue). */
-static struct process *pick(struct sched *s, worker_id w)
-{
-    struct process *p = sched_policy(s)->pick_next(s, w);
-    if (p)
-        atomic_store(&p->state, PROC_RUNNING);
-    return p;
-}
-
 static void test_erts_queues_are_fifo(void)
 {
-    struct sched *s = make_sched("erts", 1);
+    struct sched *s = harness_sched("erts", 1);
     term pids[5];
     for (int i = 0; i < 5; i++)
-        pids[i] = sched_spawn_native(s, NULL, never_runs, NULL, NULL);
+        pids[i] = sched_spawn_native(s, NULL, harness_never_runs, NULL, NULL);
     for (int i = 0; i < 5; i++) {
-        struct process *p = pick(s, 0);
+        struct process *p = harness_pick(s, 0);
         CU_ASSERT_PTR_NOT_NULL_FATAL(p);
         CU_ASSERT_EQUAL(p->pid, pids[i]);
         /* A yielded process goes to the back. */
         if (i == 0)
             sched_policy(s)->enqueue(s, 0, NULL, p, ENQUEUE_YIELD);
     }
-    CU_ASSERT_EQUAL(pick(s, 0)->pid, pids[0]);
-    CU_ASSERT_PTR_NULL(pick(s, 0));
+    CU_ASSERT_EQUAL(harness_pick(s, 0)->pid, pids[0]);
+    CU_ASSERT_PTR_NULL(harness_pick(s, 0));
     sched_destroy(s);
 }
 
 static void test_spawn_joins_the_parents_worker_queue(void)
 {
-    struct sched *s = make_sched("erts", 4);
-    spawn_on(s, 2);
-    spawn_on(s, 2);
-    spawn_on(s, 3);
+    struct sched *s = harness_sched("erts", 4);
+    harness_spawn_on(s, 2);
+    harness_spawn_on(s, 2);
+    harness_spawn_on(s, 3);
     CU_ASSERT_EQUAL(sched_queue_length(s, 0), 0);
     CU_ASSERT_EQUAL(sched_queue_length(s, 1), 0);
     CU_ASSERT_EQUAL(sched_queue_length(s, 2), 2);
     CU_ASSERT_EQUAL(sched_queue_length(s, 3), 1);
-    struct process *p = pick(s, 2);
+    struct process *p = harness_pick(s, 2);
     CU_ASSERT_EQUAL(p->last_worker, 2);
     sched_policy(s)->enqueue(s, 2, NULL, p, ENQUEUE_YIELD);
     sched_destroy(s);
@@ -97,16 +51,16 @@ static void end_slices(struct sched *s, worker_id w, int slices)
 
 static void test_balancing_takes_one_when_the_neighbour_holds_two_more(void)
 {
-    struct sched *s = make_sched("erts", 3);
+    struct sched *s = harness_sched("erts", 3);
     /* Worker 0's neighbour is worker 1. One more than worker 0: no move. */
-    spawn_on(s, 0);
-    spawn_on(s, 1);
-    spawn_on(s, 1);
+    harness_spawn_on(s, 0);
+    harness_spawn_on(s, 1);
+    harness_spawn_on(s, 1);
     end_slices(s, 0, 4);
     CU_ASSERT_EQUAL(sched_queue_length(s, 0), 1);
     CU_ASSERT_EQUAL(sched_queue_length(s, 1), 2);
     /* Two more: exactly one moves, and only on the 4th slice. */
-    spawn_on(s, 1);
+    harness_spawn_on(s, 1);
     end_slices(s, 0, 3);
     CU_ASSERT_EQUAL(sched_queue_length(s, 1), 3);
     end_slices(s, 0, 1);
@@ -114,7 +68,7 @@ static void test_balancing_takes_one_when_the_neighbour_holds_two_more(void)
     CU_ASSERT_EQUAL(sched_queue_length(s, 1), 2);
     /* Worker 2 is not worker 0's neighbour: a long queue there is not taken. */
     for (int i = 0; i < 6; i++)
-        spawn_on(s, 2);
+        harness_spawn_on(s, 2);
     end_slices(s, 0, 8);
     CU_ASSERT_EQUAL(sched_queue_length(s, 0), 2);
     CU_ASSERT_EQUAL(sched_queue_length(s, 2), 6);
@@ -128,14 +82,14 @@ static void test_balancing_takes_one_when_the_neighbour_holds_two_more(void)
 
 static void test_stealing_takes_from_the_longest_queue_holding_two(void)
 {
-    struct sched *s = make_sched("erts", 4);
+    struct sched *s = harness_sched("erts", 4);
     const struct policy_ops *ops = sched_policy(s);
-    spawn_on(s, 1);
-    spawn_on(s, 2);
-    spawn_on(s, 2);
-    spawn_on(s, 3);
-    spawn_on(s, 3);
-    spawn_on(s, 3);
+    harness_spawn_on(s, 1);
+    harness_spawn_on(s, 2);
+    harness_spawn_on(s, 2);
+    harness_spawn_on(s, 3);
+    harness_spawn_on(s, 3);
+    harness_spawn_on(s, 3);
     struct process *p = ops->find_work(s, 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
     atomic_store(&p->state, PROC_RUNNING);
@@ -145,9 +99,9 @@ static void test_stealing_takes_from_the_longest_queue_holding_two(void)
     CU_ASSERT_EQUAL(sched_metrics(s)[3].stolen_from, 1);
     ops->enqueue(s, 0, NULL, p, ENQUEUE_YIELD);
     /* Queues of one process each (and an awake worker) are not stolen from. */
-    struct sched *t = make_sched("erts", 3);
-    spawn_on(t, 1);
-    spawn_on(t, 2);
+    struct sched *t = harness_sched("erts", 3);
+    harness_spawn_on(t, 1);
+    harness_spawn_on(t, 2);
     CU_ASSERT_PTR_NULL(sched_policy(t)->find_work(t, 0));
     /* ... unless that worker sleeps: its only process is taken. */
     sched_test_set_sleeping(t, 2, true);
@@ -164,10 +118,10 @@ static void test_stealing_takes_from_the_longest_queue_holding_two(void)
 
 static void test_wakeups_are_lazy(void)
 {
-    struct sched *s = make_sched("erts", 3);
+    struct sched *s = harness_sched("erts", 3);
     const struct policy_ops *ops = sched_policy(s);
-    spawn_on(s, 1);
-    struct process *p = pick(s, 1); /* p last ran on worker 1 */
+    harness_spawn_on(s, 1);
+    struct process *p = harness_pick(s, 1); /* p last ran on worker 1 */
     /* Worker 1 sleeps with an empty queue: a process running on worker 0
      * that wakes p queues it on worker 0, and wakes nobody. */
     sched_test_set_sleeping(s, 1, true);
@@ -177,15 +131,15 @@ static void test_wakeups_are_lazy(void)
     CU_ASSERT_EQUAL(sched_queue_length(s, 0), 1);
     /* A second process queued there makes two: a sleeping worker is woken
      * (to steal). */
-    spawn_on(s, 2);
-    struct process *q = pick(s, 2);
+    harness_spawn_on(s, 2);
+    struct process *q = harness_pick(s, 2);
     sched_test_set_sleeping(s, 2, true);
     worker_id woken = ops->enqueue(s, 0, NULL, q, ENQUEUE_WAKE_BY_PROCESS);
     CU_ASSERT_TRUE(woken == 1 || woken == 2);
     /* The runtime (a timer) waking a process whose worker is busy queues it
      * for an idle worker, and wakes that one. */
-    CU_ASSERT_PTR_NOT_NULL(pick(s, 0));
-    struct process *r = pick(s, 0);
+    CU_ASSERT_PTR_NOT_NULL(harness_pick(s, 0));
+    struct process *r = harness_pick(s, 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r);
     r->last_worker = 0; /* worker 0 is awake (busy) */
     worker_id target = ops->enqueue(s, NOT_A_WORKER, NULL, r, ENQUEUE_WAKE_BY_RUNTIME);
@@ -198,16 +152,16 @@ static void test_wakeups_are_lazy(void)
 
 static void test_global_fifo_shares_one_queue(void)
 {
-    struct sched *s = make_sched("global_fifo", 3);
+    struct sched *s = harness_sched("global_fifo", 3);
     const struct policy_ops *ops = sched_policy(s);
     CU_ASSERT_PTR_NULL(ops->find_work);
     CU_ASSERT_PTR_NULL(ops->tick);
-    spawn_on(s, 2);
-    spawn_on(s, 0);
-    spawn_on(s, 1);
+    harness_spawn_on(s, 2);
+    harness_spawn_on(s, 0);
+    harness_spawn_on(s, 1);
     CU_ASSERT_EQUAL(sched_queue_length(s, 0), 3);
     /* Any worker takes the oldest. */
-    struct process *a = pick(s, 1), *b = pick(s, 0), *c = pick(s, 2);
+    struct process *a = harness_pick(s, 1), *b = harness_pick(s, 0), *c = harness_pick(s, 2);
     CU_ASSERT_FATAL(a && b && c);
     CU_ASSERT_TRUE(pid_number(a->pid) < pid_number(b->pid) && pid_number(b->pid) < pid_number(c->pid));
     /* Each enqueue names a sleeping worker to wake. */
@@ -217,7 +171,7 @@ static void test_global_fifo_shares_one_queue(void)
     sched_test_set_sleeping(s, 2, false);
     CU_ASSERT_EQUAL(ops->enqueue(s, 0, NULL, c, ENQUEUE_YIELD), NOT_A_WORKER);
     /* A new process is queued behind every runnable one. */
-    CU_ASSERT_PTR_EQUAL(pick(s, 0), a);
+    CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), a);
     ops->enqueue(s, 0, NULL, a, ENQUEUE_YIELD);
     sched_destroy(s);
 }
@@ -227,32 +181,32 @@ static void test_global_fifo_shares_one_queue(void)
 static void test_erts_parameters_vary_one_rule_each(void)
 {
     /* balance_every: the check comes every N slices; 0 never. */
-    struct sched *s = make_sched("erts:balance_every=2", 2);
+    struct sched *s = harness_sched("erts:balance_every=2", 2);
     for (int i = 0; i < 4; i++)
-        spawn_on(s, 1);
+        harness_spawn_on(s, 1);
     end_slices(s, 0, 1);
     CU_ASSERT_EQUAL(sched_queue_length(s, 0), 0);
     end_slices(s, 0, 1);
     CU_ASSERT_EQUAL(sched_queue_length(s, 0), 1);
     sched_destroy(s);
-    s = make_sched("erts:balance_every=0", 2);
+    s = harness_sched("erts:balance_every=0", 2);
     for (int i = 0; i < 4; i++)
-        spawn_on(s, 1);
+        harness_spawn_on(s, 1);
     end_slices(s, 0, 100);
     CU_ASSERT_EQUAL(sched_queue_length(s, 0), 0);
     sched_destroy(s);
     /* steal=none: an idle worker takes nothing, even from a long queue. */
-    s = make_sched("erts:steal=none", 2);
+    s = harness_sched("erts:steal=none", 2);
     for (int i = 0; i < 4; i++)
-        spawn_on(s, 1);
+        harness_spawn_on(s, 1);
     CU_ASSERT_PTR_NULL(sched_policy(s)->find_work(s, 0));
     CU_ASSERT_EQUAL(sched_queue_length(s, 1), 4);
     sched_destroy(s);
     /* wake=home: a woken process joins its own worker's queue even when
      * that worker sleeps idle, and wakes it. */
-    s = make_sched("erts:wake=home", 2);
-    spawn_on(s, 1);
-    struct process *p = pick(s, 1);
+    s = harness_sched("erts:wake=home", 2);
+    harness_spawn_on(s, 1);
+    struct process *p = harness_pick(s, 1);
     sched_test_set_sleeping(s, 1, true);
     CU_ASSERT_EQUAL(sched_policy(s)->enqueue(s, 0, NULL, p, ENQUEUE_WAKE_BY_PROCESS), 1);
     CU_ASSERT_EQUAL(sched_queue_length(s, 1), 1);
@@ -267,7 +221,7 @@ static void test_erts_parameters_vary_one_rule_each(void)
 static void take(struct sched *s, worker_id w, struct process **out, int n)
 {
     for (int i = 0; i < n; i++) {
-        out[i] = pick(s, w);
+        out[i] = harness_pick(s, w);
         CU_ASSERT_PTR_NOT_NULL_FATAL(out[i]);
     }
 }
@@ -276,12 +230,12 @@ static void test_p2c_joins_the_shorter_of_the_queues_probed(void)
 {
     /* Two workers, two probes: both queues are always probed, so each
      * placement joins the shorter, and spawns alternate. */
-    struct sched *s = make_sched("p2c:choices=2", 2);
+    struct sched *s = harness_sched("p2c:choices=2", 2);
     const struct policy_ops *ops = sched_policy(s);
     CU_ASSERT_PTR_NULL(ops->find_work); /* no stealing */
     CU_ASSERT_PTR_NULL(ops->tick);      /* no balancing */
     for (int i = 0; i < 9; i++) {
-        spawn_on(s, 0); /* the parent's worker does not matter */
+        harness_spawn_on(s, 0); /* the parent's worker does not matter */
         size_t a = sched_queue_length(s, 0), b = sched_queue_length(s, 1);
         CU_ASSERT_TRUE(a + b == (size_t)i + 1 && (a > b ? a - b : b - a) <= 1);
     }
@@ -301,14 +255,14 @@ static void test_p2c_joins_the_shorter_of_the_queues_probed(void)
     CU_ASSERT_EQUAL(sched_queue_length(s, 1), 3);
     /* An unblocked process goes to the front of its own worker's queue. */
     CU_ASSERT_EQUAL(ops->enqueue(s, 1, NULL, running[2], ENQUEUE_UNBLOCKED), 1);
-    CU_ASSERT_PTR_EQUAL(pick(s, 1), running[2]);
+    CU_ASSERT_PTR_EQUAL(harness_pick(s, 1), running[2]);
     ops->enqueue(s, 1, NULL, running[2], ENQUEUE_YIELD);
     sched_destroy(s);
 
     /* Probing every queue (choices >= workers) finds the shortest of all. */
-    s = make_sched("p2c:choices=4", 4);
+    s = harness_sched("p2c:choices=4", 4);
     for (int i = 0; i < 8; i++)
-        spawn_on(s, 0);
+        harness_spawn_on(s, 0);
     for (worker_id w = 0; w < 4; w++)
         CU_ASSERT_EQUAL(sched_queue_length(s, w), 2);
     struct process *two[2];
@@ -321,9 +275,9 @@ static void test_p2c_joins_the_shorter_of_the_queues_probed(void)
 /* Max minus min queue length after n spawns on `workers` queues. */
 static size_t p2c_spread(const char *spec, unsigned workers, int n)
 {
-    struct sched *s = make_sched(spec, workers);
+    struct sched *s = harness_sched(spec, workers);
     for (int i = 0; i < n; i++)
-        spawn_on(s, 0);
+        harness_spawn_on(s, 0);
     size_t lo = (size_t)-1, hi = 0;
     for (unsigned w = 0; w < workers; w++) {
         size_t len = sched_queue_length(s, (worker_id)w);
@@ -367,16 +321,16 @@ static void run_slice(struct sched *s, worker_id w, struct process *p, uint32_t 
 
 static void test_vtime_runs_the_process_that_used_least(void)
 {
-    struct sched *s = make_sched("vtime", 2);
+    struct sched *s = harness_sched("vtime", 2);
     const struct policy_ops *ops = sched_policy(s);
     CU_ASSERT_TRUE(ops->shared_queue);
     struct process *p[4];
     for (int i = 0; i < 4; i++)
-        spawn_on(s, 0);
+        harness_spawn_on(s, 0);
     CU_ASSERT_EQUAL(sched_queue_length(s, 0), 4);
     CU_ASSERT_EQUAL(sched_queue_length(s, 1), 4); /* one queue for all */
     for (int i = 0; i < 4; i++)
-        p[i] = pick(s, i % 2);
+        p[i] = harness_pick(s, i % 2);
     CU_ASSERT_EQUAL(ops->running(s, 0, p[0]), POLICY_DEFAULT_BUDGET);
     static const uint32_t used[4] = {3000, 1000, 4000, 2000};
     for (int i = 0; i < 4; i++) {
@@ -384,27 +338,27 @@ static void test_vtime_runs_the_process_that_used_least(void)
         ops->enqueue(s, 0, NULL, p[i], ENQUEUE_YIELD);
     }
     /* Least used first, whichever worker asks: 1000, 2000, 3000, 4000. */
-    CU_ASSERT_PTR_EQUAL(pick(s, 1), p[1]);
-    CU_ASSERT_PTR_EQUAL(pick(s, 0), p[3]);
-    CU_ASSERT_PTR_EQUAL(pick(s, 1), p[0]);
-    CU_ASSERT_PTR_EQUAL(pick(s, 0), p[2]);
-    CU_ASSERT_PTR_NULL(pick(s, 0));
+    CU_ASSERT_PTR_EQUAL(harness_pick(s, 1), p[1]);
+    CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), p[3]);
+    CU_ASSERT_PTR_EQUAL(harness_pick(s, 1), p[0]);
+    CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), p[2]);
+    CU_ASSERT_PTR_NULL(harness_pick(s, 0));
     /* Equal virtual times run in the order they were queued. */
     for (int i = 0; i < 4; i++)
         ops->enqueue(s, 0, NULL, p[i], ENQUEUE_YIELD);
-    CU_ASSERT_PTR_EQUAL(pick(s, 0), p[1]);
+    CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), p[1]);
     run_slice(s, 0, p[1], 1000); /* 2000, as p[3], and queued after it */
     ops->enqueue(s, 0, NULL, p[1], ENQUEUE_YIELD);
-    CU_ASSERT_PTR_EQUAL(pick(s, 0), p[3]);
-    CU_ASSERT_PTR_EQUAL(pick(s, 0), p[1]);
+    CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), p[3]);
+    CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), p[1]);
     /* remove() takes any member out (an exit signal); the rest keep order. */
     ops->enqueue(s, 0, NULL, p[1], ENQUEUE_YIELD);
     ops->enqueue(s, 0, NULL, p[3], ENQUEUE_YIELD);
     ops->remove(s, p[0]);
     CU_ASSERT_EQUAL(sched_queue_length(s, 0), 3);
-    CU_ASSERT_PTR_EQUAL(pick(s, 0), p[1]); /* 2000, queued before p[3] this time */
-    CU_ASSERT_PTR_EQUAL(pick(s, 0), p[3]);
-    CU_ASSERT_PTR_EQUAL(pick(s, 0), p[2]);
+    CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), p[1]); /* 2000, queued before p[3] this time */
+    CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), p[3]);
+    CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), p[2]);
     for (int i = 0; i < 4; i++)
         ops->enqueue(s, 0, NULL, p[i], ENQUEUE_YIELD);
     sched_destroy(s);
@@ -412,57 +366,57 @@ static void test_vtime_runs_the_process_that_used_least(void)
 
 static void test_vtime_credit_is_clamped_to_one_slice(void)
 {
-    struct sched *s = make_sched("vtime", 1);
+    struct sched *s = harness_sched("vtime", 1);
     const struct policy_ops *ops = sched_policy(s);
     for (int i = 0; i < 3; i++)
-        spawn_on(s, 0);
-    struct process *sleeper = pick(s, 0), *a = pick(s, 0), *b = pick(s, 0);
+        harness_spawn_on(s, 0);
+    struct process *sleeper = harness_pick(s, 0), *a = harness_pick(s, 0), *b = harness_pick(s, 0);
     /* a and b have used 100,000 and 100,500 reductions; the sleeper used
      * nothing and waited meanwhile. */
     ops->stopping(s, 0, a, 100000, STOP_YIELD);
     ops->stopping(s, 0, b, 100500, STOP_YIELD);
     ops->enqueue(s, 0, NULL, a, ENQUEUE_YIELD);
     ops->enqueue(s, 0, NULL, b, ENQUEUE_YIELD);
-    CU_ASSERT_PTR_EQUAL(pick(s, 0), a);
+    CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), a);
     ops->running(s, 0, a);                /* the clock: 100,000 */
     ops->stopping(s, 0, a, 0, STOP_WAIT); /* a slice costs at least one: 100,001 */
-    spawn_on(s, 0);                       /* a new process starts at the clock, 100,000 */
-    struct process *c = pick(s, 0);
+    harness_spawn_on(s, 0);                       /* a new process starts at the clock, 100,000 */
+    struct process *c = harness_pick(s, 0);
     ops->enqueue(s, 0, NULL, a, ENQUEUE_WAKE_BY_PROCESS);                  /* 100,001 */
     ops->enqueue(s, 0, NULL, c, ENQUEUE_YIELD);                            /* 100,000 */
     ops->enqueue(s, NOT_A_WORKER, NULL, sleeper, ENQUEUE_WAKE_BY_RUNTIME); /* 0, raised to 96,000 */
-    CU_ASSERT_PTR_EQUAL(pick(s, 0), sleeper);
-    CU_ASSERT_PTR_EQUAL(pick(s, 0), c);
-    CU_ASSERT_PTR_EQUAL(pick(s, 0), a);
-    CU_ASSERT_PTR_EQUAL(pick(s, 0), b);
+    CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), sleeper);
+    CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), c);
+    CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), a);
+    CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), b);
     /* The sleeper counts from 96,000: charged 4,499 it is still before b
      * (100,500); charged 5,000 in all it is after. */
     ops->stopping(s, 0, sleeper, 4499, STOP_YIELD);
     ops->enqueue(s, 0, NULL, b, ENQUEUE_YIELD);
     ops->enqueue(s, 0, NULL, sleeper, ENQUEUE_YIELD);
-    CU_ASSERT_PTR_EQUAL(pick(s, 0), sleeper);
+    CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), sleeper);
     ops->stopping(s, 0, sleeper, 5000 - 4499, STOP_YIELD);
     ops->enqueue(s, 0, NULL, sleeper, ENQUEUE_YIELD);
-    CU_ASSERT_PTR_EQUAL(pick(s, 0), b);
+    CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), b);
     ops->enqueue(s, 0, NULL, b, ENQUEUE_YIELD); /* 100,500 */
     ops->enqueue(s, 0, NULL, a, ENQUEUE_YIELD); /* 100,001 */
     ops->enqueue(s, 0, NULL, c, ENQUEUE_YIELD); /* 100,000 */
-    CU_ASSERT_PTR_EQUAL(pick(s, 0), c);
-    CU_ASSERT_PTR_EQUAL(pick(s, 0), a);
-    CU_ASSERT_PTR_EQUAL(pick(s, 0), b);
+    CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), c);
+    CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), a);
+    CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), b);
     /* An unblocked process runs first, whatever its time: b before a and c. */
     ops->enqueue(s, 0, NULL, a, ENQUEUE_YIELD);
     ops->enqueue(s, 0, NULL, c, ENQUEUE_YIELD);
     ops->enqueue(s, 0, NULL, b, ENQUEUE_UNBLOCKED);
-    CU_ASSERT_PTR_EQUAL(pick(s, 0), b);
-    CU_ASSERT_PTR_EQUAL(pick(s, 0), c);
+    CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), b);
+    CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), c);
     ops->enqueue(s, 0, NULL, c, ENQUEUE_YIELD);
     ops->enqueue(s, 0, NULL, b, ENQUEUE_YIELD);
     sched_destroy(s);
     /* The slice parameter is each slice's budget. */
-    s = make_sched("vtime:slice=500", 1);
-    spawn_on(s, 0);
-    struct process *p = pick(s, 0);
+    s = harness_sched("vtime:slice=500", 1);
+    harness_spawn_on(s, 0);
+    struct process *p = harness_pick(s, 0);
     CU_ASSERT_EQUAL(sched_policy(s)->running(s, 0, p), 500);
     sched_policy(s)->enqueue(s, 0, NULL, p, ENQUEUE_YIELD);
     sched_destroy(s);
@@ -473,15 +427,15 @@ static void test_vtime_credit_is_clamped_to_one_slice(void)
 static void test_vtime_heap_order_under_churn(void)
 {
     enum { N = 300 };
-    struct sched *s = make_sched("vtime:credit=1000000000", 1);
+    struct sched *s = harness_sched("vtime:credit=1000000000", 1);
     const struct policy_ops *ops = sched_policy(s);
     struct process *p[N];
     uint64_t charged[N] = {0};
     bool queued[N] = {false};
     for (int i = 0; i < N; i++)
-        spawn_on(s, 0);
+        harness_spawn_on(s, 0);
     for (int i = 0; i < N; i++)
-        p[i] = pick(s, 0);
+        p[i] = harness_pick(s, 0);
     uint64_t x = 12345;
     for (int round = 0; round < 5000; round++) {
         x ^= x << 13;
