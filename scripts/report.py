@@ -97,7 +97,11 @@ def load(results_dir):
     return paths, rows, metas
 
 
-SERIES_FIELDS = ("runtime", "policy", "send_mode", "timers", "binding", "locks")
+SERIES_FIELDS = ("runtime", "policy", "send_mode", "timers", "binding", "locks", "busy_wait")
+# Above this many clause series the tables put series in rows (one row per
+# series, one column per workload) and the per-workload bar plots give way
+# to one plot of each series' geometric mean.
+WIDE_SERIES = 4
 
 
 def gnuplot(script, plots_dir):
@@ -132,6 +136,101 @@ def fmt(v, digits=3):
     return f"{v:.{digits}g}" if isinstance(v, float) else str(v)
 
 
+def geometric_mean(values):
+    return math.exp(sum(map(math.log, values)) / len(values)) if values else None
+
+
+def wide_sections(workloads, series, clause_series, workers, stats, otp_key, short, series_name, med_col, plots_dir,
+                  metric, rows):
+    """The report's sections after the times when many clause series are
+    compared (policies, parameters): one row per series, one column per
+    workload, a ranking by geometric mean against OTP, and one plot of it."""
+    md = []
+    max_workers = max(workers)
+    max_w = f"{max_workers} worker{'s' if max_workers > 1 else ''}"
+    have_otp = any(s[0] == "otp" for s in series)
+
+    def ratio(w, s, n):
+        c, o = stats.get((w,) + s + (n,)), stats.get(otp_key(w, s, n))
+        return c[0] / o[0] if c and o and o[0] > 0 else None
+
+    if have_otp:
+        md.append("## clause / OTP\n")
+        md.append(f"Median clause `{metric}` over median OTP `{metric}`, same `.beam`, same worker count (below 1: "
+                  "clause is faster). The geometric mean is over the workloads with a value; `best` counts the "
+                  "workloads on which the series is the fastest clause series at that worker count.\n")
+        geo = {}
+        for n in workers:
+            fastest = {}
+            for w in workloads:
+                timed = [(stats[(w,) + s + (n,)][0], s) for s in clause_series if (w,) + s + (n,) in stats]
+                if timed:
+                    fastest[w] = min(timed)[1]
+            md.append(f"### {n} worker{'s' if n > 1 else ''}\n")
+            md.append("| series | " + " | ".join(workloads) + " | geometric mean | best |")
+            md.append("|---|" + "---|" * (len(workloads) + 2))
+            ranked = []
+            for s in clause_series:
+                r = [ratio(w, s, n) for w in workloads]
+                geo[(s, n)] = geometric_mean([x for x in r if x])
+                ranked.append((geo[(s, n)] if geo[(s, n)] is not None else math.inf, s, r))
+            for g, s, r in sorted(ranked, key=lambda t: t[0]):
+                best = sum(1 for w in workloads if fastest.get(w) == s)
+                md.append(f"| {short(s)} | " + " | ".join(f"{x:.2f}" if x else "–" for x in r) +
+                          f" | {f'{g:.3f}' if g != math.inf else '–'} | {best} |")
+            md.append("")
+        with open(os.path.join(plots_dir, "geomean.dat"), "w") as f:
+            f.write(f"# geometric mean over workloads of median clause {metric} / median OTP {metric}, from the CSV\n")
+            f.write("series " + " ".join(f"\"{n} worker{'s' if n > 1 else ''}\"" for n in workers) + "\n")
+            for s in clause_series:
+                f.write(f"\"{short(s)}\" " + " ".join(f"{geo[(s, n)]:.4f}" if geo.get((s, n)) else "NaN"
+                                                      for n in workers) + "\n")
+        gnuplot(SVG + "set output 'geomean.svg'\nset title 'clause / OTP, geometric mean over workloads (below 1: "
+                "clause faster)'\nset style data histograms\nset style histogram cluster gap 1\n"
+                "set style fill solid 0.8 border -1\nset xtics rotate by 45 right noenhanced\n"
+                "set ylabel 'clause / OTP'\nset yrange [0:*]\nset grid ytics\nset key outside right top noenhanced\n"
+                "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2\n"
+                f"plot for [i=2:{len(workers) + 1}] 'geomean.dat' using i:xtic(1) title columnheader(i)\n", plots_dir)
+        md.append("![clause/OTP geometric mean per series](plots/geomean.svg)\n")
+
+    intervals = sorted({r["latency_sample_interval"] for r in rows
+                        if r["runtime"] == "clause" and r.get("latency_sample_interval")}, key=int)
+    sampled = (f"; latencies timed on about 1 in {' or '.join(intervals)} sends and enqueues (`--profile-sample`)"
+               if intervals and intervals != ["1"] else "")
+    md.append(f"## Counters with {max_w}\n")
+    md.append(f"From `--profile`, medians over the runs with {max_w}{sampled}. Latencies in microseconds (each "
+              "percentile at most about 3 % above the exact value); Jain's index of the workers' running time "
+              "(1: every worker ran alike).\n")
+    for title, column, scale in [("Migrations (`total.migrations_in`)", "migrations", 1),
+                                 ("Steals (`total.steals`)", "steals", 1),
+                                 ("Message delivery p99, µs", "msg_delivery_p99_ns", 1000),
+                                 ("Run-queue wait p99, µs", "rq_wait_p99_ns", 1000),
+                                 ("Jain's index of the workers' running time", "jain_workers", 1),
+                                 ("Idle spells that found work spinning (`--busy-wait`)", "busy_wait_found", 1)]:
+        table = [(s, [med_col(w, s, max_workers, column) for w in workloads]) for s in clause_series]
+        if not any(v is not None for _s, vs in table for v in vs):
+            continue
+        md.append(f"### {title}\n")
+        md.append("| series | " + " | ".join(workloads) + " |")
+        md.append("|---|" + "---|" * len(workloads))
+        for s, vs in table:
+            md.append(f"| {short(s)} | " + " | ".join(fmt(v / scale) if v is not None else "–" for v in vs) + " |")
+        md.append("")
+
+    md.append("## Whole process: wall time and peak RSS\n")
+    md.append(f"Medians with {max_w}, start-up included: wall ms / RSS MB.\n")
+    md.append("| series | " + " | ".join(workloads) + " |")
+    md.append("|---|" + "---|" * len(workloads))
+    for s in series:
+        cells = []
+        for w in workloads:
+            wall, rss = med_col(w, s, max_workers, "wall_ms"), med_col(w, s, max_workers, "max_rss_kb")
+            cells.append(f"{fmt(wall)} / {fmt(rss / 1024) if rss else '–'}")
+        md.append(f"| {series_name(s)} | " + " | ".join(cells) + " |")
+    md.append("")
+    return md
+
+
 def build(results_dir, out_dir, metric):
     paths, rows, metas = load(results_dir)
     if not rows:
@@ -155,20 +254,21 @@ def build(results_dir, out_dir, metric):
             workloads.append(r["workload_id"])
     params = {r["workload_id"]: f"{r['workload']} {r['params']}" for r in rows}
     # A series is one runtime configuration: (runtime, policy, send mode,
-    # timers, binding, lock kind); its name shows the settings that vary in the grid.
+    # timers, binding, lock kind, busy-wait); its name shows the settings that
+    # vary in the grid.
     series = []
     for r in rows:
         s = tuple(r.get(f) or "" for f in SERIES_FIELDS)
         if s not in series:
             series.append(s)
     series.sort(key=lambda s: (s[0] == "otp",) + s[1:])
-    varying = [i for i in (2, 3, 5, 4) if len({s[i] for s in series if s[0] == "clause" or i == 4}) > 1]
+    varying = [i for i in (2, 3, 5, 6, 4) if len({s[i] for s in series if s[0] == "clause" or i == 4}) > 1]
 
     def short(s):
         """The series' name without its runtime: the policy and the varying settings."""
         parts = [] if s[0] == "otp" else [s[1]]
         parts += [("bound " + s[4] if s[4] != "none" else "unbound") if i == 4
-                  else (s[i] + " locks" if i == 5 else s[i])
+                  else (s[i] + " locks" if i == 5 else "busy-wait " + s[i] if i == 6 else s[i])
                   for i in varying if s[i] or i == 4]
         return " ".join(parts)
 
@@ -177,7 +277,7 @@ def build(results_dir, out_dir, metric):
 
     def otp_key(w, s, n):
         """The OTP point a clause series at n workers compares with: same binding."""
-        return (w, "otp", "otp", "", "", s[4], "", n)
+        return (w, "otp", "otp", "", "", s[4], "", "", n)
     workers = sorted({int(r["workers"]) for r in rows})
     max_workers = max(workers)
     max_w = f"{max_workers} worker{'s' if max_workers > 1 else ''}"
@@ -228,6 +328,8 @@ def build(results_dir, out_dir, metric):
                   f"{', '.join(exp.get('timers', []))}; {', '.join(exp.get('binding', []))} |")
         if exp.get("locks"):
             md.append(f"| lock kinds | {', '.join(exp['locks'])} |")
+        if exp.get("busy_wait", [0]) != [0]:
+            md.append(f"| busy-wait (`--busy-wait N`) | {', '.join(map(str, exp['busy_wait']))} |")
         md.append(f"| repetitions | {exp.get('repetitions')} per configuration, interleaved (each repetition "
                   f"runs every configuration once, in a shuffled order) |")
         md.append(f"| clause `--profile` | {'on (its counters are in the CSV; its clock reads are in the times)' if exp.get('profile') else 'off'} |")
@@ -279,132 +381,136 @@ def build(results_dir, out_dir, metric):
             md.append(f"| {series_name(s)} | " + " | ".join(cells) + " |")
         md.append("")
 
-    # ---- clause / OTP ratios
-    clause_series = [s for s in series if s[0] == "clause"]
-    if any(s[0] == "otp" for s in series) and clause_series:
-        cols = [(s, n) for n in workers for s in clause_series
-                if any((w,) + s + (n,) in stats and otp_key(w, s, n) in stats for w in workloads)]
-    else:
-        cols = []
-    if cols:
-        with open(os.path.join(plots_dir, "ratio.dat"), "w") as f:
-            f.write(f"# median clause {metric} / median OTP {metric}, from the CSV\n")
-            f.write("workload " + " ".join(f"\"{short(s)}, {n}w\"" for s, n in cols) + "\n")
-            for w in workloads:
-                vals = []
-                for s, n in cols:
-                    c, o = stats.get((w,) + s + (n,)), stats.get(otp_key(w, s, n))
-                    vals.append(f"{c[0] / o[0]:.4f}" if c and o and o[0] > 0 else "NaN")
-                f.write(f"{w} " + " ".join(vals) + "\n")
-        gnuplot(SVG + "set output 'ratio.svg'\nset title 'clause / OTP (median time ratio; below 1: clause faster)'\n"
-                "set style data histograms\nset style histogram cluster gap 1\nset style fill solid 0.8 border -1\n"
-                "set xtics rotate by 30 right noenhanced\nset ylabel 'clause / OTP'\nset yrange [0:*]\nset grid ytics\n"
-                "set key outside right top noenhanced\nset arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2\n"
-                f"plot for [i=2:{len(cols) + 1}] 'ratio.dat' using i:xtic(1) title columnheader(i)\n", plots_dir)
-        md.append("## clause / OTP\n")
-        md.append(f"Median clause `{metric}` over median OTP `{metric}`, same `.beam`, same worker count "
-                  "(below 1: clause is faster).\n")
-        md.append("![clause/OTP ratio](plots/ratio.svg)\n")
-        md.append("| workload | " + " | ".join(f"{short(s)}, {n} w" for s, n in cols) + " |")
-        md.append("|---|" + "---|" * len(cols))
-        geo = {c: [] for c in cols}
-        for w in workloads:
-            cells = []
-            for c in cols:
-                a, o = stats.get((w,) + c[0] + (c[1],)), stats.get(otp_key(w, c[0], c[1]))
-                if a and o and o[0] > 0:
-                    cells.append(f"{a[0] / o[0]:.2f}")
-                    geo[c].append(a[0] / o[0])
-                else:
-                    cells.append("–")
-            md.append(f"| {w} | " + " | ".join(cells) + " |")
-        md.append("| geometric mean | " + " | ".join(
-            f"{math.exp(sum(map(math.log, geo[c])) / len(geo[c])):.2f}" if geo[c] else "–" for c in cols) + " |")
-        md.append("")
-
-    # ---- steals and migrations, latency: clause, all workers
     def med_col(w, s, n, column):
         v = values((w,) + s + (n,), column)
         return median(v) if v else None
 
-    if clause_series:
-        steal_cols = [(f"{k} ({short(s)})", [med_col(w, s, max_workers, k) for w in workloads])
-                      for s in clause_series for k in ("steals", "migrations")]
-        steal_cols = [c for c in steal_cols if any(v is not None for v in c[1])]
-        write_bars(os.path.join(plots_dir, "steals.dat"),
-                   f"# medians per run with {max_w}, from the CSV", steal_cols, workloads)
-        if steal_cols:
-            gnuplot(SVG + f"set output 'steals.svg'\nset title 'steals and migrations per run, {max_w} (medians)'\n"
+    clause_series = [s for s in series if s[0] == "clause"]
+    if len(clause_series) > WIDE_SERIES:
+        md += wide_sections(workloads, series, clause_series, workers, stats, otp_key, short, series_name,
+                            med_col, plots_dir, metric, rows)
+    else:
+        # ---- clause / OTP ratios
+        if any(s[0] == "otp" for s in series) and clause_series:
+            cols = [(s, n) for n in workers for s in clause_series
+                    if any((w,) + s + (n,) in stats and otp_key(w, s, n) in stats for w in workloads)]
+        else:
+            cols = []
+        if cols:
+            with open(os.path.join(plots_dir, "ratio.dat"), "w") as f:
+                f.write(f"# median clause {metric} / median OTP {metric}, from the CSV\n")
+                f.write("workload " + " ".join(f"\"{short(s)}, {n}w\"" for s, n in cols) + "\n")
+                for w in workloads:
+                    vals = []
+                    for s, n in cols:
+                        c, o = stats.get((w,) + s + (n,)), stats.get(otp_key(w, s, n))
+                        vals.append(f"{c[0] / o[0]:.4f}" if c and o and o[0] > 0 else "NaN")
+                    f.write(f"{w} " + " ".join(vals) + "\n")
+            gnuplot(SVG + "set output 'ratio.svg'\nset title 'clause / OTP (median time ratio; below 1: clause faster)'\n"
                     "set style data histograms\nset style histogram cluster gap 1\nset style fill solid 0.8 border -1\n"
-                    "set xtics rotate by 30 right noenhanced\nset yrange [0:*]\nset grid ytics\nset key outside right top noenhanced\n"
-                    f"plot for [i=2:{len(steal_cols) + 1}] 'steals.dat' using i:xtic(1) title columnheader(i)\n",
-                    plots_dir)
-        md.append("## Steals and migrations\n")
-        md.append(f"From `--profile` (`total.steals`, `total.migrations_in`), medians per run with {max_w}.\n")
-        if steal_cols:
-            md.append("![steals and migrations](plots/steals.svg)\n")
-        md.append("| workload | " + " | ".join(f"{k}, {short(s)}" for s in clause_series for k in ("steals", "migrations", "slices")) + " |")
-        md.append("|---|" + "---|" * (3 * len(clause_series)))
-        for w in workloads:
-            md.append(f"| {w} | " + " | ".join(fmt(med_col(w, s, max_workers, k)) for s in clause_series
-                                              for k in ("steals", "migrations", "slices")) + " |")
-        md.append("")
+                    "set xtics rotate by 30 right noenhanced\nset ylabel 'clause / OTP'\nset yrange [0:*]\nset grid ytics\n"
+                    "set key outside right top noenhanced\nset arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2\n"
+                    f"plot for [i=2:{len(cols) + 1}] 'ratio.dat' using i:xtic(1) title columnheader(i)\n", plots_dir)
+            md.append("## clause / OTP\n")
+            md.append(f"Median clause `{metric}` over median OTP `{metric}`, same `.beam`, same worker count "
+                      "(below 1: clause is faster).\n")
+            md.append("![clause/OTP ratio](plots/ratio.svg)\n")
+            md.append("| workload | " + " | ".join(f"{short(s)}, {n} w" for s, n in cols) + " |")
+            md.append("|---|" + "---|" * len(cols))
+            geo = {c: [] for c in cols}
+            for w in workloads:
+                cells = []
+                for c in cols:
+                    a, o = stats.get((w,) + c[0] + (c[1],)), stats.get(otp_key(w, c[0], c[1]))
+                    if a and o and o[0] > 0:
+                        cells.append(f"{a[0] / o[0]:.2f}")
+                        geo[c].append(a[0] / o[0])
+                    else:
+                        cells.append("–")
+                md.append(f"| {w} | " + " | ".join(cells) + " |")
+            md.append("| geometric mean | " + " | ".join(
+                f"{math.exp(sum(map(math.log, geo[c])) / len(geo[c])):.2f}" if geo[c] else "–" for c in cols) + " |")
+            md.append("")
 
-        pcts = [("msg_delivery_p50_ns", "p50"), ("msg_delivery_p99_ns", "p99"), ("msg_delivery_p999_ns", "p99.9")]
-        lat_cols = []
-        for s in clause_series:
-            for col, p in pcts:
-                v = [med_col(w, s, max_workers, col) for w in workloads]
-                if any(v):  # a column without any value would stop gnuplot
-                    lat_cols.append((f"{p} ({short(s)})", [x / 1000 if x else None for x in v]))
-        write_bars(os.path.join(plots_dir, "latency.dat"),
-                   f"# message delivery latency, microseconds, medians over runs with {max_w}, from the CSV",
-                   lat_cols, workloads)
-        if lat_cols:
-            gnuplot(SVG + f"set output 'latency.svg'\nset title 'message delivery latency, {max_w} (medians of per-run percentiles)'\n"
-                    "set style data histograms\nset style histogram cluster gap 1\nset style fill solid 0.8 border -1\n"
-                    "set xtics rotate by 30 right noenhanced\nset logscale y\nset ylabel 'microseconds'\nset grid ytics\nset key outside right top noenhanced\n"
-                    f"plot for [i=2:{len(lat_cols) + 1}] 'latency.dat' using i:xtic(1) title columnheader(i)\n",
-                    plots_dir)
-        md.append("## Latency percentiles\n")
-        intervals = sorted({r["latency_sample_interval"] for r in rows
-                            if r["runtime"] == "clause" and r.get("latency_sample_interval")}, key=int)
-        sampled = (f", timed on about 1 in {' or '.join(intervals)} sends and enqueues (`--profile-sample`)"
-                   if intervals and intervals != ["1"] else "")
-        md.append(f"Message delivery (sent to taken by a receive) and run-queue wait (queued to running), from "
-                  f"`--profile`'s histograms (each percentile at most about 3 % above the exact value){sampled}; "
-                  f"medians over the runs with {max_w}, in microseconds.\n")
-        if lat_cols:
-            md.append("![message delivery latency](plots/latency.svg)\n")
-        head = [f"delivery {p}, {short(s)}" for s in clause_series for _c, p in pcts] + \
-               [f"run-queue wait p99, {short(s)}" for s in clause_series]
-        md.append("| workload | " + " | ".join(head) + " |")
-        md.append("|---|" + "---|" * len(head))
+        # ---- steals and migrations, latency: clause, all workers
+        if clause_series:
+            steal_cols = [(f"{k} ({short(s)})", [med_col(w, s, max_workers, k) for w in workloads])
+                          for s in clause_series for k in ("steals", "migrations")]
+            steal_cols = [c for c in steal_cols if any(v is not None for v in c[1])]
+            write_bars(os.path.join(plots_dir, "steals.dat"),
+                       f"# medians per run with {max_w}, from the CSV", steal_cols, workloads)
+            if steal_cols:
+                gnuplot(SVG + f"set output 'steals.svg'\nset title 'steals and migrations per run, {max_w} (medians)'\n"
+                        "set style data histograms\nset style histogram cluster gap 1\nset style fill solid 0.8 border -1\n"
+                        "set xtics rotate by 30 right noenhanced\nset yrange [0:*]\nset grid ytics\nset key outside right top noenhanced\n"
+                        f"plot for [i=2:{len(steal_cols) + 1}] 'steals.dat' using i:xtic(1) title columnheader(i)\n",
+                        plots_dir)
+            md.append("## Steals and migrations\n")
+            md.append(f"From `--profile` (`total.steals`, `total.migrations_in`), medians per run with {max_w}.\n")
+            if steal_cols:
+                md.append("![steals and migrations](plots/steals.svg)\n")
+            md.append("| workload | " + " | ".join(f"{k}, {short(s)}" for s in clause_series for k in ("steals", "migrations", "slices")) + " |")
+            md.append("|---|" + "---|" * (3 * len(clause_series)))
+            for w in workloads:
+                md.append(f"| {w} | " + " | ".join(fmt(med_col(w, s, max_workers, k)) for s in clause_series
+                                                  for k in ("steals", "migrations", "slices")) + " |")
+            md.append("")
+
+            pcts = [("msg_delivery_p50_ns", "p50"), ("msg_delivery_p99_ns", "p99"), ("msg_delivery_p999_ns", "p99.9")]
+            lat_cols = []
+            for s in clause_series:
+                for col, p in pcts:
+                    v = [med_col(w, s, max_workers, col) for w in workloads]
+                    if any(v):  # a column without any value would stop gnuplot
+                        lat_cols.append((f"{p} ({short(s)})", [x / 1000 if x else None for x in v]))
+            write_bars(os.path.join(plots_dir, "latency.dat"),
+                       f"# message delivery latency, microseconds, medians over runs with {max_w}, from the CSV",
+                       lat_cols, workloads)
+            if lat_cols:
+                gnuplot(SVG + f"set output 'latency.svg'\nset title 'message delivery latency, {max_w} (medians of per-run percentiles)'\n"
+                        "set style data histograms\nset style histogram cluster gap 1\nset style fill solid 0.8 border -1\n"
+                        "set xtics rotate by 30 right noenhanced\nset logscale y\nset ylabel 'microseconds'\nset grid ytics\nset key outside right top noenhanced\n"
+                        f"plot for [i=2:{len(lat_cols) + 1}] 'latency.dat' using i:xtic(1) title columnheader(i)\n",
+                        plots_dir)
+            md.append("## Latency percentiles\n")
+            intervals = sorted({r["latency_sample_interval"] for r in rows
+                                if r["runtime"] == "clause" and r.get("latency_sample_interval")}, key=int)
+            sampled = (f", timed on about 1 in {' or '.join(intervals)} sends and enqueues (`--profile-sample`)"
+                       if intervals and intervals != ["1"] else "")
+            md.append(f"Message delivery (sent to taken by a receive) and run-queue wait (queued to running), from "
+                      f"`--profile`'s histograms (each percentile at most about 3 % above the exact value){sampled}; "
+                      f"medians over the runs with {max_w}, in microseconds.\n")
+            if lat_cols:
+                md.append("![message delivery latency](plots/latency.svg)\n")
+            head = [f"delivery {p}, {short(s)}" for s in clause_series for _c, p in pcts] + \
+                   [f"run-queue wait p99, {short(s)}" for s in clause_series]
+            md.append("| workload | " + " | ".join(head) + " |")
+            md.append("|---|" + "---|" * len(head))
+            for w in workloads:
+                cells = []
+                for s in clause_series:
+                    for col, _p in pcts:
+                        m = med_col(w, s, max_workers, col)
+                        cells.append(fmt(m / 1000) if m else "–")
+                for s in clause_series:
+                    m = med_col(w, s, max_workers, "rq_wait_p99_ns")
+                    cells.append(fmt(m / 1000) if m else "–")
+                md.append(f"| {w} | " + " | ".join(cells) + " |")
+            md.append("")
+
+        # ---- whole-process cost
+        md.append("## Whole process: wall time, CPU time, peak RSS\n")
+        md.append(f"Medians with {max_w}, start-up included (OTP's start is most of its wall time at these "
+                  "sizes).\n")
+        md.append("| workload | " + " | ".join(f"{series_name(s)}: wall ms / CPU ms / RSS MB" for s in series) + " |")
+        md.append("|---|" + "---|" * len(series))
         for w in workloads:
             cells = []
-            for s in clause_series:
-                for col, _p in pcts:
-                    m = med_col(w, s, max_workers, col)
-                    cells.append(fmt(m / 1000) if m else "–")
-            for s in clause_series:
-                m = med_col(w, s, max_workers, "rq_wait_p99_ns")
-                cells.append(fmt(m / 1000) if m else "–")
+            for s in series:
+                wall, cpu, rss = (med_col(w, s, max_workers, c) for c in ("wall_ms", "cpu_ms", "max_rss_kb"))
+                cells.append(f"{fmt(wall)} / {fmt(cpu)} / {fmt(rss / 1024) if rss else '–'}")
             md.append(f"| {w} | " + " | ".join(cells) + " |")
         md.append("")
-
-    # ---- whole-process cost
-    md.append("## Whole process: wall time, CPU time, peak RSS\n")
-    md.append(f"Medians with {max_w}, start-up included (OTP's start is most of its wall time at these "
-              "sizes).\n")
-    md.append("| workload | " + " | ".join(f"{series_name(s)}: wall ms / CPU ms / RSS MB" for s in series) + " |")
-    md.append("|---|" + "---|" * len(series))
-    for w in workloads:
-        cells = []
-        for s in series:
-            wall, cpu, rss = (med_col(w, s, max_workers, c) for c in ("wall_ms", "cpu_ms", "max_rss_kb"))
-            cells.append(f"{fmt(wall)} / {fmt(cpu)} / {fmt(rss / 1024) if rss else '–'}")
-        md.append(f"| {w} | " + " | ".join(cells) + " |")
-    md.append("")
 
     if failed:
         md.append("## Failed runs\n")

@@ -256,7 +256,7 @@ def load_experiment(path, quick=False, policies=None, cpus=None, workload_dir=No
         raise ExperimentError(f"{path}: {e.strerror}")
     except tomllib.TOMLDecodeError as e:
         raise ExperimentError(f"{path}: not valid TOML: {e}")
-    known = {"name", "description", "policies", "workers", "send_modes", "timers", "locks", "binding",
+    known = {"name", "description", "policies", "workers", "send_modes", "timers", "locks", "busy_wait", "binding",
              "repetitions", "otp", "profile", "timeout_s", "seed", "quick", "workload"}
     unknown = set(spec) - known
     if unknown:
@@ -311,6 +311,10 @@ def load_experiment(path, quick=False, policies=None, cpus=None, workload_dir=No
     for k in exp["locks"]:
         if k not in LOCK_KINDS:
             raise ExperimentError(f"{path}: locks must be among {', '.join(LOCK_KINDS)} or \"all\", got {k!r}")
+    exp["busy_wait"] = _as_list(spec.get("busy_wait", [0]), "busy_wait")
+    for n in exp["busy_wait"]:
+        if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= 100000000:
+            raise ExperimentError(f"{path}: busy_wait must be integers 0..100000000 (--busy-wait N), got {n!r}")
     for m in exp["send_modes"]:
         if m not in ("arrivals", "blocking"):
             raise ExperimentError(f"{path}: send mode must be arrivals or blocking, got {m!r}")
@@ -369,14 +373,16 @@ def configurations(exp):
                     for send in exp["send_modes"]:
                         for timers in exp["timers"]:
                             for locks in exp.get("locks", ["pthread"]):
-                                points.append({"workload_id": w["id"], "workload": w["name"], "args": w["args"],
-                                               "runtime": "clause", "policy": policy, "workers": workers,
-                                               "send_mode": send, "timers": timers, "locks": locks,
-                                               "binding": binding})
+                                for spin in exp.get("busy_wait", [0]):
+                                    points.append({"workload_id": w["id"], "workload": w["name"],
+                                                   "args": w["args"], "runtime": "clause", "policy": policy,
+                                                   "workers": workers, "send_mode": send, "timers": timers,
+                                                   "locks": locks, "busy_wait": spin, "binding": binding})
                 if exp["otp"]:
                     points.append({"workload_id": w["id"], "workload": w["name"], "args": w["args"],
                                    "runtime": "otp", "policy": "otp", "workers": workers,
-                                   "send_mode": "", "timers": "", "locks": "", "binding": binding})
+                                   "send_mode": "", "timers": "", "locks": "", "busy_wait": "",
+                                   "binding": binding})
     return points
 
 
@@ -416,14 +422,18 @@ def shard_runs(runs, shard):
 
 COLUMNS = [
     "run_index", "experiment", "workload_id", "workload", "params", "runtime", "policy", "policy_params", "workers",
-    "cpus_available", "send_mode", "timers", "locks", "binding", "repetition", "status", "exit_status", "result",
+    "cpus_available", "send_mode", "timers", "locks", "busy_wait", "binding", "repetition", "status", "exit_status", "result",
     "time_ms", "wall_ms", "cpu_ms", "user_ms", "sys_ms", "max_rss_kb",
     "slices", "reductions", "steals", "steal_attempts", "migrations", "wakeups", "sleeps", "balance_taken",
     "spawned", "sends", "receives", "timer_fires", "jain_workers",
     "rq_wait_p50_ns", "rq_wait_p99_ns", "rq_wait_p999_ns",
     "msg_delivery_p50_ns", "msg_delivery_p99_ns", "msg_delivery_p999_ns", "msg_delivery_count",
-    "latency_sample_interval",
+    "latency_sample_interval", "busy_wait_found", "busy_wait_slept",
 ]
+# Columns a results file may lack, written before they existed, and what such
+# a file's clause rows meant (OTP rows read empty).
+COLUMNS_ADDED_LATER = {"locks": "pthread", "policy_params": "", "busy_wait": "0",
+                       "busy_wait_found": "", "busy_wait_slept": ""}
 
 
 def profile_fields(profile):
@@ -455,6 +465,8 @@ def profile_fields(profile):
         "msg_delivery_p999_ns": md.get("p99.9_ns", ""),
         "msg_delivery_count": md.get("count", ""),
         "latency_sample_interval": profile.get("configuration", {}).get("sample_interval", ""),
+        "busy_wait_found": total.get("busy_wait_found", ""),
+        "busy_wait_slept": total.get("busy_wait_slept", ""),
     }
 
 
@@ -463,7 +475,7 @@ def command_for(run, clause, beam_dir, profile_path):
     if run["runtime"] == "clause":
         cmd = [clause, "--schedulers", str(run["workers"]), "--policy", run["policy"],
                "--send-mode", run["send_mode"], "--timers", run["timers"],
-               "--locks", run.get("locks", "pthread")]
+               "--locks", run.get("locks", "pthread"), "--busy-wait", str(run.get("busy_wait", 0))]
         if run["binding"] != "none":
             cmd += ["--scheduler-cpus", run["binding"]]
         if profile_path:
@@ -528,7 +540,7 @@ def run_one(run, exp, clause, beam_dir, work_dir, failed_dir):
         "runtime": run["runtime"], "policy": run["policy"],
         "policy_params": exp.get("policy_params", {}).get(run["policy"], "") if run["runtime"] == "clause" else "",
         "workers": run["workers"], "cpus_available": exp["cpus"], "send_mode": run["send_mode"], "timers": run["timers"],
-        "locks": run.get("locks", ""),
+        "locks": run.get("locks", ""), "busy_wait": run.get("busy_wait", ""),
         "binding": run["binding"], "repetition": run["repetition"], "status": status,
         "exit_status": "" if code is None else code, "result": result, "time_ms": time_ms,
         "wall_ms": f"{wall * 1000:.3f}",
@@ -597,9 +609,9 @@ def write_csv(path, rows):
 def read_csv(paths):
     """Rows of one or more results CSVs, or of their concatenation: a line
     repeating the header (the next shard's) is skipped. Every file must have
-    the same header. Files written before the lock kind was a column read
-    as if clause's rows said the default kind (the only one then); files
-    written before policies had parameters have an empty policy_params."""
+    the same header. A file written before some columns existed
+    (COLUMNS_ADDED_LATER) has the others in the same order; its clause rows
+    read as if they said what the missing columns' defaults were then."""
     rows = []
     for path in paths:
         with open(path, newline="") as f:
@@ -607,9 +619,8 @@ def read_csv(paths):
             header = next(reader, None)
             if header is None:
                 continue
-            before_params = [c for c in COLUMNS if c != "policy_params"]
-            before_locks = header == [c for c in before_params if c != "locks"]
-            if header not in (COLUMNS, before_params) and not before_locks:
+            missing = [c for c in COLUMNS if c not in header]
+            if [c for c in COLUMNS if c in header] != header or any(c not in COLUMNS_ADDED_LATER for c in missing):
                 raise ExperimentError(f"{path}: not a results file of this runner (header differs)")
             for record in reader:
                 if record == header:
@@ -618,9 +629,8 @@ def read_csv(paths):
                     raise ExperimentError(f"{path}: line {reader.line_num} has {len(record)} fields, "
                                           f"expected {len(header)}")
                 row = dict(zip(header, record))
-                if before_locks:
-                    row["locks"] = "pthread" if row["runtime"] == "clause" else ""
-                row.setdefault("policy_params", "")
+                for c in missing:
+                    row[c] = COLUMNS_ADDED_LATER[c] if row["runtime"] == "clause" else ""
                 rows.append(row)
     return rows
 

@@ -105,6 +105,23 @@ class Parsing(unittest.TestCase):
             listed = subprocess.run([CLAUSE, "--locks", "help"], capture_output=True, text=True, check=True)
             self.assertEqual([line.split()[0] for line in listed.stdout.splitlines()], list(rx.LOCK_KINDS))
 
+    def test_busy_wait_axis(self):
+        self.assertEqual(self.load(EXPERIMENT)["busy_wait"], [0])  # the seeds' idle strategy only
+        exp = self.load(EXPERIMENT.replace("otp = true", "otp = true\nbusy_wait = [0, 10000]"), policies=["erts"])
+        points = rx.configurations(exp)
+        clause = [p for p in points if p["runtime"] == "clause"]
+        # 2 workloads x 2 worker counts x 2 spin counts; OTP once per workload and count
+        self.assertEqual(len(clause), 2 * 2 * 2)
+        self.assertEqual(len(points) - len(clause), 2 * 2)
+        self.assertEqual({p["busy_wait"] for p in clause}, {0, 10000})
+        for point in clause:
+            cmd = rx.command_for(dict(point, run_index=0, repetition=1), "clause", "beams", None)
+            self.assertEqual(cmd[cmd.index("--busy-wait") + 1], str(point["busy_wait"]))
+        for bad in ("[-1]", "[\"long\"]", "[1.5]", "[100000001]", "[true]"):
+            with self.assertRaises(rx.ExperimentError) as ctx:
+                self.load(EXPERIMENT.replace("otp = true", f"otp = true\nbusy_wait = {bad}"))
+            self.assertIn("busy_wait must be integers", str(ctx.exception))
+
     def test_policy_parameters_axis(self):
         # A policy with parameters is a value of the policies axis like any other.
         exp = self.load(EXPERIMENT.replace('policies = "all"',
@@ -283,6 +300,24 @@ class GridCsvShards(unittest.TestCase):
             writer.writeheader()
             writer.writerows(rows)
         self.assertEqual({r["policy_params"] for r in rx.read_csv([old])}, {""})
+        # A file from before the lock kind and the busy-wait were columns: its
+        # clause rows ran with the defaults of then, its OTP rows have none.
+        older = os.path.join(self.dir, "older.csv")
+        before = [c for c in rx.COLUMNS if c not in ("locks", "busy_wait", "busy_wait_found", "busy_wait_slept")]
+        with open(older, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=before, extrasaction="ignore", lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(rows)
+        back = rx.read_csv([older])
+        self.assertEqual({(r["runtime"], r["locks"], r["busy_wait"]) for r in back},
+                         {("clause", "pthread", "0"), ("otp", "", "")})
+        # Columns out of order, or one the runner never wrote, are refused.
+        swapped = list(rx.COLUMNS)
+        swapped[1], swapped[2] = swapped[2], swapped[1]
+        for header in (swapped, rx.COLUMNS + ["extra"], [c for c in rx.COLUMNS if c != "time_ms"]):
+            path = write(os.path.join(self.dir, "h.csv"), ",".join(header) + "\n")
+            with self.assertRaises(rx.ExperimentError):
+                rx.read_csv([path])
         bad = write(os.path.join(self.dir, "bad.csv"), "a,b\n1,2\n")
         with self.assertRaises(rx.ExperimentError):
             rx.read_csv([bad])
@@ -356,6 +391,52 @@ class Report(unittest.TestCase):
             self.assertIn("| clause erts arrivals | 10.00 [10.00, 11.00]", text)
             self.assertIn("| clause erts blocking | 30.00 [30.00, 31.00]", text)
             self.assertIn("| pingpong | 0.50 | 1.50 |", text)  # clause / OTP: 10/20 and 30/20
+        finally:
+            shutil.rmtree(tmp)
+
+
+    def test_many_series_rank_by_geometric_mean(self):
+        import report
+        # Six policies at 1 and 2 workers: series in rows, ranked by their
+        # geometric mean against OTP, with a count of workloads each wins.
+        tmp = tempfile.mkdtemp()
+        try:
+            rows = []
+            factor = {"a": 1.0, "b": 0.5, "c": 2.0, "d": 1.5, "e": 3.0, "f": 0.8}
+            i = 0
+            for rep in (1, 2, 3):
+                for workload, otp_ms in (("pingpong", 100.0), ("threadring", 50.0)):
+                    for n in (1, 2):
+                        for runtime, policy in [("clause", p) for p in factor] + [("otp", "otp")]:
+                            row = {c: "" for c in rx.COLUMNS}
+                            t = otp_ms * (factor[policy] if runtime == "clause" else 1)
+                            if policy == "f" and workload == "threadring":
+                                t = otp_ms * 0.25  # f wins threadring
+                            row.update({"run_index": i, "workload_id": workload, "workload": workload,
+                                        "params": "x=1", "runtime": runtime, "policy": policy, "workers": n,
+                                        "cpus_available": 2, "send_mode": "arrivals" if runtime == "clause" else "",
+                                        "timers": "thread" if runtime == "clause" else "",
+                                        "locks": "pthread" if runtime == "clause" else "",
+                                        "busy_wait": "0" if runtime == "clause" else "", "binding": "none",
+                                        "repetition": rep, "status": "ok", "time_ms": t, "migrations": 7,
+                                        "jain_workers": 0.9})
+                            rows.append(row)
+                            i += 1
+            rx.write_csv(os.path.join(tmp, "results.csv"), rows)
+            path, plots, failed = report.build(tmp, tmp, "time_ms")
+            with open(path) as f:
+                text = f.read()
+            self.assertEqual(failed, 0)
+            section = text[text.index("### 2 workers\n"):]
+            order = [line.split("|")[1].strip() for line in section.splitlines()[4:10]]
+            self.assertEqual(order, ["f", "b", "a", "d", "c", "e"])
+            self.assertIn("| f | 0.80 | 0.25 | 0.447 | 1 |", section)  # sqrt(0.8 * 0.25); wins threadring
+            self.assertIn("| b | 0.50 | 0.50 | 0.500 | 1 |", section)  # wins pingpong
+            self.assertIn("| e | 3.00 | 3.00 | 3.000 | 0 |", section)
+            self.assertIn("### Migrations (`total.migrations_in`)\n", text)
+            self.assertIn("| a | 7 | 7 |", text)
+            self.assertTrue(os.path.exists(os.path.join(plots, "geomean.svg")))
+            self.assertFalse(os.path.exists(os.path.join(plots, "ratio.svg")))
         finally:
             shutil.rmtree(tmp)
 
