@@ -35,8 +35,8 @@
  * where one could take it (a ring or the global queue; wakep). Go caps
  * spinning threads at half the busy Ps and wakes none while one spins; the
  * executor's idle workers are not visible to a policy, so that cap is not
- * expressed. queue_length(w) counts w's ring and runnext; the global queue
- * is no worker's.
+ * expressed. queue_length(w) counts w's ring and runnext, and worker 0's
+ * the global queue too (Go's has no owner; totals then count it once).
  */
 #include "policies/proc_queue.h"
 
@@ -256,9 +256,11 @@ static void go_remove(struct sched *s, struct process *p)
     PD(p)->where = IN_NONE;
 }
 
+/* w's ring and runnext; worker 0's also counts the global queue, so that
+ * the totals (statistics/1) count every queued process. */
 static size_t go_queue_length(struct sched *s, worker_id w)
 {
-    return W(s, w)->ring.length + (W(s, w)->runnext != NULL);
+    return W(s, w)->ring.length + (W(s, w)->runnext != NULL) + (w == 0 ? SH(s)->global.length : 0);
 }
 
 static bool go_init(struct sched *s)
