@@ -51,6 +51,21 @@ uint32_t bif_next_utf8(const unsigned char **s)
     return c;
 }
 
+term bif_priority_atom(enum proc_priority priority)
+{
+    switch (priority) {
+    case PRIORITY_MAX:
+        return A(max);
+    case PRIORITY_HIGH:
+        return A(high);
+    case PRIORITY_LOW:
+        return A(low);
+    case PRIORITY_NORMAL:
+        break;
+    }
+    return A(normal);
+}
+
 term bif_on_process(struct process *self, term pid, term none,
                     term (*answer)(struct process *self, struct process *q, term arg), term arg)
 {

@@ -6,6 +6,7 @@
 #define CLAUSE_BIF_UTIL_H
 
 #include "bif/bif.h"
+#include "rt/policy.h"
 #include "term/bignum.h"
 #include "term/binary.h"
 #include "term/strbuf.h"
@@ -57,6 +58,10 @@ uint32_t bif_next_utf8(const unsigned char **s);
  * map, or THE_NON_VALUE when empty), of those whose value is exactly
  * `only` when it is a value; on heap h, THE_NON_VALUE when it refused. */
 term dictionary_entries(heap_t *h, term dictionary, bool pairs, term only);
+
+/* A priority's atom (process_flag and process_info): max, high, normal or
+ * low. */
+term bif_priority_atom(enum proc_priority priority);
 
 /* Runs `answer` on the live process `pid` (self included) under the
  * executor mutex (node_on_process), once it does not run on another worker: one that does

@@ -168,7 +168,7 @@ static term item_value(struct process *self, struct process *q, term item)
     case ATOM_INDEX_reductions:
         return make_small(0); /* the seed: reductions are not reported */
     case ATOM_INDEX_priority:
-        return A(normal);
+        return bif_priority_atom(sched_proc_priority(q)); /* normal unless the policy honours priorities */
     case ATOM_INDEX_error_handler:
         return A(error_handler);
     case ATOM_INDEX_garbage_collection:

@@ -10,6 +10,7 @@
 #include "bif/bif_tables.h"
 #include "bif/bif_util.h"
 #include "rt/aliases.h"
+#include "rt/executor.h"
 #include "rt/message.h"
 #include "rt/names.h"
 #include "rt/suspend.h"
@@ -343,7 +344,16 @@ static term bif_process_flag(struct process *self, const term *args)
     if (flag == A(priority)) {
         if (value != A(low) && value != A(normal) && value != A(high) && value != A(max))
             return bif_badarg(self);
-        return A(normal); /* checked, not applied: every process runs at normal */
+        /* Checked, and applied only under a policy that honours priorities;
+         * under any other every process runs at normal. */
+        if (!sched_policy(proc_sched(self))->honours_priority)
+            return A(normal);
+        term old = bif_priority_atom(sched_proc_priority(self));
+        self->priority = (uint8_t)(value == A(max)    ? PRIORITY_MAX
+                                   : value == A(high) ? PRIORITY_HIGH
+                                   : value == A(low)  ? PRIORITY_LOW
+                                                      : PRIORITY_NORMAL);
+        return old;
     }
     return bif_badarg_cause(self, A(badopt));
 }

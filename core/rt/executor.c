@@ -61,6 +61,8 @@ long long sched_policy_param(const struct sched *s, unsigned index) { return s->
 
 int32_t sched_proc_reductions_left(const struct process *p) { return p->reds_left; }
 
+enum proc_priority sched_proc_priority(const struct process *p) { return (enum proc_priority)p->priority; }
+
 void *sched_policy_shared_data(struct sched *s) { return s->policy_shared; }
 
 worker_id sched_sleeping_worker(const struct sched *s, worker_id after)
@@ -432,6 +434,7 @@ struct process *sched_new_process(struct sched *s, struct process *parent, const
     mailbox_init(&p->mailbox);
     /* A spawned process starts on its parent's worker. */
     p->last_worker = parent ? parent->last_worker : 0;
+    p->priority = PRIORITY_NORMAL;
     atomic_init(&p->state, PROC_RUNNABLE);
     return p;
 }

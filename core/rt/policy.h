@@ -61,6 +61,16 @@ enum stop_reason {
     STOP_BLOCKED, /* its builtin waits for a process running elsewhere (blocking sends) */
 };
 
+/* A process's priority (process_flag(priority, P)), ERTS's order: a
+ * smaller value is more urgent. Only a policy with honours_priority keeps
+ * and applies it; under any other every process reports normal. */
+enum proc_priority {
+    PRIORITY_MAX,
+    PRIORITY_HIGH,
+    PRIORITY_NORMAL, /* every process's at spawn */
+    PRIORITY_LOW,
+};
+
 /* Who is queueing: a worker between slices or running a process, or a
  * thread that is not a worker (timer or I/O thread, or the starting thread
  * before the workers run); -1 for the latter. */
@@ -178,6 +188,13 @@ struct policy_ops {
     /* True when every worker takes from one queue, whose whole length
      * queue_length reports for each (statistics/1 then counts it once). */
     bool shared_queue;
+
+    /* True when the policy applies process priorities (reading them with
+     * sched_proc_priority): process_flag(priority, P) then stores P and
+     * returns the old one, and process_info reports it. False (the
+     * default): process_flag checks P but applies nothing, and every
+     * process reports normal. */
+    bool honours_priority;
 };
 
 /* ---- services the executor offers to policies (callable in callbacks) ---- */
@@ -203,6 +220,9 @@ void sched_proc_set_last_worker(struct process *p, worker_id w);
 /* Reductions left in the budget of p's current slice, while p runs (a
  * waker's, in enqueue); may be 0 or below once it is spent. */
 int32_t sched_proc_reductions_left(const struct process *p);
+/* p's priority: what process_flag(priority, P) stored under a policy that
+ * honours priorities; PRIORITY_NORMAL otherwise. */
+enum proc_priority sched_proc_priority(const struct process *p);
 
 /* Counters the policy reports through (metrics.h has the rest). */
 void sched_count_steal_attempt(struct sched *s, worker_id thief);

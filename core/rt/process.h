@@ -74,6 +74,9 @@ struct process {
                                       infinity (executor mutex) */
     struct timer_node timer;       /* its receive timeout in the wheel (executor mutex) */
     uint64_t queued_at;            /* when it was last queued (profile_stamp; --profile only, run-queue lock) */
+    /* enum proc_priority: written by the process itself (process_flag, only
+     * under a policy that honours_priority), read by the policy. */
+    uint8_t priority;
 
     /* --- blocked builtins (builtins::Blocked), executor mutex --- */
     struct process *blocked_on;      /* the running target this process waits for */
