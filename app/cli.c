@@ -78,6 +78,7 @@ static void write_profile(const struct clause_options *options, struct sched *s,
         p.policy_param_count = i + 1;
     }
     p.busy_wait = options->busy_wait;
+    p.watchdog_ms = options->watchdog_ms;
     p.send_mode = options->blocking_sends ? "blocking" : "arrivals";
     p.timer_mode = options->worker_timers ? "workers" : "thread";
     p.locks = lock_kind_name(options->locks);
@@ -281,7 +282,8 @@ int CLAUSE_main_v1(int argc, char **argv)
                                   options.worker_timers ? TIMER_WORKERS : TIMER_THREAD,
                                   options.locks,
                                   options.policy_params,
-                                  options.busy_wait};
+                                  options.busy_wait,
+                                  options.watchdog_ms};
     const char *why = NULL;
     struct sched *s = sched_create(&config, &why);
     if (!s) {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 _Static_assert(SCHED_PROFILE_SAMPLE_DEFAULT == 16, "the usage text names --profile-sample's default");
+_Static_assert(SCHED_DEFAULT_WATCHDOG_MS == 30000, "the usage text names --watchdog's default");
 
 const char *options_usage(void)
 {
@@ -31,6 +32,9 @@ const char *options_usage(void)
            "                         (default), adaptive, ticket, mcs or cas (--locks help lists them)\n"
            "  --busy-wait N          an idle worker looks for work N times, yielding the CPU every 100,\n"
            "                         before it sleeps (ERTS's +sbwt; default 0: it sleeps at once)\n"
+           "  --watchdog MS          a process runnable for longer than MS, or a worker asleep through a\n"
+           "                         tenth of that while one waits, is reported on stderr and the program\n"
+           "                         goes on under global_fifo (default 30000; 0 turns it off)\n"
            "  --profile              print the scheduling report to stderr at exit\n"
            "  --profile=FILE.json    write it as JSON to FILE.json (both forms may be given)\n"
            "  --profile-events=EV,.. PAPI events counted per worker thread (preset or native names;\n"
@@ -102,6 +106,7 @@ bool options_parse(int argc, char **argv, struct clause_options *out, char *erro
 {
     memset(out, 0, sizeof *out);
     out->policy = policy_all()[0];
+    out->watchdog_ms = SCHED_DEFAULT_WATCHDOG_MS;
     for (unsigned k = 0; k < out->policy->param_count; k++)
         out->policy_params[k] = out->policy->params[k].def;
     int i = 1;
@@ -176,6 +181,14 @@ bool options_parse(int argc, char **argv, struct clause_options *out, char *erro
                 return false;
             }
             out->busy_wait = (unsigned)n;
+            i++;
+        } else if (strcmp(arg, "--watchdog") == 0) {
+            if (!parse_unsigned(value, SCHED_MAX_WATCHDOG_MS, &n)) {
+                snprintf(error, error_len, "--watchdog: '%s' is not a number of milliseconds from 0 to %u",
+                         value ? value : "", SCHED_MAX_WATCHDOG_MS);
+                return false;
+            }
+            out->watchdog_ms = (unsigned)n;
             i++;
         } else if (strcmp(arg, "--scheduler-cpus") == 0) {
             if (!value) {

@@ -176,6 +176,18 @@ void profile_write_text(const struct profile *p, struct strbuf *out)
                   t->sends_direct + t->sends_arrivals + t->sends_self + t->sends_dropped, t->sends_direct,
                   t->sends_arrivals, t->sends_self, t->sends_dropped, t->sends_blocked, t->receives, t->words_copied,
                   p->blocked_builtins);
+    if (p->watchdog_events)
+        strbuf_printf(out,
+                      "watchdog: --watchdog %u ms; %s at %" PRIu64 " ms: <0.%" PRIu64 ".0>%s%s runnable for %" PRIu64
+                      " ms under %s; %s%s\n",
+                      p->watchdog_ms, p->watchdog.kind, p->watchdog.at_ms, p->watchdog.pid,
+                      p->watchdog.name[0] ? " " : "", p->watchdog.name, p->watchdog.waited_ms, p->watchdog.from_policy,
+                      p->watchdog.to_policy ? "went on under " : "not handed over",
+                      p->watchdog.to_policy ? p->watchdog.to_policy : "");
+    else if (p->watchdog_ms)
+        strbuf_printf(out, "watchdog: --watchdog %u ms; no stall or lost wakeup\n", p->watchdog_ms);
+    else
+        strbuf_puts(out, "watchdog: off\n");
     strbuf_printf(out,
                   "processes: %" PRIu64 " spawned, exits %" PRIu64 " normal, %" PRIu64 " shutdown, %" PRIu64
                   " killed, %" PRIu64 " other; peak %" PRIu64 " live, %" PRIu64 " live at the end\n",
@@ -445,6 +457,39 @@ void profile_write_json(const struct profile *p, struct strbuf *out)
         kv_u64(out, &c, "words_copied", t->words_copied);
         kv_u64(out, &c, "blocked_builtins", p->blocked_builtins);
         strbuf_putc(out, '}');
+    }
+    key(out, &f, "watchdog");
+    {
+        bool c = true;
+        strbuf_putc(out, '{');
+        kv_u64(out, &c, "ms", p->watchdog_ms);
+        kv_u64(out, &c, "count", p->watchdog_events);
+        key(out, &c, "events");
+        strbuf_putc(out, '[');
+        if (p->watchdog_events) {
+            const struct profile_watchdog *e = &p->watchdog;
+            bool ef = true;
+            char pid[40];
+            snprintf(pid, sizeof pid, "<0.%" PRIu64 ".0>", e->pid);
+            strbuf_putc(out, '{');
+            kv_string(out, &ef, "kind", e->kind);
+            kv_u64(out, &ef, "time_ms", e->at_ms);
+            kv_string(out, &ef, "pid", pid);
+            key(out, &ef, "name");
+            if (e->name[0])
+                json_string(out, e->name);
+            else
+                strbuf_puts(out, "null");
+            kv_u64(out, &ef, "waited_ms", e->waited_ms);
+            kv_string(out, &ef, "policy", e->from_policy);
+            key(out, &ef, "handed_to");
+            if (e->to_policy)
+                json_string(out, e->to_policy);
+            else
+                strbuf_puts(out, "null");
+            strbuf_putc(out, '}');
+        }
+        strbuf_puts(out, "]}");
     }
     key(out, &f, "processes");
     {

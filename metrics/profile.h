@@ -42,6 +42,7 @@ struct profile {
         bool number;
     } policy_params[8];
     unsigned busy_wait;      /* --busy-wait's looks before an idle worker sleeps */
+    unsigned watchdog_ms;    /* --watchdog's threshold (0: off) */
     const char *send_mode;   /* arrivals | blocking */
     const char *timer_mode;  /* thread | workers */
     const char *locks;       /* the executor's lock kind: pthread | adaptive | ticket | mcs | cas */
@@ -63,6 +64,17 @@ struct profile {
     uint64_t timer_thread_wakes, timer_thread_deadline_wakes;
     uint64_t timers_armed, timers_cancelled, timers_fired, receive_timeouts_fired;
     uint64_t blocked_builtins;
+    /* The watchdog's event: at most one (it acts once). */
+    unsigned watchdog_events;
+    struct profile_watchdog {
+        const char *kind;        /* stall | lost_wakeup */
+        uint64_t at_ms;          /* since the executor started */
+        uint64_t waited_ms;      /* how long the process had been runnable */
+        uint64_t pid;            /* its number N in <0.N.0> */
+        char name[256];          /* its registered name, "" when none */
+        const char *from_policy; /* the policy it was under */
+        const char *to_policy;   /* the one the program went on under, NULL: none */
+    } watchdog;
     uint64_t live_at_end;
     double jain_busy;             /* over the workers' time inside slices */
     double jain_reductions;       /* over the reductions of the processes alive at the end */

@@ -105,6 +105,8 @@ const struct worker_metrics *sched_metrics(const struct sched *s) { return s->me
 
 const struct policy_ops *sched_policy(const struct sched *s) { return s->policy; }
 
+const struct sched_watchdog_event *sched_watchdog_event(const struct sched *s) { return &s->watchdog.event; }
+
 void sched_set_engine(struct sched *s, void *engine) { s->engine = engine; }
 void *sched_engine(const struct sched *s) { return s->engine; }
 term sched_main_pid(const struct sched *s) { return s->main_pid; }
@@ -177,8 +179,9 @@ struct sched *sched_create(const struct sched_config *config, const char **error
         return NULL;
     }
     if (policy->proc_bytes > POLICY_MAX_PROC_BYTES || policy->param_count > POLICY_MAX_PARAMS ||
-        config->busy_wait > SCHED_MAX_BUSY_WAIT) {
-        *error = "the policy declares too much per-process state or too many parameters, or busy-wait is too long";
+        config->busy_wait > SCHED_MAX_BUSY_WAIT || config->watchdog_ms > SCHED_MAX_WATCHDOG_MS) {
+        *error = "the policy declares too much per-process state or too many parameters, or busy-wait or the "
+                 "watchdog is too long";
         return NULL;
     }
     /* Its locks are cache-line aligned (rt/lock.h), so it is too. */
@@ -247,6 +250,11 @@ struct sched *sched_create(const struct sched_config *config, const char **error
         sched_destroy(s);
         return NULL;
     }
+    if (!watchdog_init(s, config->watchdog_ms)) {
+        *error = "out of memory";
+        sched_destroy(s);
+        return NULL;
+    }
     atom_table_init();
     return s;
 }
@@ -292,6 +300,49 @@ void sched_wake_waiting_locked(struct sched *s, worker_id waker, struct process 
     rt_unlock(&s->rq_lock);
 }
 
+/* ---- the executor's list of runnable processes (run-queue lock) ---- */
+
+static bool runnable_linked(const struct sched *s, const struct process *p)
+{
+    return p->runnable_prev || s->runnable_head == p;
+}
+
+/* p became runnable now: it joins the end. */
+static void runnable_link(struct sched *s, struct process *p)
+{
+    p->runnable_ms = sched_coarse_ms(s);
+    p->runnable_next = NULL;
+    p->runnable_prev = s->runnable_tail;
+    if (s->runnable_tail)
+        s->runnable_tail->runnable_next = p;
+    else
+        s->runnable_head = p;
+    s->runnable_tail = p;
+}
+
+/* p left the queues (a worker took it, or it was removed); a process that
+ * is not on the list (a policy test's own enqueue) is left alone. */
+static void runnable_unlink(struct sched *s, struct process *p)
+{
+    if (!runnable_linked(s, p))
+        return;
+    if (p->runnable_prev)
+        p->runnable_prev->runnable_next = p->runnable_next;
+    else
+        s->runnable_head = p->runnable_next;
+    if (p->runnable_next)
+        p->runnable_next->runnable_prev = p->runnable_prev;
+    else
+        s->runnable_tail = p->runnable_prev;
+    p->runnable_prev = p->runnable_next = NULL;
+}
+
+void sched_policy_remove_locked(struct sched *s, struct process *p)
+{
+    s->policy->remove(s, p);
+    runnable_unlink(s, p);
+}
+
 /* Queues p on behalf of waker (enqueue's argument). */
 static void enqueue_by_locked(struct sched *s, worker_id self, struct process *waker, struct process *p,
                               enum enqueue_reason why)
@@ -321,6 +372,8 @@ static void enqueue_by_locked(struct sched *s, worker_id self, struct process *w
         if (why == ENQUEUE_SPAWN && self != NOT_A_WORKER && proc_table_count(&s->table) > s->metrics[self].peak_live)
             s->metrics[self].peak_live = proc_table_count(&s->table);
     }
+    runnable_unlink(s, p); /* never there, unless a policy test queued it by hand */
+    runnable_link(s, p);
     worker_id target = s->policy->enqueue(s, self, waker, p, why);
     atomic_fetch_add_explicit(&s->work_generation, 1, memory_order_release); /* spinning workers look */
     wake_worker_locked(s, self, target);
@@ -671,23 +724,40 @@ static void fire_due_timeouts_locked(struct sched *s)
 }
 
 /* Sleeps until the next occupied slot, reads the clock once, advances the
- * wheel to that tick (firing expired timeouts in tick order), repeats. */
+ * wheel to that tick (firing expired timeouts in tick order), repeats. With
+ * the watchdog on, it also wakes every watchdog period to publish the
+ * coarse clock and run the watchdog's check (watchdog.c), without the
+ * executor mutex; such a wake fires nothing and counts as no timer wake.
+ * With --timers workers it runs for the watchdog alone. */
 static void *timer_thread(void *arg)
 {
     struct sched *s = arg;
     if (s->binding)
         cpu_binding_unbind_current_thread(s->binding);
+    bool fires = s->timer_mode == TIMER_THREAD;
+    uint64_t period_ns = (uint64_t)s->watchdog.period_ms * 1000000u;
+    uint64_t next_check = period_ns ? sched_clock_ns() + period_ns : UINT64_MAX;
     rt_lock(&s->exec_lock);
     while (!s->timer_stop) {
-        uint64_t next = timer_wheel_next_wake(&s->wheel);
+        uint64_t next = fires ? timer_wheel_next_wake(&s->wheel) : UINT64_MAX;
+        uint64_t wheel_due = next == UINT64_MAX ? UINT64_MAX : s->start_ns + timer_tick_start_ns(next);
         /* The count is read under the mutex, where arming signals it. */
         uint32_t seen = rt_event_prepare(&s->timer_event);
         rt_unlock(&s->exec_lock);
-        bool deadline = !rt_event_wait(&s->timer_event, seen,
-                                       next == UINT64_MAX ? UINT64_MAX : s->start_ns + timer_tick_start_ns(next));
+        bool deadline = !rt_event_wait(&s->timer_event, seen, wheel_due < next_check ? wheel_due : next_check);
+        bool for_wheel = fires && (!deadline || wheel_due <= next_check);
+        if (period_ns) {
+            uint64_t now = sched_clock_ns();
+            if (now >= next_check) {
+                watchdog_check(s, now);
+                next_check = now + period_ns;
+            }
+        }
         rt_lock(&s->exec_lock);
         if (s->timer_stop)
             break;
+        if (!for_wheel)
+            continue;
         if (PROFILING(s->profile)) {
             s->profile->timer_thread_wakes++;
             s->profile->timer_thread_deadline_wakes += deadline;
@@ -919,10 +989,13 @@ static void worker_loop(struct worker *w)
         rt_lock(&s->exec_lock);
         if (s->timer_mode == TIMER_WORKERS && timer_wheel_armed_count(&s->wheel))
             fire_due_timeouts_locked(s); /* before each slice */
-        if (current)
+        if (current) {
             settle_locked(s, w, current, why, used);
-        else
+            w->last_pid = current->pid; /* for the watchdog's report */
+            w->last_end_ms = sched_coarse_ms(s);
+        } else {
             rt_lock(&s->rq_lock);
+        }
         w->running = NULL;
         if (current && s->policy->tick && (w->reductions_since_tick += used) >= s->policy->tick_reductions) {
             w->reductions_since_tick = 0;
@@ -946,6 +1019,7 @@ static void worker_loop(struct worker *w)
             rt_unlock(&s->exec_lock);
             ck_epoch_end(&w->epoch_record, NULL);
             w->sleeping = true;
+            w->sleep_ms = sched_coarse_ms(s);
             s->sleeping_count++;
             m->sleeps++;
             uint64_t slept = sched_clock_ns();
@@ -982,6 +1056,8 @@ static void worker_loop(struct worker *w)
             break;
         }
         METRIC(m->busy_wait_found += spun);
+        runnable_unlink(s, next);
+        w->slice_start_ms = sched_coarse_ms(s);
         atomic_store_explicit(&next->state, PROC_RUNNING, memory_order_release);
         uint32_t budget = s->policy->running ? s->policy->running(s, w->id, next) : 0;
         next->slice_budget = (int32_t)(budget == 0 ? CONTEXT_REDS : budget > 1000000 ? 1000000 : budget);
@@ -1063,7 +1139,8 @@ int sched_run(struct sched *s, term main_pid)
         return 1;
     /* The timer thread starts before worker 0 binds itself, so it does not
      * inherit that binding (and unbinds itself in case the caller is bound). */
-    bool timer_started = s->timer_mode != TIMER_THREAD || pthread_create(&s->timer_thread, NULL, timer_thread, s) == 0;
+    bool timer_wanted = s->timer_mode == TIMER_THREAD || s->watchdog.period_ms;
+    bool timer_started = !timer_wanted || pthread_create(&s->timer_thread, NULL, timer_thread, s) == 0;
     if (!timer_started) {
         fprintf(stderr, "clause: cannot start the timer thread\n");
         return EXIT_RUNTIME_FAILURE;
@@ -1086,7 +1163,7 @@ int sched_run(struct sched *s, term main_pid)
     worker_loop(&s->workers[0]);
     for (unsigned i = 1; i < started; i++)
         pthread_join(s->workers[i].thread, NULL);
-    if (s->timer_mode == TIMER_THREAD) {
+    if (timer_wanted) {
         rt_lock(&s->exec_lock);
         s->timer_stop = true;
         rt_event_signal(&s->timer_event);
@@ -1104,6 +1181,7 @@ void sched_destroy(struct sched *s)
     for (unsigned w = 0; w < s->worker_count; w++)
         while (s->policy->pick_next(s, (worker_id)w))
             ;
+    s->runnable_head = s->runnable_tail = NULL;
     names_destroy(s); /* before the processes its entries point at */
     ets_registry_free(s->ets);
     s->ets = NULL;
@@ -1135,6 +1213,7 @@ void sched_destroy(struct sched *s)
             p = next;
         }
     }
+    watchdog_destroy(s); /* the original policy back in place */
     if (s->policy->fini)
         s->policy->fini(s);
     proc_table_destroy(&s->table);

@@ -91,10 +91,17 @@ struct sched_config {
     /* An idle worker looks for work this many times, yielding the CPU every
      * 100, before it sleeps (ERTS's +sbwt); 0: it sleeps at once. */
     unsigned busy_wait;
+    /* The stall watchdog (--watchdog MS): a process runnable for longer
+     * than this, or a worker asleep through a tenth of it while a process
+     * waits, is reported and the program handed to global_fifo; 0: off. */
+    unsigned watchdog_ms;
 };
 
 /* The largest --busy-wait. */
 #define SCHED_MAX_BUSY_WAIT 100000000u
+/* --watchdog's default and largest value (a day). */
+#define SCHED_DEFAULT_WATCHDOG_MS 30000u
+#define SCHED_MAX_WATCHDOG_MS 86400000u
 
 /* NULL when the host refuses memory or the policy refuses the config
  * (error says why). */
@@ -221,8 +228,27 @@ uint64_t sched_blocked_builtins(const struct sched *s);
  * the same receiver found it not running; valid after sched_run returned. */
 uint64_t sched_lookups_skipped(const struct sched *s);
 
-/* The policy in use. */
+/* The policy in use (global_fifo after the watchdog's hand-over). */
 const struct policy_ops *sched_policy(const struct sched *s);
+
+/* What the watchdog found. It acts at most once per run. */
+enum sched_watchdog_kind {
+    WATCHDOG_NONE,
+    WATCHDOG_STALL,       /* a process runnable for longer than --watchdog */
+    WATCHDOG_LOST_WAKEUP, /* a worker asleep since before a process, runnable for over a tenth of it, was queued */
+};
+struct sched_watchdog_event {
+    enum sched_watchdog_kind kind;
+    uint64_t at_ms;          /* when, since the executor started */
+    uint64_t waited_ms;      /* how long the oldest runnable process had waited (at least) */
+    term pid;                /* that process */
+    term name;               /* its registered name, or THE_NON_VALUE */
+    const char *from_policy; /* the policy it was under */
+    const char *to_policy;   /* the policy the program went on under (global_fifo), NULL: none */
+};
+/* The watchdog's event (kind WATCHDOG_NONE when it never acted); valid
+ * after sched_run returned. */
+const struct sched_watchdog_event *sched_watchdog_event(const struct sched *s);
 
 /* Processes queued for worker w (takes the run-queue lock). */
 size_t sched_queue_length(struct sched *s, worker_id w);

@@ -16,6 +16,7 @@
 
 #include <ck_epoch.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -35,6 +36,12 @@ struct worker {
      * This worker only. */
     struct process *running;
     uint64_t reductions_since_tick; /* policy tick (policy_ops.tick_reductions); this worker only */
+    /* What the watchdog reports of this worker (watchdog.c), run-queue
+     * lock; times on the coarse clock (sched.coarse_ms). */
+    uint32_t sleep_ms;       /* when it last went to sleep */
+    uint32_t slice_start_ms; /* when its current or latest slice started */
+    uint32_t last_end_ms;    /* when its latest settled slice ended */
+    term last_pid;           /* whose slice that was; 0 before any */
 } __attribute__((aligned(64)));
 
 #define EPOCH_POLL_SLICES 64
@@ -46,6 +53,22 @@ struct name_entry;
 #define ALIAS_BUCKETS 64
 struct alias_entry;
 struct sched_profile;
+
+/* The watchdog's hand-over target and what it acted on (watchdog.c). */
+struct watchdog {
+    unsigned ms;        /* --watchdog: 0 off */
+    unsigned period_ms; /* how often it looks: ms / 10, from 1 to 100 */
+    /* The policy the program is handed to (global_fifo), with its blocks
+     * allocated at sched_create; after the hand-over these fields hold the
+     * original policy's, for its fini. */
+    const struct policy_ops *fallback;
+    void *fallback_shared;
+    char *fallback_blocks;
+    size_t fallback_block_bytes;
+    long long fallback_params[POLICY_MAX_PARAMS];
+    bool handed_over;                  /* run-queue lock (written under both) */
+    struct sched_watchdog_event event; /* run-queue lock (written under both) */
+};
 
 struct sched {
     const struct policy_ops *policy;
@@ -62,7 +85,16 @@ struct sched {
      * program's end; a worker spinning for work (busy_wait) polls it
      * without the lock, and looks at the queues again when it changes. */
     _Atomic uint64_t work_generation;
-    unsigned sleeping_count;  /* run-queue lock */
+    unsigned sleeping_count; /* run-queue lock */
+    /* Every runnable process, in the order it became runnable: linked at
+     * enqueue, unlinked when a worker takes it or it is removed (run-queue
+     * lock), so the oldest is known whatever the policy does. */
+    struct process *runnable_head, *runnable_tail;
+    /* A coarse clock for stamping runnable processes: milliseconds since
+     * start_ns, published by the timer thread every watchdog period (no
+     * clock read on the enqueue path); relaxed loads. */
+    _Atomic uint32_t coarse_ms;
+    struct watchdog watchdog;
     struct rt_lock exec_lock; /* the executor mutex */
     struct rt_lock rq_lock;   /* the run-queue lock */
     bool stopping;            /* run-queue lock */
@@ -178,6 +210,30 @@ uint64_t sched_clock_ns(void);
 /* Wakes p, which waits: cancels its receive timeout and queues it.
  * Executor mutex held, run-queue lock not. */
 void sched_wake_waiting_locked(struct sched *s, worker_id waker, struct process *p, enum enqueue_reason why);
+
+/* Takes p, runnable, out of its policy's queue and the executor's runnable
+ * list (an exit signal, a suspend). Both locks held. */
+void sched_policy_remove_locked(struct sched *s, struct process *p);
+
+/* The coarse clock (sched.coarse_ms): ms since start, as last published. */
+static inline uint32_t sched_coarse_ms(struct sched *s)
+{
+    return atomic_load_explicit(&s->coarse_ms, memory_order_relaxed);
+}
+
+/* ---- the watchdog (watchdog.c) ---- */
+
+/* At sched_create: the fallback policy's blocks. False when memory was
+ * refused. */
+bool watchdog_init(struct sched *s, unsigned ms);
+/* On the timer thread, every period, with no lock held: publishes the
+ * coarse clock (now_ns from sched_clock_ns), looks at the oldest runnable
+ * process and the sleeping workers under the run-queue lock, and on a stall
+ * or a lost wakeup reports and hands the program to the fallback policy. */
+void watchdog_check(struct sched *s, uint64_t now_ns);
+/* At sched_destroy: the original policy's state back in place (for its
+ * fini), and the other policy's blocks freed. */
+void watchdog_destroy(struct sched *s);
 
 /* Queues p, runnable and in no queue, through the policy, and wakes the
  * worker the policy names if it sleeps. Run-queue lock held (and the

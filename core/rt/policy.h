@@ -23,6 +23,12 @@
  * if p runs on, enqueue(..., ENQUEUE_YIELD or ENQUEUE_UNBLOCKED); then
  * tick(w) when it is due; then pick_next for w's next slice.
  *
+ * The watchdog (--watchdog, core/rt/watchdog.c) may end a policy's reign
+ * mid-run: when a process waits too long, or a worker sleeps through its
+ * wait, every runnable process is taken out with remove() and the program
+ * goes on under global_fifo; no callback of the first policy runs after
+ * that but fini.
+ *
  * A new policy is one file in policies/ defining a `const struct
  * policy_ops` and one line in policies/registry.c. Only `name`, `summary`,
  * `enqueue` and `pick_next` are required; every other callback has the

@@ -55,6 +55,10 @@ struct suspension;
 struct process {
     /* --- scheduling: executor and policy --- */
     void *policy_link[2]; /* the policy's queue links (sched_policy_proc_link) */
+    /* The executor's own list of runnable processes, oldest first
+     * (internal.h: sched_runnable_*), whatever the policy does with its
+     * queues; run-queue lock. Next to the policy's links: one cache line. */
+    struct process *runnable_prev, *runnable_next;
     /* The policy's per-process state (sched_policy_proc_data), zeroed at
      * spawn; run-queue lock. */
     _Alignas(8) unsigned char policy_data[POLICY_MAX_PROC_BYTES];
@@ -69,14 +73,18 @@ struct process {
     ck_epoch_entry_t reclaim;      /* an ended context waits here for lock-free senders to let go */
     bool wake_pending;             /* woken while not waiting: its next wait returns at once */
     bool timed_out;                /* its last wait ended by its timeout (executor mutex) */
-    int64_t wait_timeout_ms;       /* timeout of the coming wait; -1: infinity (this process only) */
-    uint64_t receive_deadline;     /* tick its current receive times out at; 0: not yet waited; RECEIVE_NO_DEADLINE:
-                                      infinity (executor mutex) */
-    struct timer_node timer;       /* its receive timeout in the wheel (executor mutex) */
-    uint64_t queued_at;            /* when it was last queued (profile_stamp; --profile only, run-queue lock) */
     /* enum proc_priority: written by the process itself (process_flag, only
-     * under a policy that honours_priority), read by the policy. */
+     * under a policy that honours_priority), read by the policy. In what was
+     * padding. */
     uint8_t priority;
+    /* When it last became runnable: the executor's coarse clock (ms since
+     * it started, sched.coarse_ms), run-queue lock. In what was padding. */
+    uint32_t runnable_ms;
+    int64_t wait_timeout_ms;   /* timeout of the coming wait; -1: infinity (this process only) */
+    uint64_t receive_deadline; /* tick its current receive times out at; 0: not yet waited; RECEIVE_NO_DEADLINE:
+                                  infinity (executor mutex) */
+    struct timer_node timer;   /* its receive timeout in the wheel (executor mutex) */
+    uint64_t queued_at;        /* when it was last queued (profile_stamp; --profile only, run-queue lock) */
 
     /* --- blocked builtins (builtins::Blocked), executor mutex --- */
     struct process *blocked_on;      /* the running target this process waits for */

@@ -7,7 +7,9 @@
 #include "rt/internal.h"
 #include "rt/proc_table.h"
 #include "rt/process.h"
+#include "term/atom.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,5 +161,21 @@ void sched_profile_collect(struct sched *s, struct profile *out)
     out->timers_fired = ts->timers_fired;
     out->receive_timeouts_fired = s->timers_fired;
     out->blocked_builtins = s->blocked_builtins;
+    const struct sched_watchdog_event *e = &s->watchdog.event;
+    out->watchdog_events = e->kind != WATCHDOG_NONE;
+    if (out->watchdog_events) {
+        out->watchdog.kind = e->kind == WATCHDOG_STALL ? "stall" : "lost_wakeup";
+        out->watchdog.at_ms = e->at_ms;
+        out->watchdog.waited_ms = e->waited_ms;
+        out->watchdog.pid = pid_number(e->pid);
+        out->watchdog.name[0] = '\0';
+        if (is_value(e->name)) {
+            size_t len;
+            const char *text = atom_text(e->name, &len);
+            snprintf(out->watchdog.name, sizeof out->watchdog.name, "%.*s", (int)len, text);
+        }
+        out->watchdog.from_policy = e->from_policy;
+        out->watchdog.to_policy = e->to_policy;
+    }
     out->jain_reductions = live_reductions_fairness(s, &out->live_at_end);
 }

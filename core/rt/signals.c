@@ -276,7 +276,7 @@ static void detach_locked(struct sched *s, struct process *p)
     switch (proc_state(p)) {
     case PROC_RUNNABLE:
         rt_lock(&s->rq_lock);
-        s->policy->remove(s, p);
+        sched_policy_remove_locked(s, p);
         rt_unlock(&s->rq_lock);
         break;
     case PROC_WAITING:

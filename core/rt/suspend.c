@@ -41,7 +41,7 @@ bool suspend_add_locked(struct sched *s, struct process *suspender, struct proce
     (*at)->count++;
     if (target->suspends++ == 0 && proc_state(target) == PROC_RUNNABLE) {
         rt_lock(&s->rq_lock);
-        s->policy->remove(s, target);
+        sched_policy_remove_locked(s, target);
         atomic_store_explicit(&target->state, PROC_SUSPENDED, memory_order_release);
         rt_unlock(&s->rq_lock);
     }

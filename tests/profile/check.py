@@ -101,6 +101,12 @@ def main():
         expect("--busy-wait 1000: text", "busy-wait 1000" in err, True)
         doc, _, status = run(clause, ["--policy", "global_fifo", "--native", "pingpong", "3", "50"], tmp)
         expect("global_fifo: no parameters", doc["configuration"]["policy_params"], {})
+        # The watchdog: on by default and silent under a real policy; --watchdog 0 turns it off.
+        expect("default watchdog", doc["watchdog"], {"ms": 30000, "count": 0, "events": []})
+        doc, err, status = run(clause, ["--watchdog", "0", "--native", "pingpong", "3", "50"], tmp, text=True)
+        expect("--watchdog 0: status", status, 0)
+        expect("--watchdog 0: JSON", doc["watchdog"], {"ms": 0, "count": 0, "events": []})
+        expect("--watchdog 0: text", "watchdog: off" in err, True)
         # Every send and slice timed: one delivery per message, one wait per slice.
         doc, _, status = run(clause, ["--profile-sample=1", "--native", "pingpong", "3", "50"], tmp)
         expect("--profile-sample=1: interval", doc["configuration"]["sample_interval"], 1)

@@ -25,8 +25,9 @@ static const unsigned worker_counts[] = {1, 2, 4, 8};
 
 static struct sched *make_sched_timers(const struct policy_ops *policy, unsigned workers, enum timer_mode timers)
 {
-    struct sched_config config = {workers, policy,          NULL, 0, SEND_MODE_ARRIVALS, timers, test_lock_kind(),
-                                  NULL,    test_busy_wait()};
+    struct sched_config config = {
+        workers,           policy, NULL, 0, SEND_MODE_ARRIVALS, timers, test_lock_kind(), NULL, test_busy_wait(),
+        test_watchdog_ms()};
     const char *error = NULL;
     struct sched *s = sched_create(&config, &error);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
@@ -308,9 +309,16 @@ static void test_runtime_failure_exits_70(void)
 {
     for (const struct policy_ops *const *policy = test_policies(); *policy; policy++) {
         for (size_t k = 0; k < sizeof worker_counts / sizeof worker_counts[0]; k++) {
-            struct sched_config config = {
-                worker_counts[k], *policy, NULL, 1000, SEND_MODE_ARRIVALS, TIMER_THREAD, test_lock_kind(), NULL,
-                test_busy_wait()};
+            struct sched_config config = {worker_counts[k],
+                                          *policy,
+                                          NULL,
+                                          1000,
+                                          SEND_MODE_ARRIVALS,
+                                          TIMER_THREAD,
+                                          test_lock_kind(),
+                                          NULL,
+                                          test_busy_wait(),
+                                          test_watchdog_ms()};
             const char *error = NULL;
             struct sched *s = sched_create(&config, &error);
             CU_ASSERT_PTR_NOT_NULL_FATAL(s);
@@ -730,8 +738,8 @@ static void test_the_policy_contract(void)
 static void test_busy_wait_finds_work(void)
 {
     for (const struct policy_ops *const *policy = test_policies(); *policy; policy++) {
-        struct sched_config config = {2,    *policy, NULL, 0, SEND_MODE_ARRIVALS, TIMER_THREAD, test_lock_kind(),
-                                      NULL, 5000};
+        struct sched_config config = {
+            2, *policy, NULL, 0, SEND_MODE_ARRIVALS, TIMER_THREAD, test_lock_kind(), NULL, 5000, test_watchdog_ms()};
         const char *error = NULL;
         struct sched *s = sched_create(&config, &error);
         CU_ASSERT_PTR_NOT_NULL_FATAL(s);

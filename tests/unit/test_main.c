@@ -82,6 +82,10 @@ static unsigned selected_busy_wait;
 
 unsigned test_busy_wait(void) { return selected_busy_wait; }
 
+static unsigned selected_watchdog_ms = SCHED_DEFAULT_WATCHDOG_MS;
+
+unsigned test_watchdog_ms(void) { return selected_watchdog_ms; }
+
 static void arm_time_limit(void) { alarm(TEST_TIME_LIMIT_S); }
 static void disarm_time_limit(void) { alarm(0); }
 
@@ -98,6 +102,7 @@ int main(int argc, char **argv)
     const char *policy = getenv("CLAUSE_TEST_POLICY");
     const char *locks = getenv("CLAUSE_TEST_LOCKS");
     const char *busy_wait = getenv("CLAUSE_TEST_BUSY_WAIT");
+    const char *watchdog = getenv("CLAUSE_TEST_WATCHDOG");
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--concurrent") == 0)
             concurrent_only = true;
@@ -109,8 +114,12 @@ int main(int argc, char **argv)
             locks = argv[++i];
         else if (strcmp(argv[i], "--busy-wait") == 0 && i + 1 < argc)
             busy_wait = argv[++i];
+        else if (strcmp(argv[i], "--watchdog") == 0 && i + 1 < argc)
+            watchdog = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--concurrent] [--suite NAME] [--policy NAME] [--locks KIND] [--busy-wait N]\n",
+            fprintf(stderr,
+                    "usage: %s [--concurrent] [--suite NAME] [--policy NAME] [--locks KIND] [--busy-wait N] "
+                    "[--watchdog MS]\n",
                     argv[0]);
             return 2;
         }
@@ -135,6 +144,17 @@ int main(int argc, char **argv)
         }
         selected_busy_wait = (unsigned)n;
         printf("test_main: busy-wait %u\n", selected_busy_wait);
+    }
+    if (watchdog && *watchdog) {
+        char *end;
+        unsigned long n = strtoul(watchdog, &end, 10);
+        if (*end || n > SCHED_MAX_WATCHDOG_MS) {
+            fprintf(stderr, "test_main: --watchdog: '%s' is not a number from 0 to %u\n", watchdog,
+                    SCHED_MAX_WATCHDOG_MS);
+            return 2;
+        }
+        selected_watchdog_ms = (unsigned)n;
+        printf("test_main: watchdog %u ms\n", selected_watchdog_ms);
     }
     atom_table_init();
     signal(SIGALRM, test_overran);

@@ -47,4 +47,9 @@ enum lock_kind test_lock_kind(void);
  * --busy-wait N (or CLAUSE_TEST_BUSY_WAIT=N), else 0. */
 unsigned test_busy_wait(void);
 
+/* The --watchdog the tests' executors are built with: the runner's
+ * --watchdog MS (or CLAUSE_TEST_WATCHDOG=MS), else clause's default
+ * (30000), so the concurrent suites check that no policy sets it off. */
+unsigned test_watchdog_ms(void);
+
 #endif

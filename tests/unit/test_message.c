@@ -24,8 +24,8 @@ static const enum send_mode send_modes[] = {SEND_MODE_ARRIVALS, SEND_MODE_BLOCKI
 static struct sched *make_sched_mode(const struct policy_ops *policy, unsigned workers, size_t max_heap_words,
                                      enum send_mode mode)
 {
-    struct sched_config config = {workers,      policy,           NULL, max_heap_words,  mode,
-                                  TIMER_THREAD, test_lock_kind(), NULL, test_busy_wait()};
+    struct sched_config config = {workers,      policy,           NULL, max_heap_words,   mode,
+                                  TIMER_THREAD, test_lock_kind(), NULL, test_busy_wait(), test_watchdog_ms()};
     const char *error = NULL;
     struct sched *s = sched_create(&config, &error);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
@@ -663,7 +663,8 @@ static void test_messages_racing_timeouts_arrive_exactly_once(void)
         for (const struct policy_ops *const *policy = test_policies(); *policy; policy++)
             for (unsigned workers = 1; workers <= 2; workers++) {
                 struct sched_config config = {
-                    workers, *policy, NULL, 0, SEND_MODE_ARRIVALS, modes[t], test_lock_kind(), NULL, test_busy_wait()};
+                    workers,          *policy,           NULL, 0, SEND_MODE_ARRIVALS, modes[t], test_lock_kind(), NULL,
+                    test_busy_wait(), test_watchdog_ms()};
                 const char *error = NULL;
                 struct sched *s = sched_create(&config, &error);
                 CU_ASSERT_PTR_NOT_NULL_FATAL(s);

@@ -243,8 +243,29 @@ static void test_busy_wait_option(void)
     CU_ASSERT_FALSE(PARSE(&o, e, "--busy-wait"));
 }
 
+static void test_watchdog_option(void)
+{
+    struct clause_options o;
+    char e[256];
+    CU_ASSERT_TRUE(PARSE(&o, e, "--native", "spawn_exit", "1"));
+    CU_ASSERT_EQUAL(o.watchdog_ms, 30000);
+    CU_ASSERT_TRUE(PARSE(&o, e, "--watchdog", "0", "--native", "spawn_exit", "1"));
+    CU_ASSERT_EQUAL(o.watchdog_ms, 0);
+    CU_ASSERT_TRUE(PARSE(&o, e, "--watchdog", "200", "--native", "spawn_exit", "1"));
+    CU_ASSERT_EQUAL(o.watchdog_ms, 200);
+    CU_ASSERT_FALSE(PARSE(&o, e, "--watchdog", "x", "--native", "spawn_exit", "1"));
+    CU_ASSERT_STRING_EQUAL(e, "--watchdog: 'x' is not a number of milliseconds from 0 to 86400000");
+    CU_ASSERT_PTR_NULL(strchr(e, '\n'));
+    CU_ASSERT_FALSE(PARSE(&o, e, "--watchdog", "-1", "--native", "spawn_exit", "1"));
+    CU_ASSERT_FALSE(PARSE(&o, e, "--watchdog", "86400001", "--native", "spawn_exit", "1"));
+    CU_ASSERT_FALSE(PARSE(&o, e, "--watchdog"));
+    CU_ASSERT_STRING_EQUAL(e, "--watchdog: '' is not a number of milliseconds from 0 to 86400000");
+    CU_ASSERT_PTR_NOT_NULL(strstr(options_usage(), "--watchdog MS"));
+}
+
 static CU_TestInfo tests[] = {
     {"lock kinds", test_lock_kinds},
+    {"watchdog", test_watchdog_option},
     {"policy parameters", test_policy_parameters},
     {"busy wait", test_busy_wait_option},
     {"defaults and program arguments", test_defaults_and_program_arguments},

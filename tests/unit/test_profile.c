@@ -152,8 +152,8 @@ static void run_workload_sampled(struct run *r, const char *name, char **args, u
     r->workload = native_workload_find(name);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r->workload);
     struct sched_config config = {
-        workers, policy_find("erts"), NULL, 0, SEND_MODE_ARRIVALS, TIMER_THREAD, test_lock_kind(),
-        NULL,    test_busy_wait()};
+        workers,          policy_find("erts"), NULL, 0, SEND_MODE_ARRIVALS, TIMER_THREAD, test_lock_kind(), NULL,
+        test_busy_wait(), test_watchdog_ms()};
     const char *why = NULL;
     r->s = sched_create(&config, &why);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r->s);
@@ -326,9 +326,16 @@ static void test_migrations_are_the_slices_that_changed_worker(void)
 {
     const char *policies[] = {"erts", "global_fifo"};
     for (size_t i = 0; i < 2; i++) {
-        struct sched_config config = {
-            2,    policy_find(policies[i]), NULL, 0, SEND_MODE_ARRIVALS, TIMER_THREAD, test_lock_kind(),
-            NULL, test_busy_wait()};
+        struct sched_config config = {2,
+                                      policy_find(policies[i]),
+                                      NULL,
+                                      0,
+                                      SEND_MODE_ARRIVALS,
+                                      TIMER_THREAD,
+                                      test_lock_kind(),
+                                      NULL,
+                                      test_busy_wait(),
+                                      test_watchdog_ms()};
         const char *why = NULL;
         struct sched *s = sched_create(&config, &why);
         CU_ASSERT_PTR_NOT_NULL_FATAL(s);
@@ -382,8 +389,16 @@ static void test_k_timeouts_fire_k_timers(void)
     enum { K = 25 };
     const enum timer_mode modes[] = {TIMER_THREAD, TIMER_WORKERS};
     for (size_t m = 0; m < 2; m++) {
-        struct sched_config config = {
-            2, NULL, NULL, 0, SEND_MODE_ARRIVALS, modes[m], test_lock_kind(), NULL, test_busy_wait()};
+        struct sched_config config = {2,
+                                      NULL,
+                                      NULL,
+                                      0,
+                                      SEND_MODE_ARRIVALS,
+                                      modes[m],
+                                      test_lock_kind(),
+                                      NULL,
+                                      test_busy_wait(),
+                                      test_watchdog_ms()};
         const char *why = NULL;
         struct sched *s = sched_create(&config, &why);
         CU_ASSERT_PTR_NOT_NULL_FATAL(s);

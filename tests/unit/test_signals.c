@@ -33,8 +33,8 @@ static const unsigned worker_counts[] = {1, 2, 4};
 
 static struct sched *make_sched(const struct policy_ops *policy, unsigned workers, enum send_mode mode)
 {
-    struct sched_config config = {workers, policy,          NULL, 0, mode, TIMER_THREAD, test_lock_kind(),
-                                  NULL,    test_busy_wait()};
+    struct sched_config config = {
+        workers, policy, NULL, 0, mode, TIMER_THREAD, test_lock_kind(), NULL, test_busy_wait(), test_watchdog_ms()};
     const char *error = NULL;
     struct sched *s = sched_create(&config, &error);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
@@ -1013,8 +1013,16 @@ static void test_heap_cap_refusing_an_exit_or_down_exits_70(void)
         for (int monitor = 0; monitor < 2; monitor++) {
             /* Every heap may hold 12,000 words: the child's reason fits its
              * own heap, not the watcher's beside its 5,000 words. */
-            struct sched_config config = {workers,      *policy,          NULL, 12000,           SEND_MODE_ARRIVALS,
-                                          TIMER_THREAD, test_lock_kind(), NULL, test_busy_wait()};
+            struct sched_config config = {workers,
+                                          *policy,
+                                          NULL,
+                                          12000,
+                                          SEND_MODE_ARRIVALS,
+                                          TIMER_THREAD,
+                                          test_lock_kind(),
+                                          NULL,
+                                          test_busy_wait(),
+                                          test_watchdog_ms()};
             const char *error = NULL;
             struct sched *s = sched_create(&config, &error);
             CU_ASSERT_PTR_NOT_NULL_FATAL(s);
