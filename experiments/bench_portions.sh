@@ -1,11 +1,13 @@
 #!/bin/sh
 # The longest echo round trip another process sees while a hog loops over
-# a builtin whose work grows with its list argument (portion_latency.erl),
+# a builtin whose work grows with its argument (portion_latency.erl),
 # on clause and on OTP from the same .beam, one worker each (erl +S 1), at
 # 2,000 and 300,000 elements; the worst of REPEAT runs' longest trips, and
 # clause/OTP ratios (above 1: clause's other processes wait longer).
 #
 #   experiments/bench_portions.sh [REPEAT] [PINGS]
+#
+# BUILTINS="binary_to_list ..." measures those alone.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 repeat=${1:-3}
@@ -16,8 +18,9 @@ mkdir -p "$out"
 erlc -o "$out" "$root/experiments/workloads/portion_latency.erl"
 echo "longest echo reply while a hog loops over a builtin, 1 worker, $pings pings, worst of $repeat;" \
     "machine: $(nproc) CPUs available, 1 used by each runtime"
-printf '%-9s %8s %14s %12s %8s %14s %12s\n' builtin n clause_max_us otp_max_us ratio clause_med_us otp_med_us
-for builtin in reverse length member keyfind append subtract; do
+printf '%-16s %8s %14s %12s %8s %14s %12s\n' builtin n clause_max_us otp_max_us ratio clause_med_us otp_med_us
+builtins=${BUILTINS:-reverse length member keyfind append subtract binary_to_list list_to_binary iolist_to_binary iolist_size list_to_tuple tuple_to_list}
+for builtin in $builtins; do
     for n in 2000 300000; do
         worst_c=0 worst_o=0 med_c= med_o=
         for _ in $(seq "$repeat"); do
@@ -30,7 +33,7 @@ for builtin in reverse length member keyfind append subtract; do
             med_c=$(echo "$c" | sed -n 's/.*median_us=\([0-9]*\).*/\1/p')
             med_o=$(echo "$o" | sed -n 's/.*median_us=\([0-9]*\).*/\1/p')
         done
-        printf '%-9s %8s %14s %12s %8s %14s %12s\n' "$builtin" "$n" "$worst_c" "$worst_o" \
+        printf '%-16s %8s %14s %12s %8s %14s %12s\n' "$builtin" "$n" "$worst_c" "$worst_o" \
             "$(awk -v c="$worst_c" -v o="$worst_o" 'BEGIN { printf "%.2f", c / (o > 0 ? o : 1) }')" "$med_c" "$med_o"
     done
 done

@@ -224,26 +224,104 @@ static term bif_is_record_3(struct process *p, const term *a)
                    tuple_element(a[0], 1) == a[1]);
 }
 
+/* Reductions. tuple_to_list and list_to_tuple run in portions (bif.h);
+ * OTP 25 charges them nothing and runs them to the end, so the constants
+ * are clause's own: an element a cell, as lists:reverse's 40 cells a
+ * reduction, and list_to_tuple's count of the list at length/1's 16. The
+ * continuations take the original argument first, so an error after a
+ * trap shows it. */
+#define TUPLE_TO_LIST_ELEMS_PER_RED 40
+#define LIST_TO_TUPLE_COUNT_PER_RED 16
+#define LIST_TO_TUPLE_FILL_PER_RED 40
+
+/* Elements [0, remaining) of the tuple in front of acc, the last ones
+ * first; traps with (Tuple, Acc, Remaining). */
+static term tuple_to_list_cont(struct process *p, const term *a)
+{
+    term t = a[0], acc = a[1];
+    size_t remaining = (size_t)small_value(a[2]), n = bif_portion(p, TUPLE_TO_LIST_ELEMS_PER_RED);
+    if (n > remaining)
+        n = remaining;
+    bif_spend(p, n, TUPLE_TO_LIST_ELEMS_PER_RED);
+    if (n > 0) {
+        term *cells = heap_alloc(&p->heap, 2 * n);
+        if (!cells)
+            return bif_out_of_memory(p);
+        const term *from = tuple_elements(t) + remaining - n;
+        for (size_t i = 0; i < n; i++) {
+            cells[2 * i] = from[i];
+            cells[2 * i + 1] = i + 1 < n ? make_list(&cells[2 * i + 2]) : acc;
+        }
+        acc = make_list(cells);
+        remaining -= n;
+    }
+    if (remaining == 0)
+        return acc;
+    term next[3] = {t, acc, make_small((int64_t)remaining)};
+    return bif_trap(p, tuple_to_list_cont, 3, next);
+}
+
 static term bif_tuple_to_list(struct process *p, const term *a)
 {
     if (!is_tuple(a[0]))
         return bif_badarg(p);
-    term l = bif_make_list(p, tuple_elements(a[0]), tuple_arity(a[0]));
-    return is_value(l) ? l : bif_out_of_memory(p);
+    term st[3] = {a[0], NIL, make_small((int64_t)tuple_arity(a[0]))};
+    return tuple_to_list_cont(p, st);
+}
+
+/* list_to_tuple from state (List, Rest, Count or Tuple, Filled): first
+ * Rest walks List to count it, then the tuple (its elements [] until
+ * filled, a well-formed term between portions) is filled from Rest. */
+static term list_to_tuple_cont(struct process *p, const term *a)
+{
+    term rest = a[1], t = a[2];
+    for (;;) {
+        size_t i = 0, limit;
+        if (is_small(t)) {
+            limit = bif_portion(p, LIST_TO_TUPLE_COUNT_PER_RED);
+            for (; i < limit && is_list(rest); i++)
+                rest = list_tail(rest);
+            bif_spend(p, i, LIST_TO_TUPLE_COUNT_PER_RED);
+            if (!is_list_or_nil(rest))
+                return bif_badarg(p);
+            int64_t n = small_value(t) + (int64_t)i;
+            if (rest != NIL) {
+                term next[4] = {a[0], rest, make_small(n), make_small(0)};
+                return bif_trap(p, list_to_tuple_cont, 4, next);
+            }
+            if ((uint64_t)n > MAX_ARITY)
+                return bif_badarg(p);
+            t = heap_tuple(&p->heap, (size_t)n, NULL);
+            if (is_non_value(t))
+                return bif_out_of_memory(p);
+            rest = a[0];
+            if (n == 0)
+                return t;
+            if (p->bif_may_trap && p->reds_left <= 0) {
+                term next[4] = {a[0], rest, t, make_small(0)};
+                return bif_trap(p, list_to_tuple_cont, 4, next);
+            }
+            continue;
+        }
+        size_t filled = (size_t)small_value(a[3]);
+        if (is_small(a[2]))
+            filled = 0; /* the tuple was made in this call */
+        term *to = tuple_elements(t);
+        limit = bif_portion(p, LIST_TO_TUPLE_FILL_PER_RED);
+        for (; i < limit && is_list(rest); i++, rest = list_tail(rest))
+            to[filled + i] = list_head(rest);
+        bif_spend(p, i, LIST_TO_TUPLE_FILL_PER_RED);
+        if (rest == NIL)
+            return t;
+        term next[4] = {a[0], rest, t, make_small((int64_t)(filled + i))};
+        return bif_trap(p, list_to_tuple_cont, 4, next);
+    }
 }
 
 static term bif_list_to_tuple(struct process *p, const term *a)
 {
-    int64_t n = bif_list_length(a[0]);
-    if (n < 0 || (uint64_t)n > MAX_ARITY)
-        return bif_badarg(p);
-    term t = heap_tuple(&p->heap, (size_t)n, NULL);
-    if (is_non_value(t))
-        return bif_out_of_memory(p);
-    term l = a[0];
-    for (int64_t i = 0; i < n; i++, l = list_tail(l))
-        tuple_elements(t)[i] = list_head(l);
-    return t;
+    term st[4] = {a[0], a[0], make_small(0), make_small(0)};
+    return list_to_tuple_cont(p, st);
 }
 
 /* ---- lists ---- */

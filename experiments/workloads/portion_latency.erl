@@ -6,7 +6,11 @@
 %% slice ends, so the longest round trip is about the longest slice (or
 %% collection: OTP collects a large heap on a dirty scheduler, outside the
 %% one normal worker, clause in the slice).
-%% BUILTIN: reverse, length, member, keyfind, append (++), subtract (--).
+%% BUILTIN: reverse, length, member, keyfind, append (++), subtract (--),
+%% binary_to_list (a binary of N bytes), list_to_binary (a list of N
+%% bytes), iolist_to_binary (N bytes in an iolist of nested lists and small
+%% binaries), iolist_size (the same iolist), list_to_tuple, tuple_to_list
+%% (a tuple of N integers).
 %% Prints: workload=portion_latency builtin=B n=N result=PINGS max_us=M
 %% median_us=D time_ms=T
 -module(portion_latency).
@@ -17,9 +21,24 @@ work(length, L) -> length(L);
 work(member, L) -> lists:member(absent, L);
 work(keyfind, T) -> lists:keyfind(absent, 1, T);
 work(append, L) -> L ++ [x];
-work(subtract, L) -> L -- [absent].
+work(subtract, L) -> L -- [absent];
+work(binary_to_list, B) -> binary_to_list(B);
+work(list_to_binary, L) -> list_to_binary(L);
+work(iolist_to_binary, L) -> iolist_to_binary(L);
+work(iolist_size, L) -> iolist_size(L);
+work(list_to_tuple, L) -> list_to_tuple(L);
+work(tuple_to_list, T) -> tuple_to_list(T).
 
-%% The hog holds only the list its builtin walks (keyfind's is of tuples).
+%% The argument the builtin works on, of N elements (bytes for binaries).
+input(keyfind, N) -> [{I} || I <- lists:seq(1, N)];
+input(binary_to_list, N) -> list_to_binary(input(list_to_binary, N));
+input(list_to_binary, N) -> [I rem 256 || I <- lists:seq(1, N)];
+input(iolist_to_binary, N) -> [[I rem 256, [<<I:8, 0>>]] || I <- lists:seq(1, N div 3)];
+input(iolist_size, N) -> input(iolist_to_binary, N);
+input(tuple_to_list, N) -> list_to_tuple(lists:seq(1, N));
+input(_, N) -> lists:seq(1, N).
+
+%% The hog holds only the term its builtin walks (input/2).
 hog(B, L) ->
     receive stop -> ok
     after 0 -> _ = work(B, L), hog(B, L)
@@ -43,7 +62,7 @@ main([B0, N0, P0]) ->
     B = list_to_atom(B0),
     N = list_to_integer(N0),
     Pings = list_to_integer(P0),
-    L = case B of keyfind -> [{I} || I <- lists:seq(1, N)]; _ -> lists:seq(1, N) end,
+    L = input(B, N),
     Echo = spawn(fun echo/0),
     Start = erlang:monotonic_time(millisecond),
     Hog = spawn(fun() -> hog(B, L) end),

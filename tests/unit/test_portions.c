@@ -13,6 +13,7 @@
 #include "rt/executor.h"
 #include "rt/proc_gc.h"
 #include "term/atom.h"
+#include "term/binary.h"
 #include "term/compare.h"
 #include "term/copy.h"
 #include "term/heap.h"
@@ -33,6 +34,10 @@ static term long_list(heap_t *h, bool tuples)
     CU_ASSERT_FATAL(is_value(l));
     return l;
 }
+
+/* The budget of each slice run_sliced runs (a smaller one makes a builtin
+ * whose constant pays for much work a slice span many slices still). */
+static int32_t slice_reds = CONTEXT_REDS;
 
 /* Runs module:function(args) as a host call, a collection between every
  * two slices; stops after max_slices (then the process is still in the
@@ -56,7 +61,7 @@ static int run_sliced(const char *module, const char *function, const term *args
     *raised = THE_NON_VALUE;
     int slices = 0;
     while (slices < max_slices) {
-        p->reds_left = CONTEXT_REDS;
+        p->reds_left = slice_reds;
         enum body_stop stop = p->body->resume(p);
         slices++;
         if (stop == BODY_EXIT) {
@@ -178,10 +183,170 @@ static void test_ended_mid_portion(void)
     heap_destroy(&h);
 }
 
+/* Conversions run on shorter arguments, in slices of SHORT_SLICE
+ * reductions, so that they span many slices with less to collect. */
+#define CONV (LONG / 4)
+#define SHORT_SLICE 400
+
+/* [0..255, 0..255, ...]: CONV bytes. */
+static term byte_list(heap_t *h)
+{
+    term l = NIL;
+    for (int64_t i = CONV; i > 0 && is_value(l); i--)
+        l = heap_cons(h, make_small(i & 255), l);
+    CU_ASSERT_FATAL(is_value(l));
+    return l;
+}
+
+/* A binary of n bytes 0, 1, 2, ... (mod 251). */
+static term long_binary(heap_t *h, size_t n)
+{
+    uint8_t *bytes = malloc(n);
+    CU_ASSERT_FATAL(bytes != NULL);
+    for (size_t i = 0; i < n; i++)
+        bytes[i] = (uint8_t)(i % 251);
+    term b = bin_from_bytes(h, bytes, n);
+    free(bytes);
+    CU_ASSERT_FATAL(is_value(b));
+    return b;
+}
+
+/* An iolist of every kind of element: CONV / 4 items [Byte, <<3 bytes>>,
+ * [], [[Byte]]] ending in a large binary, inside a list nested `depth`
+ * deep on the left ([[[...], 1], 2] ...). */
+static term deep_iolist(heap_t *h, term big, int depth)
+{
+    term l = big;
+    for (int64_t i = CONV / 4; i > 0 && is_value(l); i--) {
+        uint8_t three[3] = {(uint8_t)i, (uint8_t)(i >> 8), 7};
+        term b = bin_from_bytes(h, three, 3);
+        term inner = heap_cons(h, heap_cons(h, make_small(i & 255), NIL), NIL);
+        term item = heap_cons(h, make_small(i & 127), heap_cons(h, b, heap_cons(h, NIL, heap_cons(h, inner, NIL))));
+        l = heap_cons(h, item, l);
+    }
+    for (int i = 0; i < depth && is_value(l); i++)
+        l = heap_cons(h, l, heap_cons(h, make_small(i & 255), NIL));
+    CU_ASSERT_FATAL(is_value(l));
+    return l;
+}
+
+/* A tuple of CONV integers. */
+static term long_tuple(heap_t *h)
+{
+    term t = heap_tuple(h, CONV, NULL);
+    CU_ASSERT_FATAL(is_value(t));
+    for (size_t i = 0; i < CONV; i++)
+        tuple_elements(t)[i] = make_small((int64_t)i);
+    return t;
+}
+
+static void test_portioned_conversions(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term bytes = byte_list(&h), big = long_binary(&h, CONV), l = NIL;
+    for (int64_t i = CONV; i > 0; i--)
+        l = heap_cons(&h, make_small(i), l);
+    term deep = deep_iolist(&h, big, 50000), args[3];
+    /* OTP's constants: 256 bytes a reduction for binary_to_list; 8 cells a
+     * reduction for list_to_binary's two walks; 64 for iolist_size;
+     * clause's own for the tuples (16 to count, 40 to copy). */
+    slice_reds = 100;
+    args[0] = big;
+    check_case("erlang", "binary_to_list", args, 1, CONV / (256 * 100));
+    args[0] = big, args[1] = make_small(2), args[2] = make_small(CONV - 1);
+    check_case("erlang", "binary_to_list", args, 3, (CONV - 2) / (256 * 100));
+    slice_reds = SHORT_SLICE;
+    args[0] = bytes;
+    check_case("erlang", "list_to_binary", args, 1, 2 * CONV / (8 * SHORT_SLICE));
+    check_case("erlang", "iolist_to_binary", args, 1, 2 * CONV / (8 * SHORT_SLICE));
+    check_case("erlang", "iolist_size", args, 1, CONV / (64 * SHORT_SLICE));
+    args[0] = deep;
+    check_case("erlang", "list_to_binary", args, 1, 2 * CONV / (8 * SHORT_SLICE));
+    check_case("erlang", "iolist_to_binary", args, 1, 2 * CONV / (8 * SHORT_SLICE));
+    check_case("erlang", "iolist_size", args, 1, CONV / (64 * SHORT_SLICE));
+    /* A few large binaries: the copy of each runs in portions too. */
+    term bins = heap_cons(&h, big, heap_cons(&h, make_small(1), heap_cons(&h, big, big)));
+    args[0] = bins;
+    check_case("erlang", "list_to_binary", args, 1, 3 * CONV / (256 * SHORT_SLICE));
+    args[0] = l;
+    check_case("erlang", "list_to_tuple", args, 1, CONV / (16 * SHORT_SLICE) + CONV / (40 * SHORT_SLICE));
+    args[0] = long_tuple(&h);
+    check_case("erlang", "tuple_to_list", args, 1, CONV / (40 * SHORT_SLICE));
+    slice_reds = CONTEXT_REDS;
+    heap_destroy(&h);
+}
+
+/* Errors at the very end of a long argument, after many portions: badarg. */
+static void test_conversion_errors(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term improper = byte_list(&h), *last = NULL;
+    for (term c = improper; is_list(c); c = list_tail(c))
+        last = list_ptr(c);
+    last[1] = A(undefined);
+    term not_byte = byte_list(&h);
+    for (term c = not_byte; is_list(c); c = list_tail(c))
+        last = list_ptr(c);
+    last[0] = make_small(256);
+    term deep_bad = deep_iolist(&h, A(undefined), 1000);
+    slice_reds = SHORT_SLICE;
+    const char *names[] = {"list_to_binary", "iolist_to_binary", "iolist_size", "list_to_tuple"};
+    term cases[] = {improper, not_byte, deep_bad};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
+            if (names[i][8] == 't' && j > 0) /* list_to_tuple takes any elements */
+                continue;
+            term got, raised;
+            int slices = run_sliced("erlang", names[i], &cases[j], 1, 100000, &h, &got, &raised);
+            if (slices <= 2 || is_value(got) || raised != A(badarg))
+                fprintf(stderr, "\n%s, case %zu: %d slices, %s\n", names[i], j, slices,
+                        is_value(got) ? "a result" : "an error");
+            CU_ASSERT(slices > 2);
+            CU_ASSERT(is_non_value(got));
+            CU_ASSERT(raised == A(badarg));
+        }
+    }
+    slice_reds = CONTEXT_REDS;
+    heap_destroy(&h);
+}
+
+/* Ended in the middle: list_to_binary has made its (off-heap) binary and
+ * is filling it; list_to_tuple's tuple is half filled. Nothing is left. */
+static void test_conversions_ended_mid_portion(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    size_t live = binary_live_count();
+    term bytes = byte_list(&h), got, raised;
+    slice_reds = SHORT_SLICE;
+    /* About 80 slices size it, 80 more fill it. */
+    CU_ASSERT(run_sliced("erlang", "list_to_binary", &bytes, 1, 100, &h, &got, &raised) == 100);
+    CU_ASSERT(is_non_value(got));
+    CU_ASSERT(binary_live_count() == live);
+    term big = long_binary(&h, CONV);
+    CU_ASSERT(run_sliced("erlang", "binary_to_list", &big, 1, 2, &h, &got, &raised) == 2);
+    CU_ASSERT(is_non_value(got));
+    term l = byte_list(&h);
+    CU_ASSERT(run_sliced("erlang", "list_to_tuple", &l, 1, 50, &h, &got, &raised) == 50);
+    CU_ASSERT(is_non_value(got));
+    CU_ASSERT(run_sliced("erlang", "iolist_size", &bytes, 1, 2, &h, &got, &raised) == 2);
+    CU_ASSERT(is_non_value(got));
+    slice_reds = CONTEXT_REDS;
+    heap_destroy(&h);
+}
+
 static CU_TestInfo tests[] = {
     {"long lists span many slices, same results", test_portioned_results},
     {"errors after portions", test_portioned_errors},
     {"ended in the middle of a portion", test_ended_mid_portion},
+    {"conversions span many slices, same results", test_portioned_conversions},
+    {"conversion errors after portions", test_conversion_errors},
+    {"conversions ended in the middle of a portion", test_conversions_ended_mid_portion},
     CU_TEST_INFO_NULL,
 };
 
