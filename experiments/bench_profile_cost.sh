@@ -5,8 +5,9 @@
 #   bare     build/noprof/clause (-DCLAUSE_NO_PROFILE: no instrumentation)
 #   off      build/rel/clause without --profile (the counters, the tests of
 #            the profile pointer)
-#   on       build/rel/clause --profile (clock readings of 1 in about 16
-#            sends, enqueues and slices, histograms, run-queue samples; PAPI
+#   on       build/rel/clause --profile (two clock readings around every
+#            slice and its duration histogram; clock readings of 1 in about
+#            16 sends and enqueues, histograms, run-queue samples; PAPI
 #            with the default events)
 #   all      the same with --profile-sample=1: every one of them timed
 # and prints the medians of REPS runs (time_ms, the work's own time) and the

@@ -90,3 +90,9 @@ uint32_t sampler_next_gap(struct sampler *s)
     s->random = x;
     return 1 + (uint32_t)(x % (2 * (uint64_t)s->interval - 1));
 }
+
+const char *slice_end_name(enum slice_end why)
+{
+    static const char *const names[SLICE_END_KINDS] = {"budget", "yield", "trap", "wait", "exit", "blocked"};
+    return (unsigned)why < SLICE_END_KINDS ? names[why] : "?";
+}

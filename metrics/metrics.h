@@ -90,9 +90,9 @@ struct worker_metrics {
     uint64_t exits_normal, exits_shutdown, exits_killed, exits_other;
 
     /* --profile only */
-    uint64_t run_ticks;     /* time inside the sampled slices, in profile_stamp ticks */
-    uint64_t run_samples;   /* slices whose time was measured (all of them at a sample interval of 1) */
-    uint64_t run_ns;        /* time inside all slices, ns: run_ticks scaled to every slice (sched_profile_collect) */
+    uint64_t run_ticks;     /* time inside slices, in profile_stamp ticks (every slice is timed) */
+    uint64_t run_samples;   /* slices whose time was measured: all of them */
+    uint64_t run_ns;        /* time inside all slices, ns (sched_profile_collect) */
     uint64_t queue_samples; /* run-queue length samples, one per slice */
     uint64_t queue_len_sum; /* their sum (the length excludes the process picked) */
     uint64_t queue_len_max; /* their maximum */
@@ -126,10 +126,45 @@ static inline bool sampler_take(struct sampler *s)
     return true;
 }
 
+/* Why a slice ended, as --profile's longest slice reports it. */
+enum slice_end {
+    SLICE_BUDGET,  /* its reductions were spent */
+    SLICE_YIELD,   /* it gave up the rest of its budget (erlang:yield, a hand-off) */
+    SLICE_TRAP,    /* a builtin did a portion of its work and continues in the next slice */
+    SLICE_WAIT,    /* it waits in a receive */
+    SLICE_EXIT,    /* it ended */
+    SLICE_BLOCKED, /* a builtin waits for a process running on another worker */
+    SLICE_END_KINDS
+};
+/* "budget", "yield", "trap", "wait", "exit", "blocked". */
+const char *slice_end_name(enum slice_end why);
+
+/* Where a process's code stood when a slice started or ended: its
+ * function, and the builtin it stood in (a builtin that continues in
+ * portions or repeats). Atoms; module THE_NON_VALUE: not known, bif_module
+ * THE_NON_VALUE: in no builtin. */
+struct slice_place {
+    term module, function;
+    unsigned arity;
+    term bif_module, bif_function;
+    unsigned bif_arity;
+};
+
+/* The longest slice one worker ran (--profile times every slice, so this
+ * is exact). */
+struct slice_record {
+    uint64_t ticks; /* profile_stamp ticks; 0: no slice yet */
+    term pid;
+    enum slice_end why;
+    struct slice_place in, out; /* where it started and where it ended (out: not known after an exit) */
+};
+
 /* Latencies one worker recorded (--profile). */
 struct worker_latencies {
     struct histogram queue_wait; /* queued to running, profile_stamp ticks */
     struct histogram delivery;   /* sent to taken by a receive, ticks (recorded by the receiver's worker) */
+    struct histogram slice;      /* every slice's duration, ticks (the body's resume alone) */
+    struct slice_record longest; /* the longest of them */
     struct sampler sends;        /* which of its processes' sends carry a send time */
     struct sampler enqueues;     /* which processes it queues carry a queue time (run-queue lock) */
 } __attribute__((aligned(64)));
@@ -149,6 +184,7 @@ struct sched_profile {
     struct hw_counters *hw;               /* NULL: no hardware counters asked for */
     uint64_t start_stamp, start_ns;       /* the two clocks read together at the start */
     struct worker_metrics *report;        /* the counters with times in ns (sched_profile_collect) */
+    struct histogram *slices;             /* the slice durations in ns, per worker (sched_profile_collect) */
 };
 
 /* Adds a's counters to total (maxima are maxima). */

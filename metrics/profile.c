@@ -130,6 +130,29 @@ static void hw_text(struct strbuf *out, const struct profile *p)
     }
 }
 
+/* Every slice's duration per worker, and the longest slice. */
+static void slice_text(struct strbuf *out, const struct profile *p)
+{
+    strbuf_printf(out, "slice durations (us) %10s %10s", "count", "mean");
+    for (unsigned i = 0; i < PERCENTILES; i++)
+        strbuf_printf(out, " %10s", percentile_names[i]);
+    strbuf_printf(out, " %10s\n", "max");
+    char label[24];
+    for (unsigned w = 0; p->slice && w < p->workers; w++) {
+        snprintf(label, sizeof label, "worker %u", w);
+        histogram_line(out, label, &p->slice[w]);
+    }
+    histogram_line(out, "all workers", &p->slice_total);
+    const struct profile_slice *l = &p->longest;
+    if (!l->ns)
+        return;
+    strbuf_printf(out, "longest slice: %.3f ms on worker %u, <0.%" PRIu64 ".0>, from %s to %s", (double)l->ns / 1e6,
+                  l->worker, l->pid_number, l->in[0] ? l->in : "(unknown)", l->out[0] ? l->out : "(unknown)");
+    if (l->builtin[0])
+        strbuf_printf(out, " in builtin %s", l->builtin);
+    strbuf_printf(out, ", ended by %s\n", l->why);
+}
+
 void profile_write_text(const struct profile *p, struct strbuf *out)
 {
     const struct worker_metrics *t = &p->total;
@@ -144,10 +167,9 @@ void profile_write_text(const struct profile *p, struct strbuf *out)
     strbuf_printf(out, "machine: %s\n", p->binding);
 
     strbuf_puts(out, "workers (times in ms; between = awake without a process: settling, picking, searching):\n");
-    if (p->sample_interval > 1)
-        strbuf_printf(
-            out, "  (running: the time of the %" PRIu64 " slices timed, about 1 in %u, scaled to all %" PRIu64 ")\n",
-            t->run_samples, p->sample_interval, t->slices);
+    if (t->run_samples < t->slices)
+        strbuf_printf(out, "  (running: the time of the %" PRIu64 " slices timed, scaled to all %" PRIu64 ")\n",
+                      t->run_samples, t->slices);
     strbuf_printf(out, "  %-6s %9s %11s %9s %9s %9s %7s %7s %7s %7s %7s %7s %7s %7s %7s %7s %6s %7s %7s\n", "worker",
                   "slices", "reductions", "running", "between", "sleeping", "first", "spawned", "balance", "st-try",
                   "stole", "victim", "wk-sent", "wk-recv", "sleeps", "rq-mean", "rq-max", "mig-in", "mig-out");
@@ -205,6 +227,7 @@ void profile_write_text(const struct profile *p, struct strbuf *out)
     histogram_line(out, "run-queue wait", &p->queue_wait);
     histogram_line(out, "message delivery", &p->delivery);
     histogram_line(out, "timer lateness", &p->timer_late);
+    slice_text(out, p);
     strbuf_printf(out,
                   "fairness (Jain): %.4f over the workers' running time, %.4f over the reductions of the %" PRIu64
                   " processes alive at the end\n",
@@ -255,7 +278,10 @@ static void kv_string(struct strbuf *out, bool *first, const char *name, const c
     json_string(out, v);
 }
 
-static void json_worker(struct strbuf *out, const struct worker_metrics *m)
+static void json_histogram(struct strbuf *out, bool *first, const char *name, const struct histogram *h);
+
+/* slice: its slice durations (NULL: an empty histogram). */
+static void json_worker(struct strbuf *out, const struct worker_metrics *m, const struct histogram *slice)
 {
     bool f = true;
     strbuf_putc(out, '{');
@@ -280,6 +306,42 @@ static void json_worker(struct strbuf *out, const struct worker_metrics *m)
     kv_u64(out, &f, "run_queue_max", m->queue_len_max);
     kv_u64(out, &f, "migrations_in", m->migrations_in);
     kv_u64(out, &f, "migrations_out", m->migrations_out);
+    struct histogram empty;
+    if (!slice) {
+        histogram_init(&empty);
+        slice = &empty;
+    }
+    json_histogram(out, &f, "slice_duration", slice);
+    strbuf_putc(out, '}');
+}
+
+static void json_place(struct strbuf *out, bool *first, const char *name, const char *place)
+{
+    key(out, first, name);
+    if (place[0])
+        json_string(out, place);
+    else
+        strbuf_puts(out, "null");
+}
+
+static void json_longest(struct strbuf *out, bool *first, const struct profile_slice *l)
+{
+    key(out, first, "longest_slice");
+    if (!l->ns) {
+        strbuf_puts(out, "null");
+        return;
+    }
+    bool f = true;
+    strbuf_putc(out, '{');
+    kv_u64(out, &f, "duration_ns", l->ns);
+    kv_u64(out, &f, "worker", l->worker);
+    char pid[48];
+    snprintf(pid, sizeof pid, "<0.%" PRIu64 ".0>", l->pid_number);
+    kv_string(out, &f, "pid", pid);
+    json_place(out, &f, "in", l->in);
+    json_place(out, &f, "out", l->out);
+    json_place(out, &f, "builtin", l->builtin);
+    kv_string(out, &f, "ended_by", l->why);
     strbuf_putc(out, '}');
 }
 
@@ -425,11 +487,12 @@ void profile_write_json(const struct profile *p, struct strbuf *out)
     strbuf_putc(out, '[');
     for (unsigned w = 0; w < p->workers; w++) {
         strbuf_puts(out, w ? "," : "");
-        json_worker(out, &p->worker[w]);
+        json_worker(out, &p->worker[w], p->slice ? &p->slice[w] : NULL);
     }
     strbuf_putc(out, ']');
     key(out, &f, "total");
-    json_worker(out, t);
+    json_worker(out, t, &p->slice_total);
+    json_longest(out, &f, &p->longest);
     key(out, &f, "timers");
     {
         bool c = true;

@@ -29,6 +29,17 @@ struct profile_topology {
     uint64_t cache_bytes[PROFILE_CACHE_LEVELS]; /* size of one such cache */
 };
 
+/* The longest slice of a run, with names for a reader (sched_profile_collect). */
+struct profile_slice {
+    uint64_t ns;         /* 0: no slice ran */
+    unsigned worker;     /* the worker that ran it */
+    uint64_t pid_number; /* <0.N.0> */
+    const char *why;     /* slice_end_name */
+    char in[160];        /* "m:f/a" where it started; "" not known */
+    char out[160];       /* where it ended; "" not known (or it exited) */
+    char builtin[160];   /* "m:f/a" of the builtin it ended in (a portion, a repeat); "" none */
+};
+
 struct profile {
     /* configuration (the caller's) */
     const char *version; /* git describe of the build */
@@ -59,6 +70,9 @@ struct profile {
     const struct worker_metrics *worker; /* [workers] */
     struct worker_metrics total;
     struct histogram queue_wait, delivery; /* merged over the workers */
+    struct histogram *slice;               /* [workers]: every slice's duration, ns */
+    struct histogram slice_total;          /* merged */
+    struct profile_slice longest;
     struct histogram timer_late;
     uint64_t clock_readings; /* of the timer thread, or of the workers keeping the timers */
     uint64_t timer_thread_wakes, timer_thread_deadline_wakes;

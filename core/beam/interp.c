@@ -441,7 +441,37 @@ static enum body_stop resume(struct process *p) { return run(p); }
 
 static void release(struct process *p) { (void)p; /* everything a BEAM process holds is in its context */ }
 
-const struct body_ops beam_body_ops = {"beam", resume, release};
+/* A process parked in a builtin that trapped or blocked stands at the
+ * calling instruction, inside that builtin (its export); elsewhere at the
+ * instruction it resumes at. */
+static void position(const struct process *p, struct body_position *out)
+{
+    const uint64_t *pc = p->beam_pc;
+    out->at = pc;
+    out->aux = NULL;
+    if ((pc == trap_resume_code || pc == repeat_call_code) && p->beam_repeat.site) {
+        out->at = p->beam_repeat.site;
+        out->aux = pc == trap_resume_code && p->beam_repeat.how == REPEAT_INSTRUCTION
+                       ? (const void *)(uintptr_t)p->beam_repeat.site[3]
+                       : p->beam_repeat.target;
+    }
+}
+
+static void locate(const struct process *p, const struct body_position *at, struct body_location *out)
+{
+    *out = body_location_unknown();
+    const struct beam_module *m = at->at ? code_module_of(sched_engine(p->sched), at->at) : NULL;
+    if (m && function_of(m, at->at, &out->function, &out->arity))
+        out->module = m->name;
+    const struct beam_export *e = at->aux;
+    if (e) {
+        out->bif_module = e->module;
+        out->bif_function = e->function;
+        out->bif_arity = e->arity;
+    }
+}
+
+const struct body_ops beam_body_ops = {"beam", resume, release, position, locate};
 
 /* OTP logger's header for an error report: local time to the microsecond. */
 /* The main process's uncaught exception goes to stderr as

@@ -26,6 +26,24 @@ enum body_stop {
     BODY_BLOCKED, /* a builtin targets a process running on another worker: resume once its slice ended */
 };
 
+/* Where a process's code stands, as a slice's report names it (--profile's
+ * longest slice, system_monitor's long_schedule): the function it runs,
+ * and the builtin it stands in when that builtin continues in portions or
+ * repeats after blocking. A module of THE_NON_VALUE: not known (OTP's
+ * undefined); a bif_module of THE_NON_VALUE: in no builtin. */
+struct body_location {
+    term module, function;
+    unsigned arity;
+    term bif_module, bif_function;
+    unsigned bif_arity;
+};
+
+/* A position, taken cheaply when a slice starts or ends (two words read)
+ * and turned into a body_location only when a report wants it. */
+struct body_position {
+    const void *at, *aux;
+};
+
 struct body_ops {
     const char *name;
     /* Runs p on the calling worker until it stops. */
@@ -33,7 +51,19 @@ struct body_ops {
     /* Frees the body's state: the process ended or the program is ending.
      * Runs without locks. */
     void (*release)(struct process *p);
+    /* Where p stands while it does not run (may be NULL: nowhere known). */
+    void (*position)(const struct process *p, struct body_position *out);
+    /* The function and builtin of a position p stood at (p's own code:
+     * p's worker, or the executor mutex while p does not run). */
+    void (*locate)(const struct process *p, const struct body_position *at, struct body_location *out);
 };
+
+/* A location that names nothing (every field unknown). */
+static inline struct body_location body_location_unknown(void)
+{
+    struct body_location l = {THE_NON_VALUE, THE_NON_VALUE, 0, THE_NON_VALUE, THE_NON_VALUE, 0};
+    return l;
+}
 
 /* A native process: step() is called with the process; it spends
  * reductions with proc_spend (process.h) and returns why it stopped. Its

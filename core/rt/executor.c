@@ -148,7 +148,7 @@ static void native_release(struct process *p)
     p->body_state = NULL;
 }
 
-const struct body_ops native_body_ops = {"native", native_resume, native_release};
+const struct body_ops native_body_ops = {"native", native_resume, native_release, NULL, NULL};
 
 /* ---- creation ---- */
 
@@ -231,6 +231,8 @@ struct sched *sched_create(const struct sched_config *config, const char **error
         return NULL;
     }
     s->start_ns = sched_clock_ns();
+    s->start_stamp = profile_stamp();
+    s->sysmon.pid = THE_NON_VALUE;
     timer_wheel_init(&s->wheel, 0);
     ck_epoch_init(&s->epoch);
     for (unsigned i = 0; i < s->worker_count; i++) {
@@ -971,6 +973,95 @@ static bool spin_for_work(struct sched *s, struct worker *w, unsigned *looks_lef
     return changed;
 }
 
+/* Where p stands now (nowhere known for a body that cannot say). */
+static void take_position(const struct process *p, struct body_position *at)
+{
+    if (p->body->position)
+        p->body->position(p, at);
+    else
+        *at = (struct body_position){NULL, NULL};
+}
+
+static struct body_location locate(const struct process *p, const struct body_position *at)
+{
+    struct body_location l = body_location_unknown();
+    if (p->body->locate && at->at)
+        p->body->locate(p, at, &l);
+    return l;
+}
+
+static struct slice_place place_of(const struct body_location *l)
+{
+    return (struct slice_place){l->module, l->function, l->arity, l->bif_module, l->bif_function, l->bif_arity};
+}
+
+/* out: where p stands after the slice (a builtin there, after a yield:
+ * one that continues in portions). */
+static enum slice_end slice_end_of(const struct process *p, enum body_stop why, const struct body_position *out)
+{
+    switch (why) {
+    case BODY_WAIT:
+        return SLICE_WAIT;
+    case BODY_EXIT:
+        return SLICE_EXIT;
+    case BODY_BLOCKED:
+        return SLICE_BLOCKED;
+    case BODY_YIELD:
+        break;
+    }
+    if (out->aux)
+        return SLICE_TRAP;
+    return p->reds_left > 0 ? SLICE_YIELD : SLICE_BUDGET;
+}
+
+/* A slice longer than system_monitor's long_schedule, to report once the
+ * worker holds the executor mutex. */
+struct long_slice {
+    uint64_t ms; /* 0: none */
+    term pid;
+    struct body_location in, out;
+};
+
+/* The end of a timed slice of p (why: how its body stopped), `ticks`
+ * long: --profile's histogram and longest slice (lat), system_monitor's
+ * long_schedule (long_schedule_ms, 0: off). */
+static void slice_timed(struct sched *s, struct worker_latencies *lat, struct process *p, enum body_stop why,
+                        const struct body_position *in, uint64_t ticks, uint64_t long_schedule_ms,
+                        struct long_slice *report)
+{
+    struct body_position out = {NULL, NULL};
+    bool out_taken = false;
+    if (lat) {
+        histogram_record(&lat->slice, ticks);
+        if (ticks > lat->longest.ticks) {
+            struct body_location where_in = locate(p, in), where_out = body_location_unknown();
+            if (why != BODY_EXIT) {
+                take_position(p, &out);
+                out_taken = true;
+                where_out = locate(p, &out);
+            }
+            lat->longest = (struct slice_record){ticks, p->pid, slice_end_of(p, why, &out), place_of(&where_in),
+                                                 place_of(&where_out)};
+        }
+    }
+    /* A tick lasts at most 10 ns (a counter of at least 100 MHz): shorter
+     * slices cannot be long, and need no clock reading to tell. */
+    if (!long_schedule_ms || ticks < long_schedule_ms * 100000u)
+        return;
+    uint64_t ms = sched_ticks_to_ns(s, ticks) / 1000000u;
+    if (ms <= long_schedule_ms)
+        return;
+    report->ms = ms;
+    report->pid = p->pid;
+    report->in = locate(p, in);
+    report->out = body_location_unknown();
+    if (why != BODY_EXIT) {
+        if (!out_taken)
+            take_position(p, &out);
+        report->out = locate(p, &out);
+    }
+}
+
 static void worker_loop(struct worker *w)
 {
     struct sched *s = w->sched;
@@ -984,9 +1075,14 @@ static void worker_loop(struct worker *w)
     struct worker_latencies *lat = PROFILING(s->profile) ? &s->profile->workers[w->id] : NULL;
     if (lat)
         sched_profile_worker_begin(s, w->id);
+    struct long_slice long_slice = {0};
     ck_epoch_begin(&w->epoch_record, NULL);
     for (;;) {
         rt_lock(&s->exec_lock);
+        if (long_slice.ms) {
+            sysmon_long_schedule_locked(s, w->id, long_slice.pid, long_slice.ms, &long_slice.in, &long_slice.out);
+            long_slice.ms = 0;
+        }
         if (s->timer_mode == TIMER_WORKERS && timer_wheel_armed_count(&s->wheel))
             fire_due_timeouts_locked(s); /* before each slice */
         if (current) {
@@ -1071,11 +1167,9 @@ static void worker_loop(struct worker *w)
             METRIC(s->metrics[next->ran_on].migrations_out++); /* under the run-queue lock */
         }
         METRIC(next->ran_on = w->id);
-        uint64_t slice_start = 0;
         if (lat) {
             if (next->queued_at) {
-                slice_start = profile_stamp();
-                histogram_record(&lat->queue_wait, slice_start - next->queued_at);
+                histogram_record(&lat->queue_wait, profile_stamp() - next->queued_at);
                 next->queued_at = 0;
             }
             uint64_t queued = s->policy->queue_length ? s->policy->queue_length(s, w->id) : 0;
@@ -1100,10 +1194,23 @@ static void worker_loop(struct worker *w)
 
         current = next;
         current->reds_left = current->slice_budget;
-        why = current->body->resume(current);
-        if (slice_start) {
-            m->run_ticks += profile_stamp() - slice_start;
-            m->run_samples++;
+        /* Every slice is timed under --profile (its longest must be
+         * exact), and while a system monitor watches long schedules: two
+         * clock readings, and where the process stands. */
+        uint64_t long_schedule = atomic_load_explicit(&s->sysmon_long_schedule_ms, memory_order_relaxed);
+        if (lat || long_schedule) {
+            struct body_position in;
+            take_position(current, &in);
+            uint64_t slice_start = profile_stamp();
+            why = current->body->resume(current);
+            uint64_t ticks = profile_stamp() - slice_start;
+            if (lat) {
+                m->run_ticks += ticks;
+                m->run_samples++;
+            }
+            slice_timed(s, lat, current, why, &in, ticks, long_schedule, &long_slice);
+        } else {
+            why = current->body->resume(current);
         }
         int32_t spent = current->slice_budget - (current->reds_left > 0 ? current->reds_left : 0);
         used = (uint32_t)spent;

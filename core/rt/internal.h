@@ -7,6 +7,7 @@
 #define CLAUSE_SCHED_INTERNAL_H
 
 #include "metrics/metrics.h"
+#include "rt/body.h"
 #include "rt/executor.h"
 #include "rt/lock.h"
 #include "rt/node.h"
@@ -135,6 +136,14 @@ struct sched {
      * figures (node_since_last; executor mutex). */
     uint64_t since_last_seen[NODE_SINCE_ITEMS];
     struct ets_registry *ets; /* the node's ETS tables (ets_table.c), its own locks */
+    uint64_t start_stamp;     /* profile_stamp read with start_ns: converts slice ticks to ns */
+
+    /* erlang:system_monitor (sysmon.c): set under the executor mutex; the
+     * two thresholds are also read by workers at every slice and by
+     * collections (relaxed: a setting takes effect within a slice). */
+    _Atomic uint64_t sysmon_long_schedule_ms; /* 0: off */
+    _Atomic uint64_t sysmon_long_gc_ms;       /* 0: off */
+    struct node_sysmon sysmon;                /* the whole setting; pid THE_NON_VALUE: none */
 };
 
 /* ThreadSanitizer cannot see ck_epoch's grace periods (libck is not
@@ -150,6 +159,22 @@ static inline void sched_tsan_release(void *addr) { __tsan_release(addr); }
 static inline void sched_tsan_acquire(void *addr) { (void)addr; }
 static inline void sched_tsan_release(void *addr) { (void)addr; }
 #endif
+
+/* ---- system_monitor (sysmon.c) ---- */
+
+/* Nanoseconds of `ticks` profile_stamp ticks, against the monotonic clock
+ * since the executor started (one clock reading). */
+uint64_t sched_ticks_to_ns(const struct sched *s, uint64_t ticks);
+/* A slice of pid ran ms milliseconds, more than long_schedule: the
+ * monitor gets {monitor, Pid, long_schedule, Info}. Executor mutex held. */
+void sysmon_long_schedule_locked(struct sched *s, worker_id waker, term pid, uint64_t ms,
+                                 const struct body_location *in, const struct body_location *out);
+/* A collection of p (running, no lock held) took ms milliseconds, more
+ * than long_gc: the monitor gets {monitor, Pid, long_gc, Info} with the
+ * heap's figures after it, in words. Takes the executor mutex. */
+void sysmon_long_gc(struct process *p, uint64_t ms, size_t heap_block, size_t mbuf, size_t stack, size_t heap);
+/* p (ending) was the monitor: the setting is cleared. Executor mutex held. */
+void sysmon_process_ended_locked(struct sched *s, const struct process *p);
 
 /* self (running) waits for target (running on another worker) to end its
  * slice: self's body returns BODY_BLOCKED and repeats its builtin when

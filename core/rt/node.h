@@ -84,6 +84,24 @@ void node_persistent_info(struct process *self, size_t *count, size_t *bytes);
 enum persistent_result node_persistent_put(struct process *self, term key, term value);
 enum persistent_result node_persistent_erase(struct process *self, term key);
 
+/* ---- erlang:system_monitor ---- */
+
+/* A system monitor setting: the process that gets the messages and what it
+ * asked for. long_schedule and long_gc are milliseconds (0: off; clause
+ * sends both messages); large_heap, busy_port and busy_dist_port are kept
+ * and reported as set, and never send anything. */
+struct node_sysmon {
+    term pid; /* THE_NON_VALUE: no monitor */
+    uint64_t long_schedule, long_gc, large_heap;
+    bool busy_port, busy_dist_port;
+};
+/* The current setting. */
+void node_system_monitor_get(struct process *self, struct node_sysmon *out);
+/* Replaces the setting with *set (pid THE_NON_VALUE: none) and returns the
+ * previous one in *old; false, changing nothing, when set->pid is no live
+ * process. */
+bool node_system_monitor_set(struct process *self, const struct node_sysmon *set, struct node_sysmon *old);
+
 /* ---- the OS environment (os:getenv/putenv/unsetenv) ---- */
 
 /* The environment is the host process's, shared by every worker; these take

@@ -1,6 +1,7 @@
 /* proc_gc.c — a process's roots for the collector (see proc_gc.h). */
 #include "rt/proc_gc.h"
 
+#include "rt/internal.h"
 #include "term/gc.h"
 
 #include <stdlib.h>
@@ -44,7 +45,16 @@ enum heap_failure proc_collect(struct process *p, size_t need, term *registers, 
     size_t stack_used = p->stack_top ? (size_t)(stack_end - p->stack_top) : 0;
     struct gc_root_range roots[4] = {
         {registers, count}, {payloads, messages}, {p->stack_top, stack_used}, {&p->dictionary, 1}};
+    /* Timed only while a system monitor watches long collections. */
+    uint64_t long_gc = atomic_load_explicit(&p->sched->sysmon_long_gc_ms, memory_order_relaxed);
+    uint64_t started = long_gc ? sched_clock_ns() : 0;
     enum heap_failure result = gc_collect(&p->heap, need, roots, 4);
+    if (long_gc && result == HEAP_OK) {
+        uint64_t ms = (sched_clock_ns() - started) / 1000000u;
+        if (ms > long_gc)
+            sysmon_long_gc(p, ms, heap_block_words(&p->heap), p->heap.frag_words, stack_used,
+                           heap_used_words(&p->heap));
+    }
     if (result == HEAP_OK) {
         /* After a collection every used word is a live one it moved. */
         size_t reds = heap_used_words(&p->heap) / GC_MOVED_WORDS_PER_RED;

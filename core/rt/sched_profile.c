@@ -28,6 +28,8 @@ bool sched_profile_start(struct sched *s, const char *events, unsigned sample_in
     for (unsigned w = 0; w < s->worker_count; w++) {
         histogram_init(&sp->workers[w].queue_wait);
         histogram_init(&sp->workers[w].delivery);
+        histogram_init(&sp->workers[w].slice);
+        sp->workers[w].longest = (struct slice_record){0};
         sampler_init(&sp->workers[w].sends, sp->sample_interval, 2 * (uint64_t)w + 1);
         sampler_init(&sp->workers[w].enqueues, sp->sample_interval, 2 * (uint64_t)w + 2);
     }
@@ -70,9 +72,44 @@ void sched_profile_free(struct sched *s)
         hw_counters_publish_sde(NULL, 0, NULL); /* the SDEs read 0 from now on, not freed counters */
     hw_counters_destroy(sp->hw);
     free(sp->report);
+    free(sp->slices);
     free(sp->workers);
     free(sp);
     s->profile = NULL;
+}
+
+/* "m:f/a" of a place's function (or its builtin), "" when not known. */
+static void place_text(char *out, size_t size, term module, term function, unsigned arity)
+{
+    out[0] = '\0';
+    if (is_non_value(module))
+        return;
+    size_t ml, fl;
+    const char *m = atom_text(module, &ml), *f = atom_text(function, &fl);
+    snprintf(out, size, "%.*s:%.*s/%u", (int)ml, m, (int)fl, f, arity);
+}
+
+static void longest_slice(struct sched *s, double scale, struct profile_slice *out)
+{
+    memset(out, 0, sizeof *out);
+    const struct slice_record *best = NULL;
+    unsigned worker = 0;
+    for (unsigned w = 0; w < s->worker_count; w++) {
+        const struct slice_record *r = &s->profile->workers[w].longest;
+        if (r->ticks && (!best || r->ticks > best->ticks)) {
+            best = r;
+            worker = w;
+        }
+    }
+    if (!best)
+        return;
+    out->ns = (uint64_t)((double)best->ticks * scale);
+    out->worker = worker;
+    out->pid_number = pid_number(best->pid);
+    out->why = slice_end_name(best->why);
+    place_text(out->in, sizeof out->in, best->in.module, best->in.function, best->in.arity);
+    place_text(out->out, sizeof out->out, best->out.module, best->out.function, best->out.arity);
+    place_text(out->builtin, sizeof out->builtin, best->out.bif_module, best->out.bif_function, best->out.bif_arity);
 }
 
 /* Jain's index over the reductions of the processes still in the table. */
@@ -126,9 +163,24 @@ void sched_profile_collect(struct sched *s, struct profile *out)
     histogram_init(&out->queue_wait);
     histogram_init(&out->delivery);
     histogram_init(&out->timer_late);
+    histogram_init(&out->slice_total);
+    out->slice = NULL;
+    memset(&out->longest, 0, sizeof out->longest);
     double scale = sp ? ns_per_tick(sp) : 1.0;
     if (sp && !sp->report)
         sp->report = malloc(sizeof *sp->report * s->worker_count);
+    if (sp && !sp->slices)
+        sp->slices = malloc(sizeof *sp->slices * s->worker_count);
+    if (sp && sp->slices) {
+        for (unsigned w = 0; w < s->worker_count; w++) {
+            histogram_init(&sp->slices[w]);
+            histogram_add_scaled(&sp->slices[w], &sp->workers[w].slice, scale);
+            histogram_merge(&out->slice_total, &sp->slices[w]);
+        }
+        out->slice = sp->slices;
+    }
+    if (sp)
+        longest_slice(s, scale, &out->longest);
     if (sp && sp->report) {
         for (unsigned w = 0; w < s->worker_count; w++)
             sp->report[w] = with_running_time(&s->metrics[w], scale);

@@ -429,6 +429,7 @@ static void report_main_exit(struct process *p)
 static void finish_one_locked(struct sched *s, struct worker *w, struct process *p, struct ending *e)
 {
     names_release_locked(s, p); /* its name goes first, as on OTP */
+    sysmon_process_ended_locked(s, p);
     aliases_release_locked(s, p);
     ets_owner_ended_locked(s, w->id, p); /* its tables go to their heirs or are deleted */
     suspend_release_locked(s, p);        /* a suspender's end resumes its suspends */

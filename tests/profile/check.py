@@ -43,6 +43,26 @@ def expect(what, got, want):
         failures.append(f"{what}: {got}, expected {want}")
 
 
+def check_slices(name, doc, workers):
+    """Every slice timed, per worker and in total; the longest slice is their maximum."""
+    for w, worker in enumerate(doc["workers"]):
+        expect(f"{name}: worker {w} slice durations", worker["slice_duration"]["count"], worker["slices"])
+    total = doc["total"]
+    expect(f"{name}: slice durations", total["slice_duration"]["count"], total["slices"])
+    longest = doc["longest_slice"]
+    if longest is None:
+        failures.append(f"{name}: no longest slice")
+        return
+    expect(f"{name}: longest slice is the maximum", longest["duration_ns"], total["slice_duration"]["max_ns"])
+    expect(f"{name}: longest slice's worker", longest["duration_ns"],
+           doc["workers"][longest["worker"]]["slice_duration"]["max_ns"] if longest["worker"] < workers else None)
+    # A BEAM program's slices start and end in its functions (or the
+    # engine's own code, null, for a spawn's first slice or an exit).
+    for side in ("in", "out", "builtin"):
+        place = longest[side]
+        expect(f"{name}: longest slice {side}", place is None or (":" in place and "/" in place), True)
+
+
 def main():
     clause = os.path.abspath(sys.argv[1])
     with tempfile.TemporaryDirectory() as tmp:
@@ -64,12 +84,17 @@ def main():
                     expect(f"{name}: steals", doc["total"]["steals"], 0)
                 # every spawned process sends once; main takes each
                 expect(f"{name}: receives", doc["messages"]["receives"], N)
+                check_slices(name, doc, int(workers))
         # Text and JSON at once; the text ends with the counters' line.
         doc, err, status = run(clause, ["--native", "spawn_exit", "500"], tmp, text=True)
         expect("spawn_exit: status", status, 0)
         expect("spawn_exit: spawns", doc["processes"]["spawned"], 500)
         expect("spawn_exit: text report", "clause profile:" in err and "latencies (us)" in err, True)
         expect("spawn_exit: sampling said", "about 1 in 16 enqueues and sends timed" in err, True)
+        expect("spawn_exit: slice durations in the text", "slice durations (us)" in err, True)
+        expect("spawn_exit: longest slice in the text", "longest slice: " in err, True)
+        expect("spawn_exit: longest slice native", [doc["longest_slice"][k] for k in ("in", "out", "builtin")],
+               [None, None, None])
         hw = doc["hardware_counters"]
         if hw["unavailable"] is not None:
             # PAPI-absent: one line with PAPI's reason

@@ -243,8 +243,9 @@ static void test_latencies_are_sampled_one_in_n(void)
     /* about 1 in N timed (the count's spread is about 1.5% of it here) */
     CU_ASSERT(r.p.delivery.count > messages / N * 8 / 10 && r.p.delivery.count < messages / N * 12 / 10);
     CU_ASSERT(r.p.queue_wait.count > t->slices / N * 8 / 10 && r.p.queue_wait.count < t->slices / N * 12 / 10);
-    /* a timed enqueue times its slice too */
-    CU_ASSERT_EQUAL(t->run_samples, r.p.queue_wait.count);
+    /* every slice is timed, whatever the sampling */
+    CU_ASSERT_EQUAL(t->run_samples, t->slices);
+    CU_ASSERT_EQUAL(r.p.slice_total.count, t->slices);
     CU_ASSERT(t->run_ns > 0 && t->run_ns <= t->busy_ns);
     run_end(&r);
 }
@@ -486,6 +487,118 @@ static void test_software_events_are_counted(void)
     run_end(&r);
 }
 
+/* ---- slice durations and the longest slice ---- */
+
+enum { SHORT_SLICES = 2000, LONG_SLICE_NS = 30 * 1000 * 1000 };
+
+struct spinner {
+    term pid;
+    worker_id worker; /* the worker of its long slice */
+    unsigned slices;
+};
+
+/* One long slice (a busy loop of LONG_SLICE_NS), then one short one that
+ * ends it. */
+static enum body_stop spinner_step(struct process *p, void *state)
+{
+    struct spinner *sp = state;
+    proc_spend(p, 1);
+    if (sp->slices++ > 0)
+        return BODY_EXIT;
+    sp->pid = p->pid;
+    sp->worker = sched_proc_last_worker(p);
+    int64_t until = now_ns() + LONG_SLICE_NS;
+    while (now_ns() < until)
+        ;
+    return BODY_YIELD;
+}
+
+struct slices_main {
+    struct spinner spinner;
+    unsigned short_left;
+    bool spawned;
+};
+
+/* Spawns the spinner, then yields SHORT_SLICES times. */
+static enum body_stop slices_main_step(struct process *p, void *state)
+{
+    struct slices_main *m = state;
+    proc_spend(p, 1);
+    if (!m->spawned) {
+        m->spawned = true;
+        sched_spawn_native(p->sched, p, spinner_step, &m->spinner, NULL);
+    }
+    return --m->short_left > 0 || m->spinner.slices < 2 ? BODY_YIELD : BODY_EXIT;
+}
+
+static void test_every_slice_is_timed_and_the_longest_is_exact(void)
+{
+    struct slices_main m = {.short_left = SHORT_SLICES};
+    struct sched_config config = {
+        2, policy_find("erts"), NULL, 0, SEND_MODE_ARRIVALS, TIMER_THREAD, test_lock_kind(), NULL, test_busy_wait(),
+        test_watchdog_ms()};
+    const char *why = NULL;
+    struct sched *s = sched_create(&config, &why);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    /* sampled latencies: the slices are timed all the same */
+    CU_ASSERT_TRUE_FATAL(sched_profile_start(s, "", 16));
+    term main_pid = sched_spawn_native(s, NULL, slices_main_step, &m, NULL);
+    CU_ASSERT_EQUAL(sched_run(s, main_pid), 0);
+    struct profile p;
+    sched_profile_collect(s, &p);
+    const struct worker_metrics *t = &p.total;
+    CU_ASSERT_EQUAL(p.slice_total.count, t->slices);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p.slice);
+    for (unsigned w = 0; w < p.workers; w++)
+        CU_ASSERT_EQUAL(p.slice[w].count, p.worker[w].slices);
+    /* the spinner's slice, with its worker and pid, and why it ended */
+    CU_ASSERT(p.longest.ns >= LONG_SLICE_NS);
+    CU_ASSERT(p.longest.ns < 100 * (uint64_t)LONG_SLICE_NS);
+    CU_ASSERT_EQUAL(p.longest.pid_number, pid_number(m.spinner.pid));
+    CU_ASSERT_EQUAL(p.longest.worker, (unsigned)m.spinner.worker);
+    CU_ASSERT_STRING_EQUAL(p.longest.why, "yield"); /* it returned with budget left */
+    /* a native body names no function */
+    CU_ASSERT_STRING_EQUAL(p.longest.in, "");
+    CU_ASSERT_STRING_EQUAL(p.longest.out, "");
+    CU_ASSERT_STRING_EQUAL(p.longest.builtin, "");
+    /* the histograms' maximum is the same slice, in the same units (the
+     * histogram's is scaled through a bucket, within its 3%) */
+    CU_ASSERT(p.slice_total.max >= p.longest.ns * 96 / 100 && p.slice_total.max <= p.longest.ns * 104 / 100);
+    CU_ASSERT(histogram_percentile(&p.slice_total, 50) < LONG_SLICE_NS / 10);
+    /* the report says it, as text and as JSON */
+    p.version = "test";
+    p.program = "slices";
+    p.policy = "erts";
+    p.send_mode = "arrivals";
+    p.timer_mode = "thread";
+    p.binding = "";
+    p.otp_options = "";
+    struct strbuf text = STRBUF_INIT;
+    profile_write_text(&p, &text);
+    CU_ASSERT_PTR_NOT_NULL(strstr(strbuf_cstr(&text), "slice durations (us)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(strbuf_cstr(&text), "longest slice: "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(strbuf_cstr(&text), "ended by yield"));
+    strbuf_free(&text);
+    struct strbuf json = STRBUF_INIT;
+    profile_write_json(&p, &json);
+    CU_ASSERT_PTR_NOT_NULL(strstr(strbuf_cstr(&json), "\"longest_slice\":{\"duration_ns\":"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(strbuf_cstr(&json), "\"slice_duration\":{\"count\":"));
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(strbuf_cstr(&json), "\"in\":null,\"out\":null,\"builtin\":null,\"ended_by\":\"yield\""));
+    strbuf_free(&json);
+    sched_destroy(s);
+}
+
+static void test_slice_end_names(void)
+{
+    CU_ASSERT_STRING_EQUAL(slice_end_name(SLICE_BUDGET), "budget");
+    CU_ASSERT_STRING_EQUAL(slice_end_name(SLICE_YIELD), "yield");
+    CU_ASSERT_STRING_EQUAL(slice_end_name(SLICE_TRAP), "trap");
+    CU_ASSERT_STRING_EQUAL(slice_end_name(SLICE_WAIT), "wait");
+    CU_ASSERT_STRING_EQUAL(slice_end_name(SLICE_EXIT), "exit");
+    CU_ASSERT_STRING_EQUAL(slice_end_name(SLICE_BLOCKED), "blocked");
+}
+
 static CU_TestInfo tests[] = {
     {"buckets cover every value once", test_buckets_cover_every_value_once},
     {"percentiles are within a bucket of exact", test_percentiles_are_within_a_bucket_of_exact},
@@ -500,6 +613,8 @@ static CU_TestInfo tests[] = {
     {"an uncountable event is one line and the run goes on", test_an_uncountable_event_is_one_line_and_the_run_goes_on},
     {"default events never fail the run", test_default_events_never_fail_the_run},
     {"software events are counted", test_software_events_are_counted},
+    {"every slice is timed and the longest is exact", test_every_slice_is_timed_and_the_longest_is_exact},
+    {"slice end names", test_slice_end_names},
     CU_TEST_INFO_NULL,
 };
 TEST_SUITE_CONCURRENT(profile, tests)

@@ -1,0 +1,84 @@
+%% erlang:system_monitor/0,1,2: the settings it keeps and returns (OTP 25's
+%% option order and floors, an empty list clearing it, badarg cases), the
+%% setting cleared when the monitor ends, and a long_schedule message for a
+%% process whose slice runs one long builtin (tuple_to_list of 4,000,000
+%% elements, which neither OTP 25 nor clause runs in portions): the
+%% message's form is printed, not its times.
+%% gc-stress: skip (a collection at every allocation makes the long tuple quadratic)
+-module(system_monitor).
+-export([main/1]).
+
+main(_) ->
+    io:format("~p~n", [erlang:system_monitor()]),
+    Me = self(),
+    show(erlang:system_monitor(Me, [{long_schedule, 10}, {long_gc, 5}, busy_port, {large_heap, 100000}])),
+    show(erlang:system_monitor()),
+    show(erlang:system_monitor({Me, [{long_schedule, 0}, {long_gc, 0}, busy_dist_port, {large_heap, 1}]})),
+    show(erlang:system_monitor()),
+    show(erlang:system_monitor(Me, [{long_gc, 7}, {long_gc, 8}])),
+    show(erlang:system_monitor(Me, [])),
+    show(erlang:system_monitor()),
+    erlang:system_monitor(Me, [{long_gc, 3}]),
+    [io:format("~p~n", [bad(Args)]) || Args <- [[Me, [{long_schedule, -1}]], [Me, [foo]], [Me, bad],
+                                                [Me, [{long_gc, 5} | x]], [Me, [{long_gc, 1.0}]],
+                                                [Me, [{long_gc, 5, 6}]], [foo, [{long_gc, 5}]],
+                                                [{Me, [], x}], [foo]]],
+    show(erlang:system_monitor()),
+    show(erlang:system_monitor(undefined)),
+    show(erlang:system_monitor(undefined)),
+    %% A monitor that ends takes its setting with it.
+    Dead = spawn(fun() -> receive stop -> ok end end),
+    erlang:system_monitor(Dead, [{long_gc, 50}]),
+    show(erlang:system_monitor()),
+    Ref = monitor(process, Dead),
+    Dead ! stop,
+    receive {'DOWN', Ref, process, Dead, _} -> ok end,
+    io:format("after the monitor ended: ~p~n", [erlang:system_monitor()]),
+    io:format("a dead monitor: ~p~n", [bad([Dead, [{long_gc, 5}]])]),
+    long_schedule(),
+    erlang:system_monitor(undefined),
+    ok.
+
+bad(Args) ->
+    try apply(erlang, system_monitor, Args) of
+        R -> {returned, R}
+    catch
+        error:Reason -> {error, Reason}
+    end.
+
+%% The monitor's pid as self, so that the output does not depend on it.
+show({Pid, Options}) when Pid =:= self() -> io:format("{self, ~p}~n", [Options]);
+show({Pid, Options}) when is_pid(Pid) -> io:format("{other, ~p}~n", [Options]);
+show(Other) -> io:format("~p~n", [Other]).
+
+long_schedule() ->
+    Me = self(),
+    Worker = spawn(fun() ->
+                           T = erlang:make_tuple(4000000, a),
+                           Me ! {ready, self()},
+                           receive go -> ok end,
+                           L = tuple_to_list(T),
+                           Me ! {done, self(), length(L)}
+                   end),
+    receive {ready, Worker} -> ok end,
+    erlang:system_monitor(Me, [{long_schedule, 5}]),
+    Worker ! go,
+    receive {done, Worker, N} -> io:format("listed ~p~n", [N]) end,
+    erlang:system_monitor(undefined),
+    Messages = flush([]),
+    Mine = [Info || {monitor, P, long_schedule, Info} <- Messages, P =:= Worker],
+    io:format("long_schedule messages about the worker: ~p~n", [Mine =/= []]),
+    [io:format("shape: ~p~n", [shape(Info)]) || Info <- lists:sublist(Mine, 1)],
+    io:format("only monitor messages: ~p~n", [[M || M <- Messages, element(1, M) =/= monitor] =:= []]).
+
+flush(Acc) ->
+    receive M -> flush([M | Acc]) after 300 -> lists:reverse(Acc) end.
+
+shape([{timeout, T}, {in, In}, {out, Out}]) when is_integer(T), T > 5 ->
+    {timeout_above_threshold, location(In), location(Out)};
+shape(Other) ->
+    {unexpected, Other}.
+
+location(undefined) -> undefined_or_mfa;
+location({M, F, A}) when is_atom(M), is_atom(F), is_integer(A) -> undefined_or_mfa;
+location(Other) -> {bad, Other}.
