@@ -14,9 +14,13 @@ extern const struct policy_ops p2c_policy;
 extern const struct policy_ops vtime_policy;
 extern const struct policy_ops otp_policy;
 extern const struct policy_ops go_policy;
+extern const struct policy_ops eevdf_policy;
+extern const struct policy_ops lavd_policy;
+extern const struct policy_ops central_policy;
 
 static const struct policy_ops *const policies[] = {
-    &erts_policy, &global_fifo_policy, &p2c_policy, &vtime_policy, &otp_policy, &go_policy, NULL,
+    &erts_policy, &global_fifo_policy, &p2c_policy,  &vtime_policy,   &otp_policy,
+    &go_policy,   &eevdf_policy,       &lavd_policy, &central_policy, NULL,
 };
 
 const struct policy_ops *const *policy_all(void) { return policies; }
