@@ -12,11 +12,12 @@ extern const struct policy_ops erts_policy;
 extern const struct policy_ops global_fifo_policy;
 extern const struct policy_ops cilk_policy;
 extern const struct policy_ops p2c_policy;
+extern const struct policy_ops shuffle_policy;
 extern const struct policy_ops tokio_policy;
 extern const struct policy_ops vtime_policy;
 
 static const struct policy_ops *const policies[] = {
-    &erts_policy, &global_fifo_policy, &p2c_policy, &vtime_policy, &tokio_policy, &cilk_policy, NULL,
+    &erts_policy, &global_fifo_policy, &p2c_policy, &vtime_policy, &tokio_policy, &cilk_policy, &shuffle_policy, NULL,
 };
 
 const struct policy_ops *const *policy_all(void) { return policies; }
