@@ -1,8 +1,8 @@
 /* Policies driven by hand on an executor that is not running: where spawned
  * and woken processes go, FIFO order, balancing and stealing conditions. */
 #include "metrics/metrics.h"
-#include "rt/executor.h"
 #include "policy_harness.h"
+#include "rt/executor.h"
 #include "test_main.h"
 
 #include <stdlib.h>
@@ -380,7 +380,7 @@ static void test_vtime_credit_is_clamped_to_one_slice(void)
     CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), a);
     ops->running(s, 0, a);                /* the clock: 100,000 */
     ops->stopping(s, 0, a, 0, STOP_WAIT); /* a slice costs at least one: 100,001 */
-    harness_spawn_on(s, 0);                       /* a new process starts at the clock, 100,000 */
+    harness_spawn_on(s, 0);               /* a new process starts at the clock, 100,000 */
     struct process *c = harness_pick(s, 0);
     ops->enqueue(s, 0, NULL, a, ENQUEUE_WAKE_BY_PROCESS);                  /* 100,001 */
     ops->enqueue(s, 0, NULL, c, ENQUEUE_YIELD);                            /* 100,000 */
