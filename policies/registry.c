@@ -10,7 +10,10 @@
 
 extern const struct policy_ops erts_policy;
 extern const struct policy_ops global_fifo_policy;
+extern const struct policy_ops cilk_policy;
 extern const struct policy_ops p2c_policy;
+extern const struct policy_ops shuffle_policy;
+extern const struct policy_ops tokio_policy;
 extern const struct policy_ops vtime_policy;
 extern const struct policy_ops otp_policy;
 extern const struct policy_ops go_policy;
@@ -19,8 +22,8 @@ extern const struct policy_ops lavd_policy;
 extern const struct policy_ops central_policy;
 
 static const struct policy_ops *const policies[] = {
-    &erts_policy, &global_fifo_policy, &p2c_policy,  &vtime_policy,   &otp_policy,
-    &go_policy,   &eevdf_policy,       &lavd_policy, &central_policy, NULL,
+    &erts_policy, &global_fifo_policy, &otp_policy, &go_policy,   &tokio_policy,   &vtime_policy, &eevdf_policy,
+    &lavd_policy, &central_policy,     &p2c_policy, &cilk_policy, &shuffle_policy, NULL,
 };
 
 const struct policy_ops *const *policy_all(void) { return policies; }
