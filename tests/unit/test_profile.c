@@ -534,9 +534,16 @@ static enum body_stop slices_main_step(struct process *p, void *state)
 static void test_every_slice_is_timed_and_the_longest_is_exact(void)
 {
     struct slices_main m = {.short_left = SHORT_SLICES};
-    struct sched_config config = {
-        2, policy_find("erts"), NULL, 0, SEND_MODE_ARRIVALS, TIMER_THREAD, test_lock_kind(), NULL, test_busy_wait(),
-        test_watchdog_ms()};
+    struct sched_config config = {2,
+                                  policy_find("erts"),
+                                  NULL,
+                                  0,
+                                  SEND_MODE_ARRIVALS,
+                                  TIMER_THREAD,
+                                  test_lock_kind(),
+                                  NULL,
+                                  test_busy_wait(),
+                                  test_watchdog_ms()};
     const char *why = NULL;
     struct sched *s = sched_create(&config, &why);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
