@@ -260,12 +260,12 @@ golden-rel: build/rel/clause
 	tests/golden/run.sh build/rel/clause
 
 golden-asan: build/asan/clause
-	tests/golden/run.sh build/asan/clause --workers 2
+	tests/golden/run.sh build/asan/clause --seeds --workers 2
 
 # The goldens with a collection at every point BEAM may collect: a term
 # kept across one without being a root shows as a wrong answer or a crash.
 golden-stress: build/asan/clause
-	CLAUSE_GC_STRESS=1 tests/golden/run.sh build/asan/clause --workers 2
+	CLAUSE_GC_STRESS=1 tests/golden/run.sh build/asan/clause --seeds --workers 2
 
 # --profile's JSON against metrics/profile.schema.json, and its counters
 # against programs whose counts are known.

@@ -5,7 +5,7 @@
 # tests/golden/expected/ (written from OTP 25 by `make goldens`), both sides
 # through tests/golden/normalize (a logger header's time, pid numbers).
 #
-#   tests/golden/run.sh CLAUSE [quick] [--policy NAME] [--workers "N ..."] [--repeat R] [--summary FILE]
+#   tests/golden/run.sh CLAUSE [quick] [--seeds] [--policy NAME] [--workers "N ..."] [--repeat R] [--summary FILE]
 #
 # The configurations: the seeds' policies (erts, global_fifo) each with
 # both send modes (arrivals, blocking), plus the earlier revision (global_fifo,
@@ -21,6 +21,10 @@
 # kind, where two workers contend, at a sixth of a configuration's time.
 # Not a fair spinlock (ticket, mcs): with the timer thread and other load
 # on 2 CPUs they convoy, and a run can take many times its usual time.
+# --seeds keeps only the seeds' configurations (erts and global_fifo, the
+# earlier revision, the lock kind): the sanitizer passes, whose runs cost
+# ten times a release run's, leave the other policies to the release pass
+# and to their rule tests, which the sanitizer unit tests run.
 # --policy NAME keeps only NAME's configurations, and gives NAME both send
 # modes at every worker count whatever it is; --workers "N ..." runs
 # those worker counts instead; --repeat R runs the whole
@@ -39,16 +43,17 @@
 # Exits 1 when any run failed.
 set -u
 usage() {
-    echo "usage: tests/golden/run.sh CLAUSE [quick] [--policy NAME] [--workers \"N ...\"] [--repeat R] [--summary FILE]" >&2
+    echo "usage: tests/golden/run.sh CLAUSE [quick] [--seeds] [--policy NAME] [--workers \"N ...\"] [--repeat R] [--summary FILE]" >&2
     exit 2
 }
 [ $# -ge 1 ] || usage
 clause=$1
 shift
-mode=full only_policy="" repeat=1 summary="" only_workers=""
+mode=full only_policy="" repeat=1 summary="" only_workers="" seeds_only=""
 while [ $# -gt 0 ]; do
     case $1 in
     quick) mode=quick ;;
+    --seeds) seeds_only=1 ;;
     --policy) [ $# -ge 2 ] || usage; only_policy=$2; shift ;;
     --repeat) [ $# -ge 2 ] || usage; repeat=$2; shift ;;
     --workers) [ $# -ge 2 ] || usage; only_workers=$2; shift ;;
@@ -77,7 +82,7 @@ configs=""
 for p in $policies; do
     case " erts global_fifo $only_policy " in
     *" $p "*) configs="$configs --policy=$p,--send-mode=arrivals --policy=$p,--send-mode=blocking" ;;
-    *) configs="$configs --policy=$p,--send-mode=arrivals@2" ;;
+    *) [ -n "$seeds_only" ] || configs="$configs --policy=$p,--send-mode=arrivals@2" ;;
     esac
 done
 configs="$configs $earlier --policy=$(echo "$policies" | head -n1),--send-mode=arrivals,--locks=cas@2"
