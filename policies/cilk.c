@@ -43,6 +43,7 @@
  * patience, seed. A queued process's last_worker names its deque.
  */
 #include "policies/proc_queue.h"
+#include "policies/random.h"
 
 #include <stdint.h>
 
@@ -62,7 +63,7 @@ struct cilk_worker {
 };
 
 struct cilk_shared {
-    uint64_t random; /* xorshift64, never 0 */
+    struct policy_random random;
 };
 
 static struct cilk_worker *W(struct sched *s, worker_id w) { return sched_policy_worker_data(s, w); }
@@ -70,19 +71,14 @@ static struct cilk_worker *W(struct sched *s, worker_id w) { return sched_policy
 static bool cilk_init(struct sched *s)
 {
     struct cilk_shared *sh = sched_policy_shared_data(s);
-    sh->random = ((uint64_t)sched_policy_param(s, PARAM_SEED) + 1) * 0x9e3779b97f4a7c15u;
+    policy_random_seed(&sh->random, sched_policy_param(s, PARAM_SEED), 0);
     return true;
 }
 
 static unsigned draw(struct sched *s, unsigned n)
 {
     struct cilk_shared *sh = sched_policy_shared_data(s);
-    uint64_t x = sh->random;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    sh->random = x;
-    return (unsigned)((x >> 11) % n);
+    return (unsigned)policy_random_below(&sh->random, n);
 }
 
 static worker_id cilk_enqueue(struct sched *s, worker_id self, struct process *waker, struct process *p,

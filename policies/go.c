@@ -39,6 +39,7 @@
  * the global queue too (Go's has no owner; totals then count it once).
  */
 #include "policies/proc_queue.h"
+#include "policies/random.h"
 
 #include <stdint.h>
 
@@ -65,7 +66,7 @@ struct go_worker {
 
 struct go_shared {
     struct proc_queue global;
-    uint64_t random; /* xorshift64, never 0 */
+    struct policy_random random;
 };
 
 struct go_proc {
@@ -79,15 +80,7 @@ static struct go_shared *SH(struct sched *s) { return sched_policy_shared_data(s
 static struct go_proc *PD(struct process *p) { return sched_policy_proc_data(p); }
 static size_t ring_cap(struct sched *s) { return (size_t)sched_policy_param(s, PARAM_RING); }
 
-static unsigned draw(struct sched *s, unsigned n)
-{
-    uint64_t x = SH(s)->random;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    SH(s)->random = x;
-    return (unsigned)((x >> 11) % n);
-}
+static unsigned draw(struct sched *s, unsigned n) { return (unsigned)policy_random_below(&SH(s)->random, n); }
 
 static void to_global(struct sched *s, struct process *p)
 {
@@ -265,7 +258,7 @@ static size_t go_queue_length(struct sched *s, worker_id w)
 
 static bool go_init(struct sched *s)
 {
-    SH(s)->random = ((uint64_t)sched_policy_param(s, PARAM_SEED) + 1) * 0x9e3779b97f4a7c15u;
+    policy_random_seed(&SH(s)->random, sched_policy_param(s, PARAM_SEED), 0);
     return true;
 }
 

@@ -21,6 +21,7 @@
  * all threads. A queued process's last_worker names its queue.
  */
 #include "policies/proc_queue.h"
+#include "policies/random.h"
 
 #include <stdint.h>
 
@@ -33,7 +34,7 @@ static const struct policy_param p2c_params[] = {
 };
 
 struct p2c_shared {
-    uint64_t random; /* xorshift64 state, never 0 */
+    struct policy_random random;
 };
 
 static struct proc_queue *queue_of(struct sched *s, worker_id w) { return sched_policy_worker_data(s, w); }
@@ -41,21 +42,14 @@ static struct proc_queue *queue_of(struct sched *s, worker_id w) { return sched_
 static bool p2c_init(struct sched *s)
 {
     struct p2c_shared *sh = sched_policy_shared_data(s);
-    /* Spread small seeds over the state's bits (splitmix64's constant). */
-    sh->random = ((uint64_t)sched_policy_param(s, PARAM_SEED) + 1) * 0x9e3779b97f4a7c15u;
+    policy_random_seed(&sh->random, sched_policy_param(s, PARAM_SEED), 0);
     return true;
 }
 
-/* A uniform draw from 0..n-1 (n small: the modulo's bias is negligible). */
 static unsigned draw(struct sched *s, unsigned n)
 {
     struct p2c_shared *sh = sched_policy_shared_data(s);
-    uint64_t x = sh->random;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    sh->random = x;
-    return (unsigned)((x >> 11) % n);
+    return (unsigned)policy_random_below(&sh->random, n);
 }
 
 /* The shortest of `choices` distinct queues drawn at random. */

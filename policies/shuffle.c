@@ -27,6 +27,7 @@
  * the overflow's own order is FIFO rather than random.
  */
 #include "policies/proc_queue.h"
+#include "policies/random.h"
 
 #include <stdint.h>
 
@@ -50,8 +51,8 @@ struct sh_proc {
 };
 
 struct sh_shared {
-    uint64_t random; /* xorshift64, never 0 */
-    size_t count;    /* members in the array */
+    struct policy_random random;
+    size_t count; /* members in the array */
     struct proc_queue overflow, front;
     struct process *slots[POOL_SLOTS];
 };
@@ -63,23 +64,11 @@ static bool shuffle_init(struct sched *s)
 {
     if (sched_policy_param(s, PARAM_SLICE_MIN) > sched_policy_param(s, PARAM_SLICE_MAX))
         return false;
-    shared(s)->random = ((uint64_t)sched_policy_param(s, PARAM_SEED) + 1) * 0x9e3779b97f4a7c15u;
+    policy_random_seed(&shared(s)->random, sched_policy_param(s, PARAM_SEED), 0);
     return true;
 }
 
-/* Uniform in 0..n-1 (n > 0): the high bits of a xorshift64* output, scaled
- * by multiplication rather than reduced by a modulo. */
-static uint64_t draw(struct sched *s, uint64_t n)
-{
-    struct sh_shared *sh = shared(s);
-    uint64_t x = sh->random;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    sh->random = x;
-    uint64_t r = (x * 0x2545f4914f6cdd1du) >> 32; /* 32 random bits */
-    return (r * n) >> 32;
-}
+static uint64_t draw(struct sched *s, uint64_t n) { return policy_random_below(&shared(s)->random, n); }
 
 static void put_slot(struct sh_shared *sh, size_t i, struct process *p)
 {

@@ -38,6 +38,7 @@
  * Parameters: lifo_polls (0: no slot), global_every, queue, seed.
  */
 #include "policies/proc_queue.h"
+#include "policies/random.h"
 
 #include <stdint.h>
 
@@ -59,7 +60,7 @@ struct tk_worker {
     struct proc_queue local;
     unsigned lifo_polls; /* consecutive picks from the slot */
     uint64_t tick;
-    uint64_t random; /* xorshift64, never 0 */
+    struct policy_random random;
     bool searching;
 };
 
@@ -91,19 +92,11 @@ static struct process *take(struct proc_queue *q)
 static bool tokio_init(struct sched *s)
 {
     for (unsigned i = 0; i < sched_worker_count(s); i++)
-        W(s, (worker_id)i)->random = ((uint64_t)param(s, PARAM_SEED) + 1 + i) * 0x9e3779b97f4a7c15u;
+        policy_random_seed(&W(s, (worker_id)i)->random, param(s, PARAM_SEED), i);
     return true;
 }
 
-static unsigned draw(struct tk_worker *me, unsigned n)
-{
-    uint64_t x = me->random;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    me->random = x;
-    return (unsigned)((x >> 11) % n);
-}
+static unsigned draw(struct tk_worker *me, unsigned n) { return (unsigned)policy_random_below(&me->random, n); }
 
 /* push_back_or_overflow: a full queue sends its older half, then p, to the
  * inject queue. */
