@@ -43,6 +43,20 @@ static struct process *running(struct process *p)
 
 struct process *harness_pick(struct sched *s, worker_id w) { return running(sched_policy(s)->pick_next(s, w)); }
 
+void harness_take(struct sched *s, worker_id w, struct process **out, int n)
+{
+    for (int i = 0; i < n; i++) {
+        out[i] = harness_pick(s, w);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(out[i]);
+    }
+}
+
+void harness_yield_all(struct sched *s, worker_id w, struct process **p, int n)
+{
+    for (int i = 0; i < n; i++)
+        sched_policy(s)->enqueue(s, w, NULL, p[i], ENQUEUE_YIELD);
+}
+
 struct process *harness_find_work(struct sched *s, worker_id w)
 {
     const struct policy_ops *ops = sched_policy(s);

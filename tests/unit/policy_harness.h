@@ -25,6 +25,13 @@ enum body_stop harness_never_runs(struct process *p, void *state);
  * (queue it again, or sched_destroy looks for it in no queue), or NULL. */
 struct process *harness_pick(struct sched *s, worker_id w);
 
+/* Takes n processes from w's queue (harness_pick), left running; the test
+ * fails (fatally) if w holds fewer. */
+void harness_take(struct sched *s, worker_id w, struct process **out, int n);
+
+/* Queues each of p[0..n) again as w's slice ends would (ENQUEUE_YIELD). */
+void harness_yield_all(struct sched *s, worker_id w, struct process **p, int n);
+
 /* The process w's find_work returns (stealing), marked running, or NULL
  * (also when the policy has no find_work). */
 struct process *harness_find_work(struct sched *s, worker_id w);

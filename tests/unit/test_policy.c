@@ -217,15 +217,6 @@ static void test_erts_parameters_vary_one_rule_each(void)
 
 /* ---- p2c ---- */
 
-/* Takes n processes from w's queue, left running. */
-static void take(struct sched *s, worker_id w, struct process **out, int n)
-{
-    for (int i = 0; i < n; i++) {
-        out[i] = harness_pick(s, w);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(out[i]);
-    }
-}
-
 static void test_p2c_joins_the_shorter_of_the_queues_probed(void)
 {
     /* Two workers, two probes: both queues are always probed, so each
@@ -242,11 +233,11 @@ static void test_p2c_joins_the_shorter_of_the_queues_probed(void)
     /* Constructed queues: 5 and 1, worker 1 running three of its four. */
     struct process *running[3];
     if (sched_queue_length(s, 0) < sched_queue_length(s, 1)) { /* 4 and 5: move one over */
-        take(s, 1, running, 1);
+        harness_take(s, 1, running, 1);
         ops->enqueue(s, 1, NULL, running[0], ENQUEUE_YIELD);
     }
     CU_ASSERT_EQUAL_FATAL(sched_queue_length(s, 0), 5);
-    take(s, 1, running, 3);
+    harness_take(s, 1, running, 3);
     CU_ASSERT_EQUAL(sched_queue_length(s, 1), 1);
     /* Whoever queues, and for whatever reason, the shorter queue gets it. */
     CU_ASSERT_EQUAL(ops->enqueue(s, 0, NULL, running[0], ENQUEUE_YIELD), 1);
@@ -266,7 +257,7 @@ static void test_p2c_joins_the_shorter_of_the_queues_probed(void)
     for (worker_id w = 0; w < 4; w++)
         CU_ASSERT_EQUAL(sched_queue_length(s, w), 2);
     struct process *two[2];
-    take(s, 2, two, 2);
+    harness_take(s, 2, two, 2);
     CU_ASSERT_EQUAL(sched_policy(s)->enqueue(s, 0, NULL, two[0], ENQUEUE_YIELD), 2);
     CU_ASSERT_EQUAL(sched_policy(s)->enqueue(s, 0, NULL, two[1], ENQUEUE_YIELD), 2);
     sched_destroy(s);

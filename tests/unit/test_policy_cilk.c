@@ -13,16 +13,7 @@ static void take(struct sched *s, worker_id w, struct process **out, int n)
 {
     for (int i = 0; i < n; i++)
         harness_spawn_on(s, w);
-    for (int i = 0; i < n; i++) {
-        out[i] = harness_pick(s, w);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(out[i]);
-    }
-}
-
-static void yield_all(struct sched *s, worker_id w, struct process **p, int n)
-{
-    for (int i = 0; i < n; i++)
-        sched_policy(s)->enqueue(s, w, NULL, p[i], ENQUEUE_YIELD);
+    harness_take(s, w, out, n);
 }
 
 static void test_own_work_is_lifo(void)
@@ -49,7 +40,7 @@ static void test_own_work_is_lifo(void)
     /* An unblocked process joins its last worker's tail: it runs next. */
     sched_policy(s)->enqueue(s, 0, NULL, p[1], ENQUEUE_UNBLOCKED);
     CU_ASSERT_PTR_EQUAL(harness_pick(s, 1), p[1]);
-    yield_all(s, 1, p + 1, 1);
+    harness_yield_all(s, 1, p + 1, 1);
     sched_destroy(s);
 }
 
@@ -125,7 +116,7 @@ static void test_patience_bounds_the_wait_of_older_processes(void)
     struct process *p[4];
     take(s, 0, p, 4);
     /* O = p[0] waits; A = p[1] and B = p[2] wake each other. */
-    yield_all(s, 0, p, 2); /* deque: O A */
+    harness_yield_all(s, 0, p, 2); /* deque: O A */
     CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), p[1]);
     ops->enqueue(s, 0, p[1], p[2], ENQUEUE_WAKE_BY_PROCESS);
     CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), p[2]);
@@ -137,7 +128,7 @@ static void test_patience_bounds_the_wait_of_older_processes(void)
     CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), p[2]);
     /* Yielders: each process of a deque of four runs within 4 * 4 picks,
      * though every one of them yields at once. */
-    yield_all(s, 0, p, 3);
+    harness_yield_all(s, 0, p, 3);
     ops->enqueue(s, 0, NULL, p[3], ENQUEUE_YIELD);
     int first_run[4] = {-1, -1, -1, -1};
     for (int k = 0; k < 16; k++) {
@@ -183,7 +174,7 @@ static void test_wakes_when_a_thief_could_take_work(void)
     CU_ASSERT_EQUAL(sched_queue_length(s, 1), 0);
     sched_test_set_sleeping(s, 1, false);
     sched_test_set_sleeping(s, 2, false);
-    yield_all(s, 0, p, 3);
+    harness_yield_all(s, 0, p, 3);
     sched_destroy(s);
 }
 

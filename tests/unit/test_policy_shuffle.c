@@ -14,10 +14,7 @@ static void take_fresh(struct sched *s, struct process **out, int n)
 {
     for (int i = 0; i < n; i++)
         harness_spawn_on(s, 0);
-    for (int i = 0; i < n; i++) {
-        out[i] = harness_pick(s, 0);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(out[i]);
-    }
+    harness_take(s, 0, out, n);
 }
 
 static int index_of(struct process **p, int n, struct process *x)

@@ -14,16 +14,7 @@ static void take_fresh(struct sched *s, worker_id w, struct process **out, int n
 {
     for (int i = 0; i < n; i++)
         sched_spawn_native(s, NULL, harness_never_runs, NULL, NULL);
-    for (int i = 0; i < n; i++) {
-        out[i] = harness_pick(s, w);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(out[i]);
-    }
-}
-
-static void yield_all(struct sched *s, worker_id w, struct process **p, int n)
-{
-    for (int i = 0; i < n; i++)
-        sched_policy(s)->enqueue(s, w, NULL, p[i], ENQUEUE_YIELD);
+    harness_take(s, w, out, n);
 }
 
 static void test_spawn_and_wake_go_to_the_lifo_slot(void)
@@ -34,7 +25,7 @@ static void test_spawn_and_wake_go_to_the_lifo_slot(void)
     take_fresh(s, 0, p, 4);
     /* Two processes queued behind; p[0] runs on worker 0 and wakes p[2],
      * then p[3]: p[3] takes the slot, p[2] goes to the local tail. */
-    yield_all(s, 0, p + 1, 1);
+    harness_yield_all(s, 0, p + 1, 1);
     CU_ASSERT_EQUAL(ops->enqueue(s, 0, p[0], p[2], ENQUEUE_WAKE_BY_PROCESS), NOT_A_WORKER);
     ops->enqueue(s, 0, p[0], p[3], ENQUEUE_WAKE_BY_PROCESS);
     CU_ASSERT_EQUAL(sched_queue_length(s, 0), 3);
@@ -50,7 +41,7 @@ static void test_spawn_and_wake_go_to_the_lifo_slot(void)
     ops->enqueue(s, NOT_A_WORKER, NULL, p[0], ENQUEUE_WAKE_BY_RUNTIME);
     CU_ASSERT_EQUAL(sched_queue_length(s, 0), 1);
     CU_ASSERT_EQUAL(sched_queue_length(s, 1), 1);
-    yield_all(s, 1, p + 1, 3);
+    harness_yield_all(s, 1, p + 1, 3);
     sched_destroy(s);
 }
 
@@ -61,7 +52,7 @@ static void test_lifo_slot_serves_at_most_three_in_a_row(void)
     struct process *p[7];
     take_fresh(s, 0, p, 7);
     /* Queue: p[0], p[1]. p[0] runs and wakes p[2]; each then wakes the next. */
-    yield_all(s, 0, p, 2);
+    harness_yield_all(s, 0, p, 2);
     CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), p[0]);
     ops->enqueue(s, 0, p[0], p[2], ENQUEUE_WAKE_BY_PROCESS);
     for (int i = 2; i <= 4; i++) {
@@ -74,7 +65,7 @@ static void test_lifo_slot_serves_at_most_three_in_a_row(void)
     ops->enqueue(s, 0, p[1], p[6], ENQUEUE_WAKE_BY_PROCESS);
     CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), p[6]);
     CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), p[5]);
-    yield_all(s, 0, p, 7);
+    harness_yield_all(s, 0, p, 7);
     sched_destroy(s);
     /* lifo_polls=0: no slot; wakes are FIFO. */
     s = harness_sched("tokio:lifo_polls=0", 1);
@@ -83,7 +74,7 @@ static void test_lifo_slot_serves_at_most_three_in_a_row(void)
     sched_policy(s)->enqueue(s, 0, p[2], p[1], ENQUEUE_WAKE_BY_PROCESS);
     CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), p[0]);
     CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), p[1]);
-    yield_all(s, 0, p, 3);
+    harness_yield_all(s, 0, p, 3);
     sched_destroy(s);
 }
 
@@ -92,8 +83,8 @@ static void test_inject_queue_every_global_every_ticks(void)
     struct sched *s = harness_sched("tokio:global_every=4", 1);
     const struct policy_ops *ops = sched_policy(s);
     struct process *p[8];
-    take_fresh(s, 0, p, 8); /* 8 picks: ticks 1..8 */
-    yield_all(s, 0, p, 6);  /* local: p0..p5 */
+    take_fresh(s, 0, p, 8);        /* 8 picks: ticks 1..8 */
+    harness_yield_all(s, 0, p, 6); /* local: p0..p5 */
     ops->enqueue(s, NOT_A_WORKER, NULL, p[6], ENQUEUE_WAKE_BY_RUNTIME);
     ops->enqueue(s, NOT_A_WORKER, NULL, p[7], ENQUEUE_WAKE_BY_RUNTIME);
     /* Ticks 9, 10, 11 take the local queue; tick 12 the inject queue. */
@@ -102,8 +93,8 @@ static void test_inject_queue_every_global_every_ticks(void)
     CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), p[2]);
     CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), p[6]);
     CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), p[3]);
-    yield_all(s, 0, p, 4);
-    yield_all(s, 0, p + 6, 1);
+    harness_yield_all(s, 0, p, 4);
+    harness_yield_all(s, 0, p + 6, 1);
     sched_destroy(s);
 }
 
@@ -114,7 +105,7 @@ static void test_overflow_and_inject_batches(void)
     const struct policy_ops *ops = sched_policy(s);
     struct process *p[N];
     take_fresh(s, 1, p, N);
-    yield_all(s, 1, p, 8);
+    harness_yield_all(s, 1, p, 8);
     CU_ASSERT_EQUAL(sched_queue_length(s, 1), 8);
     /* The 9th push: the older half and p[8] move to the inject queue. */
     ops->enqueue(s, 1, NULL, p[8], ENQUEUE_YIELD);
@@ -126,7 +117,7 @@ static void test_overflow_and_inject_batches(void)
     CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), p[1]);
     CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), p[2]);
     /* The batch is at most queue / 2. */
-    yield_all(s, 1, p + 9, 3);
+    harness_yield_all(s, 1, p + 9, 3);
     for (int i = 0; i < 3; i++)
         ops->enqueue(s, NOT_A_WORKER, NULL, p[i], ENQUEUE_WAKE_BY_RUNTIME);
     sched_destroy(s);
@@ -138,7 +129,7 @@ static void test_steal_takes_the_older_half(void)
     const struct policy_ops *ops = sched_policy(s);
     struct process *p[10];
     take_fresh(s, 1, p, 10);
-    yield_all(s, 1, p, 5);
+    harness_yield_all(s, 1, p, 5);
     /* ceil(5/2) = 3 taken: p[2] runs, p[0] and p[1] join the thief's queue. */
     CU_ASSERT_PTR_EQUAL(harness_find_work(s, 0), p[2]);
     CU_ASSERT_EQUAL(sched_queue_length(s, 0), 2);
@@ -153,9 +144,9 @@ static void test_steal_takes_the_older_half(void)
     CU_ASSERT_PTR_NULL(harness_find_work(s, 0));
     CU_ASSERT_EQUAL(sched_queue_length(s, 1), 1);
     /* A thief holding more than queue / 2 does not steal; at half it does. */
-    yield_all(s, 1, p + 5, 2);
-    yield_all(s, 0, p + 2, 3); /* worker 0: p1 p2 p3 p4 */
-    yield_all(s, 0, p + 7, 2); /* ... p7 p8: 6 > 4 */
+    harness_yield_all(s, 1, p + 5, 2);
+    harness_yield_all(s, 0, p + 2, 3); /* worker 0: p1 p2 p3 p4 */
+    harness_yield_all(s, 0, p + 7, 2); /* ... p7 p8: 6 > 4 */
     CU_ASSERT_PTR_NULL(harness_find_work(s, 0));
     CU_ASSERT_EQUAL(sched_queue_length(s, 1), 3);
     CU_ASSERT_PTR_EQUAL(harness_pick(s, 0), p[1]);
@@ -163,9 +154,9 @@ static void test_steal_takes_the_older_half(void)
     CU_ASSERT_PTR_EQUAL(harness_find_work(s, 0), p[5]);
     CU_ASSERT_EQUAL(sched_queue_length(s, 0), 4);
     CU_ASSERT_EQUAL(sched_metrics(s)[0].steals, 3);
-    yield_all(s, 0, p + 1, 2);
-    yield_all(s, 0, p + 5, 1);
-    yield_all(s, 0, p + 9, 1);
+    harness_yield_all(s, 0, p + 1, 2);
+    harness_yield_all(s, 0, p + 5, 1);
+    harness_yield_all(s, 0, p + 9, 1);
     sched_destroy(s);
 }
 
@@ -180,7 +171,7 @@ static void test_steal_scan_starts_at_random(void)
         struct process *p[6];
         take_fresh(s, 1, p, 6);
         for (int v = 1; v <= 3; v++)
-            yield_all(s, v, p + 2 * (v - 1), 2);
+            harness_yield_all(s, v, p + 2 * (v - 1), 2);
         struct process *got = harness_find_work(s, 0);
         CU_ASSERT_PTR_NOT_NULL_FATAL(got);
         for (int v = 1; v <= 3; v++)
@@ -228,8 +219,8 @@ static void test_one_searcher_at_a_time(void)
     CU_ASSERT_EQUAL(ops->enqueue(s, 0, p[1], p[3], ENQUEUE_WAKE_BY_PROCESS), NOT_A_WORKER);
     CU_ASSERT_EQUAL(ops->enqueue(s, 0, p[1], p[2], ENQUEUE_WAKE_BY_PROCESS), 2);
     sched_test_set_sleeping(s, 2, false);
-    yield_all(s, 0, p, 2);
-    yield_all(s, 0, p + 4, 1);
+    harness_yield_all(s, 0, p, 2);
+    harness_yield_all(s, 0, p + 4, 1);
     sched_destroy(s);
 
     /* At most half the workers search: with worker 1 woken (searching),
@@ -244,7 +235,7 @@ static void test_one_searcher_at_a_time(void)
     CU_ASSERT_PTR_EQUAL(harness_pick(s, 1), p[0]);
     CU_ASSERT_EQUAL(ops->enqueue(s, 1, NULL, p[0], ENQUEUE_YIELD), NOT_A_WORKER);
     CU_ASSERT_PTR_EQUAL(harness_find_work(s, 0), p[0]);
-    yield_all(s, 0, p, 1);
+    harness_yield_all(s, 0, p, 1);
     sched_destroy(s);
 }
 
@@ -275,7 +266,7 @@ static void test_unblocked_first_and_remove_anywhere(void)
         CU_ASSERT_EQUAL(sched_queue_length(s, 0), (size_t)i);
     }
     CU_ASSERT_PTR_NULL(harness_pick(s, 0));
-    yield_all(s, 0, p, 4);
+    harness_yield_all(s, 0, p, 4);
     sched_destroy(s);
 }
 
