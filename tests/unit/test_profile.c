@@ -551,7 +551,7 @@ static void test_every_slice_is_timed_and_the_longest_is_exact(void)
     CU_ASSERT_TRUE_FATAL(sched_profile_start(s, "", 16));
     term main_pid = sched_spawn_native(s, NULL, slices_main_step, &m, NULL);
     CU_ASSERT_EQUAL(sched_run(s, main_pid), 0);
-    struct profile p;
+    struct profile p = {0}; /* collect fills the runtime's fields; the rest is the caller's */
     sched_profile_collect(s, &p);
     const struct worker_metrics *t = &p.total;
     CU_ASSERT_EQUAL(p.slice_total.count, t->slices);
