@@ -1,9 +1,11 @@
 /*
  * test_main.c — the unit-test runner: every suite the test files registered,
  * or with --concurrent only those that run threads (for ThreadSanitizer), or
- * with --suite NAME one suite; --policy NAME (or CLAUSE_TEST_POLICY=NAME)
- * runs the tests that loop over the policies under NAME only; --locks KIND
- * (or CLAUSE_TEST_LOCKS=KIND) builds every executor's locks of that kind.
+ * with --suite NAME one suite; --policy NAME[,NAME...] (or
+ * CLAUSE_TEST_POLICY) runs the tests that loop over the policies under
+ * those only; --locks KIND (or CLAUSE_TEST_LOCKS=KIND) builds every
+ * executor's locks of that kind; --times prints each test's wall time,
+ * slowest first.
  * Exits non-zero when any test fails.
  */
 #include "test_main.h"
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_SUITES 128
@@ -63,15 +66,31 @@ static void test_overran(int signal_number)
     _exit(1);
 }
 
-static const struct policy_ops *selected_policies[2];
+#define MAX_SELECTED_POLICIES 32
+static const struct policy_ops *selected_policies[MAX_SELECTED_POLICIES + 1];
 
 const struct policy_ops *const *test_policies(void) { return selected_policies[0] ? selected_policies : policy_all(); }
 
-/* Restricts test_policies() to the policy called name; false if none is. */
-static bool select_policy(const char *name)
+/* Restricts test_policies() to the policies named in names ("erts" or
+ * "erts,global_fifo"); false, naming the first unknown one, if one is not a
+ * policy. */
+static bool select_policies(const char *names)
 {
-    selected_policies[0] = policy_find(name);
-    return selected_policies[0] != NULL;
+    unsigned count = 0;
+    for (const char *name = names; *name;) {
+        size_t length = strcspn(name, ",");
+        char one[64];
+        snprintf(one, sizeof one, "%.*s", (int)length, name);
+        const struct policy_ops *ops = policy_find(one);
+        if (!ops || count == MAX_SELECTED_POLICIES) {
+            fprintf(stderr, "test_main: no policy '%s'\n", one);
+            return false;
+        }
+        selected_policies[count++] = ops;
+        name += length + (name[length] == ',');
+    }
+    selected_policies[count] = NULL;
+    return count > 0;
 }
 
 static enum lock_kind selected_locks = LOCK_PTHREAD;
@@ -86,8 +105,55 @@ static unsigned selected_watchdog_ms = SCHED_DEFAULT_WATCHDOG_MS;
 
 unsigned test_watchdog_ms(void) { return selected_watchdog_ms; }
 
-static void arm_time_limit(void) { alarm(TEST_TIME_LIMIT_S); }
-static void disarm_time_limit(void) { alarm(0); }
+/* --times: each test's wall time, printed after the run, slowest first
+ * (what make test's time goes to). */
+#define MAX_TIMED_TESTS 1024
+static bool report_times;
+static struct timed_test {
+    const char *suite, *test;
+    double seconds;
+} timed[MAX_TIMED_TESTS];
+static unsigned timed_count;
+static struct timespec test_started;
+
+static double seconds_since(const struct timespec *start)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) / 1e9;
+}
+
+static void arm_time_limit(void)
+{
+    clock_gettime(CLOCK_MONOTONIC, &test_started);
+    alarm(TEST_TIME_LIMIT_S);
+}
+
+static void disarm_time_limit(void)
+{
+    alarm(0);
+    CU_pSuite suite = CU_get_current_suite();
+    CU_pTest test = CU_get_current_test();
+    if (report_times && timed_count < MAX_TIMED_TESTS && suite && test)
+        timed[timed_count++] = (struct timed_test){suite->pName, test->pName, seconds_since(&test_started)};
+}
+
+static int slower_first(const void *a, const void *b)
+{
+    const struct timed_test *x = a, *y = b;
+    return (x->seconds < y->seconds) - (x->seconds > y->seconds);
+}
+
+static void print_times(void)
+{
+    qsort(timed, timed_count, sizeof timed[0], slower_first);
+    double total = 0;
+    for (unsigned i = 0; i < timed_count; i++)
+        total += timed[i].seconds;
+    printf("\ntest times (wall, slowest first; %u tests, %.1f s):\n", timed_count, total);
+    for (unsigned i = 0; i < timed_count; i++)
+        printf("%8.3f  %s/%s\n", timed[i].seconds, timed[i].suite, timed[i].test);
+}
 
 static int compare_names(const void *a, const void *b)
 {
@@ -116,18 +182,18 @@ int main(int argc, char **argv)
             busy_wait = argv[++i];
         else if (strcmp(argv[i], "--watchdog") == 0 && i + 1 < argc)
             watchdog = argv[++i];
+        else if (strcmp(argv[i], "--times") == 0)
+            report_times = true;
         else {
             fprintf(stderr,
-                    "usage: %s [--concurrent] [--suite NAME] [--policy NAME] [--locks KIND] [--busy-wait N] "
-                    "[--watchdog MS]\n",
+                    "usage: %s [--concurrent] [--suite NAME] [--policy NAME[,NAME...]] [--locks KIND] [--busy-wait N] "
+                    "[--watchdog MS] [--times]\n",
                     argv[0]);
             return 2;
         }
     }
-    if (policy && *policy && !select_policy(policy)) {
-        fprintf(stderr, "test_main: no policy '%s'\n", policy);
+    if (policy && *policy && !select_policies(policy))
         return 2;
-    }
     if (locks && *locks && !lock_kind_find(locks, &selected_locks)) {
         fprintf(stderr, "test_main: no lock kind '%s'\n", locks);
         return 2;
@@ -190,6 +256,8 @@ int main(int argc, char **argv)
     }
     CU_basic_set_mode(CU_BRM_NORMAL);
     CU_basic_run_tests();
+    if (report_times)
+        print_times();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
     unsigned failed_tests = CU_get_number_of_tests_failed();
     CU_cleanup_registry();

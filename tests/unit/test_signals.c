@@ -27,7 +27,7 @@
 
 static const unsigned worker_counts[] = {1, 2, 4};
 #define FOR_EACH_CONFIG(policy, workers)                                                                               \
-    for (const struct policy_ops *const *policy = policy_all(); *policy; policy++)                                     \
+    for (const struct policy_ops *const *policy = test_policies(); *policy; policy++)                                  \
         for (size_t w_ = 0; w_ < sizeof worker_counts / sizeof worker_counts[0] && ((workers = worker_counts[w_]), 1); \
              w_++)
 
@@ -625,7 +625,7 @@ static enum body_stop chain_driver_step(struct process *p, void *state)
 
 static void test_a_long_linked_chain_ends(void)
 {
-    for (const struct policy_ops *const *policy = policy_all(); *policy; policy++) {
+    for (const struct policy_ops *const *policy = test_policies(); *policy; policy++) {
         for (unsigned workers = 1; workers <= 2; workers++) {
             struct sched *s = make_sched(*policy, workers, SEND_MODE_ARRIVALS);
             struct chain_scene sc = {0, THE_NON_VALUE, THE_NON_VALUE, 0, 0};
