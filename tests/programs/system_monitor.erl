@@ -64,6 +64,10 @@ long_schedule() ->
                    end),
     receive {ready, Worker} -> ok end,
     erlang:system_monitor(Me, [{long_schedule, 5}]),
+    %% A slice is timed when the monitor is on as it starts (in OTP too):
+    %% send go only once the worker waits for it, so that its copies run in
+    %% a slice that starts after the monitor was set.
+    wait_until_waiting(Worker),
     Worker ! go,
     receive {done, Worker, N} -> io:format("copied ~p~n", [N]) end,
     %% The report leaves when the worker's slice ends, which on another
@@ -75,6 +79,12 @@ long_schedule() ->
     io:format("long_schedule messages about the worker: ~p~n", [Mine =/= []]),
     [io:format("shape: ~p~n", [shape(I)]) || I <- Mine],
     io:format("only monitor messages: ~p~n", [[M || M <- Messages, element(1, M) =/= monitor] =:= []]).
+
+wait_until_waiting(Pid) ->
+    case process_info(Pid, status) of
+        {status, waiting} -> ok;
+        _ -> erlang:yield(), wait_until_waiting(Pid)
+    end.
 
 flush(Acc) ->
     receive M -> flush([M | Acc]) after 300 -> lists:reverse(Acc) end.
