@@ -169,6 +169,40 @@ struct worker_latencies {
     struct sampler enqueues;     /* which processes it queues carry a queue time (run-queue lock) */
 } __attribute__((aligned(64)));
 
+/* The executor's two locks (rt/lock.h's slots are these). */
+enum profiled_lock { PROFILED_LOCK_EXECUTOR, PROFILED_LOCK_RUN_QUEUE, PROFILED_LOCKS };
+
+/* What one thread's use of one lock cost (--profile; rt/lock_ck.c
+ * counts). Every acquisition is counted; about 1 in the sample interval is
+ * timed, as the other latencies are: whether it found the lock taken, how
+ * long it waited, how long the lock was then held. */
+struct lock_costs {
+    uint64_t acquisitions;
+    uint64_t timed;          /* acquisitions timed */
+    uint64_t contended;      /* of those, the ones that found the lock taken */
+    uint64_t wait_ticks;     /* their time waiting, profile_stamp ticks */
+    uint64_t wait_max_ticks; /* the longest of those waits */
+    uint64_t hold_ticks;     /* the timed acquisitions' time held */
+    uint64_t held_since;     /* the timed hold in progress (0: none) */
+    struct sampler timing;
+};
+
+/* One thread's costs of both locks, on its own cache lines. */
+struct thread_lock_costs {
+    struct lock_costs lock[PROFILED_LOCKS];
+} __attribute__((aligned(64)));
+
+/* The same for the report, in ns (sched_profile_collect): one thread's or
+ * the sum over them. Contended acquisitions and the times waiting and held
+ * are estimated over all acquisitions from the timed ones (exact when every
+ * one is timed). */
+struct profile_lock_costs {
+    uint64_t acquisitions, timed;
+    uint64_t contended;
+    uint64_t wait_ns, hold_ns;
+    uint64_t wait_max_ns; /* the longest timed wait */
+};
+
 struct hw_counters;
 
 /* What --profile adds to an executor. */
@@ -185,6 +219,10 @@ struct sched_profile {
     uint64_t start_stamp, start_ns;       /* the two clocks read together at the start */
     struct worker_metrics *report;        /* the counters with times in ns (sched_profile_collect) */
     struct histogram *slices;             /* the slice durations in ns, per worker (sched_profile_collect) */
+    /* The locks' costs: one per worker, then the timer thread's (the
+     * threads that take them while the program runs). */
+    struct thread_lock_costs *lock_costs;
+    struct profile_lock_costs (*lock_report)[PROFILED_LOCKS]; /* them in ns (sched_profile_collect) */
 };
 
 /* Adds a's counters to total (maxima are maxima). */

@@ -153,6 +153,48 @@ static void slice_text(struct strbuf *out, const struct profile *p)
     strbuf_printf(out, ", ended by %s\n", l->why);
 }
 
+static const char *const lock_names[PROFILED_LOCKS] = {"executor mutex", "run-queue lock"};
+static const char *const lock_keys[PROFILED_LOCKS] = {"executor", "run_queue"};
+
+/* "worker N" or "timer thread": lock_costs' rows are the workers', then
+ * the timer thread's. */
+static void lock_thread_label(char *label, size_t size, const struct profile *p, unsigned thread)
+{
+    if (thread < p->workers)
+        snprintf(label, size, "worker %u", thread);
+    else
+        snprintf(label, size, "timer thread");
+}
+
+static void lock_row(struct strbuf *out, const char *label, const struct profile_lock_costs *c)
+{
+    strbuf_printf(out, "    %-13s %12" PRIu64 " %10.2f %11.3f %11.1f %11.3f\n", label, c->acquisitions,
+                  c->acquisitions ? 100.0 * (double)c->contended / (double)c->acquisitions : 0.0, ms(c->wait_ns),
+                  (double)c->wait_max_ns / 1e3, ms(c->hold_ns));
+}
+
+static void locks_text(struct strbuf *out, const struct profile *p)
+{
+    if (!p->lock_threads)
+        return;
+    if (p->sample_interval > 1)
+        strbuf_printf(out,
+                      "locks (%s; about 1 in %u acquisitions timed, contention and times scaled to all of them):\n",
+                      p->locks ? p->locks : "pthread", p->sample_interval);
+    else
+        strbuf_printf(out, "locks (%s; every acquisition timed):\n", p->locks ? p->locks : "pthread");
+    for (unsigned k = 0; k < PROFILED_LOCKS; k++) {
+        strbuf_printf(out, "  %-15s %12s %10s %11s %11s %11s\n", lock_names[k], "acquired", "contended%", "waiting ms",
+                      "max wait us", "held ms");
+        char label[32];
+        for (unsigned t = 0; t < p->lock_threads; t++) {
+            lock_thread_label(label, sizeof label, p, t);
+            lock_row(out, label, &p->lock_costs[t][k]);
+        }
+        lock_row(out, "total", &p->lock_total[k]);
+    }
+}
+
 void profile_write_text(const struct profile *p, struct strbuf *out)
 {
     const struct worker_metrics *t = &p->total;
@@ -228,6 +270,7 @@ void profile_write_text(const struct profile *p, struct strbuf *out)
     histogram_line(out, "message delivery", &p->delivery);
     histogram_line(out, "timer lateness", &p->timer_late);
     slice_text(out, p);
+    locks_text(out, p);
     strbuf_printf(out,
                   "fairness (Jain): %.4f over the workers' running time, %.4f over the reductions of the %" PRIu64
                   " processes alive at the end\n",
@@ -342,6 +385,52 @@ static void json_longest(struct strbuf *out, bool *first, const struct profile_s
     json_place(out, &f, "out", l->out);
     json_place(out, &f, "builtin", l->builtin);
     kv_string(out, &f, "ended_by", l->why);
+    strbuf_putc(out, '}');
+}
+
+static void json_lock_costs(struct strbuf *out, const struct profile_lock_costs *c)
+{
+    bool f = true;
+    strbuf_putc(out, '{');
+    kv_u64(out, &f, "acquisitions", c->acquisitions);
+    kv_u64(out, &f, "timed", c->timed);
+    kv_u64(out, &f, "contended", c->contended);
+    kv_u64(out, &f, "wait_ns", c->wait_ns);
+    kv_u64(out, &f, "wait_max_ns", c->wait_max_ns);
+    kv_u64(out, &f, "hold_ns", c->hold_ns);
+    strbuf_putc(out, '}');
+}
+
+/* "locks": per lock, the total and each thread's share (null when the
+ * locks were not measured). */
+static void json_locks(struct strbuf *out, bool *first, const struct profile *p)
+{
+    key(out, first, "locks");
+    if (!p->lock_threads) {
+        strbuf_puts(out, "null");
+        return;
+    }
+    bool f = true;
+    strbuf_putc(out, '{');
+    for (unsigned k = 0; k < PROFILED_LOCKS; k++) {
+        key(out, &f, lock_keys[k]);
+        bool c = true;
+        strbuf_putc(out, '{');
+        key(out, &c, "total");
+        json_lock_costs(out, &p->lock_total[k]);
+        key(out, &c, "threads");
+        strbuf_putc(out, '[');
+        char label[32];
+        for (unsigned t = 0; t < p->lock_threads; t++) {
+            lock_thread_label(label, sizeof label, p, t);
+            strbuf_printf(out, "%s{\"thread\":", t ? "," : "");
+            json_string(out, label);
+            strbuf_puts(out, ",\"costs\":");
+            json_lock_costs(out, &p->lock_costs[t][k]);
+            strbuf_putc(out, '}');
+        }
+        strbuf_puts(out, "]}");
+    }
     strbuf_putc(out, '}');
 }
 
@@ -575,6 +664,7 @@ void profile_write_json(const struct profile *p, struct strbuf *out)
         json_histogram(out, &c, "message_delivery", &p->delivery);
         strbuf_putc(out, '}');
     }
+    json_locks(out, &f, p);
     key(out, &f, "fairness");
     strbuf_printf(out, "{\"jain_worker_running\":%.6g,\"jain_process_reductions\":%.6g}", p->jain_busy,
                   p->jain_reductions);

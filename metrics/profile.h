@@ -89,6 +89,11 @@ struct profile {
         const char *from_policy; /* the policy it was under */
         const char *to_policy;   /* the one the program went on under, NULL: none */
     } watchdog;
+    /* The executor mutex and the run-queue lock: per thread (the workers,
+     * then the timer thread) and in total. */
+    unsigned lock_threads; /* workers + 1; 0: not measured */
+    const struct profile_lock_costs (*lock_costs)[PROFILED_LOCKS];
+    struct profile_lock_costs lock_total[PROFILED_LOCKS];
     uint64_t live_at_end;
     double jain_busy;             /* over the workers' time inside slices */
     double jain_reductions;       /* over the reductions of the processes alive at the end */

@@ -429,11 +429,17 @@ COLUMNS = [
     "rq_wait_p50_ns", "rq_wait_p99_ns", "rq_wait_p999_ns",
     "msg_delivery_p50_ns", "msg_delivery_p99_ns", "msg_delivery_p999_ns", "msg_delivery_count",
     "latency_sample_interval", "busy_wait_found", "busy_wait_slept",
+    "lock_exec_acquisitions", "lock_exec_contended", "lock_exec_wait_ns", "lock_exec_hold_ns",
+    "lock_rq_acquisitions", "lock_rq_contended", "lock_rq_wait_ns", "lock_rq_hold_ns",
 ]
 # Columns a results file may lack, written before they existed, and what such
 # a file's clause rows meant (OTP rows read empty).
+# The locks' totals (--profile's "locks"): column lock_SHORT_FIELD per lock.
+LOCK_COLUMNS = {"exec": "executor", "rq": "run_queue"}
+LOCK_FIELDS = ("acquisitions", "contended", "wait_ns", "hold_ns")
 COLUMNS_ADDED_LATER = {"locks": "pthread", "policy_params": "", "busy_wait": "0",
-                       "busy_wait_found": "", "busy_wait_slept": ""}
+                       "busy_wait_found": "", "busy_wait_slept": "",
+                       **{f"lock_{short}_{field}": "" for short in LOCK_COLUMNS for field in LOCK_FIELDS}}
 
 
 def profile_fields(profile):
@@ -467,7 +473,14 @@ def profile_fields(profile):
         "latency_sample_interval": profile.get("configuration", {}).get("sample_interval", ""),
         "busy_wait_found": total.get("busy_wait_found", ""),
         "busy_wait_slept": total.get("busy_wait_slept", ""),
+        **lock_fields(profile.get("locks")),
     }
+
+
+def lock_fields(locks):
+    """The executor's two locks' totals (empty when not measured)."""
+    return {f"lock_{short}_{field}": (locks[name]["total"][field] if locks else "")
+            for short, name in LOCK_COLUMNS.items() for field in LOCK_FIELDS}
 
 
 def command_for(run, clause, beam_dir, profile_path):

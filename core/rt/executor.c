@@ -739,6 +739,8 @@ static void *timer_thread(void *arg)
     bool fires = s->timer_mode == TIMER_THREAD;
     uint64_t period_ns = (uint64_t)s->watchdog.period_ms * 1000000u;
     uint64_t next_check = period_ns ? sched_clock_ns() + period_ns : UINT64_MAX;
+    if (PROFILING(s->profile))
+        sched_profile_thread_begin(s, s->worker_count);
     rt_lock(&s->exec_lock);
     while (!s->timer_stop) {
         uint64_t next = fires ? timer_wheel_next_wake(&s->wheel) : UINT64_MAX;
@@ -767,6 +769,8 @@ static void *timer_thread(void *arg)
         fire_due_timeouts_locked(s);
     }
     rt_unlock(&s->exec_lock);
+    if (PROFILING(s->profile))
+        sched_profile_thread_end();
     return NULL;
 }
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 _Thread_local ck_spinlock_mcs_context_t rt_lock_mcs_nodes[RT_LOCK_SLOTS];
+_Thread_local struct thread_lock_costs *rt_lock_costs;
 
 static const struct {
     const char *name;
@@ -37,11 +38,18 @@ bool lock_kind_find(const char *name, enum lock_kind *kind)
     return false;
 }
 
+void rt_lock_set_measured(struct rt_lock *l, bool on)
+{
+    l->measured = on;
+    l->plain_mutex = !on && (l->kind == LOCK_PTHREAD || l->kind == LOCK_ADAPTIVE);
+}
+
 bool rt_lock_init(struct rt_lock *l, enum lock_kind kind, enum rt_lock_slot slot)
 {
     memset(l, 0, sizeof *l);
     l->kind = kind;
     l->slot = slot;
+    l->plain_mutex = kind == LOCK_PTHREAD || kind == LOCK_ADAPTIVE;
     switch (kind) {
     case LOCK_TICKET:
         ck_spinlock_ticket_init(&l->u.ticket);
@@ -63,6 +71,7 @@ bool rt_lock_init(struct rt_lock *l, enum lock_kind kind, enum rt_lock_slot slot
     }
     default:
         l->kind = LOCK_PTHREAD;
+        l->plain_mutex = true;
         return pthread_mutex_init(&l->u.mutex, NULL) == 0;
     }
 }

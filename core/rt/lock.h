@@ -22,6 +22,7 @@
 #ifndef CLAUSE_RT_LOCK_H
 #define CLAUSE_RT_LOCK_H
 
+#include "metrics/metrics.h"
 #include "rt/executor.h"
 
 #include <ck_spinlock.h>
@@ -30,11 +31,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Which of a thread's MCS queue nodes a lock uses: a thread may hold both
- * locks at once, never two locks of one slot. */
-enum rt_lock_slot { RT_LOCK_SLOT_EXEC, RT_LOCK_SLOT_RUNQ, RT_LOCK_SLOTS };
+/* Which of a thread's MCS queue nodes (and --profile's cost records) a
+ * lock uses: a thread may hold both locks at once, never two locks of one
+ * slot. */
+enum rt_lock_slot {
+    RT_LOCK_SLOT_EXEC = PROFILED_LOCK_EXECUTOR,
+    RT_LOCK_SLOT_RUNQ = PROFILED_LOCK_RUN_QUEUE,
+    RT_LOCK_SLOTS = PROFILED_LOCKS
+};
 
 struct rt_lock {
+    /* A glibc mutex not measured: the one kind taken inline; every other
+     * lock operation goes out of line (lock_ck.c). */
+    bool plain_mutex;
+    bool measured; /* --profile: rt_lock_costs records what it costs */
     enum lock_kind kind;
     enum rt_lock_slot slot;
     union {
@@ -51,42 +61,53 @@ extern _Thread_local ck_spinlock_mcs_context_t rt_lock_mcs_nodes[RT_LOCK_SLOTS];
 bool rt_lock_init(struct rt_lock *l, enum lock_kind kind, enum rt_lock_slot slot);
 void rt_lock_destroy(struct rt_lock *l);
 
-/* The spinlock kinds run out of line (lock_ck.c): inlining them into every
- * caller cost the default kind about 5 instructions per lock operation
- * (callgrind, native pingpong at 1 worker), where a call costs the
- * spinlocks next to nothing. */
-void rt_lock_ck(struct rt_lock *l);
-void rt_unlock_ck(struct rt_lock *l);
+/* Measures l's operations from now on (on) or no longer, for --profile;
+ * while no other thread uses it. */
+void rt_lock_set_measured(struct rt_lock *l, bool on);
+
+/* --profile's lock costs of this thread (a worker's, the timer thread's)
+ * while it runs a profiled executor; NULL otherwise, and a measured lock
+ * taken by a thread without a record is not counted. */
+extern _Thread_local struct thread_lock_costs *rt_lock_costs;
+
+/* The spinlock kinds and measured locks run out of line (lock_ck.c):
+ * inlining the spinlocks into every caller cost the default kind about 5
+ * instructions per lock operation (callgrind, native pingpong at 1
+ * worker), where a call costs the spinlocks next to nothing; so the
+ * default kind's path is the one test of plain_mutex. */
+void rt_lock_slow(struct rt_lock *l);
+void rt_unlock_slow(struct rt_lock *l);
 
 #if defined(__SANITIZE_THREAD__)
 /* ThreadSanitizer reports ck's spinlocks themselves (their unlocks are
  * plain volatile stores, which x86 orders but TSan calls races with the
  * next CAS) and does not see the ordering they give. So lock_ck.c is
- * compiled without instrumentation in TSan builds, and acquiring a
- * spinlock acquires the lock's address, releasing releases it. */
+ * compiled without instrumentation in TSan builds, and acquiring a lock
+ * there acquires the lock's address, releasing releases it (for a glibc
+ * mutex taken there, TSan's own interceptors see it too). */
 void __tsan_acquire(void *addr);
 void __tsan_release(void *addr);
-#define RT_LOCK_CK(l) (rt_lock_ck(l), __tsan_acquire(l))
-#define RT_UNLOCK_CK(l) (__tsan_release(l), rt_unlock_ck(l))
+#define RT_LOCK_SLOW(l) (rt_lock_slow(l), __tsan_acquire(l))
+#define RT_UNLOCK_SLOW(l) (__tsan_release(l), rt_unlock_slow(l))
 #else
-#define RT_LOCK_CK(l) rt_lock_ck(l)
-#define RT_UNLOCK_CK(l) rt_unlock_ck(l)
+#define RT_LOCK_SLOW(l) rt_lock_slow(l)
+#define RT_UNLOCK_SLOW(l) rt_unlock_slow(l)
 #endif
 
 static inline void rt_lock(struct rt_lock *l)
 {
-    if (l->kind <= LOCK_ADAPTIVE)
+    if (__builtin_expect(l->plain_mutex, 1))
         pthread_mutex_lock(&l->u.mutex);
     else
-        RT_LOCK_CK(l);
+        RT_LOCK_SLOW(l);
 }
 
 static inline void rt_unlock(struct rt_lock *l)
 {
-    if (l->kind <= LOCK_ADAPTIVE)
+    if (__builtin_expect(l->plain_mutex, 1))
         pthread_mutex_unlock(&l->u.mutex);
     else
-        RT_UNLOCK_CK(l);
+        RT_UNLOCK_SLOW(l);
 }
 
 struct rt_event {

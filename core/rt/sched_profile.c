@@ -5,6 +5,7 @@
 #include "metrics/metrics.h"
 #include "metrics/profile.h"
 #include "rt/internal.h"
+#include "rt/lock.h"
 #include "rt/proc_table.h"
 #include "rt/process.h"
 #include "term/atom.h"
@@ -34,6 +35,17 @@ bool sched_profile_start(struct sched *s, const char *events, unsigned sample_in
         sampler_init(&sp->workers[w].enqueues, sp->sample_interval, 2 * (uint64_t)w + 2);
     }
     sampler_init(&sp->runtime_enqueues, sp->sample_interval, 2 * (uint64_t)s->worker_count + 1);
+    sp->lock_costs = aligned_alloc(64, sizeof *sp->lock_costs * (s->worker_count + 1));
+    if (!sp->lock_costs) {
+        free(sp->workers);
+        free(sp);
+        return false;
+    }
+    memset(sp->lock_costs, 0, sizeof *sp->lock_costs * (s->worker_count + 1));
+    for (unsigned t = 0; t <= s->worker_count; t++)
+        for (unsigned k = 0; k < PROFILED_LOCKS; k++)
+            sampler_init(&sp->lock_costs[t].lock[k].timing, sp->sample_interval,
+                         2 * (uint64_t)s->worker_count + 2 + PROFILED_LOCKS * t + k);
     histogram_init(&sp->timer_late);
     sp->start_ns = sched_clock_ns();
     sp->start_stamp = profile_stamp();
@@ -41,24 +53,33 @@ bool sched_profile_start(struct sched *s, const char *events, unsigned sample_in
         hw_counters_publish_sde(s->metrics, s->worker_count, &s->wheel.stats.timers_fired);
         sp->hw = hw_counters_create(events, s->worker_count);
         if (!sp->hw) {
+            free(sp->lock_costs);
             free(sp->workers);
             free(sp);
             return false;
         }
         hw_counters_process_start(sp->hw);
     }
+    rt_lock_set_measured(&s->exec_lock, true);
+    rt_lock_set_measured(&s->rq_lock, true);
     s->profile = sp;
     return true;
 }
+
+void sched_profile_thread_begin(struct sched *s, unsigned thread) { rt_lock_costs = &s->profile->lock_costs[thread]; }
+
+void sched_profile_thread_end(void) { rt_lock_costs = NULL; }
 
 void sched_profile_worker_begin(struct sched *s, unsigned w)
 {
     if (s->profile->hw)
         hw_counters_thread_start(s->profile->hw, w);
+    sched_profile_thread_begin(s, w);
 }
 
 void sched_profile_worker_end(struct sched *s, unsigned w)
 {
+    sched_profile_thread_end();
     if (s->profile->hw)
         hw_counters_thread_stop(s->profile->hw, w);
 }
@@ -68,11 +89,15 @@ void sched_profile_free(struct sched *s)
     struct sched_profile *sp = s->profile;
     if (!sp)
         return;
+    rt_lock_set_measured(&s->exec_lock, false);
+    rt_lock_set_measured(&s->rq_lock, false);
     if (sp->hw)
         hw_counters_publish_sde(NULL, 0, NULL); /* the SDEs read 0 from now on, not freed counters */
     hw_counters_destroy(sp->hw);
     free(sp->report);
     free(sp->slices);
+    free(sp->lock_costs);
+    free(sp->lock_report);
     free(sp->workers);
     free(sp);
     s->profile = NULL;
@@ -110,6 +135,52 @@ static void longest_slice(struct sched *s, double scale, struct profile_slice *o
     place_text(out->in, sizeof out->in, best->in.module, best->in.function, best->in.arity);
     place_text(out->out, sizeof out->out, best->out.module, best->out.function, best->out.arity);
     place_text(out->builtin, sizeof out->builtin, best->out.bif_module, best->out.bif_function, best->out.bif_arity);
+}
+
+/* c in ns, its timed acquisitions' figures scaled to all of them. */
+static struct profile_lock_costs lock_costs_in_ns(const struct lock_costs *c, double ns_per_tick)
+{
+    struct profile_lock_costs r = {
+        .acquisitions = c->acquisitions,
+        .timed = c->timed,
+        .wait_max_ns = (uint64_t)((double)c->wait_max_ticks * ns_per_tick),
+    };
+    if (c->timed) {
+        double scale = (double)c->acquisitions / (double)c->timed;
+        r.contended = (uint64_t)((double)c->contended * scale + 0.5);
+        r.wait_ns = (uint64_t)((double)c->wait_ticks * ns_per_tick * scale);
+        r.hold_ns = (uint64_t)((double)c->hold_ticks * ns_per_tick * scale);
+    }
+    return r;
+}
+
+static void lock_costs_add(struct profile_lock_costs *total, const struct profile_lock_costs *a)
+{
+    total->acquisitions += a->acquisitions;
+    total->timed += a->timed;
+    total->contended += a->contended;
+    total->wait_ns += a->wait_ns;
+    total->hold_ns += a->hold_ns;
+    if (a->wait_max_ns > total->wait_max_ns)
+        total->wait_max_ns = a->wait_max_ns;
+}
+
+static void collect_lock_costs(struct sched *s, double scale, struct profile *out)
+{
+    struct sched_profile *sp = s->profile;
+    unsigned threads = s->worker_count + 1;
+    if (!sp->lock_report)
+        sp->lock_report = malloc(sizeof *sp->lock_report * threads);
+    if (!sp->lock_report)
+        return;
+    for (unsigned t = 0; t < threads; t++) {
+        for (unsigned k = 0; k < PROFILED_LOCKS; k++) {
+            sp->lock_report[t][k] = lock_costs_in_ns(&sp->lock_costs[t].lock[k], scale);
+            lock_costs_add(&out->lock_total[k], &sp->lock_report[t][k]);
+        }
+    }
+    out->lock_threads = threads;
+    out->lock_costs = (const struct profile_lock_costs(*)[PROFILED_LOCKS])sp->lock_report;
 }
 
 /* Jain's index over the reductions of the processes still in the table. */
@@ -166,6 +237,9 @@ void sched_profile_collect(struct sched *s, struct profile *out)
     histogram_init(&out->slice_total);
     out->slice = NULL;
     memset(&out->longest, 0, sizeof out->longest);
+    out->lock_threads = 0;
+    out->lock_costs = NULL;
+    memset(out->lock_total, 0, sizeof out->lock_total);
     double scale = sp ? ns_per_tick(sp) : 1.0;
     if (sp && !sp->report)
         sp->report = malloc(sizeof *sp->report * s->worker_count);
@@ -179,8 +253,10 @@ void sched_profile_collect(struct sched *s, struct profile *out)
         }
         out->slice = sp->slices;
     }
-    if (sp)
+    if (sp) {
         longest_slice(s, scale, &out->longest);
+        collect_lock_costs(s, scale, out);
+    }
     if (sp && sp->report) {
         for (unsigned w = 0; w < s->worker_count; w++)
             sp->report[w] = with_running_time(&s->metrics[w], scale);

@@ -34,6 +34,12 @@ void sched_profile_collect(struct sched *s, struct profile *out);
 /* On worker w's own thread, before its first slice and after its last. */
 void sched_profile_worker_begin(struct sched *s, unsigned w);
 void sched_profile_worker_end(struct sched *s, unsigned w);
+/* On a thread that takes the executor's locks, holding neither: from
+ * begin to end its lock operations are measured into thread's record (a
+ * worker's number, or worker_count for the timer thread). The worker
+ * calls above include these. */
+void sched_profile_thread_begin(struct sched *s, unsigned thread);
+void sched_profile_thread_end(void);
 /* sched_destroy. */
 void sched_profile_free(struct sched *s);
 

@@ -28,6 +28,7 @@ SCRIPTS = os.path.join(ROOT, "scripts")
 sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
 sys.path.insert(0, SCRIPTS)
 import merge_results  # noqa: E402
+import report as report_py  # noqa: E402
 import run_experiment as rx  # noqa: E402
 
 CLAUSE = os.path.abspath(os.environ.get("CLAUSE", os.path.join(ROOT, "build", "clause")))
@@ -502,8 +503,14 @@ class EndToEnd(unittest.TestCase):
                 self.assertGreaterEqual(int(r["receives"]), 1200)
                 self.assertGreater(int(r["msg_delivery_count"]), 0)
                 self.assertEqual(r["latency_sample_interval"], "16")  # --profile's default
+                # the locks' costs: the executor mutex is taken before every slice
+                self.assertGreaterEqual(int(r["lock_exec_acquisitions"]), int(r["slices"]))
+                self.assertGreater(int(r["lock_rq_acquisitions"]), 0)
+                self.assertLessEqual(int(r["lock_exec_contended"]), int(r["lock_exec_acquisitions"]))
+                self.assertGreaterEqual(int(r["lock_exec_hold_ns"]), 0)
             else:
                 self.assertEqual(r["slices"], "")
+                self.assertEqual(r["lock_exec_acquisitions"], "")
         with open(os.path.join(merged, "metadata.json")) as f:
             meta = json.load(f)
         for key in ("commit", "cpu_model", "kernel", "otp_release", "cpus_available", "started_utc"):
@@ -514,7 +521,12 @@ class EndToEnd(unittest.TestCase):
         self.assertIn("report: " + os.path.join(merged, "report.md"), proc.stdout)
         with open(os.path.join(merged, "report.md")) as f:
             report = f.read()
-        for plot in ("time_pingpong.svg", "ratio.svg", "steals.svg", "latency.svg"):
+        # Every policy by default: more series than the per-series plots
+        # can show, so the report ranks them with one plot of geometric means.
+        wide = len(policies) > report_py.WIDE_SERIES
+        plots = ("time_pingpong.svg", "geomean.svg") if wide else ("time_pingpong.svg", "ratio.svg", "steals.svg",
+                                                                    "latency.svg")
+        for plot in plots:
             self.assertIn(f"(plots/{plot})", report)
             with open(os.path.join(merged, "plots", plot)) as f:
                 self.assertIn("<svg", f.read())

@@ -63,6 +63,39 @@ def check_slices(name, doc, workers):
         expect(f"{name}: longest slice {side}", place is None or (":" in place and "/" in place), True)
 
 
+def check_locks(name, doc, workers, every_one_timed=False):
+    """The locks' costs: a row per worker and the timer thread, totals their
+    sums, a worker's executor-mutex acquisitions at least its slices (it
+    takes the mutex before each), the timed ones within them."""
+    locks = doc["locks"]
+    if locks is None:
+        failures.append(f"{name}: locks not measured")
+        return
+    for lock in ("executor", "run_queue"):
+        threads = locks[lock]["threads"]
+        expect(f"{name}: {lock} threads", [t["thread"] for t in threads],
+               [f"worker {w}" for w in range(workers)] + ["timer thread"])
+        total = locks[lock]["total"]
+        for field in ("acquisitions", "timed"):
+            expect(f"{name}: {lock} total {field}", total[field], sum(t["costs"][field] for t in threads))
+        expect(f"{name}: {lock} longest wait", total["wait_max_ns"], max(t["costs"]["wait_max_ns"] for t in threads))
+        for t in threads:
+            c = t["costs"]
+            where = f"{name}: {lock} {t['thread']}"
+            expect(f"{where} timed within acquisitions", c["timed"] <= c["acquisitions"], True)
+            expect(f"{where} contended within acquisitions", c["contended"] <= c["acquisitions"], True)
+            expect(f"{where} waits only when contended", c["contended"] > 0 or c["wait_ns"] == 0, True)
+            if every_one_timed:
+                expect(f"{where} every acquisition timed", c["timed"], c["acquisitions"])
+                expect(f"{where} longest wait within the waits", c["wait_max_ns"] <= c["wait_ns"], True)
+    for w in range(workers):
+        costs = locks["executor"]["threads"][w]["costs"]
+        expect(f"{name}: worker {w} takes the executor mutex for every slice",
+               costs["acquisitions"] >= doc["workers"][w]["slices"], True)
+        if doc["workers"][w]["slices"] > 100 and not every_one_timed:
+            expect(f"{name}: worker {w} times some acquisitions", 0 < costs["timed"] < costs["acquisitions"], True)
+
+
 def main():
     clause = os.path.abspath(sys.argv[1])
     with tempfile.TemporaryDirectory() as tmp:
@@ -85,6 +118,7 @@ def main():
                 # every spawned process sends once; main takes each
                 expect(f"{name}: receives", doc["messages"]["receives"], N)
                 check_slices(name, doc, int(workers))
+                check_locks(name, doc, int(workers))
         # Text and JSON at once; the text ends with the counters' line.
         doc, err, status = run(clause, ["--native", "spawn_exit", "500"], tmp, text=True)
         expect("spawn_exit: status", status, 0)
@@ -138,6 +172,11 @@ def main():
         expect("--profile-sample=1: deliveries", doc["latencies"]["message_delivery"]["count"], 3 * 50 * 2 + 2 * 3)
         expect("--profile-sample=1: waits", doc["latencies"]["run_queue_wait"]["count"], doc["total"]["slices"])
         expect("--profile-sample=1: timed slices", doc["total"]["running_timed_slices"], doc["total"]["slices"])
+        check_locks("--profile-sample=1", doc, len(doc["workers"]), every_one_timed=True)
+        doc, err, status = run(clause, ["--profile-sample=1", "--schedulers", "2", "--locks", "cas", "--native",
+                                        "pingpong", "3", "50"], tmp, text=True)
+        check_locks("--locks cas --schedulers 2 --profile-sample=1", doc, 2, every_one_timed=True)
+        expect("locks in the text", "locks (cas; every acquisition timed)" in err, True)
         # clause's own counters through PAPI, as any PAPI tool reads them.
         doc, _, status = run(clause, ["--profile-events=sde:::clause::slices", "--native", "yield_storm", "5", "20"], tmp)
         event = doc["hardware_counters"]["events"][0]

@@ -1,0 +1,168 @@
+/*
+ * test_lock.c — --profile's lock costs (rt/lock_ck.c): every acquisition
+ * counted; on the timed ones (about 1 in the sample interval), whether it
+ * was contended, how long it waited and how long the lock was held; under
+ * every lock kind.
+ */
+#include "rt/lock.h"
+#include "test_main.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+
+enum { HOLD_MS = 20 };
+
+static void sleep_ms(unsigned ms)
+{
+    struct timespec t = {0, (long)ms * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+/* profile_stamp ticks in a sleep of ms (at least: a sleep may last longer). */
+static uint64_t ticks_of_sleep(unsigned ms)
+{
+    uint64_t started = profile_stamp();
+    sleep_ms(ms);
+    return profile_stamp() - started;
+}
+
+static void costs_init(struct thread_lock_costs *c, uint32_t sample_interval)
+{
+    memset(c, 0, sizeof *c);
+    for (unsigned k = 0; k < PROFILED_LOCKS; k++)
+        sampler_init(&c->lock[k].timing, sample_interval, k + 1);
+}
+
+struct holder {
+    struct rt_lock *lock;
+    atomic_bool holding;
+};
+
+/* Takes the lock unmeasured, says so, holds it HOLD_MS, releases it. */
+static void *hold_for_a_while(void *arg)
+{
+    struct holder *h = arg;
+    rt_lock(h->lock);
+    atomic_store(&h->holding, true);
+    sleep_ms(HOLD_MS);
+    rt_unlock(h->lock);
+    return NULL;
+}
+
+static void test_free_acquisitions_are_counted(void)
+{
+    for (unsigned kind = 0; kind < LOCK_KIND_COUNT; kind++) {
+        struct rt_lock lock;
+        CU_ASSERT_TRUE_FATAL(rt_lock_init(&lock, (enum lock_kind)kind, RT_LOCK_SLOT_RUNQ));
+        rt_lock_set_measured(&lock, true);
+        struct thread_lock_costs costs;
+        costs_init(&costs, 1);
+        rt_lock_costs = &costs;
+        for (int i = 0; i < 10; i++) {
+            rt_lock(&lock);
+            rt_unlock(&lock);
+        }
+        rt_lock_costs = NULL;
+        const struct lock_costs *c = &costs.lock[RT_LOCK_SLOT_RUNQ];
+        CU_ASSERT_EQUAL(c->acquisitions, 10);
+        CU_ASSERT_EQUAL(c->contended, 0);
+        CU_ASSERT_EQUAL(c->wait_ticks, 0);
+        CU_ASSERT_EQUAL(c->timed, 10); /* interval 1: every one timed */
+        CU_ASSERT_EQUAL(c->held_since, 0);
+        CU_ASSERT_EQUAL(costs.lock[RT_LOCK_SLOT_EXEC].acquisitions, 0); /* the other slot untouched */
+        rt_lock_destroy(&lock);
+    }
+}
+
+static void test_an_unmeasured_lock_records_nothing(void)
+{
+    struct rt_lock lock;
+    CU_ASSERT_TRUE_FATAL(rt_lock_init(&lock, LOCK_CAS, RT_LOCK_SLOT_EXEC));
+    struct thread_lock_costs costs;
+    costs_init(&costs, 1);
+    rt_lock_costs = &costs;
+    rt_lock(&lock);
+    rt_unlock(&lock);
+    rt_lock_set_measured(&lock, true);
+    rt_lock_set_measured(&lock, false);
+    rt_lock(&lock);
+    rt_unlock(&lock);
+    rt_lock_costs = NULL;
+    CU_ASSERT_EQUAL(costs.lock[RT_LOCK_SLOT_EXEC].acquisitions, 0);
+    /* measured, but this thread has no record: taken all the same */
+    rt_lock_set_measured(&lock, true);
+    rt_lock(&lock);
+    rt_unlock(&lock);
+    rt_lock_destroy(&lock);
+}
+
+static void test_a_contended_acquisition_is_timed_for_its_wait(void)
+{
+    uint64_t short_sleep = ticks_of_sleep(HOLD_MS / 4);
+    for (unsigned kind = 0; kind < LOCK_KIND_COUNT; kind++) {
+        struct rt_lock lock;
+        CU_ASSERT_TRUE_FATAL(rt_lock_init(&lock, (enum lock_kind)kind, RT_LOCK_SLOT_EXEC));
+        rt_lock_set_measured(&lock, true);
+        struct holder h = {&lock, false};
+        pthread_t thread;
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, hold_for_a_while, &h), 0);
+        while (!atomic_load(&h.holding))
+            sched_yield();
+        struct thread_lock_costs costs;
+        costs_init(&costs, 1);
+        rt_lock_costs = &costs;
+        rt_lock(&lock); /* waits for the rest of the holder's HOLD_MS */
+        rt_unlock(&lock);
+        rt_lock_costs = NULL;
+        pthread_join(thread, NULL);
+        const struct lock_costs *c = &costs.lock[RT_LOCK_SLOT_EXEC];
+        CU_ASSERT_EQUAL(c->acquisitions, 1);
+        CU_ASSERT_EQUAL(c->timed, 1);
+        CU_ASSERT_EQUAL(c->contended, 1);
+        /* It waited most of HOLD_MS: more than a quarter of it surely. */
+        CU_ASSERT(c->wait_ticks >= short_sleep / 2);
+        CU_ASSERT_EQUAL(c->wait_max_ticks, c->wait_ticks);
+        rt_lock_destroy(&lock);
+    }
+}
+
+static void test_the_time_held_is_measured_on_sampled_acquisitions(void)
+{
+    uint64_t short_sleep = ticks_of_sleep(HOLD_MS / 4);
+    struct rt_lock lock;
+    CU_ASSERT_TRUE_FATAL(rt_lock_init(&lock, LOCK_PTHREAD, RT_LOCK_SLOT_EXEC));
+    rt_lock_set_measured(&lock, true);
+    struct thread_lock_costs costs;
+    costs_init(&costs, 1);
+    rt_lock_costs = &costs;
+    rt_lock(&lock);
+    sleep_ms(HOLD_MS);
+    rt_unlock(&lock);
+    rt_lock_costs = NULL;
+    const struct lock_costs *c = &costs.lock[RT_LOCK_SLOT_EXEC];
+    CU_ASSERT_EQUAL(c->timed, 1);
+    CU_ASSERT(c->hold_ticks >= short_sleep * 2); /* held HOLD_MS, four times the short sleep's span */
+
+    /* A larger interval times about one acquisition in it, never more. */
+    costs_init(&costs, 16);
+    rt_lock_costs = &costs;
+    for (int i = 0; i < 1600; i++) {
+        rt_lock(&lock);
+        rt_unlock(&lock);
+    }
+    rt_lock_costs = NULL;
+    CU_ASSERT_EQUAL(c->acquisitions, 1600);
+    CU_ASSERT(c->timed >= 50 && c->timed <= 200);
+    rt_lock_destroy(&lock);
+}
+
+static CU_TestInfo tests[] = {
+    {"free acquisitions are counted", test_free_acquisitions_are_counted},
+    {"an unmeasured lock records nothing", test_an_unmeasured_lock_records_nothing},
+    {"a contended acquisition is timed for its wait", test_a_contended_acquisition_is_timed_for_its_wait},
+    {"the time held is measured on the timed acquisitions", test_the_time_held_is_measured_on_sampled_acquisitions},
+    CU_TEST_INFO_NULL,
+};
+TEST_SUITE_CONCURRENT(locks, tests)
