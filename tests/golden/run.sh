@@ -28,8 +28,8 @@
 # --policy NAME keeps only NAME's configurations, and gives NAME both send
 # modes at every worker count whatever it is; --workers "N ..." runs
 # those worker counts instead; --repeat R runs the whole
-# matrix R times (a race shows as an occasional failure). The programs of one configuration run GOLDEN_JOBS at a
-# time (default: one per CPU; tests/golden/run_one.sh runs each). Each run has RUN_TIMEOUT seconds (default 60): a
+# matrix R times (a race shows as an occasional failure). All runs share one pool, GOLDEN_JOBS at a time
+# (default: one per CPU; tests/golden/run_one.sh runs each). Each run has RUN_TIMEOUT seconds (default 60): a
 # hang is a failure.
 #
 # A program's first line may be "%% args: A B ..." (its arguments); a line
@@ -126,11 +126,16 @@ options_of() { echo "${1%@*}" | tr ',=' '  '; }
 
 tally=$out/tally
 : >"$tally"
-# The programs of one configuration and worker count run side by side, GOLDEN_JOBS
-# at a time (default: one per CPU), each through run_one.sh; failures print in
-# program order once the batch is done.
+# Every run (configuration, worker count, program, round) goes into one job
+# pool, GOLDEN_JOBS at a time (default: one per CPU), each through
+# run_one.sh with a number of its own for its files; a pool per
+# configuration would wait for its slowest program once per configuration.
+# Failures print once all are done, in configuration and program order.
 jobs=${GOLDEN_JOBS:-$all}
 export GOLDEN_CLAUSE=$clause GOLDEN_OUT=$out GOLDEN_ROOT=$root GOLDEN_TIMEOUT=$timeout_s
+runs=$out/runs
+: >"$runs"
+index=0
 round=1
 while [ $round -le "$repeat" ]; do
     for config in $configs; do
@@ -138,17 +143,17 @@ while [ $round -le "$repeat" ]; do
             runs_with "$config" "$n" || continue
             label="$(options_of "$config"), $n workers"
             [ "$repeat" -gt 1 ] && label="$label, round $round"
-            # shellcheck disable=SC2086 # one program name per line
-            printf '%s\n' $programs | xargs -P "$jobs" -n 1 "$golden/run_one.sh" "$config" "$n" "$label"
             for name in $programs; do
-                if [ -f "$out/$name.report" ]; then
-                    cat "$out/$name.report"
-                    rm -f "$out/$name.report"
-                fi
+                index=$((index + 1))
+                printf '%s\t%s\t%s\t%s\t%s\n' "$index" "$config" "$n" "$label" "$name" >>"$runs"
             done
         done
     done
     round=$((round + 1))
+done
+tr '\t' '\n' <"$runs" | xargs -d '\n' -P "$jobs" -n 5 "$golden/run_one.sh"
+cut -f1 "$runs" | while read -r i; do
+    if [ -f "$out/$i.report" ]; then cat "$out/$i.report"; fi
 done
 
 # The table: one row per configuration and worker count.
