@@ -477,7 +477,9 @@ static bool subject_bytes(term s, struct subject *out)
 static term capture_value(struct process *p, const struct capture *c, const struct subject *s, const PCRE2_SIZE *ov,
                           int rc, uint32_t group)
 {
-    bool set = group < (uint32_t)rc && ov[2 * group] != PCRE2_UNSET;
+    /* A group ending before it starts (\K in a lookaround, which PCRE2
+     * refuses unless told otherwise) counts as unset. */
+    bool set = group < (uint32_t)rc && ov[2 * group] != PCRE2_UNSET && ov[2 * group + 1] >= ov[2 * group];
     size_t start = set ? ov[2 * group] : 0, length = set ? ov[2 * group + 1] - ov[2 * group] : 0;
     switch (c->type) {
     case CAPTURE_LIST: {
