@@ -26,10 +26,10 @@
 # and the fuzzer has a fifth, build/fuzz, compiled by clang.
 
 CC      := gcc
-PKGS    := ck hwloc papi cunit zlib gmp
+PKGS    := ck hwloc papi cunit zlib gmp libpcre2-8
 # What the library itself needs (the tests add CUnit): pkg-config packages,
 # and libraries without a pkg-config entry (clause.pc lists both).
-LIB_PKGS  := ck hwloc papi zlib gmp
+LIB_PKGS  := ck hwloc papi zlib gmp libpcre2-8
 # libsde ships with libpapi-dev without a pkg-config entry: clause's counters as PAPI software-defined events.
 LIB_EXTRA := -lsde -lm -lpthread
 # Recursive (=) so pkg-config runs only after the deps target installed them.

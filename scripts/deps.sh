@@ -15,6 +15,7 @@ checks=(
   "pkg:cunit libcunit1-dev"
   "pkg:zlib zlib1g-dev"
   "pkg:gmp libgmp-dev"
+  "pkg:libpcre2-8 libpcre2-dev"
   "cmd:erlc erlang-base"
   "cmd:pkg-config pkg-config"
   "cmd:gcc gcc"

@@ -194,10 +194,19 @@ enum bits_result bits_match_string(term ctx, const uint8_t *bytes, uint64_t bits
     if (bits > ctx_remaining(ctx))
         return BITS_NO_MATCH;
     uint64_t at = ctx_offset(ctx);
-    if (at % 8 || bits % 8)
-        return BITS_UNSUPPORTED;
-    if (memcmp(ctx_data(ctx) + at / 8, bytes, (size_t)(bits / 8)) != 0)
-        return BITS_NO_MATCH;
+    const uint8_t *data = ctx_data(ctx);
+    if (at % 8 == 0 && bits % 8 == 0) {
+        if (memcmp(data + at / 8, bytes, (size_t)(bits / 8)) != 0)
+            return BITS_NO_MATCH;
+    } else {
+        /* A string of bits (<<1:1, 1:1, 0:1, ...>> in a pattern), or one
+         * at an offset inside a byte: compared 64 bits at a time. */
+        for (uint64_t done = 0; done < bits; done += 64) {
+            unsigned n = bits - done < 64 ? (unsigned)(bits - done) : 64;
+            if (read_bits(data, at + done, n) != read_bits(bytes, done, n))
+                return BITS_NO_MATCH;
+        }
+    }
     ctx_advance(ctx, bits);
     return BITS_OK;
 }
@@ -205,7 +214,16 @@ enum bits_result bits_match_string(term ctx, const uint8_t *bytes, uint64_t bits
 bool bits_test_tail(term ctx, uint64_t bits) { return ctx_remaining(ctx) == bits; }
 bool bits_test_unit(term ctx, unsigned unit) { return unit <= 1 || ctx_remaining(ctx) % unit == 0; }
 
-enum bits_result bits_get_tail(heap_t *h, term ctx, term *out) { return bits_get_binary(h, ctx, UINT64_MAX, 1, out); }
+/* The rest of the binary, leaving the position where it is, as OTP's
+ * bs_get_tail does: the compiler may go on matching with the same context
+ * (a function given it tests the rest's size, then passes the context on). */
+enum bits_result bits_get_tail(heap_t *h, term ctx, term *out)
+{
+    uint64_t at = ctx_offset(ctx);
+    enum bits_result r = bits_get_binary(h, ctx, UINT64_MAX, 1, out);
+    boxed_ptr(ctx)[CTX_OFFSET] = make_small((int64_t)at);
+    return r;
+}
 
 term bits_position(term ctx) { return boxed_ptr(ctx)[CTX_OFFSET]; }
 void bits_set_position(term ctx, term position) { boxed_ptr(ctx)[CTX_OFFSET] = position; }

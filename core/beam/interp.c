@@ -64,6 +64,9 @@ static uint64_t spawn_start_code[1];
 static uint64_t repeat_call_code[1];
 /* Where a process resumes to continue a builtin that trapped (bif_trap). */
 static uint64_t trap_resume_code[1];
+/* Where Erlang code that a builtin handed a tail call to returns
+ * (call_handed_over): it pops the frame kept for the caller. */
+static uint64_t handover_return_code[1];
 /* beam_repeat.how of a trapped gc_bif instruction (0..2 are call_how's). */
 #define REPEAT_INSTRUCTION 3
 
@@ -172,6 +175,24 @@ static term bif_frame_location(heap_t *h, term module, term cause)
     return is_non_value(pair) ? pair : heap_cons(h, pair, NIL);
 }
 
+/* The frame {M, F, A, Location} with {error_info, Info} after its
+ * location's items (error/3's option). */
+static term with_error_info(heap_t *h, term frame, term info)
+{
+    term pair = heap_tuple2(h, A(error_info), info);
+    term location = is_value(pair) ? heap_cons(h, pair, NIL) : pair;
+    term items[8];
+    size_t n = 0;
+    for (term l = tuple_element(frame, 4); is_list(l) && n < 8; l = list_tail(l))
+        items[n++] = list_head(l);
+    while (n > 0 && is_value(location))
+        location = heap_cons(h, items[--n], location);
+    if (is_non_value(location))
+        return location;
+    term elems[4] = {tuple_element(frame, 1), tuple_element(frame, 2), tuple_element(frame, 3), location};
+    return heap_tuple(h, 4, elems);
+}
+
 struct fault_site {
     const uint64_t *pc;          /* the instruction that raised */
     const struct bif_entry *bif; /* the builtin that raised, or NULL */
@@ -203,6 +224,8 @@ static term build_trace(struct process *p, const struct fault_site *site, term *
     if (site->function_clause && is_non_value(args))
         return THE_NON_VALUE;
     term top = site->tail_call ? NIL : frame_at(p, site->function_clause ? site->pc + 4 : site->pc, args);
+    if (is_value(top) && top != NIL && is_value(p->fault_info))
+        top = with_error_info(h, top, p->fault_info);
     if (is_non_value(top))
         return top;
     if (top != NIL)
@@ -704,6 +727,7 @@ static enum body_stop run(struct process *p)
         spawn_start_code[0] = (uint64_t)(uintptr_t) && op_spawn_start;
         repeat_call_code[0] = (uint64_t)(uintptr_t) && op_repeat_call;
         trap_resume_code[0] = (uint64_t)(uintptr_t) && op_trap_resume;
+        handover_return_code[0] = (uint64_t)(uintptr_t) && op_handover_return;
         handler_table = labels;
         return BODY_EXIT;
     }
@@ -874,6 +898,8 @@ call_export:
                 goto call_blocked;
             if (p->fault_class == FAULT_TRAP)
                 goto call_trapped;
+            if (p->fault_class == FAULT_CALL)
+                goto call_handed_over;
             site.pc = I;
             site.bif = bif;
             site.bif_args = bif->arity <= 3 ? bif_args : X;
@@ -925,6 +951,44 @@ call_export:
         site.tail_call = call_how != 0;
         goto raise_with_site;
     }
+
+call_handed_over:
+    /* The builtin goes on as a call of Erlang code (bif_call_erlang): it
+     * returns where the builtin would have. A tail call keeps a frame for
+     * its caller, as OTP's loader makes a tail call of a builtin a body
+     * call: the call site after the continuation (a return address that
+     * only stack traces read, so that they show the caller at the call's
+     * line), popped by op_handover_return. */
+    p->fault_class = FAULT_NONE;
+    memcpy(X, p->bif_trap.args, p->bif_trap.arity * sizeof(term));
+    if (call_how != 0) {
+        if (call_how == 1) {
+            cp = (const uint64_t *)(uintptr_t)E[0];
+            E += call_dealloc + 1;
+        }
+        if ((size_t)(E - p->stack) < 2) {
+            term *moved = grow_stack(p, E, 2);
+            if (!moved)
+                goto out_of_memory;
+            E = moved;
+        }
+        E -= 2;
+        E[0] = (term)(uintptr_t)(I + 1);
+        E[1] = (term)(uintptr_t)cp;
+        cp = handover_return_code;
+        call_how = 2;
+    }
+    call_target = code_export(sched_engine(p->sched), p->bif_trap.module, p->bif_trap.function, p->bif_trap.arity);
+    if (!call_target)
+        goto out_of_memory;
+    goto call_export;
+
+op_handover_return:
+    cp = (const uint64_t *)(uintptr_t)E[1];
+    E += 2;
+    I = cp;
+    cp = NULL;
+    DISPATCH();
 
 enter_code:
     if (call_how == 0) {
@@ -2011,6 +2075,7 @@ raise_with_site : {
     term trace = is_value(p->fault_trace) ? p->fault_trace : build_trace(p, &site, E, cp);
     p->fault_trace = THE_NON_VALUE;
     p->fault_cause = THE_NON_VALUE;
+    p->fault_info = THE_NON_VALUE;
     if (is_value(trace) && is_value(frame_override))
         trace = heap_cons(&p->heap, frame_override, trace);
     if (is_non_value(trace))

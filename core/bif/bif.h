@@ -82,6 +82,11 @@ enum fault_class {
      * error shows the original builtin's name with the continuation's
      * first arguments (as many as the original takes). */
     FAULT_TRAP,
+    /* Not an exception: the builtin hands its call over to Erlang code
+     * (bif_call_erlang): the engine calls p->bif_trap's module:function
+     * with its arguments in the builtin's place, as OTP's BIF_TRAP to an
+     * export does (re:run/3 goes on in re:grun/3). */
+    FAULT_CALL,
 };
 
 /* Records an exception of class with reason and returns THE_NON_VALUE. */
@@ -92,6 +97,7 @@ static inline term bif_raise(struct process *p, enum fault_class class, term rea
     p->fault_args = THE_NON_VALUE;
     p->fault_trace = THE_NON_VALUE;
     p->fault_cause = THE_NON_VALUE;
+    p->fault_info = THE_NON_VALUE;
     return THE_NON_VALUE;
 }
 static inline term bif_error(struct process *p, term reason) { return bif_raise(p, FAULT_ERROR, reason); }
@@ -152,6 +158,22 @@ static inline term bif_trap(struct process *p, bif_fn cont, unsigned arity, cons
     if (p->reds_left > 0)
         p->reds_left = 0;
     return bif_raise(p, FAULT_TRAP, NIL);
+}
+
+/* Hands the call over to the Erlang function module:function/arity with
+ * args (OTP's BIF_TRAPn to an export): its result is the call's. Only for
+ * the engine's call of a builtin outside a guard (p->bif_may_trap), which a
+ * builtin that is no guard builtin always is; arity is at most
+ * PROC_TRAP_MAX_ARGS, and args are terms, as bif_trap's. */
+static inline term bif_call_erlang(struct process *p, term module, term function, unsigned arity, const term *args)
+{
+    p->bif_trap.fn = NULL;
+    p->bif_trap.module = module;
+    p->bif_trap.function = function;
+    p->bif_trap.arity = arity;
+    for (unsigned i = 0; i < arity; i++)
+        p->bif_trap.args[i] = args[i];
+    return bif_raise(p, FAULT_CALL, NIL);
 }
 
 /* ---- argument helpers shared by builtins ---- */

@@ -47,9 +47,19 @@ static term bif_error_2(struct process *p, const term *args)
     /* OTP accepts any term as the argument list here and shows it as is. */
     return bif_error_with_args(p, args[0], args[1]);
 }
-/* erlang:error(Reason, Args, Options): as error/2; the options (error_info
- * for erl_error's messages) are not kept in the stack trace here. */
-static term bif_error_3(struct process *p, const term *args) { return bif_error_with_args(p, args[0], args[1]); }
+/* erlang:error(Reason, Args, Options): as error/2, but Args none shows
+ * the function's arity, and an {error_info, Map} option goes to the end of
+ * the raising frame's location (for erl_error's messages), as OTP 25 does. */
+static term bif_error_3(struct process *p, const term *args)
+{
+    bif_error_with_args(p, args[0], args[1] == A(none) ? THE_NON_VALUE : args[1]);
+    for (term l = args[2]; is_list(l); l = list_tail(l)) {
+        term o = list_head(l);
+        if (is_tuple(o) && tuple_arity(o) == 2 && tuple_element(o, 1) == A(error_info) && is_map(tuple_element(o, 2)))
+            p->fault_info = tuple_element(o, 2);
+    }
+    return THE_NON_VALUE;
+}
 /* erlang:raise(Class, Reason, Stacktrace): the exception with the given
  * trace, which must be a proper list. With a bad class or trace it does
  * not raise: it returns the atom badarg, as OTP documents. */

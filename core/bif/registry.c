@@ -38,6 +38,7 @@ static const struct bif_def *const bif_tables[] = {
     bif_table_os,
     bif_table_ets,
     bif_table_system_monitor,
+    bif_table_re,
 };
 
 #define BIF_SLOTS 2048 /* a power of two, well above the number of builtins */

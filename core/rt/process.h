@@ -122,6 +122,7 @@ struct process {
     term fault_args;  /* error/2's argument list, or THE_NON_VALUE */
     term fault_trace; /* erlang:raise/3's stack trace, used as given, or THE_NON_VALUE */
     term fault_cause; /* the cause in a builtin's error_info (badopt...), or THE_NON_VALUE */
+    term fault_info;  /* error/3's error_info map, for the raising frame, or THE_NON_VALUE */
 
     /* --- what it runs --- */
     const struct body_ops *body;
@@ -151,11 +152,13 @@ struct process {
         int how;
     } beam_repeat;
     /* A builtin that did a portion of its work and continues later (bif.h,
-     * bif_trap): its continuation and the continuation's arguments. The
+     * bif_trap), or hands its call over to Erlang code (bif_call_erlang):
+     * its continuation or callee, and the arguments. The
      * engine moves the arguments into x registers as soon as the builtin
      * returns, so these words are never collection roots themselves. */
     struct {
         term (*fn)(struct process *p, const term *args);
+        term module, function; /* bif_call_erlang's callee (fn unused then) */
         unsigned arity;
         term args[PROC_TRAP_MAX_ARGS];
     } bif_trap;

@@ -1,7 +1,9 @@
 %% Bit syntax on byte-aligned binaries: integer segments of 8, 16, 32 and
 %% 64 bits, signed and unsigned, big and little endian, binary and bytes
 %% segments, sizes from variables, utf8 segments, matching with guards, and
-%% badmatch and badarg where construction or matching fails.
+%% badmatch and badarg where construction or matching fails; patterns of
+%% literal bits that are no whole bytes (a UTF-8 lead byte's high bits);
+%% a match context passed on after a guard on the rest's size.
 -module(bit_syntax).
 -export([main/1]).
 
@@ -41,7 +43,36 @@ main(_) ->
         fun() -> S = id(-1), <<Y:S>> = <<1>>, Y end
     ],
     [io:format("~w~n", [catch_reason(F)]) || F <- Errors],
+    io:format("~w~n", [[lead(<<Byte>>) || Byte <- [16#41, 16#C3, 16#E2, 16#F0, 16#80, 16#FF]]]),
+    io:format("~w~n", [[mid(<<Byte>>) || Byte <- [2#10101010, 2#11101010, 2#10100000]]]),
+    io:format("~p~n", [[braced(<<"{12}x">>), braced(<<"{7">>), braced(<<"{">>), braced(<<"x">>)]]),
     ok.
+
+%% The number in braces at the start: the rest's size is tested (the
+%% compiler takes it from the context), then the context itself goes on
+%% to digits/1, which must see it where the brace left it.
+braced(<<${, Rest/binary>>) when byte_size(Rest) > 0 ->
+    case digits(Rest) of
+        {Ds, <<$}, After/binary>>} -> {Ds, After};
+        {Ds, Other} -> {unclosed, Ds, Other}
+    end;
+braced(Other) -> {none, Other}.
+
+digits(<<D, R/binary>>) when D >= $0, D =< $9 ->
+    {Ds, Rest} = digits(R),
+    {[D | Ds], Rest};
+digits(Bin) -> {[], Bin}.
+
+%% Bytes a UTF-8 character takes, from its lead byte's high bits.
+lead(<<0:1, _:7>>) -> 1;
+lead(<<1:1, 1:1, 0:1, _:5>>) -> 2;
+lead(<<1:1, 1:1, 1:1, 0:1, _:4>>) -> 3;
+lead(<<2#11110:5, _:3>>) -> 4;
+lead(_) -> bad.
+
+%% Three literal bits inside a byte.
+mid(<<_:2, 2#101:3, Low:3>>) -> {yes, Low};
+mid(_) -> no.
 
 parse(<<>>) -> [];
 parse(<<Tag:8, Len:16, Value:Len/binary, Rest/binary>>) -> [{Tag, Value} | parse(Rest)].

@@ -3,6 +3,8 @@
 
 %% The error_info of builtins' badarg: OTP 25 adds a cause for some
 %% (a bad option, a bad time), which erl_erts_errors turns into a message.
+%% And error/3 as stdlib's Erlang uses it: its {error_info, Map} option
+%% ends the raising frame's location, and Args none shows the arity.
 main(_) ->
     Cases = [
         {spawn_opt, fun() -> spawn_opt(fun() -> ok end, [bad]) end},
@@ -56,4 +58,14 @@ main(_) ->
                                             [Name, Class, Reason, M, Fn, length(Args),
                                              proplists:get_value(error_info, Info)])
                           end
-                  end, Cases).
+                  end, Cases),
+    Raised = [
+        {error3_info, fun() -> error(badarg, [a, b], [{error_info, #{module => erl_stdlib_errors, cause => x}}]) end},
+        {error3_not_map, fun() -> error(badarg, [a], [{error_info, cause}]) end},
+        {error3_other_option, fun() -> error(badarg, [a], [{other, 1}]) end},
+        {error3_none, fun() -> error(badarg, none, [{error_info, #{}}]) end},
+        {error3_no_options, fun() -> error(badarg, [x], []) end}
+    ],
+    lists:foreach(fun({Name, F}) ->
+                          try F() catch error:R:St -> io:format("~p: ~p ~p~n", [Name, R, hd(St)]) end
+                  end, Raised).
