@@ -205,7 +205,16 @@ enum bits_result bits_match_string(term ctx, const uint8_t *bytes, uint64_t bits
 bool bits_test_tail(term ctx, uint64_t bits) { return ctx_remaining(ctx) == bits; }
 bool bits_test_unit(term ctx, unsigned unit) { return unit <= 1 || ctx_remaining(ctx) % unit == 0; }
 
-enum bits_result bits_get_tail(heap_t *h, term ctx, term *out) { return bits_get_binary(h, ctx, UINT64_MAX, 1, out); }
+/* The rest of the match, the position left where it was (OTP's
+ * bs_get_tail: the compiler passes the context on after it, to a function
+ * that goes on matching from that position). */
+enum bits_result bits_get_tail(heap_t *h, term ctx, term *out)
+{
+    term at = bits_position(ctx);
+    enum bits_result r = bits_get_binary(h, ctx, UINT64_MAX, 1, out);
+    bits_set_position(ctx, at);
+    return r;
+}
 
 term bits_position(term ctx) { return boxed_ptr(ctx)[CTX_OFFSET]; }
 void bits_set_position(term ctx, term position) { boxed_ptr(ctx)[CTX_OFFSET] = position; }

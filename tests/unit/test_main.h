@@ -35,7 +35,8 @@ const char *test_data_path(const char *relative);
 /* The policies the concurrent tests run under: every registered policy, or
  * only those named by the runner's --policy NAME[,NAME...] (or the
  * environment variable CLAUSE_TEST_POLICY), so a new policy can be tested
- * alone (scripts/validate-policy) and a lock kind under the seeds' policies. A NULL-terminated array, as policy_all(). */
+ * alone (scripts/validate-policy) and a lock kind under the seeds' policies. A NULL-terminated array, as policy_all().
+ */
 const struct policy_ops *const *test_policies(void);
 
 /* The lock kind the tests' executors are built with: the runner's
