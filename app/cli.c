@@ -12,6 +12,7 @@
 #include "app/options.h"
 #include "beam/code_server.h"
 #include "beam/interp.h"
+#include "beam/services.h"
 #include "bif/bif.h"
 #include "metrics/metrics.h"
 #include "metrics/profile.h"
@@ -182,6 +183,8 @@ static int run_beam(const struct clause_options *options, struct sched *s, const
         args = is_value(arg) ? heap_cons(&scratch, arg, args) : arg;
     }
     sched_set_engine(s, cs);
+    if (!beam_services_install(s))
+        args = THE_NON_VALUE; /* memory refused: reported below */
     term main_pid =
         is_value(args) ? beam_spawn(s, NULL, cs, program->name, atom_intern_cstr("main"), &args, 1) : THE_NON_VALUE;
     heap_destroy(&scratch);

@@ -31,6 +31,7 @@ struct code_server {
     pthread_mutex_t lock; /* loading, export creation */
     char **paths;
     size_t path_count;
+    char *otp_root; /* where OTP's libraries were looked for */
     struct beam_export *buckets[EXPORT_BUCKETS];
     /* Loaded (or failed) modules in load order; readers without the lock
      * see a prefix of it (count published with release). */
@@ -59,10 +60,12 @@ static bool add_path(struct code_server *cs, const char *path)
     return true;
 }
 
-/* OTP's library folders clause may load from: stdlib and kernel. */
+/* OTP's library folders clause may load from: stdlib, kernel, and erts's
+ * own modules (prim_file, prim_buffer: OTP preloads them; clause loads them
+ * on first call like any other, their NIFs being builtins). */
 static bool add_otp_paths(struct code_server *cs, const char *root)
 {
-    static const char *const apps[] = {"stdlib", "kernel"};
+    static const char *const apps[] = {"stdlib", "kernel", "erts"};
     for (size_t a = 0; a < sizeof apps / sizeof apps[0]; a++) {
         char pattern[4096];
         snprintf(pattern, sizeof pattern, "%s/lib/%s-*/ebin", root, apps[a]);
@@ -90,7 +93,7 @@ struct code_server *code_server_new(const char *const *paths, size_t path_count,
     if (!otp_root)
         otp_root = getenv("CLAUSE_OTP_ROOT");
     if (ok)
-        ok = add_otp_paths(cs, otp_root ? otp_root : CLAUSE_OTP_ROOT);
+        ok = (cs->otp_root = copy_string(otp_root ? otp_root : CLAUSE_OTP_ROOT)) && add_otp_paths(cs, cs->otp_root);
     if (!ok) {
         code_server_free(cs);
         return NULL;
@@ -116,9 +119,12 @@ void code_server_free(struct code_server *cs)
     for (size_t i = 0; i < cs->path_count; i++)
         free(cs->paths[i]);
     free(cs->paths);
+    free(cs->otp_root);
     pthread_mutex_destroy(&cs->lock);
     free(cs);
 }
+
+const char *code_otp_root(const struct code_server *cs) { return cs->otp_root; }
 
 static size_t bucket_of(term module, term function, unsigned arity)
 {
@@ -162,6 +168,42 @@ static struct module_slot *find_slot(struct code_server *cs, term name)
     return NULL;
 }
 
+/* A function whose code starts with nif_start is a NIF stub (OTP 25's
+ * compiler marks the functions a -nifs attribute names): where a builtin
+ * of that name exists, its entry becomes a tail call of the builtin through
+ * its export record, as OTP's load_nif patches the stub, so calls from
+ * inside the module (prim_file's open_nif/2 is local) reach the builtin
+ * too; calls from outside already bind to it by their export record. The
+ * stub's body (nif_start, a move and a call_ext_only) leaves room for the
+ * three words written over it. Runs after the opcodes became handler
+ * addresses; lock held. */
+static bool bind_nif_stub_locked(struct code_server *cs, struct beam_module *m, const struct beam_function *f)
+{
+    uint64_t *entry = (uint64_t *)f->entry;
+    if (entry[0] != (uint64_t)(uintptr_t)beam_handler_table()[BEAM_OP_nif_start] ||
+        !bif_lookup(m->name, f->name, f->arity))
+        return true;
+    struct beam_export *e = export_locked(cs, m->name, f->name, f->arity);
+    if (!e)
+        return false;
+    uint64_t call[3] = {BEAM_OP_call_ext_only, f->arity, (uint64_t)(uintptr_t)e};
+    entry[1] = call[1];
+    entry[2] = call[2];
+    entry[0] = (uint64_t)(uintptr_t)beam_prepared_handler(call, BEAM_OP_call_ext_only);
+    return true;
+}
+
+static bool bind_nif_stubs_locked(struct code_server *cs, struct beam_module *m)
+{
+    for (uint32_t i = 0; i < m->export_count; i++)
+        if (!bind_nif_stub_locked(cs, m, &m->exports[i]))
+            return false;
+    for (uint32_t i = 0; i < m->local_count; i++)
+        if (!bind_nif_stub_locked(cs, m, &m->locals[i]))
+            return false;
+    return true;
+}
+
 /* Rewrites opcodes to handler addresses and import operands to export
  * records; binds the module's exports. Lock held. */
 static bool prepare_locked(struct code_server *cs, struct beam_module *m, char *error, size_t error_len)
@@ -198,6 +240,10 @@ static bool prepare_locked(struct code_server *cs, struct beam_module *m, char *
         at += words;
     }
     free(imports);
+    if (!bind_nif_stubs_locked(cs, m)) {
+        snprintf(error, error_len, "%s: out of memory", m->source_name);
+        return false;
+    }
     for (uint32_t i = 0; i < m->export_count; i++) {
         struct beam_export *e = export_locked(cs, m->name, m->exports[i].name, m->exports[i].arity);
         if (!e) {

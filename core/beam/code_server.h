@@ -49,6 +49,10 @@ struct beam_export {
 struct code_server *code_server_new(const char *const *paths, size_t path_count, const char *otp_root);
 void code_server_free(struct code_server *cs);
 
+/* The OTP installation the server loads OTP's libraries from (init's
+ * root argument). */
+const char *code_otp_root(const struct code_server *cs);
+
 /* Loads FILE.beam itself (the program), wherever it is. NULL with a
  * one-line error when it cannot be loaded. */
 struct beam_module *code_load_file(struct code_server *cs, const char *path, char *error, size_t error_len);

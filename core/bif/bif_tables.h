@@ -34,5 +34,8 @@ extern const struct bif_def bif_table_persistent_term[];
 extern const struct bif_def bif_table_os[];
 extern const struct bif_def bif_table_system_monitor[];
 extern const struct bif_def bif_table_re[];
+extern const struct bif_def bif_table_file[];
+extern const struct bif_def bif_table_prim_buffer[];
+extern const struct bif_def bif_table_init[];
 
 #endif

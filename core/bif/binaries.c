@@ -656,8 +656,9 @@ static term bif_bin_is_7bit(struct process *p, const term *a)
     const uint8_t *d;
     size_t n;
     unsigned bits;
+    (void)p;
     if (!is_bitstring(a[0]))
-        return bif_badarg(p);
+        return A(false); /* as OTP's: unicode:characters_to_binary/3 asks it of lists too */
     bin_bytes(a[0], &d, &n, &bits);
     for (size_t i = 0; i < n; i++)
         if (d[i] >= 128)

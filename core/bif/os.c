@@ -1,6 +1,6 @@
 /*
  * os.c — the os module's builtins on the environment: getenv/0,1,
- * putenv/2, unsetenv/1 (os:getenv/2 is Erlang in os.beam). Names and
+ * putenv/2, unsetenv/1 (os:getenv/2 is Erlang in os.beam), and getpid/0. Names and
  * values are strings, encoded as UTF-8 (the native file name encoding);
  * the environment itself is the runtime's (rt/node.h), behind its lock.
  */
@@ -11,8 +11,10 @@
 #include "term/atom.h"
 #include "term/strbuf.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A string argument as NUL-terminated UTF-8 in out: a proper list of code
  * points, none of them NUL; false for anything else. */
@@ -136,10 +138,17 @@ static term bif_unsetenv(struct process *p, const term *args)
     return r;
 }
 
+/* os:getpid/0: the OS process's id as a string, as OTP's. */
+static term bif_getpid(struct process *p, const term *args)
+{
+    (void)args;
+    char text[24];
+    int n = snprintf(text, sizeof text, "%ld", (long)getpid());
+    term t = heap_string(&p->heap, text, (size_t)n);
+    return is_value(t) ? t : bif_out_of_memory(p);
+}
+
 const struct bif_def bif_table_os[] = {
-    {"os", "getenv", 0, bif_getenv_0, 0},
-    {"os", "getenv", 1, bif_getenv_1, 0},
-    {"os", "putenv", 2, bif_putenv, 0},
-    {"os", "unsetenv", 1, bif_unsetenv, 0},
-    {NULL, NULL, 0, NULL, 0},
+    {"os", "getenv", 0, bif_getenv_0, 0},   {"os", "getenv", 1, bif_getenv_1, 0}, {"os", "putenv", 2, bif_putenv, 0},
+    {"os", "unsetenv", 1, bif_unsetenv, 0}, {"os", "getpid", 0, bif_getpid, 0},   {NULL, NULL, 0, NULL, 0},
 };

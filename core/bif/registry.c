@@ -39,6 +39,9 @@ static const struct bif_def *const bif_tables[] = {
     bif_table_ets,
     bif_table_system_monitor,
     bif_table_re,
+    bif_table_file,
+    bif_table_prim_buffer,
+    bif_table_init,
 };
 
 #define BIF_SLOTS 2048 /* a power of two, well above the number of builtins */

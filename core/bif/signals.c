@@ -90,6 +90,8 @@ static term monitor_process(struct process *self, term item, term tag, int alias
     term name = THE_NON_VALUE;
     if (!is_pid(item) && !monitor_name(item, &name))
         return bif_badarg(self);
+    if (is_value(name))
+        names_ensure_service(self, name); /* a service not yet started is started, as a send would */
     term ref = heap_make_ref(&self->heap);
     if (is_non_value(ref))
         return bif_out_of_memory(self);

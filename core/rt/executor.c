@@ -22,6 +22,7 @@
 #include "rt/aliases.h"
 #include "rt/ets_table.h"
 #include "rt/names.h"
+#include "rt/resources.h"
 #include "rt/sched_profile.h"
 
 #include "metrics/metrics.h"
@@ -201,6 +202,7 @@ struct sched *sched_create(const struct sched_config *config, const char **error
     s->send_mode = config->send_mode;
     s->timer_mode = config->timer_mode;
     s->main_pid = THE_NON_VALUE;
+    pthread_mutex_init(&s->service_lock, NULL);
     /* Per-worker policy blocks padded to cache lines: workers never share one. */
     s->policy_block_bytes = (policy->worker_bytes + 63) & ~(size_t)63;
     s->workers = aligned_alloc(64, sizeof(struct worker) * s->worker_count);
@@ -826,6 +828,7 @@ static void reclaim_context(ck_epoch_entry_t *entry)
 static void release_process(struct worker *w, struct process *p)
 {
     p->body->release(p);
+    proc_resources_release_all(p); /* its open files close, as OTP's owner monitor closes them */
     signals_forget(p);
     message_release_arrivals(p);
     mailbox_destroy(&p->mailbox);

@@ -51,6 +51,7 @@ struct worker {
 
 #define NAME_BUCKETS 64
 struct name_entry;
+struct names_service;
 #define ALIAS_BUCKETS 64
 struct alias_entry;
 struct sched_profile;
@@ -124,11 +125,14 @@ struct sched {
      * id: chained buckets, executor mutex. */
     struct bif_timer **timer_buckets;
     size_t timer_bucket_count, timer_count;
-    uint64_t blocked_builtins;                        /* executor mutex */
-    uint64_t lookups_skipped;                         /* executor mutex */
-    void *engine;                                     /* the code engine's shared state (sched_set_engine) */
-    struct name_entry *name_buckets[NAME_BUCKETS];    /* registered names (names.c), executor mutex */
-    struct process *ended_held;                       /* ended while held, freed by the last holder (signals.c) */
+    uint64_t blocked_builtins;                     /* executor mutex */
+    uint64_t lookups_skipped;                      /* executor mutex */
+    void *engine;                                  /* the code engine's shared state (sched_set_engine) */
+    struct name_entry *name_buckets[NAME_BUCKETS]; /* registered names (names.c), executor mutex */
+    struct names_service *services;                /* names started on first lookup (names.c); set before run */
+    size_t service_count;
+    pthread_mutex_t service_lock; /* one service start at a time (names.c); never held with the executor mutex */
+    struct process *ended_held;   /* ended while held, freed by the last holder (signals.c) */
     struct alias_entry *alias_buckets[ALIAS_BUCKETS]; /* active aliases (aliases.c), executor mutex */
     bool host;                                        /* runs a host invocation (sched_start_host_process) */
     char host_failure[200];                           /* its runtime failure, kept for the host instead of stderr */

@@ -286,7 +286,8 @@ static enum send_result send_to_alias(struct process *self, term alias, term msg
     } else {
         owner = aliases_take_locked(s, alias);
         if (owner == self) {
-            if (!mailbox_deliver(&self->mailbox, msg))
+            if ((message_arrivals_pending(self) && !take_arrivals(self, SIZE_MAX)) ||
+                !mailbox_deliver(&self->mailbox, msg))
                 failure = "out of memory for a message";
         } else if (owner) {
             send_locked(s, self, owner, msg, size, send_stamp(self), &failure);
@@ -307,9 +308,15 @@ enum send_result sched_send(struct process *self, term to, term msg)
         return send_to_alias(self, to, msg);
     uint64_t sent_at = send_stamp(self);
     if (to == self->pid) {
-        /* The message is on this heap already: deliver the term itself. */
+        /* The message is on this heap already: deliver the term itself,
+         * after what reached the process before it and still waits among
+         * its arrivals, as OTP queues a signal to self behind those: a
+         * 'DOWN' a monitor of an ended process sends at once must come after
+         * the messages that process sent before it ended (file_io_server's
+         * start waits for the one or the other). */
         METRIC(sender_metrics(self)->sends_self++);
-        if (mailbox_deliver_sent_at(&self->mailbox, msg, sent_at))
+        if ((!message_arrivals_pending(self) || take_arrivals(self, SIZE_MAX)) &&
+            mailbox_deliver_sent_at(&self->mailbox, msg, sent_at))
             return SEND_OK;
         sched_runtime_failure(self, "out of memory for a message");
         return SEND_FAILED;

@@ -1,4 +1,7 @@
-/* names.c — the registered-name table (names.h). */
+/*
+ * names.c — the registered-name table and the services started on first
+ * lookup (names.h).
+ */
 #include "rt/names.h"
 
 #include "rt/internal.h"
@@ -10,6 +13,12 @@ struct name_entry {
     term name;
     struct process *holder;
     struct name_entry *next;
+};
+
+struct names_service {
+    term name;
+    names_service_start_fn start;
+    void *arg;
 };
 
 static size_t bucket_of(term name) { return (size_t)(atom_index(name) * 0x9E3779B1u) % NAME_BUCKETS; }
@@ -72,15 +81,69 @@ bool names_unregister(struct process *self, term name)
     return found;
 }
 
-term names_whereis(struct process *self, term name)
+static const struct names_service *service_named(const struct sched *s, term name)
 {
-    struct sched *s = self->sched;
+    for (size_t i = 0; i < s->service_count; i++)
+        if (s->services[i].name == name)
+            return &s->services[i];
+    return NULL;
+}
+
+bool names_add_service(struct sched *s, term name, names_service_start_fn start, void *arg)
+{
+    if (!is_atom(name) || !start)
+        return false;
+    struct names_service *grown = realloc(s->services, (s->service_count + 1) * sizeof *grown);
+    if (!grown)
+        return false;
+    s->services = grown;
+    s->services[s->service_count++] = (struct names_service){name, start, arg};
+    return true;
+}
+
+static term lookup(struct sched *s, term name)
+{
     rt_lock(&s->exec_lock);
     struct process *p = names_lookup_locked(s, name);
     term pid = p ? p->pid : THE_NON_VALUE;
     rt_unlock(&s->exec_lock);
     return pid;
 }
+
+/* The service's pid, starting it when nothing holds its name. Two lookups
+ * that both found the name free meet at the service mutex: the second looks
+ * again under it and finds the first one's process. The new process is
+ * registered by this thread right after its spawn; until then a lookup from
+ * the process itself (it may already run on another worker) waits at the
+ * mutex. Should a program register the name itself in that moment, its
+ * registration wins and the new process stays nameless. */
+static term start_service(struct process *self, const struct names_service *svc)
+{
+    struct sched *s = self->sched;
+    pthread_mutex_lock(&s->service_lock);
+    term pid = lookup(s, svc->name);
+    if (is_non_value(pid)) {
+        pid = svc->start(self, svc->name, svc->arg);
+        if (is_value(pid) && !names_register(self, svc->name, pid))
+            pid = lookup(s, svc->name);
+    }
+    pthread_mutex_unlock(&s->service_lock);
+    return pid;
+}
+
+term names_whereis(struct process *self, term name)
+{
+    struct sched *s = self->sched;
+    term pid = lookup(s, name);
+    if (is_non_value(pid) && s->service_count) {
+        const struct names_service *svc = service_named(s, name);
+        if (svc)
+            pid = start_service(self, svc);
+    }
+    return pid;
+}
+
+void names_ensure_service(struct process *self, term name) { (void)names_whereis(self, name); }
 
 term names_registered(struct process *self)
 {
@@ -105,4 +168,8 @@ void names_destroy(struct sched *s)
     for (size_t b = 0; b < NAME_BUCKETS; b++)
         while (s->name_buckets[b])
             remove_locked(&s->name_buckets[b]);
+    free(s->services);
+    s->services = NULL;
+    s->service_count = 0;
+    pthread_mutex_destroy(&s->service_lock);
 }

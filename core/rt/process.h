@@ -51,6 +51,7 @@ struct monitor;
 struct pending_exit;
 struct alias_entry;
 struct suspension;
+struct proc_resource;
 
 struct process {
     /* --- scheduling: executor and policy --- */
@@ -101,14 +102,15 @@ struct process {
     struct monitor *watchers_first, *watchers_last;    /* monitors held on it, in the order made */
     struct pending_exit *pending_first, *pending_last; /* exit signals that came while it ran elsewhere */
     struct process *finish_next;                       /* the ending chain being finished (signals.c) */
-    bool trap_exit;                /* written by the process itself, read by others only while it does not run */
-    bool release_when_unheld;      /* ended while held: freed when its last holder lets go */
-    bool ended_by_signal;          /* an exit signal ended it, not its own code */
-    term group_leader;             /* a pid (immediate) */
-    unsigned suspends;             /* suspend_process holds on it (executor mutex) */
-    struct suspension *suspending; /* the processes it suspends (suspend.c), executor mutex */
-    struct alias_entry *aliases;   /* its active aliases (aliases.c), executor mutex */
-    _Atomic unsigned ets_owned;    /* ETS tables it owns (ets_table.c): its end scans for them only if any */
+    bool trap_exit;                  /* written by the process itself, read by others only while it does not run */
+    bool release_when_unheld;        /* ended while held: freed when its last holder lets go */
+    bool ended_by_signal;            /* an exit signal ended it, not its own code */
+    term group_leader;               /* a pid (immediate) */
+    unsigned suspends;               /* suspend_process holds on it (executor mutex) */
+    struct suspension *suspending;   /* the processes it suspends (suspend.c), executor mutex */
+    struct alias_entry *aliases;     /* its active aliases (aliases.c), executor mutex */
+    _Atomic unsigned ets_owned;      /* ETS tables it owns (ets_table.c): its end scans for them only if any */
+    struct proc_resource *resources; /* C objects it owns, newest first (resources.h); this process only */
 
     /* --- identity and outcome --- */
     struct sched *sched;
