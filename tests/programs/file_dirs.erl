@@ -1,8 +1,7 @@
 %% Directories with OTP's file, filelib and filename modules: make_dir,
 %% list_dir, rename, delete, del_dir, read_file_info's stable fields,
 %% copy, get_cwd/set_cwd, and filelib's is_file, is_dir, is_regular,
-%% ensure_dir, wildcard and file_size (fold_files needs re, which clause
-%% does not have yet).
+%% ensure_dir, wildcard, file_size and fold_files.
 -module(file_dirs).
 -export([main/1]).
 
@@ -50,6 +49,10 @@ run(Base) ->
     io:format("wildcard **: ~p~n", [[rel(Base, W) || W <- filelib:wildcard(J(["src", "**", "*.{erl,hrl}"]))]]),
     io:format("wildcard relative: ~p~n", [filelib:wildcard("*/*.erl", J(["src"])) ++ filelib:wildcard("*", Base)]),
     io:format("wildcard [ab]: ~p~n", [filelib:wildcard("lib/[ab].?rl", J(["src"]))]),
+    Folded = filelib:fold_files(J(["src"]), "\\.[eh]rl$", true, fun(F, Acc) -> [rel(Base, F) | Acc] end, []),
+    io:format("fold_files recursive: ~p~n", [lists:sort(Folded)]),
+    io:format("fold_files flat: ~p~n",
+              [lists:sort(filelib:fold_files(J(["src"]), "^u", false, fun(F, Acc) -> [rel(Base, F) | Acc] end, []))]),
 
     io:format("copy: ~p~n", [file:copy(J(["src", "util.erl"]), J(["copy.erl"]))]),
     io:format("copy part: ~p~n", [file:copy(J(["src", "util.erl"]), J(["part.erl"]), 7)]),
