@@ -205,7 +205,16 @@ enum bits_result bits_match_string(term ctx, const uint8_t *bytes, uint64_t bits
 bool bits_test_tail(term ctx, uint64_t bits) { return ctx_remaining(ctx) == bits; }
 bool bits_test_unit(term ctx, unsigned unit) { return unit <= 1 || ctx_remaining(ctx) % unit == 0; }
 
-enum bits_result bits_get_tail(heap_t *h, term ctx, term *out) { return bits_get_binary(h, ctx, UINT64_MAX, 1, out); }
+/* The rest of the match, leaving the position where it is, as OTP's
+ * bs_get_tail does: the compiler passes the context on after taking a tail
+ * (io_lib's count_and_find_utf8 loops over one context so). */
+enum bits_result bits_get_tail(heap_t *h, term ctx, term *out)
+{
+    term at = bits_position(ctx);
+    enum bits_result r = bits_get_binary(h, ctx, UINT64_MAX, 1, out);
+    bits_set_position(ctx, at);
+    return r;
+}
 
 term bits_position(term ctx) { return boxed_ptr(ctx)[CTX_OFFSET]; }
 void bits_set_position(term ctx, term position) { boxed_ptr(ctx)[CTX_OFFSET] = position; }

@@ -1,7 +1,8 @@
 %% Bit syntax on byte-aligned binaries: integer segments of 8, 16, 32 and
 %% 64 bits, signed and unsigned, big and little endian, binary and bytes
 %% segments, sizes from variables, utf8 segments, matching with guards, and
-%% badmatch and badarg where construction or matching fails.
+%% badmatch and badarg where construction or matching fails; a match that
+%% takes a tail and goes on matching after it (io_lib's UTF-8 count).
 -module(bit_syntax).
 -export([main/1]).
 
@@ -41,7 +42,19 @@ main(_) ->
         fun() -> S = id(-1), <<Y:S>> = <<1>>, Y end
     ],
     [io:format("~w~n", [catch_reason(F)]) || F <- Errors],
+    io:format("~w ~w~n", [count_utf8(<<"abc", 208, 128, "de">>, 3, 0, 0, none),
+                          count_utf8(<<"ab">>, 5, 0, 0, none)]),
     ok.
+
+%% Counts the characters of a UTF-8 binary and finds the byte position of
+%% the n-th: the clause taking the tail's size keeps matching the same
+%% context after it.
+count_utf8(<<>>, _N, Count, _Bytes, Pos) -> {Count, Pos};
+count_utf8(<<_/utf8, Rest/binary>>, 0, Count, Bytes, _Pos) -> count_utf8(Rest, -1, Count + 1, 0, Bytes);
+count_utf8(<<_/utf8, Rest/binary>>, N, Count, _Bytes, Pos) when N < 0 -> count_utf8(Rest, -1, Count + 1, 0, Pos);
+count_utf8(<<_/utf8, Rest/binary>> = Whole, N, Count, Bytes, Pos) ->
+    count_utf8(Rest, N - 1, Count + 1, Bytes + byte_size(Whole) - byte_size(Rest), Pos);
+count_utf8(_, _N, Count, _Bytes, Pos) -> {Count, Pos}.
 
 parse(<<>>) -> [];
 parse(<<Tag:8, Len:16, Value:Len/binary, Rest/binary>>) -> [{Tag, Value} | parse(Rest)].
