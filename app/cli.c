@@ -182,6 +182,8 @@ static int run_beam(const struct clause_options *options, struct sched *s, const
         args = is_value(arg) ? heap_cons(&scratch, arg, args) : arg;
     }
     sched_set_engine(s, cs);
+    /* user and standard_error, started when first asked for. */
+    io_servers_enable(s, bif_io_start_server);
     term main_pid =
         is_value(args) ? beam_spawn(s, NULL, cs, program->name, atom_intern_cstr("main"), &args, 1) : THE_NON_VALUE;
     heap_destroy(&scratch);

@@ -874,6 +874,17 @@ call_export:
                 goto call_blocked;
             if (p->fault_class == FAULT_TRAP)
                 goto call_trapped;
+            if (p->fault_class == FAULT_TAIL_CALL) {
+                /* The builtin's call goes on as an apply of what it names,
+                 * returning where the builtin would have (call_how). */
+                p->fault_class = FAULT_NONE;
+                call_target = prepare_apply(p, p->bif_trap.args[0], p->bif_trap.args[1], p->bif_trap.args[2]);
+                if (!call_target) {
+                    site.pc = I;
+                    goto raise_with_site;
+                }
+                goto call_export;
+            }
             site.pc = I;
             site.bif = bif;
             site.bif_args = bif->arity <= 3 ? bif_args : X;

@@ -20,6 +20,7 @@
 #ifndef CLAUSE_BIF_H
 #define CLAUSE_BIF_H
 
+#include "rt/io_thread.h"
 #include "rt/process.h"
 #include "term/term.h"
 
@@ -82,6 +83,11 @@ enum fault_class {
      * error shows the original builtin's name with the continuation's
      * first arguments (as many as the original takes). */
     FAULT_TRAP,
+    /* Not an exception: the builtin hands its call over to Erlang code
+     * (bif_tail_call), as an ERTS BIF traps to an export: the engine calls
+     * Module:Function(Args...) in the builtin's place, so that call's
+     * result or exception is the builtin's. */
+    FAULT_TAIL_CALL,
 };
 
 /* Records an exception of class with reason and returns THE_NON_VALUE. */
@@ -154,6 +160,22 @@ static inline term bif_trap(struct process *p, bif_fn cont, unsigned arity, cons
     return bif_raise(p, FAULT_TRAP, NIL);
 }
 
+/* Ends the builtin by calling Module:Function with the proper list Args
+ * (at most 255 terms on the heap) in its place: what that returns is the
+ * builtin's result, what it raises the builtin's exception. For work that
+ * waits for another process (an I/O request's reply), which Erlang code
+ * does with a receive. Only a call the engine made outside a guard may end
+ * so (bif_may_trap): the builtin must check it and raise otherwise. */
+static inline term bif_tail_call(struct process *p, term module, term function, term args)
+{
+    p->bif_trap.fn = NULL;
+    p->bif_trap.arity = 3;
+    p->bif_trap.args[0] = module;
+    p->bif_trap.args[1] = function;
+    p->bif_trap.args[2] = args;
+    return bif_raise(p, FAULT_TAIL_CALL, NIL);
+}
+
 /* ---- argument helpers shared by builtins ---- */
 
 /* A send's destination: a pid (or the pid a registered name stands for) or
@@ -169,5 +191,10 @@ int64_t bif_list_length(term list);
 /* monitor/3's option list ({alias, Mode}, {tag, Tag}): the message tag and
  * the alias mode (enum monitor_alias); false for anything else. */
 bool bif_monitor_options(term options, term *tag, int *alias);
+
+/* Starts the runtime's I/O server `which` (io.c): clause_io's server in a
+ * process spawned by self, registered as user or standard_error. What the
+ * clause command gives io_servers_enable (rt/io_thread.h). */
+term bif_io_start_server(struct process *self, enum io_server which);
 
 #endif

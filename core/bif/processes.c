@@ -359,6 +359,21 @@ static term bif_halt_0(struct process *p, const term *args)
 static term bif_halt_1(struct process *p, const term *args) { return halt_with(p, args[0]); }
 static term bif_halt_2(struct process *p, const term *args) { return halt_with(p, args[0]); }
 
+/* The pid a name stands for, or THE_NON_VALUE. user and standard_error
+ * name the runtime's I/O servers, started when first looked up
+ * (rt/io_thread.h), as OTP's are there from the start; once started, the
+ * names are ordinary ones. */
+static term whereis_name(struct process *p, term name)
+{
+    term pid = names_whereis(p, name);
+    if (is_value(pid) || (name != A(user) && name != A(standard_error)))
+        return pid;
+    enum io_server which = name == A(user) ? IO_SERVER_USER : IO_SERVER_STANDARD_ERROR;
+    if (is_value(io_server_started(p->sched, which)) || is_non_value(io_server_pid(p, which)))
+        return pid;
+    return names_whereis(p, name);
+}
+
 /* A send's destination: a pid or reference to send to, or NIL when the
  * message goes nowhere and the send still succeeds, as OTP's does: {Name,
  * Node} for another node (this node is not distributed; *remote is set) or
@@ -376,10 +391,10 @@ term bif_send_destination(struct process *p, term to, bool *remote)
                 *remote = true;
             return NIL;
         }
-        term pid = names_whereis(p, tuple_elements(to)[0]);
+        term pid = whereis_name(p, tuple_elements(to)[0]);
         return is_value(pid) ? pid : NIL;
     }
-    term pid = is_atom(to) ? names_whereis(p, to) : THE_NON_VALUE;
+    term pid = is_atom(to) ? whereis_name(p, to) : THE_NON_VALUE;
     return is_value(pid) ? pid : bif_badarg(p);
 }
 
@@ -455,7 +470,7 @@ static term bif_whereis(struct process *p, const term *args)
 {
     if (!is_atom(args[0]))
         return bif_badarg(p);
-    term pid = names_whereis(p, args[0]);
+    term pid = whereis_name(p, args[0]);
     return is_value(pid) ? pid : A(undefined);
 }
 
