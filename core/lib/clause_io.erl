@@ -209,17 +209,19 @@ take_input({data, Bytes}, D) -> D#dev{buf = D#dev.buf ++ [Bytes]};
 take_input(eof, D) -> D#dev{eof = true}.
 
 %% Waits for the next chunk. While it waits it serves other requests
-%% (output from other processes, most often), writing the prompt again
-%% after each, as OTP's user does.
-await_input(Prompt, D0) ->
+%% (output from other processes, most often); a read among them starts
+%% from an empty buffer and what it leaves is dropped (OTP's user does the
+%% same), so the waiting read keeps what it had. The prompt is not written
+%% again after them: user.erl's code would, but OTP 25 under erl -noshell
+%% shows it once (a put_chars served while a get_line waits, observed).
+await_input(D0) ->
     ok = clause_io:request_input(),
     receive
         {clause_stdin, Input} ->
             take_input(Input, D0);
         {io_request, From, ReplyAs, Request} when is_pid(From) ->
-            D = serve(From, ReplyAs, Request, D0),
-            _ = prompt(Prompt, D),
-            await_input(Prompt, D)
+            D = serve(From, ReplyAs, Request, D0#dev{buf = []}),
+            await_input(D#dev{buf = D0#dev.buf})
     end.
 
 %% Waits for the next chunk, serving nothing meanwhile.
@@ -237,15 +239,15 @@ get_chars(Prompt, M, F, Xa, Enc, D0) ->
         ok ->
             case D0 of
                 #dev{eof = true, buf = []} -> {ok, eof, D0};
-                #dev{buf = []} -> first_chunk(Prompt, M, F, Xa, Enc, D0);
+                #dev{buf = []} -> first_chunk(M, F, Xa, Enc, D0);
                 _ -> collect(start, M, F, Xa, Enc, D0)
             end
     end.
 
 %% The first chunk of a read that found nothing buffered; the end of the
 %% input then answers eof without asking the function.
-first_chunk(Prompt, M, F, Xa, Enc, D0) ->
-    case await_input(Prompt, D0) of
+first_chunk(M, F, Xa, Enc, D0) ->
+    case await_input(D0) of
         #dev{buf = []} = D -> {ok, eof, D};
         D -> collect(start, M, F, Xa, Enc, D)
     end.
@@ -288,11 +290,11 @@ get_line_binary(Prompt, Enc, D0) ->
         ok ->
             case D0 of
                 #dev{eof = true, buf = []} -> {ok, eof, D0};
-                _ -> line_binary(Prompt, Enc, D0#dev{buf = [iolist_to_binary(D0#dev.buf)]}, true)
+                _ -> line_binary(Enc, D0#dev{buf = [iolist_to_binary(D0#dev.buf)]}, true)
             end
     end.
 
-line_binary(Prompt, Enc, #dev{buf = [Bin]} = D0, First) ->
+line_binary(Enc, #dev{buf = [Bin]} = D0, First) ->
     case binary:match(Bin, <<"\n">>) of
         {Pos, 1} ->
             <<Line0:Pos/binary, _, Rest/binary>> = Bin,
@@ -306,10 +308,10 @@ line_binary(Prompt, Enc, #dev{buf = [Bin]} = D0, First) ->
             {ok, case Bin of <<>> -> eof; _ -> Bin end, D0#dev{buf = []}};
         nomatch ->
             D = case First of
-                    true -> await_input(Prompt, D0);
+                    true -> await_input(D0);
                     false -> await_more(D0)
                 end,
-            line_binary(Prompt, Enc, D#dev{buf = [iolist_to_binary(D#dev.buf)]}, false)
+            line_binary(Enc, D#dev{buf = [iolist_to_binary(D#dev.buf)]}, false)
     end.
 
 %% A chunk in the read mode and the request's encoding, from the device's;
