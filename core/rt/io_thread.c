@@ -28,8 +28,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-/* The most one read takes (OTP's fd driver reads in chunks too; their
- * size is not observable through the I/O protocol). */
+/* The most one read takes: what OTP's fd driver reads at once too. The
+ * server keeps the rest of a chunk in the form a read converted it to, as
+ * user.erl does, so a mode or encoding change between reads can show where
+ * a chunk ended; for a file, clause's chunks end where OTP's do. */
 #define IO_CHUNK_BYTES 65536
 
 struct io_state {
