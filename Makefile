@@ -62,6 +62,16 @@ LDFLAGS_tsan := -fsanitize=thread
 # native workloads it runs) behind CLAUSE_main_v1. The executable is
 # app/cli_main.c alone.
 CORE_SRC  := $(filter-out app/cli_main.c,$(wildcard $(LAYERS:%=%/*.c)))
+# Erlang modules shipped inside the runtime (core/beam/lib_modules.h):
+# compiled by erlc (deterministic: no build path inside), their bytes
+# written into one generated C file compiled with the runtime's sources.
+LIB_ERL   := $(wildcard core/lib/*.erl)
+LIB_GEN   := build/gen/lib_modules.c
+build/gen/%.beam: core/lib/%.erl | deps
+	@mkdir -p $(dir $@)
+	erlc +deterministic -o $(dir $@) $<
+$(LIB_GEN): $(LIB_ERL:core/lib/%.erl=build/gen/%.beam) scripts/embed-beams
+	scripts/embed-beams $@ $(LIB_ERL:core/lib/%.erl=build/gen/%.beam)
 # Its objects hide every symbol but those include/clause.h marks CLAUSE_API,
 # so that the public archive can keep the runtime's own names (map_get,
 # heap_init...) out of a host's namespace.
@@ -125,8 +135,14 @@ build/$(1)/%.o: %.c | deps
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(BASE) $$(CFLAGS_$(1)) $$(VISIBILITY) $$(INCLUDES) $$(PKG_CFLAGS) -MMD -MP -c $$< -o $$@
 
-$$(CORE_SRC:%.c=build/$(1)/%.o): VISIBILITY := $$(LIB_VISIBILITY)
-$$(CORE_SRC:%.c=build/$(1)/%.o): build/$(1)/lib-visibility
+# The generated file of shipped Erlang modules is one more library source.
+build/$(1)/gen/lib_modules.o: $(LIB_GEN) | deps
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(BASE) $$(CFLAGS_$(1)) $$(VISIBILITY) $$(INCLUDES) -MMD -MP -c $$< -o $$@
+
+CORE_OBJ_$(1) := $$(CORE_SRC:%.c=build/$(1)/%.o) build/$(1)/gen/lib_modules.o
+$$(CORE_OBJ_$(1)): VISIBILITY := $$(LIB_VISIBILITY)
+$$(CORE_OBJ_$(1)): build/$(1)/lib-visibility
 
 # The library objects' visibility flag, rewritten only when it changes, so
 # that objects compiled without it (a build tree from before) are compiled
@@ -139,7 +155,7 @@ build/$(1)/lib-visibility: FORCE
 # The internal archive keeps every symbol (hidden ones still link
 # statically): for the unit tests and term-tour, which call the runtime's
 # internals.
-build/$(1)/libclause-internal.a: $$(CORE_SRC:%.c=build/$(1)/%.o)
+build/$(1)/libclause-internal.a: $$(CORE_OBJ_$(1))
 	@rm -f $$@
 	ar rcs $$@ $$^
 
@@ -149,7 +165,7 @@ build/$(1)/libclause-internal.a: $$(CORE_SRC:%.c=build/$(1)/%.o)
 # only each other's symbols by name (sde_ti_*, papi_sde_*_overflow_*), and
 # papi_native_avail's papi_sde_hook_list_events is one clause does not
 # define: nothing of the library's must stay global for them.
-build/$(1)/clause-lib.o: $$(CORE_SRC:%.c=build/$(1)/%.o)
+build/$(1)/clause-lib.o: $$(CORE_OBJ_$(1))
 	ld -r -o $$@.tmp $$^
 	objcopy --localize-hidden $$@.tmp $$@
 	@rm -f $$@.tmp
@@ -324,7 +340,11 @@ build/fuzz/%.o: %.c | deps-fuzz
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SANITIZE) $(INCLUDES) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
 
-build/fuzz/fuzz-%: build/fuzz/tests/fuzz/fuzz_%.o $(CORE_SRC:%.c=build/fuzz/%.o)
+build/fuzz/gen/lib_modules.o: $(LIB_GEN) | deps-fuzz
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SANITIZE) $(INCLUDES) -MMD -MP -c $< -o $@
+
+build/fuzz/fuzz-%: build/fuzz/tests/fuzz/fuzz_%.o $(CORE_SRC:%.c=build/fuzz/%.o) build/fuzz/gen/lib_modules.o
 	$(FUZZ_CC) -fsanitize=fuzzer,$(FUZZ_SANITIZE) -o $@ $^ $(PKG_LIBS) -lm -lpthread
 
 fuzz-build: $(FUZZ_TARGETS:%=build/fuzz/fuzz-%)
@@ -357,5 +377,5 @@ format-check: check-layers
 clean:
 	rm -rf build
 
--include $(foreach m,$(MODES),$(CORE_SRC:%.c=build/$(m)/%.d) $(TEST_SRC:%.c=build/$(m)/%.d) $(CLI_SRC:%.c=build/$(m)/%.d) $(DEMO_SRC:%.c=build/$(m)/%.d) $(HOST_SRC:%.c=build/$(m)/%.d))
+-include $(foreach m,$(MODES),$(CORE_SRC:%.c=build/$(m)/%.d) build/$(m)/gen/lib_modules.d $(TEST_SRC:%.c=build/$(m)/%.d) $(CLI_SRC:%.c=build/$(m)/%.d) $(DEMO_SRC:%.c=build/$(m)/%.d) $(HOST_SRC:%.c=build/$(m)/%.d))
 -include $(CORE_SRC:%.c=build/fuzz/%.d) $(FUZZ_SRC:%.c=build/fuzz/%.d)

@@ -5,6 +5,7 @@
 #include "beam/code_server.h"
 
 #include "beam/interp.h"
+#include "beam/lib_modules.h"
 #include "beam/loader.h"
 #include "beam/opcodes.h"
 #include "term/atom.h"
@@ -266,14 +267,12 @@ static bool publish_locked(struct code_server *cs, term name, struct beam_module
     return true;
 }
 
-/* Loads and prepares the file at path as module `expected` (any name when
- * expected is THE_NON_VALUE). Lock held. */
-static struct beam_module *load_locked(struct code_server *cs, const char *path, term expected, char *error,
-                                       size_t error_len)
+/* Prepares the module m, read from path, as module `expected` (any name
+ * when expected is THE_NON_VALUE); m is freed when it is refused. Lock
+ * held. */
+static struct beam_module *adopt_locked(struct code_server *cs, struct beam_module *m, const char *path, term expected,
+                                        char *error, size_t error_len)
 {
-    struct beam_module *m = beam_load(path, error, error_len);
-    if (!m)
-        return NULL;
     if (is_value(expected) && m->name != expected) {
         snprintf(error, error_len, "%s: holds another module", path);
         beam_module_free(m);
@@ -291,6 +290,23 @@ static struct beam_module *load_locked(struct code_server *cs, const char *path,
         return NULL;
     }
     return m;
+}
+
+/* Loads and prepares the file at path (adopt_locked). Lock held. */
+static struct beam_module *load_locked(struct code_server *cs, const char *path, term expected, char *error,
+                                       size_t error_len)
+{
+    struct beam_module *m = beam_load(path, error, error_len);
+    return m ? adopt_locked(cs, m, path, expected, error, error_len) : NULL;
+}
+
+/* The module of clause's own (lib_modules.h) called name, or NULL. */
+static const struct lib_module *lib_module_named(const char *name, size_t len)
+{
+    for (size_t i = 0; i < lib_module_count; i++)
+        if (strlen(lib_modules[i].name) == len && memcmp(lib_modules[i].name, name, len) == 0)
+            return &lib_modules[i];
+    return NULL;
 }
 
 struct beam_module *code_load_file(struct code_server *cs, const char *path, char *error, size_t error_len)
@@ -316,7 +332,14 @@ static void load_module_locked(struct code_server *cs, term name)
     const char *text = atom_text(name, &len);
     char error[512] = "";
     struct beam_module *m = NULL;
-    bool found = false;
+    /* clause's own modules come first: a program cannot replace them. */
+    const struct lib_module *lib = lib_module_named(text, len);
+    bool found = lib != NULL;
+    if (lib) {
+        m = beam_load_bytes(lib->bytes, lib->size, lib->name, error, sizeof error);
+        if (m)
+            m = adopt_locked(cs, m, lib->name, name, error, sizeof error);
+    }
     for (size_t i = 0; i < cs->path_count && !found; i++) {
         char path[4096];
         int n = snprintf(path, sizeof path, "%s/%.*s.beam", cs->paths[i], (int)len, text);

@@ -8,7 +8,8 @@
  * lists:reverse/2 stub is replaced) or else to the Erlang function once its
  * module is loaded.
  *
- * A module is loaded the first time something needs it, from the first
+ * A module is loaded the first time something needs it: one of clause's
+ * own (beam/lib_modules.h, inside the runtime), or else from the first
  * folder of the search path that has `<module>.beam`: the program's own
  * folder, then -pa folders, then OTP's installed stdlib and kernel. Module
  * `erlang` is never loaded: its functions are builtins or undefined.

@@ -20,6 +20,7 @@
 #ifndef CLAUSE_BIF_H
 #define CLAUSE_BIF_H
 
+#include "rt/io_thread.h"
 #include "rt/process.h"
 #include "term/term.h"
 
@@ -191,5 +192,14 @@ int64_t bif_list_length(term list);
 /* monitor/3's option list ({alias, Mode}, {tag, Tag}): the message tag and
  * the alias mode (enum monitor_alias); false for anything else. */
 bool bif_monitor_options(term options, term *tag, int *alias);
+
+/* Starts the runtime's I/O server `which` (io.c): clause_io's server in a
+ * process spawned by self, registered as user or standard_error. */
+term bif_io_start_server(struct process *self, enum io_server which);
+
+/* Gives a runtime the two I/O servers, started when first asked for: as
+ * group leader (io_servers_enable, rt/io_thread.h) or by name (a service,
+ * rt/names.h). Before the program runs; false when memory was refused. */
+bool bif_io_servers_install(struct sched *s);
 
 #endif

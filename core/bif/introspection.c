@@ -151,8 +151,8 @@ static term item_value(struct process *self, struct process *q, term item)
     }
     case ATOM_INDEX_trap_exit:
         return q->trap_exit ? A(true) : A(false);
-    case ATOM_INDEX_group_leader:
-        return q->group_leader;
+    case ATOM_INDEX_group_leader: /* the user server started before (leader_asked) */
+        return q->group_leader == IO_LEADER_USER ? io_server_started(self->sched, IO_SERVER_USER) : q->group_leader;
     case ATOM_INDEX_heap_size:
         return make_small((int64_t)heap_words);
     case ATOM_INDEX_total_heap_size:
@@ -243,10 +243,24 @@ static term answer_locked(struct process *self, struct process *q, term what)
     return b.list;
 }
 
+/* process_info asks for the group leader (what: an item, a list of them,
+ * or THE_NON_VALUE for every item): a leader that is the user server not
+ * yet started is started now, as the answer, made under the executor
+ * mutex, cannot start it. */
+static void leader_asked(struct process *self, term what)
+{
+    bool asked = is_non_value(what) || what == A(group_leader);
+    for (term l = what; is_value(l) && is_list(l) && !asked; l = list_tail(l))
+        asked = list_head(l) == A(group_leader);
+    if (asked && io_servers_enabled(self->sched))
+        io_server_pid(self, IO_SERVER_USER);
+}
+
 static term bif_process_info_1(struct process *self, const term *args)
 {
     if (!is_pid(args[0]))
         return bif_badarg(self);
+    leader_asked(self, THE_NON_VALUE);
     return bif_on_process(self, args[0], A(undefined), answer_locked, THE_NON_VALUE);
 }
 
@@ -270,6 +284,7 @@ static term bif_process_info_2(struct process *self, const term *args)
     } else if (!check_item(self, what)) {
         return THE_NON_VALUE;
     }
+    leader_asked(self, what);
     return bif_on_process(self, args[0], A(undefined), answer_locked, what);
 }
 
@@ -302,7 +317,8 @@ static term bif_processes(struct process *self, const term *args)
 static term bif_group_leader_0(struct process *self, const term *args)
 {
     (void)args;
-    return self->group_leader;
+    term leader = io_group_leader(self, self->group_leader);
+    return is_value(leader) ? leader : bif_out_of_memory(self);
 }
 
 static term set_group_leader(struct process *self, struct process *q, term leader)

@@ -1,14 +1,33 @@
 /*
  * io.c — the io builtins: io:format/1,2,3, io:fwrite/1,2,3,
  * io:put_chars/1,2, io:nl/0,1, io_lib:format/2, io_lib:fwrite/2,
- * erlang:display/1, display_string/1 and display_nl/0.
+ * erlang:display/1, display_string/1 and display_nl/0; the builtins of the
+ * I/O servers (core/lib/clause_io.erl): clause_io:write/2, set_encoding/2,
+ * request_input/0, and how the runtime starts them; and
+ * net_kernel:dflag_unicode_io/1, which OTP's io module asks of every
+ * device.
  *
- * Output goes straight to the process's standard output, which stands for
- * OTP's `user` io server under erl -noshell: a latin1 device, so characters
- * above 255 come out as \x{HEX} (io_latin1_device). The only devices are
- * standard_io and user; any other is badarg. Each call writes its
+ * Output to standard_io (when the group leader is the runtime's `user`
+ * server), user and standard_error is written at once, as the seed says
+ * each io:format call writes its text: the process's standard output or
+ * standard error, as OTP's user and standard_error write them under erl
+ * -noshell. A latin1 device (the default) writes characters above 255 as
+ * \x{HEX} (io_latin1_device); after io:setopts(D, [{encoding, unicode}])
+ * the device writes UTF-8, and so do these builtins. Each call writes its
  * whole text with one fwrite, which stdio locks, so texts from different
- * workers never interleave; a call that fails writes nothing.
+ * workers never interleave; a call that fails writes nothing. Standard
+ * output is flushed before standard error is written, and before standard
+ * input is read, so a terminal shows them in the order they happened (and
+ * a prompt before its answer is typed).
+ *
+ * Any other device (a pid such as a file's I/O server, a registered name,
+ * standard_io led by another process) gets OTP's I/O protocol: the builtin
+ * hands its call over to clause_io:format/3, put_chars/2 or nl/1
+ * (bif_call_erlang), Erlang code that sends the request and waits for its
+ * reply in a receive. Waiting is what Erlang code does well: a builtin that
+ * waited itself would need its own selective receive, monitor and
+ * timeout-free park. The text written at once is unchanged by this: it
+ * stays with the builtins.
  *
  * io_lib:format returns the flat list of the characters (io_format.h says
  * how that differs from OTP's deep list).
@@ -19,8 +38,11 @@
  * %e (1.500000e+00), shows printable lists as strings ("ab"), and writes
  * atoms' characters as raw UTF-8.
  */
+#include "beam/interp.h"
 #include "bif/bif.h"
 #include "bif/bif_tables.h"
+#include "rt/io_thread.h"
+#include "rt/names.h"
 #include "term/atom.h"
 #include "term/heap.h"
 #include "term/io_format.h"
@@ -28,24 +50,64 @@
 
 #include <stdio.h>
 
-static bool is_device(term dev) { return dev == A(standard_io) || dev == A(user); }
+/* Where dev's text is written at once: IO_DEVICE_STDOUT or _STDERR, or 0
+ * for a device that gets the I/O protocol. standard_io is the group
+ * leader: at once while that is the runtime's user server (started or
+ * not), or the process itself in a runtime without servers (an embedding
+ * host's call, where nobody else could write it). */
+static int direct_device(struct process *p, term dev)
+{
+    if (dev == A(user))
+        return IO_DEVICE_STDOUT;
+    if (dev == A(standard_error))
+        return IO_DEVICE_STDERR;
+    if (dev != A(standard_io))
+        return 0;
+    term leader = p->group_leader;
+    if (leader == IO_LEADER_USER || leader == io_server_started(p->sched, IO_SERVER_USER) ||
+        (leader == p->pid && !io_servers_enabled(p->sched)))
+        return IO_DEVICE_STDOUT;
+    return 0;
+}
 
-/* Writes UTF-8 text as the latin1 device does. */
-static void write_stdout(const struct strbuf *text)
+/* Writes UTF-8 text as the device does: UTF-8 for a unicode device, else
+ * as a latin1 device. */
+static void write_device(struct process *p, int device, const struct strbuf *text)
 {
     struct strbuf bytes = STRBUF_INIT;
-    io_latin1_device(&bytes, strbuf_cstr(text), text->len);
-    if (bytes.len)
-        fwrite(bytes.data, 1, bytes.len, stdout);
+    const struct strbuf *out = text;
+    if (!io_device_unicode(p->sched, (enum io_device)device)) {
+        io_latin1_device(&bytes, strbuf_cstr(text), text->len);
+        out = &bytes;
+    }
+    if (device == IO_DEVICE_STDERR)
+        fflush(stdout);
+    if (out->len)
+        fwrite(out->data, 1, out->len, device == IO_DEVICE_STDERR ? stderr : stdout);
     strbuf_free(&bytes);
+}
+
+/* Hands the call to clause_io:Function(args...), which makes the I/O
+ * request; badarg where the engine cannot take it (never for these, which
+ * guards cannot call). */
+static term protocol_call(struct process *p, term function, const term *args, size_t n)
+{
+    if (!p->bif_may_trap)
+        return bif_badarg(p);
+    return bif_call_erlang(p, A(clause_io), function, (unsigned)n, args);
 }
 
 static term do_format(struct process *p, term dev, term format, term args)
 {
+    int device = direct_device(p, dev);
+    if (!device) {
+        term call[3] = {dev, format, args};
+        return protocol_call(p, A(format), call, 3);
+    }
     struct strbuf text = STRBUF_INIT;
-    bool ok = is_device(dev) && io_format(&text, format, args);
+    bool ok = io_format(&text, format, args);
     if (ok)
-        write_stdout(&text);
+        write_device(p, device, &text);
     strbuf_free(&text);
     return ok ? A(ok) : bif_badarg(p);
 }
@@ -56,10 +118,15 @@ static term io_format_3(struct process *p, const term *args) { return do_format(
 
 static term do_put_chars(struct process *p, term dev, term data)
 {
+    int device = direct_device(p, dev);
+    if (!device) {
+        term call[2] = {dev, data};
+        return protocol_call(p, A(put_chars), call, 2);
+    }
     struct strbuf text = STRBUF_INIT;
-    bool ok = is_device(dev) && io_chardata(&text, data);
+    bool ok = io_chardata(&text, data);
     if (ok)
-        write_stdout(&text);
+        write_device(p, device, &text);
     strbuf_free(&text);
     return ok ? A(ok) : bif_badarg(p);
 }
@@ -67,20 +134,110 @@ static term do_put_chars(struct process *p, term dev, term data)
 static term io_put_chars_1(struct process *p, const term *args) { return do_put_chars(p, A(standard_io), args[0]); }
 static term io_put_chars_2(struct process *p, const term *args) { return do_put_chars(p, args[0], args[1]); }
 
-static term io_nl_0(struct process *p, const term *args)
+static term do_nl(struct process *p, term dev)
 {
-    (void)p;
-    (void)args;
-    fwrite("\n", 1, 1, stdout);
+    int device = direct_device(p, dev);
+    if (!device)
+        return protocol_call(p, A(nl), &dev, 1);
+    struct strbuf text = STRBUF_INIT;
+    strbuf_putc(&text, '\n');
+    write_device(p, device, &text);
+    strbuf_free(&text);
     return A(ok);
 }
 
-static term io_nl_1(struct process *p, const term *args)
+static term io_nl_0(struct process *p, const term *args)
 {
-    if (!is_device(args[0]))
+    (void)args;
+    return do_nl(p, A(standard_io));
+}
+
+static term io_nl_1(struct process *p, const term *args) { return do_nl(p, args[0]); }
+
+/* ---- the I/O servers' builtins (core/lib/clause_io.erl) ---- */
+
+static bool output_device(term fd, int *device)
+{
+    if (fd != make_small(IO_DEVICE_STDOUT) && fd != make_small(IO_DEVICE_STDERR))
+        return false;
+    *device = (int)small_value(fd);
+    return true;
+}
+
+/* clause_io:write(Fd, CharData): writes unicode chardata to standard
+ * output (1) or standard error (2) as the device's encoding says; ok, or
+ * error for data that is not chardata (the server's {error, put_chars}). */
+static term clause_io_write(struct process *p, const term *args)
+{
+    int device;
+    if (!output_device(args[0], &device))
         return bif_badarg(p);
-    fwrite("\n", 1, 1, stdout);
+    struct strbuf text = STRBUF_INIT;
+    bool ok = io_chardata(&text, args[1]);
+    if (ok)
+        write_device(p, device, &text);
+    strbuf_free(&text);
+    return ok ? A(ok) : A(error);
+}
+
+/* clause_io:set_encoding(Fd, latin1 | unicode): the device's encoding, for
+ * the server's writes and the builtins' alike. */
+static term clause_io_set_encoding(struct process *p, const term *args)
+{
+    int device;
+    if (!output_device(args[0], &device) || (args[1] != A(latin1) && args[1] != A(unicode)))
+        return bif_badarg(p);
+    io_device_set_unicode(p->sched, (enum io_device)device, args[1] == A(unicode));
     return A(ok);
+}
+
+/* clause_io:request_input(): the next chunk of standard input comes to the
+ * caller as a message (rt/io_thread.h). Standard output is flushed first:
+ * a prompt shows before the program waits for its answer. */
+static term clause_io_request_input(struct process *p, const term *args)
+{
+    (void)args;
+    fflush(stdout);
+    if (!io_thread_request(p)) {
+        sched_runtime_failure(p, "cannot start the I/O thread");
+        return bif_raise(p, FAULT_SYSTEM, NIL);
+    }
+    return A(ok);
+}
+
+/* net_kernel:dflag_unicode_io(Pid): whether the node of an I/O server
+ * takes unicode requests, which a local one always does. */
+static term net_kernel_dflag_unicode_io(struct process *p, const term *args)
+{
+    return is_pid(args[0]) ? A(true) : bif_badarg(p);
+}
+
+/* What the service table starts when a lookup of user or standard_error
+ * finds nobody under the name: the I/O server, which registers itself
+ * (a name the program took first keeps its holder). */
+static term start_io_service(struct process *self, term name, void *arg)
+{
+    (void)arg;
+    return io_server_pid(self, name == A(user) ? IO_SERVER_USER : IO_SERVER_STANDARD_ERROR);
+}
+
+bool bif_io_servers_install(struct sched *s)
+{
+    io_servers_enable(s, bif_io_start_server);
+    return names_add_service(s, A(user), start_io_service, NULL) &&
+           names_add_service(s, A(standard_error), start_io_service, NULL);
+}
+
+term bif_io_start_server(struct process *self, enum io_server which)
+{
+    term name = which == IO_SERVER_USER ? A(user) : A(standard_error);
+    term function = which == IO_SERVER_USER ? A(user_server) : A(standard_error_server);
+    term pid = beam_spawn(self->sched, self, sched_engine(self->sched), A(clause_io), function, NULL, 0);
+    /* A program that took the name first keeps it; the server still serves
+     * whoever has its pid (its children, as their group leader). */
+    if (is_value(pid))
+        names_register(self, name, pid);
+    return pid;
 }
 
 /* Decodes one character of the UTF-8 io_format wrote (always valid). */
@@ -172,20 +329,24 @@ static term erlang_display_nl(struct process *p, const term *args)
 }
 
 const struct bif_def bif_table_io[] = {
-    {"io", "format", 1, io_format_1, BIF_NOHEAP},
-    {"io", "format", 2, io_format_2, BIF_NOHEAP},
-    {"io", "format", 3, io_format_3, BIF_NOHEAP},
-    {"io", "fwrite", 1, io_format_1, BIF_NOHEAP},
-    {"io", "fwrite", 2, io_format_2, BIF_NOHEAP},
-    {"io", "fwrite", 3, io_format_3, BIF_NOHEAP},
-    {"io", "put_chars", 1, io_put_chars_1, BIF_NOHEAP},
-    {"io", "put_chars", 2, io_put_chars_2, BIF_NOHEAP},
-    {"io", "nl", 0, io_nl_0, BIF_NOHEAP},
-    {"io", "nl", 1, io_nl_1, BIF_NOHEAP},
+    {"io", "format", 1, io_format_1, 0},
+    {"io", "format", 2, io_format_2, 0},
+    {"io", "format", 3, io_format_3, 0},
+    {"io", "fwrite", 1, io_format_1, 0},
+    {"io", "fwrite", 2, io_format_2, 0},
+    {"io", "fwrite", 3, io_format_3, 0},
+    {"io", "put_chars", 1, io_put_chars_1, 0},
+    {"io", "put_chars", 2, io_put_chars_2, 0},
+    {"io", "nl", 0, io_nl_0, 0},
+    {"io", "nl", 1, io_nl_1, 0},
     {"io_lib", "format", 2, io_lib_format_2, 0},
     {"io_lib", "fwrite", 2, io_lib_format_2, 0},
     {"erlang", "display", 1, erlang_display_1, BIF_NOHEAP},
     {"erlang", "display_string", 1, erlang_display_string, BIF_NOHEAP},
     {"erlang", "display_nl", 0, erlang_display_nl, BIF_NOHEAP},
+    {"clause_io", "write", 2, clause_io_write, BIF_NOHEAP},
+    {"clause_io", "set_encoding", 2, clause_io_set_encoding, BIF_NOHEAP},
+    {"clause_io", "request_input", 0, clause_io_request_input, BIF_NOHEAP},
+    {"net_kernel", "dflag_unicode_io", 1, net_kernel_dflag_unicode_io, BIF_NOHEAP},
     {NULL, NULL, 0, NULL, 0},
 };

@@ -421,7 +421,19 @@ static term bif_memory_1(struct process *p, const term *args)
     return b.list;
 }
 
+/* init:get_arguments/0: the emulator flags the node was started with. A
+ * clause program is started with none of OTP's (its own options are not
+ * erl's), so the list is empty. erl_scan asks it (for -enable-feature)
+ * before it scans an atom, so io_lib:write, io:read and friends need it. */
+static term bif_init_get_arguments(struct process *p, const term *args)
+{
+    (void)p;
+    (void)args;
+    return NIL;
+}
+
 const struct bif_def bif_table_system_info[] = {
+    {"init", "get_arguments", 0, bif_init_get_arguments, BIF_NOHEAP},
     {"erlang", "system_info", 1, bif_system_info, 0},
     {"erlang", "system_flag", 2, bif_system_flag, 0},
     {"erlang", "memory", 0, bif_memory_0, 0},

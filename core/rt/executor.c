@@ -21,6 +21,7 @@
 #include "rt/executor.h"
 #include "rt/aliases.h"
 #include "rt/ets_table.h"
+#include "rt/io_thread.h"
 #include "rt/names.h"
 #include "rt/resources.h"
 #include "rt/sched_profile.h"
@@ -244,7 +245,7 @@ struct sched *sched_create(const struct sched_config *config, const char **error
         ck_epoch_register(&s->epoch, &w->epoch_record, NULL);
     }
     if (!proc_table_init(&s->table, &s->epoch, 1024) || !persistent_init(&s->persistent, &s->epoch) ||
-        !(s->ets = ets_registry_new())) {
+        !(s->ets = ets_registry_new()) || !(s->io = io_state_new())) {
         *error = "out of memory";
         sched_destroy(s);
         return NULL;
@@ -516,8 +517,10 @@ term sched_start_process_tied(struct sched *s, struct process *parent, struct pr
     uint64_t number = proc_table_next_pid(&s->table);
     p->pid = make_pid(number);
     /* A spawned process inherits its parent's group leader; the first
-     * process leads itself. */
-    p->group_leader = parent ? parent->group_leader : p->pid;
+     * process leads itself, unless the runtime has I/O servers (the clause
+     * command): then the user server leads it, as OTP's user leads an
+     * escript's processes, started when first needed (io_thread.h). */
+    p->group_leader = parent ? parent->group_leader : io_servers_enabled(s) ? IO_LEADER_USER : p->pid;
     bool tied = parent && ties && (ties->link || ties->monitor);
     /* Ties are made before any worker can run it, and before anyone can
      * find it: under the executor mutex, which every exit signal and
@@ -1284,11 +1287,13 @@ int sched_run(struct sched *s, term main_pid)
         rt_unlock(&s->exec_lock);
         pthread_join(s->timer_thread, NULL);
     }
+    io_thread_stop(s);
     return s->exit_status;
 }
 
 void sched_destroy(struct sched *s)
 {
+    io_thread_stop(s); /* sched_run stopped it, unless it never ran */
     /* Every worker has stopped: what is left in the table (queued, waiting)
      * is released without running further. The queues are emptied first, so
      * that no policy holds a freed process. */
@@ -1339,6 +1344,7 @@ void sched_destroy(struct sched *s)
     rt_lock_destroy(&s->rq_lock);
     free(s->workers);
     sched_profile_free(s);
+    io_state_free(s->io);
     free(s->metrics);
     free(s->policy_blocks);
     free(s->policy_shared);

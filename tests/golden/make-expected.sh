@@ -27,8 +27,13 @@ for source in "$@"; do
         echo "make-expected $name: erlc failed" >&2; failed=1; continue
     fi
     args=$(sed -n '1s/^%% args: *//p' "$source")
+    # Standard input as run_one.sh gives clause: "%% stdin: FILE" under
+    # tests/golden/stdin/, else /dev/null.
+    stdin=$(sed -n 's/^%% stdin: *//p' "$source")
+    stdin=${stdin:+$golden/stdin/$stdin}
     # shellcheck disable=SC2086 # the arguments are words
-    timeout 120 escript "$golden/otp_run.escript" "$out" "$name" $args >"$out/$name.stdout" 2>"$out/$name.stderr"
+    timeout 120 escript "$golden/otp_run.escript" "$out" "$name" $args <"${stdin:-/dev/null}" \
+        >"$out/$name.stdout" 2>"$out/$name.stderr"
     status=$?
     if [ $status -eq 124 ]; then
         echo "make-expected $name: timed out on OTP" >&2; failed=1; continue

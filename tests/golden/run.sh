@@ -33,6 +33,8 @@
 # hang is a failure.
 #
 # A program's first line may be "%% args: A B ..." (its arguments); a line
+# "%% stdin: FILE" gives it tests/golden/stdin/FILE as standard input
+# (without one, standard input is /dev/null, on OTP as on clause); a line
 # "%% clause-options: ..." adds options to clause's command line, and a line
 # "%% gc-stress: skip" leaves it out when CLAUSE_GC_STRESS=1 (a collection
 # at every allocation point makes large heaps quadratic).

@@ -17,9 +17,13 @@ expected=$golden/expected
 source=$GOLDEN_ROOT/tests/programs/$name.erl
 args=$(sed -n '1s/^%% args: *//p' "$source")
 options=$(sed -n 's/^%% clause-options: *//p' "$source")
+# Standard input: the file a "%% stdin: FILE" line names under
+# tests/golden/stdin/, else /dev/null (as make-expected.sh gives OTP).
+stdin=$(sed -n 's/^%% stdin: *//p' "$source")
+stdin=${stdin:+$golden/stdin/$stdin}
 # shellcheck disable=SC2046,SC2086 # the options and arguments are words
 timeout "$GOLDEN_TIMEOUT" "$GOLDEN_CLAUSE" $(echo "${config%@*}" | tr ',=' '  ') --schedulers "$n" $options \
-    "$out/$name.beam" $args >"$out/$index.stdout" 2>"$out/$index.stderr"
+    "$out/$name.beam" $args <"${stdin:-/dev/null}" >"$out/$index.stdout" 2>"$out/$index.stderr"
 status=$?
 want=$(cat "$expected/$name.status")
 "$golden/normalize" <"$out/$index.stdout" >"$out/$index.stdout.n"

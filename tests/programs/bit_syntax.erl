@@ -3,7 +3,8 @@
 %% segments, sizes from variables, utf8 segments, matching with guards, and
 %% badmatch and badarg where construction or matching fails; patterns of
 %% literal bits that are no whole bytes (a UTF-8 lead byte's high bits);
-%% a match context passed on after a guard on the rest's size.
+%% a match context passed on after a guard on the rest's size; a match
+%% that takes a tail and goes on matching after it (io_lib's UTF-8 count).
 -module(bit_syntax).
 -export([main/1]).
 
@@ -46,6 +47,8 @@ main(_) ->
     io:format("~w~n", [[lead(<<Byte>>) || Byte <- [16#41, 16#C3, 16#E2, 16#F0, 16#80, 16#FF]]]),
     io:format("~w~n", [[mid(<<Byte>>) || Byte <- [2#10101010, 2#11101010, 2#10100000]]]),
     io:format("~p~n", [[braced(<<"{12}x">>), braced(<<"{7">>), braced(<<"{">>), braced(<<"x">>)]]),
+    io:format("~w ~w~n", [count_utf8(<<"abc", 208, 128, "de">>, 3, 0, 0, none),
+                          count_utf8(<<"ab">>, 5, 0, 0, none)]),
     ok.
 
 %% The number in braces at the start: the rest's size is tested (the
@@ -73,6 +76,16 @@ lead(_) -> bad.
 %% Three literal bits inside a byte.
 mid(<<_:2, 2#101:3, Low:3>>) -> {yes, Low};
 mid(_) -> no.
+
+%% Counts the characters of a UTF-8 binary and finds the byte position of
+%% the n-th: the clause taking the tail's size keeps matching the same
+%% context after it.
+count_utf8(<<>>, _N, Count, _Bytes, Pos) -> {Count, Pos};
+count_utf8(<<_/utf8, Rest/binary>>, 0, Count, Bytes, _Pos) -> count_utf8(Rest, -1, Count + 1, 0, Bytes);
+count_utf8(<<_/utf8, Rest/binary>>, N, Count, _Bytes, Pos) when N < 0 -> count_utf8(Rest, -1, Count + 1, 0, Pos);
+count_utf8(<<_/utf8, Rest/binary>> = Whole, N, Count, Bytes, Pos) ->
+    count_utf8(Rest, N - 1, Count + 1, Bytes + byte_size(Whole) - byte_size(Rest), Pos);
+count_utf8(_, _N, Count, _Bytes, Pos) -> {Count, Pos}.
 
 parse(<<>>) -> [];
 parse(<<Tag:8, Len:16, Value:Len/binary, Rest/binary>>) -> [{Tag, Value} | parse(Rest)].

@@ -218,9 +218,16 @@ static bool raised_badarg(const struct process *p, term result)
 static void test_builtins(void)
 {
     atom_table_init();
+    struct sched_config config = {.workers = 1};
+    const char *error = NULL;
+    struct sched *s = sched_create(&config, &error);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     struct process *p = calloc(1, sizeof *p);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
     CU_ASSERT_FATAL(heap_init(&p->heap, 0, 0));
+    p->sched = s; /* a runtime without I/O servers: the process leads itself */
+    p->pid = make_pid(1);
+    p->group_leader = p->pid;
     heap_t *h = &p->heap;
 
     /* io_lib:format returns the flat list of characters */
@@ -242,7 +249,9 @@ static void test_builtins(void)
     fa[0] = heap_string(h, "~w", 2);
     CU_ASSERT_TRUE(raised_badarg(p, call_bif(p, "io_lib", "format", 2, fa)));
 
-    /* io functions: ok, or badarg for bad arguments and unknown devices */
+    /* io functions: ok for the devices written at once, badarg for bad
+     * arguments; any other device is handed to clause_io (the I/O
+     * protocol), which only a call from the engine may do: badarg from C */
     term none[3] = {NIL, NIL, NIL};
     CU_ASSERT_EQUAL(call_bif(p, "io", "format", 1, none), A(ok));
     CU_ASSERT_EQUAL(call_bif(p, "io", "fwrite", 2, none), A(ok));
@@ -251,10 +260,21 @@ static void test_builtins(void)
     dev[0] = A(standard_io);
     CU_ASSERT_EQUAL(call_bif(p, "io", "fwrite", 3, dev), A(ok));
     CU_ASSERT_EQUAL(call_bif(p, "io", "put_chars", 2, dev), A(ok));
-    dev[0] = atom_intern_cstr("standard_error");
+    dev[0] = A(standard_error);
+    CU_ASSERT_EQUAL(call_bif(p, "io", "format", 3, dev), A(ok));
+    CU_ASSERT_EQUAL(call_bif(p, "io", "put_chars", 2, dev), A(ok));
+    dev[0] = atom_intern_cstr("no_such_device");
     CU_ASSERT_TRUE(raised_badarg(p, call_bif(p, "io", "format", 3, dev)));
     CU_ASSERT_TRUE(raised_badarg(p, call_bif(p, "io", "put_chars", 2, dev)));
     CU_ASSERT_TRUE(raised_badarg(p, call_bif(p, "io", "nl", 1, dev)));
+    p->bif_may_trap = true;
+    CU_ASSERT_TRUE(is_non_value(call_bif(p, "io", "nl", 1, dev)));
+    CU_ASSERT_EQUAL(p->fault_class, FAULT_CALL);
+    CU_ASSERT_EQUAL(p->bif_trap.module, A(clause_io));
+    CU_ASSERT_EQUAL(p->bif_trap.function, A(nl));
+    CU_ASSERT_EQUAL(p->bif_trap.arity, 1);
+    CU_ASSERT_EQUAL(p->bif_trap.args[0], dev[0]);
+    p->bif_may_trap = false;
     CU_ASSERT_EQUAL(call_bif(p, "io", "put_chars", 1, none), A(ok));
     term bad[2] = {A(ok), NIL};
     CU_ASSERT_TRUE(raised_badarg(p, call_bif(p, "io", "put_chars", 1, bad)));
@@ -263,6 +283,7 @@ static void test_builtins(void)
     CU_ASSERT_TRUE(raised_badarg(p, call_bif(p, "io", "format", 2, fa)));
     heap_destroy(&p->heap);
     free(p);
+    sched_destroy(s);
 }
 
 static CU_TestInfo tests[] = {
