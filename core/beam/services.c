@@ -20,6 +20,7 @@ struct gen_server_service {
 
 static const struct gen_server_service gen_server_services[] = {
     {"file_server_2", "file_server"}, /* file:'s calls (kernel's file_server) */
+    {"timer_server", "timer"},        /* timer:apply_after, send_interval, ... (stdlib's timer) */
 };
 
 /* Cons cells in a C array: terms anywhere may be passed to a spawn, which
