@@ -25,6 +25,7 @@
 #include "rt/names.h"
 #include "rt/resources.h"
 #include "rt/sched_profile.h"
+#include "rt/sched_trace.h"
 
 #include "metrics/metrics.h"
 #include "rt/cpu_binding.h"
@@ -91,6 +92,9 @@ void sched_count_steal(struct sched *s, worker_id thief, worker_id victim)
 {
     s->metrics[thief].steals++;
     s->metrics[victim].stolen_from++;
+    /* The thief steals on its own thread: its ring has no other writer. */
+    if (TRACING(s->trace))
+        sched_trace_instant(&s->trace[thief], TRACE_STEAL, 0, victim, 0);
 }
 
 void sched_count_balance_move(struct sched *s, worker_id to, worker_id from)
@@ -1024,6 +1028,25 @@ static enum slice_end slice_end_of(const struct process *p, enum body_stop why, 
     return p->reds_left > 0 ? SLICE_YIELD : SLICE_BUDGET;
 }
 
+/* --trace's record of p's slice, which started at `start` and lasted
+ * `ticks` (before the slice is settled: p is alive, even after an exit). */
+static void trace_slice(struct trace_ring *tr, struct process *p, enum body_stop why, uint64_t start, uint64_t ticks)
+{
+    struct body_position out = {NULL, NULL};
+    if (why == BODY_YIELD)
+        take_position(p, &out); /* a builtin in portions: a trap */
+    struct trace_record *r = trace_ring_push(tr);
+    r->stamp = start;
+    r->ticks = ticks;
+    r->pid = pid_number(p->pid);
+    /* Changed by register/unregister under the executor mutex; a word read. */
+    r->name = __atomic_load_n(&p->registered_name, __ATOMIC_RELAXED);
+    r->reds = (uint32_t)(p->slice_budget - (p->reds_left > 0 ? p->reds_left : 0));
+    r->other = 0;
+    r->kind = TRACE_SLICE;
+    r->why = (uint8_t)slice_end_of(p, why, &out);
+}
+
 /* A slice longer than system_monitor's long_schedule, to report once the
  * worker holds the executor mutex. */
 struct long_slice {
@@ -1083,6 +1106,7 @@ static void worker_loop(struct worker *w)
      * every slice would cost more than a short slice itself. */
     uint64_t loop_started = sched_clock_ns();
     struct worker_latencies *lat = PROFILING(s->profile) ? &s->profile->workers[w->id] : NULL;
+    struct trace_ring *tr = TRACING(s->trace) ? &s->trace[w->id] : NULL;
     if (lat)
         sched_profile_worker_begin(s, w->id);
     struct long_slice long_slice = {0};
@@ -1128,6 +1152,8 @@ static void worker_loop(struct worker *w)
             w->sleep_ms = sched_coarse_ms(s);
             s->sleeping_count++;
             m->sleeps++;
+            if (tr)
+                sched_trace_instant(tr, TRACE_SLEEP, 0, 0, 0);
             uint64_t slept = sched_clock_ns();
             bool deadline = false;
             /* Workers keep the timers: sleep until the earliest one. */
@@ -1149,6 +1175,8 @@ static void worker_loop(struct worker *w)
             }
             m->idle_ns += sched_clock_ns() - slept;
             METRIC(m->wakeups_received += !deadline && !s->stopping);
+            if (tr)
+                sched_trace_instant(tr, TRACE_WAKEUP, 0, 0, !deadline && !s->stopping);
             rt_unlock(&s->rq_lock);
             ck_epoch_begin(&w->epoch_record, NULL);
             rt_lock(&s->exec_lock);
@@ -1175,6 +1203,8 @@ static void worker_loop(struct worker *w)
              * wake on the waker's worker) has set that to w already. */
             METRIC(m->migrations_in++);
             METRIC(s->metrics[next->ran_on].migrations_out++); /* under the run-queue lock */
+            if (tr)
+                sched_trace_instant(tr, TRACE_MIGRATION, pid_number(next->pid), next->ran_on, 0);
         }
         METRIC(next->ran_on = w->id);
         if (lat) {
@@ -1208,7 +1238,7 @@ static void worker_loop(struct worker *w)
          * exact), and while a system monitor watches long schedules: two
          * clock readings, and where the process stands. */
         uint64_t long_schedule = atomic_load_explicit(&s->sysmon_long_schedule_ms, memory_order_relaxed);
-        if (lat || long_schedule) {
+        if (lat || long_schedule || tr) {
             struct body_position in;
             take_position(current, &in);
             uint64_t slice_start = profile_stamp();
@@ -1218,6 +1248,8 @@ static void worker_loop(struct worker *w)
                 m->run_ticks += ticks;
                 m->run_samples++;
             }
+            if (tr)
+                trace_slice(tr, current, why, slice_start, ticks);
             slice_timed(s, lat, current, why, &in, ticks, long_schedule, &long_slice);
         } else {
             why = current->body->resume(current);
@@ -1344,6 +1376,7 @@ void sched_destroy(struct sched *s)
     rt_lock_destroy(&s->rq_lock);
     free(s->workers);
     sched_profile_free(s);
+    sched_trace_free(s);
     io_state_free(s->io);
     free(s->metrics);
     free(s->policy_blocks);
