@@ -1106,7 +1106,6 @@ static void worker_loop(struct worker *w)
      * every slice would cost more than a short slice itself. */
     uint64_t loop_started = sched_clock_ns();
     struct worker_latencies *lat = PROFILING(s->profile) ? &s->profile->workers[w->id] : NULL;
-    struct trace_ring *tr = TRACING(s->trace) ? &s->trace[w->id] : NULL;
     if (lat)
         sched_profile_worker_begin(s, w->id);
     struct long_slice long_slice = {0};
@@ -1152,8 +1151,8 @@ static void worker_loop(struct worker *w)
             w->sleep_ms = sched_coarse_ms(s);
             s->sleeping_count++;
             m->sleeps++;
-            if (tr)
-                sched_trace_instant(tr, TRACE_SLEEP, 0, 0, 0);
+            if (TRACING(s->trace))
+                sched_trace_instant(&s->trace[w->id], TRACE_SLEEP, 0, 0, 0);
             uint64_t slept = sched_clock_ns();
             bool deadline = false;
             /* Workers keep the timers: sleep until the earliest one. */
@@ -1175,8 +1174,8 @@ static void worker_loop(struct worker *w)
             }
             m->idle_ns += sched_clock_ns() - slept;
             METRIC(m->wakeups_received += !deadline && !s->stopping);
-            if (tr)
-                sched_trace_instant(tr, TRACE_WAKEUP, 0, 0, !deadline && !s->stopping);
+            if (TRACING(s->trace))
+                sched_trace_instant(&s->trace[w->id], TRACE_WAKEUP, 0, 0, !deadline && !s->stopping);
             rt_unlock(&s->rq_lock);
             ck_epoch_begin(&w->epoch_record, NULL);
             rt_lock(&s->exec_lock);
@@ -1203,8 +1202,8 @@ static void worker_loop(struct worker *w)
              * wake on the waker's worker) has set that to w already. */
             METRIC(m->migrations_in++);
             METRIC(s->metrics[next->ran_on].migrations_out++); /* under the run-queue lock */
-            if (tr)
-                sched_trace_instant(tr, TRACE_MIGRATION, pid_number(next->pid), next->ran_on, 0);
+            if (TRACING(s->trace))
+                sched_trace_instant(&s->trace[w->id], TRACE_MIGRATION, pid_number(next->pid), next->ran_on, 0);
         }
         METRIC(next->ran_on = w->id);
         if (lat) {
@@ -1238,7 +1237,9 @@ static void worker_loop(struct worker *w)
          * exact), and while a system monitor watches long schedules: two
          * clock readings, and where the process stands. */
         uint64_t long_schedule = atomic_load_explicit(&s->sysmon_long_schedule_ms, memory_order_relaxed);
-        if (lat || long_schedule || tr) {
+        /* --trace is read from s, not kept in a local: a register held
+         * across the loop costs every slice more than this load. */
+        if (lat || long_schedule || TRACING(s->trace)) {
             struct body_position in;
             take_position(current, &in);
             uint64_t slice_start = profile_stamp();
@@ -1248,8 +1249,8 @@ static void worker_loop(struct worker *w)
                 m->run_ticks += ticks;
                 m->run_samples++;
             }
-            if (tr)
-                trace_slice(tr, current, why, slice_start, ticks);
+            if (TRACING(s->trace))
+                trace_slice(&s->trace[w->id], current, why, slice_start, ticks);
             slice_timed(s, lat, current, why, &in, ticks, long_schedule, &long_slice);
         } else {
             why = current->body->resume(current);
