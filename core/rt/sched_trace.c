@@ -50,6 +50,13 @@ static void put_json_text(struct strbuf *out, const char *bytes, size_t n)
     }
 }
 
+/* ns as microseconds with three decimals: integer formatting, since
+ * printf's %f cost most of the writing of a large trace. */
+static void put_us(struct strbuf *out, uint64_t ns)
+{
+    strbuf_printf(out, "%llu.%03u", (unsigned long long)(ns / 1000), (unsigned)(ns % 1000));
+}
+
 static const char *instant_name(enum trace_kind kind)
 {
     switch (kind) {
@@ -72,7 +79,7 @@ void sched_trace_write_json(struct sched *s, const char *program, struct strbuf 
     /* Ticks to microseconds since the start, against the monotonic clock
      * over the whole run (as --profile converts its slice times). */
     uint64_t span_ticks = profile_stamp() - s->start_stamp;
-    double us_per_tick = span_ticks ? (double)sched_ticks_to_ns(s, span_ticks) / 1000.0 / (double)span_ticks : 0.001;
+    double ns_per_tick = span_ticks ? (double)sched_ticks_to_ns(s, span_ticks) / (double)span_ticks : 1.0;
     uint64_t recorded = 0, dropped = 0;
     strbuf_puts(out, "{\"traceEvents\":[\n");
     strbuf_puts(out,
@@ -92,7 +99,7 @@ void sched_trace_write_json(struct sched *s, const char *program, struct strbuf 
         for (uint64_t i = 0; i < kept; i++) {
             const struct trace_record *e = trace_ring_at(r, i);
             /* A stamp read before the start (none should be) is clamped to 0. */
-            double ts = e->stamp > s->start_stamp ? (double)(e->stamp - s->start_stamp) * us_per_tick : 0.0;
+            uint64_t ts = e->stamp > s->start_stamp ? (uint64_t)((double)(e->stamp - s->start_stamp) * ns_per_tick) : 0;
             if (e->kind == TRACE_SLICE) {
                 strbuf_puts(out, ",\n{\"name\":\"");
                 size_t len = 0;
@@ -101,10 +108,12 @@ void sched_trace_write_json(struct sched *s, const char *program, struct strbuf 
                     put_json_text(out, name, len);
                 else
                     strbuf_printf(out, "<0.%llu.0>", (unsigned long long)e->pid);
-                strbuf_printf(out,
-                              "\",\"cat\":\"slice\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":1,\"tid\":%u,"
-                              "\"args\":{\"pid\":\"<0.%llu.0>\",\"name\":",
-                              ts, (double)e->ticks * us_per_tick, w, (unsigned long long)e->pid);
+                strbuf_puts(out, "\",\"cat\":\"slice\",\"ph\":\"X\",\"ts\":");
+                put_us(out, ts);
+                strbuf_puts(out, ",\"dur\":");
+                put_us(out, (uint64_t)((double)e->ticks * ns_per_tick));
+                strbuf_printf(out, ",\"pid\":1,\"tid\":%u,\"args\":{\"pid\":\"<0.%llu.0>\",\"name\":", w,
+                              (unsigned long long)e->pid);
                 if (name) {
                     strbuf_putc(out, '"');
                     put_json_text(out, name, len);
@@ -116,10 +125,10 @@ void sched_trace_write_json(struct sched *s, const char *program, struct strbuf 
                               slice_end_name((enum slice_end)e->why));
                 continue;
             }
-            strbuf_printf(out,
-                          ",\n{\"name\":\"%s\",\"cat\":\"worker\",\"ph\":\"i\",\"s\":\"t\",\"ts\":%.3f,\"pid\":1,"
-                          "\"tid\":%u,\"args\":{",
-                          instant_name((enum trace_kind)e->kind), ts, w);
+            strbuf_printf(out, ",\n{\"name\":\"%s\",\"cat\":\"worker\",\"ph\":\"i\",\"s\":\"t\",\"ts\":",
+                          instant_name((enum trace_kind)e->kind));
+            put_us(out, ts);
+            strbuf_printf(out, ",\"pid\":1,\"tid\":%u,\"args\":{", w);
             switch ((enum trace_kind)e->kind) {
             case TRACE_STEAL:
                 strbuf_printf(out, "\"from_worker\":%u", e->other);
