@@ -45,6 +45,9 @@ struct trace_record {
     uint8_t why;    /* see enum trace_kind */
 };
 
+/* The size the documentation gives (README.md, metrics/README.md). */
+_Static_assert(sizeof(struct trace_record) == 40, "a trace record is 40 bytes");
+
 struct trace_ring {
     struct trace_record *records; /* [capacity] */
     uint64_t capacity;
