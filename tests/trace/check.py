@@ -11,6 +11,7 @@ Exits 1 on the first run that differs, with what differed.
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -133,6 +134,22 @@ def main():
             done = subprocess.run([clause, bad, "--native", "spawn_exit", "1"], capture_output=True, text=True)
             expect(f"{bad}: status", done.returncode, 2)
             expect(f"{bad}: message", done.stderr.startswith("clause: --trace-limit: "), True)
+        # The timeline: one box per slice in its data, an SVG drawn.
+        if shutil.which("gnuplot"):
+            trace_path = os.path.join(tmp, "named.json")
+            subprocess.run([clause, "--schedulers", "2", "--trace=" + trace_path, beam, "4"], check=True,
+                           capture_output=True)
+            svg = os.path.join(tmp, "timeline.svg")
+            done = subprocess.run([os.path.join(ROOT, "scripts", "timeline.py"), trace_path, "-o", svg],
+                                  capture_output=True, text=True)
+            expect("timeline.py: status", (done.returncode, done.stderr), (0, ""))
+            slices = count(json.load(open(trace_path)), "X")
+            rows = [line for line in open(os.path.join(tmp, "timeline.dat")) if not line.startswith("#")]
+            expect("timeline.py: a box per slice", len(rows), slices)
+            expect("timeline.py: an SVG", os.path.getsize(svg) > 0 and "<svg" in open(svg).read(), True)
+            done = subprocess.run([os.path.join(ROOT, "scripts", "timeline.py"), beam, "-o", svg],
+                                  capture_output=True, text=True)
+            expect("timeline.py: a file that is not a trace", done.returncode, 2)
         # A file that cannot be written: said on stderr, the status is the program's.
         done = subprocess.run([clause, "--trace=" + os.path.join(tmp, "no", "such.json"), "--native",
                                "spawn_exit", "10"], capture_output=True, text=True, timeout=60)
