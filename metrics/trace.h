@@ -27,11 +27,13 @@
 #endif
 
 enum trace_kind {
-    TRACE_SLICE,     /* a slice: stamp, ticks, pid, name, reductions, why (enum slice_end) */
-    TRACE_STEAL,     /* this worker stole pid from worker `other` */
-    TRACE_MIGRATION, /* pid's slice runs here, its previous one on worker `other` */
-    TRACE_SLEEP,     /* the worker went to sleep */
-    TRACE_WAKEUP,    /* it woke; why: 1 woken by another thread, 0 a deadline or the end */
+    TRACE_SLICE,      /* a slice: stamp, ticks, pid, name, reductions, why (enum slice_end) */
+    TRACE_STEAL,      /* this worker stole pid from worker `other` */
+    TRACE_MIGRATION,  /* pid's slice runs here, its previous one on worker `other` */
+    TRACE_SLEEP,      /* the worker went to sleep */
+    TRACE_WAKEUP,     /* it woke; why: 1 woken by another thread, 0 a deadline or the end */
+    TRACE_FLOW_START, /* the running process woke pid (a send to it, waiting): flow `ticks` starts */
+    TRACE_FLOW_END,   /* flow `ticks` ends at the start of pid's slice */
 };
 
 struct trace_record {
@@ -50,6 +52,7 @@ _Static_assert(sizeof(struct trace_record) == 40, "a trace record is 40 bytes");
 
 struct trace_ring {
     struct trace_record *records; /* [capacity] */
+    uint64_t flows;               /* flows this worker started: a flow's id is (flows << 16) | worker + 1 */
     uint64_t capacity;
     uint64_t written; /* records ever written: the next goes to written % capacity */
     uint64_t next;    /* written % capacity, kept to avoid a division */

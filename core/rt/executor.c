@@ -381,6 +381,14 @@ static void enqueue_by_locked(struct sched *s, worker_id self, struct process *w
         if (why == ENQUEUE_SPAWN && self != NOT_A_WORKER && proc_table_count(&s->table) > s->metrics[self].peak_live)
             s->metrics[self].peak_live = proc_table_count(&s->table);
     }
+    /* A process woke p (a send to it, waiting): the trace's arrow from the
+     * waker's slice to p's next one. On the waker's worker's thread. */
+    if (TRACING(s->trace) && waker && self != NOT_A_WORKER && why == ENQUEUE_WAKE_BY_PROCESS) {
+        struct trace_ring *tr = &s->trace[self];
+        uint64_t id = (++tr->flows << 16) | ((uint64_t)self + 1);
+        sched_trace_instant(tr, TRACE_FLOW_START, pid_number(p->pid), 0, 0)->ticks = id;
+        p->trace_flow = id;
+    }
     runnable_unlink(s, p); /* never there, unless a policy test queued it by hand */
     runnable_link(s, p);
     worker_id target = s->policy->enqueue(s, self, waker, p, why);
@@ -1249,8 +1257,16 @@ static void worker_loop(struct worker *w)
                 m->run_ticks += ticks;
                 m->run_samples++;
             }
-            if (TRACING(s->trace))
+            if (TRACING(s->trace)) {
+                if (current->trace_flow) {
+                    struct trace_record *end =
+                        sched_trace_instant(&s->trace[w->id], TRACE_FLOW_END, pid_number(current->pid), 0, 0);
+                    end->stamp = slice_start;
+                    end->ticks = current->trace_flow;
+                    current->trace_flow = 0;
+                }
                 trace_slice(&s->trace[w->id], current, why, slice_start, ticks);
+            }
             slice_timed(s, lat, current, why, &in, ticks, long_schedule, &long_slice);
         } else {
             why = current->body->resume(current);

@@ -68,6 +68,9 @@ static const char *instant_name(enum trace_kind kind)
         return "sleep";
     case TRACE_WAKEUP:
         return "wakeup";
+    case TRACE_FLOW_START:
+    case TRACE_FLOW_END:
+        return "wake";
     case TRACE_SLICE:
         break;
     }
@@ -100,6 +103,18 @@ void sched_trace_write_json(struct sched *s, const char *program, struct strbuf 
             const struct trace_record *e = trace_ring_at(r, i);
             /* A stamp read before the start (none should be) is clamped to 0. */
             uint64_t ts = e->stamp > s->start_stamp ? (uint64_t)((double)(e->stamp - s->start_stamp) * ns_per_tick) : 0;
+            if (e->kind == TRACE_FLOW_START || e->kind == TRACE_FLOW_END) {
+                /* Chrome's flow events: the start binds to the waker's
+                 * slice around it, the end (bp "e") to the slice that
+                 * starts at its time. */
+                strbuf_printf(out, ",\n{\"name\":\"wake\",\"cat\":\"wake\",\"ph\":\"%s\",\"id\":%llu,%s\"ts\":",
+                              e->kind == TRACE_FLOW_START ? "s" : "f", (unsigned long long)e->ticks,
+                              e->kind == TRACE_FLOW_END ? "\"bp\":\"e\"," : "");
+                put_us(out, ts);
+                strbuf_printf(out, ",\"pid\":1,\"tid\":%u,\"args\":{\"woken\":\"<0.%llu.0>\"}}", w,
+                              (unsigned long long)e->pid);
+                continue;
+            }
             if (e->kind == TRACE_SLICE) {
                 strbuf_puts(out, ",\n{\"name\":\"");
                 size_t len = 0;
@@ -141,6 +156,8 @@ void sched_trace_write_json(struct sched *s, const char *program, struct strbuf 
                 break;
             case TRACE_SLEEP:
             case TRACE_SLICE:
+            case TRACE_FLOW_START:
+            case TRACE_FLOW_END:
                 break;
             }
             strbuf_puts(out, "}}");

@@ -30,9 +30,10 @@ const struct trace_ring *sched_trace_rings(const struct sched *s);
 /* sched_destroy. */
 void sched_trace_free(struct sched *s);
 
-/* An instant event on a worker's ring, from that worker's thread. */
-static inline void sched_trace_instant(struct trace_ring *r, enum trace_kind kind, uint64_t pid, unsigned other,
-                                       unsigned why)
+/* An instant event on a worker's ring, from that worker's thread; the
+ * record, for a caller that adds to it. */
+static inline struct trace_record *sched_trace_instant(struct trace_ring *r, enum trace_kind kind, uint64_t pid,
+                                                       unsigned other, unsigned why)
 {
     struct trace_record *rec = trace_ring_push(r);
     rec->stamp = profile_stamp();
@@ -43,6 +44,7 @@ static inline void sched_trace_instant(struct trace_ring *r, enum trace_kind kin
     rec->other = (uint16_t)other;
     rec->kind = (uint8_t)kind;
     rec->why = (uint8_t)why;
+    return rec;
 }
 
 #endif

@@ -63,6 +63,12 @@ def check_format(name, doc, workers):
             if not ok:
                 failures.append(f"{name}: malformed slice {e}")
                 return
+        elif e["ph"] in ("s", "f"):
+            ok = (e["name"] == "wake" and isinstance(e.get("id"), int) and e["tid"] in range(workers)
+                  and e.get("args", {}).get("woken", "").startswith("<0.") and (e["ph"] == "s" or e.get("bp") == "e"))
+            if not ok:
+                failures.append(f"{name}: malformed flow event {e}")
+                return
         elif e["ph"] == "i":
             ok = e["name"] in INSTANTS and e.get("s") == "t" and e["tid"] in range(workers)
             if not ok:
@@ -76,6 +82,35 @@ def check_format(name, doc, workers):
     for field in ("program", "workers", "trace_limit", "events_recorded", "events_dropped", "dropped_per_worker"):
         expect(f"{name}: otherData has {field}", field in other, True)
     expect(f"{name}: otherData workers", other.get("workers"), workers)
+
+
+def check_flows(name, doc, complete):
+    """A flow's id is unique; its end lies at the start of a slice of the woken
+    process, on the end's track; complete (nothing dropped): every started
+    flow that its process ran after has its end, and every end its start."""
+    starts, ends = {}, {}
+    for e in doc["traceEvents"]:
+        if e["ph"] in ("s", "f"):
+            table = starts if e["ph"] == "s" else ends
+            if e["id"] in table:
+                failures.append(f"{name}: flow id {e['id']} {e['ph']} twice")
+                return
+            table[e["id"]] = e
+    slice_starts = {(e["tid"], e["ts"], e["args"]["pid"]) for e in doc["traceEvents"] if e["ph"] == "X"}
+    for fid, e in ends.items():
+        if (e["tid"], e["ts"], e["args"]["woken"]) not in slice_starts:
+            failures.append(f"{name}: flow {fid} ends at no slice start of {e['args']['woken']}")
+            return
+        if complete and fid not in starts:
+            failures.append(f"{name}: flow {fid} ends without a start")
+            return
+        if fid in starts and starts[fid]["args"]["woken"] != e["args"]["woken"]:
+            failures.append(f"{name}: flow {fid} wakes one process and ends at another")
+            return
+    if complete:
+        # A wake at the very end (the program stopping) may have no slice after it.
+        expect(f"{name}: flows without an end", len(set(starts) - set(ends)) <= 2, True)
+    return len(ends)
 
 
 def count(doc, ph, event_name=None, tid=None):
@@ -109,6 +144,10 @@ def main():
                 expect(f"{name}: status", status, 0)
                 check_format(name, trace, workers)
                 check_counts(name, trace, profile)
+                flows = check_flows(name, trace, True)
+                if program[1:2] == ["pingpong"]:
+                    # Every message but the first of each pair wakes its waiting receiver.
+                    expect(f"{name}: wakes drawn", (flows or 0) > 4 * 200, True)
                 if program[0] == beam:
                     named = [e for e in trace["traceEvents"] if e["ph"] == "X" and e["args"]["name"] == "trace_echo"]
                     expect(f"{name}: the registered server's slices are named", len(named) > 0, True)
@@ -126,6 +165,7 @@ def main():
         expect("--trace-limit: recorded = kept + dropped", other["events_recorded"], sum(kept) + other["events_dropped"])
         expect("--trace-limit: dropped per worker", sum(other["dropped_per_worker"]), other["events_dropped"])
         expect("--trace-limit: something dropped", other["events_dropped"] > 0, True)
+        check_flows("--trace-limit", trace, False)
         # The latest are kept: the last slice of the run is in the file.
         last = max(e["ts"] + e.get("dur", 0) for e in trace["traceEvents"] if e["ph"] == "X")
         expect("--trace-limit: the end of the run is kept", last > 0, True)
