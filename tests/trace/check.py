@@ -153,6 +153,14 @@ def main():
                     expect(f"{name}: the registered server's slices are named", len(named) > 0, True)
                     expect(f"{name}: its slices are titled by name", all(e["name"] == "trace_echo" for e in named),
                            True)
+        # Every stealing policy records its steals on the thief's track.
+        for policy in ("cilk", "eevdf", "go", "otp", "tokio", "global_fifo"):
+            args = ["--policy", policy, "--schedulers", "2", "--native", "yield_storm", "8", "100"]
+            trace, profile, status = run(clause, args, tmp)
+            expect(f"{policy}: status", status, 0)
+            check_format(policy, trace, 2)
+            check_counts(policy, trace, profile)
+            check_flows(policy, trace, True)
         # A small limit: the latest per worker, the rest counted as dropped.
         limit = 50
         trace, profile, status = run(clause, ["--schedulers", "2", "--native", "yield_storm", "8", "100"], tmp,
