@@ -19,6 +19,7 @@
 #include "rt/cpu_binding.h"
 #include "rt/executor.h"
 #include "rt/sched_profile.h"
+#include "rt/sched_trace.h"
 #include "term/atom.h"
 #include "term/heap.h"
 
@@ -105,6 +106,19 @@ static void write_profile(const struct clause_options *options, struct sched *s,
     strbuf_free(&binding_text);
 }
 
+/* The --trace file, after sched_run. */
+static void write_trace(const struct clause_options *options, struct sched *s, const char *program)
+{
+    if (!options->trace_json)
+        return;
+    struct strbuf text = STRBUF_INIT;
+    sched_trace_write_json(s, program, &text);
+    FILE *f = fopen(options->trace_json, "w");
+    if (!f || fputs(strbuf_cstr(&text), f) < 0 || fclose(f) != 0)
+        fprintf(stderr, "clause: --trace=%s: %s\n", options->trace_json, strerror(errno));
+    strbuf_free(&text);
+}
+
 /* Runs a native workload on s; the process status. */
 static int run_native(const struct clause_options *options, const struct native_workload *workload, struct sched *s,
                       const struct cpu_binding *binding)
@@ -123,11 +137,11 @@ static int run_native(const struct clause_options *options, const struct native_
     bool correct = workload->finish(ctx, &text);
     printf("%s time_ms=%.3f\n", strbuf_cstr(&text), elapsed);
     fflush(stdout);
-    if (profiling(options)) {
-        char program[128];
-        snprintf(program, sizeof program, "--native %s", workload->name);
+    char program[128];
+    snprintf(program, sizeof program, "--native %s", workload->name);
+    if (profiling(options))
         write_profile(options, s, binding, program, status, elapsed);
-    }
+    write_trace(options, s, program);
     strbuf_free(&text);
     workload->free_ctx(ctx);
     if (status == 0 && !correct) {
@@ -202,6 +216,7 @@ static int run_beam(const struct clause_options *options, struct sched *s, const
     fflush(stdout);
     if (profiling(options))
         write_profile(options, s, binding, options->program, status, elapsed);
+    write_trace(options, s, options->program);
     /* The processes go before the code they ran. */
     sched_destroy(s);
     code_server_free(cs);
@@ -225,6 +240,10 @@ int CLAUSE_main_v1(int argc, char **argv)
         return 0;
     }
 #ifdef CLAUSE_NO_PROFILE
+    if (options.trace_json) {
+        fputs("clause: --trace: this build has no profiling instrumentation (CLAUSE_NO_PROFILE)\n", stderr);
+        return EXIT_USAGE;
+    }
     if (profiling(&options)) {
         fputs("clause: --profile: this build has no profiling instrumentation (CLAUSE_NO_PROFILE)\n", stderr);
         return EXIT_USAGE;
@@ -297,6 +316,12 @@ int CLAUSE_main_v1(int argc, char **argv)
         return EXIT_RUNTIME_FAILURE;
     }
     if (profiling(&options) && !sched_profile_start(s, options.profile_events, options.profile_sample)) {
+        fprintf(stderr, "clause: out of memory\n");
+        sched_destroy(s);
+        cpu_binding_destroy(binding);
+        return EXIT_RUNTIME_FAILURE;
+    }
+    if (options.trace_json && !sched_trace_start(s, options.trace_limit)) {
         fprintf(stderr, "clause: out of memory\n");
         sched_destroy(s);
         cpu_binding_destroy(binding);

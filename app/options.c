@@ -1,6 +1,7 @@
 /* options.c — parsing clause's command line (see options.h). */
 #include "app/options.h"
 
+#include "metrics/trace.h"
 #include "rt/policy.h"
 #include "rt/sched_profile.h"
 
@@ -10,6 +11,8 @@
 #include <string.h>
 
 _Static_assert(SCHED_PROFILE_SAMPLE_DEFAULT == 16, "the usage text names --profile-sample's default");
+_Static_assert(TRACE_LIMIT_DEFAULT == 1000000 && TRACE_LIMIT_MAX == 100000000,
+               "the usage text names --trace-limit's default and maximum");
 _Static_assert(SCHED_DEFAULT_WATCHDOG_MS == 30000, "the usage text names --watchdog's default");
 
 const char *options_usage(void)
@@ -42,6 +45,10 @@ const char *options_usage(void)
            "                         PAPI_BR_MSP; 'none' for none)\n"
            "  --profile-sample=N     time about 1 in N sends, enqueues and slices for the latencies and\n"
            "                         the running time (default 16; 1 times every one)\n"
+           "  --trace=FILE.json      write a timeline of every slice and of the workers' steals, migrations,\n"
+           "                         sleeps and wakeups as Chrome trace-event JSON (Perfetto, chrome://tracing)\n"
+           "  --trace-limit=N        --trace keeps the latest N events per worker, 1..100000000 (default\n"
+           "                         1000000); the file says how many it dropped\n"
            "  -pa DIR                also load modules from DIR (after the program's own folder)\n"
            "  --help                 this text\n"
            "  --version              the version of clause and of the OTP it follows\n"
@@ -151,6 +158,19 @@ bool options_parse(int argc, char **argv, struct clause_options *out, char *erro
                 return false;
             }
             out->profile_sample = (unsigned)n;
+        } else if (strncmp(arg, "--trace=", 8) == 0) {
+            if (!arg[8]) {
+                snprintf(error, error_len, "--trace= needs a file name");
+                return false;
+            }
+            out->trace_json = arg + 8;
+        } else if (strncmp(arg, "--trace-limit=", 14) == 0) {
+            if (!parse_unsigned(arg + 14, TRACE_LIMIT_MAX, &n) || n < 1) {
+                snprintf(error, error_len, "--trace-limit: '%s' is not a number from 1 to %u", arg + 14,
+                         TRACE_LIMIT_MAX);
+                return false;
+            }
+            out->trace_limit = (unsigned)n;
         } else if (strcmp(arg, "--schedulers") == 0) {
             if (!value) {
                 snprintf(error, error_len, "--schedulers needs a value");

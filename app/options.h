@@ -39,6 +39,8 @@ struct clause_options {
     const char *profile_json;                   /* --profile=FILE.json: the report as JSON in FILE */
     const char *profile_events;                 /* --profile-events=EV,...: PAPI events (NULL: the defaults) */
     unsigned profile_sample;                    /* --profile-sample=N: 1 in about N events timed (0: the default) */
+    const char *trace_json;                     /* --trace=FILE.json: the timeline as Chrome trace-event JSON */
+    unsigned trace_limit;                       /* --trace-limit=N: events kept per worker (0: the default) */
     bool list_policies;                         /* --policy help */
     bool list_locks;                            /* --locks help */
     bool help;                                  /* --help */

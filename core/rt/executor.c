@@ -25,6 +25,7 @@
 #include "rt/names.h"
 #include "rt/resources.h"
 #include "rt/sched_profile.h"
+#include "rt/sched_trace.h"
 
 #include "metrics/metrics.h"
 #include "rt/cpu_binding.h"
@@ -91,6 +92,9 @@ void sched_count_steal(struct sched *s, worker_id thief, worker_id victim)
 {
     s->metrics[thief].steals++;
     s->metrics[victim].stolen_from++;
+    /* The thief steals on its own thread: its ring has no other writer. */
+    if (TRACING(s->trace))
+        sched_trace_instant(&s->trace[thief], TRACE_STEAL, 0, victim, 0);
 }
 
 void sched_count_balance_move(struct sched *s, worker_id to, worker_id from)
@@ -376,6 +380,14 @@ static void enqueue_by_locked(struct sched *s, worker_id self, struct process *w
         /* A spawn by a process counts on its worker, the caller's thread. */
         if (why == ENQUEUE_SPAWN && self != NOT_A_WORKER && proc_table_count(&s->table) > s->metrics[self].peak_live)
             s->metrics[self].peak_live = proc_table_count(&s->table);
+    }
+    /* A process woke p (a send to it, waiting): the trace's arrow from the
+     * waker's slice to p's next one. On the waker's worker's thread. */
+    if (TRACING(s->trace) && waker && self != NOT_A_WORKER && why == ENQUEUE_WAKE_BY_PROCESS) {
+        struct trace_ring *tr = &s->trace[self];
+        uint64_t id = (++tr->flows << 16) | ((uint64_t)self + 1);
+        sched_trace_instant(tr, TRACE_FLOW_START, pid_number(p->pid), 0, 0)->ticks = id;
+        p->trace_flow = id;
     }
     runnable_unlink(s, p); /* never there, unless a policy test queued it by hand */
     runnable_link(s, p);
@@ -1024,6 +1036,25 @@ static enum slice_end slice_end_of(const struct process *p, enum body_stop why, 
     return p->reds_left > 0 ? SLICE_YIELD : SLICE_BUDGET;
 }
 
+/* --trace's record of p's slice, which started at `start` and lasted
+ * `ticks` (before the slice is settled: p is alive, even after an exit). */
+static void trace_slice(struct trace_ring *tr, struct process *p, enum body_stop why, uint64_t start, uint64_t ticks)
+{
+    struct body_position out = {NULL, NULL};
+    if (why == BODY_YIELD)
+        take_position(p, &out); /* a builtin in portions: a trap */
+    struct trace_record *r = trace_ring_push(tr);
+    r->stamp = start;
+    r->ticks = ticks;
+    r->pid = pid_number(p->pid);
+    /* Changed by register/unregister under the executor mutex; a word read. */
+    r->name = __atomic_load_n(&p->registered_name, __ATOMIC_RELAXED);
+    r->reds = (uint32_t)(p->slice_budget - (p->reds_left > 0 ? p->reds_left : 0));
+    r->other = 0;
+    r->kind = TRACE_SLICE;
+    r->why = (uint8_t)slice_end_of(p, why, &out);
+}
+
 /* A slice longer than system_monitor's long_schedule, to report once the
  * worker holds the executor mutex. */
 struct long_slice {
@@ -1128,6 +1159,8 @@ static void worker_loop(struct worker *w)
             w->sleep_ms = sched_coarse_ms(s);
             s->sleeping_count++;
             m->sleeps++;
+            if (TRACING(s->trace))
+                sched_trace_instant(&s->trace[w->id], TRACE_SLEEP, 0, 0, 0);
             uint64_t slept = sched_clock_ns();
             bool deadline = false;
             /* Workers keep the timers: sleep until the earliest one. */
@@ -1149,6 +1182,8 @@ static void worker_loop(struct worker *w)
             }
             m->idle_ns += sched_clock_ns() - slept;
             METRIC(m->wakeups_received += !deadline && !s->stopping);
+            if (TRACING(s->trace))
+                sched_trace_instant(&s->trace[w->id], TRACE_WAKEUP, 0, 0, !deadline && !s->stopping);
             rt_unlock(&s->rq_lock);
             ck_epoch_begin(&w->epoch_record, NULL);
             rt_lock(&s->exec_lock);
@@ -1175,6 +1210,8 @@ static void worker_loop(struct worker *w)
              * wake on the waker's worker) has set that to w already. */
             METRIC(m->migrations_in++);
             METRIC(s->metrics[next->ran_on].migrations_out++); /* under the run-queue lock */
+            if (TRACING(s->trace))
+                sched_trace_instant(&s->trace[w->id], TRACE_MIGRATION, pid_number(next->pid), next->ran_on, 0);
         }
         METRIC(next->ran_on = w->id);
         if (lat) {
@@ -1208,7 +1245,9 @@ static void worker_loop(struct worker *w)
          * exact), and while a system monitor watches long schedules: two
          * clock readings, and where the process stands. */
         uint64_t long_schedule = atomic_load_explicit(&s->sysmon_long_schedule_ms, memory_order_relaxed);
-        if (lat || long_schedule) {
+        /* --trace is read from s, not kept in a local: a register held
+         * across the loop costs every slice more than this load. */
+        if (lat || long_schedule || TRACING(s->trace)) {
             struct body_position in;
             take_position(current, &in);
             uint64_t slice_start = profile_stamp();
@@ -1217,6 +1256,16 @@ static void worker_loop(struct worker *w)
             if (lat) {
                 m->run_ticks += ticks;
                 m->run_samples++;
+            }
+            if (TRACING(s->trace)) {
+                if (current->trace_flow) {
+                    struct trace_record *end =
+                        sched_trace_instant(&s->trace[w->id], TRACE_FLOW_END, pid_number(current->pid), 0, 0);
+                    end->stamp = slice_start;
+                    end->ticks = current->trace_flow;
+                    current->trace_flow = 0;
+                }
+                trace_slice(&s->trace[w->id], current, why, slice_start, ticks);
             }
             slice_timed(s, lat, current, why, &in, ticks, long_schedule, &long_slice);
         } else {
@@ -1344,6 +1393,7 @@ void sched_destroy(struct sched *s)
     rt_lock_destroy(&s->rq_lock);
     free(s->workers);
     sched_profile_free(s);
+    sched_trace_free(s);
     io_state_free(s->io);
     free(s->metrics);
     free(s->policy_blocks);

@@ -7,6 +7,7 @@
 #define CLAUSE_SCHED_INTERNAL_H
 
 #include "metrics/metrics.h"
+#include "metrics/trace.h"
 #include "rt/body.h"
 #include "rt/executor.h"
 #include "rt/lock.h"
@@ -78,6 +79,7 @@ struct sched {
     struct worker *workers;
     struct worker_metrics *metrics;
     struct sched_profile *profile; /* --profile's state, NULL without it (sched_profile.c) */
+    struct trace_ring *trace;      /* --trace: a ring per worker, NULL without it (sched_trace.c) */
     char *policy_blocks;
     size_t policy_block_bytes;
     void *policy_shared;

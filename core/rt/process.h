@@ -86,6 +86,7 @@ struct process {
                                   infinity (executor mutex) */
     struct timer_node timer;   /* its receive timeout in the wheel (executor mutex) */
     uint64_t queued_at;        /* when it was last queued (profile_stamp; --profile only, run-queue lock) */
+    uint64_t trace_flow;       /* --trace: the flow a process's wake of it started, ended by its next slice (0: none) */
 
     /* --- blocked builtins (builtins::Blocked), executor mutex --- */
     struct process *blocked_on;      /* the running target this process waits for */

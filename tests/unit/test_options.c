@@ -136,6 +136,30 @@ static void test_profile_options(void)
     }
 }
 
+/* --trace=FILE and --trace-limit=N; bad values are one-line errors. */
+static void test_trace_options(void)
+{
+    struct clause_options o;
+    char e[256];
+    CU_ASSERT_TRUE_FATAL(PARSE(&o, e, "--native", "spawn_exit", "1"));
+    CU_ASSERT_PTR_NULL(o.trace_json);
+    CU_ASSERT_EQUAL(o.trace_limit, 0);
+    CU_ASSERT_TRUE_FATAL(PARSE(&o, e, "--trace=t.json", "--trace-limit=5", "--native", "spawn_exit", "1"));
+    CU_ASSERT_STRING_EQUAL(o.trace_json, "t.json");
+    CU_ASSERT_EQUAL(o.trace_limit, 5);
+    CU_ASSERT_TRUE_FATAL(PARSE(&o, e, "--trace-limit=100000000", "--native", "spawn_exit", "1"));
+    CU_ASSERT_EQUAL(o.trace_limit, 100000000);
+    CU_ASSERT_FALSE(PARSE(&o, e, "--trace=", "--native", "spawn_exit", "1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(e, "--trace= needs a file name"));
+    char *bad[] = {"--trace-limit=", "--trace-limit=0", "--trace-limit=-1", "--trace-limit=1k",
+                   "--trace-limit=100000001"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CU_ASSERT_FALSE(PARSE(&o, e, bad[i], "--native", "spawn_exit", "1"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(e, "--trace-limit: "));
+        CU_ASSERT_PTR_NULL(strchr(e, '\n'));
+    }
+}
+
 /* --locks: every kind by name, the default, help, and an unknown kind. */
 static void test_lock_kinds(void)
 {
@@ -273,6 +297,7 @@ static CU_TestInfo tests[] = {
     {"every option", test_every_option},
     {"errors say what is wrong", test_errors_say_what_is_wrong},
     {"a beam program and its arguments", test_a_beam_program_and_its_arguments},
+    {"trace options", test_trace_options},
     CU_TEST_INFO_NULL,
 };
 TEST_SUITE(options, tests)

@@ -1,0 +1,176 @@
+/* sched_trace.c — --trace's rings on an executor and their JSON (see sched_trace.h). */
+#include "rt/sched_trace.h"
+
+#include "rt/internal.h"
+#include "term/atom.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool sched_trace_start(struct sched *s, uint64_t limit)
+{
+    struct trace_ring *rings = aligned_alloc(64, sizeof *rings * s->worker_count);
+    if (!rings)
+        return false;
+    for (unsigned i = 0; i < s->worker_count; i++) {
+        if (!trace_ring_init(&rings[i], limit ? limit : TRACE_LIMIT_DEFAULT)) {
+            while (i-- > 0)
+                trace_ring_free(&rings[i]);
+            free(rings);
+            return false;
+        }
+    }
+    s->trace = rings;
+    return true;
+}
+
+const struct trace_ring *sched_trace_rings(const struct sched *s) { return s->trace; }
+
+void sched_trace_free(struct sched *s)
+{
+    if (!s->trace)
+        return;
+    for (unsigned i = 0; i < s->worker_count; i++)
+        trace_ring_free(&s->trace[i]);
+    free(s->trace);
+    s->trace = NULL;
+}
+
+/* bytes as a JSON string's contents. */
+static void put_json_text(struct strbuf *out, const char *bytes, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)bytes[i];
+        if (c == '"' || c == '\\')
+            strbuf_printf(out, "\\%c", c);
+        else if (c < 0x20)
+            strbuf_printf(out, "\\u%04x", c);
+        else
+            strbuf_putc(out, (char)c);
+    }
+}
+
+/* ns as microseconds with three decimals: integer formatting, since
+ * printf's %f cost most of the writing of a large trace. */
+static void put_us(struct strbuf *out, uint64_t ns)
+{
+    strbuf_printf(out, "%llu.%03u", (unsigned long long)(ns / 1000), (unsigned)(ns % 1000));
+}
+
+static const char *instant_name(enum trace_kind kind)
+{
+    switch (kind) {
+    case TRACE_STEAL:
+        return "steal";
+    case TRACE_MIGRATION:
+        return "migration";
+    case TRACE_SLEEP:
+        return "sleep";
+    case TRACE_WAKEUP:
+        return "wakeup";
+    case TRACE_FLOW_START:
+    case TRACE_FLOW_END:
+        return "wake";
+    case TRACE_SLICE:
+        break;
+    }
+    return "slice";
+}
+
+void sched_trace_write_json(struct sched *s, const char *program, struct strbuf *out)
+{
+    /* Ticks to microseconds since the start, against the monotonic clock
+     * over the whole run (as --profile converts its slice times). */
+    uint64_t span_ticks = profile_stamp() - s->start_stamp;
+    double ns_per_tick = span_ticks ? (double)sched_ticks_to_ns(s, span_ticks) / (double)span_ticks : 1.0;
+    uint64_t recorded = 0, dropped = 0;
+    strbuf_puts(out, "{\"traceEvents\":[\n");
+    strbuf_puts(out,
+                "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,\"ts\":0,\"args\":{\"name\":\"clause ");
+    put_json_text(out, program, strlen(program));
+    strbuf_puts(out, "\"}}");
+    for (unsigned w = 0; w < s->worker_count; w++)
+        strbuf_printf(out,
+                      ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"ts\":0,\"args\":{\"name\":"
+                      "\"worker %u\"}}",
+                      w, w);
+    for (unsigned w = 0; w < s->worker_count; w++) {
+        const struct trace_ring *r = &s->trace[w];
+        uint64_t kept = trace_ring_kept(r);
+        recorded += r->written;
+        dropped += trace_ring_dropped(r);
+        for (uint64_t i = 0; i < kept; i++) {
+            const struct trace_record *e = trace_ring_at(r, i);
+            /* A stamp read before the start (none should be) is clamped to 0. */
+            uint64_t ts = e->stamp > s->start_stamp ? (uint64_t)((double)(e->stamp - s->start_stamp) * ns_per_tick) : 0;
+            if (e->kind == TRACE_FLOW_START || e->kind == TRACE_FLOW_END) {
+                /* Chrome's flow events: the start binds to the waker's
+                 * slice around it, the end (bp "e") to the slice that
+                 * starts at its time. */
+                strbuf_printf(out, ",\n{\"name\":\"wake\",\"cat\":\"wake\",\"ph\":\"%s\",\"id\":%llu,%s\"ts\":",
+                              e->kind == TRACE_FLOW_START ? "s" : "f", (unsigned long long)e->ticks,
+                              e->kind == TRACE_FLOW_END ? "\"bp\":\"e\"," : "");
+                put_us(out, ts);
+                strbuf_printf(out, ",\"pid\":1,\"tid\":%u,\"args\":{\"woken\":\"<0.%llu.0>\"}}", w,
+                              (unsigned long long)e->pid);
+                continue;
+            }
+            if (e->kind == TRACE_SLICE) {
+                strbuf_puts(out, ",\n{\"name\":\"");
+                size_t len = 0;
+                const char *name = is_value(e->name) ? atom_text(e->name, &len) : NULL;
+                if (name)
+                    put_json_text(out, name, len);
+                else
+                    strbuf_printf(out, "<0.%llu.0>", (unsigned long long)e->pid);
+                strbuf_puts(out, "\",\"cat\":\"slice\",\"ph\":\"X\",\"ts\":");
+                put_us(out, ts);
+                strbuf_puts(out, ",\"dur\":");
+                put_us(out, (uint64_t)((double)e->ticks * ns_per_tick));
+                strbuf_printf(out, ",\"pid\":1,\"tid\":%u,\"args\":{\"pid\":\"<0.%llu.0>\",\"name\":", w,
+                              (unsigned long long)e->pid);
+                if (name) {
+                    strbuf_putc(out, '"');
+                    put_json_text(out, name, len);
+                    strbuf_putc(out, '"');
+                } else {
+                    strbuf_puts(out, "null");
+                }
+                strbuf_printf(out, ",\"reductions\":%u,\"end\":\"%s\"}}", e->reds,
+                              slice_end_name((enum slice_end)e->why));
+                continue;
+            }
+            strbuf_printf(out, ",\n{\"name\":\"%s\",\"cat\":\"worker\",\"ph\":\"i\",\"s\":\"t\",\"ts\":",
+                          instant_name((enum trace_kind)e->kind));
+            put_us(out, ts);
+            strbuf_printf(out, ",\"pid\":1,\"tid\":%u,\"args\":{", w);
+            switch ((enum trace_kind)e->kind) {
+            case TRACE_STEAL:
+                strbuf_printf(out, "\"from_worker\":%u", e->other);
+                break;
+            case TRACE_MIGRATION:
+                strbuf_printf(out, "\"pid\":\"<0.%llu.0>\",\"from_worker\":%u", (unsigned long long)e->pid, e->other);
+                break;
+            case TRACE_WAKEUP:
+                strbuf_printf(out, "\"woken\":%s", e->why ? "true" : "false");
+                break;
+            case TRACE_SLEEP:
+            case TRACE_SLICE:
+            case TRACE_FLOW_START:
+            case TRACE_FLOW_END:
+                break;
+            }
+            strbuf_puts(out, "}}");
+        }
+    }
+    strbuf_printf(out, "\n],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"program\":\"");
+    put_json_text(out, program, strlen(program));
+    strbuf_printf(out,
+                  "\",\"workers\":%u,\"policy\":\"%s\",\"trace_limit\":%llu,\"events_recorded\":%llu,"
+                  "\"events_dropped\":%llu,\"dropped_per_worker\":[",
+                  s->worker_count, s->policy->name, (unsigned long long)(s->worker_count ? s->trace[0].capacity : 0),
+                  (unsigned long long)recorded, (unsigned long long)dropped);
+    for (unsigned w = 0; w < s->worker_count; w++)
+        strbuf_printf(out, "%s%llu", w ? "," : "", (unsigned long long)trace_ring_dropped(&s->trace[w]));
+    strbuf_puts(out, "]}}\n");
+}
