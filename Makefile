@@ -279,12 +279,17 @@ golden-rel: build/rel/clause
 	tests/golden/run.sh build/rel/clause
 
 golden-asan: build/asan/clause
-	tests/golden/run.sh build/asan/clause --seeds --workers 2
+	tests/golden/run.sh build/asan/clause --seeds --sanitized --workers 2
 
 # The goldens with a collection at every point BEAM may collect: a term
 # kept across one without being a root shows as a wrong answer or a crash.
+# Under global_fifo's three configurations (both send modes, timers on the
+# timer thread and on the workers), which take every path where a
+# collection meets the executor (a blocked send repeated, a process taken
+# by whichever worker is free at each slice); the goldens above run the
+# other configurations.
 golden-stress: build/asan/clause
-	CLAUSE_GC_STRESS=1 tests/golden/run.sh build/asan/clause --seeds --workers 2
+	CLAUSE_GC_STRESS=1 tests/golden/run.sh build/asan/clause --sanitized --policy global_fifo --workers 2
 
 # --profile's JSON against metrics/profile.schema.json, and its counters
 # against programs whose counts are known.

@@ -5,7 +5,7 @@
 # tests/golden/expected/ (written from OTP 25 by `make goldens`), both sides
 # through tests/golden/normalize (a logger header's time, pid numbers).
 #
-#   tests/golden/run.sh CLAUSE [quick] [--seeds] [--policy NAME] [--workers "N ..."] [--repeat R] [--summary FILE]
+#   tests/golden/run.sh CLAUSE [quick] [--seeds] [--sanitized] [--policy NAME] [--workers "N ..."] [--repeat R] [--summary FILE]
 #
 # The configurations: the seeds' policies (erts, global_fifo) each with
 # both send modes (arrivals, blocking), plus the earlier revision (global_fifo,
@@ -25,6 +25,11 @@
 # earlier revision, the lock kind): the sanitizer passes, whose runs cost
 # ten times a release run's, leave the other policies to the release pass
 # and to their rule tests, which the sanitizer unit tests run.
+# --sanitized (a sanitizer build) leaves out the programs with a line
+# "%% sanitizers: skip": those whose size, not their paths, makes them
+# long (the portioned builtins on 300,000 elements: under ASan a fifth of
+# a pass each); the paths they take run under the sanitizers in the unit
+# suite portions, on a million elements, and in their _small variants.
 # --policy NAME keeps only NAME's configurations, and gives NAME both send
 # modes at every worker count whatever it is; --workers "N ..." runs
 # those worker counts instead; --repeat R runs the whole
@@ -45,17 +50,18 @@
 # Exits 1 when any run failed.
 set -u
 usage() {
-    echo "usage: tests/golden/run.sh CLAUSE [quick] [--seeds] [--policy NAME] [--workers \"N ...\"] [--repeat R] [--summary FILE]" >&2
+    echo "usage: tests/golden/run.sh CLAUSE [quick] [--seeds] [--sanitized] [--policy NAME] [--workers \"N ...\"] [--repeat R] [--summary FILE]" >&2
     exit 2
 }
 [ $# -ge 1 ] || usage
 clause=$1
 shift
-mode=full only_policy="" repeat=1 summary="" only_workers="" seeds_only=""
+mode=full only_policy="" repeat=1 summary="" only_workers="" seeds_only="" sanitized=""
 while [ $# -gt 0 ]; do
     case $1 in
     quick) mode=quick ;;
     --seeds) seeds_only=1 ;;
+    --sanitized) sanitized=1 ;;
     --policy) [ $# -ge 2 ] || usage; only_policy=$2; shift ;;
     --repeat) [ $# -ge 2 ] || usage; repeat=$2; shift ;;
     --workers) [ $# -ge 2 ] || usage; only_workers=$2; shift ;;
@@ -112,6 +118,7 @@ compile_failures=0
 for source in "$root"/tests/programs/*.erl; do
     name=$(basename "$source" .erl)
     if [ "${CLAUSE_GC_STRESS:-}" = 1 ] && grep -q '^%% gc-stress: skip' "$source"; then continue; fi
+    if [ -n "$sanitized" ] && grep -q '^%% sanitizers: skip' "$source"; then continue; fi
     if ! erlc -W0 -o "$out" "$source"; then
         echo "golden $name: erlc failed"; compile_failures=$((compile_failures + 1)); continue
     fi

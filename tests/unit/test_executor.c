@@ -91,20 +91,21 @@ static void test_every_process_runs_its_full_count(void)
         for (size_t k = 0; k < sizeof worker_counts / sizeof worker_counts[0]; k++) {
             struct sched *s = make_sched(*policy, worker_counts[k]);
             atomic_int finished = 0;
-            struct yielder *children = calloc(YIELDERS, sizeof *children);
-            struct spawner sp = {children, 0, YIELDERS, &finished};
+            int yielders = (int)test_rounds(*policy, YIELDERS);
+            struct yielder *children = calloc((size_t)yielders, sizeof *children);
+            struct spawner sp = {children, 0, yielders, &finished};
             term main_pid = sched_spawn_native(s, NULL, spawn_then_wait_step, &sp, NULL);
             CU_ASSERT_EQUAL(sched_run(s, main_pid), 0);
             int short_counts = 0;
-            for (int i = 0; i < YIELDERS; i++)
+            for (int i = 0; i < yielders; i++)
                 short_counts += children[i].slices != YIELDS;
             CU_ASSERT_EQUAL(short_counts, 0);
-            CU_ASSERT_EQUAL(atomic_load(&finished), YIELDERS);
+            CU_ASSERT_EQUAL(atomic_load(&finished), yielders);
             struct worker_metrics total = {0};
             for (unsigned w = 0; w < worker_counts[k]; w++)
                 metrics_add(&total, &sched_metrics(s)[w]);
-            CU_ASSERT_TRUE(total.slices >= (uint64_t)YIELDERS * YIELDS);
-            CU_ASSERT_EQUAL(total.spawned, YIELDERS);
+            CU_ASSERT_TRUE(total.slices >= (uint64_t)yielders * YIELDS);
+            CU_ASSERT_EQUAL(total.spawned, (uint64_t)yielders);
             CU_ASSERT_EQUAL(sched_live_processes(s), 0);
             sched_destroy(s);
             free(children);
@@ -762,7 +763,7 @@ static void test_busy_wait_finds_work(void)
 static CU_TestInfo tests[] = {
     {"the policy contract: running, stopping, budget, per-process state, waker, tick", test_the_policy_contract},
     {"busy-wait finds work", test_busy_wait_finds_work},
-    {"every process runs its full count (1000 x 1000 yields)", test_every_process_runs_its_full_count},
+    {"every process runs its full count (1000 processes x 1000 yields under the seeds)", test_every_process_runs_its_full_count},
     {"ping-pong pair stays on one worker", test_pingpong_pair_stays_on_one_worker},
     {"program end releases everything", test_program_end_releases_everything},
     {"halt and exit status", test_halt_and_exit_status},

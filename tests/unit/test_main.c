@@ -71,6 +71,13 @@ static const struct policy_ops *selected_policies[MAX_SELECTED_POLICIES + 1];
 
 const struct policy_ops *const *test_policies(void) { return selected_policies[0] ? selected_policies : policy_all(); }
 
+unsigned test_rounds(const struct policy_ops *policy, unsigned full)
+{
+    if (selected_policies[0] || strcmp(policy->name, "erts") == 0 || strcmp(policy->name, "global_fifo") == 0)
+        return full;
+    return full / 10 > 0 ? full / 10 : 1;
+}
+
 /* Restricts test_policies() to the policies named in names ("erts" or
  * "erts,global_fifo"); false, naming the first unknown one, if one is not a
  * policy. */

@@ -39,6 +39,14 @@ const char *test_data_path(const char *relative);
  * policies. A NULL-terminated array, as policy_all(). */
 const struct policy_ops *const *test_policies(void);
 
+/* How many of a per-policy test's FULL rounds (messages, processes, repeats)
+ * POLICY gets: all of them for the seeds' policies (erts, global_fifo) and
+ * for every policy named by --policy; a tenth, at least one, for each other
+ * policy when the run tests them all. Policies are added often, and each
+ * adds its loops to make test's time; a newer policy still meets every case,
+ * and scripts/validate-policy, naming it, gives it the full count. */
+unsigned test_rounds(const struct policy_ops *policy, unsigned full);
+
 /* The lock kind the tests' executors are built with: the runner's
  * --locks KIND (or CLAUSE_TEST_LOCKS=KIND), else the default (pthread).
  * make test-rel and make tsan run the concurrent suites under every kind. */

@@ -254,7 +254,7 @@ static void test_eight_senders_flood_one_receiver(void)
 {
     for (size_t m = 0; m < 2; m++)
         for (const struct policy_ops *const *policy = test_policies(); *policy; policy++)
-            run_flood(*policy, 2, 8, FLOOD_MESSAGES, send_modes[m]);
+            run_flood(*policy, 2, 8, test_rounds(*policy, FLOOD_MESSAGES), send_modes[m]);
 }
 
 /* ---- selective receive and self-sends ---- */

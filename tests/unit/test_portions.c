@@ -22,7 +22,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define LONG 1000000
+/* The sanitizer builds run every size and slice budget a fifth as large:
+ * the same number of slices, each collection copying a fifth (a collection
+ * runs between every two slices, and under ASan those copies took 100 s). */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SCALE 5
+#else
+#define SCALE 1
+#endif
+#define LONG (1000000 / SCALE)
+#define FULL_SLICE (CONTEXT_REDS / SCALE)
 
 static term long_list(heap_t *h, bool tuples)
 {
@@ -37,7 +46,7 @@ static term long_list(heap_t *h, bool tuples)
 
 /* The budget of each slice run_sliced runs (a smaller one makes a builtin
  * whose constant pays for much work a slice span many slices still). */
-static int32_t slice_reds = CONTEXT_REDS;
+static int32_t slice_reds = FULL_SLICE;
 
 /* Runs module:function(args) as a host call, a collection between every
  * two slices; stops after max_slices (then the process is still in the
@@ -120,25 +129,25 @@ static void test_portioned_results(void)
     term l = long_list(&h, false), tuples = long_list(&h, true);
     term args[3];
     /* OTP's constants: 40 cells a reduction for reverse and ++, 16 for
-     * length and member, 16 (clause's) for keyfind; 4,000 a slice. */
+     * length and member, 16 (clause's) for keyfind. */
     args[0] = l, args[1] = NIL;
-    check_case("lists", "reverse", args, 2, LONG / (40 * 4000));
+    check_case("lists", "reverse", args, 2, LONG / (40 * FULL_SLICE));
     args[0] = l;
-    check_case("erlang", "length", args, 1, LONG / (16 * 4000));
+    check_case("erlang", "length", args, 1, LONG / (16 * FULL_SLICE));
     args[0] = make_small(LONG), args[1] = l;
-    check_case("lists", "member", args, 2, LONG / (16 * 4000));
+    check_case("lists", "member", args, 2, LONG / (16 * FULL_SLICE));
     args[0] = make_small(LONG), args[1] = make_small(1), args[2] = tuples;
-    check_case("lists", "keyfind", args, 3, LONG / (16 * 4000));
-    check_case("lists", "keymember", args, 3, LONG / (16 * 4000));
-    check_case("lists", "keysearch", args, 3, LONG / (16 * 4000));
+    check_case("lists", "keyfind", args, 3, LONG / (16 * FULL_SLICE));
+    check_case("lists", "keymember", args, 3, LONG / (16 * FULL_SLICE));
+    check_case("lists", "keysearch", args, 3, LONG / (16 * FULL_SLICE));
     args[0] = l, args[1] = heap_cons(&h, A(undefined), NIL);
-    check_case("erlang", "++", args, 2, LONG / (40 * 4000));
-    check_case("erlang", "append", args, 2, LONG / (40 * 4000));
+    check_case("erlang", "++", args, 2, LONG / (40 * FULL_SLICE));
+    check_case("erlang", "append", args, 2, LONG / (40 * FULL_SLICE));
     term few = heap_cons(&h, make_small(LONG), heap_cons(&h, make_small(7), NIL));
     args[0] = l, args[1] = few;
-    check_case("erlang", "--", args, 2, LONG / (8 * 4000));
+    check_case("erlang", "--", args, 2, LONG / (8 * FULL_SLICE));
     args[0] = few, args[1] = l;
-    check_case("erlang", "subtract", args, 2, LONG / (16 * 4000));
+    check_case("erlang", "subtract", args, 2, LONG / (16 * FULL_SLICE));
     heap_destroy(&h);
 }
 
@@ -186,7 +195,10 @@ static void test_ended_mid_portion(void)
 /* Conversions run on shorter arguments, in slices of SHORT_SLICE
  * reductions, so that they span many slices with less to collect. */
 #define CONV (LONG / 4)
-#define SHORT_SLICE 400
+#define SHORT_SLICE (400 / SCALE)
+/* binary_to_list's 256 bytes a reduction would copy CONV in few slices of
+ * SHORT_SLICE. */
+#define TINY_SLICE (100 / SCALE)
 
 /* [0..255, 0..255, ...]: CONV bytes. */
 static term byte_list(heap_t *h)
@@ -248,15 +260,15 @@ static void test_portioned_conversions(void)
     term bytes = byte_list(&h), big = long_binary(&h, CONV), l = NIL;
     for (int64_t i = CONV; i > 0; i--)
         l = heap_cons(&h, make_small(i), l);
-    term deep = deep_iolist(&h, big, 50000), args[3];
+    term deep = deep_iolist(&h, big, 50000 / SCALE), args[3];
     /* OTP's constants: 256 bytes a reduction for binary_to_list; 8 cells a
      * reduction for list_to_binary's two walks; 64 for iolist_size;
      * clause's own for the tuples (16 to count, 40 to copy). */
-    slice_reds = 100;
+    slice_reds = TINY_SLICE;
     args[0] = big;
-    check_case("erlang", "binary_to_list", args, 1, CONV / (256 * 100));
+    check_case("erlang", "binary_to_list", args, 1, CONV / (256 * TINY_SLICE));
     args[0] = big, args[1] = make_small(2), args[2] = make_small(CONV - 1);
-    check_case("erlang", "binary_to_list", args, 3, (CONV - 2) / (256 * 100));
+    check_case("erlang", "binary_to_list", args, 3, (CONV - 2) / (256 * TINY_SLICE));
     slice_reds = SHORT_SLICE;
     args[0] = bytes;
     check_case("erlang", "list_to_binary", args, 1, 2 * CONV / (8 * SHORT_SLICE));
@@ -274,7 +286,7 @@ static void test_portioned_conversions(void)
     check_case("erlang", "list_to_tuple", args, 1, CONV / (16 * SHORT_SLICE) + CONV / (40 * SHORT_SLICE));
     args[0] = long_tuple(&h);
     check_case("erlang", "tuple_to_list", args, 1, CONV / (40 * SHORT_SLICE));
-    slice_reds = CONTEXT_REDS;
+    slice_reds = FULL_SLICE;
     heap_destroy(&h);
 }
 
@@ -310,7 +322,7 @@ static void test_conversion_errors(void)
             CU_ASSERT(raised == A(badarg));
         }
     }
-    slice_reds = CONTEXT_REDS;
+    slice_reds = FULL_SLICE;
     heap_destroy(&h);
 }
 
@@ -336,7 +348,7 @@ static void test_conversions_ended_mid_portion(void)
     CU_ASSERT(is_non_value(got));
     CU_ASSERT(run_sliced("erlang", "iolist_size", &bytes, 1, 2, &h, &got, &raised) == 2);
     CU_ASSERT(is_non_value(got));
-    slice_reds = CONTEXT_REDS;
+    slice_reds = FULL_SLICE;
     heap_destroy(&h);
 }
 

@@ -554,6 +554,7 @@ static void test_names_are_released_before_downs(void)
 
 struct chain_scene {
     int phase;
+    long length;
     term first;
     _Atomic term last;
     _Atomic long ready; /* members linked to their successor (or the last) */
@@ -600,12 +601,12 @@ static enum body_stop chain_driver_step(struct process *p, void *state)
         sc->phase = 1;
         struct chain_member *head = malloc(sizeof *head);
         CU_ASSERT_PTR_NOT_NULL_FATAL(head);
-        *head = (struct chain_member){sc, CHAIN_LENGTH - 1, false};
+        *head = (struct chain_member){sc, sc->length - 1, false};
         sc->first = sched_spawn_native(proc_sched(p), p, chain_member_step, head, free_member);
     }
     if (sc->phase == 1) {
         /* Wait until the whole chain exists, linked. */
-        if (atomic_load(&sc->ready) < CHAIN_LENGTH)
+        if (atomic_load(&sc->ready) < sc->length)
             return BODY_YIELD;
         call2(p, "monitor", A(process), atomic_load(&sc->last));
         sc->phase = 2;
@@ -628,10 +629,10 @@ static void test_a_long_linked_chain_ends(void)
     for (const struct policy_ops *const *policy = test_policies(); *policy; policy++) {
         for (unsigned workers = 1; workers <= 2; workers++) {
             struct sched *s = make_sched(*policy, workers, SEND_MODE_ARRIVALS);
-            struct chain_scene sc = {0, THE_NON_VALUE, THE_NON_VALUE, 0, 0};
+            struct chain_scene sc = {0, test_rounds(*policy, CHAIN_LENGTH), THE_NON_VALUE, THE_NON_VALUE, 0, 0};
             term main = sched_spawn_native(s, NULL, chain_driver_step, &sc, NULL);
             CU_ASSERT_EQUAL(sched_run(s, main), 0);
-            CU_ASSERT_EQUAL(atomic_load(&sc.ended), CHAIN_LENGTH);
+            CU_ASSERT_EQUAL(atomic_load(&sc.ended), sc.length);
             CU_ASSERT_EQUAL(sched_live_processes(s), 0);
             sched_destroy(s);
         }
@@ -929,7 +930,7 @@ static void test_wakeup_stress(void)
     unsigned workers;
     FOR_EACH_CONFIG(policy, workers)
     {
-        for (int round = 0; round < STRESS_ROUNDS; round++) {
+        for (unsigned round = 0, rounds = test_rounds(*policy, STRESS_ROUNDS); round < rounds; round++) {
             enum send_mode mode = round % 2 ? SEND_MODE_BLOCKING : SEND_MODE_ARRIVALS;
             struct sched *s = make_sched(*policy, workers, mode);
             struct stress st = {0};
