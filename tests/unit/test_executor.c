@@ -763,7 +763,8 @@ static void test_busy_wait_finds_work(void)
 static CU_TestInfo tests[] = {
     {"the policy contract: running, stopping, budget, per-process state, waker, tick", test_the_policy_contract},
     {"busy-wait finds work", test_busy_wait_finds_work},
-    {"every process runs its full count (1000 processes x 1000 yields under the seeds)", test_every_process_runs_its_full_count},
+    {"every process runs its full count (1000 processes x 1000 yields under the seeds)",
+     test_every_process_runs_its_full_count},
     {"ping-pong pair stays on one worker", test_pingpong_pair_stays_on_one_worker},
     {"program end releases everything", test_program_end_releases_everything},
     {"halt and exit status", test_halt_and_exit_status},
