@@ -5,9 +5,11 @@
 #include "rt/node.h"
 #include "metrics/metrics.h"
 #include "rt/internal.h"
+#include "rt/schedule.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 unsigned node_worker_count(const struct process *self) { return self->sched->worker_count; }
 
@@ -65,7 +67,31 @@ uint64_t node_slices(const struct process *self)
     return total;
 }
 
-uint64_t node_uptime_ms(const struct process *self) { return (sched_clock_ns() - self->sched->start_ns) / 1000000; }
+uint64_t node_uptime_ms(const struct process *self) { return sched_elapsed_ns(self->sched, self) / 1000000; }
+
+int64_t node_monotonic_ns(const struct process *self)
+{
+    const struct sched *s = self->sched;
+    return (int64_t)(sched_monotonic_origin_ns(s) + sched_elapsed_ns(s, self));
+}
+
+int64_t node_system_time_ns(const struct process *self)
+{
+    if (self->sched->schedule)
+        return SCHEDULE_EPOCH_NS + (int64_t)sched_elapsed_ns(self->sched, self);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+uint64_t node_runtime_ms(const struct process *self)
+{
+    if (self->sched->schedule)
+        return node_uptime_ms(self);
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
 
 uint64_t node_since_last(struct process *self, enum node_since item, uint64_t total)
 {
