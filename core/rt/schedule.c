@@ -243,7 +243,8 @@ struct schedule {
     struct replay_entry *replay;
     uint64_t replay_count;
     char *replay_path;
-    bool diverged; /* reported once */
+    bool diverged;  /* reported once */
+    bool step_open; /* a step was handed out and has not ended */
 };
 
 uint64_t schedule_steps(const struct schedule *c) { return c->step; }
@@ -502,6 +503,9 @@ static worker_id choose(struct sched *s)
 static void hand_turn(struct sched *s)
 {
     worker_id next = choose(s);
+    /* A turn handed out once the program is ending only lets the worker
+     * leave: it is no step. */
+    s->schedule->step_open = !s->stopping;
     if (next != NOT_A_WORKER)
         sem_post(&s->schedule->turns[next]);
 }
@@ -520,7 +524,8 @@ void schedule_take_turn(struct sched *s, worker_id w)
         ; /* EINTR */
 }
 
-void schedule_end_step(struct sched *s, worker_id w, term pid, uint32_t used)
+/* Logs step c->step + 1, or checks it against the replayed log. */
+static void record_step(struct sched *s, worker_id w, term pid)
 {
     struct schedule *c = s->schedule;
     uint64_t number = is_value(pid) ? pid_number(pid) : 0;
@@ -543,6 +548,13 @@ void schedule_end_step(struct sched *s, worker_id w, term pid, uint32_t used)
         diverged(s, why);
     }
     c->step++;
+    c->step_open = false;
+}
+
+void schedule_end_step(struct sched *s, worker_id w, term pid, uint32_t used)
+{
+    struct schedule *c = s->schedule;
+    record_step(s, w, pid);
     c->now_ns += (uint64_t)(used ? used : 1) * SCHEDULE_NS_PER_REDUCTION;
     fire_due(s);
     io_thread_serve_scheduled(s);
@@ -552,6 +564,10 @@ void schedule_end_step(struct sched *s, worker_id w, term pid, uint32_t used)
 void schedule_leave(struct sched *s, worker_id w)
 {
     struct schedule *c = s->schedule;
+    /* The step in which w found the program ending (settling a slice that
+     * ended it, say) is a step of its own, as the original run logged it. */
+    if (c->step_open)
+        record_step(s, w, THE_NON_VALUE);
     c->left[w] = true;
     hand_turn(s);
 }
