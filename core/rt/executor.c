@@ -1150,12 +1150,13 @@ static void idle_step(struct sched *s, struct worker *w)
         sched_trace_instant(&s->trace[w->id], TRACE_WAKEUP, 0, 0, !s->stopping);
 }
 
-/* The worker's loop, free (scheduled false) or taking turns under
- * --schedule. Always inlined into its two callers, so that the free loop
- * carries none of the schedule's tests. */
-static inline __attribute__((always_inline)) void worker_loop_as(struct worker *w, const bool scheduled)
+static void worker_loop(struct worker *w)
 {
     struct sched *s = w->sched;
+    /* Under --schedule the worker takes turns (schedule.h). A loop
+     * specialised for each case made gcc stop inlining settle_locked and
+     * next_process_locked, which cost more than these two tests a slice. */
+    const bool scheduled = s->schedule != NULL;
     struct worker_metrics *m = &s->metrics[w->id];
     struct process *current = NULL;
     enum body_stop why = BODY_YIELD;
@@ -1344,14 +1345,6 @@ static inline __attribute__((always_inline)) void worker_loop_as(struct worker *
         sched_profile_worker_end(s, w->id);
     if (scheduled)
         schedule_leave(s, w->id);
-}
-
-static void worker_loop(struct worker *w)
-{
-    if (w->sched->schedule)
-        worker_loop_as(w, true);
-    else
-        worker_loop_as(w, false);
 }
 
 static void *worker_thread(void *arg)
