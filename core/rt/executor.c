@@ -1315,14 +1315,23 @@ static void worker_loop(struct worker *w)
                 m->run_samples++;
             }
             if (TRACING(s->trace)) {
+                uint64_t traced_start = slice_start, traced_ticks = ticks;
+                if (scheduled) {
+                    /* On the logical clock, which this step has not yet
+                     * advanced: the slice lasted its reductions. */
+                    traced_start = sched_elapsed_ns(s, NULL);
+                    traced_ticks =
+                        (uint64_t)(current->slice_budget - (current->reds_left > 0 ? current->reds_left : 0)) *
+                        SCHEDULE_NS_PER_REDUCTION;
+                }
                 if (current->trace_flow) {
                     struct trace_record *end =
                         sched_trace_instant(&s->trace[w->id], TRACE_FLOW_END, pid_number(current->pid), 0, 0);
-                    end->stamp = slice_start;
+                    end->stamp = traced_start;
                     end->ticks = current->trace_flow;
                     current->trace_flow = 0;
                 }
-                trace_slice(&s->trace[w->id], current, why, slice_start, ticks);
+                trace_slice(&s->trace[w->id], current, why, traced_start, traced_ticks);
             }
             slice_timed(s, lat, current, why, &in, ticks, long_schedule, &long_slice);
         } else {

@@ -249,6 +249,8 @@ struct schedule {
 
 uint64_t schedule_steps(const struct schedule *c) { return c->step; }
 
+const uint64_t *schedule_clock(const struct schedule *c) { return &c->now_ns; }
+
 uint64_t schedule_now_ns(const struct schedule *c, const struct process *running)
 {
     if (!running)

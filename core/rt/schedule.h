@@ -140,6 +140,9 @@ void schedule_end_step(struct sched *s, worker_id w, term pid, uint32_t used);
 /* Worker w left its loop (the program ends): the next worker still in
  * its loop, in index order, settles and leaves in turn. */
 void schedule_leave(struct sched *s, worker_id w);
+/* The logical clock between steps, as a word --trace's rings stamp from
+ * (schedule_now_ns(c, NULL) is its value). */
+const uint64_t *schedule_clock(const struct schedule *c);
 /* After the workers left: a replay whose program ended before its log did
  * reports it, and the run's status becomes EXIT_REPLAY_DIVERGED. */
 void schedule_end_run(struct sched *s);

@@ -8,8 +8,8 @@
   10) of each mode, random and pct; seed k runs under the k-th policy of
   `--policy help` (shifted per program) with 1, 2 or 4 workers. Every run's
   output must equal the golden's expected one (through tests/golden/normalize),
-  and a second run of the same seed must give the same stdout, stderr, status
-  and --profile counters, byte for byte. --all runs every golden under every
+  and a second run of the same seed must give the same stdout, stderr, status,
+  --profile counters and --trace file, byte for byte. --all runs every golden under every
   policy at 1, 2 and 4 workers instead (minutes, not part of make test).
 - The race: tests/schedule/race_counter.erl loses an update in some orders;
   seeds 1..100 of random must find one, its log must replay it exactly, and
@@ -69,12 +69,13 @@ def counters(doc, prefix=""):
     return out
 
 
-def run(clause, tmp, name, options, profile=None):
+def run(clause, tmp, name, options, profile=None, trace=None):
     source = os.path.join(ROOT, "tests", "programs", name + ".erl")
     args = header(source, "args").split()
     extra = header(source, "clause-options").split()
     stdin = header(source, "stdin")
     cmd = [clause] + options + extra + (["--profile=" + profile, "--profile-events=none"] if profile else [])
+    cmd += ["--trace=" + trace] if trace else []
     cmd += [os.path.join(tmp, name + ".beam")] + args
     with open(os.path.join(GOLDEN, "stdin", stdin) if stdin else os.devnull, "rb") as f:
         try:
@@ -86,8 +87,9 @@ def run(clause, tmp, name, options, profile=None):
 
 def check_seed(clause, tmp, name, options, label):
     p1, p2 = os.path.join(tmp, label + ".1.json"), os.path.join(tmp, label + ".2.json")
-    first, cmd = run(clause, tmp, name, options, p1)
-    second, _ = run(clause, tmp, name, options, p2)
+    t1, t2 = os.path.join(tmp, label + ".1.trace"), os.path.join(tmp, label + ".2.trace")
+    first, cmd = run(clause, tmp, name, options, p1, t1)
+    second, _ = run(clause, tmp, name, options, p2, t2)
     shown = " ".join(cmd[1:])
     if first is None or second is None:
         return f"{name}: timed out: {shown}"
@@ -101,8 +103,10 @@ def check_seed(clause, tmp, name, options, label):
     if c1 != c2:
         keys = sorted(k for k in set(c1) | set(c2) if c1.get(k) != c2.get(k))
         return f"{name}: --profile counters differ between two runs ({', '.join(keys[:5])}): {shown}"
-    os.remove(p1)
-    os.remove(p2)
+    if open(t1, "rb").read() != open(t2, "rb").read():
+        return f"{name}: --trace differs between two runs: {shown}"
+    for path in (p1, p2, t1, t2):
+        os.remove(path)
     return None
 
 
