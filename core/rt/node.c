@@ -69,15 +69,22 @@ uint64_t node_slices(const struct process *self)
 
 uint64_t node_uptime_ms(const struct process *self) { return sched_elapsed_ns(self->sched, self) / 1000000; }
 
+/* The logical clock's controller, or NULL for the machine's clocks (also
+ * for a process that belongs to no executor: the unit tests'). */
+static const struct schedule *schedule_of(const struct process *self)
+{
+    return self->sched ? self->sched->schedule : NULL;
+}
+
 int64_t node_monotonic_ns(const struct process *self)
 {
-    const struct sched *s = self->sched;
-    return (int64_t)(sched_monotonic_origin_ns(s) + sched_elapsed_ns(s, self));
+    const struct schedule *c = schedule_of(self);
+    return (int64_t)(c ? schedule_now_ns(c, self) : sched_clock_ns());
 }
 
 int64_t node_system_time_ns(const struct process *self)
 {
-    if (self->sched->schedule)
+    if (schedule_of(self))
         return SCHEDULE_EPOCH_NS + (int64_t)sched_elapsed_ns(self->sched, self);
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -86,7 +93,7 @@ int64_t node_system_time_ns(const struct process *self)
 
 uint64_t node_runtime_ms(const struct process *self)
 {
-    if (self->sched->schedule)
+    if (schedule_of(self))
         return node_uptime_ms(self);
     struct timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
