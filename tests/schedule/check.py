@@ -41,7 +41,9 @@ failures = []
 
 
 def fail(text):
+    """Noted for the summary and printed at once (an --all run takes a while)."""
     failures.append(text)
+    print("FAIL schedule:", text, flush=True)
 
 
 def header(source, key):
@@ -132,9 +134,11 @@ def goldens(clause, tmp, seeds, everything, jobs):
                     label = f"{name}-{mode}-{seed}-{policy}-{workers}"
                     runs.append((name, ["--policy", policy, "--schedulers", str(workers), "--schedule", spec], label))
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        for result in pool.map(lambda r: check_seed(clause, tmp, *r), runs):
+        for done, result in enumerate(pool.map(lambda r: check_seed(clause, tmp, *r), runs), 1):
             if result:
                 fail(result)
+            if everything and done % 1000 == 0:
+                print(f"schedule: {done} of {len(runs)} runs checked", flush=True)
     return len(runs)
 
 
@@ -206,8 +210,6 @@ def main():
         bad_input(clause, tmp)
     finally:
         shutil.rmtree(tmp)
-    for f in failures:
-        print("FAIL schedule:", f)
     print(f"schedule: {len(failures)} failure(s)")
     sys.exit(1 if failures else 0)
 
