@@ -427,7 +427,9 @@ static void quiet(struct sched *s)
         return;
     rt_lock(&s->exec_lock);
     uint64_t next = timer_wheel_armed_count(&s->wheel) ? timer_wheel_next_wake(&s->wheel) : UINT64_MAX;
+    rt_lock(&s->rq_lock);
     term runnable = s->runnable_head ? s->runnable_head->pid : THE_NON_VALUE;
+    rt_unlock(&s->rq_lock);
     rt_unlock(&s->exec_lock);
     if (next != UINT64_MAX) {
         uint64_t at = timer_tick_start_ns(next);
