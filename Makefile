@@ -97,7 +97,7 @@ build/version.h: FORCE
 	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 $(MODES:%=build/%/app/cli.o): build/version.h
 
-.PHONY: FORCE all install deps deps-fuzz run test test-build check-layers test-layers test-rel test-asan host-rel host-asan golden-rel golden-asan golden-stress goldens profile-check trace-check test-symbols tsan bench fuzz fuzz-build fuzz-loader fuzz-etf fuzz-options fuzz-io_format format format-check clean
+.PHONY: FORCE all install deps deps-fuzz run test test-build check-layers test-layers test-rel test-asan host-rel host-asan golden-rel golden-asan golden-stress goldens profile-check trace-check schedule-check test-symbols tsan bench fuzz fuzz-build fuzz-loader fuzz-etf fuzz-options fuzz-io_format format format-check clean
 .DEFAULT_GOAL := all
 
 PREFIX ?= /usr/local
@@ -224,7 +224,7 @@ bench: build/rel/clause
 	experiments/bench_ets.sh
 	experiments/bench_portions.sh
 
-test: check-layers test-layers test-build test-rel test-asan test-symbols golden-rel golden-asan golden-stress profile-check trace-check test-experiments
+test: check-layers test-layers test-build test-rel test-asan test-symbols golden-rel golden-asan golden-stress profile-check trace-check schedule-check test-experiments
 
 # Everything make test runs, built first with one compiler per CPU; the
 # steps after it then run one at a time, in order.
@@ -300,6 +300,12 @@ profile-check: build/rel/clause
 # --profile's on the same runs (about a second).
 trace-check: build/rel/clause
 	tests/trace/check.py build/rel/clause
+
+# Seeded schedules: a sample of the goldens under 10 seeds of each
+# --schedule mode give the expected output, the same twice; a race is found
+# and replayed; bad input is refused (about 30 s on 2 CPUs).
+schedule-check: build/rel/clause
+	tests/schedule/check.py build/rel/clause
 
 # The goldens' expected outputs (tests/golden/expected/, committed): every
 # program under tests/programs/ run on OTP 25. Rerun after adding or

@@ -20,6 +20,7 @@
 #include "rt/executor.h"
 #include "rt/sched_profile.h"
 #include "rt/sched_trace.h"
+#include "rt/schedule.h"
 #include "term/atom.h"
 #include "term/heap.h"
 
@@ -41,6 +42,26 @@ static double now_ms(void)
 }
 
 static bool profiling(const struct clause_options *options) { return options->profile || options->profile_json; }
+
+/* The run's time since `started` (now_ms): on the logical clock under
+ * --schedule, so that a seed repeats what a workload prints. */
+static double run_ms(const struct schedule *schedule, double started)
+{
+    return schedule ? (double)schedule_now_ns(schedule, NULL) / 1e6 : now_ms() - started;
+}
+
+/* The policy and its parameters' values as one word (policy:k=v,...), as a
+ * schedule log's header names it and a replay checks it. */
+static void policy_text(const struct clause_options *options, char *out, size_t len)
+{
+    const struct policy_ops *policy = options->policy;
+    size_t used = (size_t)snprintf(out, len, "%s", policy->name);
+    for (unsigned i = 0; i < policy->param_count && used < len; i++) {
+        char value[64];
+        policy_format_value(&policy->params[i], options->policy_params[i], value, sizeof value);
+        used += (size_t)snprintf(out + used, len - used, "%c%s=%s", i ? ',' : ':', policy->params[i].name, value);
+    }
+}
 
 /* The run's settings as the erl flags that say the same, where there are
  * such: +sbwt none when idle workers sleep at once, medium (ERTS's
@@ -121,7 +142,7 @@ static void write_trace(const struct clause_options *options, struct sched *s, c
 
 /* Runs a native workload on s; the process status. */
 static int run_native(const struct clause_options *options, const struct native_workload *workload, struct sched *s,
-                      const struct cpu_binding *binding)
+                      const struct cpu_binding *binding, const struct schedule *schedule)
 {
     struct strbuf text = STRBUF_INIT;
     term main_pid;
@@ -133,7 +154,7 @@ static int run_native(const struct clause_options *options, const struct native_
     }
     double started = now_ms();
     int status = sched_run(s, main_pid);
-    double elapsed = now_ms() - started;
+    double elapsed = run_ms(schedule, started);
     bool correct = workload->finish(ctx, &text);
     printf("%s time_ms=%.3f\n", strbuf_cstr(&text), elapsed);
     fflush(stdout);
@@ -167,7 +188,8 @@ static struct code_server *program_code_server(const struct clause_options *opti
 }
 
 /* Runs PROGRAM:main(Args) on s and destroys s; the program's status. */
-static int run_beam(const struct clause_options *options, struct sched *s, const struct cpu_binding *binding)
+static int run_beam(const struct clause_options *options, struct sched *s, const struct cpu_binding *binding,
+                    const struct schedule *schedule)
 {
     beam_engine_init();
     struct code_server *cs = program_code_server(options);
@@ -212,7 +234,7 @@ static int run_beam(const struct clause_options *options, struct sched *s, const
     }
     double started = now_ms();
     int status = sched_run(s, main_pid);
-    double elapsed = now_ms() - started;
+    double elapsed = run_ms(schedule, started);
     fflush(stdout);
     if (profiling(options))
         write_profile(options, s, binding, options->program, status, elapsed);
@@ -298,6 +320,18 @@ int CLAUSE_main_v1(int argc, char **argv)
         return bound == CPU_BINDING_MALFORMED ? EXIT_USAGE : EXIT_RUNTIME_FAILURE;
     }
     unsigned workers = options.schedulers ? options.schedulers : cpu_binding_default_workers(binding);
+    struct schedule *schedule = NULL;
+    if (options.schedule.mode != SCHEDULE_OFF || options.replay) {
+        char policy[256];
+        policy_text(&options, policy, sizeof policy);
+        schedule =
+            schedule_new(&options.schedule, workers, policy, options.schedule_log, options.replay, error, sizeof error);
+        if (!schedule) {
+            fprintf(stderr, "clause: %s\n", error);
+            cpu_binding_destroy(binding);
+            return EXIT_USAGE;
+        }
+    }
     struct sched_config config = {workers,
                                   options.policy,
                                   cpu_binding_is_bound(binding) ? binding : NULL,
@@ -307,33 +341,38 @@ int CLAUSE_main_v1(int argc, char **argv)
                                   options.locks,
                                   options.policy_params,
                                   options.busy_wait,
-                                  options.watchdog_ms};
+                                  options.watchdog_ms,
+                                  schedule};
     const char *why = NULL;
     struct sched *s = sched_create(&config, &why);
     if (!s) {
         fprintf(stderr, "clause: %s\n", why);
         cpu_binding_destroy(binding);
+        schedule_free(schedule);
         return EXIT_RUNTIME_FAILURE;
     }
     if (profiling(&options) && !sched_profile_start(s, options.profile_events, options.profile_sample)) {
         fprintf(stderr, "clause: out of memory\n");
         sched_destroy(s);
         cpu_binding_destroy(binding);
+        schedule_free(schedule);
         return EXIT_RUNTIME_FAILURE;
     }
     if (options.trace_json && !sched_trace_start(s, options.trace_limit)) {
         fprintf(stderr, "clause: out of memory\n");
         sched_destroy(s);
         cpu_binding_destroy(binding);
+        schedule_free(schedule);
         return EXIT_RUNTIME_FAILURE;
     }
     int status;
     if (workload) {
-        status = run_native(&options, workload, s, binding);
+        status = run_native(&options, workload, s, binding, schedule);
         sched_destroy(s);
     } else {
-        status = run_beam(&options, s, binding); /* destroys s */
+        status = run_beam(&options, s, binding, schedule); /* destroys s */
     }
+    schedule_free(schedule);
     cpu_binding_destroy(binding);
     return status;
 }

@@ -49,6 +49,15 @@ const char *options_usage(void)
            "                         sleeps and wakeups as Chrome trace-event JSON (Perfetto, chrome://tracing)\n"
            "  --trace-limit=N        --trace keeps the latest N events per worker, 1..100000000 (default\n"
            "                         1000000); the file says how many it dropped\n"
+           "  --schedule MODE        run the workers one step (a slice or an idle check) at a time, in an\n"
+           "                         order a seed fixes, on a logical clock (a reduction is 250 ns; timers\n"
+           "                         and the clocks follow it), so a seed repeats a run byte for byte:\n"
+           "                         random:seed=N (any awake worker, uniformly) or pct:seed=N,depth=D\n"
+           "                         [,steps=K] (PCT: random worker priorities, D-1 change points over the\n"
+           "                         first K steps, default 1000); the policy still picks the processes\n"
+           "  --schedule-log FILE    write each step of --schedule or --replay to FILE: STEP WORKER PID\n"
+           "  --replay FILE          replay a --schedule-log; a run that departs from it names the step\n"
+           "                         and ends with status 65\n"
            "  -pa DIR                also load modules from DIR (after the program's own folder)\n"
            "  --help                 this text\n"
            "  --version              the version of clause and of the OTP it follows\n"
@@ -247,6 +256,21 @@ bool options_parse(int argc, char **argv, struct clause_options *out, char *erro
                 return false;
             }
             i++;
+        } else if (strcmp(arg, "--schedule") == 0) {
+            if (!value) {
+                snprintf(error, error_len, "--schedule needs a value (random:seed=N or pct:seed=N,depth=D)");
+                return false;
+            }
+            if (!schedule_spec_parse(value, &out->schedule, error, error_len))
+                return false;
+            i++;
+        } else if (strcmp(arg, "--schedule-log") == 0 || strcmp(arg, "--replay") == 0) {
+            if (!value || !*value) {
+                snprintf(error, error_len, "%s needs a file name", arg);
+                return false;
+            }
+            *(arg[2] == 'r' ? &out->replay : &out->schedule_log) = value;
+            i++;
         } else if (strcmp(arg, "--native") == 0) {
             if (!value) {
                 snprintf(error, error_len, "--native needs a workload name");
@@ -263,6 +287,14 @@ bool options_parse(int argc, char **argv, struct clause_options *out, char *erro
             i++;
             break;
         }
+    }
+    if (out->replay && out->schedule.mode != SCHEDULE_OFF) {
+        snprintf(error, error_len, "--replay takes its schedule from the log: give it without --schedule");
+        return false;
+    }
+    if (out->schedule_log && !out->replay && out->schedule.mode == SCHEDULE_OFF) {
+        snprintf(error, error_len, "--schedule-log needs --schedule or --replay");
+        return false;
     }
     if (!out->native_workload && !out->program) {
         snprintf(error, error_len, "no program given");

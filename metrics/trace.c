@@ -6,7 +6,8 @@
 bool trace_ring_init(struct trace_ring *r, uint64_t capacity)
 {
     r->capacity = capacity ? capacity : 1;
-    r->written = r->next = 0;
+    r->written = r->next = r->flows = 0;
+    r->logical_ns = NULL;
     /* Untouched pages cost nothing until the run reaches them. */
     r->records = malloc(sizeof *r->records * r->capacity);
     return r->records != NULL;

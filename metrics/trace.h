@@ -56,6 +56,9 @@ struct trace_ring {
     uint64_t capacity;
     uint64_t written; /* records ever written: the next goes to written % capacity */
     uint64_t next;    /* written % capacity, kept to avoid a division */
+    /* Under --schedule, the logical clock (ns since the start) that stamps
+     * the records, so that a seed repeats the trace; NULL: profile_stamp. */
+    const uint64_t *logical_ns;
 } __attribute__((aligned(64)));
 
 /* False when the memory was refused. */

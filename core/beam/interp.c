@@ -28,6 +28,7 @@
 #include "bif/bif.h"
 #include "rt/error_report.h"
 #include "rt/message.h"
+#include "rt/node.h"
 #include "rt/proc_gc.h"
 #include "term/atom.h"
 #include "term/bignum.h"
@@ -505,7 +506,7 @@ const struct body_ops beam_body_ops = {"beam", resume, release, position, locate
 static void report_crash(struct process *p, enum fault_class class, term reason)
 {
     if (p->pid != sched_main_pid(p->sched)) {
-        error_report_exit_value(p->pid, p->exit_reason);
+        error_report_exit_value(p->pid, p->exit_reason, node_system_time_ns(p));
         return;
     }
     struct strbuf text = STRBUF_INIT;

@@ -13,6 +13,7 @@
 #include "bif/bif.h"
 #include "bif/bif_tables.h"
 #include "bif/bif_util.h"
+#include "rt/node.h"
 #include "term/atom.h"
 #include "term/bignum.h"
 #include "term/civil_time.h"
@@ -25,12 +26,7 @@
 #define FIRST_POSIX_YEAR 1600
 #define YEAR_LIMIT 2147483647 /* first year refused */
 
-static int64_t system_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec;
-}
+static int64_t system_seconds(const struct process *p) { return node_system_time_ns(p) / 1000000000; }
 
 static term make_date(heap_t *h, struct civil_date d)
 {
@@ -115,7 +111,7 @@ static bool seconds_from_local(struct civil_datetime local, int is_dst, int64_t 
 
 static term local_now(struct process *p, struct civil_datetime *now)
 {
-    if (!local_from_seconds(system_seconds(), now))
+    if (!local_from_seconds(system_seconds(p), now))
         return bif_raise(p, FAULT_ERROR, A(system_limit));
     return A(true);
 }
@@ -152,7 +148,7 @@ static term bif_time(struct process *p, const term *a)
 static term bif_universaltime(struct process *p, const term *a)
 {
     (void)a;
-    return make_datetime(p, civil_datetime_from_seconds(system_seconds()));
+    return make_datetime(p, civil_datetime_from_seconds(system_seconds(p)));
 }
 
 static term bif_universaltime_to_localtime(struct process *p, const term *a)

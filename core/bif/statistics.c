@@ -19,14 +19,6 @@
 #include "term/heap.h"
 
 #include <string.h>
-#include <time.h>
-
-static uint64_t clock_ms(clockid_t clock)
-{
-    struct timespec ts;
-    clock_gettime(clock, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 /* {Total, Total less the previous call's Total}, the previous one updated. */
 static term with_since_last(struct process *p, uint64_t total, enum node_since item)
@@ -78,7 +70,7 @@ static term bif_statistics(struct process *p, const term *args)
     if (atom_text_is(item, "exact_reductions"))
         return with_since_last(p, node_reductions(p), NODE_SINCE_EXACT_REDUCTIONS);
     if (atom_text_is(item, "runtime"))
-        return with_since_last(p, clock_ms(CLOCK_PROCESS_CPUTIME_ID), NODE_SINCE_RUNTIME);
+        return with_since_last(p, node_runtime_ms(p), NODE_SINCE_RUNTIME);
     if (atom_text_is(item, "wall_clock"))
         return with_since_last(p, node_uptime_ms(p), NODE_SINCE_WALL_CLOCK);
     if (atom_text_is(item, "context_switches")) {

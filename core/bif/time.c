@@ -11,12 +11,12 @@
 #include "bif/bif.h"
 #include "bif/bif_tables.h"
 #include "bif/bif_util.h"
+#include "rt/node.h"
 #include "term/atom.h"
 #include "term/bignum.h"
 #include "term/heap.h"
 
 #include <stdatomic.h>
-#include <time.h>
 
 #define NS_PER_SECOND 1000000000
 
@@ -65,13 +65,6 @@ static term bif_convert_time_unit(struct process *p, const term *a)
     return st == INT_OK ? r : bif_int_failure(p, st);
 }
 
-static int64_t clock_ns(clockid_t clock)
-{
-    struct timespec ts;
-    clock_gettime(clock, &ts);
-    return (int64_t)ts.tv_sec * NS_PER_SECOND + ts.tv_nsec;
-}
-
 static term checked(struct process *p, term t) { return is_value(t) ? t : bif_out_of_memory(p); }
 
 /* A clock's nanoseconds in unit. Nanoseconds since the epoch pass the
@@ -91,24 +84,21 @@ static term time_in(struct process *p, int64_t ns, term unit)
 static term bif_monotonic_time_0(struct process *p, const term *a)
 {
     (void)a;
-    return checked(p, int_from_int64(&p->heap, clock_ns(CLOCK_MONOTONIC)));
+    return checked(p, int_from_int64(&p->heap, node_monotonic_ns(p)));
 }
-static term bif_monotonic_time_1(struct process *p, const term *a)
-{
-    return time_in(p, clock_ns(CLOCK_MONOTONIC), a[0]);
-}
+static term bif_monotonic_time_1(struct process *p, const term *a) { return time_in(p, node_monotonic_ns(p), a[0]); }
 static term bif_system_time_0(struct process *p, const term *a)
 {
     (void)a;
-    return checked(p, int_from_int64(&p->heap, clock_ns(CLOCK_REALTIME)));
+    return checked(p, int_from_int64(&p->heap, node_system_time_ns(p)));
 }
-static term bif_system_time_1(struct process *p, const term *a) { return time_in(p, clock_ns(CLOCK_REALTIME), a[0]); }
+static term bif_system_time_1(struct process *p, const term *a) { return time_in(p, node_system_time_ns(p), a[0]); }
 
 /* {MegaSecs, Secs, MicroSecs} of the system time. */
 static term bif_timestamp(struct process *p, const term *a)
 {
     (void)a;
-    int64_t us = clock_ns(CLOCK_REALTIME) / 1000;
+    int64_t us = node_system_time_ns(p) / 1000;
     term t = heap_tuple3(&p->heap, make_small(us / 1000000000000), make_small(us / 1000000 % 1000000),
                          make_small(us % 1000000));
     return is_value(t) ? t : bif_out_of_memory(p);
@@ -116,14 +106,14 @@ static term bif_timestamp(struct process *p, const term *a)
 
 /* The system time less the monotonic time: what OTP's time offset is,
  * read now (clause's system_time/0 reads the system clock itself). */
-static int64_t time_offset_ns(void) { return clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC); }
+static int64_t time_offset_ns(const struct process *p) { return node_system_time_ns(p) - node_monotonic_ns(p); }
 
 static term bif_time_offset_0(struct process *p, const term *a)
 {
     (void)a;
-    return checked(p, int_from_int64(&p->heap, time_offset_ns()));
+    return checked(p, int_from_int64(&p->heap, time_offset_ns(p)));
 }
-static term bif_time_offset_1(struct process *p, const term *a) { return time_in(p, time_offset_ns(), a[0]); }
+static term bif_time_offset_1(struct process *p, const term *a) { return time_in(p, time_offset_ns(p), a[0]); }
 
 /* now/0's last answer, in microseconds: each call answers a later one,
  * whatever the clock does, as OTP guarantees. */
@@ -132,7 +122,7 @@ static _Atomic int64_t last_now_us;
 static term bif_now(struct process *p, const term *a)
 {
     (void)a;
-    int64_t clock_us = clock_ns(CLOCK_REALTIME) / 1000;
+    int64_t clock_us = node_system_time_ns(p) / 1000;
     int64_t last = atomic_load_explicit(&last_now_us, memory_order_relaxed), us;
     do
         us = clock_us > last ? clock_us : last + 1;

@@ -30,8 +30,6 @@ struct bif_timer {
     struct arrival *message;
 };
 
-int64_t sched_monotonic_ms(void) { return (int64_t)(sched_clock_ns() / 1000000u); }
-
 /* ---- the reference table (executor mutex) ---- */
 
 static struct bif_timer **bucket_of(struct sched *s, uint64_t ref_id)
@@ -221,9 +219,9 @@ static term start(struct process *self, term time, term dest, term msg, term opt
      * the tick at or after it so that it never fires early; the past fires
      * at once. Computed in milliseconds: 2^49 ms in nanoseconds would
      * overflow. */
-    uint64_t now_ns = sched_clock_ns() - s->start_ns;
+    uint64_t now_ns = sched_elapsed_ns(s, self);
     int64_t now_tick = (int64_t)timer_tick_from_deadline_ns(now_ns);
-    int64_t tick = absolute ? ms - (int64_t)(s->start_ns / 1000000u) : now_tick + ms;
+    int64_t tick = absolute ? ms - (int64_t)(sched_monotonic_origin_ns(s) / 1000000u) : now_tick + ms;
     if (tick < now_tick)
         tick = now_tick;
 
@@ -283,7 +281,7 @@ static term cancel_or_read(struct process *self, term ref, term options, bool ca
          * deadline was rounded up to a tick, so this never reports more
          * than the time asked for. In milliseconds, as far ticks in
          * nanoseconds would overflow. */
-        uint64_t now = sched_clock_ns() - s->start_ns;
+        uint64_t now = sched_elapsed_ns(s, self);
         uint64_t tick = timer_node_tick(&t->node), now_ms = now / 1000000u;
         uint64_t whole = tick > now_ms ? tick - now_ms : 0;
         left = (int64_t)(whole && now % 1000000u ? whole - 1 : whole);

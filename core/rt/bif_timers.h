@@ -21,7 +21,7 @@
 
 /* send_after(Time, Dest, Msg, Options) sends Msg; start_timer sends
  * {timeout, TimerRef, Msg}. Time: 0..2^49-1 ms, or with [{abs, true}] an
- * absolute sched_monotonic_ms(). Returns the timer reference. */
+ * absolute erlang:monotonic_time(millisecond) (node_monotonic_ns). Returns the timer reference. */
 term bif_send_after(struct process *self, term time, term dest, term msg, term options, term *error);
 term bif_start_timer(struct process *self, term time, term dest, term msg, term options, term *error);
 
@@ -31,8 +31,5 @@ term bif_start_timer(struct process *self, term time, term dest, term msg, term 
  * without a result (and sends nothing). Options [] for the /1 forms. */
 term bif_cancel_timer(struct process *self, term ref, term options, term *error);
 term bif_read_timer(struct process *self, term ref, term options, term *error);
-
-/* erlang:monotonic_time(millisecond) of this runtime. */
-int64_t sched_monotonic_ms(void);
 
 #endif

@@ -6,21 +6,19 @@
 #include "term/strbuf.h"
 
 #include <stdio.h>
-#include <sys/time.h>
 #include <time.h>
 
-void error_report_exit_value(term pid, term reason)
+void error_report_exit_value(term pid, term reason, int64_t system_time_ns)
 {
     static const char months[12][4] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
                                        "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-    struct timeval now;
-    gettimeofday(&now, NULL);
+    time_t seconds = (time_t)(system_time_ns / 1000000000);
+    long micros = (long)(system_time_ns % 1000000000 / 1000);
     struct tm local;
-    localtime_r(&now.tv_sec, &local);
+    localtime_r(&seconds, &local);
     struct strbuf text = STRBUF_INIT;
     strbuf_printf(&text, "=ERROR REPORT==== %d-%s-%d::%02d:%02d:%02d.%06ld ===\nError in process ", local.tm_mday,
-                  months[local.tm_mon], local.tm_year + 1900, local.tm_hour, local.tm_min, local.tm_sec,
-                  (long)now.tv_usec);
+                  months[local.tm_mon], local.tm_year + 1900, local.tm_hour, local.tm_min, local.tm_sec, micros);
     print_w(&text, pid, -1);
     strbuf_puts(&text, " with exit value:\n");
     print_p(&text, reason, 1, 80, -1);

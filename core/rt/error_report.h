@@ -16,6 +16,9 @@
 
 #include "term/term.h"
 
-void error_report_exit_value(term pid, term reason);
+#include <stdint.h>
+
+/* system_time_ns: the time of the report's header (node_system_time_ns). */
+void error_report_exit_value(term pid, term reason, int64_t system_time_ns);
 
 #endif

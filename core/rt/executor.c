@@ -26,6 +26,7 @@
 #include "rt/resources.h"
 #include "rt/sched_profile.h"
 #include "rt/sched_trace.h"
+#include "rt/schedule.h"
 
 #include "metrics/metrics.h"
 #include "rt/cpu_binding.h"
@@ -210,10 +211,18 @@ struct sched *sched_create(const struct sched_config *config, const char **error
         s->policy_params[i] = config->policy_params ? config->policy_params[i] : policy->params[i].def;
     s->busy_wait = config->busy_wait;
     s->worker_count = config->workers;
+    s->schedule = config->schedule;
     s->binding = config->binding;
     s->max_heap_words = config->max_heap_words;
     s->send_mode = config->send_mode;
     s->timer_mode = config->timer_mode;
+    if (s->schedule) {
+        /* The controller fires the timers between steps and keeps idle
+         * workers from spinning; a watchdog on the wall clock would act at
+         * a different step in every run. */
+        s->timer_mode = TIMER_THREAD;
+        s->busy_wait = 0;
+    }
     s->main_pid = THE_NON_VALUE;
     pthread_mutex_init(&s->service_lock, NULL);
     /* Per-worker policy blocks padded to cache lines: workers never share one. */
@@ -267,7 +276,7 @@ struct sched *sched_create(const struct sched_config *config, const char **error
         sched_destroy(s);
         return NULL;
     }
-    if (!watchdog_init(s, config->watchdog_ms)) {
+    if (!watchdog_init(s, s->schedule ? 0 : config->watchdog_ms)) {
         *error = "out of memory";
         sched_destroy(s);
         return NULL;
@@ -657,25 +666,36 @@ void sched_halt(struct process *self, int status)
 
 /* ---- receive timeouts and the timer thread ---- */
 
+uint64_t sched_elapsed_ns(const struct sched *s, const struct process *running)
+{
+    if (s->schedule)
+        return schedule_now_ns(s->schedule, running);
+    return sched_clock_ns() - s->start_ns;
+}
+
 void sched_set_wait_timeout(struct process *self, int64_t ms) { self->wait_timeout_ms = ms; }
 
-void sched_start_receive_timeout(struct process *self, int64_t ms)
+/* The receive's deadline: ms after now_ns (since the start). */
+static void start_receive_timeout_at(struct process *self, int64_t ms, uint64_t now_ns)
 {
-    struct sched *s = self->sched;
     if (ms < 0) {
         /* infinity: a deadline no tick reaches, so the receive is known to
          * have started when messages that match no clause wake it. */
         self->receive_deadline = RECEIVE_NO_DEADLINE;
         return;
     }
-    self->receive_deadline = timer_tick_from_deadline_ns(sched_clock_ns() - s->start_ns + (uint64_t)ms * 1000000u);
+    self->receive_deadline = timer_tick_from_deadline_ns(now_ns + (uint64_t)ms * 1000000u);
+}
+
+void sched_start_receive_timeout(struct process *self, int64_t ms)
+{
+    start_receive_timeout_at(self, ms, sched_elapsed_ns(self->sched, self));
 }
 
 bool sched_receive_timeout_passed(struct process *self)
 {
-    struct sched *s = self->sched;
     return self->receive_deadline != 0 &&
-           timer_tick_from_clock_ns(sched_clock_ns() - s->start_ns) >= self->receive_deadline;
+           timer_tick_from_clock_ns(sched_elapsed_ns(self->sched, self)) >= self->receive_deadline;
 }
 
 bool sched_take_timed_out(struct process *self)
@@ -714,8 +734,9 @@ void sched_arm_timer_locked(struct sched *s, struct timer_node *node, uint64_t t
  * (message.c clears it). */
 static void arm_receive_timeout_locked(struct sched *s, struct process *p, uint64_t ms)
 {
+    /* p's slice has ended: its reductions are on the clock already. */
     if (p->receive_deadline == 0)
-        sched_start_receive_timeout(p, (int64_t)ms);
+        start_receive_timeout_at(p, (int64_t)ms, sched_elapsed_ns(s, NULL));
     sched_arm_timer_locked(s, &p->timer, p->receive_deadline);
 }
 
@@ -739,16 +760,17 @@ static void fire_timeout_locked(struct timer_node *node, void *ctx)
     rt_unlock(&s->rq_lock);
 }
 
-/* Fires every timeout whose tick has come (executor mutex held). */
-static void fire_due_timeouts_locked(struct sched *s)
+void sched_fire_timeouts_locked(struct sched *s, uint64_t now_ns)
 {
     s->timer_wakes++;
-    uint64_t now = sched_clock_ns();
     if (PROFILING(s->profile))
-        s->profile->timer_now_ns = now;
-    uint64_t now_tick = timer_tick_from_clock_ns(now - s->start_ns);
-    timer_wheel_advance(&s->wheel, now_tick, fire_timeout_locked, s);
+        s->profile->timer_now_ns = s->start_ns + now_ns;
+    timer_wheel_advance(&s->wheel, timer_tick_from_clock_ns(now_ns), fire_timeout_locked, s);
 }
+
+/* Fires every timeout whose tick has come on the wall clock (executor
+ * mutex held). */
+static void fire_due_timeouts_locked(struct sched *s) { sched_fire_timeouts_locked(s, sched_clock_ns() - s->start_ns); }
 
 /* Sleeps until the next occupied slot, reads the clock once, advances the
  * wheel to that tick (firing expired timeouts in tick order), repeats. With
@@ -1111,9 +1133,38 @@ static void slice_timed(struct sched *s, struct worker_latencies *lat, struct pr
     }
 }
 
+/* --schedule: w found nothing to run. It goes to sleep as the free loop's
+ * idle path does (so policies see it asleep and wake it), ends its step,
+ * and is chosen again only once something woke it or the program ends.
+ * Both locks held on entry and on return. */
+static void idle_step(struct sched *s, struct worker *w)
+{
+    struct worker_metrics *m = &s->metrics[w->id];
+    w->sleeping = true;
+    s->sleeping_count++;
+    m->sleeps++;
+    if (TRACING(s->trace))
+        sched_trace_instant(&s->trace[w->id], TRACE_SLEEP, 0, 0, 0);
+    rt_unlock(&s->rq_lock);
+    rt_unlock(&s->exec_lock);
+    ck_epoch_end(&w->epoch_record, NULL);
+    schedule_end_step(s, w->id, THE_NON_VALUE, 0);
+    schedule_take_turn(s, w->id);
+    ck_epoch_begin(&w->epoch_record, NULL);
+    rt_lock(&s->exec_lock);
+    rt_lock(&s->rq_lock);
+    METRIC(m->wakeups_received += !s->stopping);
+    if (TRACING(s->trace))
+        sched_trace_instant(&s->trace[w->id], TRACE_WAKEUP, 0, 0, !s->stopping);
+}
+
 static void worker_loop(struct worker *w)
 {
     struct sched *s = w->sched;
+    /* Under --schedule the worker takes turns (schedule.h). A loop
+     * specialised for each case made gcc stop inlining settle_locked and
+     * next_process_locked, which cost more than these two tests a slice. */
+    const bool scheduled = s->schedule != NULL;
     struct worker_metrics *m = &s->metrics[w->id];
     struct process *current = NULL;
     enum body_stop why = BODY_YIELD;
@@ -1127,6 +1178,8 @@ static void worker_loop(struct worker *w)
     struct long_slice long_slice = {0};
     ck_epoch_begin(&w->epoch_record, NULL);
     for (;;) {
+        if (scheduled)
+            schedule_take_turn(s, w->id);
         rt_lock(&s->exec_lock);
         if (long_slice.ms) {
             sysmon_long_schedule_locked(s, w->id, long_slice.pid, long_slice.ms, &long_slice.in, &long_slice.out);
@@ -1151,6 +1204,10 @@ static void worker_loop(struct worker *w)
         unsigned looks_left = s->busy_wait;
         bool spun = false;
         while (!s->stopping && !(next = next_process_locked(s, w))) {
+            if (scheduled) {
+                idle_step(s, w);
+                continue;
+            }
             if (looks_left > 0) {
                 spun = true;
                 spin_for_work(s, w, &looks_left);
@@ -1266,14 +1323,23 @@ static void worker_loop(struct worker *w)
                 m->run_samples++;
             }
             if (TRACING(s->trace)) {
+                uint64_t traced_start = slice_start, traced_ticks = ticks;
+                if (scheduled) {
+                    /* On the logical clock, which this step has not yet
+                     * advanced: the slice lasted its reductions. */
+                    traced_start = sched_elapsed_ns(s, NULL);
+                    traced_ticks =
+                        (uint64_t)(current->slice_budget - (current->reds_left > 0 ? current->reds_left : 0)) *
+                        SCHEDULE_NS_PER_REDUCTION;
+                }
                 if (current->trace_flow) {
                     struct trace_record *end =
                         sched_trace_instant(&s->trace[w->id], TRACE_FLOW_END, pid_number(current->pid), 0, 0);
-                    end->stamp = slice_start;
+                    end->stamp = traced_start;
                     end->ticks = current->trace_flow;
                     current->trace_flow = 0;
                 }
-                trace_slice(&s->trace[w->id], current, why, slice_start, ticks);
+                trace_slice(&s->trace[w->id], current, why, traced_start, traced_ticks);
             }
             slice_timed(s, lat, current, why, &in, ticks, long_schedule, &long_slice);
         } else {
@@ -1286,12 +1352,16 @@ static void worker_loop(struct worker *w)
         /* Atomic stores: statistics/1 reads these two while we run. */
         __atomic_store_n(&m->slices, m->slices + 1, __ATOMIC_RELAXED);
         __atomic_store_n(&m->reductions, m->reductions + (uint64_t)spent, __ATOMIC_RELAXED);
+        if (scheduled)
+            schedule_end_step(s, w->id, current->pid, used);
     }
     ck_epoch_end(&w->epoch_record, NULL);
     free_released(w);
     m->busy_ns = sched_clock_ns() - loop_started - m->idle_ns;
     if (lat)
         sched_profile_worker_end(s, w->id);
+    if (scheduled)
+        schedule_leave(s, w->id);
 }
 
 static void *worker_thread(void *arg)
@@ -1313,7 +1383,7 @@ int sched_run(struct sched *s, term main_pid)
         return 1;
     /* The timer thread starts before worker 0 binds itself, so it does not
      * inherit that binding (and unbinds itself in case the caller is bound). */
-    bool timer_wanted = s->timer_mode == TIMER_THREAD || s->watchdog.period_ms;
+    bool timer_wanted = !s->schedule && (s->timer_mode == TIMER_THREAD || s->watchdog.period_ms);
     bool timer_started = !timer_wanted || pthread_create(&s->timer_thread, NULL, timer_thread, s) == 0;
     if (!timer_started) {
         fprintf(stderr, "clause: cannot start the timer thread\n");
@@ -1332,11 +1402,15 @@ int sched_run(struct sched *s, term main_pid)
         }
         started++;
     }
+    if (s->schedule)
+        schedule_begin(s, started);
     if (s->binding)
         cpu_binding_bind_current_thread(s->binding, 0);
     worker_loop(&s->workers[0]);
     for (unsigned i = 1; i < started; i++)
         pthread_join(s->workers[i].thread, NULL);
+    if (s->schedule)
+        schedule_end_run(s);
     if (timer_wanted) {
         rt_lock(&s->exec_lock);
         s->timer_stop = true;

@@ -39,6 +39,7 @@
 #include <stdint.h>
 
 struct cpu_binding;
+struct schedule;
 struct worker_metrics;
 
 #define SCHED_MAX_WORKERS 1024
@@ -95,6 +96,11 @@ struct sched_config {
      * than this, or a worker asleep through a tenth of it while a process
      * waits, is reported and the program handed to global_fifo; 0: off. */
     unsigned watchdog_ms;
+    /* --schedule/--replay: the controller that runs the workers one step
+     * at a time on a logical clock (rt/schedule.h); NULL: they run freely.
+     * It replaces the timer thread, and turns busy-wait and the watchdog off. The caller frees it after
+     * sched_destroy. */
+    struct schedule *schedule;
 };
 
 /* The largest --busy-wait. */

@@ -80,6 +80,7 @@ struct sched {
     struct worker_metrics *metrics;
     struct sched_profile *profile; /* --profile's state, NULL without it (sched_profile.c) */
     struct trace_ring *trace;      /* --trace: a ring per worker, NULL without it (sched_trace.c) */
+    struct schedule *schedule;     /* --schedule's controller (schedule.c), NULL: the workers run freely */
     char *policy_blocks;
     size_t policy_block_bytes;
     void *policy_shared;
@@ -238,6 +239,17 @@ void sched_release_ended(struct process *p);
 
 /* The monotonic clock the executor measures time with (nanoseconds). */
 uint64_t sched_clock_ns(void);
+/* The program's time: nanoseconds since the executor started, on the wall
+ * clock, or under --schedule on the logical clock (counting the reductions
+ * `running`, the caller, spent in its slice so far; NULL between slices).
+ * Timers, timeouts and the clocks builtins read all measure this. */
+uint64_t sched_elapsed_ns(const struct sched *s, const struct process *running);
+/* Where erlang:monotonic_time's clock stood when the executor started: the
+ * monotonic clock's reading, or 0 on the logical clock. */
+static inline uint64_t sched_monotonic_origin_ns(const struct sched *s) { return s->schedule ? 0 : s->start_ns; }
+/* Fires every timeout whose tick now_ns (since the start) has reached.
+ * Executor mutex held. */
+void sched_fire_timeouts_locked(struct sched *s, uint64_t now_ns);
 
 /* Wakes p, which waits: cancels its receive timeout and queues it.
  * Executor mutex held, run-queue lock not. */

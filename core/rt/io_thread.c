@@ -229,6 +229,15 @@ bool io_thread_request(struct process *self)
     struct io_state *io = s->io;
     bool ok = true;
     pthread_mutex_lock(&io->lock);
+    if (s->schedule) {
+        /* No thread: the controller reads when this step ends. */
+        if (!io->started && fcntl(io->input_fd, F_GETFD) < 0)
+            io->eof = true;
+        io->started = true;
+        io->reader = self->pid;
+        pthread_mutex_unlock(&io->lock);
+        return true;
+    }
     if (!io->started && !io->stop) {
         /* A closed standard input reads as empty (checked before the pipe,
          * which would otherwise take its number). */
@@ -251,10 +260,34 @@ bool io_thread_request(struct process *self)
     return ok;
 }
 
+bool io_thread_serve_scheduled(struct sched *s)
+{
+    struct io_state *io = s->io;
+    pthread_mutex_lock(&io->lock);
+    term reader = io->reader;
+    io->reader = THE_NON_VALUE;
+    bool eof = io->eof;
+    pthread_mutex_unlock(&io->lock);
+    if (is_non_value(reader))
+        return false;
+    uint8_t *buf = eof ? NULL : malloc(IO_CHUNK_BYTES);
+    /* Without a stop pipe (-1, which poll skips) the read waits for input. */
+    ssize_t n = buf ? read_chunk(io, buf) : 0;
+    if (n <= 0) {
+        n = 0;
+        pthread_mutex_lock(&io->lock);
+        io->eof = true;
+        pthread_mutex_unlock(&io->lock);
+    }
+    deliver(s, reader, buf, (size_t)n);
+    free(buf);
+    return true;
+}
+
 void io_thread_stop(struct sched *s)
 {
     struct io_state *io = s->io;
-    if (!io)
+    if (!io || s->schedule)
         return;
     pthread_mutex_lock(&io->lock);
     bool started = io->started;

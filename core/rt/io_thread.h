@@ -91,6 +91,12 @@ bool io_thread_request(struct process *self);
  * before anything asks for input. */
 void io_thread_set_input(struct sched *s, int fd);
 
+/* Under --schedule there is no I/O thread: a request waits for the end of
+ * the step that made it, when the controller calls this (no lock held) to
+ * read the chunk on its own thread, waiting for input if need be, and
+ * deliver it. True when a request was pending. */
+bool io_thread_serve_scheduled(struct sched *s);
+
 struct io_state;
 /* At sched_create: nothing started, nothing read. NULL when memory was
  * refused. */

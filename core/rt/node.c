@@ -5,9 +5,11 @@
 #include "rt/node.h"
 #include "metrics/metrics.h"
 #include "rt/internal.h"
+#include "rt/schedule.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 unsigned node_worker_count(const struct process *self) { return self->sched->worker_count; }
 
@@ -65,7 +67,38 @@ uint64_t node_slices(const struct process *self)
     return total;
 }
 
-uint64_t node_uptime_ms(const struct process *self) { return (sched_clock_ns() - self->sched->start_ns) / 1000000; }
+uint64_t node_uptime_ms(const struct process *self) { return sched_elapsed_ns(self->sched, self) / 1000000; }
+
+/* The logical clock's controller, or NULL for the machine's clocks (also
+ * for a process that belongs to no executor: the unit tests'). */
+static const struct schedule *schedule_of(const struct process *self)
+{
+    return self->sched ? self->sched->schedule : NULL;
+}
+
+int64_t node_monotonic_ns(const struct process *self)
+{
+    const struct schedule *c = schedule_of(self);
+    return (int64_t)(c ? schedule_now_ns(c, self) : sched_clock_ns());
+}
+
+int64_t node_system_time_ns(const struct process *self)
+{
+    if (schedule_of(self))
+        return SCHEDULE_EPOCH_NS + (int64_t)sched_elapsed_ns(self->sched, self);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+uint64_t node_runtime_ms(const struct process *self)
+{
+    if (schedule_of(self))
+        return node_uptime_ms(self);
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
 
 uint64_t node_since_last(struct process *self, enum node_since item, uint64_t total)
 {

@@ -33,8 +33,17 @@ void node_run_queue_lengths(struct process *self, size_t *lengths, bool count_aw
 uint64_t node_reductions(const struct process *self);
 /* Slices every worker finished. */
 uint64_t node_slices(const struct process *self);
-/* Milliseconds since the executor started. */
+/* The clocks, read by self (running). Under --schedule they follow the
+ * logical clock (rt/schedule.h), so that a seed repeats them; otherwise
+ * the machine's. Milliseconds since the executor started: */
 uint64_t node_uptime_ms(const struct process *self);
+/* erlang:monotonic_time in nanoseconds (logical: from 0): */
+int64_t node_monotonic_ns(const struct process *self);
+/* The system time, nanoseconds since the Unix epoch (logical: from
+ * 2026-01-01, SCHEDULE_EPOCH_NS): */
+int64_t node_system_time_ns(const struct process *self);
+/* The CPU time the node used, in milliseconds (logical: the uptime): */
+uint64_t node_runtime_ms(const struct process *self);
 
 /* statistics/1's "since the last call" figures, one memory per item. */
 enum node_since {

@@ -2,6 +2,7 @@
 #include "rt/sched_trace.h"
 
 #include "rt/internal.h"
+#include "rt/schedule.h"
 #include "term/atom.h"
 
 #include <stdlib.h>
@@ -19,6 +20,7 @@ bool sched_trace_start(struct sched *s, uint64_t limit)
             free(rings);
             return false;
         }
+        rings[i].logical_ns = s->schedule ? schedule_clock(s->schedule) : NULL;
     }
     s->trace = rings;
     return true;
@@ -81,8 +83,13 @@ void sched_trace_write_json(struct sched *s, const char *program, struct strbuf 
 {
     /* Ticks to microseconds since the start, against the monotonic clock
      * over the whole run (as --profile converts its slice times). */
-    uint64_t span_ticks = profile_stamp() - s->start_stamp;
+    uint64_t start = s->start_stamp, span_ticks = profile_stamp() - start;
     double ns_per_tick = span_ticks ? (double)sched_ticks_to_ns(s, span_ticks) / (double)span_ticks : 1.0;
+    if (s->schedule) {
+        /* Stamped on the logical clock: nanoseconds since the start. */
+        start = 0;
+        ns_per_tick = 1.0;
+    }
     uint64_t recorded = 0, dropped = 0;
     strbuf_puts(out, "{\"traceEvents\":[\n");
     strbuf_puts(out,
@@ -102,7 +109,7 @@ void sched_trace_write_json(struct sched *s, const char *program, struct strbuf 
         for (uint64_t i = 0; i < kept; i++) {
             const struct trace_record *e = trace_ring_at(r, i);
             /* A stamp read before the start (none should be) is clamped to 0. */
-            uint64_t ts = e->stamp > s->start_stamp ? (uint64_t)((double)(e->stamp - s->start_stamp) * ns_per_tick) : 0;
+            uint64_t ts = e->stamp > start ? (uint64_t)((double)(e->stamp - start) * ns_per_tick) : 0;
             if (e->kind == TRACE_FLOW_START || e->kind == TRACE_FLOW_END) {
                 /* Chrome's flow events: the start binds to the waker's
                  * slice around it, the end (bp "e") to the slice that

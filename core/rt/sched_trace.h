@@ -36,7 +36,7 @@ static inline struct trace_record *sched_trace_instant(struct trace_ring *r, enu
                                                        unsigned other, unsigned why)
 {
     struct trace_record *rec = trace_ring_push(r);
-    rec->stamp = profile_stamp();
+    rec->stamp = r->logical_ns ? *r->logical_ns : profile_stamp();
     rec->ticks = 0;
     rec->pid = pid;
     rec->name = THE_NON_VALUE;

@@ -25,9 +25,17 @@ static const unsigned worker_counts[] = {1, 2, 4, 8};
 
 static struct sched *make_sched_timers(const struct policy_ops *policy, unsigned workers, enum timer_mode timers)
 {
-    struct sched_config config = {
-        workers,           policy, NULL, 0, SEND_MODE_ARRIVALS, timers, test_lock_kind(), NULL, test_busy_wait(),
-        test_watchdog_ms()};
+    struct sched_config config = {workers,
+                                  policy,
+                                  NULL,
+                                  0,
+                                  SEND_MODE_ARRIVALS,
+                                  timers,
+                                  test_lock_kind(),
+                                  NULL,
+                                  test_busy_wait(),
+                                  test_watchdog_ms(),
+                                  NULL};
     const char *error = NULL;
     struct sched *s = sched_create(&config, &error);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
@@ -319,7 +327,8 @@ static void test_runtime_failure_exits_70(void)
                                           test_lock_kind(),
                                           NULL,
                                           test_busy_wait(),
-                                          test_watchdog_ms()};
+                                          test_watchdog_ms(),
+                                          NULL};
             const char *error = NULL;
             struct sched *s = sched_create(&config, &error);
             CU_ASSERT_PTR_NOT_NULL_FATAL(s);
@@ -740,7 +749,8 @@ static void test_busy_wait_finds_work(void)
 {
     for (const struct policy_ops *const *policy = test_policies(); *policy; policy++) {
         struct sched_config config = {
-            2, *policy, NULL, 0, SEND_MODE_ARRIVALS, TIMER_THREAD, test_lock_kind(), NULL, 5000, test_watchdog_ms()};
+            2,   *policy, NULL, 0, SEND_MODE_ARRIVALS, TIMER_THREAD, test_lock_kind(), NULL, 5000, test_watchdog_ms(),
+            NULL};
         const char *error = NULL;
         struct sched *s = sched_create(&config, &error);
         CU_ASSERT_PTR_NOT_NULL_FATAL(s);

@@ -25,7 +25,8 @@ static struct sched *make_sched_mode(const struct policy_ops *policy, unsigned w
                                      enum send_mode mode)
 {
     struct sched_config config = {workers,      policy,           NULL, max_heap_words,   mode,
-                                  TIMER_THREAD, test_lock_kind(), NULL, test_busy_wait(), test_watchdog_ms()};
+                                  TIMER_THREAD, test_lock_kind(), NULL, test_busy_wait(), test_watchdog_ms(),
+                                  NULL};
     const char *error = NULL;
     struct sched *s = sched_create(&config, &error);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
@@ -665,9 +666,17 @@ static void test_messages_racing_timeouts_arrive_exactly_once(void)
     for (size_t t = 0; t < 2; t++)
         for (const struct policy_ops *const *policy = test_policies(); *policy; policy++)
             for (unsigned workers = 1; workers <= 2; workers++) {
-                struct sched_config config = {
-                    workers,          *policy,           NULL, 0, SEND_MODE_ARRIVALS, modes[t], test_lock_kind(), NULL,
-                    test_busy_wait(), test_watchdog_ms()};
+                struct sched_config config = {workers,
+                                              *policy,
+                                              NULL,
+                                              0,
+                                              SEND_MODE_ARRIVALS,
+                                              modes[t],
+                                              test_lock_kind(),
+                                              NULL,
+                                              test_busy_wait(),
+                                              test_watchdog_ms(),
+                                              NULL};
                 const char *error = NULL;
                 struct sched *s = sched_create(&config, &error);
                 CU_ASSERT_PTR_NOT_NULL_FATAL(s);

@@ -87,7 +87,8 @@ static void test_read_while_others_run(void)
                                       test_lock_kind(),
                                       NULL,
                                       test_busy_wait(),
-                                      test_watchdog_ms()};
+                                      test_watchdog_ms(),
+                                      NULL};
         const char *why = NULL;
         struct sched *s = sched_create(&config, &why);
         CU_ASSERT_PTR_NOT_NULL_FATAL(s);

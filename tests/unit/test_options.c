@@ -287,7 +287,29 @@ static void test_watchdog_option(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(options_usage(), "--watchdog MS"));
 }
 
+static void test_schedule_options(void)
+{
+    struct clause_options o;
+    char e[256];
+    CU_ASSERT_TRUE_FATAL(PARSE(&o, e, "p.beam"));
+    CU_ASSERT_EQUAL(o.schedule.mode, SCHEDULE_OFF);
+    CU_ASSERT_TRUE_FATAL(PARSE(&o, e, "--schedule", "pct:seed=3,depth=2", "--schedule-log", "l", "p.beam"));
+    CU_ASSERT_EQUAL(o.schedule.mode, SCHEDULE_PCT);
+    CU_ASSERT_STRING_EQUAL(o.schedule_log, "l");
+    CU_ASSERT_TRUE_FATAL(PARSE(&o, e, "--replay", "l", "--schedule-log", "m", "p.beam"));
+    CU_ASSERT_STRING_EQUAL(o.replay, "l");
+    CU_ASSERT_FALSE(PARSE(&o, e, "--schedule", "random:seed=1", "--replay", "l", "p.beam"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(e, "--replay"));
+    CU_ASSERT_FALSE(PARSE(&o, e, "--schedule-log", "l", "p.beam"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(e, "needs --schedule"));
+    CU_ASSERT_FALSE(PARSE(&o, e, "--schedule", "random:seed=x", "p.beam"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(e, "seed 'x'"));
+    CU_ASSERT_FALSE(PARSE(&o, e, "--replay"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(e, "needs a file"));
+}
+
 static CU_TestInfo tests[] = {
+    {"seeded schedules", test_schedule_options},
     {"lock kinds", test_lock_kinds},
     {"watchdog", test_watchdog_option},
     {"policy parameters", test_policy_parameters},

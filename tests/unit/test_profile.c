@@ -153,7 +153,7 @@ static void run_workload_sampled(struct run *r, const char *name, char **args, u
     CU_ASSERT_PTR_NOT_NULL_FATAL(r->workload);
     struct sched_config config = {
         workers,          policy_find("erts"), NULL, 0, SEND_MODE_ARRIVALS, TIMER_THREAD, test_lock_kind(), NULL,
-        test_busy_wait(), test_watchdog_ms()};
+        test_busy_wait(), test_watchdog_ms(),  NULL};
     const char *why = NULL;
     r->s = sched_create(&config, &why);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r->s);
@@ -336,7 +336,8 @@ static void test_migrations_are_the_slices_that_changed_worker(void)
                                       test_lock_kind(),
                                       NULL,
                                       test_busy_wait(),
-                                      test_watchdog_ms()};
+                                      test_watchdog_ms(),
+                                      NULL};
         const char *why = NULL;
         struct sched *s = sched_create(&config, &why);
         CU_ASSERT_PTR_NOT_NULL_FATAL(s);
@@ -399,7 +400,8 @@ static void test_k_timeouts_fire_k_timers(void)
                                       test_lock_kind(),
                                       NULL,
                                       test_busy_wait(),
-                                      test_watchdog_ms()};
+                                      test_watchdog_ms(),
+                                      NULL};
         const char *why = NULL;
         struct sched *s = sched_create(&config, &why);
         CU_ASSERT_PTR_NOT_NULL_FATAL(s);
@@ -543,7 +545,8 @@ static void test_every_slice_is_timed_and_the_longest_is_exact(void)
                                   test_lock_kind(),
                                   NULL,
                                   test_busy_wait(),
-                                  test_watchdog_ms()};
+                                  test_watchdog_ms(),
+                                  NULL};
     const char *why = NULL;
     struct sched *s = sched_create(&config, &why);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);

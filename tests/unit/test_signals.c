@@ -34,7 +34,8 @@ static const unsigned worker_counts[] = {1, 2, 4};
 static struct sched *make_sched(const struct policy_ops *policy, unsigned workers, enum send_mode mode)
 {
     struct sched_config config = {
-        workers, policy, NULL, 0, mode, TIMER_THREAD, test_lock_kind(), NULL, test_busy_wait(), test_watchdog_ms()};
+        workers, policy, NULL, 0, mode, TIMER_THREAD, test_lock_kind(), NULL, test_busy_wait(), test_watchdog_ms(),
+        NULL};
     const char *error = NULL;
     struct sched *s = sched_create(&config, &error);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
@@ -1023,7 +1024,8 @@ static void test_heap_cap_refusing_an_exit_or_down_exits_70(void)
                                           test_lock_kind(),
                                           NULL,
                                           test_busy_wait(),
-                                          test_watchdog_ms()};
+                                          test_watchdog_ms(),
+                                          NULL};
             const char *error = NULL;
             struct sched *s = sched_create(&config, &error);
             CU_ASSERT_PTR_NOT_NULL_FATAL(s);

@@ -72,7 +72,8 @@ static struct sched *run_traced(uint64_t limit, void **ctx, const struct native_
                                   test_lock_kind(),
                                   NULL,
                                   test_busy_wait(),
-                                  test_watchdog_ms()};
+                                  test_watchdog_ms(),
+                                  NULL};
     const char *why = NULL;
     struct sched *s = sched_create(&config, &why);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);

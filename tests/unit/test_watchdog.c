@@ -197,8 +197,8 @@ static void run(const struct policy_ops *policy, unsigned workers, unsigned watc
                 struct outcome *out)
 {
     struct sched_config config = {
-        workers, policy,           NULL,       0, SEND_MODE_ARRIVALS, TIMER_THREAD, test_lock_kind(),
-        NULL,    test_busy_wait(), watchdog_ms};
+        workers, policy,           NULL,        0,   SEND_MODE_ARRIVALS, TIMER_THREAD, test_lock_kind(),
+        NULL,    test_busy_wait(), watchdog_ms, NULL};
     const char *error = NULL;
     struct sched *s = sched_create(&config, &error);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
