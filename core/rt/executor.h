@@ -207,6 +207,19 @@ void *sched_engine(const struct sched *s);
 /* The main process's pid (THE_NON_VALUE before sched_run). */
 term sched_main_pid(const struct sched *s);
 
+/* Holds the program's end: when main ends, the program ends once holder
+ * ends too (at once if holder has ended), with main's status. The
+ * kernel's process (core/bif/kernel.c) holds it to write out the log
+ * events still queued, as OTP's escript runner does before it halts. A
+ * halt or a runtime failure still ends the program at once. Returns
+ * main's pid, or THE_NON_VALUE when main has ended (nothing is held). */
+term sched_hold_end(struct process *holder);
+
+/* Whether the kernel's boot has ended (core/bif/kernel.c): set once, read
+ * by any worker without a lock. */
+void sched_set_kernel_booted(struct sched *s);
+bool sched_kernel_booted(const struct sched *s);
+
 /* The executor of a process. */
 struct sched *proc_sched(const struct process *p);
 
