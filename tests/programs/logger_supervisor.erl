@@ -36,9 +36,12 @@ init(Intensity) ->
     {ok, {#{strategy => one_for_one, intensity => Intensity, period => 3600},
           [#{id => worker, start => {?MODULE, start_child, [self()]}}]}}.
 
+%% The child is registered before its start returns (proc_lib:start_link
+%% waits for init_ack), so main finds it by name.
 start_child(_) ->
-    {ok, proc_lib:spawn_link(?MODULE, child, [registered])}.
+    proc_lib:start_link(?MODULE, child, [registered]).
 
 child(registered) ->
     register(logger_supervisor_child, self()),
+    proc_lib:init_ack({ok, self()}),
     receive crash -> error({child_crashed, 42}) end.
