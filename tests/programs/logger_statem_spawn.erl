@@ -14,6 +14,7 @@ main(_) ->
     receive {'EXIT', Pid, Reason} -> io:format("statem exit: ~p~n", [element(1, Reason)]) end,
     Worker = proc_lib:spawn(?MODULE, worker, [3]),
     Ref = monitor(process, Worker),
+    Worker ! go, % monitored before it crashes
     receive {'DOWN', Ref, process, Worker, R} -> io:format("worker down: ~p~n", [element(1, R)]) end,
     io:format("done~n").
 
@@ -27,4 +28,5 @@ idle(cast, {crash, Why}, Data) ->
     erlang:error({statem_crash, Why, Data}).
 
 worker(N) ->
+    receive go -> ok end,
     lists:foldl(fun(X, Acc) -> Acc + 10 div (X - N) end, 0, lists:seq(1, N)).
