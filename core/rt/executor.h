@@ -23,10 +23,11 @@
  * A spawn that neither links nor monitors takes neither the executor mutex
  * nor anything but the table's writer lock and the run-queue lock.
  *
- * The main process's end, a halt or a runtime failure stops the program:
- * every worker finishes its current slice and leaves its loop; sched_run
- * joins them and returns the status; sched_destroy then releases every
- * process still queued or waiting.
+ * The main process's end (or, when a process holds it, sched_hold_end,
+ * that process's end after main's), a halt or a runtime failure stops the
+ * program: every worker finishes its current slice and leaves its loop;
+ * sched_run joins them and returns the status; sched_destroy then releases
+ * every process still queued or waiting.
  */
 #ifndef CLAUSE_EXECUTOR_H
 #define CLAUSE_EXECUTOR_H
@@ -134,7 +135,8 @@ term sched_start_process_tied(struct sched *s, struct process *parent, struct pr
                               const struct spawn_ties *ties);
 void sched_discard_process(struct process *p);
 
-/* Runs until the process `main_pid` ends, a halt, or a runtime failure,
+/* Runs until the process `main_pid` ends (and its holder, sched_hold_end),
+ * a halt, or a runtime failure,
  * and returns the program's status: 0 when main ends normally, 1 when it
  * ends with another reason, the halt status, or EXIT_RUNTIME_FAILURE. */
 int sched_run(struct sched *s, term main_pid);
