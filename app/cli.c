@@ -219,9 +219,9 @@ static int run_beam(const struct clause_options *options, struct sched *s, const
         args = is_value(arg) ? heap_cons(&scratch, arg, args) : arg;
     }
     sched_set_engine(s, cs);
-    /* The services (file_server_2, user, standard_error), started when
-     * first asked for. */
-    if (!beam_services_install(s) || !bif_io_servers_install(s))
+    /* The services (file_server_2, user, standard_error, the kernel's
+     * logger), started when first asked for. */
+    if (!beam_services_install(s) || !bif_io_servers_install(s) || !bif_kernel_install(s))
         args = THE_NON_VALUE; /* memory refused: reported below */
     term main_pid =
         is_value(args) ? beam_spawn(s, NULL, cs, program->name, atom_intern_cstr("main"), &args, 1) : THE_NON_VALUE;

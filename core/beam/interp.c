@@ -139,18 +139,20 @@ static term location_of(heap_t *h, const struct beam_module *m, const uint64_t *
 
 /* {M, F, ArityOrArgs, Location} for code at pc; NIL when pc is in no
  * module (the engine's own code). */
-static term frame_at(struct process *p, const uint64_t *pc, term arity_or_args)
+/* The frame {M, F, A, Location} of the code at pc, built on h; NIL for
+ * code of no module. */
+static term frame_at(struct process *p, heap_t *h, const uint64_t *pc, term arity_or_args)
 {
     const struct beam_module *m = code_module_of(sched_engine(p->sched), pc);
     term function;
     unsigned arity;
     if (!m || !function_of(m, pc, &function, &arity))
         return NIL;
-    term location = location_of(&p->heap, m, pc);
+    term location = location_of(h, m, pc);
     if (is_non_value(location))
         return THE_NON_VALUE;
     term elems[4] = {m->name, function, is_value(arity_or_args) ? arity_or_args : make_small(arity), location};
-    return heap_tuple(&p->heap, 4, elems);
+    return heap_tuple(h, 4, elems);
 }
 
 static term list_of_registers(heap_t *h, const term *x, unsigned n)
@@ -203,6 +205,36 @@ struct fault_site {
     bool tail_call;              /* a tail call failed: the caller's frame is gone in OTP */
 };
 
+/* The stack trace term on h: frames[0..n), then a frame per continuation
+ * of p (cp, then each one saved on its stack from E on), at most
+ * STACKTRACE_DEPTH in all. A return address equal to the one before it
+ * shows once, as on OTP 25: a body recursion N deep is one frame for its
+ * call site, not N. */
+static term continuation_trace(struct process *p, heap_t *h, term *E, const uint64_t *cp, term *frames, unsigned n)
+{
+    const uint64_t *next = cp, *shown = NULL;
+    term *end = stack_end(p);
+    for (term *w = E; n < STACKTRACE_DEPTH && next != normal_exit_code;) {
+        if (next && next != shown) {
+            term f = frame_at(p, h, next - 1, THE_NON_VALUE);
+            if (is_non_value(f))
+                return f;
+            if (f != NIL)
+                frames[n++] = f;
+            shown = next;
+        }
+        next = NULL;
+        for (; w < end; w++)
+            if (is_header(*w) && *w) {
+                next = (const uint64_t *)(uintptr_t)*w++;
+                break;
+            }
+        if (!next)
+            break;
+    }
+    return heap_list_from_array(h, frames, n);
+}
+
 /* Builds the stack trace term: the raising frame, then one per
  * continuation pointer on the stack, at most STACKTRACE_DEPTH. */
 static term build_trace(struct process *p, const struct fault_site *site, term *E, const uint64_t *cp)
@@ -224,7 +256,7 @@ static term build_trace(struct process *p, const struct fault_site *site, term *
         args = p->fault_args;
     if (site->function_clause && is_non_value(args))
         return THE_NON_VALUE;
-    term top = site->tail_call ? NIL : frame_at(p, site->function_clause ? site->pc + 4 : site->pc, args);
+    term top = site->tail_call ? NIL : frame_at(p, h, site->function_clause ? site->pc + 4 : site->pc, args);
     if (is_value(top) && top != NIL && is_value(p->fault_info))
         top = with_error_info(h, top, p->fault_info);
     if (is_non_value(top))
@@ -235,36 +267,30 @@ static term build_trace(struct process *p, const struct fault_site *site, term *
      * caller shows twice. */
     if (site->fun_call && top != NIL)
         frames[n++] = top;
-    /* The continuation: cp, then each frame's saved one. A return address
-     * equal to the one before it shows once, as on OTP 25: a body
-     * recursion N deep is one frame for its call site, not N. */
-    const uint64_t *next = cp, *shown = NULL;
-    term *end = stack_end(p);
-    for (term *w = E; n < STACKTRACE_DEPTH && next != normal_exit_code;) {
-        if (next && next != shown) {
-            term f = frame_at(p, next - 1, THE_NON_VALUE);
-            if (is_non_value(f))
-                return f;
-            if (f != NIL)
-                frames[n++] = f;
-            shown = next;
-        }
-        next = NULL;
-        for (; w < end; w++)
-            if (is_header(*w) && *w) {
-                next = (const uint64_t *)(uintptr_t)*w++;
-                break;
-            }
-        if (!next)
-            break;
-    }
-    return heap_list_from_array(h, frames, n);
+    return continuation_trace(p, h, E, cp, frames, n);
 }
 
 term beam_current_stacktrace(struct process *p)
 {
     struct fault_site site = {.pc = p->beam_bif_pc};
     return build_trace(p, &site, p->stack_top, p->beam_bif_cp);
+}
+
+term beam_stacktrace_of(struct process *self, struct process *q)
+{
+    if (q->body != &beam_body_ops || !q->beam_pc || !q->stack_top)
+        return NIL; /* not started, or no Erlang code: nothing on its stack */
+    /* A receive that waits with a timeout resumes at its wait_timeout;
+     * OTP shows where either wait resumes, the receive's loop (operand 1). */
+    const uint64_t *pc = q->beam_resume_timeout ? (const uint64_t *)(uintptr_t)q->beam_pc[1] : q->beam_pc;
+    term frames[STACKTRACE_DEPTH];
+    unsigned n = 0;
+    term top = frame_at(q, &self->heap, pc, THE_NON_VALUE);
+    if (is_non_value(top))
+        return top;
+    if (top != NIL)
+        frames[n++] = top;
+    return continuation_trace(q, &self->heap, q->stack_top, q->beam_cp, frames, n);
 }
 
 /* ---- errors ---- */

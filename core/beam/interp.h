@@ -56,5 +56,10 @@ term beam_spawn_tied(struct sched *s, struct process *parent, struct code_server
  * self, the builtin's own frame left out. THE_NON_VALUE when p's heap
  * refused. */
 term beam_current_stacktrace(struct process *p);
+/* process_info(Q, current_stacktrace) of another process q, which does not
+ * run (the executor mutex held, or q held): where it waits, then its
+ * continuations, as frames on self's heap; THE_NON_VALUE when self's heap
+ * refused. */
+term beam_stacktrace_of(struct process *self, struct process *q);
 
 #endif

@@ -5,7 +5,8 @@
  * bytes become this table (scripts/embed-beams writes the C file, which
  * the Makefile compiles with the runtime), so the runtime needs no file
  * beside it. The code server loads such a module by name before searching
- * its path: clause_io, the I/O servers (rt/io_thread.h).
+ * its path: clause_io, the I/O servers (rt/io_thread.h), and clause_kernel,
+ * the kernel's boot for logging (bif/kernel.c).
  */
 #ifndef CLAUSE_BEAM_LIB_MODULES_H
 #define CLAUSE_BEAM_LIB_MODULES_H

@@ -202,4 +202,15 @@ term bif_io_start_server(struct process *self, enum io_server which);
  * rt/names.h). Before the program runs; false when memory was refused. */
 bool bif_io_servers_install(struct sched *s);
 
+/* The kernel's boot on first use (kernel.c). Whether self, calling a
+ * builtin on the kernel's name `name` (the table or registered name ac_tab
+ * or logger), must first wait for the kernel's boot: then the builtin
+ * returns bif_kernel_await(self, its module, its name, its args, its
+ * arity), which makes the call again once the boot ended. */
+bool bif_kernel_pending(struct process *self, term name);
+term bif_kernel_await(struct process *self, term module, term function, const term *args, unsigned arity);
+/* Declares the kernel's process a service (before the program runs);
+ * false when memory was refused. */
+bool bif_kernel_install(struct sched *s);
+
 #endif

@@ -37,5 +37,6 @@ extern const struct bif_def bif_table_re[];
 extern const struct bif_def bif_table_file[];
 extern const struct bif_def bif_table_prim_buffer[];
 extern const struct bif_def bif_table_init[];
+extern const struct bif_def bif_table_kernel[];
 
 #endif

@@ -219,7 +219,10 @@ static enum ets_status do_insert_new(struct ets_table *t, void *arg)
     return put_all(t, objs);
 }
 
-static term ets_bif_insert(struct process *p, const term *a) { return run(p, a, ETS_WRITE, do_insert); }
+static term ets_bif_insert(struct process *p, const term *a)
+{
+    return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(insert), a, 2) : run(p, a, ETS_WRITE, do_insert);
+}
 static term ets_bif_insert_new(struct process *p, const term *a) { return run(p, a, ETS_WRITE, do_insert_new); }
 
 /* ---- reads by key ---- */
@@ -271,9 +274,19 @@ static enum ets_status do_take(struct ets_table *t, void *arg)
     return st;
 }
 
-static term ets_bif_lookup(struct process *p, const term *a) { return run(p, a, ETS_READ, do_lookup); }
-static term ets_bif_member(struct process *p, const term *a) { return run(p, a, ETS_READ, do_member); }
-static term ets_bif_lookup_element(struct process *p, const term *a) { return run(p, a, ETS_READ, do_lookup_element); }
+static term ets_bif_lookup(struct process *p, const term *a)
+{
+    return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(lookup), a, 2) : run(p, a, ETS_READ, do_lookup);
+}
+static term ets_bif_member(struct process *p, const term *a)
+{
+    return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(member), a, 2) : run(p, a, ETS_READ, do_member);
+}
+static term ets_bif_lookup_element(struct process *p, const term *a)
+{
+    return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(lookup_element), a, 3)
+                                       : run(p, a, ETS_READ, do_lookup_element);
+}
 static term ets_bif_take(struct process *p, const term *a) { return run(p, a, ETS_WRITE, do_take); }
 
 /* ---- deletes ---- */
@@ -382,7 +395,11 @@ static term ets_bif_first(struct process *p, const term *a) { return run(p, a, E
 static term ets_bif_last(struct process *p, const term *a) { return run(p, a, ETS_READ, do_last); }
 static term ets_bif_next(struct process *p, const term *a) { return run(p, a, ETS_READ, do_next); }
 static term ets_bif_prev(struct process *p, const term *a) { return run(p, a, ETS_READ, do_prev); }
-static term ets_bif_tab2list(struct process *p, const term *a) { return run(p, a, ETS_READ, do_tab2list); }
+static term ets_bif_tab2list(struct process *p, const term *a)
+{
+    return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(tab2list), a, 1)
+                                       : run(p, a, ETS_READ, do_tab2list);
+}
 
 /* safe_fixtable/2: every traversal here is stable already (see
  * rt/ets_table.h), so fixing only checks the table and the flag. */
@@ -723,6 +740,8 @@ static term ets_bif_whereis(struct process *p, const term *a)
 {
     if (!is_atom(a[0]))
         return bif_badarg(p);
+    if (bif_kernel_pending(p, a[0]))
+        return bif_kernel_await(p, A(ets), A(whereis), a, 1);
     uint64_t id;
     if (!ets_whereis(ets_registry_of(p), a[0], &id))
         return A(undefined);
@@ -809,7 +828,11 @@ static term select_with(struct process *p, const term *a, term spec, enum ms_use
     return st == ETS_OK ? sc.c.result : fail(p, st);
 }
 
-static term ets_bif_select(struct process *p, const term *a) { return select_with(p, a, a[1], MS_SELECT); }
+static term ets_bif_select(struct process *p, const term *a)
+{
+    return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(select), a, 2)
+                                       : select_with(p, a, a[1], MS_SELECT);
+}
 static term ets_bif_select_count(struct process *p, const term *a) { return select_with(p, a, a[1], MS_COUNT); }
 static term ets_bif_select_delete(struct process *p, const term *a) { return select_with(p, a, a[1], MS_DELETE); }
 
@@ -824,8 +847,15 @@ static term match_with(struct process *p, const term *a, term body)
     return select_with(p, a, make_list(spec), MS_SELECT);
 }
 
-static term ets_bif_match(struct process *p, const term *a) { return match_with(p, a, A(ms_bindings)); }
-static term ets_bif_match_object(struct process *p, const term *a) { return match_with(p, a, A(ms_object)); }
+static term ets_bif_match(struct process *p, const term *a)
+{
+    return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(match), a, 2) : match_with(p, a, A(ms_bindings));
+}
+static term ets_bif_match_object(struct process *p, const term *a)
+{
+    return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(match_object), a, 2)
+                                       : match_with(p, a, A(ms_object));
+}
 
 const struct bif_def bif_table_ets[] = {
     {"ets", "new", 2, ets_bif_new, 0},

@@ -40,7 +40,6 @@ static const char *const unkept_items[] = {
     "catchlevel",
     "current_function",
     "current_location",
-    "current_stacktrace",
     "garbage_collection_info",
     "initial_call",
     "last_calls",
@@ -173,6 +172,8 @@ static term item_value(struct process *self, struct process *q, term item)
         return A(error_handler);
     case ATOM_INDEX_garbage_collection:
         return garbage_collection_of(self, q);
+    case ATOM_INDEX_current_stacktrace: /* where it waits: gen_server's report of a client */
+        return q == self ? beam_current_stacktrace(self) : beam_stacktrace_of(self, q);
     default:
         return THE_NON_VALUE;
     }
@@ -190,7 +191,8 @@ static term item_pair(struct process *self, struct process *q, term item)
  * clause does not keep. */
 static bool check_item(struct process *self, term item)
 {
-    if (is_kept_item(item))
+    /* Kept, but not among process_info/1's items (nor are they on OTP). */
+    if (is_kept_item(item) || item == A(current_stacktrace))
         return true;
     if (is_unkept_item(item)) {
         term reason = heap_tuple2(&self->heap, A(notsup), item);
@@ -269,12 +271,6 @@ static term bif_process_info_2(struct process *self, const term *args)
     term what = args[1];
     if (!is_pid(args[0]))
         return bif_badarg(self);
-    if (what == A(current_stacktrace) && args[0] == self->pid) {
-        /* Of the unkept items, the one OTP's gen modules ask of themselves. */
-        term trace = beam_current_stacktrace(self);
-        term pair = is_value(trace) ? heap_tuple2(&self->heap, what, trace) : trace;
-        return is_value(pair) ? pair : bif_out_of_memory(self);
-    }
     if (is_list(what) || what == NIL) {
         if (bif_list_length(what) < 0)
             return bif_badarg(self);

@@ -319,6 +319,15 @@ static term erlang_display_string(struct process *p, const term *args)
     return A(true);
 }
 
+/* io:printable_range/0: which characters io_lib's ~tp and printable_list
+ * take for text; latin1, OTP's default (erl +pc), which clause keeps. */
+static term io_printable_range(struct process *p, const term *args)
+{
+    (void)p;
+    (void)args;
+    return A(latin1);
+}
+
 /* display_nl/0: the line end display_string/1 writes, on standard error. */
 static term erlang_display_nl(struct process *p, const term *args)
 {
@@ -338,6 +347,7 @@ const struct bif_def bif_table_io[] = {
     {"io", "put_chars", 1, io_put_chars_1, 0},
     {"io", "put_chars", 2, io_put_chars_2, 0},
     {"io", "nl", 0, io_nl_0, 0},
+    {"io", "printable_range", 0, io_printable_range, BIF_NOHEAP},
     {"io", "nl", 1, io_nl_1, 0},
     {"io_lib", "format", 2, io_lib_format_2, 0},
     {"io_lib", "fwrite", 2, io_lib_format_2, 0},

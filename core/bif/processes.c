@@ -455,6 +455,8 @@ static term bif_whereis(struct process *p, const term *args)
 {
     if (!is_atom(args[0]))
         return bif_badarg(p);
+    if (bif_kernel_pending(p, args[0]))
+        return bif_kernel_await(p, A(erlang), A(whereis), args, 1);
     term pid = names_whereis(p, args[0]);
     return is_value(pid) ? pid : A(undefined);
 }

@@ -42,6 +42,7 @@ static const struct bif_def *const bif_tables[] = {
     bif_table_file,
     bif_table_prim_buffer,
     bif_table_init,
+    bif_table_kernel,
 };
 
 #define BIF_SLOTS 2048 /* a power of two, well above the number of builtins */

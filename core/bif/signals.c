@@ -343,6 +343,15 @@ static term bif_process_flag(struct process *self, const term *args)
             (size_t)small_value(value) > HEAP_DEFAULT_MIN_WORDS ? (size_t)small_value(value) : HEAP_DEFAULT_MIN_WORDS;
         return old;
     }
+    if (flag == A(message_queue_data)) {
+        /* Where OTP keeps the queue; clause's is always the same, so the
+         * setting is only remembered (logger's processes ask for off_heap). */
+        if (value != A(off_heap) && value != A(on_heap))
+            return bif_badarg(self);
+        bool old = self->message_queue_off_heap;
+        self->message_queue_off_heap = value == A(off_heap);
+        return old ? A(off_heap) : A(on_heap);
+    }
     if (flag == A(priority)) {
         if (value != A(low) && value != A(normal) && value != A(high) && value != A(max))
             return bif_badarg(self);

@@ -256,6 +256,20 @@ static term remembered(struct process *p, _Atomic int64_t *flag, term value)
     return make_small(atomic_exchange_explicit(flag, small_value(value), memory_order_relaxed));
 }
 
+/* system_logger: who gets the runtime's own log events (OTP: the `logger`
+ * process, until logger_proxy takes them). Remembered and answered back;
+ * clause's runtime writes its error reports itself. 0 stands for the atom
+ * logger, OTP's default. */
+static _Atomic term system_logger;
+
+static term system_logger_flag(struct process *p, term value)
+{
+    if (!is_pid(value) && value != A(logger) && value != A(undefined))
+        return bif_badarg(p);
+    term old = atomic_exchange_explicit(&system_logger, value, memory_order_relaxed);
+    return old ? old : A(logger);
+}
+
 static term bif_system_flag(struct process *p, const term *args)
 {
     term flag = args[0], value = args[1];
@@ -278,6 +292,8 @@ static term bif_system_flag(struct process *p, const term *args)
         return remembered(p, &min_heap_size, value);
     if (atom_text_is(flag, "min_bin_vheap_size"))
         return remembered(p, &min_bin_vheap_size, value);
+    if (flag == A(system_logger))
+        return system_logger_flag(p, value);
     return bif_badarg(p);
 }
 

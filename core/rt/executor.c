@@ -117,6 +117,26 @@ const struct sched_watchdog_event *sched_watchdog_event(const struct sched *s) {
 void sched_set_engine(struct sched *s, void *engine) { s->engine = engine; }
 void *sched_engine(const struct sched *s) { return s->engine; }
 term sched_main_pid(const struct sched *s) { return s->main_pid; }
+
+term sched_hold_end(struct process *holder)
+{
+    struct sched *s = holder->sched;
+    term main = THE_NON_VALUE;
+    rt_lock(&s->exec_lock);
+    if (is_value(s->main_pid) && !s->main_ended && proc_table_lookup(&s->table, pid_number(s->main_pid))) {
+        s->end_holder = holder->pid;
+        main = s->main_pid;
+    }
+    rt_unlock(&s->exec_lock);
+    return main;
+}
+
+void sched_set_kernel_booted(struct sched *s) { atomic_store_explicit(&s->kernel_booted, true, memory_order_release); }
+
+bool sched_kernel_booted(const struct sched *s)
+{
+    return atomic_load_explicit(&s->kernel_booted, memory_order_acquire);
+}
 uint64_t sched_blocked_builtins(const struct sched *s) { return s->blocked_builtins; }
 
 uint64_t sched_lookups_skipped(const struct sched *s) { return s->lookups_skipped; }
@@ -224,6 +244,7 @@ struct sched *sched_create(const struct sched_config *config, const char **error
         s->busy_wait = 0;
     }
     s->main_pid = THE_NON_VALUE;
+    s->end_holder = THE_NON_VALUE;
     pthread_mutex_init(&s->service_lock, NULL);
     /* Per-worker policy blocks padded to cache lines: workers never share one. */
     s->policy_block_bytes = (policy->worker_bytes + 63) & ~(size_t)63;

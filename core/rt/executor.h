@@ -23,10 +23,11 @@
  * A spawn that neither links nor monitors takes neither the executor mutex
  * nor anything but the table's writer lock and the run-queue lock.
  *
- * The main process's end, a halt or a runtime failure stops the program:
- * every worker finishes its current slice and leaves its loop; sched_run
- * joins them and returns the status; sched_destroy then releases every
- * process still queued or waiting.
+ * The main process's end (or, when a process holds it, sched_hold_end,
+ * that process's end after main's), a halt or a runtime failure stops the
+ * program: every worker finishes its current slice and leaves its loop;
+ * sched_run joins them and returns the status; sched_destroy then releases
+ * every process still queued or waiting.
  */
 #ifndef CLAUSE_EXECUTOR_H
 #define CLAUSE_EXECUTOR_H
@@ -140,7 +141,8 @@ term sched_start_process_tied(struct sched *s, struct process *parent, struct pr
                               const struct spawn_ties *ties);
 void sched_discard_process(struct process *p);
 
-/* Runs until the process `main_pid` ends, a halt, or a runtime failure,
+/* Runs until the process `main_pid` ends (and its holder, sched_hold_end),
+ * a halt, or a runtime failure,
  * and returns the program's status: 0 when main ends normally, 1 when it
  * ends with another reason, the halt status, or EXIT_RUNTIME_FAILURE. */
 int sched_run(struct sched *s, term main_pid);
@@ -212,6 +214,19 @@ void sched_set_engine(struct sched *s, void *engine);
 void *sched_engine(const struct sched *s);
 /* The main process's pid (THE_NON_VALUE before sched_run). */
 term sched_main_pid(const struct sched *s);
+
+/* Holds the program's end: when main ends, the program ends once holder
+ * ends too (at once if holder has ended), with main's status. The
+ * kernel's process (core/bif/kernel.c) holds it to write out the log
+ * events still queued, as OTP's escript runner does before it halts. A
+ * halt or a runtime failure still ends the program at once. Returns
+ * main's pid, or THE_NON_VALUE when main has ended (nothing is held). */
+term sched_hold_end(struct process *holder);
+
+/* Whether the kernel's boot has ended (core/bif/kernel.c): set once, read
+ * by any worker without a lock. */
+void sched_set_kernel_booted(struct sched *s);
+bool sched_kernel_booted(const struct sched *s);
 
 /* The executor of a process. */
 struct sched *proc_sched(const struct process *p);

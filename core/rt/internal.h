@@ -105,6 +105,13 @@ struct sched {
     bool stopping;            /* run-queue lock */
     int exit_status;
     term main_pid;
+    /* A process that holds the program's end (sched_hold_end): once main
+     * ends, its status waits in held_status until end_holder ends too.
+     * Executor mutex. */
+    term end_holder;
+    bool main_ended;
+    int held_status;
+    _Atomic bool kernel_booted; /* sched_set_kernel_booted: release/acquire */
     struct proc_table table;
     ck_epoch_t epoch;
     struct persistent_table persistent; /* persistent_term's (node.c) */

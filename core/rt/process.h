@@ -104,6 +104,7 @@ struct process {
     struct pending_exit *pending_first, *pending_last; /* exit signals that came while it ran elsewhere */
     struct process *finish_next;                       /* the ending chain being finished (signals.c) */
     bool trap_exit;                  /* written by the process itself, read by others only while it does not run */
+    bool message_queue_off_heap;     /* process_flag(message_queue_data, off_heap): kept, changes nothing */
     bool release_when_unheld;        /* ended while held: freed when its last holder lets go */
     bool ended_by_signal;            /* an exit signal ended it, not its own code */
     term group_leader;               /* a pid (immediate) */

@@ -426,6 +426,14 @@ static void report_main_exit(struct process *p)
     strbuf_free(&text);
 }
 
+/* The program ends with status (executor mutex held). */
+static void stop_with_locked(struct sched *s, int status)
+{
+    rt_lock(&s->rq_lock);
+    sched_stop_locked(s, status);
+    rt_unlock(&s->rq_lock);
+}
+
 static void finish_one_locked(struct sched *s, struct worker *w, struct process *p, struct ending *e)
 {
     names_release_locked(s, p); /* its name goes first, as on OTP */
@@ -476,9 +484,14 @@ static void finish_one_locked(struct sched *s, struct worker *w, struct process 
         int status = p->exit_reason == A(normal) ? 0 : p->crash_status ? p->crash_status : 1;
         if (p->ended_by_signal && p->exit_reason != A(normal))
             report_main_exit(p);
-        rt_lock(&s->rq_lock);
-        sched_stop_locked(s, status);
-        rt_unlock(&s->rq_lock);
+        s->main_ended = true;
+        s->held_status = status;
+        if (is_non_value(s->end_holder))
+            stop_with_locked(s, status);
+    } else if (p->pid == s->end_holder) {
+        s->end_holder = THE_NON_VALUE;
+        if (s->main_ended)
+            stop_with_locked(s, s->held_status);
     }
 }
 

@@ -12,16 +12,16 @@
 %% main/1 runs in a process of its own, so that an exit signal ending it is
 %% seen here as it ends clause's main process.
 %%
-%% Error reports of crashed processes go to stderr, as clause writes them
-%% (escript's default logger handler writes to stdout), and are flushed
-%% before the program ends.
+%% Error reports of crashed processes and every other log event go to
+%% stderr, as clause writes them (escript's default logger handler writes
+%% to stdout), and are flushed before the program ends.
 main([Dir, Module | Args]) ->
-    Formatter = case logger:get_handler_config(default) of
-                    {ok, #{formatter := F}} -> F;
-                    _ -> {logger_formatter, #{legacy_header => true, single_line => false}}
-                end,
+    %% The same handler on standard_error: kernel's formatter, level and
+    %% filters (which drop events of other domains than otp's and sasl's).
+    {ok, Default} = logger:get_handler_config(default),
+    Kept = maps:with([formatter, level, filter_default, filters], Default),
     ok = logger:remove_handler(default),
-    ok = logger:add_handler(default, logger_std_h, #{config => #{type => standard_error}, formatter => Formatter}),
+    ok = logger:add_handler(default, logger_std_h, Kept#{config => #{type => standard_error}}),
     true = code:add_patha(Dir),
     M = list_to_atom(Module),
     {Pid, Ref} = spawn_monitor(fun() -> run(M, Args) end),

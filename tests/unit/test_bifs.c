@@ -213,6 +213,27 @@ static void test_refs_and_node(void)
     free_process(p);
 }
 
+/* ---- what OTP's logger asks of the runtime ---- */
+
+static void test_logger_flags(void)
+{
+    struct process *p = new_process();
+    term none[1] = {NIL};
+    term off[2] = {A(message_queue_data), A(off_heap)}, on[2] = {A(message_queue_data), A(on_heap)};
+    term bad[2] = {A(message_queue_data), A(ok)};
+    CU_ASSERT(call(p, "erlang", "process_flag", 2, off) == A(on_heap)); /* OTP's default */
+    CU_ASSERT(call(p, "erlang", "process_flag", 2, on) == A(off_heap)); /* the old value, remembered */
+    CU_ASSERT(is_non_value(call(p, "erlang", "process_flag", 2, bad)));
+    term pid = make_pid(7);
+    term to_pid[2] = {A(system_logger), pid}, back[2] = {A(system_logger), A(logger)};
+    term wrong[2] = {A(system_logger), make_small(1)};
+    CU_ASSERT(call(p, "erlang", "system_flag", 2, to_pid) == A(logger));
+    CU_ASSERT(call(p, "erlang", "system_flag", 2, back) == pid);
+    CU_ASSERT(is_non_value(call(p, "erlang", "system_flag", 2, wrong)));
+    CU_ASSERT(call(p, "io", "printable_range", 0, none) == A(latin1));
+    free_process(p);
+}
+
 /* ---- sizes the data file does not hold ---- */
 
 #define LONG_LIST 200000
@@ -334,9 +355,11 @@ static void test_registry(void)
 }
 
 static CU_TestInfo tests[] = {
-    {"OTP 25's answers", test_otp_cases},      {"clocks", test_clocks},         {"unique_integer", test_unique_integer},
-    {"make_ref and node", test_refs_and_node}, {"long lists", test_long_lists}, {"deep iolist", test_deep_iolist},
-    {"large binary", test_large_binary},       {"registry", test_registry},     CU_TEST_INFO_NULL,
+    {"OTP 25's answers", test_otp_cases},    {"clocks", test_clocks},
+    {"unique_integer", test_unique_integer}, {"make_ref and node", test_refs_and_node},
+    {"long lists", test_long_lists},         {"deep iolist", test_deep_iolist},
+    {"large binary", test_large_binary},     {"registry", test_registry},
+    {"logger's flags", test_logger_flags},   CU_TEST_INFO_NULL,
 };
 
 TEST_SUITE(bifs, tests)

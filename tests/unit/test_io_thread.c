@@ -19,25 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static struct sched *make_sched(const struct policy_ops *policy, unsigned workers)
-{
-    struct sched_config config = {workers,
-                                  policy,
-                                  NULL,
-                                  0,
-                                  SEND_MODE_ARRIVALS,
-                                  TIMER_THREAD,
-                                  test_lock_kind(),
-                                  NULL,
-                                  test_busy_wait(),
-                                  test_watchdog_ms(),
-                                  NULL};
-    const char *error = NULL;
-    struct sched *s = sched_create(&config, &error);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    return s;
-}
-
 static void sleep_ms(long ms)
 {
     struct timespec t = {0, ms * 1000000L};
@@ -122,7 +103,7 @@ static void test_chunks_then_eof(void)
         for (unsigned workers = 1; workers <= 2; workers++) {
             int fds[2];
             CU_ASSERT_FATAL(pipe(fds) == 0);
-            struct sched *s = make_sched(*policy, workers);
+            struct sched *s = test_sched_new(*policy, workers);
             io_thread_set_input(s, fds[0]);
             struct reader r = {0};
             term pid = sched_spawn_native(s, NULL, reader_step, &r, NULL);
@@ -155,7 +136,7 @@ static void test_nothing_read_unasked(void)
     int fds[2];
     CU_ASSERT_FATAL(pipe(fds) == 0);
     CU_ASSERT_FATAL(write(fds[1], "xyz", 3) == 3);
-    struct sched *s = make_sched(NULL, 1);
+    struct sched *s = test_sched_new(NULL, 1);
     io_thread_set_input(s, fds[0]);
     term pid = sched_spawn_native(s, NULL, idle_step, NULL, NULL);
     CU_ASSERT_EQUAL(sched_run(s, pid), 0);
@@ -187,7 +168,7 @@ static void test_end_while_a_read_blocks(void)
     for (unsigned workers = 1; workers <= 2; workers++) {
         int fds[2];
         CU_ASSERT_FATAL(pipe(fds) == 0);
-        struct sched *s = make_sched(NULL, workers);
+        struct sched *s = test_sched_new(NULL, workers);
         io_thread_set_input(s, fds[0]);
         int phase = 0;
         term pid = sched_spawn_native(s, NULL, ask_and_end_step, &phase, NULL);

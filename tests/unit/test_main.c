@@ -112,6 +112,25 @@ static unsigned selected_watchdog_ms = SCHED_DEFAULT_WATCHDOG_MS;
 
 unsigned test_watchdog_ms(void) { return selected_watchdog_ms; }
 
+struct sched *test_sched_new(const struct policy_ops *policy, unsigned workers)
+{
+    struct sched_config config = {workers,
+                                  policy,
+                                  NULL,
+                                  0,
+                                  SEND_MODE_ARRIVALS,
+                                  TIMER_THREAD,
+                                  test_lock_kind(),
+                                  NULL,
+                                  test_busy_wait(),
+                                  test_watchdog_ms(),
+                                  NULL};
+    const char *error = NULL;
+    struct sched *s = sched_create(&config, &error);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    return s;
+}
+
 /* --times: each test's wall time, printed after the run, slowest first
  * (what make test's time goes to). */
 #define MAX_TIMED_TESTS 1024

@@ -61,4 +61,9 @@ unsigned test_busy_wait(void);
  * (30000), so the concurrent suites check that no policy sets it off. */
 unsigned test_watchdog_ms(void);
 
+/* An executor of policy with `workers` workers and the runner's lock kind,
+ * busy-wait and watchdog, default send and timer modes; the current test
+ * fails (fatally) when it cannot be made. */
+struct sched *test_sched_new(const struct policy_ops *policy, unsigned workers);
+
 #endif

@@ -18,20 +18,7 @@ static const unsigned worker_counts[] = {1, 2, 4};
 
 static struct sched *make_sched(const struct policy_ops *policy, unsigned workers)
 {
-    struct sched_config config = {workers,
-                                  policy,
-                                  NULL,
-                                  0,
-                                  SEND_MODE_ARRIVALS,
-                                  TIMER_THREAD,
-                                  test_lock_kind(),
-                                  NULL,
-                                  test_busy_wait(),
-                                  test_watchdog_ms(),
-                                  NULL};
-    const char *error = NULL;
-    struct sched *s = sched_create(&config, &error);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    struct sched *s = test_sched_new(policy, workers);
     bif_registry_init();
     return s;
 }
