@@ -125,9 +125,9 @@ def goldens(clause, tmp, seeds, everything, jobs):
                 if line and not line.startswith(" ")]
     programs = sorted(os.path.basename(p)[:-4] for p in os.listdir(os.path.join(ROOT, "tests", "programs"))
                       if p.endswith(".erl")) if everything else SAMPLE
-    for name in programs:
-        subprocess.run(["erlc", "-W0", "-o", tmp, os.path.join("tests", "programs", name + ".erl")], cwd=ROOT,
-                       check=True)
+    # One erlc for them all: each start costs about 0.3 s of CPU.
+    subprocess.run(["erlc", "-W0", "-o", tmp] + [os.path.join("tests", "programs", name + ".erl") for name in programs],
+                   cwd=ROOT, check=True)
     runs = []
     for i, name in enumerate(programs):
         for seed in range(1, seeds + 1):
