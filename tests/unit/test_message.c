@@ -147,6 +147,7 @@ struct block_scene {
     term receiver;
     atomic_int sender_blocked;
     int blocked_answers, phase;
+    bool unset; /* the other worker never took the sender while the receiver spun */
     term received;
 };
 
@@ -183,6 +184,7 @@ static enum body_stop spinning_receiver_step(struct process *p, void *state)
         do
             clock_gettime(CLOCK_MONOTONIC, &now);
         while (!atomic_load(&b->sender_blocked) && now.tv_sec - start.tv_sec < 5);
+        b->unset = !atomic_load(&b->sender_blocked);
         return BODY_WAIT;
     }
     term m = proc_receive_peek(p);
@@ -201,17 +203,35 @@ static void test_a_blocked_send_is_repeated_after_the_slice(void)
          * for the receiver's slice to end and never blocks. */
         if (!(*policy)->find_work && !(*policy)->shared_queue)
             continue;
-        struct sched *s = make_sched_mode(*policy, 2, 0, SEND_MODE_BLOCKING);
-        struct block_scene b = {0};
-        term receiver = sched_spawn_native(s, NULL, spinning_receiver_step, &b, NULL);
-        CU_ASSERT_EQUAL(sched_run(s, receiver), 0);
-        if (b.blocked_answers != 1) /* seen once under heavy load: say what happened */
-            fprintf(stderr, "blocked send under %s: the sender was told SEND_BLOCKED %d times, %llu blocks counted\n",
-                    (*policy)->name, b.blocked_answers, (unsigned long long)sched_blocked_builtins(s));
-        CU_ASSERT_EQUAL(b.blocked_answers, 1);
-        CU_ASSERT_EQUAL(b.received, make_small(42));
-        CU_ASSERT_EQUAL(sched_blocked_builtins(s), 1);
-        sched_destroy(s);
+        /* Whether the other worker takes the sender within the receiver's
+         * 5 s spin is up to the policy and the machine (seen under otp with
+         * TSan on a loaded machine): a scene that was not set is run again,
+         * and one of five must be. */
+        int unset = 0;
+        for (int attempt = 0; attempt < 5; attempt++) {
+            struct sched *s = make_sched_mode(*policy, 2, 0, SEND_MODE_BLOCKING);
+            struct block_scene b = {0};
+            term receiver = sched_spawn_native(s, NULL, spinning_receiver_step, &b, NULL);
+            CU_ASSERT_EQUAL(sched_run(s, receiver), 0);
+            CU_ASSERT_EQUAL(b.received, make_small(42));
+            if (b.unset) {
+                sched_destroy(s);
+                unset++;
+                continue;
+            }
+            if (b.blocked_answers != 1)
+                fprintf(stderr,
+                        "blocked send under %s: the sender was told SEND_BLOCKED %d times, %llu blocks counted\n",
+                        (*policy)->name, b.blocked_answers, (unsigned long long)sched_blocked_builtins(s));
+            CU_ASSERT_EQUAL(b.blocked_answers, 1);
+            CU_ASSERT_EQUAL(sched_blocked_builtins(s), 1);
+            sched_destroy(s);
+            break;
+        }
+        if (unset == 5)
+            fprintf(stderr, "blocked send under %s: the other worker never took the sender in 5 tries\n",
+                    (*policy)->name);
+        CU_ASSERT(unset < 5);
     }
 }
 
