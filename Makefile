@@ -223,6 +223,7 @@ bench: build/rel/clause
 	experiments/bench_native.sh
 	experiments/bench_ets.sh
 	experiments/bench_portions.sh
+	experiments/bench_idioms.sh
 
 test: check-layers test-layers test-build test-rel test-asan test-symbols golden-rel golden-asan golden-stress profile-check trace-check schedule-check test-experiments
 

@@ -103,7 +103,15 @@ static void write_profile(const struct clause_options *options, struct sched *s,
     p.busy_wait = options->busy_wait;
     p.watchdog_ms = options->watchdog_ms;
     p.send_mode = options->blocking_sends ? "blocking" : "arrivals";
-    p.timer_mode = options->worker_timers ? "workers" : "thread";
+    char schedule[160];
+    if (options->replay) {
+        snprintf(schedule, sizeof schedule, "replay:%s", options->replay);
+        p.schedule = schedule;
+    } else if (options->schedule.mode != SCHEDULE_OFF) {
+        schedule_spec_format(&options->schedule, schedule, sizeof schedule);
+        p.schedule = schedule;
+    }
+    p.timer_mode = p.schedule ? "logical" : options->worker_timers ? "workers" : "thread";
     p.locks = lock_kind_name(options->locks);
     p.binding = strbuf_cstr(&binding_text);
     p.otp_options = strbuf_cstr(&flags);

@@ -203,9 +203,14 @@ void profile_write_text(const struct profile *p, struct strbuf *out)
     strbuf_printf(out, "configuration: policy %s", p->policy);
     for (unsigned i = 0; i < p->policy_param_count; i++)
         strbuf_printf(out, "%s%s=%s", i ? "," : ":", p->policy_params[i].name, p->policy_params[i].value);
-    strbuf_printf(out, ", %s sends, timers in %s, %s locks, busy-wait %u, %u workers; as erl flags %s\n", p->send_mode,
-                  strcmp(p->timer_mode, "thread") == 0 ? "a thread" : "the workers", p->locks ? p->locks : "pthread",
-                  p->busy_wait, p->workers, p->otp_options);
+    const char *timers = strcmp(p->timer_mode, "thread") == 0    ? "timers in a thread"
+                         : strcmp(p->timer_mode, "workers") == 0 ? "timers in the workers"
+                                                                 : "timers on the schedule's logical clock";
+    strbuf_printf(out, ", %s sends, %s, %s locks, busy-wait %u, %u workers", p->send_mode, timers,
+                  p->locks ? p->locks : "pthread", p->busy_wait, p->workers);
+    if (p->schedule)
+        strbuf_printf(out, ", schedule %s (one worker at a time)", p->schedule);
+    strbuf_printf(out, "; as erl flags %s\n", p->otp_options);
     strbuf_printf(out, "machine: %s\n", p->binding);
 
     strbuf_puts(out, "workers (times in ms; between = awake without a process: settling, picking, searching):\n");
@@ -541,6 +546,11 @@ void profile_write_json(const struct profile *p, struct strbuf *out)
         kv_u64(out, &c, "busy_wait", p->busy_wait);
         kv_string(out, &c, "send_mode", p->send_mode);
         kv_string(out, &c, "timer_mode", p->timer_mode);
+        key(out, &c, "schedule");
+        if (p->schedule)
+            json_string(out, p->schedule);
+        else
+            strbuf_puts(out, "null");
         kv_string(out, &c, "locks", p->locks ? p->locks : "pthread");
         kv_u64(out, &c, "workers", p->workers);
         kv_string(out, &c, "binding", p->binding);

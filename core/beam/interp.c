@@ -1354,13 +1354,19 @@ op_wait_timeout : {
     return BODY_WAIT;
 }
 
+/* Receive markers (see mailbox.h): a receive for a fresh reference skips
+ * the messages queued before the reference existed. */
 op_recv_marker_reserve:
-    DST(I[1]) = NIL;
+    DST(I[1]) = mailbox_marker_reserve(&p->mailbox);
     NEXT(2);
 op_recv_marker_bind:
+    mailbox_marker_bind(&p->mailbox, SRC(I[1]), SRC(I[2]));
     NEXT(3);
 op_recv_marker_clear:
+    mailbox_marker_clear(&p->mailbox, SRC(I[1]));
+    NEXT(2);
 op_recv_marker_use:
+    mailbox_marker_use(&p->mailbox, SRC(I[1]));
     NEXT(2);
 
 op_is_lt : {

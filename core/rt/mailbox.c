@@ -1,6 +1,8 @@
 /* mailbox.c — inbox, message queue and node reuse (see mailbox.h). */
 #include "rt/mailbox.h"
 
+#include "term/heap.h"
+
 #include <stdlib.h>
 
 static bool is_inline(const struct mailbox *mb, const struct message *m)
@@ -18,6 +20,7 @@ void mailbox_init(struct mailbox *mb)
     mb->queued = mb->inboxed = 0;
     mb->spares = NULL;
     mb->spare_count = 0;
+    mb->markers = NULL;
     for (int i = MAILBOX_INLINE_NODES - 1; i >= 0; i--) {
         mb->inline_nodes[i].next = mb->spares;
         mb->spares = &mb->inline_nodes[i];
@@ -41,6 +44,7 @@ void mailbox_destroy(struct mailbox *mb)
     free_list(mb, mb->head);
     free_list(mb, mb->inbox_head);
     free_list(mb, mb->spares);
+    free(mb->markers);
     mailbox_init(mb); /* empty and usable again: a recycled context reuses it */
 }
 
@@ -84,29 +88,44 @@ bool mailbox_deliver_sent_at(struct mailbox *mb, term payload, uint64_t sent_at)
     return true;
 }
 
+/* The inbox's messages move behind the queue's, in arrival order. */
+static void join_inbox(struct mailbox *mb)
+{
+    *mb->tail = mb->inbox_head;
+    mb->tail = mb->inbox_tail;
+    mb->queued += mb->inboxed;
+    mb->inbox_head = NULL;
+    mb->inbox_tail = &mb->inbox_head;
+    mb->inboxed = 0;
+}
+
 term mailbox_peek(struct mailbox *mb)
 {
-    if (!*mb->scan && mb->inbox_head) {
-        /* The scan reached the end of the queue: what arrived meanwhile
-         * moves behind it, in arrival order. */
-        *mb->tail = mb->inbox_head;
-        mb->tail = mb->inbox_tail;
-        mb->queued += mb->inboxed;
-        mb->inbox_head = NULL;
-        mb->inbox_tail = &mb->inbox_head;
-        mb->inboxed = 0;
-    }
+    /* The scan reached the end of the queue: what arrived meanwhile joins. */
+    if (!*mb->scan && mb->inbox_head)
+        join_inbox(mb);
     return *mb->scan ? (*mb->scan)->payload : THE_NON_VALUE;
+}
+
+/* m, linked from *at, leaves the queue: whatever pointed at its link (the
+ * tail, markers) points at the link that now holds its successor. */
+static void unlink_message(struct mailbox *mb, struct message **at, struct message *m)
+{
+    *at = m->next;
+    if (mb->tail == &m->next)
+        mb->tail = at;
+    if (mb->markers)
+        for (int i = 0; i < MAILBOX_MARKERS; i++)
+            if (mb->markers->slot[i].at == &m->next)
+                mb->markers->slot[i].at = at;
+    mb->queued--;
 }
 
 term mailbox_take(struct mailbox *mb)
 {
     struct message *m = *mb->scan;
     term payload = m->payload;
-    *mb->scan = m->next;
-    if (mb->tail == &m->next)
-        mb->tail = mb->scan;
-    mb->queued--;
+    unlink_message(mb, mb->scan, m);
     recycle_node(mb, m);
     mb->scan = &mb->head;
     return payload;
@@ -115,15 +134,13 @@ term mailbox_take(struct mailbox *mb)
 bool mailbox_remove_first(struct mailbox *mb, bool (*match)(term payload, void *ctx), void *ctx)
 {
     mb->scan = &mb->head;
-    mailbox_peek(mb); /* the inbox joins the queue */
+    if (mb->inbox_head)
+        join_inbox(mb);
     for (struct message **at = &mb->head; *at; at = &(*at)->next) {
         struct message *m = *at;
         if (!match(m->payload, ctx))
             continue;
-        *at = m->next;
-        if (mb->tail == &m->next)
-            mb->tail = at;
-        mb->queued--;
+        unlink_message(mb, at, m);
         recycle_node(mb, m);
         return true;
     }
@@ -133,6 +150,79 @@ bool mailbox_remove_first(struct mailbox *mb, bool (*match)(term payload, void *
 void mailbox_skip(struct mailbox *mb) { mb->scan = &(*mb->scan)->next; }
 
 void mailbox_restart(struct mailbox *mb) { mb->scan = &mb->head; }
+
+term mailbox_marker_reserve(struct mailbox *mb)
+{
+    if (!mb->markers) {
+        mb->markers = calloc(1, sizeof *mb->markers);
+        if (!mb->markers)
+            return NIL; /* the receive will scan from the oldest message */
+    }
+    struct mailbox_markers *ms = mb->markers;
+    /* A free slot, else the one reserved longest ago. */
+    struct mailbox_marker *mk = &ms->slot[ms->reserved % MAILBOX_MARKERS];
+    for (int i = 0; i < MAILBOX_MARKERS; i++)
+        if (ms->slot[i].token == 0) {
+            mk = &ms->slot[i];
+            break;
+        }
+    ms->reserved++;
+    /* The end of the mailbox, as a link of the queue (a marker never points
+     * into the inbox, whose links move when it joins). */
+    if (mb->inbox_head)
+        join_inbox(mb);
+    mk->at = mb->tail;
+    /* Tokens differ from one reserve to the next, so a bind can only tie
+     * the marker its own reserve made. */
+    mk->token = make_small((int64_t)(ms->reserved & ((UINT64_C(1) << 58) - 1)));
+    mk->bound = false;
+    return mk->token;
+}
+
+static struct mailbox_marker *marker_of(struct mailbox *mb, term ref)
+{
+    if (!mb->markers || !is_ref(ref))
+        return NULL;
+    const term *id = boxed_ptr(ref) + 1;
+    for (int i = 0; i < MAILBOX_MARKERS; i++) {
+        struct mailbox_marker *mk = &mb->markers->slot[i];
+        if (mk->bound && mk->ref_low == id[0] && mk->ref_high == id[1])
+            return mk;
+    }
+    return NULL;
+}
+
+void mailbox_marker_bind(struct mailbox *mb, term token, term ref)
+{
+    if (!mb->markers || !is_small(token) || !is_ref(ref))
+        return;
+    for (int i = 0; i < MAILBOX_MARKERS; i++) {
+        struct mailbox_marker *mk = &mb->markers->slot[i];
+        if (mk->token == token && !mk->bound) {
+            const term *id = boxed_ptr(ref) + 1;
+            mk->ref_low = id[0];
+            mk->ref_high = id[1];
+            mk->bound = true;
+            return;
+        }
+    }
+}
+
+void mailbox_marker_use(struct mailbox *mb, term ref)
+{
+    struct mailbox_marker *mk = marker_of(mb, ref);
+    if (mk)
+        mb->scan = mk->at;
+}
+
+void mailbox_marker_clear(struct mailbox *mb, term ref)
+{
+    struct mailbox_marker *mk = marker_of(mb, ref);
+    if (mk) {
+        mk->token = 0;
+        mk->bound = false;
+    }
+}
 
 void mailbox_for_each_payload(struct mailbox *mb, void (*visit)(term *payload, void *ctx), void *ctx)
 {

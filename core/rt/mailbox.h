@@ -14,6 +14,20 @@
  * and a receive of a message allocate no node from the C heap once the
  * mailbox has seen its usual depth.
  *
+ * Receive markers (the compiler's recv_marker_reserve / bind / use / clear
+ * around a receive that matches a reference made just before it): reserve
+ * remembers the end of the mailbox before the reference exists, bind ties
+ * that place to the reference, and use starts the receive's scan there.
+ * No message older than the reference can hold it, so the scan skips only
+ * messages that cannot match, and a gen_server:call costs the same whatever
+ * else waits in the queue. A marker is a link (the `next` field of the last
+ * message before it, or the queue's head); removing a message moves every
+ * marker that pointed into it to the link before it, as the tail moves.
+ * Deliveries only append, so nothing can arrive before a marker. The slots
+ * are allocated at a process's first reserve; when all are taken the oldest
+ * is reused, and a receive whose marker is gone scans from the oldest
+ * message, as without markers.
+ *
  * A mailbox belongs to its process: the process's worker while it runs,
  * the executor mutex otherwise. Nothing here is synchronised. Every message
  * payload is a collection root until a receive takes it
@@ -36,6 +50,20 @@ struct message {
     uint64_t sent_at; /* when it was sent (profile_stamp, --profile), else 0 */
 };
 
+#define MAILBOX_MARKERS 4
+
+struct mailbox_marker {
+    struct message **at;      /* link to the first message after the marker */
+    term token;               /* the value reserve answered; 0 when the slot is free */
+    uint64_t ref_low, ref_high; /* the bound reference's id */
+    bool bound;
+};
+
+struct mailbox_markers {
+    uint64_t reserved;  /* reserves so far: the next token, and the slot to reuse */
+    struct mailbox_marker slot[MAILBOX_MARKERS];
+};
+
 struct mailbox {
     struct message *head, **tail; /* the message queue, oldest first */
     struct message **scan;        /* link to the next unexamined message */
@@ -44,6 +72,7 @@ struct mailbox {
     size_t inboxed; /* messages in the inbox */
     struct message *spares;
     unsigned spare_count;
+    struct mailbox_markers *markers; /* NULL until the first reserve */
     struct message inline_nodes[MAILBOX_INLINE_NODES];
 };
 
@@ -74,6 +103,17 @@ void mailbox_restart(struct mailbox *mb);
 /* Removes the oldest message (inbox included) that match accepts; false
  * when none does. The next peek starts at the oldest message. */
 bool mailbox_remove_first(struct mailbox *mb, bool (*match)(term payload, void *ctx), void *ctx);
+
+/* A marker at the end of the mailbox (the compiler's recv_marker_reserve):
+ * the token to keep in a register until bind, a small integer (NIL when the
+ * host refused the slots' memory: bind then ignores it). */
+term mailbox_marker_reserve(struct mailbox *mb);
+/* Ties the marker reserve answered with token to the reference ref. */
+void mailbox_marker_bind(struct mailbox *mb, term token, term ref);
+/* The receive about to scan starts at ref's marker, when it has one. */
+void mailbox_marker_use(struct mailbox *mb, term ref);
+/* Frees ref's marker (its receive is over). */
+void mailbox_marker_clear(struct mailbox *mb, term ref);
 
 static inline size_t mailbox_length(const struct mailbox *mb) { return mb->queued + mb->inboxed; }
 

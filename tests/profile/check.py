@@ -160,6 +160,23 @@ def main():
         expect("--busy-wait 1000: text", "busy-wait 1000" in err, True)
         doc, _, status = run(clause, ["--policy", "global_fifo", "--native", "pingpong", "3", "50"], tmp)
         expect("global_fifo: no parameters", doc["configuration"]["policy_params"], {})
+        expect("no schedule", [doc["configuration"][k] for k in ("schedule", "timer_mode")], [None, "thread"])
+        # A seeded schedule and its replay: named in both reports, and the
+        # timers are the controller's whatever --timers says.
+        log = os.path.join(tmp, "schedule.log")
+        args = ["--schedulers", "2", beam, str(N), str(K)]
+        doc, err, status = run(clause, ["--schedule", "pct:seed=5,depth=2", "--schedule-log", log, "--timers",
+                                        "workers"] + args, tmp, text=True)
+        expect("--schedule pct: status", status, 0)
+        expect("--schedule pct: JSON", [doc["configuration"][k] for k in ("schedule", "timer_mode")],
+               ["pct:seed=5,depth=2,steps=1000", "logical"])
+        expect("--schedule pct: text", "timers on the schedule's logical clock" in err
+               and "schedule pct:seed=5,depth=2" in err, True)
+        expect("--schedule pct: receive timeouts fired", doc["timers"]["receive_timeouts_fired"], K)
+        doc, err, status = run(clause, ["--replay", log] + args, tmp)
+        expect("--replay: status", status, 0)
+        expect("--replay: JSON", [doc["configuration"][k] for k in ("schedule", "timer_mode")],
+               ["replay:" + log, "logical"])
         # The watchdog: on by default and silent under a real policy; --watchdog 0 turns it off.
         expect("default watchdog", doc["watchdog"], {"ms": 30000, "count": 0, "events": []})
         doc, err, status = run(clause, ["--watchdog", "0", "--native", "pingpong", "3", "50"], tmp, text=True)

@@ -1,6 +1,8 @@
 /* Mailbox: delivery order, the receive scan (peek, take, skip, restart),
- * arrivals joining the queue only when examined, and node reuse. */
+ * arrivals joining the queue only when examined, node reuse, and receive
+ * markers. */
 #include "rt/mailbox.h"
+#include "term/heap.h"
 #include "test_main.h"
 
 #include <stddef.h>
@@ -159,12 +161,191 @@ static void test_nodes_are_reused(void)
     mailbox_destroy(&mb);
 }
 
+
+/* A reference with id n, in words the caller keeps. */
+static term ref_in(term words[1 + REF_WORDS], uint64_t n)
+{
+    words[0] = make_header(SUBTAG_REF, REF_WORDS);
+    words[1] = n;
+    words[2] = 0;
+    return make_boxed(words);
+}
+
+/* Skips to the first message at or above `from` and returns it, or
+ * THE_NON_VALUE: the scan of a receive for one reply. */
+static term scan_for(struct mailbox *mb, int from, int *examined)
+{
+    term t;
+    *examined = 0;
+    while (is_value(t = mailbox_peek(mb))) {
+        ++*examined;
+        if (small_value(t) >= from)
+            return t;
+        mailbox_skip(mb);
+    }
+    return t;
+}
+
+/* request/reply: 1,000 messages queued (some in the queue, some in the
+ * inbox) before the reference; the scan that uses its marker examines only
+ * what came after, and the next receive starts at the oldest again. */
+static void test_a_marker_skips_the_messages_older_than_its_reference(void)
+{
+    struct mailbox mb;
+    mailbox_init(&mb);
+    for (int i = 0; i < 500; i++)
+        mailbox_deliver(&mb, msg(i));
+    mailbox_peek(&mb); /* the first 500 join the queue */
+    for (int i = 500; i < 1000; i++)
+        mailbox_deliver(&mb, msg(i));
+    term words[3];
+    term token = mailbox_marker_reserve(&mb);
+    CU_ASSERT_TRUE(is_small(token));
+    term ref = ref_in(words, 7);
+    mailbox_marker_bind(&mb, token, ref);
+    mailbox_deliver(&mb, msg(5000)); /* an unrelated message after the reference */
+    mailbox_deliver(&mb, msg(10000)); /* the reply */
+    mailbox_marker_use(&mb, ref);
+    int examined;
+    CU_ASSERT_EQUAL(scan_for(&mb, 10000, &examined), msg(10000));
+    CU_ASSERT_EQUAL(examined, 2);
+    CU_ASSERT_EQUAL(mailbox_take(&mb), msg(10000));
+    mailbox_marker_clear(&mb, ref);
+    CU_ASSERT_EQUAL(mailbox_length(&mb), 1001);
+    CU_ASSERT_EQUAL(mailbox_peek(&mb), msg(0));
+    /* Cleared: using it again scans from the oldest message. */
+    mailbox_marker_use(&mb, ref);
+    CU_ASSERT_EQUAL(scan_for(&mb, 5000, &examined), msg(5000));
+    CU_ASSERT_EQUAL(examined, 1001);
+    mailbox_destroy(&mb);
+}
+
+/* The reply arrived before the receive, and then a wait: the scan reaches
+ * the end, the next delivery joins, and the scan goes on from there. */
+static void test_a_marked_scan_resumes_after_a_wait(void)
+{
+    struct mailbox mb;
+    mailbox_init(&mb);
+    for (int i = 0; i < 10; i++)
+        mailbox_deliver(&mb, msg(i));
+    term words[3], ref = ref_in(words, 8);
+    mailbox_marker_bind(&mb, mailbox_marker_reserve(&mb), ref);
+    mailbox_marker_use(&mb, ref);
+    int examined;
+    CU_ASSERT_TRUE(is_non_value(scan_for(&mb, 100, &examined)));
+    CU_ASSERT_EQUAL(examined, 0);
+    mailbox_deliver(&mb, msg(20));
+    mailbox_deliver(&mb, msg(100));
+    CU_ASSERT_EQUAL(scan_for(&mb, 100, &examined), msg(100));
+    CU_ASSERT_EQUAL(examined, 2);
+    mailbox_take(&mb);
+    mailbox_destroy(&mb);
+}
+
+/* Messages taken out of the queue while a marker stands right after one of
+ * them (another receive, a demonitor flush) move the marker to the link
+ * before: it still skips exactly the older messages left. */
+static void test_a_marker_survives_the_removal_of_older_messages(void)
+{
+    struct mailbox mb;
+    mailbox_init(&mb);
+    for (int i = 0; i < 3; i++)
+        mailbox_deliver(&mb, msg(i));
+    term words[3], ref = ref_in(words, 9);
+    mailbox_marker_bind(&mb, mailbox_marker_reserve(&mb), ref);
+    /* Take 2, the message right before the marker, then 0. */
+    int examined;
+    CU_ASSERT_EQUAL(scan_for(&mb, 2, &examined), msg(2));
+    mailbox_take(&mb);
+    mailbox_peek(&mb);
+    CU_ASSERT_EQUAL(mailbox_take(&mb), msg(0));
+    mailbox_deliver(&mb, msg(50));
+    mailbox_marker_use(&mb, ref);
+    CU_ASSERT_EQUAL(mailbox_peek(&mb), msg(50));
+    mailbox_restart(&mb);
+    /* Every message before it gone: it stands at the head. */
+    CU_ASSERT_EQUAL(mailbox_take(&mb), msg(1));
+    mailbox_marker_use(&mb, ref);
+    CU_ASSERT_EQUAL(mailbox_peek(&mb), msg(50));
+    /* The message after it taken: later ones still follow it. */
+    CU_ASSERT_EQUAL(mailbox_take(&mb), msg(50));
+    mailbox_deliver(&mb, msg(60));
+    mailbox_marker_use(&mb, ref);
+    CU_ASSERT_EQUAL(mailbox_peek(&mb), msg(60));
+    mailbox_destroy(&mb);
+}
+
+static bool is_one(term payload, void *ctx)
+{
+    (void)ctx;
+    return payload == msg(1);
+}
+
+static void test_remove_first_finds_a_message_in_the_inbox(void)
+{
+    struct mailbox mb;
+    mailbox_init(&mb);
+    mailbox_deliver(&mb, msg(0));
+    mailbox_peek(&mb); /* 0 in the queue */
+    mailbox_deliver(&mb, msg(1)); /* 1 in the inbox */
+    term words[3], ref = ref_in(words, 10);
+    mailbox_deliver(&mb, msg(2));
+    CU_ASSERT_TRUE(mailbox_remove_first(&mb, is_one, NULL));
+    CU_ASSERT_EQUAL(mailbox_length(&mb), 2);
+    mailbox_marker_bind(&mb, mailbox_marker_reserve(&mb), ref);
+    /* The marker stands after 2: removing it moves the marker to after 0. */
+    mailbox_restart(&mb);
+    mailbox_skip(&mb);
+    CU_ASSERT_EQUAL(mailbox_take(&mb), msg(2));
+    mailbox_deliver(&mb, msg(3));
+    mailbox_marker_use(&mb, ref);
+    CU_ASSERT_EQUAL(mailbox_peek(&mb), msg(3));
+    mailbox_destroy(&mb);
+}
+
+/* More reserves than slots: the oldest marker is reused, and its receive
+ * scans from the oldest message (still correct, only slower); a bind with
+ * a token of a reused slot ties nothing. */
+static void test_markers_beyond_the_slots_reuse_the_oldest(void)
+{
+    struct mailbox mb;
+    mailbox_init(&mb);
+    term words[MAILBOX_MARKERS + 1][3], refs[MAILBOX_MARKERS + 1];
+    for (int i = 0; i <= MAILBOX_MARKERS; i++) {
+        mailbox_deliver(&mb, msg(i));
+        refs[i] = ref_in(words[i], 100 + (uint64_t)i);
+        mailbox_marker_bind(&mb, mailbox_marker_reserve(&mb), refs[i]);
+    }
+    mailbox_marker_use(&mb, refs[0]);
+    CU_ASSERT_EQUAL(mailbox_peek(&mb), msg(0));
+    for (int i = 1; i <= MAILBOX_MARKERS; i++) {
+        mailbox_restart(&mb);
+        mailbox_marker_use(&mb, refs[i]);
+        CU_ASSERT_EQUAL(mailbox_peek(&mb), i < MAILBOX_MARKERS ? msg(i + 1) : THE_NON_VALUE);
+    }
+    /* A token whose slot was reserved again since binds nothing. */
+    mailbox_restart(&mb);
+    term stale = mailbox_marker_reserve(&mb);
+    for (int i = 0; i < MAILBOX_MARKERS; i++)
+        mailbox_marker_reserve(&mb);
+    term late_words[3], late = ref_in(late_words, 999);
+    mailbox_marker_bind(&mb, stale, late);
+    mailbox_marker_use(&mb, late);
+    CU_ASSERT_EQUAL(mailbox_peek(&mb), msg(0));
+    mailbox_destroy(&mb);
+}
+
 static CU_TestInfo tests[] = {
     {"messages arrive in delivery order", test_messages_arrive_in_delivery_order},
     {"selective receive keeps unmatched in order", test_selective_receive_keeps_unmatched_in_order},
     {"arrivals join the queue when examined", test_arrivals_join_the_queue_when_examined},
     {"every payload is visited as a root", test_every_payload_is_visited_as_a_root},
     {"nodes are reused", test_nodes_are_reused},
+    {"a marker skips the messages older than its reference", test_a_marker_skips_the_messages_older_than_its_reference},
+    {"a marked scan resumes after a wait", test_a_marked_scan_resumes_after_a_wait},
+    {"a marker survives the removal of older messages", test_a_marker_survives_the_removal_of_older_messages},
+    {"remove_first finds a message in the inbox", test_remove_first_finds_a_message_in_the_inbox},
+    {"markers beyond the slots reuse the oldest", test_markers_beyond_the_slots_reuse_the_oldest},
     CU_TEST_INFO_NULL,
 };
 TEST_SUITE(mailbox, tests)
