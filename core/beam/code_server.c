@@ -11,6 +11,8 @@
 #include "term/atom.h"
 
 #include <glob.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +35,11 @@ struct code_server {
     char **paths;
     size_t path_count;
     char *otp_root; /* where OTP's libraries were looked for */
+    /* OTP's library folders (stdlib, kernel, erts) are sticky, as OTP's
+     * code server makes them: code:load_file/1 refuses their modules. */
+    char *sticky[3];
+    size_t sticky_count;
+    char *start_cwd; /* relative paths (the program's, -pa's) name files from here, whatever file:set_cwd does later */
     struct beam_export *buckets[EXPORT_BUCKETS];
     /* Loaded (or failed) modules in load order; readers without the lock
      * see a prefix of it (count published with release). */
@@ -73,7 +80,8 @@ static bool add_otp_paths(struct code_server *cs, const char *root)
         glob_t found;
         if (glob(pattern, 0, NULL, &found) == 0) {
             /* The newest version sorts last. */
-            bool ok = add_path(cs, found.gl_pathv[found.gl_pathc - 1]);
+            bool ok = add_path(cs, found.gl_pathv[found.gl_pathc - 1]) &&
+                      (cs->sticky[cs->sticky_count++] = copy_string(found.gl_pathv[found.gl_pathc - 1])) != NULL;
             globfree(&found);
             if (!ok)
                 return false;
@@ -88,7 +96,8 @@ struct code_server *code_server_new(const char *const *paths, size_t path_count,
     if (!cs)
         return NULL;
     pthread_mutex_init(&cs->lock, NULL);
-    bool ok = true;
+    char cwd[4096];
+    bool ok = (cs->start_cwd = copy_string(getcwd(cwd, sizeof cwd) ? cwd : "/")) != NULL;
     for (size_t i = 0; ok && i < path_count; i++)
         ok = add_path(cs, paths[i]);
     if (!otp_root)
@@ -121,6 +130,9 @@ void code_server_free(struct code_server *cs)
         free(cs->paths[i]);
     free(cs->paths);
     free(cs->otp_root);
+    free(cs->start_cwd);
+    for (size_t i = 0; i < cs->sticky_count; i++)
+        free(cs->sticky[i]);
     pthread_mutex_destroy(&cs->lock);
     free(cs);
 }
@@ -426,4 +438,104 @@ size_t code_loaded_bytes(struct code_server *cs)
     size_t bytes = 0;
     code_each_loaded(cs, add_module_bytes, &bytes);
     return bytes;
+}
+
+/* path as an absolute name, "." segments dropped (as OTP's code server
+ * shows its path and files: filename:absname). */
+static void append_absolute(const struct code_server *cs, const char *path, struct strbuf *out)
+{
+    if (path[0] != '/')
+        strbuf_puts(out, strcmp(cs->start_cwd, "/") == 0 ? "" : cs->start_cwd);
+    const char *at = path;
+    while (*at) {
+        while (*at == '/')
+            at++;
+        size_t n = strcspn(at, "/");
+        if (n && !(n == 1 && at[0] == '.')) {
+            strbuf_putc(out, '/');
+            strbuf_append(out, at, n);
+        }
+        at += n;
+    }
+    if (out->len == 0)
+        strbuf_putc(out, '/');
+}
+
+/* The first folder of the path with <name>.beam; lock held. */
+static bool find_file_locked(struct code_server *cs, term name, struct strbuf *out)
+{
+    size_t len;
+    const char *text = atom_text(name, &len);
+    if (memchr(text, '/', len))
+        return false;
+    for (size_t i = 0; i < cs->path_count; i++) {
+        struct strbuf path = STRBUF_INIT;
+        strbuf_printf(&path, "%s/%.*s.beam", cs->paths[i], (int)len, text);
+        bool found = access(strbuf_cstr(&path), R_OK) == 0;
+        if (found)
+            append_absolute(cs, strbuf_cstr(&path), out);
+        strbuf_free(&path);
+        if (found)
+            return true;
+    }
+    return false;
+}
+
+enum code_origin code_origin_of(struct code_server *cs, term module, bool search, struct strbuf *file)
+{
+    if (module == A(erlang))
+        return CODE_PRELOADED;
+    const struct beam_module *m = code_loaded_module(cs, module);
+    if (m) {
+        size_t len;
+        const char *text = atom_text(module, &len);
+        if (lib_module_named(text, len))
+            return CODE_PRELOADED;
+        append_absolute(cs, m->source_name, file);
+        return CODE_LOADED_FILE;
+    }
+    if (!search)
+        return CODE_NOT_LOADED;
+    pthread_mutex_lock(&cs->lock);
+    bool found = find_file_locked(cs, module, file);
+    pthread_mutex_unlock(&cs->lock);
+    return found ? CODE_FILE_ON_PATH : CODE_NOT_LOADED;
+}
+
+void code_each_path(struct code_server *cs, void (*visit)(const char *absolute, void *arg), void *arg)
+{
+    pthread_mutex_lock(&cs->lock);
+    for (size_t i = 0; i < cs->path_count; i++) {
+        struct strbuf path = STRBUF_INIT;
+        append_absolute(cs, cs->paths[i], &path);
+        visit(strbuf_cstr(&path), arg);
+        strbuf_free(&path);
+    }
+    pthread_mutex_unlock(&cs->lock);
+}
+
+bool code_add_path(struct code_server *cs, const char *dir, bool first)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return false;
+    pthread_mutex_lock(&cs->lock);
+    bool ok = add_path(cs, dir);
+    if (ok && first) {
+        char *added = cs->paths[cs->path_count - 1];
+        memmove(cs->paths + 1, cs->paths, (cs->path_count - 1) * sizeof *cs->paths);
+        cs->paths[0] = added;
+    }
+    pthread_mutex_unlock(&cs->lock);
+    return ok;
+}
+
+bool code_in_sticky_dir(const struct code_server *cs, const char *file)
+{
+    const char *slash = strrchr(file, '/');
+    size_t dir_len = slash ? (size_t)(slash - file) : 0;
+    for (size_t i = 0; i < cs->sticky_count; i++)
+        if (strlen(cs->sticky[i]) == dir_len && memcmp(cs->sticky[i], file, dir_len) == 0)
+            return true;
+    return false;
 }

@@ -26,6 +26,7 @@
 
 #include "beam/module.h"
 #include "bif/bif.h"
+#include "term/strbuf.h"
 #include "term/term.h"
 
 #include <stdatomic.h>
@@ -75,6 +76,30 @@ const struct beam_module *code_module_named(struct code_server *cs, term module)
 
 /* Whether `module` is loaded (erlang:module_loaded/1). */
 bool code_is_loaded(struct code_server *cs, term module);
+
+/* Where a module comes from, as code:is_loaded/1 and code:which/1 say. */
+enum code_origin {
+    CODE_PRELOADED,    /* erlang, and clause's own modules (inside the runtime) */
+    CODE_LOADED_FILE,  /* loaded from the file written to `file` */
+    CODE_FILE_ON_PATH, /* not loaded; the file the path would load it from */
+    CODE_NOT_LOADED,   /* not loaded (and, when searched for, not on the path) */
+};
+
+/* The origin of `module`; with search, an unloaded module's file is looked
+ * for on the path without loading it. Files are absolute names, appended
+ * to `file`. */
+enum code_origin code_origin_of(struct code_server *cs, term module, bool search, struct strbuf *file);
+
+/* Whether file (absolute) lies in one of OTP's sticky library folders. */
+bool code_in_sticky_dir(const struct code_server *cs, const char *file);
+
+/* Calls visit with each folder of the search path, in order, absolute. */
+void code_each_path(struct code_server *cs, void (*visit)(const char *absolute, void *arg), void *arg);
+
+/* Adds folder dir to the search path, first or last (code:add_patha/z);
+ * false when it is not a folder or memory is refused. Modules loaded
+ * already stay as they are. */
+bool code_add_path(struct code_server *cs, const char *dir, bool first);
 
 /* The module's loaded code, or NULL when it is not loaded (lock-free). */
 const struct beam_module *code_loaded_module(struct code_server *cs, term module);

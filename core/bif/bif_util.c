@@ -5,6 +5,8 @@
 #include "term/atom.h"
 #include "term/heap.h"
 
+#include <stdlib.h>
+
 term bif_int_failure(struct process *p, enum int_status st)
 {
     switch (st) {
@@ -73,4 +75,71 @@ term bif_on_process(struct process *self, term pid, term none,
     if (node_on_process(self, pid, answer, arg, &result) == NODE_BLOCKED)
         return bif_blocked(self);
     return result;
+}
+
+/* Appends the characters of a (possibly deep) list of code points as
+ * UTF-8; false for anything else, or a NUL (OTP: badarg). */
+static bool put_chars(term list, struct strbuf *out, unsigned depth)
+{
+    if (depth > 1000)
+        return false;
+    for (; is_list(list); list = list_tail(list)) {
+        term c = list_head(list);
+        if (is_list_or_nil(c)) {
+            if (!put_chars(c, out, depth + 1))
+                return false;
+        } else if (is_small(c) && small_value(c) > 0 && small_value(c) <= 0x10FFFF) {
+            strbuf_put_utf8(out, (uint32_t)small_value(c));
+        } else {
+            return false;
+        }
+    }
+    return is_nil(list);
+}
+
+bool bif_chars_utf8(term list, struct strbuf *out) { return put_chars(list, out, 0); }
+
+/* The length of the valid UTF-8 sequence at s (n bytes left), 0 if none. */
+size_t bif_utf8_sequence(const uint8_t *s, size_t n, uint32_t *cp)
+{
+    uint8_t c = s[0];
+    size_t k = c < 0x80 ? 1 : c >= 0xC2 && c < 0xE0 ? 2 : c >= 0xE0 && c < 0xF0 ? 3 : c >= 0xF0 && c < 0xF5 ? 4 : 0;
+    if (!k || k > n)
+        return 0;
+    uint32_t v = k == 1 ? c : (uint32_t)(c & (0x7F >> k));
+    for (size_t i = 1; i < k; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        v = v << 6 | (s[i] & 0x3F);
+    }
+    static const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (v < least[k] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+        return 0;
+    *cp = v;
+    return k;
+}
+
+/* The code points of valid UTF-8 as a list; THE_NON_VALUE when the bytes
+ * are not UTF-8 (*bad) or the heap refused. */
+term bif_utf8_list(struct process *p, const uint8_t *data, size_t size, bool *bad)
+{
+    term *cps = malloc((size ? size : 1) * sizeof *cps);
+    *bad = false;
+    if (!cps)
+        return THE_NON_VALUE;
+    size_t n = 0;
+    for (size_t at = 0; at < size;) {
+        uint32_t cp;
+        size_t k = bif_utf8_sequence(data + at, size - at, &cp);
+        if (!k) {
+            *bad = true;
+            free(cps);
+            return THE_NON_VALUE;
+        }
+        cps[n++] = make_small(cp);
+        at += k;
+    }
+    term list = heap_list_from_array(&p->heap, cps, n);
+    free(cps);
+    return list;
 }

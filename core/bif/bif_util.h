@@ -23,6 +23,16 @@ term bif_int_failure(struct process *p, enum int_status st);
  * for anything else. */
 bool bif_list_bytes(term list, struct strbuf *out);
 
+/* A (possibly deep) list of code points as UTF-8, appended to out (a file
+ * name as the system takes it); false for anything else, or a NUL. */
+bool bif_chars_utf8(term list, struct strbuf *out);
+/* The length of the valid UTF-8 sequence at s (n bytes left), its code
+ * point in *cp; 0 if none. */
+size_t bif_utf8_sequence(const uint8_t *s, size_t n, uint32_t *cp);
+/* The code points of valid UTF-8 as a list; THE_NON_VALUE when the bytes
+ * are not UTF-8 (*bad) or the heap refused. */
+term bif_utf8_list(struct process *p, const uint8_t *data, size_t size, bool *bad);
+
 /* The bytes of iodata (a binary, or an iolist whose tail may be a binary)
  * in a buffer to free; false for anything else. */
 bool bif_iodata_bytes(term t, uint8_t **bytes, size_t *size);

@@ -21,6 +21,7 @@
 #include "term/etf.h"
 #include "term/heap.h"
 
+#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -245,6 +246,271 @@ static term bif_get_module_info_1(struct process *p, const term *args)
     return is_value(list) ? list : bif_out_of_memory(p);
 }
 
+/* ---- the code server's requests (module code) ----
+ * OTP's code module asks its code server process with code_server:call/1;
+ * here that call is a builtin answering as OTP 25's code server does, from
+ * clause's code server (beam/code_server.h): which modules are loaded and
+ * from where, loading on request, the search path and OTP's folders. Code
+ * is never replaced or unloaded: a request to do so is error {notsup, R}. */
+
+static term name_list(struct process *p, const char *utf8, size_t len)
+{
+    bool bad;
+    term t = bif_utf8_list(p, (const uint8_t *)utf8, len, &bad);
+    if (is_value(t))
+        return t;
+    return bad ? heap_string(&p->heap, utf8, len) : THE_NON_VALUE; /* not UTF-8: its bytes, as OTP's raw names */
+}
+
+static term answer(struct process *p, term t) { return is_value(t) ? t : bif_out_of_memory(p); }
+
+static term tagged(struct process *p, term tag, term value)
+{
+    return is_value(value) ? answer(p, heap_tuple2(&p->heap, tag, value)) : bif_out_of_memory(p);
+}
+
+/* {file, preloaded | File} or false (code:is_loaded/1). */
+static term is_loaded(struct process *p, term module)
+{
+    struct strbuf file = STRBUF_INIT;
+    enum code_origin origin = code_origin_of(code_of(p), module, false, &file);
+    term r = origin == CODE_PRELOADED     ? tagged(p, A(file), atom_intern_cstr("preloaded"))
+             : origin == CODE_LOADED_FILE ? tagged(p, A(file), name_list(p, file.data, file.len))
+                                          : A(false);
+    strbuf_free(&file);
+    return r;
+}
+
+/* Whether module is preloaded or loaded from (or, not loaded, would load
+ * from) a sticky folder. */
+static bool is_sticky(struct process *p, term module, bool search)
+{
+    struct strbuf file = STRBUF_INIT;
+    enum code_origin origin = code_origin_of(code_of(p), module, search, &file);
+    bool sticky = origin == CODE_PRELOADED ||
+                  ((origin == CODE_LOADED_FILE || origin == CODE_FILE_ON_PATH) &&
+                   code_in_sticky_dir(code_of(p), strbuf_cstr(&file)));
+    strbuf_free(&file);
+    return sticky;
+}
+
+/* {module, M}, or {error, nofile | badfile | sticky_directory}
+ * (ensure_loaded; load_file, which would replace loaded code, refuses a
+ * loaded sticky module and otherwise loads the module when it is not
+ * loaded yet: clause never replaces code). */
+static term load(struct process *p, term module, bool replace)
+{
+    if (replace && (module == A(erlang) || code_is_loaded(code_of(p), module)) && is_sticky(p, module, false))
+        return tagged(p, A(error), atom_intern_cstr("sticky_directory"));
+    if (module == A(erlang) || code_module_named(code_of(p), module))
+        return tagged(p, atom_intern_cstr("module"), module);
+    struct strbuf file = STRBUF_INIT;
+    bool on_path = code_origin_of(code_of(p), module, true, &file) == CODE_FILE_ON_PATH;
+    strbuf_free(&file);
+    return tagged(p, A(error), atom_intern_cstr(on_path ? "badfile" : "nofile"));
+}
+
+/* A list of terms built as a visitor calls: the items on the C heap, then
+ * the list on the process's heap (term_list_done). */
+struct term_list {
+    struct process *p;
+    term *items;
+    size_t count, cap;
+    bool failed;
+};
+
+static void term_list_push(struct term_list *l, term t)
+{
+    if (l->failed || (l->failed = is_non_value(t)))
+        return;
+    if (l->count == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        term *items = realloc(l->items, cap * sizeof *items);
+        if (!(l->failed = !items)) {
+            l->items = items;
+            l->cap = cap;
+        }
+    }
+    if (!l->failed)
+        l->items[l->count++] = t;
+}
+
+static term term_list_done(struct term_list *l)
+{
+    term r = l->failed ? THE_NON_VALUE : bif_make_list(l->p, l->items, l->count);
+    free(l->items);
+    return answer(l->p, r);
+}
+
+static void collect_path(const char *dir, void *arg)
+{
+    struct term_list *l = arg;
+    term_list_push(l, name_list(l->p, dir, strlen(dir)));
+}
+
+static term get_path(struct process *p)
+{
+    struct term_list l = {.p = p};
+    code_each_path(code_of(p), collect_path, &l);
+    return term_list_done(&l);
+}
+
+/* The folder of application app: the parent of an ebin folder on the path
+ * named app or app-Vsn (the path's order), else the newest
+ * OTP_ROOT/lib/app-Vsn; false when there is none. */
+struct app_search {
+    const char *app;
+    size_t app_len;
+    struct strbuf *out;
+    bool found;
+};
+
+static void match_app_dir(const char *dir, void *arg)
+{
+    struct app_search *s = arg;
+    size_t n = strlen(dir);
+    if (s->found || n < 5 || strcmp(dir + n - 5, "/ebin") != 0)
+        return;
+    const char *parent_end = dir + n - 5, *base = parent_end;
+    while (base > dir && base[-1] != '/')
+        base--;
+    size_t base_len = (size_t)(parent_end - base);
+    if (base_len >= s->app_len && memcmp(base, s->app, s->app_len) == 0 &&
+        (base_len == s->app_len || base[s->app_len] == '-')) {
+        strbuf_append(s->out, dir, n - 5);
+        s->found = true;
+    }
+}
+
+static bool app_dir(struct process *p, term app, struct strbuf *out)
+{
+    size_t len;
+    const char *text = atom_text(app, &len);
+    struct app_search s = {text, len, out, false};
+    code_each_path(code_of(p), match_app_dir, &s);
+    if (s.found)
+        return true;
+    struct strbuf pattern = STRBUF_INIT;
+    strbuf_printf(&pattern, "%s/lib/%.*s-*", code_otp_root(code_of(p)), (int)len, text);
+    glob_t found;
+    if (glob(strbuf_cstr(&pattern), 0, NULL, &found) == 0) {
+        strbuf_puts(out, found.gl_pathv[found.gl_pathc - 1]); /* the newest version sorts last */
+        s.found = true;
+        globfree(&found);
+    }
+    strbuf_free(&pattern);
+    return s.found;
+}
+
+/* {dir, What}: root_dir, lib_dir, compiler_dir, {lib_dir, App},
+ * {lib_dir, App, SubDir}, {priv_dir, App}. */
+static term dir_request(struct process *p, term what)
+{
+    struct strbuf dir = STRBUF_INIT;
+    const char *root = code_otp_root(code_of(p));
+    bool ok = true;
+    if (what == atom_intern_cstr("root_dir")) {
+        strbuf_puts(&dir, root);
+    } else if (what == atom_intern_cstr("lib_dir")) {
+        strbuf_printf(&dir, "%s/lib", root);
+    } else if (what == atom_intern_cstr("compiler_dir")) {
+        ok = app_dir(p, atom_intern_cstr("compiler"), &dir);
+    } else if (is_tuple(what) && tuple_arity(what) >= 2 && is_atom(tuple_element(what, 2))) {
+        term kind = tuple_element(what, 1), app = tuple_element(what, 2);
+        ok = app_dir(p, app, &dir);
+        if (kind == atom_intern_cstr("priv_dir") && tuple_arity(what) == 2) {
+            strbuf_puts(&dir, "/priv");
+        } else if (kind == atom_intern_cstr("lib_dir") && tuple_arity(what) == 3 && is_atom(tuple_element(what, 3))) {
+            size_t len;
+            const char *sub = atom_text(tuple_element(what, 3), &len);
+            strbuf_printf(&dir, "/%.*s", (int)len, sub);
+        } else if (kind != atom_intern_cstr("lib_dir") || tuple_arity(what) != 2) {
+            strbuf_free(&dir);
+            return bif_badarg(p);
+        }
+    } else {
+        strbuf_free(&dir);
+        return bif_badarg(p);
+    }
+    term r = ok ? answer(p, name_list(p, dir.data, dir.len)) : tagged(p, A(error), atom_intern_cstr("bad_name"));
+    strbuf_free(&dir);
+    return r;
+}
+
+static term add_path(struct process *p, term where, term dir)
+{
+    struct strbuf name = STRBUF_INIT;
+    const uint8_t *data;
+    size_t size;
+    bool ok = bif_binary_arg(dir, &data, &size) ? (strbuf_append(&name, data, size), true) : bif_chars_utf8(dir, &name);
+    if (!ok || (where != atom_intern_cstr("first") && where != atom_intern_cstr("last"))) {
+        strbuf_free(&name);
+        return bif_badarg(p);
+    }
+    strbuf_putc(&name, '\0');
+    bool added = code_add_path(code_of(p), name.data, where == atom_intern_cstr("first"));
+    strbuf_free(&name);
+    return added ? A(true) : tagged(p, A(error), atom_intern_cstr("bad_directory"));
+}
+
+static void collect_loaded(const struct beam_module *m, void *arg)
+{
+    struct term_list *l = arg;
+    term loaded = is_loaded(l->p, m->name); /* {file, F} */
+    term_list_push(l, is_tuple(loaded) ? heap_tuple2(&l->p->heap, m->name, tuple_element(loaded, 2)) : THE_NON_VALUE);
+}
+
+static term all_loaded(struct process *p)
+{
+    struct term_list l = {.p = p};
+    code_each_loaded(code_of(p), collect_loaded, &l);
+    return term_list_done(&l);
+}
+
+static term bif_code_server_call(struct process *p, const term *args)
+{
+    term r = args[0];
+    if (r == atom_intern_cstr("get_path"))
+        return get_path(p);
+    if (r == atom_intern_cstr("get_mode"))
+        return atom_intern_cstr("interactive");
+    if (r == atom_intern_cstr("all_loaded"))
+        return all_loaded(p);
+    if (is_tuple(r) && tuple_arity(r) == 2) {
+        term tag = tuple_element(r, 1), arg = tuple_element(r, 2);
+        if (tag == atom_intern_cstr("is_loaded") && is_atom(arg))
+            return is_loaded(p, arg);
+        if (tag == atom_intern_cstr("ensure_loaded") && is_atom(arg))
+            return load(p, arg, false);
+        if (tag == atom_intern_cstr("load_file") && is_atom(arg))
+            return load(p, arg, true);
+        if (tag == atom_intern_cstr("dir"))
+            return dir_request(p, arg);
+        if (tag == atom_intern_cstr("is_sticky") && is_atom(arg))
+            return is_sticky(p, arg, false) ? A(true) : A(false);
+    }
+    if (is_tuple(r) && tuple_arity(r) == 3 && tuple_element(r, 1) == atom_intern_cstr("add_path"))
+        return add_path(p, tuple_element(r, 2), tuple_element(r, 3));
+    term why = heap_tuple2(&p->heap, atom_intern_cstr("notsup"), r);
+    return is_value(why) ? bif_error(p, why) : bif_out_of_memory(p);
+}
+
+/* code:which/1: the file a module is loaded from, preloaded, the file the
+ * path would load it from, or non_existing (OTP's which/2 lists folders
+ * through erl_prim_loader; clause's code server knows the path itself). */
+static term bif_code_which(struct process *p, const term *args)
+{
+    if (!is_atom(args[0]))
+        return bif_error(p, atom_intern_cstr("function_clause"));
+    struct strbuf file = STRBUF_INIT;
+    enum code_origin origin = code_origin_of(code_of(p), args[0], true, &file);
+    term r = origin == CODE_PRELOADED  ? atom_intern_cstr("preloaded")
+             : origin == CODE_NOT_LOADED ? atom_intern_cstr("non_existing")
+                                         : answer(p, name_list(p, file.data, file.len));
+    strbuf_free(&file);
+    return r;
+}
+
 const struct bif_def bif_table_code[] = {
     {"erlang", "module_loaded", 1, bif_module_loaded, BIF_NOHEAP},
     {"erlang", "function_exported", 3, bif_function_exported, BIF_NOHEAP},
@@ -255,5 +521,7 @@ const struct bif_def bif_table_code[] = {
     {"erlang", "get_module_info", 1, bif_get_module_info_1, 0},
     {"erlang", "get_module_info", 2, bif_get_module_info_2, 0},
     {"erlang", "process_flag", 3, bif_process_flag_3, 0},
+    {"code_server", "call", 1, bif_code_server_call, 0},
+    {"code", "which", 1, bif_code_which, 0},
     {NULL, NULL, 0, NULL, 0},
 };

@@ -430,6 +430,107 @@ static term bif_binary_to_float(struct process *p, const term *a)
     return r;
 }
 
+/* ---- string:list_to_integer/1 and string:list_to_float/1 ----
+ * The builtins under string:to_integer/1 and to_float/1 (OTP's string
+ * module calls them with a list): the longest number at the start of the
+ * list, as {Number, Rest} with Rest the list after it as it is (an improper
+ * tail included), else {error, no_integer | no_float}; anything but a list
+ * is {error, not_a_list}. Only ASCII characters make a number. */
+
+/* The ASCII character at the head of cell `at`, else -1. */
+static int head_char(term at)
+{
+    if (!is_list(at) || !is_small(list_head(at)))
+        return -1;
+    int64_t c = small_value(list_head(at));
+    return c >= 0 && c < 128 ? (int)c : -1;
+}
+
+/* Moves past one character of `set`, writing it to text as `as` (0: as it is). */
+static bool take_char(term *at, const char *set, char as, struct strbuf *text)
+{
+    int c = head_char(*at);
+    if (c <= 0 || !strchr(set, c))
+        return false;
+    strbuf_putc(text, as ? as : (char)c);
+    *at = list_tail(*at);
+    return true;
+}
+
+/* Moves past the digits at the start; false when there is none. */
+static bool take_digits(term *at, struct strbuf *text)
+{
+    bool any = false;
+    int c;
+    while ((c = head_char(*at)) >= 0 && is_digit((char)c)) {
+        strbuf_putc(text, (char)c);
+        *at = list_tail(*at);
+        any = true;
+    }
+    return any;
+}
+
+static term number_and_rest(struct process *p, term number, term rest)
+{
+    if (is_non_value(number))
+        return number; /* the exception is raised already */
+    term r = heap_tuple2(&p->heap, number, rest);
+    return is_value(r) ? r : bif_out_of_memory(p);
+}
+
+static term string_error(struct process *p, term why)
+{
+    term r = heap_tuple2(&p->heap, A(error), why);
+    return is_value(r) ? r : bif_out_of_memory(p);
+}
+
+static term bif_string_list_to_integer(struct process *p, const term *a)
+{
+    if (!is_list_or_nil(a[0]))
+        return string_error(p, A(not_a_list));
+    term at = a[0];
+    struct strbuf text = STRBUF_INIT;
+    take_char(&at, "+-", 0, &text);
+    term r = take_digits(&at, &text) ? number_and_rest(p, parse_integer(p, text.data, text.len, 10), at)
+                                     : string_error(p, A(no_integer));
+    strbuf_free(&text);
+    return r;
+}
+
+static term bif_string_list_to_float(struct process *p, const term *a)
+{
+    if (!is_list_or_nil(a[0]))
+        return string_error(p, A(not_a_list));
+    term at = a[0];
+    struct strbuf text = STRBUF_INIT;
+    take_char(&at, "+-", 0, &text);
+    bool ok = take_digits(&at, &text) && take_char(&at, ".,", '.', &text) && take_digits(&at, &text);
+    if (ok) {
+        /* An exponent counts only when complete: "1.5e+" is 1.5 and "e+". */
+        term before = at;
+        size_t len = text.len;
+        if (!(take_char(&at, "eE", 'e', &text) && (take_char(&at, "+-", 0, &text), take_digits(&at, &text)))) {
+            at = before;
+            text.len = len;
+        }
+    }
+    term r;
+    double d = 0;
+    if (ok) {
+        strbuf_putc(&text, '\0');
+        d = strtod(text.data, NULL);
+        ok = !isinf(d); /* overflow; an underflow reads as 0.0 or a subnormal, as on OTP */
+    }
+    if (!ok) {
+        r = string_error(p, A(no_float));
+    } else {
+        term f = heap_float(&p->heap, d);
+        r = is_value(f) ? number_and_rest(p, f, at) : bif_out_of_memory(p);
+    }
+    strbuf_free(&text);
+    return r;
+}
+
 const struct bif_def bif_table_convert[] = {
     {"erlang", "atom_to_list", 1, bif_atom_to_list, 0},
     {"erlang", "list_to_atom", 1, bif_list_to_atom, 0},
@@ -454,5 +555,7 @@ const struct bif_def bif_table_convert[] = {
     {"erlang", "float_to_binary", 2, bif_float_to_binary_2, 0},
     {"erlang", "list_to_float", 1, bif_list_to_float, 0},
     {"erlang", "binary_to_float", 1, bif_binary_to_float, 0},
+    {"string", "list_to_integer", 1, bif_string_list_to_integer, 0},
+    {"string", "list_to_float", 1, bif_string_list_to_float, 0},
     {NULL, NULL, 0, NULL, 0},
 };

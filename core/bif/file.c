@@ -101,26 +101,6 @@ static int path_arg(term t, const char **path)
     return 0;
 }
 
-/* Appends the characters of a (possibly deep) list of code points as
- * UTF-8; false for anything else, or a NUL (OTP: badarg). */
-static bool put_chars(term list, struct strbuf *out, unsigned depth)
-{
-    if (depth > 1000)
-        return false;
-    for (; is_list(list); list = list_tail(list)) {
-        term c = list_head(list);
-        if (is_list_or_nil(c)) {
-            if (!put_chars(c, out, depth + 1))
-                return false;
-        } else if (is_small(c) && small_value(c) > 0 && small_value(c) <= 0x10FFFF) {
-            strbuf_put_utf8(out, (uint32_t)small_value(c));
-        } else {
-            return false;
-        }
-    }
-    return is_nil(list);
-}
-
 /* prim_file:internal_name2native/1: a name as the NUL-terminated UTF-8
  * binary the NIFs take (native name encoding utf8). */
 static term bif_name2native(struct process *p, const term *args)
@@ -130,7 +110,7 @@ static term bif_name2native(struct process *p, const term *args)
     struct strbuf text = STRBUF_INIT;
     if (bif_binary_arg(args[0], &data, &size)) {
         strbuf_append(&text, data, size);
-    } else if (!put_chars(args[0], &text, 0)) {
+    } else if (!bif_chars_utf8(args[0], &text)) {
         strbuf_free(&text);
         return bif_badarg(p);
     }
@@ -138,51 +118,6 @@ static term bif_name2native(struct process *p, const term *args)
     term bin = bin_from_bytes(&p->heap, text.data, text.len);
     strbuf_free(&text);
     return is_value(bin) ? bin : bif_out_of_memory(p);
-}
-
-/* The length of the valid UTF-8 sequence at s (n bytes left), 0 if none. */
-static size_t utf8_length(const uint8_t *s, size_t n, uint32_t *cp)
-{
-    uint8_t c = s[0];
-    size_t k = c < 0x80 ? 1 : c >= 0xC2 && c < 0xE0 ? 2 : c >= 0xE0 && c < 0xF0 ? 3 : c >= 0xF0 && c < 0xF5 ? 4 : 0;
-    if (!k || k > n)
-        return 0;
-    uint32_t v = k == 1 ? c : (uint32_t)(c & (0x7F >> k));
-    for (size_t i = 1; i < k; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        v = v << 6 | (s[i] & 0x3F);
-    }
-    static const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (v < least[k] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
-        return 0;
-    *cp = v;
-    return k;
-}
-
-/* The code points of valid UTF-8 as a list; THE_NON_VALUE when the bytes
- * are not UTF-8 (*bad) or the heap refused. */
-static term utf8_list(struct process *p, const uint8_t *data, size_t size, bool *bad)
-{
-    term *cps = malloc((size ? size : 1) * sizeof *cps);
-    *bad = false;
-    if (!cps)
-        return THE_NON_VALUE;
-    size_t n = 0;
-    for (size_t at = 0; at < size;) {
-        uint32_t cp;
-        size_t k = utf8_length(data + at, size - at, &cp);
-        if (!k) {
-            *bad = true;
-            free(cps);
-            return THE_NON_VALUE;
-        }
-        cps[n++] = make_small(cp);
-        at += k;
-    }
-    term list = heap_list_from_array(&p->heap, cps, n);
-    free(cps);
-    return list;
 }
 
 /* prim_file:internal_native2name/1: a name the system gave as a list of
@@ -195,7 +130,7 @@ static term bif_native2name(struct process *p, const term *args)
     if (!bif_binary_arg(args[0], &data, &size))
         return bif_badarg(p);
     bool bad;
-    term list = utf8_list(p, data, size, &bad);
+    term list = bif_utf8_list(p, data, size, &bad);
     if (bad) {
         term t = heap_tuple2(&p->heap, A(error), atom("warning"));
         return is_value(t) ? t : bif_out_of_memory(p);
@@ -211,7 +146,7 @@ static term bif_normalize_utf8(struct process *p, const term *args)
     bool bad;
     if (!bif_binary_arg(args[0], &data, &size))
         return bif_badarg(p);
-    term list = utf8_list(p, data, size, &bad);
+    term list = bif_utf8_list(p, data, size, &bad);
     return bad ? bif_badarg(p) : is_value(list) ? list : bif_out_of_memory(p);
 }
 
@@ -225,7 +160,7 @@ static term bif_is_translatable(struct process *p, const term *args)
         return bif_badarg(p);
     uint32_t cp;
     for (size_t at = 0, k; at < size; at += k)
-        if (!(k = utf8_length(data + at, size - at, &cp)))
+        if (!(k = bif_utf8_sequence(data + at, size - at, &cp)))
             return A(false);
     return A(true);
 }
@@ -673,6 +608,29 @@ static term bif_read_file_nif(struct process *p, const term *args)
     return is_value(bin) ? ok_tuple(p, bin) : bif_out_of_memory(p);
 }
 
+/* The names in dir but . and .., newest first (as OTP's NIF conses them),
+ * each made by `name`; THE_NON_VALUE when the heap refused one. */
+static term dir_names(struct process *p, DIR *dir, term (*name)(struct process *p, const char *text, size_t len))
+{
+    term list = NIL;
+    size_t count = 0;
+    struct dirent *entry;
+    while (is_value(list) && (entry = readdir(dir))) {
+        const char *text = entry->d_name;
+        if (!strcmp(text, ".") || !strcmp(text, ".."))
+            continue;
+        term t = name(p, text, strlen(text));
+        list = is_value(t) ? heap_cons(&p->heap, t, list) : t;
+        count++;
+    }
+    closedir(dir);
+    bif_spend(p, count, 16);
+    return list;
+}
+
+static term name_binary(struct process *p, const char *text, size_t len) { return bin_from_bytes(&p->heap, text, len); }
+
+/* The names as binaries; prim_file reverses them. */
 static term bif_list_dir_nif(struct process *p, const term *args)
 {
     const char *path;
@@ -680,21 +638,66 @@ static term bif_list_dir_nif(struct process *p, const term *args)
     DIR *dir = e ? NULL : opendir(path);
     if (!dir)
         return error_tuple(p, e ? e : errno);
-    term list = NIL;
-    size_t count = 0;
-    struct dirent *entry;
-    /* Newest first, as OTP's NIF conses them; prim_file reverses. */
-    while (is_value(list) && (entry = readdir(dir))) {
-        const char *name = entry->d_name;
-        if (!strcmp(name, ".") || !strcmp(name, ".."))
-            continue;
-        term bin = bin_from_bytes(&p->heap, name, strlen(name));
-        list = is_value(bin) ? heap_cons(&p->heap, bin, list) : bin;
-        count++;
-    }
-    closedir(dir);
-    bif_spend(p, count, 16);
+    term list = dir_names(p, dir, name_binary);
     return is_value(list) ? ok_tuple(p, list) : bif_out_of_memory(p);
+}
+
+/* ---- erl_prim_loader (the boot loader's file access, which code and
+ * other kernel modules use): names as strings, and plain `error` for any
+ * failure. ---- */
+
+/* A string or binary file name as a NUL-terminated path in text. */
+static bool loader_name(term t, struct strbuf *text)
+{
+    const uint8_t *data;
+    size_t size;
+    if (bif_binary_arg(t, &data, &size))
+        strbuf_append(text, data, size);
+    else if (!bif_chars_utf8(t, text))
+        return false;
+    strbuf_putc(text, '\0');
+    return !memchr(text->data, 0, text->len - 1);
+}
+
+/* The characters of a name the system gave (its bytes when not UTF-8). */
+static term name_chars(struct process *p, const char *name, size_t len)
+{
+    bool bad;
+    term t = bif_utf8_list(p, (const uint8_t *)name, len, &bad);
+    return bad ? heap_string(&p->heap, name, len) : t;
+}
+
+/* list_dir(Dir): {ok, [Name]} or error. */
+static term bif_loader_list_dir(struct process *p, const term *args)
+{
+    struct strbuf path = STRBUF_INIT;
+    DIR *dir = loader_name(args[0], &path) ? opendir(path.data) : NULL;
+    strbuf_free(&path);
+    if (!dir)
+        return A(error);
+    term list = dir_names(p, dir, name_chars);
+    return is_value(list) ? ok_tuple(p, list) : bif_out_of_memory(p);
+}
+
+/* get_file(File): {ok, Binary, File} or error. */
+static term bif_loader_get_file(struct process *p, const term *args)
+{
+    struct strbuf path = STRBUF_INIT;
+    bool named = loader_name(args[0], &path);
+    term native = named ? bin_from_bytes(&p->heap, path.data, path.len) : NIL;
+    strbuf_free(&path);
+    if (!named)
+        return A(error);
+    if (is_non_value(native))
+        return bif_out_of_memory(p);
+    /* {ok, Binary} or {error, Posix}, as prim_file's NIF answers. */
+    term read = bif_read_file_nif(p, &native);
+    if (is_non_value(read))
+        return read;
+    if (tuple_element(read, 1) != A(ok))
+        return A(error);
+    term t = heap_tuple3(&p->heap, A(ok), tuple_element(read, 2), args[0]);
+    return is_value(t) ? t : bif_out_of_memory(p);
 }
 
 /* Runs op on the path of args[0]: ok or {error, Posix}. */
@@ -893,6 +896,8 @@ const struct bif_def bif_table_file[] = {
     {"prim_file", "read_info_nif", 2, bif_read_info_nif, 0},
     {"prim_file", "read_file_nif", 1, bif_read_file_nif, 0},
     {"prim_file", "list_dir_nif", 1, bif_list_dir_nif, 0},
+    {"erl_prim_loader", "list_dir", 1, bif_loader_list_dir, 0},
+    {"erl_prim_loader", "get_file", 1, bif_loader_get_file, 0},
     {"prim_file", "make_dir_nif", 1, bif_make_dir_nif, 0},
     {"prim_file", "del_file_nif", 1, bif_del_file_nif, 0},
     {"prim_file", "del_dir_nif", 1, bif_del_dir_nif, 0},
