@@ -15,21 +15,9 @@ struct sched *harness_sched(const char *spec, unsigned workers)
     long long params[POLICY_MAX_PARAMS];
     char error_text[256];
     CU_ASSERT_FATAL(policy_parse(spec, &ops, params, error_text, sizeof error_text));
-    struct sched_config config = {workers,
-                                  ops,
-                                  NULL,
-                                  0,
-                                  SEND_MODE_ARRIVALS,
-                                  TIMER_THREAD,
-                                  test_lock_kind(),
-                                  params,
-                                  test_busy_wait(),
-                                  test_watchdog_ms(),
-                                  NULL};
-    const char *error = NULL;
-    struct sched *s = sched_create(&config, &error);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    return s;
+    struct sched_config config = test_sched_config(ops, workers);
+    config.policy_params = params;
+    return test_sched_create(&config);
 }
 
 term harness_spawn_on(struct sched *s, worker_id w)

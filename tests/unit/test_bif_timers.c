@@ -11,25 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static struct sched *make_sched(const struct policy_ops *policy, unsigned workers, enum timer_mode timers)
-{
-    struct sched_config config = {workers,
-                                  policy,
-                                  NULL,
-                                  0,
-                                  SEND_MODE_ARRIVALS,
-                                  timers,
-                                  test_lock_kind(),
-                                  NULL,
-                                  test_busy_wait(),
-                                  test_watchdog_ms(),
-                                  NULL};
-    const char *error = NULL;
-    struct sched *s = sched_create(&config, &error);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    return s;
-}
-
 static term list1(struct process *p, term a) { return heap_cons(&p->heap, a, NIL); }
 
 static term option(struct process *p, term key, bool value)
@@ -54,7 +35,7 @@ static void run_everywhere(native_step_fn step)
     for (size_t m = 0; m < 2; m++)
         for (const struct policy_ops *const *policy = test_policies(); *policy; policy++)
             for (unsigned workers = 1; workers <= 2; workers++) {
-                struct sched *s = make_sched(*policy, workers, modes[m]);
+                struct sched *s = test_sched_new(*policy, workers, SEND_MODE_ARRIVALS, modes[m]);
                 struct scenario sc = {0, 0, NIL, 0};
                 term pid = sched_spawn_native(s, NULL, step, &sc, NULL);
                 CU_ASSERT_EQUAL(sched_run(s, pid), 0);

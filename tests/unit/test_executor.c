@@ -23,30 +23,6 @@ static const unsigned worker_counts[] = {1, 2, 4, 8};
 #define MANY_PROCESSES 1000000
 #endif
 
-static struct sched *make_sched_timers(const struct policy_ops *policy, unsigned workers, enum timer_mode timers)
-{
-    struct sched_config config = {workers,
-                                  policy,
-                                  NULL,
-                                  0,
-                                  SEND_MODE_ARRIVALS,
-                                  timers,
-                                  test_lock_kind(),
-                                  NULL,
-                                  test_busy_wait(),
-                                  test_watchdog_ms(),
-                                  NULL};
-    const char *error = NULL;
-    struct sched *s = sched_create(&config, &error);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    return s;
-}
-
-static struct sched *make_sched(const struct policy_ops *policy, unsigned workers)
-{
-    return make_sched_timers(policy, workers, TIMER_THREAD);
-}
-
 /* Both ways of firing receive timeouts: the timer thread (current seed)
  * and the workers (earlier revision). */
 static const enum timer_mode timer_modes[] = {TIMER_THREAD, TIMER_WORKERS};
@@ -97,7 +73,7 @@ static void test_every_process_runs_its_full_count(void)
 {
     for (const struct policy_ops *const *policy = test_policies(); *policy; policy++) {
         for (size_t k = 0; k < sizeof worker_counts / sizeof worker_counts[0]; k++) {
-            struct sched *s = make_sched(*policy, worker_counts[k]);
+            struct sched *s = test_sched_new(*policy, worker_counts[k], SEND_MODE_ARRIVALS, TIMER_THREAD);
             atomic_int finished = 0;
             int yielders = (int)test_rounds(*policy, YIELDERS);
             struct yielder *children = calloc((size_t)yielders, sizeof *children);
@@ -189,7 +165,7 @@ static enum body_stop pingpong_main_step(struct process *p, void *state)
 
 static void test_pingpong_pair_stays_on_one_worker(void)
 {
-    struct sched *s = make_sched(policy_find("erts"), 2);
+    struct sched *s = test_sched_new(policy_find("erts"), 2, SEND_MODE_ARRIVALS, TIMER_THREAD);
     struct pingpong *m = calloc(1, sizeof *m);
     term main_pid = sched_spawn_native(s, NULL, pingpong_main_step, m, NULL);
     CU_ASSERT_EQUAL(sched_run(s, main_pid), 0);
@@ -261,7 +237,7 @@ static void test_program_end_releases_everything(void)
     for (const struct policy_ops *const *policy = test_policies(); *policy; policy++) {
         for (size_t k = 0; k < sizeof worker_counts / sizeof worker_counts[0]; k++) {
             atomic_store(&released_states, 0);
-            struct sched *s = make_sched(*policy, worker_counts[k]);
+            struct sched *s = test_sched_new(*policy, worker_counts[k], SEND_MODE_ARRIVALS, TIMER_THREAD);
             struct ender e = {0, 0};
             term main_pid = sched_spawn_native(s, NULL, end_while_busy_step, &e, NULL);
             CU_ASSERT_EQUAL(sched_run(s, main_pid), 0);
@@ -318,20 +294,9 @@ static void test_runtime_failure_exits_70(void)
 {
     for (const struct policy_ops *const *policy = test_policies(); *policy; policy++) {
         for (size_t k = 0; k < sizeof worker_counts / sizeof worker_counts[0]; k++) {
-            struct sched_config config = {worker_counts[k],
-                                          *policy,
-                                          NULL,
-                                          1000,
-                                          SEND_MODE_ARRIVALS,
-                                          TIMER_THREAD,
-                                          test_lock_kind(),
-                                          NULL,
-                                          test_busy_wait(),
-                                          test_watchdog_ms(),
-                                          NULL};
-            const char *error = NULL;
-            struct sched *s = sched_create(&config, &error);
-            CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+            struct sched_config config = test_sched_config(*policy, worker_counts[k]);
+            config.max_heap_words = 1000;
+            struct sched *s = test_sched_create(&config);
             term main_pid = sched_spawn_native(s, NULL, exceed_cap_step, NULL, NULL);
             CU_ASSERT_EQUAL(sched_run(s, main_pid), EXIT_RUNTIME_FAILURE);
             sched_destroy(s);
@@ -343,13 +308,13 @@ static void test_halt_and_exit_status(void)
 {
     for (const struct policy_ops *const *policy = test_policies(); *policy; policy++) {
         for (size_t k = 0; k < sizeof worker_counts / sizeof worker_counts[0]; k++) {
-            struct sched *s = make_sched(*policy, worker_counts[k]);
+            struct sched *s = test_sched_new(*policy, worker_counts[k], SEND_MODE_ARRIVALS, TIMER_THREAD);
             int spawned = 0;
             term main_pid = sched_spawn_native(s, NULL, spawn_halter_then_spin_step, &spawned, NULL);
             CU_ASSERT_EQUAL(sched_run(s, main_pid), 3);
             sched_destroy(s);
 
-            s = make_sched(*policy, worker_counts[k]);
+            s = test_sched_new(*policy, worker_counts[k], SEND_MODE_ARRIVALS, TIMER_THREAD);
             main_pid = sched_spawn_native(s, NULL, crash_step, NULL, NULL);
             CU_ASSERT_EQUAL(sched_run(s, main_pid), 1);
             sched_destroy(s);
@@ -394,7 +359,7 @@ static void test_a_million_processes_spawn_and_exit(void)
 {
     for (const struct policy_ops *const *policy = test_policies(); *policy; policy++) {
         atomic_store(&exited, 0);
-        struct sched *s = make_sched(*policy, 2);
+        struct sched *s = test_sched_new(*policy, 2, SEND_MODE_ARRIVALS, TIMER_THREAD);
         struct mass_spawner m = {MANY_PROCESSES, 0, exit_at_once_step, true};
         term main_pid = sched_spawn_native(s, NULL, mass_spawn_step, &m, NULL);
         CU_ASSERT_EQUAL(sched_run(s, main_pid), 0);
@@ -406,7 +371,7 @@ static void test_a_million_processes_spawn_and_exit(void)
 
 static void test_a_million_waiting_processes_are_released(void)
 {
-    struct sched *s = make_sched(policy_find("erts"), 2);
+    struct sched *s = test_sched_new(policy_find("erts"), 2, SEND_MODE_ARRIVALS, TIMER_THREAD);
     struct mass_spawner m = {MANY_PROCESSES, 0, wait_forever_step, false};
     term main_pid = sched_spawn_native(s, NULL, mass_spawn_step, &m, NULL);
     CU_ASSERT_EQUAL(sched_run(s, main_pid), 0);
@@ -482,7 +447,7 @@ static void test_timeouts_fire_once_and_never_early(void)
     for (size_t t = 0; t < 2; t++)
         for (const struct policy_ops *const *policy = test_policies(); *policy; policy++) {
             for (size_t k = 0; k < sizeof worker_counts / sizeof worker_counts[0]; k++) {
-                struct sched *s = make_sched_timers(*policy, worker_counts[k], timer_modes[t]);
+                struct sched *s = test_sched_new(*policy, worker_counts[k], SEND_MODE_ARRIVALS, timer_modes[t]);
                 struct sleepers_main *m = calloc(1, sizeof *m);
                 term main_pid = sched_spawn_native(s, NULL, spawn_sleepers_step, m, NULL);
                 CU_ASSERT_EQUAL(sched_run(s, main_pid), 0);
@@ -552,7 +517,7 @@ static void test_wakes_and_timeouts_race_without_loss(void)
     for (size_t t = 0; t < 2; t++)
         for (const struct policy_ops *const *policy = test_policies(); *policy; policy++) {
             for (unsigned workers = 1; workers <= 2; workers++) {
-                struct sched *s = make_sched_timers(*policy, workers, timer_modes[t]);
+                struct sched *s = test_sched_new(*policy, workers, SEND_MODE_ARRIVALS, timer_modes[t]);
                 struct racer *r = calloc(1, sizeof *r);
                 /* The receiver is the main process: the run ends when it has
                  * done every round. */
@@ -707,7 +672,7 @@ static enum body_stop contract_main_step(struct process *p, void *state)
 static void test_the_policy_contract(void)
 {
     for (size_t k = 0; k < sizeof worker_counts / sizeof worker_counts[0]; k++) {
-        struct sched *s = make_sched(&probe_policy, worker_counts[k]);
+        struct sched *s = test_sched_new(&probe_policy, worker_counts[k], SEND_MODE_ARRIVALS, TIMER_THREAD);
         struct contract_main *m = calloc(1, sizeof *m);
         m->pp = calloc(1, sizeof *m->pp);
         term main_pid = sched_spawn_native(s, NULL, contract_main_step, m, NULL);
@@ -748,12 +713,9 @@ static void test_the_policy_contract(void)
 static void test_busy_wait_finds_work(void)
 {
     for (const struct policy_ops *const *policy = test_policies(); *policy; policy++) {
-        struct sched_config config = {
-            2,   *policy, NULL, 0, SEND_MODE_ARRIVALS, TIMER_THREAD, test_lock_kind(), NULL, 5000, test_watchdog_ms(),
-            NULL};
-        const char *error = NULL;
-        struct sched *s = sched_create(&config, &error);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        struct sched_config config = test_sched_config(*policy, 2);
+        config.busy_wait = 5000;
+        struct sched *s = test_sched_create(&config);
         struct pingpong *m = calloc(1, sizeof *m);
         term main_pid = sched_spawn_native(s, NULL, pingpong_main_step, m, NULL);
         CU_ASSERT_EQUAL(sched_run(s, main_pid), 0);

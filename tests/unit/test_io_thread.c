@@ -103,7 +103,7 @@ static void test_chunks_then_eof(void)
         for (unsigned workers = 1; workers <= 2; workers++) {
             int fds[2];
             CU_ASSERT_FATAL(pipe(fds) == 0);
-            struct sched *s = test_sched_new(*policy, workers);
+            struct sched *s = test_sched_new(*policy, workers, SEND_MODE_ARRIVALS, TIMER_THREAD);
             io_thread_set_input(s, fds[0]);
             struct reader r = {0};
             term pid = sched_spawn_native(s, NULL, reader_step, &r, NULL);
@@ -136,7 +136,7 @@ static void test_nothing_read_unasked(void)
     int fds[2];
     CU_ASSERT_FATAL(pipe(fds) == 0);
     CU_ASSERT_FATAL(write(fds[1], "xyz", 3) == 3);
-    struct sched *s = test_sched_new(NULL, 1);
+    struct sched *s = test_sched_new(NULL, 1, SEND_MODE_ARRIVALS, TIMER_THREAD);
     io_thread_set_input(s, fds[0]);
     term pid = sched_spawn_native(s, NULL, idle_step, NULL, NULL);
     CU_ASSERT_EQUAL(sched_run(s, pid), 0);
@@ -168,7 +168,7 @@ static void test_end_while_a_read_blocks(void)
     for (unsigned workers = 1; workers <= 2; workers++) {
         int fds[2];
         CU_ASSERT_FATAL(pipe(fds) == 0);
-        struct sched *s = test_sched_new(NULL, workers);
+        struct sched *s = test_sched_new(NULL, workers, SEND_MODE_ARRIVALS, TIMER_THREAD);
         io_thread_set_input(s, fds[0]);
         int phase = 0;
         term pid = sched_spawn_native(s, NULL, ask_and_end_step, &phase, NULL);

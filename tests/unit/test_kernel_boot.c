@@ -17,7 +17,7 @@ static const unsigned worker_counts[] = {1, 2};
 
 static struct sched *make_sched(const struct policy_ops *policy, unsigned workers)
 {
-    struct sched *s = test_sched_new(policy, workers);
+    struct sched *s = test_sched_new(policy, workers, SEND_MODE_ARRIVALS, TIMER_THREAD);
     bif_registry_init();
     return s;
 }

@@ -112,23 +112,34 @@ static unsigned selected_watchdog_ms = SCHED_DEFAULT_WATCHDOG_MS;
 
 unsigned test_watchdog_ms(void) { return selected_watchdog_ms; }
 
-struct sched *test_sched_new(const struct policy_ops *policy, unsigned workers)
+struct sched_config test_sched_config(const struct policy_ops *policy, unsigned workers)
 {
-    struct sched_config config = {workers,
-                                  policy,
-                                  NULL,
-                                  0,
-                                  SEND_MODE_ARRIVALS,
-                                  TIMER_THREAD,
-                                  test_lock_kind(),
-                                  NULL,
-                                  test_busy_wait(),
-                                  test_watchdog_ms(),
-                                  NULL};
+    return (struct sched_config){
+        .workers = workers,
+        .policy = policy,
+        .send_mode = SEND_MODE_ARRIVALS,
+        .timer_mode = TIMER_THREAD,
+        .locks = test_lock_kind(),
+        .busy_wait = test_busy_wait(),
+        .watchdog_ms = test_watchdog_ms(),
+    };
+}
+
+struct sched *test_sched_create(const struct sched_config *config)
+{
     const char *error = NULL;
-    struct sched *s = sched_create(&config, &error);
+    struct sched *s = sched_create(config, &error);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     return s;
+}
+
+struct sched *test_sched_new(const struct policy_ops *policy, unsigned workers, enum send_mode send,
+                             enum timer_mode timers)
+{
+    struct sched_config config = test_sched_config(policy, workers);
+    config.send_mode = send;
+    config.timer_mode = timers;
+    return test_sched_create(&config);
 }
 
 /* --times: each test's wall time, printed after the run, slowest first

@@ -61,9 +61,21 @@ unsigned test_busy_wait(void);
  * (30000), so the concurrent suites check that no policy sets it off. */
 unsigned test_watchdog_ms(void);
 
-/* An executor of policy with `workers` workers and the runner's lock kind,
- * busy-wait and watchdog, default send and timer modes; the current test
- * fails (fatally) when it cannot be made. */
-struct sched *test_sched_new(const struct policy_ops *policy, unsigned workers);
+/* The config every test executor starts from: policy (NULL: the default)
+ * with `workers` workers, the seed's send and timer modes (arrivals, the
+ * timer thread), the runner's lock kind, busy-wait and watchdog, and every
+ * other field zero. A test that needs one more (a heap cap, policy
+ * parameters, a schedule) sets it on this copy and calls test_sched_create,
+ * so a new field of struct sched_config is added here and nowhere else. */
+struct sched_config test_sched_config(const struct policy_ops *policy, unsigned workers);
+
+/* An executor of config; the current test fails (fatally) when it cannot
+ * be made. */
+struct sched *test_sched_create(const struct sched_config *config);
+
+/* An executor of test_sched_config(policy, workers) with send and timer
+ * modes `send` and `timers`. */
+struct sched *test_sched_new(const struct policy_ops *policy, unsigned workers, enum send_mode send,
+                             enum timer_mode timers);
 
 #endif

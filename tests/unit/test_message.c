@@ -21,23 +21,6 @@
 
 static const enum send_mode send_modes[] = {SEND_MODE_ARRIVALS, SEND_MODE_BLOCKING};
 
-static struct sched *make_sched_mode(const struct policy_ops *policy, unsigned workers, size_t max_heap_words,
-                                     enum send_mode mode)
-{
-    struct sched_config config = {workers,      policy,           NULL, max_heap_words,   mode,
-                                  TIMER_THREAD, test_lock_kind(), NULL, test_busy_wait(), test_watchdog_ms(),
-                                  NULL};
-    const char *error = NULL;
-    struct sched *s = sched_create(&config, &error);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    return s;
-}
-
-static struct sched *make_sched(const struct policy_ops *policy, unsigned workers, size_t max_heap_words)
-{
-    return make_sched_mode(policy, workers, max_heap_words, SEND_MODE_ARRIVALS);
-}
-
 /* ---- S senders x N messages {Sender, Seq} to one receiver ---- */
 
 enum { MAX_SENDERS = 8 };
@@ -113,7 +96,7 @@ static enum body_stop flood_receiver_step(struct process *p, void *state)
 static uint64_t run_flood_working(const struct policy_ops *policy, unsigned workers, int senders, long per_sender,
                                   enum send_mode mode, int work_per_message)
 {
-    struct sched *s = make_sched_mode(policy, workers, 0, mode);
+    struct sched *s = test_sched_new(policy, workers, mode, TIMER_THREAD);
     struct flood *f = calloc(1, sizeof *f);
     f->senders = senders;
     f->per_sender = per_sender;
@@ -209,7 +192,7 @@ static void test_a_blocked_send_is_repeated_after_the_slice(void)
          * and one of five must be. */
         int unset = 0;
         for (int attempt = 0; attempt < 5; attempt++) {
-            struct sched *s = make_sched_mode(*policy, 2, 0, SEND_MODE_BLOCKING);
+            struct sched *s = test_sched_new(*policy, 2, SEND_MODE_BLOCKING, TIMER_THREAD);
             struct block_scene b = {0};
             term receiver = sched_spawn_native(s, NULL, spinning_receiver_step, &b, NULL);
             CU_ASSERT_EQUAL(sched_run(s, receiver), 0);
@@ -258,7 +241,7 @@ static void test_each_senders_messages_arrive_in_order(void)
  * does, so every send after the first skips it. */
 static void test_senders_skip_the_lookup_of_receivers_not_running(void)
 {
-    struct sched *s = make_sched(policy_find("erts"), 1, 0);
+    struct sched *s = test_sched_new(policy_find("erts"), 1, SEND_MODE_ARRIVALS, TIMER_THREAD);
     struct flood *f = calloc(1, sizeof *f);
     f->senders = 1;
     f->per_sender = 1000;
@@ -318,7 +301,7 @@ static enum body_stop selective_step(struct process *p, void *state)
 
 static void test_selective_receive_and_self_sends(void)
 {
-    struct sched *s = make_sched(policy_find("erts"), 1, 0);
+    struct sched *s = test_sched_new(policy_find("erts"), 1, SEND_MODE_ARRIVALS, TIMER_THREAD);
     struct selective sel = {0};
     term pid = sched_spawn_native(s, NULL, selective_step, &sel, NULL);
     CU_ASSERT_EQUAL(sched_run(s, pid), 0);
@@ -370,7 +353,7 @@ static void test_off_heap_binaries_are_shared_and_released(void)
 {
     size_t live_before = binary_live_count();
     for (unsigned workers = 1; workers <= 2; workers++) {
-        struct sched *s = make_sched(policy_find("erts"), workers, 0);
+        struct sched *s = test_sched_new(policy_find("erts"), workers, SEND_MODE_ARRIVALS, TIMER_THREAD);
         struct binary_pair bp = {0};
         term pid = sched_spawn_native(s, NULL, binary_receiver_step, &bp, NULL);
         CU_ASSERT_EQUAL(sched_run(s, pid), 0);
@@ -421,7 +404,7 @@ static void test_program_end_with_messages_pending(void)
     size_t live_before = binary_live_count();
     for (const struct policy_ops *const *policy = test_policies(); *policy; policy++) {
         for (unsigned workers = 1; workers <= 4; workers *= 2) {
-            struct sched *s = make_sched(*policy, workers, 0);
+            struct sched *s = test_sched_new(*policy, workers, SEND_MODE_ARRIVALS, TIMER_THREAD);
             struct ending e = {0, 0};
             term pid = sched_spawn_native(s, NULL, end_amid_messages_step, &e, NULL);
             CU_ASSERT_EQUAL(sched_run(s, pid), 0);
@@ -468,7 +451,9 @@ static void test_heap_cap_refusing_a_message_exits_70(void)
         /* Every heap may hold 12,000 words: the sender's 10,000-word list
          * fits its heap, but not beside the receiver's 5,000 words, whether
          * it is delivered directly or through the arrivals. */
-        struct sched *s = make_sched(policy_find("erts"), workers, 12000);
+        struct sched_config config = test_sched_config(policy_find("erts"), workers);
+        config.max_heap_words = 12000;
+        struct sched *s = test_sched_create(&config);
         struct capped c = {0, false};
         term pid = sched_spawn_native(s, NULL, capped_receiver_step, &c, NULL);
         CU_ASSERT_EQUAL(sched_run(s, pid), EXIT_RUNTIME_FAILURE);
@@ -489,7 +474,7 @@ static enum body_stop idle_step(struct process *p, void *state)
 
 static void test_arrivals_are_taken_64_at_a_time(void)
 {
-    struct sched *s = make_sched(policy_find("erts"), 1, 0);
+    struct sched *s = test_sched_new(policy_find("erts"), 1, SEND_MODE_ARRIVALS, TIMER_THREAD);
     sched_spawn_native(s, NULL, idle_step, NULL, NULL);
     sched_spawn_native(s, NULL, idle_step, NULL, NULL);
     struct process *receiver = sched_policy(s)->pick_next(s, 0);
@@ -548,7 +533,7 @@ static enum body_stop collect_with_messages_step(struct process *p, void *state)
 
 static void test_messages_are_roots_of_collections(void)
 {
-    struct sched *s = make_sched(policy_find("erts"), 1, 0);
+    struct sched *s = test_sched_new(policy_find("erts"), 1, SEND_MODE_ARRIVALS, TIMER_THREAD);
     struct collecting c = {0};
     term pid = sched_spawn_native(s, NULL, collect_with_messages_step, &c, NULL);
     CU_ASSERT_EQUAL(sched_run(s, pid), 0);
@@ -621,7 +606,7 @@ static void test_timeouts_are_not_restarted_by_unmatched_messages(void)
 {
     for (const struct policy_ops *const *policy = test_policies(); *policy; policy++)
         for (unsigned workers = 1; workers <= 2; workers++) {
-            struct sched *s = make_sched(*policy, workers, 0);
+            struct sched *s = test_sched_new(*policy, workers, SEND_MODE_ARRIVALS, TIMER_THREAD);
             struct noisy n = {0};
             term pid = sched_spawn_native(s, NULL, waits_for_ok_step, &n, NULL);
             CU_ASSERT_EQUAL(sched_run(s, pid), 0);
@@ -686,20 +671,7 @@ static void test_messages_racing_timeouts_arrive_exactly_once(void)
     for (size_t t = 0; t < 2; t++)
         for (const struct policy_ops *const *policy = test_policies(); *policy; policy++)
             for (unsigned workers = 1; workers <= 2; workers++) {
-                struct sched_config config = {workers,
-                                              *policy,
-                                              NULL,
-                                              0,
-                                              SEND_MODE_ARRIVALS,
-                                              modes[t],
-                                              test_lock_kind(),
-                                              NULL,
-                                              test_busy_wait(),
-                                              test_watchdog_ms(),
-                                              NULL};
-                const char *error = NULL;
-                struct sched *s = sched_create(&config, &error);
-                CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+                struct sched *s = test_sched_new(*policy, workers, SEND_MODE_ARRIVALS, modes[t]);
                 struct raced r = {0};
                 term pid = sched_spawn_native(s, NULL, raced_receiver_step, &r, NULL);
                 CU_ASSERT_EQUAL(sched_run(s, pid), 0);

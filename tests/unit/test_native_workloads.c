@@ -21,12 +21,7 @@ static bool run_workload(const char *name, char **args, const struct policy_ops 
 {
     const struct native_workload *workload = native_workload_find(name);
     CU_ASSERT_PTR_NOT_NULL_FATAL(workload);
-    struct sched_config config = {
-        workers, policy, NULL, 0, mode, TIMER_THREAD, test_lock_kind(), NULL, test_busy_wait(), test_watchdog_ms(),
-        NULL};
-    const char *why = NULL;
-    struct sched *s = sched_create(&config, &why);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    struct sched *s = test_sched_new(policy, workers, mode, TIMER_THREAD);
     struct strbuf text = STRBUF_INIT;
     term main_pid;
     void *ctx = NULL;

@@ -78,20 +78,7 @@ static void test_read_while_others_run(void)
 {
     bif_registry_init();
     for (const struct policy_ops *const *policy = test_policies(); *policy; policy++) {
-        struct sched_config config = {2,
-                                      *policy,
-                                      NULL,
-                                      0,
-                                      SEND_MODE_ARRIVALS,
-                                      TIMER_THREAD,
-                                      test_lock_kind(),
-                                      NULL,
-                                      test_busy_wait(),
-                                      test_watchdog_ms(),
-                                      NULL};
-        const char *why = NULL;
-        struct sched *s = sched_create(&config, &why);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        struct sched *s = test_sched_new(*policy, 2, SEND_MODE_ARRIVALS, TIMER_THREAD);
         struct observer o = {0};
         term pid = sched_spawn_native(s, NULL, observer_step, &o, NULL);
         CU_ASSERT_EQUAL(sched_run(s, pid), 0);

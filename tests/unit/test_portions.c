@@ -57,10 +57,8 @@ static int run_sliced(const char *module, const char *function, const term *args
 {
     struct code_server *cs = code_server_new(NULL, 0, NULL);
     CU_ASSERT_FATAL(cs != NULL);
-    struct sched_config config = {.workers = 1};
-    const char *why = NULL;
-    struct sched *s = sched_create(&config, &why);
-    CU_ASSERT_FATAL(s != NULL);
+    struct sched_config config = {.workers = 1}; /* its workers never start: every default */
+    struct sched *s = test_sched_create(&config);
     sched_set_engine(s, cs);
     struct process *p = beam_new_call(s, NULL, atom_intern_cstr(module), atom_intern_cstr(function), args, argc);
     CU_ASSERT_FATAL(p != NULL);

@@ -151,12 +151,7 @@ static void run_workload_sampled(struct run *r, const char *name, char **args, u
     memset(r, 0, sizeof *r);
     r->workload = native_workload_find(name);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r->workload);
-    struct sched_config config = {
-        workers,          policy_find("erts"), NULL, 0, SEND_MODE_ARRIVALS, TIMER_THREAD, test_lock_kind(), NULL,
-        test_busy_wait(), test_watchdog_ms(),  NULL};
-    const char *why = NULL;
-    r->s = sched_create(&config, &why);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(r->s);
+    r->s = test_sched_new(policy_find("erts"), workers, SEND_MODE_ARRIVALS, TIMER_THREAD);
     CU_ASSERT_TRUE_FATAL(sched_profile_start(r->s, events, sample_interval));
     struct strbuf text = STRBUF_INIT;
     term main_pid;
@@ -327,20 +322,7 @@ static void test_migrations_are_the_slices_that_changed_worker(void)
 {
     const char *policies[] = {"erts", "global_fifo"};
     for (size_t i = 0; i < 2; i++) {
-        struct sched_config config = {2,
-                                      policy_find(policies[i]),
-                                      NULL,
-                                      0,
-                                      SEND_MODE_ARRIVALS,
-                                      TIMER_THREAD,
-                                      test_lock_kind(),
-                                      NULL,
-                                      test_busy_wait(),
-                                      test_watchdog_ms(),
-                                      NULL};
-        const char *why = NULL;
-        struct sched *s = sched_create(&config, &why);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        struct sched *s = test_sched_new(policy_find(policies[i]), 2, SEND_MODE_ARRIVALS, TIMER_THREAD);
         CU_ASSERT_TRUE_FATAL(sched_profile_start(s, "", 1));
         struct movers *all = calloc(1, sizeof *all);
         CU_ASSERT_PTR_NOT_NULL_FATAL(all);
@@ -391,20 +373,7 @@ static void test_k_timeouts_fire_k_timers(void)
     enum { K = 25 };
     const enum timer_mode modes[] = {TIMER_THREAD, TIMER_WORKERS};
     for (size_t m = 0; m < 2; m++) {
-        struct sched_config config = {2,
-                                      NULL,
-                                      NULL,
-                                      0,
-                                      SEND_MODE_ARRIVALS,
-                                      modes[m],
-                                      test_lock_kind(),
-                                      NULL,
-                                      test_busy_wait(),
-                                      test_watchdog_ms(),
-                                      NULL};
-        const char *why = NULL;
-        struct sched *s = sched_create(&config, &why);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        struct sched *s = test_sched_new(NULL, 2, SEND_MODE_ARRIVALS, modes[m]);
         CU_ASSERT_TRUE_FATAL(sched_profile_start(s, "", 1));
         struct timeouts t = {K, 0};
         term pid = sched_spawn_native(s, NULL, timeout_step, &t, NULL);
@@ -536,20 +505,7 @@ static enum body_stop slices_main_step(struct process *p, void *state)
 static void test_every_slice_is_timed_and_the_longest_is_exact(void)
 {
     struct slices_main m = {.short_left = SHORT_SLICES};
-    struct sched_config config = {2,
-                                  policy_find("erts"),
-                                  NULL,
-                                  0,
-                                  SEND_MODE_ARRIVALS,
-                                  TIMER_THREAD,
-                                  test_lock_kind(),
-                                  NULL,
-                                  test_busy_wait(),
-                                  test_watchdog_ms(),
-                                  NULL};
-    const char *why = NULL;
-    struct sched *s = sched_create(&config, &why);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    struct sched *s = test_sched_new(policy_find("erts"), 2, SEND_MODE_ARRIVALS, TIMER_THREAD);
     /* sampled latencies: the slices are timed all the same */
     CU_ASSERT_TRUE_FATAL(sched_profile_start(s, "", 16));
     term main_pid = sched_spawn_native(s, NULL, slices_main_step, &m, NULL);

@@ -161,11 +161,11 @@ static int run_scheduled(const char *name, char **args, const struct policy_ops 
     if (!c)
         fprintf(stderr, "\n%s\n", error);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-    struct sched_config config = {workers, policy, NULL, 0, SEND_MODE_ARRIVALS, TIMER_THREAD, test_lock_kind(),
-                                  NULL,    0,      0,    c};
-    const char *why = NULL;
-    struct sched *s = sched_create(&config, &why);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    struct sched_config config = test_sched_config(policy, workers);
+    config.busy_wait = 0; /* the controller turns both off anyway */
+    config.watchdog_ms = 0;
+    config.schedule = c;
+    struct sched *s = test_sched_create(&config);
     struct strbuf text = STRBUF_INIT;
     term main_pid;
     void *ctx = NULL;

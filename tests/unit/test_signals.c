@@ -33,12 +33,7 @@ static const unsigned worker_counts[] = {1, 2, 4};
 
 static struct sched *make_sched(const struct policy_ops *policy, unsigned workers, enum send_mode mode)
 {
-    struct sched_config config = {
-        workers, policy, NULL, 0, mode, TIMER_THREAD, test_lock_kind(), NULL, test_busy_wait(), test_watchdog_ms(),
-        NULL};
-    const char *error = NULL;
-    struct sched *s = sched_create(&config, &error);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    struct sched *s = test_sched_new(policy, workers, mode, TIMER_THREAD);
     bif_registry_init();
     return s;
 }
@@ -1015,20 +1010,9 @@ static void test_heap_cap_refusing_an_exit_or_down_exits_70(void)
         for (int monitor = 0; monitor < 2; monitor++) {
             /* Every heap may hold 12,000 words: the child's reason fits its
              * own heap, not the watcher's beside its 5,000 words. */
-            struct sched_config config = {workers,
-                                          *policy,
-                                          NULL,
-                                          12000,
-                                          SEND_MODE_ARRIVALS,
-                                          TIMER_THREAD,
-                                          test_lock_kind(),
-                                          NULL,
-                                          test_busy_wait(),
-                                          test_watchdog_ms(),
-                                          NULL};
-            const char *error = NULL;
-            struct sched *s = sched_create(&config, &error);
-            CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+            struct sched_config config = test_sched_config(*policy, workers);
+            config.max_heap_words = 12000;
+            struct sched *s = test_sched_create(&config);
             struct capped_scene sc = {monitor == 1, false, false};
             term watcher = sched_spawn_native(s, NULL, capped_watcher_step, &sc, NULL);
             CU_ASSERT_EQUAL(sched_run(s, watcher), EXIT_RUNTIME_FAILURE);

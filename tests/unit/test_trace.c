@@ -63,20 +63,7 @@ static struct sched *run_traced(uint64_t limit, void **ctx, const struct native_
 {
     *workload = native_workload_find("yield_storm");
     CU_ASSERT_PTR_NOT_NULL_FATAL(*workload);
-    struct sched_config config = {2,
-                                  policy_find("erts"),
-                                  NULL,
-                                  0,
-                                  SEND_MODE_ARRIVALS,
-                                  TIMER_THREAD,
-                                  test_lock_kind(),
-                                  NULL,
-                                  test_busy_wait(),
-                                  test_watchdog_ms(),
-                                  NULL};
-    const char *why = NULL;
-    struct sched *s = sched_create(&config, &why);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    struct sched *s = test_sched_new(policy_find("erts"), 2, SEND_MODE_ARRIVALS, TIMER_THREAD);
     CU_ASSERT_TRUE_FATAL(sched_trace_start(s, limit));
     char *args[] = {"16", "200", NULL};
     struct strbuf text = STRBUF_INIT;

@@ -196,12 +196,9 @@ struct outcome {
 static void run(const struct policy_ops *policy, unsigned workers, unsigned watchdog_ms, uint64_t spin_ms,
                 struct outcome *out)
 {
-    struct sched_config config = {
-        workers, policy,           NULL,        0,   SEND_MODE_ARRIVALS, TIMER_THREAD, test_lock_kind(),
-        NULL,    test_busy_wait(), watchdog_ms, NULL};
-    const char *error = NULL;
-    struct sched *s = sched_create(&config, &error);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    struct sched_config config = test_sched_config(policy, workers);
+    config.watchdog_ms = watchdog_ms;
+    struct sched *s = test_sched_create(&config);
     CU_ASSERT_TRUE_FATAL(sched_profile_start(s, "", 0));
     struct workload w = {0};
     w.spin_until_ns = spin_ms ? mono_ns() + spin_ms * 1000000u : 0;
