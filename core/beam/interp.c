@@ -17,8 +17,8 @@
  * catch marker on the stack. A catch marker holds the address of its
  * handler; the frame it sits in begins at the nearest continuation pointer
  * below it. The handler finds x0 = THE_NON_VALUE, x1 = class, x2 = reason,
- * x3 = the raw trace ({Class, Trace}, which only raise and build_stacktrace
- * read).
+ * x3 = the raw trace (see "raw traces" below: the stack trace term is built
+ * only when asked for).
  */
 #include "beam/interp.h"
 
@@ -101,40 +101,27 @@ static term *grow_stack(struct process *p, term *E, size_t words)
 /* The function whose code holds pc: its func_info operands. */
 static bool function_of(const struct beam_module *m, const uint64_t *pc, term *function, unsigned *arity)
 {
-    const uint64_t *best = NULL;
-    const struct beam_function *tables[2] = {m->exports, m->locals};
-    uint32_t counts[2] = {m->export_count, m->local_count};
-    for (int t = 0; t < 2; t++)
-        for (uint32_t i = 0; i < counts[t]; i++) {
-            const uint64_t *entry = tables[t][i].entry;
-            /* The func_info before an entry belongs to its function. */
-            if (entry - 4 <= pc && (!best || entry > best))
-                best = entry;
-        }
-    if (!best)
+    const struct beam_function *f = beam_function_at(m, pc);
+    if (!f)
         return false;
-    *function = (term)best[-2];
-    *arity = (unsigned)best[-1];
+    *function = (term)f->entry[-2];
+    *arity = (unsigned)f->entry[-1];
     return true;
 }
 
 /* ---- stack traces ---- */
 
+/* [{file, F}, {line, L}]: the file item is the module's literal. */
 static term location_of(heap_t *h, const struct beam_module *m, const uint64_t *pc)
 {
-    const char *file;
-    uint32_t line;
-    if (!m || !beam_location_of(m, (size_t)(pc - m->code), &file, &line))
+    uint32_t file, line;
+    if (!m || !beam_location_at(m, (size_t)(pc - m->code), &file, &line))
         return NIL;
-    term file_t = heap_string(h, file, strlen(file));
-    if (is_non_value(file_t))
-        return THE_NON_VALUE;
-    term file_pair = heap_tuple2(h, A(file), file_t);
     term line_pair = heap_tuple2(h, A(line), make_small(line));
-    if (is_non_value(file_pair) || is_non_value(line_pair))
+    if (is_non_value(line_pair))
         return THE_NON_VALUE;
     term tail = heap_cons(h, line_pair, NIL);
-    return is_non_value(tail) ? tail : heap_cons(h, file_pair, tail);
+    return is_non_value(tail) ? tail : heap_cons(h, m->files[file].file_item, tail);
 }
 
 /* {M, F, ArityOrArgs, Location} for code at pc; NIL when pc is in no
@@ -196,6 +183,16 @@ static term with_error_info(heap_t *h, term frame, term info)
     return heap_tuple(h, 4, elems);
 }
 
+static term class_atom(enum fault_class c)
+{
+    return c == FAULT_EXIT ? A(exit) : c == FAULT_THROW ? A(throw) : A(error);
+}
+
+static enum fault_class class_of_atom(term a)
+{
+    return a == A(exit) ? FAULT_EXIT : a == A(throw) ? FAULT_THROW : a == A(error) ? FAULT_ERROR : FAULT_NONE;
+}
+
 struct fault_site {
     const uint64_t *pc;          /* the instruction that raised */
     const struct bif_entry *bif; /* the builtin that raised, or NULL */
@@ -205,6 +202,25 @@ struct fault_site {
     bool tail_call;              /* a tail call failed: the caller's frame is gone in OTP */
 };
 
+/* Code the engine itself runs rather than a module: no stack trace frame
+ * shows it. Every code address a process holds (I, cp, a continuation on
+ * its stack) is a module's or one of these. */
+static bool is_engine_code(const uint64_t *pc)
+{
+    return pc == normal_exit_code || pc == spawn_start_code || pc == repeat_call_code || pc == trap_resume_code ||
+           pc == handover_return_code;
+}
+
+/* The next continuation pointer on the stack at or above *w (advancing *w
+ * past it), or NULL at the stack's end. */
+static const uint64_t *next_continuation(term **w, term *end)
+{
+    for (; *w < end; (*w)++)
+        if (is_header(**w) && **w)
+            return (const uint64_t *)(uintptr_t) * (*w)++;
+    return NULL;
+}
+
 /* The stack trace term on h: frames[0..n), then a frame per continuation
  * of p (cp, then each one saved on its stack from E on), at most
  * STACKTRACE_DEPTH in all. A return address equal to the one before it
@@ -213,8 +229,8 @@ struct fault_site {
 static term continuation_trace(struct process *p, heap_t *h, term *E, const uint64_t *cp, term *frames, unsigned n)
 {
     const uint64_t *next = cp, *shown = NULL;
-    term *end = stack_end(p);
-    for (term *w = E; n < STACKTRACE_DEPTH && next != normal_exit_code;) {
+    term *end = stack_end(p), *w = E;
+    while (n < STACKTRACE_DEPTH && next != normal_exit_code) {
         if (next && next != shown) {
             term f = frame_at(p, h, next - 1, THE_NON_VALUE);
             if (is_non_value(f))
@@ -223,57 +239,201 @@ static term continuation_trace(struct process *p, heap_t *h, term *E, const uint
                 frames[n++] = f;
             shown = next;
         }
-        next = NULL;
-        for (; w < end; w++)
-            if (is_header(*w) && *w) {
-                next = (const uint64_t *)(uintptr_t)*w++;
-                break;
-            }
-        if (!next)
+        if (!(next = next_continuation(&w, end)))
             break;
     }
     return heap_list_from_array(h, frames, n);
 }
 
-/* Builds the stack trace term: the raising frame, then one per
- * continuation pointer on the stack, at most STACKTRACE_DEPTH. */
-static term build_trace(struct process *p, const struct fault_site *site, term *E, const uint64_t *cp)
+term beam_current_stacktrace(struct process *p)
 {
-    heap_t *h = &p->heap;
     term frames[STACKTRACE_DEPTH];
     unsigned n = 0;
-    if (site->bif && !(site->bif->flags & BIF_NO_FRAME)) {
-        term args = list_of_registers(h, site->bif_args, site->bif->arity);
-        term location = is_value(args) ? bif_frame_location(h, site->bif->module, p->fault_cause) : args;
-        term elems[4] = {site->bif->module, site->bif->function, args, location};
-        if (is_non_value(location) || is_non_value(frames[n++] = heap_tuple(h, 4, elems)))
-            return THE_NON_VALUE;
-    }
-    term args = THE_NON_VALUE;
-    if (site->function_clause)
-        args = list_of_registers(h, x_regs, (unsigned)site->pc[3]);
-    else if (is_value(p->fault_args))
-        args = p->fault_args;
-    if (site->function_clause && is_non_value(args))
-        return THE_NON_VALUE;
-    term top = site->tail_call ? NIL : frame_at(p, h, site->function_clause ? site->pc + 4 : site->pc, args);
-    if (is_value(top) && top != NIL && is_value(p->fault_info))
-        top = with_error_info(h, top, p->fault_info);
+    term top = frame_at(p, &p->heap, p->beam_bif_pc, THE_NON_VALUE);
     if (is_non_value(top))
         return top;
     if (top != NIL)
         frames[n++] = top;
-    /* OTP 25 has pushed the return address when a fun call fails, so the
-     * caller shows twice. */
-    if (site->fun_call && top != NIL)
-        frames[n++] = top;
-    return continuation_trace(p, h, E, cp, frames, n);
+    return continuation_trace(p, &p->heap, p->stack_top, p->beam_bif_cp, frames, n);
 }
 
-term beam_current_stacktrace(struct process *p)
+/* ---- raw traces ----
+ * A raise records where it happened, not the stack trace term: most
+ * handlers never look at the trace, and its frames (functions found by
+ * address, locations, error_info maps) cost many times the raise itself.
+ * As OTP does, the raise saves what the frames are built from, and the term
+ * is built only when asked for: by build_stacktrace (catch C:R:St), by
+ * catch's 'EXIT' value of an error, or when the exception ends the process.
+ *
+ * The raw trace (x3 in a handler, the operand of raise and raw_raise) is a
+ * tuple on the process heap in one of two forms:
+ *   {Class, Trace}   the trace is known: erlang:raise/3 gave it
+ *   {Class, Pc, Flags, Bif, BifArgs, TopArgs, Cause, Info, Override, Cp...}
+ * Pc is the raising instruction (0: no frame for it), Bif the builtin whose
+ * own frame goes first (0: none), BifArgs its argument list, TopArgs the
+ * arguments the raising frame shows instead of its arity, Cause the cause
+ * in the builtin's error_info, Info error/3's error_info map, Override an
+ * undef frame for the top, each present when Flags says so (NIL when not);
+ * the Cps are the return addresses whose frames follow, as many as the
+ * trace shows. Addresses are kept as small integers: a code pointer has
+ * primary tag 00, which no heap word may have, so the tuple is an ordinary
+ * term to the collector and the copier. Only the engine makes raw traces
+ * and only it reads them: Erlang code cannot get hold of one. */
+enum {
+    RAW_CLASS = 1,
+    RAW_PC,
+    RAW_FLAGS,
+    RAW_BIF,
+    RAW_BIF_ARGS,
+    RAW_TOP_ARGS,
+    RAW_CAUSE,
+    RAW_INFO,
+    RAW_OVERRIDE,
+    RAW_FIXED = RAW_OVERRIDE /* elements before the continuations */
+};
+enum {
+    RAW_HAS_TOP_ARGS = 1,
+    RAW_HAS_CAUSE = 2,
+    RAW_HAS_INFO = 4,
+    RAW_HAS_OVERRIDE = 8,
+    RAW_FUN_CALL = 16, /* the raising frame shows twice (a failed fun call) */
+};
+
+static inline term raw_address(const void *ptr) { return make_small((int64_t)(uintptr_t)ptr); }
+static inline const void *raw_pointer(term t) { return (const void *)(uintptr_t)small_value(t); }
+
+static term optional_term(term t, unsigned flag, unsigned *flags)
 {
-    struct fault_site site = {.pc = p->beam_bif_pc};
-    return build_trace(p, &site, p->stack_top, p->beam_bif_cp);
+    if (is_non_value(t))
+        return NIL;
+    *flags |= flag;
+    return t;
+}
+
+/* The raw trace of the exception p records (p->fault_*), raised at site
+ * with the stack at E and continuation cp; THE_NON_VALUE when the heap
+ * refuses it. Allocates only the tuple, and the argument lists a builtin's
+ * or a function_clause frame shows. */
+static term capture_raw_trace(struct process *p, const struct fault_site *site, term *E, const uint64_t *cp,
+                              term override)
+{
+    heap_t *h = &p->heap;
+    term class = class_atom((enum fault_class)p->fault_class);
+    if (is_value(p->fault_trace)) {
+        term trace = p->fault_trace;
+        if (is_value(override))
+            trace = heap_cons(h, override, trace);
+        return is_non_value(trace) ? trace : heap_tuple2(h, class, trace);
+    }
+    unsigned flags = 0, shown = 0;
+    term fixed[RAW_FIXED];
+    const struct bif_entry *bif = site->bif && !(site->bif->flags & BIF_NO_FRAME) ? site->bif : NULL;
+    term bif_args = NIL;
+    if (bif) {
+        if (is_non_value(bif_args = list_of_registers(h, site->bif_args, bif->arity)))
+            return bif_args;
+        shown++;
+    }
+    term top_args = THE_NON_VALUE;
+    if (site->function_clause) {
+        if (is_non_value(top_args = list_of_registers(h, x_regs, (unsigned)site->pc[3])))
+            return top_args;
+    } else if (is_value(p->fault_args)) {
+        top_args = p->fault_args;
+    }
+    const uint64_t *top = site->tail_call ? NULL : site->function_clause ? site->pc + 4 : site->pc;
+    if (top && is_engine_code(top))
+        top = NULL;
+    if (top) {
+        shown++;
+        if (site->fun_call) {
+            flags |= RAW_FUN_CALL;
+            shown++;
+        }
+    }
+    fixed[RAW_CLASS - 1] = class;
+    fixed[RAW_PC - 1] = raw_address(top);
+    fixed[RAW_BIF - 1] = raw_address(bif);
+    fixed[RAW_BIF_ARGS - 1] = bif_args;
+    fixed[RAW_TOP_ARGS - 1] = optional_term(top_args, RAW_HAS_TOP_ARGS, &flags);
+    fixed[RAW_CAUSE - 1] = optional_term(p->fault_cause, RAW_HAS_CAUSE, &flags);
+    fixed[RAW_INFO - 1] = optional_term(p->fault_info, RAW_HAS_INFO, &flags);
+    fixed[RAW_OVERRIDE - 1] = optional_term(override, RAW_HAS_OVERRIDE, &flags);
+    fixed[RAW_FLAGS - 1] = make_small(flags);
+
+    /* The continuations whose frames the trace shows: the walk of
+     * continuation_trace, without building the frames. */
+    const uint64_t *cps[STACKTRACE_DEPTH];
+    unsigned n = 0;
+    const uint64_t *next = cp, *last = NULL;
+    term *end = stack_end(p), *w = E;
+    while (shown + n < STACKTRACE_DEPTH && next != normal_exit_code) {
+        if (next && next != last) {
+            if (!is_engine_code(next))
+                cps[n++] = next;
+            last = next;
+        }
+        if (!(next = next_continuation(&w, end)))
+            break;
+    }
+    term *t = heap_alloc(h, 1 + RAW_FIXED + n);
+    if (!t)
+        return THE_NON_VALUE;
+    t[0] = make_header(SUBTAG_TUPLE, RAW_FIXED + n);
+    memcpy(t + 1, fixed, sizeof fixed);
+    for (unsigned i = 0; i < n; i++)
+        t[1 + RAW_FIXED + i] = raw_address(cps[i]);
+    return make_boxed(t);
+}
+
+/* The stack trace term of a raw trace, built on p's heap (NIL for anything
+ * that is not a raw trace); THE_NON_VALUE when the heap refuses it. */
+static term raw_trace_term(struct process *p, term raw)
+{
+    if (!is_tuple(raw) || tuple_arity(raw) < 2)
+        return NIL;
+    if (tuple_arity(raw) == 2)
+        return tuple_element(raw, 2);
+    if (tuple_arity(raw) < RAW_FIXED)
+        return NIL;
+    heap_t *h = &p->heap;
+    term frames[STACKTRACE_DEPTH];
+    unsigned n = 0;
+    unsigned flags = (unsigned)small_value(tuple_element(raw, RAW_FLAGS));
+    const struct bif_entry *bif = raw_pointer(tuple_element(raw, RAW_BIF));
+    if (bif) {
+        term cause = flags & RAW_HAS_CAUSE ? tuple_element(raw, RAW_CAUSE) : THE_NON_VALUE;
+        term location = bif_frame_location(h, bif->module, cause);
+        term elems[4] = {bif->module, bif->function, tuple_element(raw, RAW_BIF_ARGS), location};
+        if (is_non_value(location) || is_non_value(frames[n++] = heap_tuple(h, 4, elems)))
+            return THE_NON_VALUE;
+    }
+    const uint64_t *pc = raw_pointer(tuple_element(raw, RAW_PC));
+    term args = flags & RAW_HAS_TOP_ARGS ? tuple_element(raw, RAW_TOP_ARGS) : THE_NON_VALUE;
+    term top = pc ? frame_at(p, h, pc, args) : NIL;
+    if (is_value(top) && top != NIL && (flags & RAW_HAS_INFO))
+        top = with_error_info(h, top, tuple_element(raw, RAW_INFO));
+    if (is_non_value(top))
+        return top;
+    if (top != NIL) {
+        frames[n++] = top;
+        /* OTP 25 has pushed the return address when a fun call fails, so
+         * the caller shows twice. */
+        if (flags & RAW_FUN_CALL)
+            frames[n++] = top;
+    }
+    for (uint64_t i = RAW_FIXED + 1; i <= tuple_arity(raw) && n < STACKTRACE_DEPTH; i++) {
+        const uint64_t *next = raw_pointer(tuple_element(raw, i));
+        term f = frame_at(p, h, next - 1, THE_NON_VALUE);
+        if (is_non_value(f))
+            return f;
+        if (f != NIL)
+            frames[n++] = f;
+    }
+    term trace = heap_list_from_array(h, frames, n);
+    if (is_value(trace) && (flags & RAW_HAS_OVERRIDE))
+        trace = heap_cons(h, tuple_element(raw, RAW_OVERRIDE), trace);
+    return trace;
 }
 
 term beam_stacktrace_of(struct process *self, struct process *q)
@@ -294,16 +454,6 @@ term beam_stacktrace_of(struct process *self, struct process *q)
 }
 
 /* ---- errors ---- */
-
-static term class_atom(enum fault_class c)
-{
-    return c == FAULT_EXIT ? A(exit) : c == FAULT_THROW ? A(throw) : A(error);
-}
-
-static enum fault_class class_of_atom(term a)
-{
-    return a == A(exit) ? FAULT_EXIT : a == A(throw) ? FAULT_THROW : a == A(error) ? FAULT_ERROR : FAULT_NONE;
-}
 
 static term error_tuple(struct process *p, term tag, term value)
 {
@@ -1795,8 +1945,8 @@ op_catch_end:
             X[0] = reason;
         } else {
             if (class == A(error)) {
-                term trace = is_tuple(X[3]) ? tuple_elements(X[3])[1] : NIL;
-                reason = heap_tuple2(&p->heap, reason, trace);
+                term trace = raw_trace_term(p, X[3]);
+                reason = is_value(trace) ? heap_tuple2(&p->heap, reason, trace) : trace;
                 if (is_non_value(reason))
                     goto out_of_memory;
             }
@@ -1809,21 +1959,19 @@ op_catch_end:
     NEXT(2);
 
 op_build_stacktrace:
-    X[0] = is_tuple(X[0]) && tuple_arity(X[0]) == 2 ? tuple_elements(X[0])[1] : NIL;
+    X[0] = raw_trace_term(p, X[0]);
+    if (is_non_value(X[0]))
+        goto out_of_memory;
     NEXT(1);
 
 op_raise : {
     /* raise Trace, Reason: rethrow with the class and trace of the raw trace. */
     term raw = SRC(I[1]), reason = SRC(I[2]);
     enum fault_class c = FAULT_ERROR;
-    term trace = NIL;
-    if (is_tuple(raw) && tuple_arity(raw) == 2 && class_of_atom(tuple_elements(raw)[0]) != FAULT_NONE) {
-        c = class_of_atom(tuple_elements(raw)[0]);
-        trace = tuple_elements(raw)[1];
-    }
+    if (is_tuple(raw) && tuple_arity(raw) >= 2 && class_of_atom(tuple_element(raw, RAW_CLASS)) != FAULT_NONE)
+        c = class_of_atom(tuple_element(raw, RAW_CLASS));
     bif_raise(p, c, reason);
     result = raw;
-    (void)trace;
     goto rethrow;
 }
 
@@ -2098,22 +2246,17 @@ raise_with_site : {
         frame_override = p->fault_args;
         p->fault_args = THE_NON_VALUE;
     }
-    /* erlang:raise/3 gives its trace; everything else builds one. */
-    term trace = is_value(p->fault_trace) ? p->fault_trace : build_trace(p, &site, E, cp);
+    /* The trace term is built only when something asks for it. */
+    result = capture_raw_trace(p, &site, E, cp, frame_override);
     p->fault_trace = THE_NON_VALUE;
     p->fault_cause = THE_NON_VALUE;
     p->fault_info = THE_NON_VALUE;
-    if (is_value(trace) && is_value(frame_override))
-        trace = heap_cons(&p->heap, frame_override, trace);
-    if (is_non_value(trace))
-        goto out_of_memory;
-    result = heap_tuple2(&p->heap, class_atom((enum fault_class)p->fault_class), trace);
     if (is_non_value(result))
         goto out_of_memory;
     site = (struct fault_site){NULL, NULL, NULL, false, false, false};
 }
 rethrow : {
-    /* result: the raw trace {Class, Trace}. Find the nearest catch. */
+    /* result: the raw trace. Find the nearest catch. */
     enum fault_class c = (enum fault_class)p->fault_class;
     term reason = p->fault_reason;
     p->fault_class = FAULT_NONE;
@@ -2135,8 +2278,8 @@ rethrow : {
         }
     }
     /* Uncaught: the process exits. */
-    term trace = is_tuple(result) && tuple_arity(result) == 2 ? tuple_elements(result)[1] : NIL;
-    term why = exit_reason_of(p, c, reason, trace);
+    term trace = raw_trace_term(p, result);
+    term why = is_value(trace) ? exit_reason_of(p, c, reason, trace) : trace;
     if (is_non_value(why))
         goto out_of_memory;
     p->exit_reason = why;
