@@ -56,18 +56,24 @@ static _Thread_local term x_regs[BEAM_MAX_X + 8];
 static bool gc_stress;
 static _Thread_local double f_regs[BEAM_MAX_FR];
 
-/* Code the engine itself runs: the continuation of a process's first
- * function (a normal exit), and the start of a spawned process (an apply of
- * x0:x1(x2...)). Their opcode words are set when the table is built. */
-static uint64_t normal_exit_code[1];
-static uint64_t spawn_start_code[1];
-/* Where a process resumes to repeat a builtin call that blocked. */
-static uint64_t repeat_call_code[1];
-/* Where a process resumes to continue a builtin that trapped (bif_trap). */
-static uint64_t trap_resume_code[1];
-/* Where Erlang code that a builtin handed a tail call to returns
- * (call_handed_over): it pops the frame kept for the caller. */
-static uint64_t handover_return_code[1];
+/* Code the engine itself runs, one word each, in one array so that a stack
+ * trace tells it from a module's code with one range test
+ * (is_engine_code). Their opcode words are set when the table is built.
+ *   normal_exit_code      the continuation of a process's first function
+ *   spawn_start_code      the start of a spawned process (x0:x1(x2...))
+ *   repeat_call_code      where a process resumes to repeat a builtin call
+ *                         that blocked
+ *   trap_resume_code      where it resumes to continue a builtin that
+ *                         trapped (bif_trap)
+ *   handover_return_code  where Erlang code that a builtin handed a tail
+ *                         call to returns (call_handed_over): it pops the
+ *                         frame kept for the caller */
+static uint64_t engine_code[5];
+#define normal_exit_code (engine_code + 0)
+#define spawn_start_code (engine_code + 1)
+#define repeat_call_code (engine_code + 2)
+#define trap_resume_code (engine_code + 3)
+#define handover_return_code (engine_code + 4)
 /* beam_repeat.how of a trapped gc_bif instruction (0..2 are call_how's). */
 #define REPEAT_INSTRUCTION 3
 
@@ -205,10 +211,9 @@ struct fault_site {
 /* Code the engine itself runs rather than a module: no stack trace frame
  * shows it. Every code address a process holds (I, cp, a continuation on
  * its stack) is a module's or one of these. */
-static bool is_engine_code(const uint64_t *pc)
+static inline bool is_engine_code(const uint64_t *pc)
 {
-    return pc == normal_exit_code || pc == spawn_start_code || pc == repeat_call_code || pc == trap_resume_code ||
-           pc == handover_return_code;
+    return (uintptr_t)pc - (uintptr_t)engine_code < sizeof engine_code;
 }
 
 /* The next continuation pointer on the stack at or above *w (advancing *w
@@ -326,7 +331,6 @@ static term capture_raw_trace(struct process *p, const struct fault_site *site, 
         return is_non_value(trace) ? trace : heap_tuple2(h, class, trace);
     }
     unsigned flags = 0, shown = 0;
-    term fixed[RAW_FIXED];
     const struct bif_entry *bif = site->bif && !(site->bif->flags & BIF_NO_FRAME) ? site->bif : NULL;
     term bif_args = NIL;
     if (bif) {
@@ -351,16 +355,6 @@ static term capture_raw_trace(struct process *p, const struct fault_site *site, 
             shown++;
         }
     }
-    fixed[RAW_CLASS - 1] = class;
-    fixed[RAW_PC - 1] = raw_address(top);
-    fixed[RAW_BIF - 1] = raw_address(bif);
-    fixed[RAW_BIF_ARGS - 1] = bif_args;
-    fixed[RAW_TOP_ARGS - 1] = optional_term(top_args, RAW_HAS_TOP_ARGS, &flags);
-    fixed[RAW_CAUSE - 1] = optional_term(p->fault_cause, RAW_HAS_CAUSE, &flags);
-    fixed[RAW_INFO - 1] = optional_term(p->fault_info, RAW_HAS_INFO, &flags);
-    fixed[RAW_OVERRIDE - 1] = optional_term(override, RAW_HAS_OVERRIDE, &flags);
-    fixed[RAW_FLAGS - 1] = make_small(flags);
-
     /* The continuations whose frames the trace shows: the walk of
      * continuation_trace, without building the frames. */
     const uint64_t *cps[STACKTRACE_DEPTH];
@@ -380,7 +374,15 @@ static term capture_raw_trace(struct process *p, const struct fault_site *site, 
     if (!t)
         return THE_NON_VALUE;
     t[0] = make_header(SUBTAG_TUPLE, RAW_FIXED + n);
-    memcpy(t + 1, fixed, sizeof fixed);
+    t[RAW_CLASS] = class;
+    t[RAW_PC] = raw_address(top);
+    t[RAW_BIF] = raw_address(bif);
+    t[RAW_BIF_ARGS] = bif_args;
+    t[RAW_TOP_ARGS] = optional_term(top_args, RAW_HAS_TOP_ARGS, &flags);
+    t[RAW_CAUSE] = optional_term(p->fault_cause, RAW_HAS_CAUSE, &flags);
+    t[RAW_INFO] = optional_term(p->fault_info, RAW_HAS_INFO, &flags);
+    t[RAW_OVERRIDE] = optional_term(override, RAW_HAS_OVERRIDE, &flags);
+    t[RAW_FLAGS] = make_small(flags);
     for (unsigned i = 0; i < n; i++)
         t[1 + RAW_FIXED + i] = raw_address(cps[i]);
     return make_boxed(t);
