@@ -13,8 +13,8 @@
  * its two low bits are 00, a term otherwise.
  *
  * Exceptions. A builtin that fails records the exception in the process
- * (bif.h); the engine builds the stack trace, then looks for the nearest
- * catch marker on the stack. A catch marker holds the address of its
+ * (bif.h); the engine saves what its stack trace is built from (a raw
+ * trace, below), then looks for the nearest catch marker on the stack. A catch marker holds the address of its
  * handler; the frame it sits in begins at the nearest continuation pointer
  * below it. The handler finds x0 = THE_NON_VALUE, x1 = class, x2 = reason,
  * x3 = the raw trace (see "raw traces" below: the stack trace term is built
