@@ -272,30 +272,22 @@ term beam_current_stacktrace(struct process *p)
  *
  * The raw trace (x3 in a handler, the operand of raise and raw_raise) is a
  * tuple on the process heap in one of two forms:
- *   {Class, Trace}   the trace is known: erlang:raise/3 gave it
- *   {Class, Pc, Flags, Bif, BifArgs, TopArgs, Cause, Info, Override, Cp...}
- * Pc is the raising instruction (0: no frame for it), Bif the builtin whose
- * own frame goes first (0: none), BifArgs its argument list, TopArgs the
- * arguments the raising frame shows instead of its arity, Cause the cause
- * in the builtin's error_info, Info error/3's error_info map, Override an
- * undef frame for the top, each present when Flags says so (NIL when not);
- * the Cps are the return addresses whose frames follow, as many as the
- * trace shows. Addresses are kept as small integers: a code pointer has
- * primary tag 00, which no heap word may have, so the tuple is an ordinary
- * term to the collector and the copier. Only the engine makes raw traces
- * and only it reads them: Erlang code cannot get hold of one. */
-enum {
-    RAW_CLASS = 1,
-    RAW_PC,
-    RAW_FLAGS,
-    RAW_BIF,
-    RAW_BIF_ARGS,
-    RAW_TOP_ARGS,
-    RAW_CAUSE,
-    RAW_INFO,
-    RAW_OVERRIDE,
-    RAW_FIXED = RAW_OVERRIDE /* elements before the continuations */
-};
+ *   {Class, Trace}           the trace is known: erlang:raise/3 gave it
+ *   {Class, Pc, Extra, Cp...}
+ * Pc is the raising instruction (0: no frame for it) and the Cps are the
+ * return addresses whose frames follow, as many as the trace shows. Extra
+ * is NIL for a plain raise (throw/1, error/1, exit/1, a badmatch...: 4 + n
+ * words, n <= 8), else {Flags, Bif, BifArgs, TopArgs, Cause, Info,
+ * Override}: the builtin whose own frame goes first (0: none) and its
+ * argument list, the arguments the raising frame shows instead of its
+ * arity, the cause in the builtin's error_info, error/3's error_info map,
+ * an undef frame for the top, each present when Flags says so (NIL when
+ * not). Addresses are kept as small integers: a code pointer has primary
+ * tag 00, which no heap word may have, so the tuple is an ordinary term to
+ * the collector and the copier. Only the engine makes raw traces and only
+ * it reads them: Erlang code cannot get hold of one. */
+enum { RAW_CLASS = 1, RAW_PC, RAW_EXTRA, RAW_FIXED = RAW_EXTRA /* elements before the Cps */ };
+enum { EXTRA_FLAGS = 1, EXTRA_BIF, EXTRA_BIF_ARGS, EXTRA_TOP_ARGS, EXTRA_CAUSE, EXTRA_INFO, EXTRA_OVERRIDE, EXTRA_SIZE = 7 };
 enum {
     RAW_HAS_TOP_ARGS = 1,
     RAW_HAS_CAUSE = 2,
@@ -315,10 +307,36 @@ static term optional_term(term t, unsigned flag, unsigned *flags)
     return t;
 }
 
+/* The raw trace's Extra for the exception p records at site: NIL when the
+ * frames need nothing beyond the addresses. */
+static term raw_extra(struct process *p, const struct fault_site *site, const struct bif_entry *bif, bool fun_call,
+                      term override)
+{
+    if (!bif && !site->function_clause && !fun_call && is_non_value(p->fault_args) &&
+        is_non_value(p->fault_cause) && is_non_value(p->fault_info) && is_non_value(override))
+        return NIL;
+    heap_t *h = &p->heap;
+    unsigned flags = fun_call ? RAW_FUN_CALL : 0;
+    term bif_args = NIL;
+    if (bif && is_non_value(bif_args = list_of_registers(h, site->bif_args, bif->arity)))
+        return bif_args;
+    term top_args = p->fault_args;
+    if (site->function_clause && is_non_value(top_args = list_of_registers(h, x_regs, (unsigned)site->pc[3])))
+        return top_args;
+    term e[EXTRA_SIZE];
+    e[EXTRA_BIF - 1] = raw_address(bif);
+    e[EXTRA_BIF_ARGS - 1] = bif_args;
+    e[EXTRA_TOP_ARGS - 1] = optional_term(top_args, RAW_HAS_TOP_ARGS, &flags);
+    e[EXTRA_CAUSE - 1] = optional_term(p->fault_cause, RAW_HAS_CAUSE, &flags);
+    e[EXTRA_INFO - 1] = optional_term(p->fault_info, RAW_HAS_INFO, &flags);
+    e[EXTRA_OVERRIDE - 1] = optional_term(override, RAW_HAS_OVERRIDE, &flags);
+    e[EXTRA_FLAGS - 1] = make_small(flags);
+    return heap_tuple(h, EXTRA_SIZE, e);
+}
+
 /* The raw trace of the exception p records (p->fault_*), raised at site
  * with the stack at E and continuation cp; THE_NON_VALUE when the heap
- * refuses it. Allocates only the tuple, and the argument lists a builtin's
- * or a function_clause frame shows. */
+ * refuses it. A plain raise allocates the tuple alone. */
 static term capture_raw_trace(struct process *p, const struct fault_site *site, term *E, const uint64_t *cp,
                               term override)
 {
@@ -330,31 +348,15 @@ static term capture_raw_trace(struct process *p, const struct fault_site *site, 
             trace = heap_cons(h, override, trace);
         return is_non_value(trace) ? trace : heap_tuple2(h, class, trace);
     }
-    unsigned flags = 0, shown = 0;
     const struct bif_entry *bif = site->bif && !(site->bif->flags & BIF_NO_FRAME) ? site->bif : NULL;
-    term bif_args = NIL;
-    if (bif) {
-        if (is_non_value(bif_args = list_of_registers(h, site->bif_args, bif->arity)))
-            return bif_args;
-        shown++;
-    }
-    term top_args = THE_NON_VALUE;
-    if (site->function_clause) {
-        if (is_non_value(top_args = list_of_registers(h, x_regs, (unsigned)site->pc[3])))
-            return top_args;
-    } else if (is_value(p->fault_args)) {
-        top_args = p->fault_args;
-    }
     const uint64_t *top = site->tail_call ? NULL : site->function_clause ? site->pc + 4 : site->pc;
     if (top && is_engine_code(top))
         top = NULL;
-    if (top) {
-        shown++;
-        if (site->fun_call) {
-            flags |= RAW_FUN_CALL;
-            shown++;
-        }
-    }
+    bool fun_call = top && site->fun_call;
+    unsigned shown = (bif != NULL) + (top != NULL) + fun_call;
+    term extra = raw_extra(p, site, bif, fun_call, override);
+    if (is_non_value(extra))
+        return extra;
     /* The continuations whose frames the trace shows: the walk of
      * continuation_trace, without building the frames. */
     const uint64_t *cps[STACKTRACE_DEPTH];
@@ -376,13 +378,7 @@ static term capture_raw_trace(struct process *p, const struct fault_site *site, 
     t[0] = make_header(SUBTAG_TUPLE, RAW_FIXED + n);
     t[RAW_CLASS] = class;
     t[RAW_PC] = raw_address(top);
-    t[RAW_BIF] = raw_address(bif);
-    t[RAW_BIF_ARGS] = bif_args;
-    t[RAW_TOP_ARGS] = optional_term(top_args, RAW_HAS_TOP_ARGS, &flags);
-    t[RAW_CAUSE] = optional_term(p->fault_cause, RAW_HAS_CAUSE, &flags);
-    t[RAW_INFO] = optional_term(p->fault_info, RAW_HAS_INFO, &flags);
-    t[RAW_OVERRIDE] = optional_term(override, RAW_HAS_OVERRIDE, &flags);
-    t[RAW_FLAGS] = make_small(flags);
+    t[RAW_EXTRA] = extra;
     for (unsigned i = 0; i < n; i++)
         t[1 + RAW_FIXED + i] = raw_address(cps[i]);
     return make_boxed(t);
@@ -396,25 +392,29 @@ static term raw_trace_term(struct process *p, term raw)
         return NIL;
     if (tuple_arity(raw) == 2)
         return tuple_element(raw, 2);
-    if (tuple_arity(raw) < RAW_FIXED)
-        return NIL;
     heap_t *h = &p->heap;
     term frames[STACKTRACE_DEPTH];
     unsigned n = 0;
-    unsigned flags = (unsigned)small_value(tuple_element(raw, RAW_FLAGS));
-    const struct bif_entry *bif = raw_pointer(tuple_element(raw, RAW_BIF));
-    if (bif) {
-        term cause = flags & RAW_HAS_CAUSE ? tuple_element(raw, RAW_CAUSE) : THE_NON_VALUE;
-        term location = bif_frame_location(h, bif->module, cause);
-        term elems[4] = {bif->module, bif->function, tuple_element(raw, RAW_BIF_ARGS), location};
-        if (is_non_value(location) || is_non_value(frames[n++] = heap_tuple(h, 4, elems)))
-            return THE_NON_VALUE;
+    term extra = tuple_element(raw, RAW_EXTRA);
+    unsigned flags = 0;
+    term args = THE_NON_VALUE;
+    if (extra != NIL) {
+        term *e = tuple_elements(extra) - 1; /* e[EXTRA_...] */
+        flags = (unsigned)small_value(e[EXTRA_FLAGS]);
+        if (flags & RAW_HAS_TOP_ARGS)
+            args = e[EXTRA_TOP_ARGS];
+        const struct bif_entry *bif = raw_pointer(e[EXTRA_BIF]);
+        if (bif) {
+            term location = bif_frame_location(h, bif->module, flags & RAW_HAS_CAUSE ? e[EXTRA_CAUSE] : THE_NON_VALUE);
+            term elems[4] = {bif->module, bif->function, e[EXTRA_BIF_ARGS], location};
+            if (is_non_value(location) || is_non_value(frames[n++] = heap_tuple(h, 4, elems)))
+                return THE_NON_VALUE;
+        }
     }
     const uint64_t *pc = raw_pointer(tuple_element(raw, RAW_PC));
-    term args = flags & RAW_HAS_TOP_ARGS ? tuple_element(raw, RAW_TOP_ARGS) : THE_NON_VALUE;
     term top = pc ? frame_at(p, h, pc, args) : NIL;
     if (is_value(top) && top != NIL && (flags & RAW_HAS_INFO))
-        top = with_error_info(h, top, tuple_element(raw, RAW_INFO));
+        top = with_error_info(h, top, tuple_element(extra, EXTRA_INFO));
     if (is_non_value(top))
         return top;
     if (top != NIL) {
@@ -434,7 +434,7 @@ static term raw_trace_term(struct process *p, term raw)
     }
     term trace = heap_list_from_array(h, frames, n);
     if (is_value(trace) && (flags & RAW_HAS_OVERRIDE))
-        trace = heap_cons(h, tuple_element(raw, RAW_OVERRIDE), trace);
+        trace = heap_cons(h, tuple_element(extra, EXTRA_OVERRIDE), trace);
     return trace;
 }
 
