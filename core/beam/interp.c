@@ -14,11 +14,11 @@
  *
  * Exceptions. A builtin that fails records the exception in the process
  * (bif.h); the engine saves what its stack trace is built from (a raw
- * trace, below), then looks for the nearest catch marker on the stack. A catch marker holds the address of its
- * handler; the frame it sits in begins at the nearest continuation pointer
- * below it. The handler finds x0 = THE_NON_VALUE, x1 = class, x2 = reason,
- * x3 = the raw trace (see "raw traces" below: the stack trace term is built
- * only when asked for).
+ * trace, below), then looks for the nearest catch marker on the stack. A
+ * catch marker holds the address of its handler; the frame it sits in
+ * begins at the nearest continuation pointer below it. The handler finds
+ * x0 = THE_NON_VALUE, x1 = class, x2 = reason, x3 = the raw trace (see "raw
+ * traces" below: the stack trace term is built only when asked for).
  */
 #include "beam/interp.h"
 
@@ -287,7 +287,16 @@ term beam_current_stacktrace(struct process *p)
  * the collector and the copier. Only the engine makes raw traces and only
  * it reads them: Erlang code cannot get hold of one. */
 enum { RAW_CLASS = 1, RAW_PC, RAW_EXTRA, RAW_FIXED = RAW_EXTRA /* elements before the Cps */ };
-enum { EXTRA_FLAGS = 1, EXTRA_BIF, EXTRA_BIF_ARGS, EXTRA_TOP_ARGS, EXTRA_CAUSE, EXTRA_INFO, EXTRA_OVERRIDE, EXTRA_SIZE = 7 };
+enum {
+    EXTRA_FLAGS = 1,
+    EXTRA_BIF,
+    EXTRA_BIF_ARGS,
+    EXTRA_TOP_ARGS,
+    EXTRA_CAUSE,
+    EXTRA_INFO,
+    EXTRA_OVERRIDE,
+    EXTRA_SIZE = 7
+};
 enum {
     RAW_HAS_TOP_ARGS = 1,
     RAW_HAS_CAUSE = 2,
@@ -312,8 +321,8 @@ static term optional_term(term t, unsigned flag, unsigned *flags)
 static term raw_extra(struct process *p, const struct fault_site *site, const struct bif_entry *bif, bool fun_call,
                       term override)
 {
-    if (!bif && !site->function_clause && !fun_call && is_non_value(p->fault_args) &&
-        is_non_value(p->fault_cause) && is_non_value(p->fault_info) && is_non_value(override))
+    if (!bif && !site->function_clause && !fun_call && is_non_value(p->fault_args) && is_non_value(p->fault_cause) &&
+        is_non_value(p->fault_info) && is_non_value(override))
         return NIL;
     heap_t *h = &p->heap;
     unsigned flags = fun_call ? RAW_FUN_CALL : 0;

@@ -22,8 +22,8 @@ static CLAUSE_runtime_v1 *runtime_for_exc_raw(void)
 }
 
 /* module:function(args) returns what exc_raw:expected_function() returns. */
-static bool returns_as(CLAUSE_runtime_v1 *rt, const char *function, const void *args, size_t size,
-                       const void *expected, size_t expected_size)
+static bool returns_as(CLAUSE_runtime_v1 *rt, const char *function, const void *args, size_t size, const void *expected,
+                       size_t expected_size)
 {
     CLAUSE_result_v1 got;
     bool same = CLAUSE_invoke_v1(rt, "exc_raw", function, args, size, &got) == CLAUSE_OK &&
