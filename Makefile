@@ -12,7 +12,7 @@
 #                      (scripts/check-layers)
 #   make test-layers   the test of scripts/check-layers, on small trees
 #   make tsan          concurrent unit tests under ThreadSanitizer
-#   make bench         compute kernels, native scheduling and ETS benchmarks
+#   make bench         compute kernels, native scheduling, ETS and exception benchmarks
 #                      against OTP
 #   make goldens       the goldens' expected outputs, from OTP 25 (committed)
 #   make format-check  clang-format conformance, and check-layers
@@ -222,6 +222,7 @@ bench: build/rel/clause
 	experiments/bench_compute.sh
 	experiments/bench_native.sh
 	experiments/bench_ets.sh
+	experiments/bench_exceptions.sh
 	experiments/bench_portions.sh
 	experiments/bench_idioms.sh
 

@@ -13,12 +13,12 @@
  * its two low bits are 00, a term otherwise.
  *
  * Exceptions. A builtin that fails records the exception in the process
- * (bif.h); the engine builds the stack trace, then looks for the nearest
- * catch marker on the stack. A catch marker holds the address of its
- * handler; the frame it sits in begins at the nearest continuation pointer
- * below it. The handler finds x0 = THE_NON_VALUE, x1 = class, x2 = reason,
- * x3 = the raw trace ({Class, Trace}, which only raise and build_stacktrace
- * read).
+ * (bif.h); the engine saves what its stack trace is built from (a raw
+ * trace, below), then looks for the nearest catch marker on the stack. A
+ * catch marker holds the address of its handler; the frame it sits in
+ * begins at the nearest continuation pointer below it. The handler finds
+ * x0 = THE_NON_VALUE, x1 = class, x2 = reason, x3 = the raw trace (see "raw
+ * traces" below: the stack trace term is built only when asked for).
  */
 #include "beam/interp.h"
 
@@ -56,18 +56,24 @@ static _Thread_local term x_regs[BEAM_MAX_X + 8];
 static bool gc_stress;
 static _Thread_local double f_regs[BEAM_MAX_FR];
 
-/* Code the engine itself runs: the continuation of a process's first
- * function (a normal exit), and the start of a spawned process (an apply of
- * x0:x1(x2...)). Their opcode words are set when the table is built. */
-static uint64_t normal_exit_code[1];
-static uint64_t spawn_start_code[1];
-/* Where a process resumes to repeat a builtin call that blocked. */
-static uint64_t repeat_call_code[1];
-/* Where a process resumes to continue a builtin that trapped (bif_trap). */
-static uint64_t trap_resume_code[1];
-/* Where Erlang code that a builtin handed a tail call to returns
- * (call_handed_over): it pops the frame kept for the caller. */
-static uint64_t handover_return_code[1];
+/* Code the engine itself runs, one word each, in one array so that a stack
+ * trace tells it from a module's code with one range test
+ * (is_engine_code). Their opcode words are set when the table is built.
+ *   normal_exit_code      the continuation of a process's first function
+ *   spawn_start_code      the start of a spawned process (x0:x1(x2...))
+ *   repeat_call_code      where a process resumes to repeat a builtin call
+ *                         that blocked
+ *   trap_resume_code      where it resumes to continue a builtin that
+ *                         trapped (bif_trap)
+ *   handover_return_code  where Erlang code that a builtin handed a tail
+ *                         call to returns (call_handed_over): it pops the
+ *                         frame kept for the caller */
+static uint64_t engine_code[5];
+#define normal_exit_code (engine_code + 0)
+#define spawn_start_code (engine_code + 1)
+#define repeat_call_code (engine_code + 2)
+#define trap_resume_code (engine_code + 3)
+#define handover_return_code (engine_code + 4)
 /* beam_repeat.how of a trapped gc_bif instruction (0..2 are call_how's). */
 #define REPEAT_INSTRUCTION 3
 
@@ -101,40 +107,27 @@ static term *grow_stack(struct process *p, term *E, size_t words)
 /* The function whose code holds pc: its func_info operands. */
 static bool function_of(const struct beam_module *m, const uint64_t *pc, term *function, unsigned *arity)
 {
-    const uint64_t *best = NULL;
-    const struct beam_function *tables[2] = {m->exports, m->locals};
-    uint32_t counts[2] = {m->export_count, m->local_count};
-    for (int t = 0; t < 2; t++)
-        for (uint32_t i = 0; i < counts[t]; i++) {
-            const uint64_t *entry = tables[t][i].entry;
-            /* The func_info before an entry belongs to its function. */
-            if (entry - 4 <= pc && (!best || entry > best))
-                best = entry;
-        }
-    if (!best)
+    const struct beam_function *f = beam_function_at(m, pc);
+    if (!f)
         return false;
-    *function = (term)best[-2];
-    *arity = (unsigned)best[-1];
+    *function = (term)f->entry[-2];
+    *arity = (unsigned)f->entry[-1];
     return true;
 }
 
 /* ---- stack traces ---- */
 
+/* [{file, F}, {line, L}]: the file item is the module's literal. */
 static term location_of(heap_t *h, const struct beam_module *m, const uint64_t *pc)
 {
-    const char *file;
-    uint32_t line;
-    if (!m || !beam_location_of(m, (size_t)(pc - m->code), &file, &line))
+    uint32_t file, line;
+    if (!m || !beam_location_at(m, (size_t)(pc - m->code), &file, &line))
         return NIL;
-    term file_t = heap_string(h, file, strlen(file));
-    if (is_non_value(file_t))
-        return THE_NON_VALUE;
-    term file_pair = heap_tuple2(h, A(file), file_t);
     term line_pair = heap_tuple2(h, A(line), make_small(line));
-    if (is_non_value(file_pair) || is_non_value(line_pair))
+    if (is_non_value(line_pair))
         return THE_NON_VALUE;
     term tail = heap_cons(h, line_pair, NIL);
-    return is_non_value(tail) ? tail : heap_cons(h, file_pair, tail);
+    return is_non_value(tail) ? tail : heap_cons(h, m->files[file].file_item, tail);
 }
 
 /* {M, F, ArityOrArgs, Location} for code at pc; NIL when pc is in no
@@ -196,6 +189,16 @@ static term with_error_info(heap_t *h, term frame, term info)
     return heap_tuple(h, 4, elems);
 }
 
+static term class_atom(enum fault_class c)
+{
+    return c == FAULT_EXIT ? A(exit) : c == FAULT_THROW ? A(throw) : A(error);
+}
+
+static enum fault_class class_of_atom(term a)
+{
+    return a == A(exit) ? FAULT_EXIT : a == A(throw) ? FAULT_THROW : a == A(error) ? FAULT_ERROR : FAULT_NONE;
+}
+
 struct fault_site {
     const uint64_t *pc;          /* the instruction that raised */
     const struct bif_entry *bif; /* the builtin that raised, or NULL */
@@ -205,6 +208,24 @@ struct fault_site {
     bool tail_call;              /* a tail call failed: the caller's frame is gone in OTP */
 };
 
+/* Code the engine itself runs rather than a module: no stack trace frame
+ * shows it. Every code address a process holds (I, cp, a continuation on
+ * its stack) is a module's or one of these. */
+static inline bool is_engine_code(const uint64_t *pc)
+{
+    return (uintptr_t)pc - (uintptr_t)engine_code < sizeof engine_code;
+}
+
+/* The next continuation pointer on the stack at or above *w (advancing *w
+ * past it), or NULL at the stack's end. */
+static const uint64_t *next_continuation(term **w, term *end)
+{
+    for (; *w < end; (*w)++)
+        if (is_header(**w) && **w)
+            return (const uint64_t *)(uintptr_t) * (*w)++;
+    return NULL;
+}
+
 /* The stack trace term on h: frames[0..n), then a frame per continuation
  * of p (cp, then each one saved on its stack from E on), at most
  * STACKTRACE_DEPTH in all. A return address equal to the one before it
@@ -213,8 +234,8 @@ struct fault_site {
 static term continuation_trace(struct process *p, heap_t *h, term *E, const uint64_t *cp, term *frames, unsigned n)
 {
     const uint64_t *next = cp, *shown = NULL;
-    term *end = stack_end(p);
-    for (term *w = E; n < STACKTRACE_DEPTH && next != normal_exit_code;) {
+    term *end = stack_end(p), *w = E;
+    while (n < STACKTRACE_DEPTH && next != normal_exit_code) {
         if (next && next != shown) {
             term f = frame_at(p, h, next - 1, THE_NON_VALUE);
             if (is_non_value(f))
@@ -223,57 +244,207 @@ static term continuation_trace(struct process *p, heap_t *h, term *E, const uint
                 frames[n++] = f;
             shown = next;
         }
-        next = NULL;
-        for (; w < end; w++)
-            if (is_header(*w) && *w) {
-                next = (const uint64_t *)(uintptr_t)*w++;
-                break;
-            }
-        if (!next)
+        if (!(next = next_continuation(&w, end)))
             break;
     }
     return heap_list_from_array(h, frames, n);
 }
 
-/* Builds the stack trace term: the raising frame, then one per
- * continuation pointer on the stack, at most STACKTRACE_DEPTH. */
-static term build_trace(struct process *p, const struct fault_site *site, term *E, const uint64_t *cp)
+term beam_current_stacktrace(struct process *p)
 {
-    heap_t *h = &p->heap;
     term frames[STACKTRACE_DEPTH];
     unsigned n = 0;
-    if (site->bif && !(site->bif->flags & BIF_NO_FRAME)) {
-        term args = list_of_registers(h, site->bif_args, site->bif->arity);
-        term location = is_value(args) ? bif_frame_location(h, site->bif->module, p->fault_cause) : args;
-        term elems[4] = {site->bif->module, site->bif->function, args, location};
-        if (is_non_value(location) || is_non_value(frames[n++] = heap_tuple(h, 4, elems)))
-            return THE_NON_VALUE;
-    }
-    term args = THE_NON_VALUE;
-    if (site->function_clause)
-        args = list_of_registers(h, x_regs, (unsigned)site->pc[3]);
-    else if (is_value(p->fault_args))
-        args = p->fault_args;
-    if (site->function_clause && is_non_value(args))
-        return THE_NON_VALUE;
-    term top = site->tail_call ? NIL : frame_at(p, h, site->function_clause ? site->pc + 4 : site->pc, args);
-    if (is_value(top) && top != NIL && is_value(p->fault_info))
-        top = with_error_info(h, top, p->fault_info);
+    term top = frame_at(p, &p->heap, p->beam_bif_pc, THE_NON_VALUE);
     if (is_non_value(top))
         return top;
     if (top != NIL)
         frames[n++] = top;
-    /* OTP 25 has pushed the return address when a fun call fails, so the
-     * caller shows twice. */
-    if (site->fun_call && top != NIL)
-        frames[n++] = top;
-    return continuation_trace(p, h, E, cp, frames, n);
+    return continuation_trace(p, &p->heap, p->stack_top, p->beam_bif_cp, frames, n);
 }
 
-term beam_current_stacktrace(struct process *p)
+/* ---- raw traces ----
+ * A raise records where it happened, not the stack trace term: most
+ * handlers never look at the trace, and its frames (functions found by
+ * address, locations, error_info maps) cost many times the raise itself.
+ * As OTP does, the raise saves what the frames are built from, and the term
+ * is built only when asked for: by build_stacktrace (catch C:R:St), by
+ * catch's 'EXIT' value of an error, or when the exception ends the process.
+ *
+ * The raw trace (x3 in a handler, the operand of raise and raw_raise) is a
+ * tuple on the process heap in one of two forms:
+ *   {Class, Trace}           the trace is known: erlang:raise/3 gave it
+ *   {Class, Pc, Extra, Cp...}
+ * Pc is the raising instruction (0: no frame for it) and the Cps are the
+ * return addresses whose frames follow, as many as the trace shows. Extra
+ * is NIL for a plain raise (throw/1, error/1, exit/1, a badmatch...: 4 + n
+ * words, n <= 8), else {Flags, Bif, BifArgs, TopArgs, Cause, Info,
+ * Override}: the builtin whose own frame goes first (0: none) and its
+ * argument list, the arguments the raising frame shows instead of its
+ * arity, the cause in the builtin's error_info, error/3's error_info map,
+ * an undef frame for the top, each present when Flags says so (NIL when
+ * not). Addresses are kept as small integers: a code pointer has primary
+ * tag 00, which no heap word may have, so the tuple is an ordinary term to
+ * the collector and the copier. Only the engine makes raw traces and only
+ * it reads them: Erlang code cannot get hold of one. */
+enum { RAW_CLASS = 1, RAW_PC, RAW_EXTRA, RAW_FIXED = RAW_EXTRA /* elements before the Cps */ };
+enum {
+    EXTRA_FLAGS = 1,
+    EXTRA_BIF,
+    EXTRA_BIF_ARGS,
+    EXTRA_TOP_ARGS,
+    EXTRA_CAUSE,
+    EXTRA_INFO,
+    EXTRA_OVERRIDE,
+    EXTRA_SIZE = 7
+};
+enum {
+    RAW_HAS_TOP_ARGS = 1,
+    RAW_HAS_CAUSE = 2,
+    RAW_HAS_INFO = 4,
+    RAW_HAS_OVERRIDE = 8,
+    RAW_FUN_CALL = 16, /* the raising frame shows twice (a failed fun call) */
+};
+
+static inline term raw_address(const void *ptr) { return make_small((int64_t)(uintptr_t)ptr); }
+static inline const void *raw_pointer(term t) { return (const void *)(uintptr_t)small_value(t); }
+
+static term optional_term(term t, unsigned flag, unsigned *flags)
 {
-    struct fault_site site = {.pc = p->beam_bif_pc};
-    return build_trace(p, &site, p->stack_top, p->beam_bif_cp);
+    if (is_non_value(t))
+        return NIL;
+    *flags |= flag;
+    return t;
+}
+
+/* The raw trace's Extra for the exception p records at site: NIL when the
+ * frames need nothing beyond the addresses. */
+static term raw_extra(struct process *p, const struct fault_site *site, const struct bif_entry *bif, bool fun_call,
+                      term override)
+{
+    if (!bif && !site->function_clause && !fun_call && is_non_value(p->fault_args) && is_non_value(p->fault_cause) &&
+        is_non_value(p->fault_info) && is_non_value(override))
+        return NIL;
+    heap_t *h = &p->heap;
+    unsigned flags = fun_call ? RAW_FUN_CALL : 0;
+    term bif_args = NIL;
+    if (bif && is_non_value(bif_args = list_of_registers(h, site->bif_args, bif->arity)))
+        return bif_args;
+    term top_args = p->fault_args;
+    if (site->function_clause && is_non_value(top_args = list_of_registers(h, x_regs, (unsigned)site->pc[3])))
+        return top_args;
+    term e[EXTRA_SIZE];
+    e[EXTRA_BIF - 1] = raw_address(bif);
+    e[EXTRA_BIF_ARGS - 1] = bif_args;
+    e[EXTRA_TOP_ARGS - 1] = optional_term(top_args, RAW_HAS_TOP_ARGS, &flags);
+    e[EXTRA_CAUSE - 1] = optional_term(p->fault_cause, RAW_HAS_CAUSE, &flags);
+    e[EXTRA_INFO - 1] = optional_term(p->fault_info, RAW_HAS_INFO, &flags);
+    e[EXTRA_OVERRIDE - 1] = optional_term(override, RAW_HAS_OVERRIDE, &flags);
+    e[EXTRA_FLAGS - 1] = make_small(flags);
+    return heap_tuple(h, EXTRA_SIZE, e);
+}
+
+/* The raw trace of the exception p records (p->fault_*), raised at site
+ * with the stack at E and continuation cp; THE_NON_VALUE when the heap
+ * refuses it. A plain raise allocates the tuple alone. */
+static term capture_raw_trace(struct process *p, const struct fault_site *site, term *E, const uint64_t *cp,
+                              term override)
+{
+    heap_t *h = &p->heap;
+    term class = class_atom((enum fault_class)p->fault_class);
+    if (is_value(p->fault_trace)) {
+        term trace = p->fault_trace;
+        if (is_value(override))
+            trace = heap_cons(h, override, trace);
+        return is_non_value(trace) ? trace : heap_tuple2(h, class, trace);
+    }
+    const struct bif_entry *bif = site->bif && !(site->bif->flags & BIF_NO_FRAME) ? site->bif : NULL;
+    const uint64_t *top = site->tail_call ? NULL : site->function_clause ? site->pc + 4 : site->pc;
+    if (top && is_engine_code(top))
+        top = NULL;
+    bool fun_call = top && site->fun_call;
+    unsigned shown = (bif != NULL) + (top != NULL) + fun_call;
+    term extra = raw_extra(p, site, bif, fun_call, override);
+    if (is_non_value(extra))
+        return extra;
+    /* The continuations whose frames the trace shows: the walk of
+     * continuation_trace, without building the frames. */
+    const uint64_t *cps[STACKTRACE_DEPTH];
+    unsigned n = 0;
+    const uint64_t *next = cp, *last = NULL;
+    term *end = stack_end(p), *w = E;
+    while (shown + n < STACKTRACE_DEPTH && next != normal_exit_code) {
+        if (next && next != last) {
+            if (!is_engine_code(next))
+                cps[n++] = next;
+            last = next;
+        }
+        if (!(next = next_continuation(&w, end)))
+            break;
+    }
+    term *t = heap_alloc(h, 1 + RAW_FIXED + n);
+    if (!t)
+        return THE_NON_VALUE;
+    t[0] = make_header(SUBTAG_TUPLE, RAW_FIXED + n);
+    t[RAW_CLASS] = class;
+    t[RAW_PC] = raw_address(top);
+    t[RAW_EXTRA] = extra;
+    for (unsigned i = 0; i < n; i++)
+        t[1 + RAW_FIXED + i] = raw_address(cps[i]);
+    return make_boxed(t);
+}
+
+/* The stack trace term of a raw trace, built on p's heap (NIL for anything
+ * that is not a raw trace); THE_NON_VALUE when the heap refuses it. */
+static term raw_trace_term(struct process *p, term raw)
+{
+    if (!is_tuple(raw) || tuple_arity(raw) < 2)
+        return NIL;
+    if (tuple_arity(raw) == 2)
+        return tuple_element(raw, 2);
+    heap_t *h = &p->heap;
+    term frames[STACKTRACE_DEPTH];
+    unsigned n = 0;
+    term extra = tuple_element(raw, RAW_EXTRA);
+    unsigned flags = 0;
+    term args = THE_NON_VALUE;
+    if (extra != NIL) {
+        term *e = tuple_elements(extra) - 1; /* e[EXTRA_...] */
+        flags = (unsigned)small_value(e[EXTRA_FLAGS]);
+        if (flags & RAW_HAS_TOP_ARGS)
+            args = e[EXTRA_TOP_ARGS];
+        const struct bif_entry *bif = raw_pointer(e[EXTRA_BIF]);
+        if (bif) {
+            term location = bif_frame_location(h, bif->module, flags & RAW_HAS_CAUSE ? e[EXTRA_CAUSE] : THE_NON_VALUE);
+            term elems[4] = {bif->module, bif->function, e[EXTRA_BIF_ARGS], location};
+            if (is_non_value(location) || is_non_value(frames[n++] = heap_tuple(h, 4, elems)))
+                return THE_NON_VALUE;
+        }
+    }
+    const uint64_t *pc = raw_pointer(tuple_element(raw, RAW_PC));
+    term top = pc ? frame_at(p, h, pc, args) : NIL;
+    if (is_value(top) && top != NIL && (flags & RAW_HAS_INFO))
+        top = with_error_info(h, top, tuple_element(extra, EXTRA_INFO));
+    if (is_non_value(top))
+        return top;
+    if (top != NIL) {
+        frames[n++] = top;
+        /* OTP 25 has pushed the return address when a fun call fails, so
+         * the caller shows twice. */
+        if (flags & RAW_FUN_CALL)
+            frames[n++] = top;
+    }
+    for (uint64_t i = RAW_FIXED + 1; i <= tuple_arity(raw) && n < STACKTRACE_DEPTH; i++) {
+        const uint64_t *next = raw_pointer(tuple_element(raw, i));
+        term f = frame_at(p, h, next - 1, THE_NON_VALUE);
+        if (is_non_value(f))
+            return f;
+        if (f != NIL)
+            frames[n++] = f;
+    }
+    term trace = heap_list_from_array(h, frames, n);
+    if (is_value(trace) && (flags & RAW_HAS_OVERRIDE))
+        trace = heap_cons(h, tuple_element(extra, EXTRA_OVERRIDE), trace);
+    return trace;
 }
 
 term beam_stacktrace_of(struct process *self, struct process *q)
@@ -294,16 +465,6 @@ term beam_stacktrace_of(struct process *self, struct process *q)
 }
 
 /* ---- errors ---- */
-
-static term class_atom(enum fault_class c)
-{
-    return c == FAULT_EXIT ? A(exit) : c == FAULT_THROW ? A(throw) : A(error);
-}
-
-static enum fault_class class_of_atom(term a)
-{
-    return a == A(exit) ? FAULT_EXIT : a == A(throw) ? FAULT_THROW : a == A(error) ? FAULT_ERROR : FAULT_NONE;
-}
 
 static term error_tuple(struct process *p, term tag, term value)
 {
@@ -1801,8 +1962,8 @@ op_catch_end:
             X[0] = reason;
         } else {
             if (class == A(error)) {
-                term trace = is_tuple(X[3]) ? tuple_elements(X[3])[1] : NIL;
-                reason = heap_tuple2(&p->heap, reason, trace);
+                term trace = raw_trace_term(p, X[3]);
+                reason = is_value(trace) ? heap_tuple2(&p->heap, reason, trace) : trace;
                 if (is_non_value(reason))
                     goto out_of_memory;
             }
@@ -1815,21 +1976,19 @@ op_catch_end:
     NEXT(2);
 
 op_build_stacktrace:
-    X[0] = is_tuple(X[0]) && tuple_arity(X[0]) == 2 ? tuple_elements(X[0])[1] : NIL;
+    X[0] = raw_trace_term(p, X[0]);
+    if (is_non_value(X[0]))
+        goto out_of_memory;
     NEXT(1);
 
 op_raise : {
     /* raise Trace, Reason: rethrow with the class and trace of the raw trace. */
     term raw = SRC(I[1]), reason = SRC(I[2]);
     enum fault_class c = FAULT_ERROR;
-    term trace = NIL;
-    if (is_tuple(raw) && tuple_arity(raw) == 2 && class_of_atom(tuple_elements(raw)[0]) != FAULT_NONE) {
-        c = class_of_atom(tuple_elements(raw)[0]);
-        trace = tuple_elements(raw)[1];
-    }
+    if (is_tuple(raw) && tuple_arity(raw) >= 2 && class_of_atom(tuple_element(raw, RAW_CLASS)) != FAULT_NONE)
+        c = class_of_atom(tuple_element(raw, RAW_CLASS));
     bif_raise(p, c, reason);
     result = raw;
-    (void)trace;
     goto rethrow;
 }
 
@@ -2104,22 +2263,17 @@ raise_with_site : {
         frame_override = p->fault_args;
         p->fault_args = THE_NON_VALUE;
     }
-    /* erlang:raise/3 gives its trace; everything else builds one. */
-    term trace = is_value(p->fault_trace) ? p->fault_trace : build_trace(p, &site, E, cp);
+    /* The trace term is built only when something asks for it. */
+    result = capture_raw_trace(p, &site, E, cp, frame_override);
     p->fault_trace = THE_NON_VALUE;
     p->fault_cause = THE_NON_VALUE;
     p->fault_info = THE_NON_VALUE;
-    if (is_value(trace) && is_value(frame_override))
-        trace = heap_cons(&p->heap, frame_override, trace);
-    if (is_non_value(trace))
-        goto out_of_memory;
-    result = heap_tuple2(&p->heap, class_atom((enum fault_class)p->fault_class), trace);
     if (is_non_value(result))
         goto out_of_memory;
     site = (struct fault_site){NULL, NULL, NULL, false, false, false};
 }
 rethrow : {
-    /* result: the raw trace {Class, Trace}. Find the nearest catch. */
+    /* result: the raw trace. Find the nearest catch. */
     enum fault_class c = (enum fault_class)p->fault_class;
     term reason = p->fault_reason;
     p->fault_class = FAULT_NONE;
@@ -2141,8 +2295,8 @@ rethrow : {
         }
     }
     /* Uncaught: the process exits. */
-    term trace = is_tuple(result) && tuple_arity(result) == 2 ? tuple_elements(result)[1] : NIL;
-    term why = exit_reason_of(p, c, reason, trace);
+    term trace = raw_trace_term(p, result);
+    term why = is_value(trace) ? exit_reason_of(p, c, reason, trace) : trace;
     if (is_non_value(why))
         goto out_of_memory;
     p->exit_reason = why;

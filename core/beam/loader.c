@@ -121,6 +121,7 @@ struct loader {
     bool ignore_lines; /* a Line chunk of an unknown version */
     size_t line_cap;
     term atom_string; /* 'string', the bs_create_bin segment type */
+    term atom_file;   /* 'file', for the files' {file, Name} items */
 
     /* Code pass state. */
     uint32_t label_count;
@@ -1121,6 +1122,29 @@ static bool resolve_entries(struct loader *ld)
     return true;
 }
 
+static int compare_entries(const void *a, const void *b)
+{
+    const uint64_t *x = (*(const struct beam_function *const *)a)->entry;
+    const uint64_t *y = (*(const struct beam_function *const *)b)->entry;
+    return x < y ? -1 : x > y;
+}
+
+/* Orders the functions by entry address for beam_function_at. */
+static bool index_functions(struct loader *ld)
+{
+    struct beam_module *m = ld->m;
+    size_t n = (size_t)m->export_count + m->local_count;
+    if (!(m->by_entry = checked_calloc(ld, n ? n : 1, sizeof *m->by_entry)))
+        return false;
+    for (uint32_t i = 0; i < m->export_count; i++)
+        m->by_entry[i] = &m->exports[i];
+    for (uint32_t i = 0; i < m->local_count; i++)
+        m->by_entry[m->export_count + i] = &m->locals[i];
+    qsort(m->by_entry, n, sizeof *m->by_entry, compare_entries);
+    m->by_entry_count = (uint32_t)n;
+    return true;
+}
+
 /* ---- the tables ---- */
 
 static bool atom_at(struct loader *ld, const char *table, uint32_t index, term *atom)
@@ -1331,6 +1355,10 @@ static bool copy_file_name(struct loader *ld, struct beam_file_name *f, const ch
     memcpy(f->text, text, len);
     memcpy(f->text + len, suffix, extra + 1);
     f->len = len + extra;
+    term name = heap_string(&ld->m->literal_heap, f->text, f->len);
+    f->file_item = is_value(name) ? heap_tuple2(&ld->m->literal_heap, ld->atom_file, name) : name;
+    if (is_non_value(f->file_item))
+        return out_of_memory(ld);
     return true;
 }
 
@@ -1504,6 +1532,7 @@ void beam_module_free(struct beam_module *m)
     free(m->imports);
     free(m->exports);
     free(m->locals);
+    free(m->by_entry);
     free(m->funs);
     free(m->literals);
     if (m->literal_heap.start)
@@ -1530,6 +1559,7 @@ struct beam_module *beam_load_bytes(const uint8_t *data, size_t size, const char
     if (error && error_len)
         error[0] = '\0';
     ld.atom_string = atom_intern_cstr("string");
+    ld.atom_file = atom_intern_cstr("file");
     ld.m = calloc(1, sizeof *ld.m);
     bool ok = ld.m && (ld.m->source_name = strdup(ld.name)) != NULL;
     if (!ok)
@@ -1538,7 +1568,7 @@ struct beam_module *beam_load_bytes(const uint8_t *data, size_t size, const char
          load_functions(&ld, CH_EXPT, &ld.m->exports, &ld.m->export_count, &ld.export_labels) &&
          load_functions(&ld, CH_LOCT, &ld.m->locals, &ld.m->local_count, &ld.local_labels) && load_funs(&ld) &&
          load_literals(&ld) && load_strings(&ld) && load_lines(&ld) && load_code(&ld) && resolve_labels(&ld) &&
-         resolve_entries(&ld);
+         resolve_entries(&ld) && index_functions(&ld);
     free(ld.atoms);
     free(ld.export_labels);
     free(ld.local_labels);
@@ -1617,6 +1647,21 @@ const uint64_t *beam_export_entry(const struct beam_module *m, term function, un
     return find_function(m->exports, m->export_count, function, arity);
 }
 
+const struct beam_function *beam_function_at(const struct beam_module *m, const uint64_t *pc)
+{
+    /* The last function whose func_info (the four words before its entry)
+     * starts at or before pc. */
+    size_t lo = 0, hi = m->by_entry_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->by_entry[mid]->entry - 4 <= pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? m->by_entry[lo - 1] : NULL;
+}
+
 const uint64_t *beam_function_entry(const struct beam_module *m, term function, unsigned arity)
 {
     const uint64_t *e = beam_export_entry(m, function, arity);
@@ -1632,7 +1677,7 @@ size_t beam_instruction_words(const uint64_t *instr)
     return n;
 }
 
-bool beam_location_of(const struct beam_module *m, size_t offset, const char **file, uint32_t *line)
+bool beam_location_at(const struct beam_module *m, size_t offset, uint32_t *file, uint32_t *line)
 {
     /* The last entry at or before offset. */
     size_t lo = 0, hi = m->line_count;
@@ -1646,8 +1691,17 @@ bool beam_location_of(const struct beam_module *m, size_t offset, const char **f
     if (lo == 0 || m->lines[lo - 1].location == 0)
         return false;
     const struct beam_location *loc = &m->locations[m->lines[lo - 1].location];
-    *file = m->files[loc->file].text;
+    *file = loc->file;
     *line = loc->line;
+    return true;
+}
+
+bool beam_location_of(const struct beam_module *m, size_t offset, const char **file, uint32_t *line)
+{
+    uint32_t index;
+    if (!beam_location_at(m, offset, &index, line))
+        return false;
+    *file = m->files[index].text;
     return true;
 }
 

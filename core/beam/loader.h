@@ -42,6 +42,10 @@ const uint64_t *beam_export_entry(const struct beam_module *m, term function, un
 /* Entry point of any function of the module, exported or local, or NULL. */
 const uint64_t *beam_function_entry(const struct beam_module *m, term function, unsigned arity);
 
+/* The function whose code holds pc (its func_info included), or NULL for
+ * an address before the first function. */
+const struct beam_function *beam_function_at(const struct beam_module *m, const uint64_t *pc);
+
 /* Words of the instruction at instr (opcode word included), from the opcode
  * number in its first word; valid until the interpreter rewrites opcodes. */
 size_t beam_instruction_words(const uint64_t *instr);
@@ -49,6 +53,8 @@ size_t beam_instruction_words(const uint64_t *instr);
 /* Location of the instruction at word offset `offset`: false when the module
  * has no line information for it. *file is NUL-terminated. */
 bool beam_location_of(const struct beam_module *m, size_t offset, const char **file, uint32_t *line);
+/* The same with the file as an index into m->files. */
+bool beam_location_at(const struct beam_module *m, size_t offset, uint32_t *file, uint32_t *line);
 
 /* A listing of the loaded code, one instruction a line:
  *     <offset>  <name> <operand>, <operand>, ...

@@ -131,6 +131,7 @@ struct beam_location {
 struct beam_file_name {
     char *text; /* UTF-8, NUL-terminated */
     size_t len;
+    term file_item; /* {file, Text} on the literal heap: stack traces share it */
 };
 
 struct beam_module {
@@ -162,6 +163,11 @@ struct beam_module {
     uint32_t location_count;
     struct beam_file_name *files; /* [0] is "<module>.erl" */
     uint32_t file_count;
+
+    /* exports and locals ordered by entry address: the function that holds
+     * a code address is found by binary search (beam_function_at). */
+    const struct beam_function **by_entry;
+    uint32_t by_entry_count;
 
     uint32_t function_count; /* func_info instructions */
     /* beam_lib:md5/1 of the file (module_info(md5)): what local funs carry

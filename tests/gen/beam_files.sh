@@ -1,5 +1,6 @@
 #!/bin/sh
-# Compiles the loader's test modules (tests/beam/*.erl) into the .beam files
+# Compiles the test modules (tests/beam/*.erl: the loader's, and exc_raw for
+# test_exceptions.c) into the .beam files
 # committed under tests/data/beam/, and writes what OTP's ~w prints for each
 # literal of loader_literals (tests/data/beam/loader_literals.txt: one line
 # "function<TAB>text" per function, UTF-8). tests/unit/test_loader.c also

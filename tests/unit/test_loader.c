@@ -590,6 +590,54 @@ static void test_otp_lists(void)
     globfree(&g);
 }
 
+/* The function that holds a code address (beam_function_at, stack
+ * traces' lookup by binary search) is the one a scan of every export and
+ * local finds: the last whose func_info starts at or before the address,
+ * for every word of lists.beam's code. And each file's {file, Name} item,
+ * shared by stack traces, is that file's name as a string. */
+static const struct beam_function *function_by_scan(const struct beam_module *m, const uint64_t *pc)
+{
+    const struct beam_function *best = NULL;
+    const struct beam_function *tables[2] = {m->exports, m->locals};
+    uint32_t counts[2] = {m->export_count, m->local_count};
+    for (int t = 0; t < 2; t++)
+        for (uint32_t i = 0; i < counts[t]; i++)
+            if (tables[t][i].entry - 4 <= pc && (!best || tables[t][i].entry > best->entry))
+                best = &tables[t][i];
+    return best;
+}
+
+static void test_function_at(void)
+{
+    glob_t g;
+    CU_ASSERT_TRUE_FATAL(otp_glob("lib/stdlib-*/ebin/lists.beam", &g));
+    char error[ERROR_LEN];
+    struct beam_module *m = beam_load(g.gl_pathv[0], error, sizeof error);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    CU_ASSERT_EQUAL(m->by_entry_count, m->export_count + m->local_count);
+    size_t mismatches = 0;
+    for (size_t i = 0; i < m->code_words; i++)
+        mismatches += beam_function_at(m, m->code + i) != function_by_scan(m, m->code + i);
+    CU_ASSERT_EQUAL(mismatches, 0);
+    const struct beam_function *seq = beam_function_at(m, beam_export_entry(m, atom("seq"), 2));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(seq);
+    CU_ASSERT_EQUAL(seq->name, atom("seq"));
+    CU_ASSERT_EQUAL(seq->arity, 2);
+    for (uint32_t i = 0; i < m->file_count; i++) {
+        term item = m->files[i].file_item;
+        CU_ASSERT_TRUE_FATAL(is_tuple(item) && tuple_arity(item) == 2);
+        CU_ASSERT_EQUAL(tuple_element(item, 1), atom("file"));
+        size_t n = 0;
+        term l = tuple_element(item, 2);
+        for (; is_list(l) && n < m->files[i].len; l = list_tail(l), n++)
+            CU_ASSERT_EQUAL(list_head(l), make_small((unsigned char)m->files[i].text[n]));
+        CU_ASSERT_EQUAL(l, NIL);
+        CU_ASSERT_EQUAL(n, m->files[i].len);
+    }
+    beam_module_free(m);
+    globfree(&g);
+}
+
 /* Every module of OTP's installation (stdlib, kernel, compiler, ...): all of
  * them load, and their code passes check_code. */
 static void test_otp_sweep(void)
@@ -1228,6 +1276,7 @@ static CU_TestInfo tests[] = {
     {"literals of every kind", test_literals},
     {"funs, exceptions, receive, maps, binaries, floats", test_features},
     {"OTP's lists.beam", test_otp_lists},
+    {"the function at a code address, the files' items", test_function_at},
     {"every installed OTP module loads", test_otp_sweep},
     {"compact term forms", test_compact_terms},
     {"the literal chunk", test_literal_chunk},
