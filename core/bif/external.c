@@ -54,23 +54,91 @@ static bool encode_options(term list, struct etf_encode_options *options)
     return list == NIL;
 }
 
-static term encode(struct process *p, term t, const struct etf_encode_options *options)
+/* ---- term_to_binary in portions ----
+ * A call runs etf.c's two passes in portions (etf.h): sizing, then writing
+ * into a binary of that size, then (with compressed) zlib over it in one
+ * piece. Its continuation takes the original arguments first, so an error
+ * after a portion shows them, then (Saved, Acc, At): the pass's saved work
+ * (a list on the heap), Acc the byte count while sizing or the binary
+ * being written, At the bytes counted or written (0: the pass has not
+ * begun, and starts from the term). Between portions the binary is an
+ * ordinary term (its bytes not yet written are zero) whose data is found
+ * again from it; a process that ends meanwhile drops it with its heap.
+ * Reductions: OTP 25's, 32 work units a reduction (etf.h lists them), and
+ * for compression CONTEXT_REDS per 256 KiB compressed
+ * (TERM_TO_BINARY_COMPRESS_CHUNK, external.c), charged when it ends. */
+#define TTB_COMPRESS_CHUNK (1u << 18)
+
+static term ttb_run(struct process *p, const term *a, unsigned argc, bif_fn cont);
+
+static term ttb1_cont(struct process *p, const term *a) { return ttb_run(p, a, 1, ttb1_cont); }
+static term ttb2_cont(struct process *p, const term *a) { return ttb_run(p, a, 2, ttb2_cont); }
+
+/* The plain encoding in bin compressed, when that is smaller. */
+static term ttb_compress(struct process *p, term bin, int level)
 {
-    struct strbuf out = STRBUF_INIT;
-    const char *error = NULL;
-    if (!etf_encode_with(t, options, &out, &error)) {
-        strbuf_free(&out);
-        return bif_badarg(p);
+    const uint8_t *data;
+    size_t size;
+    bif_binary_arg(bin, &data, &size);
+    struct strbuf packed = STRBUF_INIT;
+    term result = bin;
+    if (etf_compress(data, size, level, &packed))
+        result = bin_from_bytes(&p->heap, packed.data, packed.len);
+    strbuf_free(&packed);
+    bif_spend(p, size, TTB_COMPRESS_CHUNK / CONTEXT_REDS);
+    return is_value(result) ? result : bif_out_of_memory(p);
+}
+
+static term ttb_run(struct process *p, const term *a, unsigned argc, bif_fn cont)
+{
+    struct etf_encode_options options = default_options(p);
+    if (argc == 2)
+        encode_options(a[1], &options);
+    const term *state = a + argc;
+    struct etf_encoding enc = {&options, NULL, (size_t)small_value(state[2]), THE_NON_VALUE, state[0]};
+    term bin = state[1];
+    if (!is_small(bin)) {
+        const uint8_t *data;
+        size_t size;
+        bif_binary_arg(bin, &data, &size);
+        enc.out = (uint8_t *)(uintptr_t)data; /* a binary this call allocated */
     }
-    term bin = bin_from_bytes(&p->heap, out.data, out.len);
-    strbuf_free(&out);
-    return is_value(bin) ? bin : bif_out_of_memory(p);
+    if (enc.at == 0)
+        enc.first = a[0];
+    for (;;) {
+        size_t units, limit = bif_portion(p, ETF_ENCODE_UNITS_PER_RED);
+        const char *error = NULL;
+        enum etf_status status = etf_encode_portion(&p->heap, &enc, limit, &units, &error);
+        bif_spend(p, units, ETF_ENCODE_UNITS_PER_RED);
+        if (status == ETF_FAILED)
+            return p->heap.failure != HEAP_OK ? bif_out_of_memory(p) : bif_badarg(p);
+        if (status == ETF_DONE) {
+            if (enc.out)
+                return options.compression > 0 ? ttb_compress(p, bin, options.compression) : bin;
+            /* Sized: the binary, then the pass that fills it. */
+            uint8_t *data;
+            bin = bin_alloc(&p->heap, enc.at, &data);
+            if (is_non_value(bin))
+                return bif_out_of_memory(p);
+            memset(data, 0, enc.at);
+            enc = (struct etf_encoding){&options, data, 0, a[0], NIL};
+            if (!p->bif_may_trap || p->reds_left > 0)
+                continue;
+        }
+        term next[PROC_TRAP_MAX_ARGS];
+        for (unsigned i = 0; i < argc; i++)
+            next[i] = a[i];
+        next[argc] = enc.saved;
+        next[argc + 1] = enc.out ? bin : make_small(0);
+        next[argc + 2] = make_small((int64_t)enc.at);
+        return bif_trap(p, cont, argc + 3, next);
+    }
 }
 
 static term bif_term_to_binary_1(struct process *p, const term *a)
 {
-    struct etf_encode_options options = default_options(p);
-    return encode(p, a[0], &options);
+    term st[4] = {a[0], NIL, make_small(0), make_small(0)};
+    return ttb_run(p, st, 1, ttb1_cont);
 }
 
 static term bif_term_to_binary_2(struct process *p, const term *a)
@@ -78,7 +146,8 @@ static term bif_term_to_binary_2(struct process *p, const term *a)
     struct etf_encode_options options = default_options(p);
     if (!encode_options(a[1], &options))
         return bif_badarg(p);
-    return encode(p, a[0], &options);
+    term st[5] = {a[0], a[1], NIL, make_small(0), make_small(0)};
+    return ttb_run(p, st, 2, ttb2_cont);
 }
 
 /* external_size/1,2: the size term_to_binary gives without compression.

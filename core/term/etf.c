@@ -642,69 +642,115 @@ term etf_decode_with(heap_t *h, const uint8_t *buf, size_t len, const struct etf
 
 /* ---- encoding ----
  *
- * The term is walked with an explicit stack of terms still to write, so
- * depth uses no C stack: a compound term writes its header and pushes its
- * elements last-first. Each choice of tag is the one OTP 25 makes: the
+ * Two passes over the term: the sizing pass counts the bytes (and finds
+ * what cannot be encoded), the writing pass writes them into a buffer of
+ * exactly that size. Each choice of tag is the one OTP 25 makes: the
  * smallest integer form, latin-1 atoms as ATOM_EXT (UTF-8 forms only for
  * atoms with other characters, or for every atom under minor version 2),
- * byte lists up to 65535 long as STRING_EXT. */
+ * byte lists up to 65535 long as STRING_EXT.
+ *
+ * A pass walks an explicit stack of work items, so depth uses no C stack.
+ * Items are cursors (a list's next cell, a tuple's next element, a map's
+ * iterator), so the stack grows with the term's nesting, not its size, and
+ * the last element of a tuple or list takes its item's place (a million
+ * nested 1-tuples keep one item).
+ *
+ * A pass runs in portions (etf_encode_portion): it stops once it has spent
+ * the work units it was given and saves its stack on the heap as a list of
+ * tuples, so that the collector may move every term the stack refers to
+ * before the next portion resumes. A portion takes saved items back one at
+ * a time, as it needs them, so it saves again only what it touched: deep
+ * terms do not cost their depth at every portion.
+ */
 
-/* A pending item: a term to write, or (term THE_NON_VALUE) a local fun's
- * size field at patch_at to fill in once its free variables are written. */
-struct pending {
+enum item_kind {
+    ITEM_TERM,    /* t to encode */
+    ITEM_LIST,    /* t a list's next cell; i its cells so far; patch its LIST_EXT length field */
+    ITEM_TUPLE,   /* t a tuple (or a deterministic map's sorted pairs), i its next element (1-based) */
+    ITEM_FUNENV,  /* t a local fun, i its next free variable (0-based) */
+    ITEM_FUNSIZE, /* a local fun's size field at patch, filled once its free variables are written */
+    ITEM_BYTES,   /* t a bitstring whose whole bytes from patch on are still to copy */
+    ITEM_MAP,     /* iter over a map's pairs */
+};
+
+struct item {
     term t;
-    size_t patch_at;
+    uint32_t kind, i;
+    size_t patch;
+    struct map_iter *iter; /* ITEM_MAP's, malloc'd */
 };
 
 struct encoder {
-    struct strbuf *out;
-    struct pending *stack;
+    uint8_t *out; /* the writing pass's buffer; NULL while sizing */
+    size_t at;    /* bytes counted or written */
+    struct item *stack;
     size_t depth, capacity;
+    term saved; /* items below the stack, saved by an earlier portion */
+    heap_t *heap;
     const struct etf_encode_options *options;
+    size_t units; /* work done in this portion */
+    const char *error;
 };
 
-static void put_u8(struct strbuf *out, unsigned v) { strbuf_putc(out, (char)(uint8_t)v); }
-
-static void put_u16(struct strbuf *out, uint32_t v)
+static bool enc_fail(struct encoder *e, const char *error)
 {
-    put_u8(out, v >> 8 & 0xff);
-    put_u8(out, v & 0xff);
+    if (!e->error)
+        e->error = error;
+    return false;
 }
 
-static void put_u32(struct strbuf *out, uint32_t v)
+static void put_bytes(struct encoder *e, const void *bytes, size_t n)
 {
-    put_u16(out, v >> 16);
-    put_u16(out, v & 0xffff);
+    if (e->out && n)
+        memcpy(e->out + e->at, bytes, n);
+    e->at += n;
 }
 
-static bool push_pending(struct encoder *e, term t, size_t patch_at)
+static void put_u8(struct encoder *e, unsigned v)
+{
+    uint8_t b = (uint8_t)v;
+    put_bytes(e, &b, 1);
+}
+
+static void put_u16(struct encoder *e, uint32_t v)
+{
+    uint8_t b[2] = {(uint8_t)(v >> 8), (uint8_t)v};
+    put_bytes(e, b, 2);
+}
+
+static void put_u32(struct encoder *e, uint32_t v)
+{
+    uint8_t b[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+    put_bytes(e, b, 4);
+}
+
+/* Fills a 32-bit field written earlier at `at` (writing pass only). */
+static void patch_u32(struct encoder *e, size_t at, uint32_t v)
+{
+    if (!e->out)
+        return;
+    for (int i = 0; i < 4; i++)
+        e->out[at + (size_t)i] = (uint8_t)(v >> (24 - 8 * i));
+}
+
+static struct item *push_item(struct encoder *e, uint32_t kind, term t, uint32_t i, size_t patch)
 {
     if (e->depth == e->capacity) {
         size_t capacity = e->capacity ? 2 * e->capacity : 64;
-        struct pending *grown = realloc(e->stack, capacity * sizeof *grown);
-        if (!grown)
-            return false;
+        struct item *grown = realloc(e->stack, capacity * sizeof *grown);
+        if (!grown) {
+            enc_fail(e, "out of memory");
+            return NULL;
+        }
         e->stack = grown;
         e->capacity = capacity;
     }
-    e->stack[e->depth++] = (struct pending){t, patch_at};
-    return true;
+    struct item *it = &e->stack[e->depth++];
+    *it = (struct item){t, kind, i, patch, NULL};
+    return it;
 }
 
-static bool push_term(struct encoder *e, term t) { return push_pending(e, t, 0); }
-
-/* Terms pushed from `first` on went on first-first: reverse them so that
- * they pop in that order. */
-static void reverse_pushed(struct encoder *e, size_t first)
-{
-    for (size_t i = first, j = e->depth; i + 1 < j; i++, j--) {
-        struct pending swap = e->stack[i];
-        e->stack[i] = e->stack[j - 1];
-        e->stack[j - 1] = swap;
-    }
-}
-
-static void encode_atom(struct strbuf *out, term a, bool always_utf8)
+static void encode_atom(struct encoder *e, term a, bool always_utf8)
 {
     size_t len;
     const unsigned char *text = (const unsigned char *)atom_text(a, &len);
@@ -718,290 +764,525 @@ static void encode_atom(struct strbuf *out, term a, bool always_utf8)
     }
     latin1 = latin1 && !always_utf8;
     if (latin1) {
-        put_u8(out, ATOM_EXT);
-        put_u16(out, (uint32_t)chars);
+        put_u8(e, ATOM_EXT);
+        put_u16(e, (uint32_t)chars);
         for (size_t i = 0; i < len; i++) {
             if (text[i] < 0x80)
-                put_u8(out, text[i]);
+                put_u8(e, text[i]);
             else if (text[i] >= 0xc0)
-                put_u8(out, (unsigned)(text[i] & 0x1f) << 6 | (text[i + 1] & 0x3f));
+                put_u8(e, (unsigned)(text[i] & 0x1f) << 6 | (text[i + 1] & 0x3f));
         }
         return;
     }
     if (len < 256) {
-        put_u8(out, SMALL_ATOM_UTF8_EXT);
-        put_u8(out, (unsigned)len);
+        put_u8(e, SMALL_ATOM_UTF8_EXT);
+        put_u8(e, (unsigned)len);
     } else {
-        put_u8(out, ATOM_UTF8_EXT);
-        put_u16(out, (uint32_t)len);
+        put_u8(e, ATOM_UTF8_EXT);
+        put_u16(e, (uint32_t)len);
     }
-    strbuf_append(out, text, len);
+    put_bytes(e, text, len);
 }
 
 /* The node every identifier of this runtime belongs to. */
-static void encode_node(struct strbuf *out, bool always_utf8) { encode_atom(out, A(nonode_at_nohost), always_utf8); }
+static void encode_node(struct encoder *e, bool always_utf8) { encode_atom(e, A(nonode_at_nohost), always_utf8); }
 
 /* A local pid, creation 0 as on a node that is not distributed. */
-static void encode_pid(struct strbuf *out, term pid, bool always_utf8)
+static void encode_pid(struct encoder *e, term pid, bool always_utf8)
 {
     uint64_t number = pid_number(pid);
-    put_u8(out, NEW_PID_EXT);
-    encode_node(out, always_utf8);
-    put_u32(out, (uint32_t)number);
-    put_u32(out, (uint32_t)(number >> 32));
-    put_u32(out, 0);
+    put_u8(e, NEW_PID_EXT);
+    encode_node(e, always_utf8);
+    put_u32(e, (uint32_t)number);
+    put_u32(e, (uint32_t)(number >> 32));
+    put_u32(e, 0);
 }
 
 /* An integer's magnitude as little-endian bytes without leading zeros. */
-static void encode_big(struct strbuf *out, bool negative, const uint64_t *limbs, size_t count)
+static void encode_big(struct encoder *e, bool negative, const uint64_t *limbs, size_t count)
 {
     size_t bytes = count * 8;
     while (bytes > 0 && (limbs[(bytes - 1) / 8] >> (8 * ((bytes - 1) % 8)) & 0xff) == 0)
         bytes--;
     if (bytes < 256) {
-        put_u8(out, SMALL_BIG_EXT);
-        put_u8(out, (unsigned)bytes);
+        put_u8(e, SMALL_BIG_EXT);
+        put_u8(e, (unsigned)bytes);
     } else {
-        put_u8(out, LARGE_BIG_EXT);
-        put_u32(out, (uint32_t)bytes);
+        put_u8(e, LARGE_BIG_EXT);
+        put_u32(e, (uint32_t)bytes);
     }
-    put_u8(out, negative);
+    put_u8(e, negative);
+    if (!e->out) {
+        e->at += bytes;
+        return;
+    }
     for (size_t i = 0; i < bytes; i++)
-        put_u8(out, limbs[i / 8] >> (8 * (i % 8)) & 0xff);
+        e->out[e->at++] = (uint8_t)(limbs[i / 8] >> (8 * (i % 8)));
 }
 
-static void encode_integer(struct strbuf *out, term t)
+static void encode_integer(struct encoder *e, term t)
 {
     if (is_small(t)) {
         int64_t v = small_value(t);
         if (v >= 0 && v <= 255) {
-            put_u8(out, SMALL_INTEGER_EXT);
-            put_u8(out, (unsigned)v);
+            put_u8(e, SMALL_INTEGER_EXT);
+            put_u8(e, (unsigned)v);
         } else if (v >= INT32_MIN && v <= INT32_MAX) {
-            put_u8(out, INTEGER_EXT);
-            put_u32(out, (uint32_t)(int32_t)v);
+            put_u8(e, INTEGER_EXT);
+            put_u32(e, (uint32_t)(int32_t)v);
         } else {
             uint64_t magnitude = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-            encode_big(out, v < 0, &magnitude, 1);
+            encode_big(e, v < 0, &magnitude, 1);
         }
         return;
     }
-    encode_big(out, big_is_negative(t), big_limbs(t), big_limb_count(t));
+    encode_big(e, big_is_negative(t), big_limbs(t), big_limb_count(t));
 }
 
-static void encode_bitstring(struct strbuf *out, term t)
+/* A bitstring's header; its bytes follow (ITEM_BYTES), the trailing bits'
+ * byte last. */
+static bool encode_bitstring(struct encoder *e, term t)
 {
     const uint8_t *bytes;
     size_t size;
     unsigned bits;
     bin_bytes(t, &bytes, &size, &bits);
     if (bits == 0) {
-        put_u8(out, BINARY_EXT);
-        put_u32(out, (uint32_t)size);
-        strbuf_append(out, bytes, size);
+        put_u8(e, BINARY_EXT);
+        put_u32(e, (uint32_t)size);
+    } else {
+        put_u8(e, BIT_BINARY_EXT);
+        put_u32(e, (uint32_t)size + 1);
+        put_u8(e, bits);
+    }
+    if (!e->out) {
+        e->at += size + (bits != 0);
+        return true;
+    }
+    return push_item(e, ITEM_BYTES, t, 0, 0) != NULL;
+}
+
+/* OTP 25's TERM_TO_BINARY_MEMCPY_FACTOR: a work unit per 8 bytes copied. */
+#define ENC_BYTES_PER_UNIT 8
+
+/* Copies what the units left pay for of the bitstring at the top; pops it
+ * once its bytes and trailing bits are written. */
+static void copy_bytes(struct encoder *e, size_t limit)
+{
+    struct item *it = &e->stack[e->depth - 1];
+    const uint8_t *bytes;
+    size_t size;
+    unsigned bits;
+    bin_bytes(it->t, &bytes, &size, &bits);
+    size_t left = size - it->patch, room = SIZE_MAX;
+    if (limit != SIZE_MAX)
+        room = (limit > e->units ? limit - e->units : 1) * ENC_BYTES_PER_UNIT;
+    size_t n = left < room ? left : room;
+    put_bytes(e, bytes + it->patch, n);
+    it->patch += n;
+    e->units += n / ENC_BYTES_PER_UNIT;
+    if (n < left) {
+        e->units = limit; /* the rest in the next portion */
         return;
     }
     /* The last byte's `bits` high bits are the tail; its other bits zero. */
-    put_u8(out, BIT_BINARY_EXT);
-    put_u32(out, (uint32_t)size + 1);
-    put_u8(out, bits);
-    strbuf_append(out, bytes, size);
-    put_u8(out, bytes[size] & (0xff00u >> bits));
+    if (bits)
+        put_u8(e, bytes[size] & (0xff00u >> bits));
+    e->depth--;
 }
 
-/* A proper list of at most 65535 integers 0..255: STRING_EXT. */
-static bool is_byte_string(term t, size_t *length)
+/* A proper list of at most 65535 integers 0..255: STRING_EXT. *checked
+ * counts the cells looked at, for the reductions. */
+static bool is_byte_string(term t, size_t *length, size_t *checked)
 {
     size_t n = 0;
+    bool ok = false;
     for (; is_list(t); t = list_tail(t), n++) {
         term h = list_head(t);
         if (n == 65535 || !is_small(h) || small_value(h) < 0 || small_value(h) > 255)
-            return false;
+            goto done;
     }
+    ok = t == NIL;
+done:
     *length = n;
-    return t == NIL;
+    *checked = n;
+    return ok;
 }
 
-/* Writes t's tag and fixed part; pushes what follows it. */
-/* The pairs of map t in key order, pushed to pop first-first. */
 static int compare_pair_keys(const void *a, const void *b)
 {
     return term_compare_exact(*(const term *)a, *(const term *)b);
 }
 
+/* The pairs of map t in key order, as a tuple K1, V1, K2, V2... on the
+ * heap, walked as a tuple. */
 static bool push_sorted_pairs(struct encoder *e, term map)
 {
-    size_t n = (size_t)map_size(map);
-    term *pairs = malloc((n ? n : 1) * 2 * sizeof *pairs);
-    if (!pairs)
-        return false;
+    size_t n = map_size(map);
+    if (!e->heap)
+        return enc_fail(e, "a deterministic map needs a heap");
+    term pairs = heap_tuple(e->heap, 2 * n, NULL);
+    if (is_non_value(pairs))
+        return enc_fail(e, "heap refused the term");
+    term *elems = tuple_elements(pairs);
     struct map_iter it;
     size_t i = 0;
     map_iter_init(&it, map);
-    while (i < n && map_iter_next(&it, &pairs[2 * i], &pairs[2 * i + 1]))
+    while (i < n && map_iter_next(&it, &elems[2 * i], &elems[2 * i + 1]))
         i++;
-    qsort(pairs, i, 2 * sizeof *pairs, compare_pair_keys);
-    bool ok = true;
-    for (size_t k = i; k-- > 0 && ok;)
-        ok = push_term(e, pairs[2 * k + 1]) && push_term(e, pairs[2 * k]);
-    free(pairs);
-    return ok;
+    qsort(elems, i, 2 * sizeof *elems, compare_pair_keys);
+    /* Gathering and sorting, charged as about n log2 n comparisons. */
+    size_t log2n = 1;
+    while ((size_t)1 << log2n < n)
+        log2n++;
+    e->units += n * log2n;
+    return push_item(e, ITEM_TUPLE, pairs, 1, 0) != NULL;
 }
 
-/* NEW_FUN_EXT up to the free variables, which are pushed with the size
- * field's patch below them. */
-static bool encode_local_fun(struct encoder *e, term t, const char **error)
+static bool push_map(struct encoder *e, term map)
+{
+    if (e->out && e->options->deterministic)
+        return push_sorted_pairs(e, map); /* sizing needs no order */
+    struct map_iter *iter = malloc(sizeof *iter);
+    if (!iter)
+        return enc_fail(e, "out of memory");
+    map_iter_init(iter, map);
+    struct item *it = push_item(e, ITEM_MAP, map, 0, 0);
+    if (!it) {
+        free(iter);
+        return false;
+    }
+    it->iter = iter;
+    return true;
+}
+
+/* NEW_FUN_EXT up to the free variables, which follow as items (and then
+ * the size field's patch). */
+static bool encode_local_fun(struct encoder *e, term t)
 {
     const struct fun_entry *entry = fun_entry_of(t);
     bool utf8 = e->options->minor_version >= 2;
-    if (!entry->module_md5 || !is_pid(e->options->fun_creator)) {
-        *error = "a local fun cannot be encoded here";
+    if (!entry->module_md5 || !is_pid(e->options->fun_creator))
+        return enc_fail(e, "a local fun cannot be encoded here");
+    put_u8(e, NEW_FUN_EXT);
+    size_t size_at = e->at;
+    put_u32(e, 0);
+    put_u8(e, entry->arity);
+    put_bytes(e, entry->module_md5, 16);
+    put_u32(e, entry->index);
+    put_u32(e, (uint32_t)fun_num_free(t));
+    encode_atom(e, entry->module, utf8);
+    encode_integer(e, make_small(entry->index));
+    encode_integer(e, make_small(entry->old_uniq));
+    encode_pid(e, e->options->fun_creator, utf8);
+    if (e->out && !push_item(e, ITEM_FUNSIZE, NIL, 0, size_at))
         return false;
-    }
-    struct strbuf *out = e->out;
-    put_u8(out, NEW_FUN_EXT);
-    size_t size_at = out->len;
-    put_u32(out, 0);
-    put_u8(out, entry->arity);
-    strbuf_append(out, entry->module_md5, 16);
-    put_u32(out, entry->index);
-    put_u32(out, (uint32_t)fun_num_free(t));
-    encode_atom(out, entry->module, utf8);
-    encode_integer(out, make_small(entry->index));
-    encode_integer(out, make_small(entry->old_uniq));
-    encode_pid(out, e->options->fun_creator, utf8);
-    if (!push_pending(e, THE_NON_VALUE, size_at)) {
-        *error = "out of memory";
-        return false;
-    }
-    for (uint64_t i = fun_num_free(t); i > 0; i--) {
-        if (!push_term(e, fun_free_var(t, i - 1))) {
-            *error = "out of memory";
-            return false;
-        }
-    }
-    return true;
+    return fun_num_free(t) == 0 || push_item(e, ITEM_FUNENV, t, 0, 0) != NULL;
 }
 
 static void encode_float(struct encoder *e, double d)
 {
-    struct strbuf *out = e->out;
     if (e->options->minor_version == 0) {
         /* FLOAT_EXT: "%.20e" in 31 bytes, zero padded. */
         char text[64];
         int n = snprintf(text, sizeof text, "%.20e", d);
-        put_u8(out, FLOAT_EXT);
+        put_u8(e, FLOAT_EXT);
         for (int i = 0; i < 31; i++)
-            put_u8(out, i < n ? (unsigned char)text[i] : 0);
+            put_u8(e, i < n ? (unsigned char)text[i] : 0);
         return;
     }
     uint64_t bits;
     memcpy(&bits, &d, sizeof bits);
-    put_u8(out, NEW_FLOAT_EXT);
-    put_u32(out, (uint32_t)(bits >> 32));
-    put_u32(out, (uint32_t)bits);
+    put_u8(e, NEW_FLOAT_EXT);
+    put_u32(e, (uint32_t)(bits >> 32));
+    put_u32(e, (uint32_t)bits);
 }
 
-static bool encode_one(struct encoder *e, term t, const char **error)
+/* Writes t's tag and fixed part; pushes items for what follows it. */
+static bool encode_one(struct encoder *e, term t)
 {
-    struct strbuf *out = e->out;
     bool utf8 = e->options->minor_version >= 2;
     if (is_integer(t)) {
-        encode_integer(out, t);
+        encode_integer(e, t);
     } else if (is_atom(t)) {
-        encode_atom(out, t, utf8);
+        encode_atom(e, t, utf8);
     } else if (t == NIL) {
-        put_u8(out, NIL_EXT);
+        put_u8(e, NIL_EXT);
     } else if (is_list(t)) {
-        size_t n = 0;
-        if (is_byte_string(t, &n)) {
-            put_u8(out, STRING_EXT);
-            put_u16(out, (uint32_t)n);
+        size_t n, checked;
+        if (is_byte_string(t, &n, &checked)) {
+            /* OTP charges a unit per byte of a string, half a unit per
+             * cell it looked at before finding a list is none. */
+            e->units += n;
+            put_u8(e, STRING_EXT);
+            put_u16(e, (uint32_t)n);
+            if (!e->out) {
+                e->at += n;
+                return true;
+            }
             for (; is_list(t); t = list_tail(t))
-                put_u8(out, (unsigned)small_value(list_head(t)));
+                e->out[e->at++] = (uint8_t)small_value(list_head(t));
             return true;
         }
-        term tail = t;
-        for (n = 0; is_list(tail); tail = list_tail(tail))
-            n++;
-        put_u8(out, LIST_EXT);
-        put_u32(out, (uint32_t)n);
-        size_t first = e->depth;
-        if (!push_term(e, tail))
-            goto out_of_memory;
-        for (; is_list(t); t = list_tail(t))
-            if (!push_term(e, list_head(t)))
-                goto out_of_memory;
-        reverse_pushed(e, first + 1); /* the tail stays below the elements */
+        e->units += checked / 2;
+        put_u8(e, LIST_EXT);
+        size_t length_at = e->at;
+        put_u32(e, 0); /* patched at the list's end */
+        return push_item(e, ITEM_LIST, t, 0, length_at) != NULL;
     } else if (is_tuple(t)) {
         uint64_t arity = tuple_arity(t);
         if (arity < 256) {
-            put_u8(out, SMALL_TUPLE_EXT);
-            put_u8(out, (unsigned)arity);
+            put_u8(e, SMALL_TUPLE_EXT);
+            put_u8(e, (unsigned)arity);
         } else {
-            put_u8(out, LARGE_TUPLE_EXT);
-            put_u32(out, (uint32_t)arity);
+            put_u8(e, LARGE_TUPLE_EXT);
+            put_u32(e, (uint32_t)arity);
         }
-        for (uint64_t i = arity; i > 0; i--)
-            if (!push_term(e, tuple_element(t, i)))
-                goto out_of_memory;
+        return arity == 0 || push_item(e, ITEM_TUPLE, t, 1, 0) != NULL;
     } else if (is_float(t)) {
         encode_float(e, float_value(t));
     } else if (is_bitstring(t)) {
-        encode_bitstring(out, t);
+        return encode_bitstring(e, t);
     } else if (is_map(t)) {
-        put_u8(out, MAP_EXT);
-        put_u32(out, (uint32_t)map_size(t));
-        if (e->options->deterministic) {
-            if (!push_sorted_pairs(e, t))
-                goto out_of_memory;
-            return true;
-        }
-        size_t first = e->depth;
-        struct map_iter it;
-        term key, value;
-        map_iter_init(&it, t);
-        while (map_iter_next(&it, &key, &value))
-            if (!push_term(e, key) || !push_term(e, value))
-                goto out_of_memory;
-        reverse_pushed(e, first);
+        put_u8(e, MAP_EXT);
+        put_u32(e, (uint32_t)map_size(t));
+        return map_size(t) == 0 || push_map(e, t);
     } else if (is_pid(t)) {
-        encode_pid(out, t, utf8);
+        encode_pid(e, t, utf8);
     } else if (is_port(t)) {
         uint64_t number = port_number(t);
-        put_u8(out, number >> 32 ? V4_PORT_EXT : NEW_PORT_EXT);
-        encode_node(out, utf8);
+        put_u8(e, number >> 32 ? V4_PORT_EXT : NEW_PORT_EXT);
+        encode_node(e, utf8);
         if (number >> 32)
-            put_u32(out, (uint32_t)(number >> 32));
-        put_u32(out, (uint32_t)number);
-        put_u32(out, 0);
+            put_u32(e, (uint32_t)(number >> 32));
+        put_u32(e, (uint32_t)number);
+        put_u32(e, 0);
     } else if (is_ref(t)) {
         uint64_t low = ref_id_low(t), high = ref_id_high(t);
         unsigned words = high >> 32 ? 4 : 3;
-        put_u8(out, NEWER_REFERENCE_EXT);
-        put_u16(out, words);
-        encode_node(out, utf8);
-        put_u32(out, 0);
-        put_u32(out, (uint32_t)low);
-        put_u32(out, (uint32_t)(low >> 32));
-        put_u32(out, (uint32_t)high);
+        put_u8(e, NEWER_REFERENCE_EXT);
+        put_u16(e, words);
+        encode_node(e, utf8);
+        put_u32(e, 0);
+        put_u32(e, (uint32_t)low);
+        put_u32(e, (uint32_t)(low >> 32));
+        put_u32(e, (uint32_t)high);
         if (words == 4)
-            put_u32(out, (uint32_t)(high >> 32));
+            put_u32(e, (uint32_t)(high >> 32));
     } else if (is_export(t)) {
-        put_u8(out, EXPORT_EXT);
-        encode_atom(out, boxed_ptr(t)[1], utf8);
-        encode_atom(out, boxed_ptr(t)[2], utf8);
-        encode_integer(out, boxed_ptr(t)[3]);
+        put_u8(e, EXPORT_EXT);
+        encode_atom(e, boxed_ptr(t)[1], utf8);
+        encode_atom(e, boxed_ptr(t)[2], utf8);
+        encode_integer(e, boxed_ptr(t)[3]);
     } else if (is_local_fun(t)) {
-        return encode_local_fun(e, t, error);
+        return encode_local_fun(e, t);
     } else {
-        *error = "a term of unknown kind cannot be encoded";
-        return false;
+        return enc_fail(e, "a term of unknown kind cannot be encoded");
     }
     return true;
-out_of_memory:
-    *error = "out of memory";
-    return false;
+}
+
+/* ---- the stack between portions ----
+ * An item is saved as {Kind, T, I, Patch}; a map's iterator as T =
+ * {Map, Pos, Depth, Node0, Index0, Node1, Index1, ...}. */
+
+static term save_iter(heap_t *h, const struct map_iter *it)
+{
+    term t = heap_tuple(h, 3 + 2 * it->depth, NULL);
+    if (is_non_value(t))
+        return t;
+    term *el = tuple_elements(t);
+    el[0] = it->map;
+    el[1] = make_small((int64_t)it->pos);
+    el[2] = make_small((int64_t)it->depth);
+    for (size_t d = 0; d < it->depth; d++) {
+        el[3 + 2 * d] = it->stack[d];
+        el[4 + 2 * d] = make_small(it->index[d]);
+    }
+    return t;
+}
+
+static void restore_iter(term t, struct map_iter *it)
+{
+    const term *el = tuple_elements(t);
+    it->map = el[0];
+    it->pos = (size_t)small_value(el[1]);
+    it->depth = (size_t)small_value(el[2]);
+    for (size_t d = 0; d < it->depth; d++) {
+        it->stack[d] = el[3 + 2 * d];
+        it->index[d] = (unsigned)small_value(el[4 + 2 * d]);
+    }
+}
+
+/* Moves the stack onto the saved list, its top first in the list. */
+static bool save_stack(struct encoder *e)
+{
+    for (size_t k = 0; k < e->depth; k++) {
+        struct item *it = &e->stack[k];
+        term t = it->kind == ITEM_MAP ? save_iter(e->heap, it->iter) : it->t;
+        term saved[4] = {make_small(it->kind), t, make_small(it->i), make_small((int64_t)it->patch)};
+        term tuple = is_value(t) ? heap_tuple(e->heap, 4, saved) : t;
+        term cell = is_value(tuple) ? heap_cons(e->heap, tuple, e->saved) : tuple;
+        if (is_non_value(cell))
+            return enc_fail(e, "heap refused the term");
+        e->saved = cell;
+    }
+    return true;
+}
+
+/* Takes the top saved item back onto the (empty) stack. */
+static bool restore_item(struct encoder *e)
+{
+    const term *el = tuple_elements(list_head(e->saved));
+    struct item *it = push_item(e, (uint32_t)small_value(el[0]), el[1], (uint32_t)small_value(el[2]),
+                                (size_t)small_value(el[3]));
+    if (!it)
+        return false;
+    e->saved = list_tail(e->saved);
+    if (it->kind == ITEM_MAP) {
+        it->iter = malloc(sizeof *it->iter);
+        if (!it->iter) {
+            e->depth--;
+            return enc_fail(e, "out of memory");
+        }
+        restore_iter(it->t, it->iter);
+        it->t = it->iter->map;
+    }
+    return true;
+}
+
+static void free_stack(struct encoder *e)
+{
+    for (size_t k = 0; k < e->depth; k++)
+        free(e->stack[k].iter);
+    free(e->stack);
+    e->stack = NULL;
+    e->depth = e->capacity = 0;
+}
+
+/* Runs until the pass ends (true, e->depth 0 and nothing saved) or the
+ * units reach limit; false after an error. */
+static bool encode_loop(struct encoder *e, size_t limit)
+{
+    while (e->units < limit) {
+        if (e->depth == 0) {
+            if (e->saved == NIL)
+                return true;
+            if (!restore_item(e))
+                return false;
+        }
+        struct item *it = &e->stack[e->depth - 1];
+        term next;
+        switch (it->kind) {
+        case ITEM_TERM:
+            next = it->t;
+            e->depth--;
+            break;
+        case ITEM_LIST: {
+            term tail = list_tail(it->t);
+            next = list_head(it->t);
+            it->i++;
+            if (is_list(tail)) {
+                it->t = tail;
+            } else { /* the tail follows the last element */
+                patch_u32(e, it->patch, it->i);
+                it->kind = ITEM_TERM;
+                it->t = tail;
+            }
+            break;
+        }
+        case ITEM_TUPLE:
+            next = tuple_element(it->t, it->i);
+            if (it->i == tuple_arity(it->t))
+                e->depth--;
+            else
+                it->i++;
+            break;
+        case ITEM_FUNENV:
+            next = fun_free_var(it->t, it->i);
+            if (it->i + 1 == fun_num_free(it->t))
+                e->depth--;
+            else
+                it->i++;
+            break;
+        case ITEM_FUNSIZE:
+            /* A local fun's size counts from its size field to its end. */
+            patch_u32(e, it->patch, (uint32_t)(e->at - it->patch));
+            e->depth--;
+            continue;
+        case ITEM_BYTES:
+            copy_bytes(e, limit);
+            continue;
+        case ITEM_MAP: {
+            term value;
+            if (!map_iter_next(it->iter, &next, &value)) {
+                free(it->iter);
+                e->depth--;
+                continue;
+            }
+            if (!push_item(e, ITEM_TERM, value, 0, 0)) /* the value follows the key */
+                return false;
+            break;
+        }
+        default:
+            return enc_fail(e, "corrupt encoder state");
+        }
+        e->units++;
+        if (!encode_one(e, next))
+            return false;
+    }
+    return true;
+}
+
+enum etf_status etf_encode_portion(heap_t *h, struct etf_encoding *enc, size_t limit, size_t *units,
+                                   const char **error)
+{
+    struct encoder e = {enc->out, enc->at, NULL, 0, 0, enc->saved, h, enc->options, 0, NULL};
+    bool ok = true;
+    if (is_value(enc->first)) {
+        if (e.at == 0)
+            put_u8(&e, ETF_VERSION);
+        ok = push_item(&e, ITEM_TERM, enc->first, 0, 0) != NULL;
+        enc->first = THE_NON_VALUE;
+    }
+    ok = ok && encode_loop(&e, limit);
+    bool done = ok && e.depth == 0 && e.saved == NIL;
+    if (ok && !done)
+        ok = save_stack(&e);
+    free_stack(&e);
+    *units = e.units;
+    enc->at = e.at;
+    enc->saved = e.saved;
+    if (!ok) {
+        *error = e.error ? e.error : "cannot encode";
+        return ETF_FAILED;
+    }
+    return done ? ETF_DONE : ETF_MORE;
+}
+
+bool etf_compress(const uint8_t *plain, size_t len, int level, struct strbuf *out)
+{
+    size_t plain_size = len - 1;
+    if (len < 1 || plain_size > UINT32_MAX)
+        return false;
+    uLongf packed_size = compressBound((uLong)plain_size);
+    uint8_t *packed = malloc(packed_size);
+    if (!packed)
+        return false;
+    int z = compress2(packed, &packed_size, (const Bytef *)plain + 1, (uLong)plain_size, level);
+    bool smaller = z == Z_OK && 5 + packed_size <= plain_size;
+    if (smaller) {
+        uint8_t head[6] = {ETF_VERSION,
+                           COMPRESSED,
+                           (uint8_t)(plain_size >> 24),
+                           (uint8_t)(plain_size >> 16),
+                           (uint8_t)(plain_size >> 8),
+                           (uint8_t)plain_size};
+        strbuf_append(out, head, sizeof head);
+        strbuf_append(out, packed, packed_size);
+    }
+    free(packed);
+    return smaller;
 }
 
 bool etf_encode(term t, struct strbuf *out, const char **error)
@@ -1010,53 +1291,37 @@ bool etf_encode(term t, struct strbuf *out, const char **error)
     return etf_encode_with(t, &defaults, out, error);
 }
 
-/* Replaces the encoding from `start` (its version byte) with its
- * compressed form unless that is larger (OTP keeps it at equal size):
- * version, COMPRESSED, the plain size, then zlib's stream of everything
- * after the version byte. */
-static bool compress_encoding(struct strbuf *out, size_t start, int level, const char **error)
-{
-    size_t plain_size = out->len - start - 1;
-    if (plain_size > UINT32_MAX)
-        return true;
-    uLongf packed_size = compressBound((uLong)plain_size);
-    uint8_t *packed = malloc(packed_size);
-    if (!packed) {
-        *error = "out of memory";
-        return false;
-    }
-    int z = compress2(packed, &packed_size, (const Bytef *)out->data + start + 1, (uLong)plain_size, level);
-    if (z == Z_OK && 5 + packed_size <= plain_size) {
-        out->len = start + 1;
-        put_u8(out, COMPRESSED);
-        put_u32(out, (uint32_t)plain_size);
-        strbuf_append(out, packed, packed_size);
-    }
-    free(packed);
-    return true;
-}
-
 bool etf_encode_with(term t, const struct etf_encode_options *options, struct strbuf *out, const char **error)
 {
-    struct encoder e = {out, NULL, 0, 0, options};
-    size_t start = out->len;
-    put_u8(out, ETF_VERSION);
-    bool ok = push_term(&e, t);
-    if (!ok)
-        *error = "out of memory";
-    while (ok && e.depth > 0) {
-        struct pending next = e.stack[--e.depth];
-        if (is_value(next.t)) {
-            ok = encode_one(&e, next.t, error);
-            continue;
+    /* Only a deterministic map needs a heap (its sorted pairs). */
+    heap_t scratch, *h = NULL;
+    if (options->deterministic) {
+        if (!heap_init(&scratch, 0, 0)) {
+            *error = "out of memory";
+            return false;
         }
-        /* A local fun's size counts from its size field to its end. */
-        uint32_t size = (uint32_t)(out->len - next.patch_at);
-        for (int i = 0; i < 4; i++)
-            out->data[next.patch_at + (size_t)i] = (char)(uint8_t)(size >> (24 - 8 * i));
+        h = &scratch;
     }
-    free(e.stack);
-    if (ok && options->compression > 0)
-        ok = compress_encoding(out, start, options->compression, error);
+    struct etf_encoding sizing = {options, NULL, 0, t, NIL};
+    size_t units;
+    bool ok = etf_encode_portion(h, &sizing, SIZE_MAX, &units, error) == ETF_DONE;
+    if (ok) {
+        size_t start = out->len;
+        strbuf_reserve(out, sizing.at);
+        struct etf_encoding writing = {options, (uint8_t *)out->data + start, 0, t, NIL};
+        ok = etf_encode_portion(h, &writing, SIZE_MAX, &units, error) == ETF_DONE;
+        out->len = start + (ok ? writing.at : 0);
+        out->data[out->len] = '\0';
+        if (ok && options->compression > 0) {
+            struct strbuf packed = STRBUF_INIT;
+            if (etf_compress((const uint8_t *)out->data + start, out->len - start, options->compression, &packed)) {
+                out->len = start;
+                strbuf_append(out, packed.data, packed.len);
+            }
+            strbuf_free(&packed);
+        }
+    }
+    if (h)
+        heap_destroy(h);
     return ok;
 }

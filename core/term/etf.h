@@ -59,4 +59,40 @@ bool etf_encode(term t, struct strbuf *out, const char **error);
  * struct fun_entry) and options->fun_creator. */
 bool etf_encode_with(term t, const struct etf_encode_options *options, struct strbuf *out, const char **error);
 
+/* ---- encoding in portions (term_to_binary) ----
+ * An encoding is two passes: sizing (out NULL) counts the bytes, writing
+ * writes them into a buffer of that size. A pass starts with at 0 and
+ * first the term (the version byte comes first), and runs in portions of
+ * about `limit` work units each: a unit per term, per byte of a STRING_EXT,
+ * per two cells of a list looked at for one, per 8 bytes of a binary copied
+ * (OTP 25's TERM_TO_BINARY_MEMCPY_FACTOR), and n log2 n for the sorting of
+ * a deterministic map's n pairs. Between portions the pass's state is
+ * `saved`, a list of terms on heap h, which the caller keeps as a
+ * collection root; h may be NULL only when limit is SIZE_MAX and the
+ * options are not deterministic. */
+
+/* Work units a reduction: OTP 25's TERM_TO_BINARY_LOOP_FACTOR. */
+#define ETF_ENCODE_UNITS_PER_RED 32
+
+struct etf_encoding {
+    const struct etf_encode_options *options;
+    uint8_t *out; /* the writing pass's buffer (found again at every portion); NULL: sizing */
+    size_t at;    /* bytes counted or written so far */
+    term first;   /* the term, before a pass's first portion; THE_NON_VALUE after */
+    term saved;   /* what is left to do, between portions; [] at the start */
+};
+
+enum etf_status { ETF_DONE, ETF_MORE, ETF_FAILED };
+
+/* One portion of a pass; *units gets the units it spent. ETF_FAILED with
+ * *error set for a term that cannot be encoded or memory refused (then
+ * h->failure tells which). */
+enum etf_status etf_encode_portion(heap_t *h, struct etf_encoding *enc, size_t limit, size_t *units,
+                                   const char **error);
+
+/* Appends to out the compressed form (zlib level 1..9) of the plain
+ * encoding plain[0..len) (its version byte first) and returns true, when
+ * that is smaller, as OTP keeps it; false and nothing appended otherwise. */
+bool etf_compress(const uint8_t *plain, size_t len, int level, struct strbuf *out);
+
 #endif
