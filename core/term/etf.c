@@ -103,22 +103,45 @@ static bool read_u64(struct reader *r, uint64_t *v)
     return true;
 }
 
-/* A slot-filling frame: `remaining` slots from dest, `stride` words apart.
- * A map frame fills the pairs buffer, then builds the map into map_dest. */
+/* A place a decoded term goes: word `offset` of a boxed term's object, or
+ * of a list cell (0 its head, 1 its tail). Named by the term that holds
+ * it, never by a pointer, so that a decoding in portions can save it on
+ * the heap and find it again after the collector moved that term. */
+struct slot {
+    term container;
+    size_t offset;
+};
+
+static term *slot_ptr(struct slot s)
+{
+    return (is_list(s.container) ? list_ptr(s.container) : boxed_ptr(s.container)) + s.offset;
+}
+
+enum frame_kind {
+    FRAME_WORDS, /* `remaining` slots from `at`, one word apart (a tuple's elements, a fun's free variables) */
+    FRAME_CELLS, /* the heads of `remaining` list cells from `at`'s cell on */
+    FRAME_MAP,   /* FRAME_WORDS over a tuple K1, V1, ..., then the map built from it goes to map_dest */
+    FRAME_BYTES, /* a binary's bytes (at: the binary, offset bytes copied), `remaining` from input byte src on */
+};
+
+/* A slot-filling frame. */
 struct frame {
-    term *dest;
+    uint32_t kind;
+    struct slot at;
     size_t remaining;
-    size_t stride;
-    term *pairs; /* map frames: malloc'd keys then values interleaved */
-    size_t pair_count;
-    term *map_dest;
+    struct slot map_dest;
+    size_t src; /* FRAME_BYTES */
 };
 
 struct decoder {
     heap_t *heap;
     struct reader in;
+    const uint8_t *start; /* the input's first byte (FRAME_BYTES's src counts from it) */
     struct frame *stack;
     size_t depth, capacity;
+    term saved; /* frames below the stack, saved on the heap by an earlier portion */
+    size_t units; /* work done in this portion */
+    size_t limit; /* and what it may do */
     /* Slots of open frames not decoded yet: each needs at least one more
      * byte, so a compound term may promise only the bytes left beyond
      * them. Without this, nested headers that each claim a large arity
@@ -128,6 +151,11 @@ struct decoder {
     const char *error;
     const struct etf_decode_options *options; /* never NULL */
 };
+
+term etf_decode(heap_t *h, const uint8_t *buf, size_t len, size_t *used, const char **error)
+{
+    return etf_decode_with(h, buf, len, NULL, used, error);
+}
 
 static bool fail(struct decoder *d, const char *error)
 {
@@ -147,8 +175,14 @@ static bool push(struct decoder *d, struct frame f)
         d->capacity = cap;
     }
     d->stack[d->depth++] = f;
-    d->promised += f.remaining;
+    if (f.kind != FRAME_BYTES)
+        d->promised += f.remaining;
     return true;
+}
+
+static bool push_words(struct decoder *d, term container, size_t offset, size_t n)
+{
+    return push(d, (struct frame){FRAME_WORDS, {container, offset}, n, {NIL, 0}, 0});
 }
 
 /* Input bytes not yet promised to the slots of open frames. */
@@ -240,21 +274,52 @@ static bool decode_big(struct decoder *d, uint32_t n, term *out)
     return true;
 }
 
+/* OTP 25's B2T_MEMCPY_FACTOR: a work unit per 8 bytes of a binary copied. */
+#define DEC_BYTES_PER_UNIT 8
+
+/* Copies what the units left pay for of the binary at the stack's top
+ * (FRAME_BYTES); pops it when it is whole. */
+static void copy_binary_bytes(struct decoder *d)
+{
+    struct frame *f = &d->stack[d->depth - 1];
+    const uint8_t *data;
+    size_t size;
+    unsigned bits;
+    bin_bytes(f->at.container, &data, &size, &bits);
+    size_t room = d->limit == SIZE_MAX ? SIZE_MAX : (d->limit > d->units ? d->limit - d->units : 1) * DEC_BYTES_PER_UNIT;
+    size_t n = f->remaining < room ? f->remaining : room;
+    memcpy((uint8_t *)(uintptr_t)data + f->at.offset, d->start + f->src, n); /* a binary this decoding made */
+    f->at.offset += n;
+    f->src += n;
+    f->remaining -= n;
+    d->units += n / DEC_BYTES_PER_UNIT;
+    if (f->remaining == 0)
+        d->depth--;
+    else
+        d->units = d->limit; /* the rest in the next portion */
+}
+
+/* A binary's bytes follow in a frame, copied in portions. */
 static bool decode_binary(struct decoder *d, uint32_t size, unsigned bits, term *out)
 {
     if (left(&d->in) < size || (bits != 0 && size == 0))
         return fail(d, "truncated binary");
-    if (bits == 0) {
-        *out = bin_from_bytes(d->heap, d->in.p, size);
-    } else {
-        /* The last byte holds `bits` significant high bits. */
-        term whole = bin_from_bytes(d->heap, d->in.p, size);
-        *out = is_value(whole) ? bin_sub(d->heap, whole, 0, size - 1, bits) : whole;
-    }
-    d->in.p += size;
+    uint8_t *bytes;
+    term whole = bin_alloc(d->heap, size, &bytes);
+    if (is_non_value(whole))
+        return fail(d, "heap refused the term");
+    /* The last byte holds `bits` significant high bits. */
+    *out = bits == 0 ? whole : bin_sub(d->heap, whole, 0, size - 1, bits);
     if (is_non_value(*out))
         return fail(d, "heap refused the term");
-    return true;
+    size_t src = (size_t)(d->in.p - d->start);
+    d->in.p += size;
+    if (size <= BIN_HEAP_MAX) { /* at once: nothing else may see it half-written */
+        memcpy(bytes, d->start + src, size);
+        return true;
+    }
+    memset(bytes, 0, size);
+    return push(d, (struct frame){FRAME_BYTES, {whole, 0}, size, {NIL, 0}, src});
 }
 
 static bool decode_reference(struct decoder *d, uint32_t tag, term *out)
@@ -321,13 +386,14 @@ static bool decode_local_fun(struct decoder *d, term *dest)
     for (uint32_t i = 0; i < num_free; i++)
         p[2 + i] = NIL;
     *dest = make_boxed(p);
-    return num_free == 0 || push(d, (struct frame){p + 2, num_free, 1, NULL, 0, NULL});
+    return num_free == 0 || push_words(d, *dest, 2, num_free);
 }
 
-/* Decodes the term at the input into *dest; compound terms push a frame for
- * their elements. */
-static bool decode_one(struct decoder *d, term *dest)
+/* Decodes the term at the input into slot `at`; compound terms push a
+ * frame for their elements. */
+static bool decode_one(struct decoder *d, struct slot at)
 {
+    term *dest = slot_ptr(at);
     uint32_t tag, n, v;
     if (!read_u8(&d->in, &tag))
         return fail(d, "truncated term");
@@ -394,13 +460,15 @@ static bool decode_one(struct decoder *d, term *dest)
         for (uint32_t i = 0; i < n; i++)
             p[1 + i] = NIL;
         *dest = make_boxed(p);
-        return n == 0 || push(d, (struct frame){p + 1, n, 1, NULL, 0, NULL});
+        d->units += n;
+        return n == 0 || push_words(d, *dest, 1, n);
     }
     case STRING_EXT: {
         if (!read_u16(&d->in, &n) || left(&d->in) < n)
             return fail(d, "truncated string");
         *dest = heap_string(d->heap, (const char *)d->in.p, n);
         d->in.p += n;
+        d->units += n;
         return is_value(*dest) || fail(d, "heap refused the term");
     }
     case LIST_EXT: {
@@ -416,9 +484,10 @@ static bool decode_one(struct decoder *d, term *dest)
             p[2 * i + 1] = i + 1 < n ? make_list(&p[2 * i + 2]) : NIL;
         }
         *dest = make_list(p);
+        d->units += n;
         /* The tail follows the elements in the input: push it first. */
-        return push(d, (struct frame){&p[2 * (size_t)n - 1], 1, 1, NULL, 0, NULL}) &&
-               push(d, (struct frame){p, n, 2, NULL, 0, NULL});
+        return push_words(d, make_list(&p[2 * (size_t)n - 2]), 1, 1) &&
+               push(d, (struct frame){FRAME_CELLS, {*dest, 0}, n, {NIL, 0}, 0});
     }
     case BINARY_EXT:
         return read_u32(&d->in, &n) ? decode_binary(d, n, 0, dest) : fail(d, "truncated binary");
@@ -437,17 +506,14 @@ static bool decode_one(struct decoder *d, term *dest)
             *dest = map_new_empty(d->heap);
             return is_value(*dest) || fail(d, "heap refused the term");
         }
-        term *pairs = malloc(2 * (size_t)n * sizeof *pairs);
-        if (!pairs)
-            return fail(d, "out of memory");
-        for (size_t i = 0; i < 2 * (size_t)n; i++)
-            pairs[i] = NIL;
+        /* The pairs go to a tuple K1, V1, ...; the map replaces the
+         * placeholder once they are decoded. */
+        term pairs = heap_tuple(d->heap, 2 * (size_t)n, NULL);
+        if (is_non_value(pairs))
+            return fail(d, "heap refused the term");
         *dest = NIL;
-        if (!push(d, (struct frame){pairs, 2 * (size_t)n, 1, pairs, n, dest})) {
-            free(pairs);
-            return false;
-        }
-        return true;
+        d->units += 2 * (size_t)n;
+        return push(d, (struct frame){FRAME_MAP, {pairs, 1}, 2 * (size_t)n, at, 0});
     }
     case EXPORT_EXT: {
         term module, function, arity;
@@ -495,52 +561,133 @@ static bool decode_one(struct decoder *d, term *dest)
     }
 }
 
-static bool finish_map(struct decoder *d, struct frame *f)
+/* The map of a FRAME_MAP's pairs, into its destination. */
+static bool finish_map(struct decoder *d, const struct frame *f)
 {
-    size_t n = f->pair_count;
+    term pairs = f->at.container;
+    size_t n = tuple_arity(pairs) / 2;
     term *keys = malloc(2 * n * sizeof *keys);
     if (!keys)
         return fail(d, "out of memory");
     term *values = keys + n;
+    const term *el = tuple_elements(pairs);
     for (size_t i = 0; i < n; i++) {
-        keys[i] = f->pairs[2 * i];
-        values[i] = f->pairs[2 * i + 1];
+        keys[i] = el[2 * i];
+        values[i] = el[2 * i + 1];
     }
     term map = map_from_pairs(d->heap, keys, values, n);
     free(keys);
     if (is_non_value(map))
         return fail(d, "heap refused the term");
-    *f->map_dest = map;
+    d->units += n;
+    *slot_ptr(f->map_dest) = map;
     return true;
 }
 
-static term decode_body(struct decoder *d)
+/* ---- the frames between portions ----
+ * A frame is saved as {Kind, AtContainer, AtOffset, Remaining,
+ * DestContainer, DestOffset, Src}, the top one first in the list. */
+
+static bool save_frames(struct decoder *d)
 {
-    term result = NIL;
-    bool ok = push(d, (struct frame){&result, 1, 1, NULL, 0, NULL});
-    while (ok && d->depth > 0) {
+    for (size_t k = 0; k < d->depth; k++) {
+        const struct frame *f = &d->stack[k];
+        term el[7] = {make_small(f->kind),
+                      f->at.container,
+                      make_small((int64_t)f->at.offset),
+                      make_small((int64_t)f->remaining),
+                      f->map_dest.container,
+                      make_small((int64_t)f->map_dest.offset),
+                      make_small((int64_t)f->src)};
+        term tuple = heap_tuple(d->heap, 7, el);
+        term cell = is_value(tuple) ? heap_cons(d->heap, tuple, d->saved) : tuple;
+        if (is_non_value(cell))
+            return fail(d, "heap refused the term");
+        d->saved = cell;
+    }
+    return true;
+}
+
+/* Takes the top saved frame back onto the (empty) stack; its slots were
+ * promised already. */
+static bool restore_frame(struct decoder *d)
+{
+    const term *el = tuple_elements(list_head(d->saved));
+    struct frame f = {(uint32_t)small_value(el[0]),
+                      {el[1], (size_t)small_value(el[2])},
+                      (size_t)small_value(el[3]),
+                      {el[4], (size_t)small_value(el[5])},
+                      (size_t)small_value(el[6])};
+    size_t promised = d->promised;
+    if (!push(d, f))
+        return false;
+    d->promised = promised;
+    d->saved = list_tail(d->saved);
+    return true;
+}
+
+/* Runs until every frame is filled (true, nothing on the stack or saved)
+ * or the units reach the limit; false after an error. */
+static bool decode_loop(struct decoder *d)
+{
+    while (d->units < d->limit) {
+        if (d->depth == 0) {
+            if (d->saved == NIL)
+                return true;
+            if (!restore_frame(d))
+                return false;
+        }
         struct frame *f = &d->stack[d->depth - 1];
+        if (f->kind == FRAME_BYTES) {
+            copy_binary_bytes(d);
+            continue;
+        }
         if (f->remaining == 0) {
             struct frame done = *f;
             d->depth--;
-            if (done.pairs) {
-                ok = finish_map(d, &done);
-                free(done.pairs);
-            }
+            if (done.kind == FRAME_MAP && !finish_map(d, &done))
+                return false;
             continue;
         }
-        term *slot = f->dest;
-        f->dest += f->stride;
+        struct slot at = f->at;
+        if (f->kind == FRAME_CELLS)
+            f->at.container = list_tail(f->at.container); /* the cells were linked when allocated */
+        else
+            f->at.offset++;
         f->remaining--;
         d->promised--;
-        ok = decode_one(d, slot); /* may move the stack: f is dead now */
+        d->units++;
+        if (!decode_one(d, at)) /* may move the stack: f is dead now */
+            return false;
     }
-    while (d->depth > 0) /* after an error: free pending maps' buffers */
-        free(d->stack[--d->depth].pairs);
-    free(d->stack);
-    d->stack = NULL;
-    d->capacity = 0;
-    return ok ? result : THE_NON_VALUE;
+    return true;
+}
+
+enum etf_status etf_decode_portion(heap_t *h, struct etf_decoding *dec, const uint8_t *body, size_t len, size_t limit,
+                                   size_t *units, const char **error)
+{
+    static const struct etf_decode_options no_options = {false, NULL, NULL};
+    struct decoder d = {h, {body + dec->pos, body + len}, body, NULL, 0, 0, dec->saved, 0, limit,
+                        dec->promised, NULL, dec->options ? dec->options : &no_options};
+    bool ok = true;
+    if (is_non_value(dec->holder)) {
+        dec->holder = heap_tuple(h, 1, NULL);
+        ok = is_value(dec->holder) ? push_words(&d, dec->holder, 1, 1) : fail(&d, "heap refused the term");
+    }
+    ok = ok && decode_loop(&d);
+    bool done = ok && d.depth == 0 && d.saved == NIL;
+    if (ok && !done)
+        ok = save_frames(&d);
+    free(d.stack);
+    *units = d.units;
+    dec->pos = (size_t)(d.in.p - body);
+    dec->promised = d.promised;
+    dec->saved = d.saved;
+    if (!ok) {
+        *error = d.error ? d.error : "malformed term";
+        return ETF_FAILED;
+    }
+    return done ? ETF_DONE : ETF_MORE;
 }
 
 /* Inflates a compressed term's zlib stream, which must give exactly
@@ -590,53 +737,48 @@ static uint8_t *inflate_declared(const uint8_t *in, size_t in_len, uint32_t decl
     return out;
 }
 
-term etf_decode(heap_t *h, const uint8_t *buf, size_t len, size_t *used, const char **error)
+bool etf_body(const uint8_t *buf, size_t len, struct etf_body *body, const char **error)
 {
-    return etf_decode_with(h, buf, len, NULL, used, error);
+    struct reader in = {buf, buf + len};
+    uint32_t version, tag, size;
+    *body = (struct etf_body){buf + 1, len ? len - 1 : 0, NULL, 0};
+    if (!read_u8(&in, &version) || version != ETF_VERSION) {
+        *error = "not an external term (version byte)";
+        return false;
+    }
+    if (left(&in) < 1 || in.p[0] != COMPRESSED)
+        return true;
+    read_u8(&in, &tag);
+    if (!read_u32(&in, &size)) {
+        *error = "truncated compressed term";
+        return false;
+    }
+    size_t compressed_len = 0;
+    uint8_t *plain = inflate_declared(in.p, left(&in), size, &compressed_len, error);
+    if (!plain)
+        return false;
+    *body = (struct etf_body){plain, size, plain, (size_t)(in.p - buf) + compressed_len};
+    return true;
 }
 
 term etf_decode_with(heap_t *h, const uint8_t *buf, size_t len, const struct etf_decode_options *options, size_t *used,
                      const char **error)
 {
-    static const struct etf_decode_options no_options = {false, NULL, NULL};
-    if (!options)
-        options = &no_options;
-    struct decoder d = {h, {buf, buf + len}, NULL, 0, 0, 0, NULL, options};
-    uint32_t version, tag;
-    if (!read_u8(&d.in, &version) || version != ETF_VERSION) {
-        *error = "not an external term (version byte)";
+    struct etf_body body;
+    if (!etf_body(buf, len, &body, error))
         return THE_NON_VALUE;
-    }
-    if (left(&d.in) >= 1 && d.in.p[0] == COMPRESSED) {
-        uint32_t size;
-        read_u8(&d.in, &tag);
-        if (!read_u32(&d.in, &size)) {
-            *error = "truncated compressed term";
-            return THE_NON_VALUE;
-        }
-        size_t compressed_len = 0;
-        uint8_t *plain = inflate_declared(d.in.p, left(&d.in), size, &compressed_len, error);
-        if (!plain)
-            return THE_NON_VALUE;
-        struct decoder inner = {h, {plain, plain + size}, NULL, 0, 0, 0, NULL, options};
-        term t = decode_body(&inner);
-        bool complete = inner.in.p == inner.in.end;
-        free(plain);
-        if (is_non_value(t) || !complete) {
-            *error = inner.error ? inner.error : "trailing bytes in compressed term";
-            return THE_NON_VALUE;
-        }
-        if (used)
-            *used = (size_t)(d.in.p - buf) + compressed_len;
-        return t;
-    }
-    term t = decode_body(&d);
-    if (is_non_value(t)) {
-        *error = d.error ? d.error : "malformed term";
-        return THE_NON_VALUE;
+    struct etf_decoding dec = {options, 0, 0, THE_NON_VALUE, NIL};
+    size_t units;
+    term t = THE_NON_VALUE;
+    if (etf_decode_portion(h, &dec, body.data, body.len, SIZE_MAX, &units, error) == ETF_DONE) {
+        if (body.inflated && dec.pos != body.len)
+            *error = "trailing bytes in compressed term";
+        else
+            t = tuple_element(dec.holder, 1);
     }
     if (used)
-        *used = (size_t)(d.in.p - buf);
+        *used = body.inflated ? body.compressed_used : 1 + dec.pos;
+    free(body.inflated);
     return t;
 }
 

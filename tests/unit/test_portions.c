@@ -17,6 +17,7 @@
 #include "term/compare.h"
 #include "term/copy.h"
 #include "term/heap.h"
+#include "term/map.h"
 #include "test_main.h"
 
 #include <stdio.h>
@@ -352,6 +353,139 @@ static void test_conversions_ended_mid_portion(void)
     heap_destroy(&h);
 }
 
+/* ---- the external term format ---- */
+
+/* A term of every kind the encoder walks in portions: a list of CONV / 4
+ * small and large integers, CONV / 8 tuples {I, <<4 bytes>>, "text",
+ * 1.5}, a large map (CONV / 16 keys, a HAMT), a small one, a large
+ * binary, a byte string and an improper list, nested in a tuple. */
+static term external_term(heap_t *h)
+{
+    term ints = NIL, tuples = NIL, str = NIL;
+    for (int64_t i = CONV / 4; i > 0; i--)
+        ints = heap_cons(h, make_small(i % 3 ? i : (i << 33)), ints);
+    for (int64_t i = CONV / 8; i > 0; i--) {
+        uint8_t four[4] = {(uint8_t)i, (uint8_t)(i >> 8), (uint8_t)(i >> 16), 1};
+        term text = heap_string(h, "text", 4);
+        term elems[4] = {make_small(i), bin_from_bytes(h, four, 4), text, heap_float(h, 1.5)};
+        tuples = heap_cons(h, heap_tuple(h, 4, elems), tuples);
+    }
+    for (int i = 0; i < 1000; i++)
+        str = heap_cons(h, make_small(i & 255), str);
+    size_t n = CONV / 16;
+    term *keys = malloc(2 * n * sizeof *keys);
+    CU_ASSERT_FATAL(keys != NULL);
+    for (size_t i = 0; i < n; i++) {
+        keys[i] = make_small((int64_t)i * 7);
+        keys[n + i] = heap_tuple2(h, make_small((int64_t)i), A(ok));
+    }
+    term big_map = map_from_pairs(h, keys, keys + n, n);
+    term small_map = map_from_pairs(h, keys, keys + n, 5);
+    free(keys);
+    term improper = heap_cons(h, A(ok), heap_cons(h, A(error), A(undefined)));
+    term elems[7] = {ints, tuples, big_map, small_map, long_binary(h, CONV), str, improper};
+    term t = heap_tuple(h, 7, elems);
+    CU_ASSERT_FATAL(is_value(t) && is_value(big_map));
+    return t;
+}
+
+static term option_list(heap_t *h, const char *const *atoms, size_t n)
+{
+    term l = NIL;
+    for (size_t i = n; i-- > 0;)
+        l = heap_cons(h, atom_intern_cstr(atoms[i]), l);
+    return l;
+}
+
+/* term_to_binary in portions: OTP's 32 units a reduction, a unit a term
+ * (some CONV / 4 + 5 * CONV / 8 + 3 * CONV / 16 terms), twice (sizing,
+ * writing). Checked against one piece, byte for byte. */
+static void test_external_portions(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term t = external_term(&h), args[2];
+    size_t terms = CONV / 4 + 5 * CONV / 8 + 3 * CONV / 16;
+    int min_slices = (int)(2 * terms / (32 * SHORT_SLICE));
+    slice_reds = SHORT_SLICE;
+    args[0] = t;
+    check_case("erlang", "term_to_binary", args, 1, min_slices);
+    static const char *const deterministic[] = {"deterministic"};
+    args[1] = option_list(&h, deterministic, 1);
+    check_case("erlang", "term_to_binary", args, 2, min_slices);
+    args[1] = heap_cons(&h, A(compressed), heap_cons(&h, heap_tuple2(&h, A(minor_version), make_small(0)), NIL));
+    check_case("erlang", "term_to_binary", args, 2, min_slices);
+    args[1] = heap_cons(&h, heap_tuple2(&h, A(minor_version), make_small(2)), NIL);
+    check_case("erlang", "term_to_binary", args, 2, min_slices);
+    /* {{...{}...}} 100,000 deep: a portion's stack stays one item. */
+    term deep = heap_tuple(&h, 0, NULL);
+    for (int i = 0; i < 100000; i++)
+        deep = heap_tuple2(&h, deep, make_small(i));
+    args[0] = deep;
+    check_case("erlang", "term_to_binary", args, 1, 2 * 200000 / (32 * SHORT_SLICE));
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
+/* A local fun the encoder refuses (no module MD5) at the end of a long
+ * list: badarg after the sizing pass's portions, the original argument in
+ * the stack trace. */
+static void test_external_errors(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    static struct fun_entry entry = {0, 0, 0, 0, 0, 0, NULL, NULL};
+    entry.module = atom_intern_cstr("m");
+    entry.name = atom_intern_cstr("-f/0-fun-0-");
+    term *fun = heap_alloc(&h, 2);
+    fun[0] = make_header(SUBTAG_FUN, FUN_FIXED_WORDS);
+    fun[1] = (term)(uintptr_t)&entry;
+    term l = heap_cons(&h, make_boxed(fun), NIL);
+    for (int64_t i = CONV; i > 0; i--)
+        l = heap_cons(&h, make_small(i), l);
+    slice_reds = SHORT_SLICE;
+    term got, raised, args[2] = {l, NIL};
+    int slices = run_sliced("erlang", "term_to_binary", args, 1, 100000, &h, &got, &raised);
+    CU_ASSERT(slices >= (int)(CONV / (32 * SHORT_SLICE)));
+    CU_ASSERT(is_non_value(got));
+    CU_ASSERT(raised == A(badarg));
+    slices = run_sliced("erlang", "term_to_binary", args, 2, 100000, &h, &got, &raised);
+    CU_ASSERT(slices >= (int)(CONV / (32 * SHORT_SLICE)));
+    CU_ASSERT(raised == A(badarg));
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
+/* Ended while sizing, while writing (its binary allocated) and while
+ * copying a large binary: nothing is left (LeakSanitizer, and the live
+ * off-heap binaries). */
+static void test_external_ended_mid_portion(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term t = external_term(&h), got, raised;
+    size_t live = binary_live_count();
+    slice_reds = SHORT_SLICE;
+    size_t terms = CONV / 4 + 5 * CONV / 8 + 3 * CONV / 16;
+    int sizing = (int)(terms / (32 * SHORT_SLICE));
+    int stops[] = {2, sizing + sizing / 2, 2 * sizing - 1};
+    for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++) {
+        CU_ASSERT(run_sliced("erlang", "term_to_binary", &t, 1, stops[i], &h, &got, &raised) == stops[i]);
+        CU_ASSERT(is_non_value(got));
+        CU_ASSERT(binary_live_count() == live);
+    }
+    term big = long_binary(&h, 4 * CONV);
+    size_t mid = binary_live_count();
+    CU_ASSERT(run_sliced("erlang", "term_to_binary", &big, 1, 3, &h, &got, &raised) == 3);
+    CU_ASSERT(is_non_value(got));
+    CU_ASSERT(binary_live_count() == mid);
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
 static CU_TestInfo tests[] = {
     {"long lists span many slices, same results", test_portioned_results},
     {"errors after portions", test_portioned_errors},
@@ -359,6 +493,9 @@ static CU_TestInfo tests[] = {
     {"conversions span many slices, same results", test_portioned_conversions},
     {"conversion errors after portions", test_conversion_errors},
     {"conversions ended in the middle of a portion", test_conversions_ended_mid_portion},
+    {"term_to_binary spans many slices, same bytes", test_external_portions},
+    {"term_to_binary errors after portions", test_external_errors},
+    {"term_to_binary ended in the middle of a portion", test_external_ended_mid_portion},
     CU_TEST_INFO_NULL,
 };
 

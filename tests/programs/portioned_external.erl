@@ -1,0 +1,111 @@
+%% term_to_binary/1,2 and binary_to_term/1,2, which run in portions, on a
+%% term of every kind with 300,000-element lists and lists and tuples
+%% nested 50,000 deep: the sizes and MD5s of the encodings under every
+%% option (OTP's bytes), round trips, called every way the engine calls a
+%% builtin, and errors after portions with the stack trace's top frame.
+%% gc-stress: skip (its long lists make a collection at every step too slow)
+%% sanitizers: skip (its size, not its paths, makes it long: see tests/golden/run.sh)
+-module(portioned_external).
+-define(N, 300000).
+-define(DEEP, 50000).
+-export([main/1, tail_t2b/1, tail_b2t/1]).
+
+tail_t2b(T) -> term_to_binary(T).
+tail_b2t(B) -> binary_to_term(B).
+
+%% The error's class, reason and the top frame's module, function and
+%% argument count, and whether the arguments are Orig.
+error_of(F, Orig) ->
+    try F() of V -> {value, erlang:phash2(V)}
+    catch C:R:S ->
+        case S of
+            [{M, Fn, Args, _} | _] when is_list(Args) ->
+                {C, R, M, Fn, length(Args), Args =:= Orig};
+            [{M, Fn, A, _} | _] -> {C, R, M, Fn, A}
+        end
+    end.
+
+show(Name, Bin) when is_binary(Bin) ->
+    io:format("~s: ~p ~p~n", [Name, byte_size(Bin), erlang:md5(Bin)]);
+show(Name, Other) ->
+    io:format("~s: ~p~n", [Name, Other]).
+
+nest_list(0) -> [];
+nest_list(N) -> [nest_list(N - 1), N rem 300].
+nest_tuple(0) -> {};
+nest_tuple(N) -> {N, nest_tuple(N - 1)}.
+
+main(_) ->
+    L = lists:seq(1, ?N),
+    Big = (1 bsl 200) + 12345,
+    Ints = [case I rem 4 of 0 -> I; 1 -> -I; 2 -> I * 1000000007; 3 -> Big + I end || I <- L],
+    Tuples = [{I, <<I:32>>, integer_to_list(I), I / 7} || I <- lists:seq(1, ?N div 4)],
+    Map = maps:from_list([{I, {I, I * I}} || I <- lists:seq(1, ?N div 8)]),
+    Small = #{a => 1, b => [x, y], c => <<"c">>, {k} => 2.5},
+    Bin = list_to_binary([I rem 256 || I <- L]),
+    Bits = <<Bin/binary, 5:3>>,
+    Str = [I rem 256 || I <- lists:seq(1, 60000)],
+    LongStr = [I rem 256 || I <- lists:seq(1, 70000)],
+    Text = [16#100 + I rem 1000 || I <- lists:seq(1, ?N div 4)],
+    Atoms = [list_to_atom("atom_" ++ integer_to_list(I rem 50)) || I <- lists:seq(1, ?N div 4)],
+    Utf8 = ['Ω', 'ära', 'x'],
+    Deep = {nest_list(?DEEP), nest_tuple(?DEEP)},
+    Improper = [1, 2 | three],
+    T = {L, Ints, Tuples, Map, Small, Bin, Bits, Str, LongStr, Text, Atoms, Utf8, Deep, Improper,
+         binary_part(Bin, 3, ?N div 2), [], {}, #{}, <<>>},
+    B = term_to_binary(T),
+    show("term_to_binary/1", B),
+    show("term_to_binary/1 last call", tail_t2b(T)),
+    show("term_to_binary/1 apply", apply(erlang, term_to_binary, [T])),
+    show("term_to_binary/1 fun", (fun erlang:term_to_binary/1)(T)),
+    show("term_to_binary/2 []", term_to_binary(T, [])),
+    show("term_to_binary/2 compressed", term_to_binary(T, [compressed])),
+    show("term_to_binary/2 {compressed, 1}", term_to_binary(T, [{compressed, 1}])),
+    show("term_to_binary/2 {compressed, 0}", term_to_binary(T, [{compressed, 0}])),
+    show("term_to_binary/2 minor_version 0", term_to_binary(T, [{minor_version, 0}])),
+    show("term_to_binary/2 minor_version 2", term_to_binary(T, [{minor_version, 2}])),
+    show("term_to_binary/2 deterministic", term_to_binary(T, [deterministic])),
+    show("term_to_binary/2 deterministic map", term_to_binary(Map, [deterministic])),
+    show("term_to_binary/2 all", term_to_binary(T, [{minor_version, 1}, deterministic, {compressed, 9}])),
+    show("term_to_binary list", term_to_binary(L)),
+    show("term_to_binary map", term_to_binary(Map)),
+    show("term_to_binary binary", term_to_binary(Bin)),
+    show("term_to_binary bitstring", term_to_binary(Bits)),
+    show("term_to_binary deep", term_to_binary(Deep)),
+    show("term_to_binary small", term_to_binary(Small)),
+    show("external_size", erlang:external_size(T) =:= byte_size(B)),
+    show("binary_to_term/1", binary_to_term(B) =:= T),
+    show("binary_to_term/1 last call", tail_b2t(B) =:= T),
+    show("binary_to_term/1 apply", apply(erlang, binary_to_term, [B]) =:= T),
+    show("binary_to_term/1 fun", (fun erlang:binary_to_term/1)(B) =:= T),
+    show("binary_to_term/2 safe", binary_to_term(B, [safe]) =:= T),
+    Extra = <<B/binary, "trailing">>,
+    {T2, Used} = binary_to_term(Extra, [used]),
+    show("binary_to_term/2 used", {T2 =:= T, Used =:= byte_size(B)}),
+    C = term_to_binary(T, [compressed]),
+    show("binary_to_term compressed", binary_to_term(C) =:= T),
+    {T3, Used3} = binary_to_term(<<C/binary, 1, 2, 3>>, [used]),
+    show("binary_to_term compressed used", {T3 =:= T, Used3 =:= byte_size(C)}),
+    show("binary_to_term minor 0", binary_to_term(term_to_binary(T, [{minor_version, 0}])) =:= T),
+    show("binary_to_term deep", binary_to_term(term_to_binary(Deep)) =:= Deep),
+    show("binary_to_term map", binary_to_term(term_to_binary(Map)) =:= Map),
+    show("binary_to_term phash2", erlang:phash2(binary_to_term(B))),
+    show("round trip twice", term_to_binary(binary_to_term(B)) =:= B),
+    io:format("errors~n"),
+    Cut = binary_part(B, 0, byte_size(B) - 1),
+    BadTag = <<(binary_part(B, 0, byte_size(B) - 1))/binary, 200>>,
+    BadC = binary_part(C, 0, byte_size(C) - 3),
+    lists:foreach(
+      fun(Arg) ->
+              io:format("~p~n", [error_of(fun() -> binary_to_term(Arg) end, [Arg])]),
+              io:format("~p~n", [error_of(fun() -> binary_to_term(Arg, [used]) end, [Arg, [used]])])
+      end,
+      [Cut, BadTag, BadC, <<131>>, <<130, 97, 1>>, Bits, x, [1, 2]]),
+    io:format("~p~n", [error_of(fun() -> binary_to_term(B, [bad]) end, [B, [bad]])]),
+    io:format("~p~n", [error_of(fun() -> binary_to_term(B, [used | safe]) end, [B, [used | safe]])]),
+    io:format("~p~n", [error_of(fun() -> tail_b2t(Cut) end, [Cut])]),
+    io:format("~p~n", [error_of(fun() -> term_to_binary(T, [bad]) end, [T, [bad]])]),
+    io:format("~p~n", [error_of(fun() -> term_to_binary(T, [{compressed, 10}]) end, [T, [{compressed, 10}]])]),
+    io:format("~p~n", [error_of(fun() -> term_to_binary(T, [{minor_version, 3}]) end, [T, [{minor_version, 3}]])]),
+    io:format("~p~n", [error_of(fun() -> term_to_binary(T, compressed) end, [T, compressed])]),
+    ok.
