@@ -16,12 +16,14 @@
 #include "term/binary.h"
 #include "term/compare.h"
 #include "term/copy.h"
+#include "term/etf.h"
 #include "term/heap.h"
 #include "term/map.h"
 #include "test_main.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The sanitizer builds run every size and slice budget a fifth as large:
  * the same number of slices, each collection copying a fifth (a collection
@@ -486,6 +488,106 @@ static void test_external_ended_mid_portion(void)
     heap_destroy(&h);
 }
 
+/* external_term's encoding (with options: NULL for none), as a binary. */
+static term external_binary(heap_t *h, term t, const struct etf_encode_options *options)
+{
+    struct etf_encode_options defaults = ETF_ENCODE_DEFAULTS;
+    struct strbuf out = STRBUF_INIT;
+    const char *error = NULL;
+    CU_ASSERT_FATAL(etf_encode_with(t, options ? options : &defaults, &out, &error));
+    term bin = bin_from_bytes(h, out.data, out.len);
+    strbuf_free(&out);
+    CU_ASSERT_FATAL(is_value(bin));
+    return bin;
+}
+
+/* binary_to_term in portions: OTP's 128 units a reduction, a unit a term
+ * and one per element slot allocated, so slices of TINY_SLICE. */
+static void test_decode_portions(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term t = external_term(&h), args[2];
+    size_t terms = CONV / 4 + 5 * CONV / 8 + 3 * CONV / 16;
+    int min_slices = (int)(terms / (128 * TINY_SLICE));
+    slice_reds = TINY_SLICE;
+    args[0] = external_binary(&h, t, NULL);
+    check_case("erlang", "binary_to_term", args, 1, min_slices);
+    args[1] = heap_cons(&h, A(used), heap_cons(&h, A(safe), NIL));
+    check_case("erlang", "binary_to_term", args, 2, min_slices);
+    struct etf_encode_options compressed = ETF_ENCODE_DEFAULTS;
+    compressed.compression = 6;
+    args[0] = external_binary(&h, t, &compressed);
+    check_case("erlang", "binary_to_term", args, 2, min_slices);
+    /* The decoded term is the encoded one. */
+    term got, raised;
+    run_sliced("erlang", "binary_to_term", args, 1, 100000, &h, &got, &raised);
+    CU_ASSERT(is_value(got) && term_eq_exact(got, t));
+    /* A large binary alone: copied a portion at a time. */
+    args[0] = external_binary(&h, long_binary(&h, 4 * CONV), NULL);
+    check_case("erlang", "binary_to_term", args, 1, (int)(4 * CONV / (8 * 128 * TINY_SLICE)));
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
+/* A truncated encoding and one whose last term has a bad tag: badarg
+ * after many portions. */
+static void test_decode_errors(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term t = external_term(&h);
+    term whole = external_binary(&h, t, NULL);
+    const uint8_t *data;
+    size_t size;
+    unsigned bits;
+    bin_bytes(whole, &data, &size, &bits);
+    uint8_t *bad = malloc(size);
+    CU_ASSERT_FATAL(bad != NULL);
+    memcpy(bad, data, size);
+    /* The last term is the atom undefined (tag, 2 bytes of length, 9
+     * characters): a tag no version knows in its place. */
+    CU_ASSERT_FATAL(bad[size - 12] == 100);
+    bad[size - 12] = 200;
+    term cases[2] = {bin_sub(&h, whole, 0, size - 1, 0), bin_from_bytes(&h, bad, size)};
+    free(bad);
+    size_t terms = CONV / 4 + 5 * CONV / 8 + 3 * CONV / 16;
+    slice_reds = TINY_SLICE;
+    for (int i = 0; i < 2; i++) {
+        term got, raised, args[2] = {cases[i], NIL};
+        for (unsigned argc = 1; argc <= 2; argc++) {
+            int slices = run_sliced("erlang", "binary_to_term", args, argc, 100000, &h, &got, &raised);
+            CU_ASSERT(slices >= (int)(terms / (128 * TINY_SLICE)));
+            CU_ASSERT(is_non_value(got));
+            CU_ASSERT(raised == A(badarg));
+        }
+    }
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
+/* Ended in the middle of a decoding, and of a large binary's copy: nothing
+ * is left. */
+static void test_decode_ended_mid_portion(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term t = external_term(&h), got, raised;
+    term bins[2] = {external_binary(&h, t, NULL), external_binary(&h, long_binary(&h, 4 * CONV), NULL)};
+    size_t live = binary_live_count();
+    slice_reds = TINY_SLICE;
+    for (int i = 0; i < 2; i++) {
+        CU_ASSERT(run_sliced("erlang", "binary_to_term", &bins[i], 1, 3, &h, &got, &raised) == 3);
+        CU_ASSERT(is_non_value(got));
+        CU_ASSERT(binary_live_count() == live);
+    }
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
 static CU_TestInfo tests[] = {
     {"long lists span many slices, same results", test_portioned_results},
     {"errors after portions", test_portioned_errors},
@@ -496,6 +598,9 @@ static CU_TestInfo tests[] = {
     {"term_to_binary spans many slices, same bytes", test_external_portions},
     {"term_to_binary errors after portions", test_external_errors},
     {"term_to_binary ended in the middle of a portion", test_external_ended_mid_portion},
+    {"binary_to_term spans many slices, same term", test_decode_portions},
+    {"binary_to_term errors after portions", test_decode_errors},
+    {"binary_to_term ended in the middle of a portion", test_decode_ended_mid_portion},
     CU_TEST_INFO_NULL,
 };
 
