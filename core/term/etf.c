@@ -1225,43 +1225,15 @@ static bool encode_one(struct encoder *e, term t)
 }
 
 /* ---- the stack between portions ----
- * An item is saved as {Kind, T, I, Patch}; a map's iterator as T =
- * {Map, Pos, Depth, Node0, Index0, Node1, Index1, ...}. */
-
-static term save_iter(heap_t *h, const struct map_iter *it)
-{
-    term t = heap_tuple(h, 3 + 2 * it->depth, NULL);
-    if (is_non_value(t))
-        return t;
-    term *el = tuple_elements(t);
-    el[0] = it->map;
-    el[1] = make_small((int64_t)it->pos);
-    el[2] = make_small((int64_t)it->depth);
-    for (size_t d = 0; d < it->depth; d++) {
-        el[3 + 2 * d] = it->stack[d];
-        el[4 + 2 * d] = make_small(it->index[d]);
-    }
-    return t;
-}
-
-static void restore_iter(term t, struct map_iter *it)
-{
-    const term *el = tuple_elements(t);
-    it->map = el[0];
-    it->pos = (size_t)small_value(el[1]);
-    it->depth = (size_t)small_value(el[2]);
-    for (size_t d = 0; d < it->depth; d++) {
-        it->stack[d] = el[3 + 2 * d];
-        it->index[d] = (unsigned)small_value(el[4 + 2 * d]);
-    }
-}
+ * An item is saved as {Kind, T, I, Patch}; a map's iterator as T, the
+ * tuple map_iter_save makes. */
 
 /* Moves the stack onto the saved list, its top first in the list. */
 static bool save_stack(struct encoder *e)
 {
     for (size_t k = 0; k < e->depth; k++) {
         struct item *it = &e->stack[k];
-        term t = it->kind == ITEM_MAP ? save_iter(e->heap, it->iter) : it->t;
+        term t = it->kind == ITEM_MAP ? map_iter_save(e->heap, it->iter) : it->t;
         term saved[4] = {make_small(it->kind), t, make_small(it->i), make_small((int64_t)it->patch)};
         term tuple = is_value(t) ? heap_tuple(e->heap, 4, saved) : t;
         term cell = is_value(tuple) ? heap_cons(e->heap, tuple, e->saved) : tuple;
@@ -1287,7 +1259,7 @@ static bool restore_item(struct encoder *e)
             e->depth--;
             return enc_fail(e, "out of memory");
         }
-        restore_iter(it->t, it->iter);
+        map_iter_restore(it->t, it->iter);
         it->t = it->iter->map;
     }
     return true;

@@ -640,6 +640,35 @@ bool map_iter_next(struct map_iter *it, term *key, term *value)
     return false;
 }
 
+/* {Map, Pos, Depth, Node0, Index0, Node1, Index1, ...} */
+term map_iter_save(heap_t *h, const struct map_iter *it)
+{
+    term t = heap_tuple(h, 3 + 2 * it->depth, NULL);
+    if (is_non_value(t))
+        return t;
+    term *el = tuple_elements(t);
+    el[0] = it->map;
+    el[1] = make_small((int64_t)it->pos);
+    el[2] = make_small((int64_t)it->depth);
+    for (size_t d = 0; d < it->depth; d++) {
+        el[3 + 2 * d] = it->stack[d];
+        el[4 + 2 * d] = make_small(it->index[d]);
+    }
+    return t;
+}
+
+void map_iter_restore(term saved, struct map_iter *it)
+{
+    const term *el = tuple_elements(saved);
+    it->map = el[0];
+    it->pos = (size_t)small_value(el[1]);
+    it->depth = (size_t)small_value(el[2]);
+    for (size_t d = 0; d < it->depth; d++) {
+        it->stack[d] = el[3 + 2 * d];
+        it->index[d] = (unsigned)small_value(el[4 + 2 * d]);
+    }
+}
+
 int map_hash_order(term ka, term kb)
 {
     for (unsigned round = 0; round < MAP_MAX_LEVEL / 8; round++) {

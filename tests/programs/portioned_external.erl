@@ -1,8 +1,8 @@
-%% term_to_binary/1,2 and binary_to_term/1,2, which run in portions, on a
-%% term of every kind with 300,000-element lists and lists and tuples
-%% nested 50,000 deep: the sizes and MD5s of the encodings under every
-%% option (OTP's bytes), round trips, called every way the engine calls a
-%% builtin, and errors after portions with the stack trace's top frame.
+%% term_to_binary/1,2, binary_to_term/1,2 and phash2/1,2, which run in
+%% portions, on a term of every kind with 300,000-element lists and lists
+%% and tuples nested 50,000 deep: the sizes and MD5s of the encodings under
+%% every option (OTP's bytes), the hashes, round trips, called every way the
+%% engine calls a builtin, and errors with the stack trace's top frame.
 %% gc-stress: skip (its long lists make a collection at every step too slow)
 %% sanitizers: skip (its size, not its paths, makes it long: see tests/golden/run.sh)
 -module(portioned_external).
@@ -91,6 +91,12 @@ main(_) ->
     show("binary_to_term map", binary_to_term(term_to_binary(Map)) =:= Map),
     show("binary_to_term phash2", erlang:phash2(binary_to_term(B))),
     show("round trip twice", term_to_binary(binary_to_term(B)) =:= B),
+    show("phash2/1", erlang:phash2(T)),
+    show("phash2/1 apply", apply(erlang, phash2, [T])),
+    show("phash2/2", erlang:phash2(T, 1 bsl 32)),
+    show("phash2/2 range", erlang:phash2(T, 1000003)),
+    show("phash2 parts", [erlang:phash2(X) || X <- [L, Ints, Tuples, Map, Small, Bin, Bits, Str, LongStr, Text, Atoms, Deep, Improper]]),
+    show("phash2 decoded", erlang:phash2(binary_to_term(C)) =:= erlang:phash2(T)),
     io:format("errors~n"),
     Cut = binary_part(B, 0, byte_size(B) - 1),
     BadTag = <<(binary_part(B, 0, byte_size(B) - 1))/binary, 200>>,
@@ -108,4 +114,6 @@ main(_) ->
     io:format("~p~n", [error_of(fun() -> term_to_binary(T, [{compressed, 10}]) end, [T, [{compressed, 10}]])]),
     io:format("~p~n", [error_of(fun() -> term_to_binary(T, [{minor_version, 3}]) end, [T, [{minor_version, 3}]])]),
     io:format("~p~n", [error_of(fun() -> term_to_binary(T, compressed) end, [T, compressed])]),
+    io:format("~p~n", [error_of(fun() -> erlang:phash2(T, 0) end, [T, 0])]),
+    io:format("~p~n", [error_of(fun() -> erlang:phash2(T, (1 bsl 32) + 1) end, [T, (1 bsl 32) + 1])]),
     ok.

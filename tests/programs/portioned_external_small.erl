@@ -1,8 +1,9 @@
 %% portioned_external on 400 elements (nested 200 deep), so that it also
 %% runs under the sanitizers and with a collection at every step
 %% (CLAUSE_GC_STRESS=1), where each collection's reductions leave the
-%% builtins a small budget, so they trap often. As there: term_to_binary/1,2
-%% and binary_to_term/1,2, OTP's bytes, round trips and errors.
+%% builtins a small budget, so they trap often. As there: term_to_binary/1,2,
+%% binary_to_term/1,2 and phash2/1,2, OTP's bytes and hashes, round trips
+%% and errors.
 -module(portioned_external_small).
 -define(N, 400).
 -define(DEEP, 200).
@@ -89,6 +90,12 @@ main(_) ->
     show("binary_to_term map", binary_to_term(term_to_binary(Map)) =:= Map),
     show("binary_to_term phash2", erlang:phash2(binary_to_term(B))),
     show("round trip twice", term_to_binary(binary_to_term(B)) =:= B),
+    show("phash2/1", erlang:phash2(T)),
+    show("phash2/1 apply", apply(erlang, phash2, [T])),
+    show("phash2/2", erlang:phash2(T, 1 bsl 32)),
+    show("phash2/2 range", erlang:phash2(T, 1000003)),
+    show("phash2 parts", [erlang:phash2(X) || X <- [L, Ints, Tuples, Map, Small, Bin, Bits, Str, LongStr, Text, Atoms, Deep, Improper]]),
+    show("phash2 decoded", erlang:phash2(binary_to_term(C)) =:= erlang:phash2(T)),
     io:format("errors~n"),
     Cut = binary_part(B, 0, byte_size(B) - 1),
     BadTag = <<(binary_part(B, 0, byte_size(B) - 1))/binary, 200>>,
@@ -106,4 +113,6 @@ main(_) ->
     io:format("~p~n", [error_of(fun() -> term_to_binary(T, [{compressed, 10}]) end, [T, [{compressed, 10}]])]),
     io:format("~p~n", [error_of(fun() -> term_to_binary(T, [{minor_version, 3}]) end, [T, [{minor_version, 3}]])]),
     io:format("~p~n", [error_of(fun() -> term_to_binary(T, compressed) end, [T, compressed])]),
+    io:format("~p~n", [error_of(fun() -> erlang:phash2(T, 0) end, [T, 0])]),
+    io:format("~p~n", [error_of(fun() -> erlang:phash2(T, (1 bsl 32) + 1) end, [T, (1 bsl 32) + 1])]),
     ok.

@@ -18,6 +18,7 @@
 #include "term/copy.h"
 #include "term/etf.h"
 #include "term/heap.h"
+#include "term/phash2.h"
 #include "term/map.h"
 #include "test_main.h"
 
@@ -588,6 +589,51 @@ static void test_decode_ended_mid_portion(void)
     heap_destroy(&h);
 }
 
+/* phash2 in portions: OTP's 64 units a reduction, about a unit a term (two
+ * a tuple element), so slices of TINY_SLICE; the same hash as in one call
+ * (phash2_hash, which the unportioned call also gives). */
+static void test_phash2_portions(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term t = external_term(&h), args[2];
+    size_t terms = CONV / 4 + 5 * CONV / 8 + 3 * CONV / 16;
+    slice_reds = TINY_SLICE;
+    args[0] = t;
+    check_case("erlang", "phash2", args, 1, (int)(terms / (64 * TINY_SLICE)));
+    args[1] = make_small(INT64_C(1) << 32);
+    check_case("erlang", "phash2", args, 2, (int)(terms / (64 * TINY_SLICE)));
+    term got, raised;
+    run_sliced("erlang", "phash2", args, 2, 100000, &h, &got, &raised);
+    CU_ASSERT(is_small(got) && small_value(got) == (int64_t)phash2_hash(t));
+    /* A large binary: 12 bytes a unit. */
+    args[0] = long_binary(&h, 4 * CONV);
+    check_case("erlang", "phash2", args, 1, (int)(4 * CONV / (12 * 64 * TINY_SLICE)));
+    /* A long byte string: a unit a byte. */
+    args[0] = byte_list(&h);
+    check_case("erlang", "phash2", args, 1, (int)(CONV / (64 * TINY_SLICE)));
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
+/* Ended in the middle of a map's pairs: its iterator is freed. */
+static void test_phash2_ended_mid_portion(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term t = external_term(&h), got, raised;
+    term map = tuple_element(t, 3);
+    slice_reds = TINY_SLICE;
+    CU_ASSERT(run_sliced("erlang", "phash2", &map, 1, 3, &h, &got, &raised) == 3);
+    CU_ASSERT(is_non_value(got));
+    CU_ASSERT(run_sliced("erlang", "phash2", &t, 1, 5, &h, &got, &raised) == 5);
+    CU_ASSERT(is_non_value(got));
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
 static CU_TestInfo tests[] = {
     {"long lists span many slices, same results", test_portioned_results},
     {"errors after portions", test_portioned_errors},
@@ -601,6 +647,8 @@ static CU_TestInfo tests[] = {
     {"binary_to_term spans many slices, same term", test_decode_portions},
     {"binary_to_term errors after portions", test_decode_errors},
     {"binary_to_term ended in the middle of a portion", test_decode_ended_mid_portion},
+    {"phash2 spans many slices, same hash", test_phash2_portions},
+    {"phash2 ended in the middle of a portion", test_phash2_ended_mid_portion},
     CU_TEST_INFO_NULL,
 };
 
