@@ -56,10 +56,14 @@ struct map_iter {
     term map;
     size_t pos;
     size_t depth;
+    bool reverse;
     term stack[MAP_MAX_DEPTH];
     unsigned index[MAP_MAX_DEPTH];
 };
 void map_iter_init(struct map_iter *it, term map);
+/* Iteration in the reverse of that order: a list of the pairs in
+ * map_iter's order is built from its last cell, one pair at a time. */
+void map_iter_init_reverse(struct map_iter *it, term map);
 /* Next pair; false when done. */
 bool map_iter_next(struct map_iter *it, term *key, term *value);
 

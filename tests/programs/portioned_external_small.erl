@@ -2,8 +2,8 @@
 %% runs under the sanitizers and with a collection at every step
 %% (CLAUSE_GC_STRESS=1), where each collection's reductions leave the
 %% builtins a small budget, so they trap often. As there: term_to_binary/1,2,
-%% binary_to_term/1,2 and phash2/1,2, OTP's bytes and hashes, round trips
-%% and errors.
+%% binary_to_term/1,2, phash2/1,2 and maps:to_list/1, keys/1, values/1:
+%% OTP's bytes, hashes and lists, round trips and errors.
 -module(portioned_external_small).
 -define(N, 400).
 -define(DEEP, 200).
@@ -96,6 +96,17 @@ main(_) ->
     show("phash2/2 range", erlang:phash2(T, 1000003)),
     show("phash2 parts", [erlang:phash2(X) || X <- [L, Ints, Tuples, Map, Small, Bin, Bits, Str, LongStr, Text, Atoms, Deep, Improper]]),
     show("phash2 decoded", erlang:phash2(binary_to_term(C)) =:= erlang:phash2(T)),
+    StrMap = maps:from_list([{integer_to_list(I), I} || I <- lists:seq(1, ?N div 8)]),
+    lists:foreach(
+      fun(M) ->
+              Pairs = maps:to_list(M),
+              show("maps:to_list", {length(Pairs), erlang:phash2(Pairs), lists:sublist(Pairs, 3)}),
+              show("maps:keys", {erlang:phash2(maps:keys(M)), [K || {K, _} <- Pairs] =:= maps:keys(M)}),
+              show("maps:values", {erlang:phash2(maps:values(M)), [V || {_, V} <- Pairs] =:= maps:values(M)}),
+              show("maps apply", apply(maps, to_list, [M]) =:= Pairs),
+              show("maps round trip", maps:from_list(Pairs) =:= M)
+      end,
+      [Map, StrMap, Small, #{}]),
     io:format("errors~n"),
     Cut = binary_part(B, 0, byte_size(B) - 1),
     BadTag = <<(binary_part(B, 0, byte_size(B) - 1))/binary, 200>>,
@@ -114,5 +125,8 @@ main(_) ->
     io:format("~p~n", [error_of(fun() -> term_to_binary(T, [{minor_version, 3}]) end, [T, [{minor_version, 3}]])]),
     io:format("~p~n", [error_of(fun() -> term_to_binary(T, compressed) end, [T, compressed])]),
     io:format("~p~n", [error_of(fun() -> erlang:phash2(T, 0) end, [T, 0])]),
+    io:format("~p~n", [error_of(fun() -> maps:keys([x]) end, [[x]])]),
+    io:format("~p~n", [error_of(fun() -> maps:values([x]) end, [[x]])]),
+    io:format("~p~n", [error_of(fun() -> maps:to_list([x]) end, [[x]])]),
     io:format("~p~n", [error_of(fun() -> erlang:phash2(T, (1 bsl 32) + 1) end, [T, (1 bsl 32) + 1])]),
     ok.

@@ -634,6 +634,54 @@ static void test_phash2_ended_mid_portion(void)
     heap_destroy(&h);
 }
 
+/* maps:keys/1, values/1 (clause's 40 elements a reduction) and
+ * erts_internal:map_next/3's list form, maps:to_list/1's (OTP's 4
+ * reductions a pair), on a map of CONV / 16 keys (a HAMT): many slices, the
+ * same list as in one call and as the map's iteration order. */
+static void test_maps_portions(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term map = tuple_element(external_term(&h), 3), args[3];
+    size_t n = map_size(map);
+    slice_reds = TINY_SLICE;
+    args[0] = map;
+    check_case("maps", "keys", args, 1, (int)(n / (40 * TINY_SLICE)));
+    check_case("maps", "values", args, 1, (int)(n / (40 * TINY_SLICE)));
+    args[0] = make_small(0), args[1] = map, args[2] = heap_cons(&h, A(ok), NIL);
+    check_case("erts_internal", "map_next", args, 3, (int)(4 * n / TINY_SLICE));
+    args[0] = make_small((int64_t)n / 3);
+    check_case("erts_internal", "map_next", args, 3, (int)(4 * (n - n / 3) / TINY_SLICE));
+    /* The keys come in map_iter's order. */
+    term got, raised;
+    args[0] = map;
+    run_sliced("maps", "keys", args, 1, 100000, &h, &got, &raised);
+    struct map_iter it;
+    map_iter_init(&it, map);
+    term k, v, l = got;
+    size_t same = 0;
+    while (map_iter_next(&it, &k, &v) && is_list(l) && list_head(l) == k)
+        same++, l = list_tail(l);
+    CU_ASSERT(same == n && l == NIL);
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
+/* Ended in the middle of keys/1: nothing is left. */
+static void test_maps_ended_mid_portion(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term map = tuple_element(external_term(&h), 3), got, raised;
+    slice_reds = TINY_SLICE;
+    CU_ASSERT(run_sliced("maps", "values", &map, 1, 3, &h, &got, &raised) == 3);
+    CU_ASSERT(is_non_value(got));
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
 static CU_TestInfo tests[] = {
     {"long lists span many slices, same results", test_portioned_results},
     {"errors after portions", test_portioned_errors},
@@ -649,6 +697,8 @@ static CU_TestInfo tests[] = {
     {"binary_to_term ended in the middle of a portion", test_decode_ended_mid_portion},
     {"phash2 spans many slices, same hash", test_phash2_portions},
     {"phash2 ended in the middle of a portion", test_phash2_ended_mid_portion},
+    {"maps:keys/values/to_list span many slices, same lists", test_maps_portions},
+    {"maps:values ended in the middle of a portion", test_maps_ended_mid_portion},
     CU_TEST_INFO_NULL,
 };
 
