@@ -12,6 +12,8 @@
 tail_t2b(T) -> term_to_binary(T).
 tail_b2t(B) -> binary_to_term(B).
 
+loop(F) -> F(), loop(F).
+
 %% The error's class, reason and the top frame's module, function and
 %% argument count, and whether the arguments are Orig.
 error_of(F, Orig) ->
@@ -108,6 +110,20 @@ main(_) ->
               show("maps round trip", maps:from_list(Pairs) =:= M)
       end,
       [Map, StrMap, Small, #{}]),
+    %% An exit signal in the middle of a loop over each: killed at once.
+    lists:foreach(
+      fun({Name, F}) ->
+              Self = self(),
+              {Pid, Ref} = spawn_monitor(fun() -> Self ! started, loop(F) end),
+              receive started -> ok end,
+              receive after 20 -> ok end,
+              exit(Pid, kill),
+              receive {'DOWN', Ref, process, Pid, Why} -> show(Name ++ " killed", Why) end
+      end,
+      [{"term_to_binary", fun() -> term_to_binary(T, [compressed]) end},
+       {"binary_to_term", fun() -> binary_to_term(B) end},
+       {"phash2", fun() -> erlang:phash2(T) end},
+       {"maps:to_list", fun() -> maps:to_list(Map) end}]),
     io:format("errors~n"),
     Cut = binary_part(B, 0, byte_size(B) - 1),
     BadTag = <<(binary_part(B, 0, byte_size(B) - 1))/binary, 200>>,
