@@ -260,8 +260,8 @@ static term b2t_run(struct process *p, const term *a, unsigned argc, bif_fn cont
     if (status == ETF_FAILED)
         return p->heap.failure != HEAP_OK ? bif_out_of_memory(p) : bif_badarg(p);
     if (status == ETF_MORE) {
-        term next[PROC_TRAP_MAX_ARGS], counters[4] = {make_small((int64_t)dec.pos), make_small((int64_t)dec.promised),
-                                                       body_bin, info[3]};
+        term next[PROC_TRAP_MAX_ARGS],
+            counters[4] = {make_small((int64_t)dec.pos), make_small((int64_t)dec.promised), body_bin, info[3]};
         for (unsigned i = 0; i < argc; i++)
             next[i] = a[i];
         next[argc] = dec.holder;

@@ -139,7 +139,7 @@ struct decoder {
     const uint8_t *start; /* the input's first byte (FRAME_BYTES's src counts from it) */
     struct frame *stack;
     size_t depth, capacity;
-    term saved; /* frames below the stack, saved on the heap by an earlier portion */
+    term saved;   /* frames below the stack, saved on the heap by an earlier portion */
     size_t units; /* work done in this portion */
     size_t limit; /* and what it may do */
     /* Slots of open frames not decoded yet: each needs at least one more
@@ -286,7 +286,8 @@ static void copy_binary_bytes(struct decoder *d)
     size_t size;
     unsigned bits;
     bin_bytes(f->at.container, &data, &size, &bits);
-    size_t room = d->limit == SIZE_MAX ? SIZE_MAX : (d->limit > d->units ? d->limit - d->units : 1) * DEC_BYTES_PER_UNIT;
+    size_t room =
+        d->limit == SIZE_MAX ? SIZE_MAX : (d->limit > d->units ? d->limit - d->units : 1) * DEC_BYTES_PER_UNIT;
     size_t n = f->remaining < room ? f->remaining : room;
     memcpy((uint8_t *)(uintptr_t)data + f->at.offset, d->start + f->src, n); /* a binary this decoding made */
     f->at.offset += n;
@@ -667,8 +668,12 @@ enum etf_status etf_decode_portion(heap_t *h, struct etf_decoding *dec, const ui
                                    size_t *units, const char **error)
 {
     static const struct etf_decode_options no_options = {false, NULL, NULL};
-    struct decoder d = {h, {body + dec->pos, body + len}, body, NULL, 0, 0, dec->saved, 0, limit,
-                        dec->promised, NULL, dec->options ? dec->options : &no_options};
+    struct decoder d = {h,          {body + dec->pos, body + len},
+                        body,       NULL,
+                        0,          0,
+                        dec->saved, 0,
+                        limit,      dec->promised,
+                        NULL,       dec->options ? dec->options : &no_options};
     bool ok = true;
     if (is_non_value(dec->holder)) {
         dec->holder = heap_tuple(h, 1, NULL);
@@ -1248,8 +1253,8 @@ static bool save_stack(struct encoder *e)
 static bool restore_item(struct encoder *e)
 {
     const term *el = tuple_elements(list_head(e->saved));
-    struct item *it = push_item(e, (uint32_t)small_value(el[0]), el[1], (uint32_t)small_value(el[2]),
-                                (size_t)small_value(el[3]));
+    struct item *it =
+        push_item(e, (uint32_t)small_value(el[0]), el[1], (uint32_t)small_value(el[2]), (size_t)small_value(el[3]));
     if (!it)
         return false;
     e->saved = list_tail(e->saved);
@@ -1348,8 +1353,7 @@ static bool encode_loop(struct encoder *e, size_t limit)
     return true;
 }
 
-enum etf_status etf_encode_portion(heap_t *h, struct etf_encoding *enc, size_t limit, size_t *units,
-                                   const char **error)
+enum etf_status etf_encode_portion(heap_t *h, struct etf_encoding *enc, size_t limit, size_t *units, const char **error)
 {
     struct encoder e = {enc->out, enc->at, NULL, 0, 0, enc->saved, h, enc->options, 0, NULL};
     bool ok = true;

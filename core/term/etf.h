@@ -69,10 +69,10 @@ bool etf_body(const uint8_t *buf, size_t len, struct etf_body *body, const char 
 
 struct etf_decoding {
     const struct etf_decode_options *options; /* NULL: none */
-    size_t pos;      /* body bytes read */
-    size_t promised; /* bytes the open frames' slots still need, one each */
-    term holder;     /* {Result}: THE_NON_VALUE before the first portion */
-    term saved;      /* the frames still to fill, between portions; [] at the start */
+    size_t pos;                               /* body bytes read */
+    size_t promised;                          /* bytes the open frames' slots still need, one each */
+    term holder;                              /* {Result}: THE_NON_VALUE before the first portion */
+    term saved;                               /* the frames still to fill, between portions; [] at the start */
 };
 
 /* One portion; *units gets the units spent. ETF_DONE: the term is

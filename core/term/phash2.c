@@ -93,7 +93,7 @@ struct item {
     uint32_t kind;
     term t;
     uint64_t i;
-    uint32_t x, y, z; /* ITEM_MAP_END: the saved hash and xor; ITEM_BYTES: packed, count; ITEM_BINARY: a, b, c */
+    uint32_t x, y, z;      /* ITEM_MAP_END: the saved hash and xor; ITEM_BYTES: packed, count; ITEM_BINARY: a, b, c */
     struct map_iter *iter; /* ITEM_MAP's, malloc'd */
 };
 

@@ -18,8 +18,8 @@
 #include "term/copy.h"
 #include "term/etf.h"
 #include "term/heap.h"
-#include "term/phash2.h"
 #include "term/map.h"
+#include "term/phash2.h"
 #include "test_main.h"
 
 #include <stdio.h>
