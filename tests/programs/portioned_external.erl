@@ -62,7 +62,8 @@ main(_) ->
     show("term_to_binary/1 apply", apply(erlang, term_to_binary, [T])),
     show("term_to_binary/1 fun", (fun erlang:term_to_binary/1)(T)),
     show("term_to_binary/2 []", term_to_binary(T, [])),
-    show("term_to_binary/2 compressed", term_to_binary(T, [compressed])),
+    C = term_to_binary(T, [compressed]),
+    show("term_to_binary/2 compressed", C),
     show("term_to_binary/2 {compressed, 1}", term_to_binary(Map, [{compressed, 1}])),
     show("term_to_binary/2 {compressed, 0}", term_to_binary(T, [{compressed, 0}])),
     show("term_to_binary/2 minor_version 0", term_to_binary(T, [{minor_version, 0}])),
@@ -86,7 +87,6 @@ main(_) ->
     Extra = <<B/binary, "trailing">>,
     {T2, Used} = binary_to_term(Extra, [used]),
     show("binary_to_term/2 used", {term_to_binary(T2) =:= B, Used =:= byte_size(B)}),
-    C = term_to_binary(T, [compressed]),
     show("binary_to_term compressed", term_to_binary(binary_to_term(C)) =:= B),
     {T3, Used3} = binary_to_term(<<C/binary, 1, 2, 3>>, [used]),
     show("binary_to_term compressed used", {term_to_binary(T3) =:= B, Used3 =:= byte_size(C)}),
@@ -127,9 +127,12 @@ main(_) ->
        {"phash2", fun() -> erlang:phash2(T) end},
        {"maps:to_list", fun() -> maps:to_list(Map) end}]),
     io:format("errors~n"),
-    Cut = binary_part(B, 0, byte_size(B) - 1),
-    BadTag = <<(binary_part(B, 0, byte_size(B) - 1))/binary, 200>>,
-    BadC = binary_part(C, 0, byte_size(C) - 3),
+    %% Errors at the end of the list L's encoding, after many portions.
+    EB = term_to_binary(L),
+    Cut = binary_part(EB, 0, byte_size(EB) - 1),
+    BadTag = <<(binary_part(EB, 0, byte_size(EB) - 1))/binary, 200>>,
+    EC = term_to_binary(L, [compressed]),
+    BadC = binary_part(EC, 0, byte_size(EC) - 3),
     lists:foreach(
       fun(Arg) ->
               io:format("~p~n", [error_of(fun() -> binary_to_term(Arg) end, [Arg])]),
