@@ -200,6 +200,14 @@ static void hash_bitstring(struct walk *w, term t)
     hash_binary_step(w);
 }
 
+static void hash_term(struct walk *w, term t);
+
+/* A term whose hash pushes nothing on the stack. */
+static bool is_leaf(term t)
+{
+    return !is_list(t) && !is_tuple(t) && !is_map(t) && !is_local_fun(t) && !is_bitstring(t);
+}
+
 /* The byte run of the list at the top (ITEM_BYTES): its bytes four at a
  * time, as far as the units left pay for; at its end, what follows it. */
 static void hash_bytes_step(struct walk *w)
@@ -207,22 +215,36 @@ static void hash_bytes_step(struct walk *w)
     struct item *it = &w->items[w->n - 1];
     term rest = it->t;
     uint32_t packed = it->x, count = it->y;
-    for (; is_list(rest) && is_small(list_head(rest)) && small_value(list_head(rest)) >= 0 &&
-           small_value(list_head(rest)) <= 255;
-         rest = list_tail(rest)) {
+    for (;;) {
+        for (; is_list(rest) && is_small(list_head(rest)) && small_value(list_head(rest)) >= 0 &&
+               small_value(list_head(rest)) <= 255;
+             rest = list_tail(rest)) {
+            if (w->units >= w->limit) {
+                it->t = rest, it->x = packed, it->y = count;
+                return;
+            }
+            packed = (packed << 8) + (uint32_t)small_value(list_head(rest));
+            if (++count == 4) {
+                hash_one(&w->hash, packed, HCONST_4);
+                count = 0, packed = 0;
+            }
+            w->units++;
+        }
+        if (count > 0)
+            hash_one(&w->hash, packed, HCONST_4);
+        count = 0, packed = 0;
+        /* A head that pushes nothing (an integer, atom, float...) is hashed
+         * here and its tail starts a new run, as erts does after hashing
+         * the head: the same order without a push and pop per element. */
+        if (!is_list(rest) || !is_leaf(list_head(rest)))
+            break;
         if (w->units >= w->limit) {
-            it->t = rest, it->x = packed, it->y = count;
+            it->t = rest, it->x = 0, it->y = 0;
             return;
         }
-        packed = (packed << 8) + (uint32_t)small_value(list_head(rest));
-        if (++count == 4) {
-            hash_one(&w->hash, packed, HCONST_4);
-            count = 0, packed = 0;
-        }
-        w->units++;
+        hash_term(w, list_head(rest));
+        rest = list_tail(rest);
     }
-    if (count > 0)
-        hash_one(&w->hash, packed, HCONST_4);
     w->n--;
     if (is_list(rest)) {
         push_term(w, list_tail(rest));
