@@ -8,6 +8,8 @@
 %% sanitizers: skip (its size, not its paths, makes it long: see tests/golden/run.sh)
 -module(portioned_external).
 -define(N, 300000).
+-define(STR, 60000).
+-define(LONGSTR, 70000).
 -define(DEEP, 50000).
 -export([main/1, tail_t2b/1, tail_b2t/1]).
 
@@ -47,8 +49,8 @@ main(_) ->
     Small = #{a => 1, b => [x, y], c => <<"c">>, {k} => 2.5},
     Bin = list_to_binary([I rem 256 || I <- L]),
     Bits = <<Bin/binary, 5:3>>,
-    Str = [I rem 256 || I <- lists:seq(1, 60000)],
-    LongStr = [I rem 256 || I <- lists:seq(1, 70000)],
+    Str = [I rem 256 || I <- lists:seq(1, ?STR)],
+    LongStr = [I rem 256 || I <- lists:seq(1, ?LONGSTR)],
     Text = [16#100 + I rem 1000 || I <- lists:seq(1, ?N div 16)],
     Atoms = [list_to_atom("atom_" ++ integer_to_list(I rem 50)) || I <- lists:seq(1, ?N div 16)],
     Utf8 = ['Ω', 'ära', 'x'],

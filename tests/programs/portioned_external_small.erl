@@ -6,6 +6,8 @@
 %% OTP's bytes, hashes and lists, round trips and errors.
 -module(portioned_external_small).
 -define(N, 400).
+-define(STR, 300).
+-define(LONGSTR, 350).
 -define(DEEP, 200).
 -export([main/1, tail_t2b/1, tail_b2t/1]).
 
@@ -45,8 +47,8 @@ main(_) ->
     Small = #{a => 1, b => [x, y], c => <<"c">>, {k} => 2.5},
     Bin = list_to_binary([I rem 256 || I <- L]),
     Bits = <<Bin/binary, 5:3>>,
-    Str = [I rem 256 || I <- lists:seq(1, 60000)],
-    LongStr = [I rem 256 || I <- lists:seq(1, 70000)],
+    Str = [I rem 256 || I <- lists:seq(1, ?STR)],
+    LongStr = [I rem 256 || I <- lists:seq(1, ?LONGSTR)],
     Text = [16#100 + I rem 1000 || I <- lists:seq(1, ?N div 16)],
     Atoms = [list_to_atom("atom_" ++ integer_to_list(I rem 50)) || I <- lists:seq(1, ?N div 16)],
     Utf8 = ['Ω', 'ära', 'x'],
