@@ -93,26 +93,105 @@ static term bif_take(struct process *p, const term *a)
     return is_value(rest) ? checked(p, heap_tuple2(&p->heap, v, rest)) : bif_out_of_memory(p);
 }
 
+/* ---- lists of a map's pairs, keys or values, in portions ----
+ * keys/1, values/1 and erts_internal:map_next/3's list form (maps:to_list/1)
+ * build their list from its last cell, walking the map in reverse (
+ * map_iter_init_reverse), as far as a portion pays for. The continuation
+ * takes the original arguments first, then (Iter, Acc, Left): the
+ * iterator (map_iter_save's tuple, [] before the first portion), the list
+ * built so far and the elements still to add. Reductions: OTP 25's
+ * map_next charges 4 a pair (fcalls -= 4 * elems, erl_map.c); OTP 25's
+ * keys/1 and values/1 charge nothing and run to the end, so clause's own
+ * figure there: 40 elements a reduction, as tuple_to_list/1's. */
+#define MAP_NEXT_REDS_PER_PAIR 4
+#define KEYS_PER_RED 40
+
+enum collect_kind { COLLECT_KEYS, COLLECT_VALUES, COLLECT_PAIRS };
+
+/* k more elements of it in front of acc; THE_NON_VALUE when the heap
+ * refused. */
+static term collect(struct process *p, struct map_iter *it, enum collect_kind kind, size_t k, term acc)
+{
+    size_t words = kind == COLLECT_PAIRS ? 5 : 2;
+    term *cells = heap_alloc(&p->heap, words * k);
+    if (!cells)
+        return THE_NON_VALUE;
+    term key, value;
+    for (size_t i = 0; i < k && map_iter_next(it, &key, &value); i++) {
+        term e = kind == COLLECT_KEYS ? key : value;
+        if (kind == COLLECT_PAIRS) {
+            term *pair = &cells[2 * k + 3 * i];
+            pair[0] = make_header(SUBTAG_TUPLE, 2);
+            pair[1] = key;
+            pair[2] = value;
+            e = make_boxed(pair);
+        }
+        cells[2 * i] = e;
+        cells[2 * i + 1] = acc;
+        acc = make_list(&cells[2 * i]);
+    }
+    return acc;
+}
+
+/* One portion over map for a builtin of argc arguments (a), its state at
+ * a[argc]. */
+static term collect_run(struct process *p, const term *a, unsigned argc, term map, enum collect_kind kind, bif_fn cont)
+{
+    const term *state = a + argc;
+    struct map_iter it;
+    if (state[0] == NIL)
+        map_iter_init_reverse(&it, map);
+    else
+        map_iter_restore(state[0], &it);
+    size_t left = (size_t)small_value(state[2]), k;
+    if (kind == COLLECT_PAIRS) {
+        size_t reds = bif_portion(p, 1);
+        k = reds / MAP_NEXT_REDS_PER_PAIR ? reds / MAP_NEXT_REDS_PER_PAIR : 1;
+    } else {
+        k = bif_portion(p, KEYS_PER_RED);
+    }
+    if (k > left)
+        k = left;
+    term acc = collect(p, &it, kind, k, state[1]);
+    if (is_non_value(acc))
+        return bif_out_of_memory(p);
+    if (kind == COLLECT_PAIRS)
+        bif_spend(p, k * MAP_NEXT_REDS_PER_PAIR, 1);
+    else
+        bif_spend(p, k, KEYS_PER_RED);
+    left -= k;
+    if (left == 0)
+        return acc;
+    term next[PROC_TRAP_MAX_ARGS];
+    for (unsigned i = 0; i < argc; i++)
+        next[i] = a[i];
+    next[argc] = map_iter_save(&p->heap, &it);
+    if (is_non_value(next[argc]))
+        return bif_out_of_memory(p);
+    next[argc + 1] = acc;
+    next[argc + 2] = make_small((int64_t)left);
+    return bif_trap(p, cont, argc + 3, next);
+}
+
+static term keys_cont(struct process *p, const term *a) { return collect_run(p, a, 1, a[0], COLLECT_KEYS, keys_cont); }
+static term values_cont(struct process *p, const term *a)
+{
+    return collect_run(p, a, 1, a[0], COLLECT_VALUES, values_cont);
+}
+static term map_next_cont(struct process *p, const term *a)
+{
+    return collect_run(p, a, 3, a[1], COLLECT_PAIRS, map_next_cont);
+}
+
 /* keys/1 and values/1 list them in the map's iteration order, which is
  * OTP's. */
 static term keys_or_values(struct process *p, term m, bool keys)
 {
     if (!is_map(m))
         return badmap(p, m);
-    size_t n = map_size(m);
-    if (n == 0)
-        return NIL;
-    term *cells = heap_alloc(&p->heap, 2 * n);
-    if (!cells)
-        return bif_out_of_memory(p);
-    struct map_iter it;
-    map_iter_init(&it, m);
-    term k, v;
-    for (size_t i = 0; i < n && map_iter_next(&it, &k, &v); i++) {
-        cells[2 * i] = keys ? k : v;
-        cells[2 * i + 1] = i + 1 < n ? make_list(&cells[2 * i + 2]) : NIL;
-    }
-    return make_list(cells);
+    term st[4] = {m, NIL, NIL, make_small((int64_t)map_size(m))};
+    return keys ? collect_run(p, st, 1, m, COLLECT_KEYS, keys_cont)
+                : collect_run(p, st, 1, m, COLLECT_VALUES, values_cont);
 }
 
 /* erts_internal:map_next(I, Map, Acc). With Acc a list: every pair from the
@@ -145,23 +224,10 @@ static term bif_map_next(struct process *p, const term *a)
         term next = heap_cons(&p->heap, make_small(skip + 1), map);
         return is_value(next) ? checked(p, heap_tuple3(&p->heap, k, v, next)) : bif_out_of_memory(p);
     }
-    for (int64_t i = 0; i < skip && map_iter_next(&it, &k, &v); i++)
-        ;
+    /* Every pair from the skip-th on, in front of acc, in portions. */
     size_t count = (uint64_t)skip < n ? n - (size_t)skip : 0;
-    if (count == 0)
-        return acc;
-    term *cells = heap_alloc(&p->heap, 5 * count);
-    if (!cells)
-        return bif_out_of_memory(p);
-    for (size_t i = 0; i < count && map_iter_next(&it, &k, &v); i++) {
-        term *pair = &cells[2 * count + 3 * i];
-        pair[0] = make_header(SUBTAG_TUPLE, 2);
-        pair[1] = k;
-        pair[2] = v;
-        cells[2 * i] = make_boxed(pair);
-        cells[2 * i + 1] = i + 1 < count ? make_list(&cells[2 * i + 2]) : acc;
-    }
-    return make_list(cells);
+    term st[6] = {a[0], map, acc, NIL, acc, make_small((int64_t)count)};
+    return collect_run(p, st, 3, map, COLLECT_PAIRS, map_next_cont);
 }
 
 static term bif_keys(struct process *p, const term *a) { return keys_or_values(p, a[0], true); }

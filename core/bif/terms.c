@@ -660,21 +660,52 @@ static term bif_node(struct process *p, const term *a)
     return A(nonode_at_nohost);
 }
 
+/* phash2 in portions (phash2.h): OTP 25's 64 work units a reduction. Its
+ * continuation takes the original arguments first, then (Saved, Hash, Xor):
+ * the walk's saved stack (a list on the heap) and its two running hashes. */
+static term phash2_run(struct process *p, const term *a, unsigned argc, bif_fn cont)
+{
+    const term *state = a + argc;
+    struct phash2_run run = {THE_NON_VALUE, state[0], (uint32_t)small_value(state[1]), (uint32_t)small_value(state[2])};
+    if (state[0] == THE_NON_VALUE) { /* the first portion */
+        run.first = a[0];
+        run.saved = NIL;
+    }
+    size_t units, limit = bif_portion(p, PHASH2_UNITS_PER_RED);
+    enum phash2_status status = phash2_portion(&p->heap, &run, limit, &units);
+    bif_spend(p, units, PHASH2_UNITS_PER_RED);
+    if (status == PHASH2_NOMEM)
+        return bif_out_of_memory(p);
+    if (status == PHASH2_MORE) {
+        term next[PROC_TRAP_MAX_ARGS];
+        for (unsigned i = 0; i < argc; i++)
+            next[i] = a[i];
+        next[argc] = run.saved;
+        next[argc + 1] = make_small(run.hash);
+        next[argc + 2] = make_small(run.xor_pairs);
+        return bif_trap(p, cont, argc + 3, next);
+    }
+    if (argc == 1)
+        return make_small(run.hash & ((UINT32_C(1) << 27) - 1));
+    return make_small((int64_t)(run.hash % (uint64_t)small_value(a[1])));
+}
+
+static term phash2_1_cont(struct process *p, const term *a) { return phash2_run(p, a, 1, phash2_1_cont); }
+static term phash2_2_cont(struct process *p, const term *a) { return phash2_run(p, a, 2, phash2_2_cont); }
+
 static term bif_phash2_1(struct process *p, const term *a)
 {
-    (void)p;
-    return make_small(phash2_hash(a[0]) & ((UINT32_C(1) << 27) - 1));
+    term st[4] = {a[0], THE_NON_VALUE, make_small(0), make_small(0)};
+    return phash2_run(p, st, 1, phash2_1_cont);
 }
 
 /* phash2(Term, Range): Range from 1 to 2^32. */
 static term bif_phash2_2(struct process *p, const term *a)
 {
-    uint64_t range;
-    if (is_small(a[1]) && small_value(a[1]) >= 1 && small_value(a[1]) <= (INT64_C(1) << 32))
-        range = (uint64_t)small_value(a[1]);
-    else
+    if (!is_small(a[1]) || small_value(a[1]) < 1 || small_value(a[1]) > (INT64_C(1) << 32))
         return bif_badarg(p);
-    return make_small((int64_t)(phash2_hash(a[0]) % range));
+    term st[5] = {a[0], a[1], THE_NON_VALUE, make_small(0), make_small(0)};
+    return phash2_run(p, st, 2, phash2_2_cont);
 }
 
 /* node/1: every pid, port and reference here is local. */
@@ -760,8 +791,8 @@ const struct bif_def bif_table_terms[] = {
     {"erlang", "make_ref", 0, bif_make_ref, 0},
     {"erlang", "node", 0, bif_node, GN},
     {"erlang", "node", 1, bif_node_1, GN},
-    {"erlang", "phash2", 1, bif_phash2_1, BIF_NOHEAP},
-    {"erlang", "phash2", 2, bif_phash2_2, BIF_NOHEAP},
+    {"erlang", "phash2", 1, bif_phash2_1, 0},
+    {"erlang", "phash2", 2, bif_phash2_2, 0},
     {"erlang", "pid_to_list", 1, bif_pid_to_list, 0},
     {"erlang", "ref_to_list", 1, bif_ref_to_list, 0},
     {"erlang", "list_to_pid", 1, bif_list_to_pid, 0},

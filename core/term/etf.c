@@ -103,22 +103,45 @@ static bool read_u64(struct reader *r, uint64_t *v)
     return true;
 }
 
-/* A slot-filling frame: `remaining` slots from dest, `stride` words apart.
- * A map frame fills the pairs buffer, then builds the map into map_dest. */
+/* A place a decoded term goes: word `offset` of a boxed term's object, or
+ * of a list cell (0 its head, 1 its tail). Named by the term that holds
+ * it, never by a pointer, so that a decoding in portions can save it on
+ * the heap and find it again after the collector moved that term. */
+struct slot {
+    term container;
+    size_t offset;
+};
+
+static term *slot_ptr(struct slot s)
+{
+    return (is_list(s.container) ? list_ptr(s.container) : boxed_ptr(s.container)) + s.offset;
+}
+
+enum frame_kind {
+    FRAME_WORDS, /* `remaining` slots from `at`, one word apart (a tuple's elements, a fun's free variables) */
+    FRAME_CELLS, /* the heads of `remaining` list cells from `at`'s cell on */
+    FRAME_MAP,   /* FRAME_WORDS over a tuple K1, V1, ..., then the map built from it goes to map_dest */
+    FRAME_BYTES, /* a binary's bytes (at: the binary, offset bytes copied), `remaining` from input byte src on */
+};
+
+/* A slot-filling frame. */
 struct frame {
-    term *dest;
+    uint32_t kind;
+    struct slot at;
     size_t remaining;
-    size_t stride;
-    term *pairs; /* map frames: malloc'd keys then values interleaved */
-    size_t pair_count;
-    term *map_dest;
+    struct slot map_dest;
+    size_t src; /* FRAME_BYTES */
 };
 
 struct decoder {
     heap_t *heap;
     struct reader in;
+    const uint8_t *start; /* the input's first byte (FRAME_BYTES's src counts from it) */
     struct frame *stack;
     size_t depth, capacity;
+    term saved;   /* frames below the stack, saved on the heap by an earlier portion */
+    size_t units; /* work done in this portion */
+    size_t limit; /* and what it may do */
     /* Slots of open frames not decoded yet: each needs at least one more
      * byte, so a compound term may promise only the bytes left beyond
      * them. Without this, nested headers that each claim a large arity
@@ -128,6 +151,11 @@ struct decoder {
     const char *error;
     const struct etf_decode_options *options; /* never NULL */
 };
+
+term etf_decode(heap_t *h, const uint8_t *buf, size_t len, size_t *used, const char **error)
+{
+    return etf_decode_with(h, buf, len, NULL, used, error);
+}
 
 static bool fail(struct decoder *d, const char *error)
 {
@@ -147,8 +175,14 @@ static bool push(struct decoder *d, struct frame f)
         d->capacity = cap;
     }
     d->stack[d->depth++] = f;
-    d->promised += f.remaining;
+    if (f.kind != FRAME_BYTES)
+        d->promised += f.remaining;
     return true;
+}
+
+static bool push_words(struct decoder *d, term container, size_t offset, size_t n)
+{
+    return push(d, (struct frame){FRAME_WORDS, {container, offset}, n, {NIL, 0}, 0});
 }
 
 /* Input bytes not yet promised to the slots of open frames. */
@@ -240,21 +274,53 @@ static bool decode_big(struct decoder *d, uint32_t n, term *out)
     return true;
 }
 
+/* OTP 25's B2T_MEMCPY_FACTOR: a work unit per 8 bytes of a binary copied. */
+#define DEC_BYTES_PER_UNIT 8
+
+/* Copies what the units left pay for of the binary at the stack's top
+ * (FRAME_BYTES); pops it when it is whole. */
+static void copy_binary_bytes(struct decoder *d)
+{
+    struct frame *f = &d->stack[d->depth - 1];
+    const uint8_t *data;
+    size_t size;
+    unsigned bits;
+    bin_bytes(f->at.container, &data, &size, &bits);
+    size_t room =
+        d->limit == SIZE_MAX ? SIZE_MAX : (d->limit > d->units ? d->limit - d->units : 1) * DEC_BYTES_PER_UNIT;
+    size_t n = f->remaining < room ? f->remaining : room;
+    memcpy((uint8_t *)(uintptr_t)data + f->at.offset, d->start + f->src, n); /* a binary this decoding made */
+    f->at.offset += n;
+    f->src += n;
+    f->remaining -= n;
+    d->units += n / DEC_BYTES_PER_UNIT;
+    if (f->remaining == 0)
+        d->depth--;
+    else
+        d->units = d->limit; /* the rest in the next portion */
+}
+
+/* A binary's bytes follow in a frame, copied in portions. */
 static bool decode_binary(struct decoder *d, uint32_t size, unsigned bits, term *out)
 {
     if (left(&d->in) < size || (bits != 0 && size == 0))
         return fail(d, "truncated binary");
-    if (bits == 0) {
-        *out = bin_from_bytes(d->heap, d->in.p, size);
-    } else {
-        /* The last byte holds `bits` significant high bits. */
-        term whole = bin_from_bytes(d->heap, d->in.p, size);
-        *out = is_value(whole) ? bin_sub(d->heap, whole, 0, size - 1, bits) : whole;
-    }
-    d->in.p += size;
+    uint8_t *bytes;
+    term whole = bin_alloc(d->heap, size, &bytes);
+    if (is_non_value(whole))
+        return fail(d, "heap refused the term");
+    /* The last byte holds `bits` significant high bits. */
+    *out = bits == 0 ? whole : bin_sub(d->heap, whole, 0, size - 1, bits);
     if (is_non_value(*out))
         return fail(d, "heap refused the term");
-    return true;
+    size_t src = (size_t)(d->in.p - d->start);
+    d->in.p += size;
+    if (size <= BIN_HEAP_MAX) { /* at once: nothing else may see it half-written */
+        memcpy(bytes, d->start + src, size);
+        return true;
+    }
+    memset(bytes, 0, size);
+    return push(d, (struct frame){FRAME_BYTES, {whole, 0}, size, {NIL, 0}, src});
 }
 
 static bool decode_reference(struct decoder *d, uint32_t tag, term *out)
@@ -321,13 +387,14 @@ static bool decode_local_fun(struct decoder *d, term *dest)
     for (uint32_t i = 0; i < num_free; i++)
         p[2 + i] = NIL;
     *dest = make_boxed(p);
-    return num_free == 0 || push(d, (struct frame){p + 2, num_free, 1, NULL, 0, NULL});
+    return num_free == 0 || push_words(d, *dest, 2, num_free);
 }
 
-/* Decodes the term at the input into *dest; compound terms push a frame for
- * their elements. */
-static bool decode_one(struct decoder *d, term *dest)
+/* Decodes the term at the input into slot `at`; compound terms push a
+ * frame for their elements. */
+static bool decode_one(struct decoder *d, struct slot at)
 {
+    term *dest = slot_ptr(at);
     uint32_t tag, n, v;
     if (!read_u8(&d->in, &tag))
         return fail(d, "truncated term");
@@ -394,13 +461,15 @@ static bool decode_one(struct decoder *d, term *dest)
         for (uint32_t i = 0; i < n; i++)
             p[1 + i] = NIL;
         *dest = make_boxed(p);
-        return n == 0 || push(d, (struct frame){p + 1, n, 1, NULL, 0, NULL});
+        d->units += n;
+        return n == 0 || push_words(d, *dest, 1, n);
     }
     case STRING_EXT: {
         if (!read_u16(&d->in, &n) || left(&d->in) < n)
             return fail(d, "truncated string");
         *dest = heap_string(d->heap, (const char *)d->in.p, n);
         d->in.p += n;
+        d->units += n;
         return is_value(*dest) || fail(d, "heap refused the term");
     }
     case LIST_EXT: {
@@ -416,9 +485,10 @@ static bool decode_one(struct decoder *d, term *dest)
             p[2 * i + 1] = i + 1 < n ? make_list(&p[2 * i + 2]) : NIL;
         }
         *dest = make_list(p);
+        d->units += n;
         /* The tail follows the elements in the input: push it first. */
-        return push(d, (struct frame){&p[2 * (size_t)n - 1], 1, 1, NULL, 0, NULL}) &&
-               push(d, (struct frame){p, n, 2, NULL, 0, NULL});
+        return push_words(d, make_list(&p[2 * (size_t)n - 2]), 1, 1) &&
+               push(d, (struct frame){FRAME_CELLS, {*dest, 0}, n, {NIL, 0}, 0});
     }
     case BINARY_EXT:
         return read_u32(&d->in, &n) ? decode_binary(d, n, 0, dest) : fail(d, "truncated binary");
@@ -437,17 +507,14 @@ static bool decode_one(struct decoder *d, term *dest)
             *dest = map_new_empty(d->heap);
             return is_value(*dest) || fail(d, "heap refused the term");
         }
-        term *pairs = malloc(2 * (size_t)n * sizeof *pairs);
-        if (!pairs)
-            return fail(d, "out of memory");
-        for (size_t i = 0; i < 2 * (size_t)n; i++)
-            pairs[i] = NIL;
+        /* The pairs go to a tuple K1, V1, ...; the map replaces the
+         * placeholder once they are decoded. */
+        term pairs = heap_tuple(d->heap, 2 * (size_t)n, NULL);
+        if (is_non_value(pairs))
+            return fail(d, "heap refused the term");
         *dest = NIL;
-        if (!push(d, (struct frame){pairs, 2 * (size_t)n, 1, pairs, n, dest})) {
-            free(pairs);
-            return false;
-        }
-        return true;
+        d->units += 2 * (size_t)n;
+        return push(d, (struct frame){FRAME_MAP, {pairs, 1}, 2 * (size_t)n, at, 0});
     }
     case EXPORT_EXT: {
         term module, function, arity;
@@ -495,52 +562,137 @@ static bool decode_one(struct decoder *d, term *dest)
     }
 }
 
-static bool finish_map(struct decoder *d, struct frame *f)
+/* The map of a FRAME_MAP's pairs, into its destination. */
+static bool finish_map(struct decoder *d, const struct frame *f)
 {
-    size_t n = f->pair_count;
+    term pairs = f->at.container;
+    size_t n = tuple_arity(pairs) / 2;
     term *keys = malloc(2 * n * sizeof *keys);
     if (!keys)
         return fail(d, "out of memory");
     term *values = keys + n;
+    const term *el = tuple_elements(pairs);
     for (size_t i = 0; i < n; i++) {
-        keys[i] = f->pairs[2 * i];
-        values[i] = f->pairs[2 * i + 1];
+        keys[i] = el[2 * i];
+        values[i] = el[2 * i + 1];
     }
     term map = map_from_pairs(d->heap, keys, values, n);
     free(keys);
     if (is_non_value(map))
         return fail(d, "heap refused the term");
-    *f->map_dest = map;
+    d->units += n;
+    *slot_ptr(f->map_dest) = map;
     return true;
 }
 
-static term decode_body(struct decoder *d)
+/* ---- the frames between portions ----
+ * A frame is saved as {Kind, AtContainer, AtOffset, Remaining,
+ * DestContainer, DestOffset, Src}, the top one first in the list. */
+
+static bool save_frames(struct decoder *d)
 {
-    term result = NIL;
-    bool ok = push(d, (struct frame){&result, 1, 1, NULL, 0, NULL});
-    while (ok && d->depth > 0) {
+    for (size_t k = 0; k < d->depth; k++) {
+        const struct frame *f = &d->stack[k];
+        term el[7] = {make_small(f->kind),
+                      f->at.container,
+                      make_small((int64_t)f->at.offset),
+                      make_small((int64_t)f->remaining),
+                      f->map_dest.container,
+                      make_small((int64_t)f->map_dest.offset),
+                      make_small((int64_t)f->src)};
+        term tuple = heap_tuple(d->heap, 7, el);
+        term cell = is_value(tuple) ? heap_cons(d->heap, tuple, d->saved) : tuple;
+        if (is_non_value(cell))
+            return fail(d, "heap refused the term");
+        d->saved = cell;
+    }
+    return true;
+}
+
+/* Takes the top saved frame back onto the (empty) stack; its slots were
+ * promised already. */
+static bool restore_frame(struct decoder *d)
+{
+    const term *el = tuple_elements(list_head(d->saved));
+    struct frame f = {(uint32_t)small_value(el[0]),
+                      {el[1], (size_t)small_value(el[2])},
+                      (size_t)small_value(el[3]),
+                      {el[4], (size_t)small_value(el[5])},
+                      (size_t)small_value(el[6])};
+    size_t promised = d->promised;
+    if (!push(d, f))
+        return false;
+    d->promised = promised;
+    d->saved = list_tail(d->saved);
+    return true;
+}
+
+/* Runs until every frame is filled (true, nothing on the stack or saved)
+ * or the units reach the limit; false after an error. */
+static bool decode_loop(struct decoder *d)
+{
+    while (d->units < d->limit) {
+        if (d->depth == 0) {
+            if (d->saved == NIL)
+                return true;
+            if (!restore_frame(d))
+                return false;
+        }
         struct frame *f = &d->stack[d->depth - 1];
+        if (f->kind == FRAME_BYTES) {
+            copy_binary_bytes(d);
+            continue;
+        }
         if (f->remaining == 0) {
             struct frame done = *f;
             d->depth--;
-            if (done.pairs) {
-                ok = finish_map(d, &done);
-                free(done.pairs);
-            }
+            if (done.kind == FRAME_MAP && !finish_map(d, &done))
+                return false;
             continue;
         }
-        term *slot = f->dest;
-        f->dest += f->stride;
+        struct slot at = f->at;
+        if (f->kind == FRAME_CELLS)
+            f->at.container = list_tail(f->at.container); /* the cells were linked when allocated */
+        else
+            f->at.offset++;
         f->remaining--;
         d->promised--;
-        ok = decode_one(d, slot); /* may move the stack: f is dead now */
+        d->units++;
+        if (!decode_one(d, at)) /* may move the stack: f is dead now */
+            return false;
     }
-    while (d->depth > 0) /* after an error: free pending maps' buffers */
-        free(d->stack[--d->depth].pairs);
-    free(d->stack);
-    d->stack = NULL;
-    d->capacity = 0;
-    return ok ? result : THE_NON_VALUE;
+    return true;
+}
+
+enum etf_status etf_decode_portion(heap_t *h, struct etf_decoding *dec, const uint8_t *body, size_t len, size_t limit,
+                                   size_t *units, const char **error)
+{
+    static const struct etf_decode_options no_options = {false, NULL, NULL};
+    struct decoder d = {h,          {body + dec->pos, body + len},
+                        body,       NULL,
+                        0,          0,
+                        dec->saved, 0,
+                        limit,      dec->promised,
+                        NULL,       dec->options ? dec->options : &no_options};
+    bool ok = true;
+    if (is_non_value(dec->holder)) {
+        dec->holder = heap_tuple(h, 1, NULL);
+        ok = is_value(dec->holder) ? push_words(&d, dec->holder, 1, 1) : fail(&d, "heap refused the term");
+    }
+    ok = ok && decode_loop(&d);
+    bool done = ok && d.depth == 0 && d.saved == NIL;
+    if (ok && !done)
+        ok = save_frames(&d);
+    free(d.stack);
+    *units = d.units;
+    dec->pos = (size_t)(d.in.p - body);
+    dec->promised = d.promised;
+    dec->saved = d.saved;
+    if (!ok) {
+        *error = d.error ? d.error : "malformed term";
+        return ETF_FAILED;
+    }
+    return done ? ETF_DONE : ETF_MORE;
 }
 
 /* Inflates a compressed term's zlib stream, which must give exactly
@@ -590,121 +742,162 @@ static uint8_t *inflate_declared(const uint8_t *in, size_t in_len, uint32_t decl
     return out;
 }
 
-term etf_decode(heap_t *h, const uint8_t *buf, size_t len, size_t *used, const char **error)
+bool etf_body(const uint8_t *buf, size_t len, struct etf_body *body, const char **error)
 {
-    return etf_decode_with(h, buf, len, NULL, used, error);
+    struct reader in = {buf, buf + len};
+    uint32_t version, tag, size;
+    *body = (struct etf_body){buf + 1, len ? len - 1 : 0, NULL, 0};
+    if (!read_u8(&in, &version) || version != ETF_VERSION) {
+        *error = "not an external term (version byte)";
+        return false;
+    }
+    if (left(&in) < 1 || in.p[0] != COMPRESSED)
+        return true;
+    read_u8(&in, &tag);
+    if (!read_u32(&in, &size)) {
+        *error = "truncated compressed term";
+        return false;
+    }
+    size_t compressed_len = 0;
+    uint8_t *plain = inflate_declared(in.p, left(&in), size, &compressed_len, error);
+    if (!plain)
+        return false;
+    *body = (struct etf_body){plain, size, plain, (size_t)(in.p - buf) + compressed_len};
+    return true;
 }
 
 term etf_decode_with(heap_t *h, const uint8_t *buf, size_t len, const struct etf_decode_options *options, size_t *used,
                      const char **error)
 {
-    static const struct etf_decode_options no_options = {false, NULL, NULL};
-    if (!options)
-        options = &no_options;
-    struct decoder d = {h, {buf, buf + len}, NULL, 0, 0, 0, NULL, options};
-    uint32_t version, tag;
-    if (!read_u8(&d.in, &version) || version != ETF_VERSION) {
-        *error = "not an external term (version byte)";
+    struct etf_body body;
+    if (!etf_body(buf, len, &body, error))
         return THE_NON_VALUE;
-    }
-    if (left(&d.in) >= 1 && d.in.p[0] == COMPRESSED) {
-        uint32_t size;
-        read_u8(&d.in, &tag);
-        if (!read_u32(&d.in, &size)) {
-            *error = "truncated compressed term";
-            return THE_NON_VALUE;
-        }
-        size_t compressed_len = 0;
-        uint8_t *plain = inflate_declared(d.in.p, left(&d.in), size, &compressed_len, error);
-        if (!plain)
-            return THE_NON_VALUE;
-        struct decoder inner = {h, {plain, plain + size}, NULL, 0, 0, 0, NULL, options};
-        term t = decode_body(&inner);
-        bool complete = inner.in.p == inner.in.end;
-        free(plain);
-        if (is_non_value(t) || !complete) {
-            *error = inner.error ? inner.error : "trailing bytes in compressed term";
-            return THE_NON_VALUE;
-        }
-        if (used)
-            *used = (size_t)(d.in.p - buf) + compressed_len;
-        return t;
-    }
-    term t = decode_body(&d);
-    if (is_non_value(t)) {
-        *error = d.error ? d.error : "malformed term";
-        return THE_NON_VALUE;
+    struct etf_decoding dec = {options, 0, 0, THE_NON_VALUE, NIL};
+    size_t units;
+    term t = THE_NON_VALUE;
+    if (etf_decode_portion(h, &dec, body.data, body.len, SIZE_MAX, &units, error) == ETF_DONE) {
+        if (body.inflated && dec.pos != body.len)
+            *error = "trailing bytes in compressed term";
+        else
+            t = tuple_element(dec.holder, 1);
     }
     if (used)
-        *used = (size_t)(d.in.p - buf);
+        *used = body.inflated ? body.compressed_used : 1 + dec.pos;
+    free(body.inflated);
     return t;
 }
 
 /* ---- encoding ----
  *
- * The term is walked with an explicit stack of terms still to write, so
- * depth uses no C stack: a compound term writes its header and pushes its
- * elements last-first. Each choice of tag is the one OTP 25 makes: the
+ * Two passes over the term: the sizing pass counts the bytes (and finds
+ * what cannot be encoded), the writing pass writes them into a buffer of
+ * exactly that size. Each choice of tag is the one OTP 25 makes: the
  * smallest integer form, latin-1 atoms as ATOM_EXT (UTF-8 forms only for
  * atoms with other characters, or for every atom under minor version 2),
- * byte lists up to 65535 long as STRING_EXT. */
+ * byte lists up to 65535 long as STRING_EXT.
+ *
+ * A pass walks an explicit stack of work items, so depth uses no C stack.
+ * Items are cursors (a list's next cell, a tuple's next element, a map's
+ * iterator), so the stack grows with the term's nesting, not its size, and
+ * the last element of a tuple or list takes its item's place (a million
+ * nested 1-tuples keep one item).
+ *
+ * A pass runs in portions (etf_encode_portion): it stops once it has spent
+ * the work units it was given and saves its stack on the heap as a list of
+ * tuples, so that the collector may move every term the stack refers to
+ * before the next portion resumes. A portion takes saved items back one at
+ * a time, as it needs them, so it saves again only what it touched: deep
+ * terms do not cost their depth at every portion.
+ */
 
-/* A pending item: a term to write, or (term THE_NON_VALUE) a local fun's
- * size field at patch_at to fill in once its free variables are written. */
-struct pending {
+enum item_kind {
+    ITEM_TERM,    /* t to encode */
+    ITEM_LIST,    /* t a list's next cell; i its cells so far; patch its LIST_EXT length field */
+    ITEM_TUPLE,   /* t a tuple (or a deterministic map's sorted pairs), i its next element (1-based) */
+    ITEM_FUNENV,  /* t a local fun, i its next free variable (0-based) */
+    ITEM_FUNSIZE, /* a local fun's size field at patch, filled once its free variables are written */
+    ITEM_BYTES,   /* t a bitstring whose whole bytes from patch on are still to copy */
+    ITEM_MAP,     /* iter over a map's pairs */
+};
+
+struct item {
     term t;
-    size_t patch_at;
+    uint32_t kind, i;
+    size_t patch;
+    struct map_iter *iter; /* ITEM_MAP's, malloc'd */
 };
 
 struct encoder {
-    struct strbuf *out;
-    struct pending *stack;
+    uint8_t *out; /* the writing pass's buffer; NULL while sizing */
+    size_t at;    /* bytes counted or written */
+    struct item *stack;
     size_t depth, capacity;
+    term saved; /* items below the stack, saved by an earlier portion */
+    heap_t *heap;
     const struct etf_encode_options *options;
+    size_t units; /* work done in this portion */
+    const char *error;
 };
 
-static void put_u8(struct strbuf *out, unsigned v) { strbuf_putc(out, (char)(uint8_t)v); }
-
-static void put_u16(struct strbuf *out, uint32_t v)
+static bool enc_fail(struct encoder *e, const char *error)
 {
-    put_u8(out, v >> 8 & 0xff);
-    put_u8(out, v & 0xff);
+    if (!e->error)
+        e->error = error;
+    return false;
 }
 
-static void put_u32(struct strbuf *out, uint32_t v)
+static void put_bytes(struct encoder *e, const void *bytes, size_t n)
 {
-    put_u16(out, v >> 16);
-    put_u16(out, v & 0xffff);
+    if (e->out && n)
+        memcpy(e->out + e->at, bytes, n);
+    e->at += n;
 }
 
-static bool push_pending(struct encoder *e, term t, size_t patch_at)
+static void put_u8(struct encoder *e, unsigned v)
+{
+    uint8_t b = (uint8_t)v;
+    put_bytes(e, &b, 1);
+}
+
+static void put_u16(struct encoder *e, uint32_t v)
+{
+    uint8_t b[2] = {(uint8_t)(v >> 8), (uint8_t)v};
+    put_bytes(e, b, 2);
+}
+
+static void put_u32(struct encoder *e, uint32_t v)
+{
+    uint8_t b[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+    put_bytes(e, b, 4);
+}
+
+/* Fills a 32-bit field written earlier at `at` (writing pass only). */
+static void patch_u32(struct encoder *e, size_t at, uint32_t v)
+{
+    if (!e->out)
+        return;
+    for (int i = 0; i < 4; i++)
+        e->out[at + (size_t)i] = (uint8_t)(v >> (24 - 8 * i));
+}
+
+static struct item *push_item(struct encoder *e, uint32_t kind, term t, uint32_t i, size_t patch)
 {
     if (e->depth == e->capacity) {
         size_t capacity = e->capacity ? 2 * e->capacity : 64;
-        struct pending *grown = realloc(e->stack, capacity * sizeof *grown);
-        if (!grown)
-            return false;
+        struct item *grown = realloc(e->stack, capacity * sizeof *grown);
+        if (!grown) {
+            enc_fail(e, "out of memory");
+            return NULL;
+        }
         e->stack = grown;
         e->capacity = capacity;
     }
-    e->stack[e->depth++] = (struct pending){t, patch_at};
-    return true;
+    struct item *it = &e->stack[e->depth++];
+    *it = (struct item){t, kind, i, patch, NULL};
+    return it;
 }
 
-static bool push_term(struct encoder *e, term t) { return push_pending(e, t, 0); }
-
-/* Terms pushed from `first` on went on first-first: reverse them so that
- * they pop in that order. */
-static void reverse_pushed(struct encoder *e, size_t first)
-{
-    for (size_t i = first, j = e->depth; i + 1 < j; i++, j--) {
-        struct pending swap = e->stack[i];
-        e->stack[i] = e->stack[j - 1];
-        e->stack[j - 1] = swap;
-    }
-}
-
-static void encode_atom(struct strbuf *out, term a, bool always_utf8)
+static void encode_atom(struct encoder *e, term a, bool always_utf8)
 {
     size_t len;
     const unsigned char *text = (const unsigned char *)atom_text(a, &len);
@@ -718,290 +911,496 @@ static void encode_atom(struct strbuf *out, term a, bool always_utf8)
     }
     latin1 = latin1 && !always_utf8;
     if (latin1) {
-        put_u8(out, ATOM_EXT);
-        put_u16(out, (uint32_t)chars);
+        put_u8(e, ATOM_EXT);
+        put_u16(e, (uint32_t)chars);
         for (size_t i = 0; i < len; i++) {
             if (text[i] < 0x80)
-                put_u8(out, text[i]);
+                put_u8(e, text[i]);
             else if (text[i] >= 0xc0)
-                put_u8(out, (unsigned)(text[i] & 0x1f) << 6 | (text[i + 1] & 0x3f));
+                put_u8(e, (unsigned)(text[i] & 0x1f) << 6 | (text[i + 1] & 0x3f));
         }
         return;
     }
     if (len < 256) {
-        put_u8(out, SMALL_ATOM_UTF8_EXT);
-        put_u8(out, (unsigned)len);
+        put_u8(e, SMALL_ATOM_UTF8_EXT);
+        put_u8(e, (unsigned)len);
     } else {
-        put_u8(out, ATOM_UTF8_EXT);
-        put_u16(out, (uint32_t)len);
+        put_u8(e, ATOM_UTF8_EXT);
+        put_u16(e, (uint32_t)len);
     }
-    strbuf_append(out, text, len);
+    put_bytes(e, text, len);
 }
 
 /* The node every identifier of this runtime belongs to. */
-static void encode_node(struct strbuf *out, bool always_utf8) { encode_atom(out, A(nonode_at_nohost), always_utf8); }
+static void encode_node(struct encoder *e, bool always_utf8) { encode_atom(e, A(nonode_at_nohost), always_utf8); }
 
 /* A local pid, creation 0 as on a node that is not distributed. */
-static void encode_pid(struct strbuf *out, term pid, bool always_utf8)
+static void encode_pid(struct encoder *e, term pid, bool always_utf8)
 {
     uint64_t number = pid_number(pid);
-    put_u8(out, NEW_PID_EXT);
-    encode_node(out, always_utf8);
-    put_u32(out, (uint32_t)number);
-    put_u32(out, (uint32_t)(number >> 32));
-    put_u32(out, 0);
+    put_u8(e, NEW_PID_EXT);
+    encode_node(e, always_utf8);
+    put_u32(e, (uint32_t)number);
+    put_u32(e, (uint32_t)(number >> 32));
+    put_u32(e, 0);
 }
 
 /* An integer's magnitude as little-endian bytes without leading zeros. */
-static void encode_big(struct strbuf *out, bool negative, const uint64_t *limbs, size_t count)
+static void encode_big(struct encoder *e, bool negative, const uint64_t *limbs, size_t count)
 {
     size_t bytes = count * 8;
     while (bytes > 0 && (limbs[(bytes - 1) / 8] >> (8 * ((bytes - 1) % 8)) & 0xff) == 0)
         bytes--;
     if (bytes < 256) {
-        put_u8(out, SMALL_BIG_EXT);
-        put_u8(out, (unsigned)bytes);
+        put_u8(e, SMALL_BIG_EXT);
+        put_u8(e, (unsigned)bytes);
     } else {
-        put_u8(out, LARGE_BIG_EXT);
-        put_u32(out, (uint32_t)bytes);
+        put_u8(e, LARGE_BIG_EXT);
+        put_u32(e, (uint32_t)bytes);
     }
-    put_u8(out, negative);
+    put_u8(e, negative);
+    if (!e->out) {
+        e->at += bytes;
+        return;
+    }
     for (size_t i = 0; i < bytes; i++)
-        put_u8(out, limbs[i / 8] >> (8 * (i % 8)) & 0xff);
+        e->out[e->at++] = (uint8_t)(limbs[i / 8] >> (8 * (i % 8)));
 }
 
-static void encode_integer(struct strbuf *out, term t)
+static void encode_integer(struct encoder *e, term t)
 {
     if (is_small(t)) {
         int64_t v = small_value(t);
         if (v >= 0 && v <= 255) {
-            put_u8(out, SMALL_INTEGER_EXT);
-            put_u8(out, (unsigned)v);
+            put_u8(e, SMALL_INTEGER_EXT);
+            put_u8(e, (unsigned)v);
         } else if (v >= INT32_MIN && v <= INT32_MAX) {
-            put_u8(out, INTEGER_EXT);
-            put_u32(out, (uint32_t)(int32_t)v);
+            put_u8(e, INTEGER_EXT);
+            put_u32(e, (uint32_t)(int32_t)v);
         } else {
             uint64_t magnitude = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-            encode_big(out, v < 0, &magnitude, 1);
+            encode_big(e, v < 0, &magnitude, 1);
         }
         return;
     }
-    encode_big(out, big_is_negative(t), big_limbs(t), big_limb_count(t));
+    encode_big(e, big_is_negative(t), big_limbs(t), big_limb_count(t));
 }
 
-static void encode_bitstring(struct strbuf *out, term t)
+/* A bitstring's header; its bytes follow (ITEM_BYTES), the trailing bits'
+ * byte last. */
+static bool encode_bitstring(struct encoder *e, term t)
 {
     const uint8_t *bytes;
     size_t size;
     unsigned bits;
     bin_bytes(t, &bytes, &size, &bits);
     if (bits == 0) {
-        put_u8(out, BINARY_EXT);
-        put_u32(out, (uint32_t)size);
-        strbuf_append(out, bytes, size);
+        put_u8(e, BINARY_EXT);
+        put_u32(e, (uint32_t)size);
+    } else {
+        put_u8(e, BIT_BINARY_EXT);
+        put_u32(e, (uint32_t)size + 1);
+        put_u8(e, bits);
+    }
+    if (!e->out) {
+        e->at += size + (bits != 0);
+        return true;
+    }
+    return push_item(e, ITEM_BYTES, t, 0, 0) != NULL;
+}
+
+/* OTP 25's TERM_TO_BINARY_MEMCPY_FACTOR: a work unit per 8 bytes copied. */
+#define ENC_BYTES_PER_UNIT 8
+
+/* Copies what the units left pay for of the bitstring at the top; pops it
+ * once its bytes and trailing bits are written. */
+static void copy_bytes(struct encoder *e, size_t limit)
+{
+    struct item *it = &e->stack[e->depth - 1];
+    const uint8_t *bytes;
+    size_t size;
+    unsigned bits;
+    bin_bytes(it->t, &bytes, &size, &bits);
+    size_t left = size - it->patch, room = SIZE_MAX;
+    if (limit != SIZE_MAX)
+        room = (limit > e->units ? limit - e->units : 1) * ENC_BYTES_PER_UNIT;
+    size_t n = left < room ? left : room;
+    put_bytes(e, bytes + it->patch, n);
+    it->patch += n;
+    e->units += n / ENC_BYTES_PER_UNIT;
+    if (n < left) {
+        e->units = limit; /* the rest in the next portion */
         return;
     }
     /* The last byte's `bits` high bits are the tail; its other bits zero. */
-    put_u8(out, BIT_BINARY_EXT);
-    put_u32(out, (uint32_t)size + 1);
-    put_u8(out, bits);
-    strbuf_append(out, bytes, size);
-    put_u8(out, bytes[size] & (0xff00u >> bits));
+    if (bits)
+        put_u8(e, bytes[size] & (0xff00u >> bits));
+    e->depth--;
 }
 
-/* A proper list of at most 65535 integers 0..255: STRING_EXT. */
-static bool is_byte_string(term t, size_t *length)
+/* A proper list of at most 65535 integers 0..255: STRING_EXT. *checked
+ * counts the cells looked at, for the reductions. */
+static bool is_byte_string(term t, size_t *length, size_t *checked)
 {
     size_t n = 0;
+    bool ok = false;
     for (; is_list(t); t = list_tail(t), n++) {
         term h = list_head(t);
         if (n == 65535 || !is_small(h) || small_value(h) < 0 || small_value(h) > 255)
-            return false;
+            goto done;
     }
+    ok = t == NIL;
+done:
     *length = n;
-    return t == NIL;
+    *checked = n;
+    return ok;
 }
 
-/* Writes t's tag and fixed part; pushes what follows it. */
-/* The pairs of map t in key order, pushed to pop first-first. */
 static int compare_pair_keys(const void *a, const void *b)
 {
     return term_compare_exact(*(const term *)a, *(const term *)b);
 }
 
+/* The pairs of map t in key order, as a tuple K1, V1, K2, V2... on the
+ * heap, walked as a tuple. */
 static bool push_sorted_pairs(struct encoder *e, term map)
 {
-    size_t n = (size_t)map_size(map);
-    term *pairs = malloc((n ? n : 1) * 2 * sizeof *pairs);
-    if (!pairs)
-        return false;
+    size_t n = map_size(map);
+    if (!e->heap)
+        return enc_fail(e, "a deterministic map needs a heap");
+    term pairs = heap_tuple(e->heap, 2 * n, NULL);
+    if (is_non_value(pairs))
+        return enc_fail(e, "heap refused the term");
+    term *elems = tuple_elements(pairs);
     struct map_iter it;
     size_t i = 0;
     map_iter_init(&it, map);
-    while (i < n && map_iter_next(&it, &pairs[2 * i], &pairs[2 * i + 1]))
+    while (i < n && map_iter_next(&it, &elems[2 * i], &elems[2 * i + 1]))
         i++;
-    qsort(pairs, i, 2 * sizeof *pairs, compare_pair_keys);
-    bool ok = true;
-    for (size_t k = i; k-- > 0 && ok;)
-        ok = push_term(e, pairs[2 * k + 1]) && push_term(e, pairs[2 * k]);
-    free(pairs);
-    return ok;
+    qsort(elems, i, 2 * sizeof *elems, compare_pair_keys);
+    /* Gathering and sorting, charged as about n log2 n comparisons. */
+    size_t log2n = 1;
+    while ((size_t)1 << log2n < n)
+        log2n++;
+    e->units += n * log2n;
+    return push_item(e, ITEM_TUPLE, pairs, 1, 0) != NULL;
 }
 
-/* NEW_FUN_EXT up to the free variables, which are pushed with the size
- * field's patch below them. */
-static bool encode_local_fun(struct encoder *e, term t, const char **error)
+static bool push_map(struct encoder *e, term map)
+{
+    if (e->out && e->options->deterministic)
+        return push_sorted_pairs(e, map); /* sizing needs no order */
+    struct map_iter *iter = malloc(sizeof *iter);
+    if (!iter)
+        return enc_fail(e, "out of memory");
+    map_iter_init(iter, map);
+    struct item *it = push_item(e, ITEM_MAP, map, 0, 0);
+    if (!it) {
+        free(iter);
+        return false;
+    }
+    it->iter = iter;
+    return true;
+}
+
+/* NEW_FUN_EXT up to the free variables, which follow as items (and then
+ * the size field's patch). */
+static bool encode_local_fun(struct encoder *e, term t)
 {
     const struct fun_entry *entry = fun_entry_of(t);
     bool utf8 = e->options->minor_version >= 2;
-    if (!entry->module_md5 || !is_pid(e->options->fun_creator)) {
-        *error = "a local fun cannot be encoded here";
+    if (!entry->module_md5 || !is_pid(e->options->fun_creator))
+        return enc_fail(e, "a local fun cannot be encoded here");
+    put_u8(e, NEW_FUN_EXT);
+    size_t size_at = e->at;
+    put_u32(e, 0);
+    put_u8(e, entry->arity);
+    put_bytes(e, entry->module_md5, 16);
+    put_u32(e, entry->index);
+    put_u32(e, (uint32_t)fun_num_free(t));
+    encode_atom(e, entry->module, utf8);
+    encode_integer(e, make_small(entry->index));
+    encode_integer(e, make_small(entry->old_uniq));
+    encode_pid(e, e->options->fun_creator, utf8);
+    if (e->out && !push_item(e, ITEM_FUNSIZE, NIL, 0, size_at))
         return false;
-    }
-    struct strbuf *out = e->out;
-    put_u8(out, NEW_FUN_EXT);
-    size_t size_at = out->len;
-    put_u32(out, 0);
-    put_u8(out, entry->arity);
-    strbuf_append(out, entry->module_md5, 16);
-    put_u32(out, entry->index);
-    put_u32(out, (uint32_t)fun_num_free(t));
-    encode_atom(out, entry->module, utf8);
-    encode_integer(out, make_small(entry->index));
-    encode_integer(out, make_small(entry->old_uniq));
-    encode_pid(out, e->options->fun_creator, utf8);
-    if (!push_pending(e, THE_NON_VALUE, size_at)) {
-        *error = "out of memory";
-        return false;
-    }
-    for (uint64_t i = fun_num_free(t); i > 0; i--) {
-        if (!push_term(e, fun_free_var(t, i - 1))) {
-            *error = "out of memory";
-            return false;
-        }
-    }
-    return true;
+    return fun_num_free(t) == 0 || push_item(e, ITEM_FUNENV, t, 0, 0) != NULL;
 }
 
 static void encode_float(struct encoder *e, double d)
 {
-    struct strbuf *out = e->out;
     if (e->options->minor_version == 0) {
         /* FLOAT_EXT: "%.20e" in 31 bytes, zero padded. */
         char text[64];
         int n = snprintf(text, sizeof text, "%.20e", d);
-        put_u8(out, FLOAT_EXT);
+        put_u8(e, FLOAT_EXT);
         for (int i = 0; i < 31; i++)
-            put_u8(out, i < n ? (unsigned char)text[i] : 0);
+            put_u8(e, i < n ? (unsigned char)text[i] : 0);
         return;
     }
     uint64_t bits;
     memcpy(&bits, &d, sizeof bits);
-    put_u8(out, NEW_FLOAT_EXT);
-    put_u32(out, (uint32_t)(bits >> 32));
-    put_u32(out, (uint32_t)bits);
+    put_u8(e, NEW_FLOAT_EXT);
+    put_u32(e, (uint32_t)(bits >> 32));
+    put_u32(e, (uint32_t)bits);
 }
 
-static bool encode_one(struct encoder *e, term t, const char **error)
+/* Writes t's tag and fixed part; pushes items for what follows it. */
+static bool encode_one(struct encoder *e, term t)
 {
-    struct strbuf *out = e->out;
     bool utf8 = e->options->minor_version >= 2;
     if (is_integer(t)) {
-        encode_integer(out, t);
+        encode_integer(e, t);
     } else if (is_atom(t)) {
-        encode_atom(out, t, utf8);
+        encode_atom(e, t, utf8);
     } else if (t == NIL) {
-        put_u8(out, NIL_EXT);
+        put_u8(e, NIL_EXT);
     } else if (is_list(t)) {
-        size_t n = 0;
-        if (is_byte_string(t, &n)) {
-            put_u8(out, STRING_EXT);
-            put_u16(out, (uint32_t)n);
+        size_t n, checked;
+        if (is_byte_string(t, &n, &checked)) {
+            /* OTP charges a unit per byte of a string, half a unit per
+             * cell it looked at before finding a list is none. */
+            e->units += n;
+            put_u8(e, STRING_EXT);
+            put_u16(e, (uint32_t)n);
+            if (!e->out) {
+                e->at += n;
+                return true;
+            }
             for (; is_list(t); t = list_tail(t))
-                put_u8(out, (unsigned)small_value(list_head(t)));
+                e->out[e->at++] = (uint8_t)small_value(list_head(t));
             return true;
         }
-        term tail = t;
-        for (n = 0; is_list(tail); tail = list_tail(tail))
-            n++;
-        put_u8(out, LIST_EXT);
-        put_u32(out, (uint32_t)n);
-        size_t first = e->depth;
-        if (!push_term(e, tail))
-            goto out_of_memory;
-        for (; is_list(t); t = list_tail(t))
-            if (!push_term(e, list_head(t)))
-                goto out_of_memory;
-        reverse_pushed(e, first + 1); /* the tail stays below the elements */
+        e->units += checked / 2;
+        put_u8(e, LIST_EXT);
+        size_t length_at = e->at;
+        put_u32(e, 0); /* patched at the list's end */
+        return push_item(e, ITEM_LIST, t, 0, length_at) != NULL;
     } else if (is_tuple(t)) {
         uint64_t arity = tuple_arity(t);
         if (arity < 256) {
-            put_u8(out, SMALL_TUPLE_EXT);
-            put_u8(out, (unsigned)arity);
+            put_u8(e, SMALL_TUPLE_EXT);
+            put_u8(e, (unsigned)arity);
         } else {
-            put_u8(out, LARGE_TUPLE_EXT);
-            put_u32(out, (uint32_t)arity);
+            put_u8(e, LARGE_TUPLE_EXT);
+            put_u32(e, (uint32_t)arity);
         }
-        for (uint64_t i = arity; i > 0; i--)
-            if (!push_term(e, tuple_element(t, i)))
-                goto out_of_memory;
+        return arity == 0 || push_item(e, ITEM_TUPLE, t, 1, 0) != NULL;
     } else if (is_float(t)) {
         encode_float(e, float_value(t));
     } else if (is_bitstring(t)) {
-        encode_bitstring(out, t);
+        return encode_bitstring(e, t);
     } else if (is_map(t)) {
-        put_u8(out, MAP_EXT);
-        put_u32(out, (uint32_t)map_size(t));
-        if (e->options->deterministic) {
-            if (!push_sorted_pairs(e, t))
-                goto out_of_memory;
-            return true;
-        }
-        size_t first = e->depth;
-        struct map_iter it;
-        term key, value;
-        map_iter_init(&it, t);
-        while (map_iter_next(&it, &key, &value))
-            if (!push_term(e, key) || !push_term(e, value))
-                goto out_of_memory;
-        reverse_pushed(e, first);
+        put_u8(e, MAP_EXT);
+        put_u32(e, (uint32_t)map_size(t));
+        return map_size(t) == 0 || push_map(e, t);
     } else if (is_pid(t)) {
-        encode_pid(out, t, utf8);
+        encode_pid(e, t, utf8);
     } else if (is_port(t)) {
         uint64_t number = port_number(t);
-        put_u8(out, number >> 32 ? V4_PORT_EXT : NEW_PORT_EXT);
-        encode_node(out, utf8);
+        put_u8(e, number >> 32 ? V4_PORT_EXT : NEW_PORT_EXT);
+        encode_node(e, utf8);
         if (number >> 32)
-            put_u32(out, (uint32_t)(number >> 32));
-        put_u32(out, (uint32_t)number);
-        put_u32(out, 0);
+            put_u32(e, (uint32_t)(number >> 32));
+        put_u32(e, (uint32_t)number);
+        put_u32(e, 0);
     } else if (is_ref(t)) {
         uint64_t low = ref_id_low(t), high = ref_id_high(t);
         unsigned words = high >> 32 ? 4 : 3;
-        put_u8(out, NEWER_REFERENCE_EXT);
-        put_u16(out, words);
-        encode_node(out, utf8);
-        put_u32(out, 0);
-        put_u32(out, (uint32_t)low);
-        put_u32(out, (uint32_t)(low >> 32));
-        put_u32(out, (uint32_t)high);
+        put_u8(e, NEWER_REFERENCE_EXT);
+        put_u16(e, words);
+        encode_node(e, utf8);
+        put_u32(e, 0);
+        put_u32(e, (uint32_t)low);
+        put_u32(e, (uint32_t)(low >> 32));
+        put_u32(e, (uint32_t)high);
         if (words == 4)
-            put_u32(out, (uint32_t)(high >> 32));
+            put_u32(e, (uint32_t)(high >> 32));
     } else if (is_export(t)) {
-        put_u8(out, EXPORT_EXT);
-        encode_atom(out, boxed_ptr(t)[1], utf8);
-        encode_atom(out, boxed_ptr(t)[2], utf8);
-        encode_integer(out, boxed_ptr(t)[3]);
+        put_u8(e, EXPORT_EXT);
+        encode_atom(e, boxed_ptr(t)[1], utf8);
+        encode_atom(e, boxed_ptr(t)[2], utf8);
+        encode_integer(e, boxed_ptr(t)[3]);
     } else if (is_local_fun(t)) {
-        return encode_local_fun(e, t, error);
+        return encode_local_fun(e, t);
     } else {
-        *error = "a term of unknown kind cannot be encoded";
-        return false;
+        return enc_fail(e, "a term of unknown kind cannot be encoded");
     }
     return true;
-out_of_memory:
-    *error = "out of memory";
-    return false;
+}
+
+/* ---- the stack between portions ----
+ * An item is saved as {Kind, T, I, Patch}; a map's iterator as T, the
+ * tuple map_iter_save makes. */
+
+/* Moves the stack onto the saved list, its top first in the list. */
+static bool save_stack(struct encoder *e)
+{
+    for (size_t k = 0; k < e->depth; k++) {
+        struct item *it = &e->stack[k];
+        term t = it->kind == ITEM_MAP ? map_iter_save(e->heap, it->iter) : it->t;
+        term saved[4] = {make_small(it->kind), t, make_small(it->i), make_small((int64_t)it->patch)};
+        term tuple = is_value(t) ? heap_tuple(e->heap, 4, saved) : t;
+        term cell = is_value(tuple) ? heap_cons(e->heap, tuple, e->saved) : tuple;
+        if (is_non_value(cell))
+            return enc_fail(e, "heap refused the term");
+        e->saved = cell;
+    }
+    return true;
+}
+
+/* Takes the top saved item back onto the (empty) stack. */
+static bool restore_item(struct encoder *e)
+{
+    const term *el = tuple_elements(list_head(e->saved));
+    struct item *it =
+        push_item(e, (uint32_t)small_value(el[0]), el[1], (uint32_t)small_value(el[2]), (size_t)small_value(el[3]));
+    if (!it)
+        return false;
+    e->saved = list_tail(e->saved);
+    if (it->kind == ITEM_MAP) {
+        it->iter = malloc(sizeof *it->iter);
+        if (!it->iter) {
+            e->depth--;
+            return enc_fail(e, "out of memory");
+        }
+        map_iter_restore(it->t, it->iter);
+        it->t = it->iter->map;
+    }
+    return true;
+}
+
+static void free_stack(struct encoder *e)
+{
+    for (size_t k = 0; k < e->depth; k++)
+        free(e->stack[k].iter);
+    free(e->stack);
+    e->stack = NULL;
+    e->depth = e->capacity = 0;
+}
+
+/* Runs until the pass ends (true, e->depth 0 and nothing saved) or the
+ * units reach limit; false after an error. */
+static bool encode_loop(struct encoder *e, size_t limit)
+{
+    while (e->units < limit) {
+        if (e->depth == 0) {
+            if (e->saved == NIL)
+                return true;
+            if (!restore_item(e))
+                return false;
+        }
+        struct item *it = &e->stack[e->depth - 1];
+        term next;
+        switch (it->kind) {
+        case ITEM_TERM:
+            next = it->t;
+            e->depth--;
+            break;
+        case ITEM_LIST: {
+            term tail = list_tail(it->t);
+            next = list_head(it->t);
+            it->i++;
+            if (is_list(tail)) {
+                it->t = tail;
+            } else { /* the tail follows the last element */
+                patch_u32(e, it->patch, it->i);
+                it->kind = ITEM_TERM;
+                it->t = tail;
+            }
+            break;
+        }
+        case ITEM_TUPLE:
+            next = tuple_element(it->t, it->i);
+            if (it->i == tuple_arity(it->t))
+                e->depth--;
+            else
+                it->i++;
+            break;
+        case ITEM_FUNENV:
+            next = fun_free_var(it->t, it->i);
+            if (it->i + 1 == fun_num_free(it->t))
+                e->depth--;
+            else
+                it->i++;
+            break;
+        case ITEM_FUNSIZE:
+            /* A local fun's size counts from its size field to its end. */
+            patch_u32(e, it->patch, (uint32_t)(e->at - it->patch));
+            e->depth--;
+            continue;
+        case ITEM_BYTES:
+            copy_bytes(e, limit);
+            continue;
+        case ITEM_MAP: {
+            term value;
+            if (!map_iter_next(it->iter, &next, &value)) {
+                free(it->iter);
+                e->depth--;
+                continue;
+            }
+            if (!push_item(e, ITEM_TERM, value, 0, 0)) /* the value follows the key */
+                return false;
+            break;
+        }
+        default:
+            return enc_fail(e, "corrupt encoder state");
+        }
+        e->units++;
+        if (!encode_one(e, next))
+            return false;
+    }
+    return true;
+}
+
+enum etf_status etf_encode_portion(heap_t *h, struct etf_encoding *enc, size_t limit, size_t *units, const char **error)
+{
+    struct encoder e = {enc->out, enc->at, NULL, 0, 0, enc->saved, h, enc->options, 0, NULL};
+    bool ok = true;
+    if (is_value(enc->first)) {
+        if (e.at == 0)
+            put_u8(&e, ETF_VERSION);
+        ok = push_item(&e, ITEM_TERM, enc->first, 0, 0) != NULL;
+        enc->first = THE_NON_VALUE;
+    }
+    ok = ok && encode_loop(&e, limit);
+    bool done = ok && e.depth == 0 && e.saved == NIL;
+    if (ok && !done)
+        ok = save_stack(&e);
+    free_stack(&e);
+    *units = e.units;
+    enc->at = e.at;
+    enc->saved = e.saved;
+    if (!ok) {
+        *error = e.error ? e.error : "cannot encode";
+        return ETF_FAILED;
+    }
+    return done ? ETF_DONE : ETF_MORE;
+}
+
+bool etf_compress(const uint8_t *plain, size_t len, int level, struct strbuf *out)
+{
+    size_t plain_size = len - 1;
+    if (len < 1 || plain_size > UINT32_MAX)
+        return false;
+    uLongf packed_size = compressBound((uLong)plain_size);
+    uint8_t *packed = malloc(packed_size);
+    if (!packed)
+        return false;
+    int z = compress2(packed, &packed_size, (const Bytef *)plain + 1, (uLong)plain_size, level);
+    bool smaller = z == Z_OK && 5 + packed_size <= plain_size;
+    if (smaller) {
+        uint8_t head[6] = {ETF_VERSION,
+                           COMPRESSED,
+                           (uint8_t)(plain_size >> 24),
+                           (uint8_t)(plain_size >> 16),
+                           (uint8_t)(plain_size >> 8),
+                           (uint8_t)plain_size};
+        strbuf_append(out, head, sizeof head);
+        strbuf_append(out, packed, packed_size);
+    }
+    free(packed);
+    return smaller;
 }
 
 bool etf_encode(term t, struct strbuf *out, const char **error)
@@ -1010,53 +1409,37 @@ bool etf_encode(term t, struct strbuf *out, const char **error)
     return etf_encode_with(t, &defaults, out, error);
 }
 
-/* Replaces the encoding from `start` (its version byte) with its
- * compressed form unless that is larger (OTP keeps it at equal size):
- * version, COMPRESSED, the plain size, then zlib's stream of everything
- * after the version byte. */
-static bool compress_encoding(struct strbuf *out, size_t start, int level, const char **error)
-{
-    size_t plain_size = out->len - start - 1;
-    if (plain_size > UINT32_MAX)
-        return true;
-    uLongf packed_size = compressBound((uLong)plain_size);
-    uint8_t *packed = malloc(packed_size);
-    if (!packed) {
-        *error = "out of memory";
-        return false;
-    }
-    int z = compress2(packed, &packed_size, (const Bytef *)out->data + start + 1, (uLong)plain_size, level);
-    if (z == Z_OK && 5 + packed_size <= plain_size) {
-        out->len = start + 1;
-        put_u8(out, COMPRESSED);
-        put_u32(out, (uint32_t)plain_size);
-        strbuf_append(out, packed, packed_size);
-    }
-    free(packed);
-    return true;
-}
-
 bool etf_encode_with(term t, const struct etf_encode_options *options, struct strbuf *out, const char **error)
 {
-    struct encoder e = {out, NULL, 0, 0, options};
-    size_t start = out->len;
-    put_u8(out, ETF_VERSION);
-    bool ok = push_term(&e, t);
-    if (!ok)
-        *error = "out of memory";
-    while (ok && e.depth > 0) {
-        struct pending next = e.stack[--e.depth];
-        if (is_value(next.t)) {
-            ok = encode_one(&e, next.t, error);
-            continue;
+    /* Only a deterministic map needs a heap (its sorted pairs). */
+    heap_t scratch, *h = NULL;
+    if (options->deterministic) {
+        if (!heap_init(&scratch, 0, 0)) {
+            *error = "out of memory";
+            return false;
         }
-        /* A local fun's size counts from its size field to its end. */
-        uint32_t size = (uint32_t)(out->len - next.patch_at);
-        for (int i = 0; i < 4; i++)
-            out->data[next.patch_at + (size_t)i] = (char)(uint8_t)(size >> (24 - 8 * i));
+        h = &scratch;
     }
-    free(e.stack);
-    if (ok && options->compression > 0)
-        ok = compress_encoding(out, start, options->compression, error);
+    struct etf_encoding sizing = {options, NULL, 0, t, NIL};
+    size_t units;
+    bool ok = etf_encode_portion(h, &sizing, SIZE_MAX, &units, error) == ETF_DONE;
+    if (ok) {
+        size_t start = out->len;
+        strbuf_reserve(out, sizing.at);
+        struct etf_encoding writing = {options, (uint8_t *)out->data + start, 0, t, NIL};
+        ok = etf_encode_portion(h, &writing, SIZE_MAX, &units, error) == ETF_DONE;
+        out->len = start + (ok ? writing.at : 0);
+        out->data[out->len] = '\0';
+        if (ok && options->compression > 0) {
+            struct strbuf packed = STRBUF_INIT;
+            if (etf_compress((const uint8_t *)out->data + start, out->len - start, options->compression, &packed)) {
+                out->len = start;
+                strbuf_append(out, packed.data, packed.len);
+            }
+            strbuf_free(&packed);
+        }
+    }
+    if (h)
+        heap_destroy(h);
     return ok;
 }

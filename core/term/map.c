@@ -603,6 +603,7 @@ void map_iter_init(struct map_iter *it, term map)
     it->map = map;
     it->pos = 0;
     it->depth = 0;
+    it->reverse = false;
     if (!is_flat(map)) {
         it->stack[0] = map;
         it->index[0] = node_count(boxed_header(map));
@@ -610,8 +611,55 @@ void map_iter_init(struct map_iter *it, term map)
     }
 }
 
+/* pos counts the flat pairs still to give, index[d] a node's next child:
+ * each runs the other way. */
+void map_iter_init_reverse(struct map_iter *it, term map)
+{
+    it->map = map;
+    it->pos = is_flat(map) ? map_size(map) : 0;
+    it->depth = 0;
+    it->reverse = true;
+    if (!is_flat(map)) {
+        it->stack[0] = map;
+        it->index[0] = 0;
+        it->depth = 1;
+    }
+}
+
+static bool map_iter_prev(struct map_iter *it, term *key, term *value)
+{
+    if (is_flat(it->map)) {
+        if (it->pos == 0)
+            return false;
+        it->pos--;
+        *key = flat_keys(it->map)[it->pos];
+        *value = flat_values(it->map)[it->pos];
+        return true;
+    }
+    /* Depth first, each node's children from the first to the last. */
+    while (it->depth > 0) {
+        size_t d = it->depth - 1;
+        if (it->index[d] == node_count(boxed_header(it->stack[d]))) {
+            it->depth--;
+            continue;
+        }
+        term child = node_children(it->stack[d])[it->index[d]++];
+        if (is_list(child)) {
+            *key = list_head(child);
+            *value = list_tail(child);
+            return true;
+        }
+        it->stack[it->depth] = child;
+        it->index[it->depth] = 0;
+        it->depth++;
+    }
+    return false;
+}
+
 bool map_iter_next(struct map_iter *it, term *key, term *value)
 {
+    if (it->reverse)
+        return map_iter_prev(it, key, value);
     if (is_flat(it->map)) {
         if (it->pos >= map_size(it->map))
             return false;
@@ -638,6 +686,37 @@ bool map_iter_next(struct map_iter *it, term *key, term *value)
         it->depth++;
     }
     return false;
+}
+
+/* {Map, Pos, Depth, Reverse, Node0, Index0, Node1, Index1, ...} */
+term map_iter_save(heap_t *h, const struct map_iter *it)
+{
+    term t = heap_tuple(h, 4 + 2 * it->depth, NULL);
+    if (is_non_value(t))
+        return t;
+    term *el = tuple_elements(t);
+    el[0] = it->map;
+    el[1] = make_small((int64_t)it->pos);
+    el[2] = make_small((int64_t)it->depth);
+    el[3] = make_small(it->reverse);
+    for (size_t d = 0; d < it->depth; d++) {
+        el[4 + 2 * d] = it->stack[d];
+        el[5 + 2 * d] = make_small(it->index[d]);
+    }
+    return t;
+}
+
+void map_iter_restore(term saved, struct map_iter *it)
+{
+    const term *el = tuple_elements(saved);
+    it->map = el[0];
+    it->pos = (size_t)small_value(el[1]);
+    it->depth = (size_t)small_value(el[2]);
+    it->reverse = small_value(el[3]) != 0;
+    for (size_t d = 0; d < it->depth; d++) {
+        it->stack[d] = el[4 + 2 * d];
+        it->index[d] = (unsigned)small_value(el[5 + 2 * d]);
+    }
 }
 
 int map_hash_order(term ka, term kb)

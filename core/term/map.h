@@ -56,12 +56,23 @@ struct map_iter {
     term map;
     size_t pos;
     size_t depth;
+    bool reverse;
     term stack[MAP_MAX_DEPTH];
     unsigned index[MAP_MAX_DEPTH];
 };
 void map_iter_init(struct map_iter *it, term map);
+/* Iteration in the reverse of that order: a list of the pairs in
+ * map_iter's order is built from its last cell, one pair at a time. */
+void map_iter_init_reverse(struct map_iter *it, term map);
 /* Next pair; false when done. */
 bool map_iter_next(struct map_iter *it, term *key, term *value);
+
+/* The iterator as a tuple on h (THE_NON_VALUE when the heap refuses),
+ * for a builtin that iterates in portions: a collection may move the map
+ * and its nodes between two portions, and updates a tuple's terms. */
+term map_iter_save(heap_t *h, const struct map_iter *it);
+/* The iterator map_iter_save saved, where it stood. */
+void map_iter_restore(term saved, struct map_iter *it);
 
 /* Order of two distinct keys in map_iter's order over large maps: negative
  * when ka comes first, zero when only term order can tell them apart (they

@@ -10,7 +10,9 @@
 %% binary_to_list (a binary of N bytes), list_to_binary (a list of N
 %% bytes), iolist_to_binary (N bytes in an iolist of nested lists and small
 %% binaries), iolist_size (the same iolist), list_to_tuple, tuple_to_list
-%% (a tuple of N integers).
+%% (a tuple of N integers), term_to_binary (a list of N integers),
+%% binary_to_term (that list's encoding), phash2 (a list of N integers),
+%% maps_to_list, maps_keys, maps_values (a map of N integer keys).
 %% Prints: workload=portion_latency builtin=B n=N result=PINGS max_us=M
 %% median_us=D time_ms=T
 -module(portion_latency).
@@ -27,7 +29,13 @@ work(list_to_binary, L) -> list_to_binary(L);
 work(iolist_to_binary, L) -> iolist_to_binary(L);
 work(iolist_size, L) -> iolist_size(L);
 work(list_to_tuple, L) -> list_to_tuple(L);
-work(tuple_to_list, T) -> tuple_to_list(T).
+work(tuple_to_list, T) -> tuple_to_list(T);
+work(term_to_binary, L) -> term_to_binary(L);
+work(binary_to_term, B) -> binary_to_term(B);
+work(phash2, L) -> erlang:phash2(L);
+work(maps_to_list, M) -> maps:to_list(M);
+work(maps_keys, M) -> maps:keys(M);
+work(maps_values, M) -> maps:values(M).
 
 %% The argument the builtin works on, of N elements (bytes for binaries).
 input(keyfind, N) -> [{I} || I <- lists:seq(1, N)];
@@ -36,6 +44,10 @@ input(list_to_binary, N) -> [I rem 256 || I <- lists:seq(1, N)];
 input(iolist_to_binary, N) -> [[I rem 256, [<<I:8, 0>>]] || I <- lists:seq(1, N div 3)];
 input(iolist_size, N) -> input(iolist_to_binary, N);
 input(tuple_to_list, N) -> list_to_tuple(lists:seq(1, N));
+input(binary_to_term, N) -> term_to_binary(lists:seq(1, N));
+input(maps_to_list, N) -> maps:from_list([{I, I} || I <- lists:seq(1, N)]);
+input(maps_keys, N) -> input(maps_to_list, N);
+input(maps_values, N) -> input(maps_to_list, N);
 input(_, N) -> lists:seq(1, N).
 
 %% The hog holds only the term its builtin walks (input/2).

@@ -16,11 +16,15 @@
 #include "term/binary.h"
 #include "term/compare.h"
 #include "term/copy.h"
+#include "term/etf.h"
 #include "term/heap.h"
+#include "term/map.h"
+#include "term/phash2.h"
 #include "test_main.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The sanitizer builds run every size and slice budget a fifth as large:
  * the same number of slices, each collection copying a fifth (a collection
@@ -350,6 +354,332 @@ static void test_conversions_ended_mid_portion(void)
     heap_destroy(&h);
 }
 
+/* ---- the external term format ---- */
+
+/* A term of every kind the encoder walks in portions: a list of CONV / 4
+ * small and large integers, CONV / 8 tuples {I, <<4 bytes>>, "text",
+ * 1.5}, a large map (CONV / 16 keys, a HAMT), a small one, a large
+ * binary, a byte string and an improper list, nested in a tuple. */
+static term external_term(heap_t *h)
+{
+    term ints = NIL, tuples = NIL, str = NIL;
+    for (int64_t i = CONV / 4; i > 0; i--)
+        ints = heap_cons(h, make_small(i % 3 ? i : (i << 33)), ints);
+    for (int64_t i = CONV / 8; i > 0; i--) {
+        uint8_t four[4] = {(uint8_t)i, (uint8_t)(i >> 8), (uint8_t)(i >> 16), 1};
+        term text = heap_string(h, "text", 4);
+        term elems[4] = {make_small(i), bin_from_bytes(h, four, 4), text, heap_float(h, 1.5)};
+        tuples = heap_cons(h, heap_tuple(h, 4, elems), tuples);
+    }
+    for (int i = 0; i < 1000; i++)
+        str = heap_cons(h, make_small(i & 255), str);
+    size_t n = CONV / 16;
+    term *keys = malloc(2 * n * sizeof *keys);
+    CU_ASSERT_FATAL(keys != NULL);
+    for (size_t i = 0; i < n; i++) {
+        keys[i] = make_small((int64_t)i * 7);
+        keys[n + i] = heap_tuple2(h, make_small((int64_t)i), A(ok));
+    }
+    term big_map = map_from_pairs(h, keys, keys + n, n);
+    term small_map = map_from_pairs(h, keys, keys + n, 5);
+    free(keys);
+    term improper = heap_cons(h, A(ok), heap_cons(h, A(error), A(undefined)));
+    term elems[7] = {ints, tuples, big_map, small_map, long_binary(h, CONV), str, improper};
+    term t = heap_tuple(h, 7, elems);
+    CU_ASSERT_FATAL(is_value(t) && is_value(big_map));
+    return t;
+}
+
+static term option_list(heap_t *h, const char *const *atoms, size_t n)
+{
+    term l = NIL;
+    for (size_t i = n; i-- > 0;)
+        l = heap_cons(h, atom_intern_cstr(atoms[i]), l);
+    return l;
+}
+
+/* term_to_binary in portions: OTP's 32 units a reduction, a unit a term
+ * (some CONV / 4 + 5 * CONV / 8 + 3 * CONV / 16 terms), twice (sizing,
+ * writing). Checked against one piece, byte for byte. */
+static void test_external_portions(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term t = external_term(&h), args[2];
+    size_t terms = CONV / 4 + 5 * CONV / 8 + 3 * CONV / 16;
+    int min_slices = (int)(2 * terms / (32 * SHORT_SLICE));
+    slice_reds = SHORT_SLICE;
+    args[0] = t;
+    check_case("erlang", "term_to_binary", args, 1, min_slices);
+    static const char *const deterministic[] = {"deterministic"};
+    args[1] = option_list(&h, deterministic, 1);
+    check_case("erlang", "term_to_binary", args, 2, min_slices);
+    args[1] = heap_cons(&h, A(compressed), heap_cons(&h, heap_tuple2(&h, A(minor_version), make_small(0)), NIL));
+    check_case("erlang", "term_to_binary", args, 2, min_slices);
+    args[1] = heap_cons(&h, heap_tuple2(&h, A(minor_version), make_small(2)), NIL);
+    check_case("erlang", "term_to_binary", args, 2, min_slices);
+    /* {{...{}...}} 100,000 deep: a portion's stack stays one item. */
+    term deep = heap_tuple(&h, 0, NULL);
+    for (int i = 0; i < 100000; i++)
+        deep = heap_tuple2(&h, deep, make_small(i));
+    args[0] = deep;
+    check_case("erlang", "term_to_binary", args, 1, 2 * 200000 / (32 * SHORT_SLICE));
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
+/* A local fun the encoder refuses (no module MD5) at the end of a long
+ * list: badarg after the sizing pass's portions, the original argument in
+ * the stack trace. */
+static void test_external_errors(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    static struct fun_entry entry = {0, 0, 0, 0, 0, 0, NULL, NULL};
+    entry.module = atom_intern_cstr("m");
+    entry.name = atom_intern_cstr("-f/0-fun-0-");
+    term *fun = heap_alloc(&h, 2);
+    fun[0] = make_header(SUBTAG_FUN, FUN_FIXED_WORDS);
+    fun[1] = (term)(uintptr_t)&entry;
+    term l = heap_cons(&h, make_boxed(fun), NIL);
+    for (int64_t i = CONV; i > 0; i--)
+        l = heap_cons(&h, make_small(i), l);
+    slice_reds = SHORT_SLICE;
+    term got, raised, args[2] = {l, NIL};
+    int slices = run_sliced("erlang", "term_to_binary", args, 1, 100000, &h, &got, &raised);
+    CU_ASSERT(slices >= (int)(CONV / (32 * SHORT_SLICE)));
+    CU_ASSERT(is_non_value(got));
+    CU_ASSERT(raised == A(badarg));
+    slices = run_sliced("erlang", "term_to_binary", args, 2, 100000, &h, &got, &raised);
+    CU_ASSERT(slices >= (int)(CONV / (32 * SHORT_SLICE)));
+    CU_ASSERT(raised == A(badarg));
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
+/* Ended while sizing, while writing (its binary allocated) and while
+ * copying a large binary: nothing is left (LeakSanitizer, and the live
+ * off-heap binaries). */
+static void test_external_ended_mid_portion(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term t = external_term(&h), got, raised;
+    size_t live = binary_live_count();
+    slice_reds = SHORT_SLICE;
+    size_t terms = CONV / 4 + 5 * CONV / 8 + 3 * CONV / 16;
+    int sizing = (int)(terms / (32 * SHORT_SLICE));
+    int stops[] = {2, sizing + sizing / 2, 2 * sizing - 1};
+    for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++) {
+        CU_ASSERT(run_sliced("erlang", "term_to_binary", &t, 1, stops[i], &h, &got, &raised) == stops[i]);
+        CU_ASSERT(is_non_value(got));
+        CU_ASSERT(binary_live_count() == live);
+    }
+    term big = long_binary(&h, 4 * CONV);
+    size_t mid = binary_live_count();
+    CU_ASSERT(run_sliced("erlang", "term_to_binary", &big, 1, 3, &h, &got, &raised) == 3);
+    CU_ASSERT(is_non_value(got));
+    CU_ASSERT(binary_live_count() == mid);
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
+/* external_term's encoding (with options: NULL for none), as a binary. */
+static term external_binary(heap_t *h, term t, const struct etf_encode_options *options)
+{
+    struct etf_encode_options defaults = ETF_ENCODE_DEFAULTS;
+    struct strbuf out = STRBUF_INIT;
+    const char *error = NULL;
+    CU_ASSERT_FATAL(etf_encode_with(t, options ? options : &defaults, &out, &error));
+    term bin = bin_from_bytes(h, out.data, out.len);
+    strbuf_free(&out);
+    CU_ASSERT_FATAL(is_value(bin));
+    return bin;
+}
+
+/* binary_to_term in portions: OTP's 128 units a reduction, a unit a term
+ * and one per element slot allocated, so slices of TINY_SLICE. */
+static void test_decode_portions(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term t = external_term(&h), args[2];
+    size_t terms = CONV / 4 + 5 * CONV / 8 + 3 * CONV / 16;
+    int min_slices = (int)(terms / (128 * TINY_SLICE));
+    slice_reds = TINY_SLICE;
+    args[0] = external_binary(&h, t, NULL);
+    check_case("erlang", "binary_to_term", args, 1, min_slices);
+    args[1] = heap_cons(&h, A(used), heap_cons(&h, A(safe), NIL));
+    check_case("erlang", "binary_to_term", args, 2, min_slices);
+    struct etf_encode_options compressed = ETF_ENCODE_DEFAULTS;
+    compressed.compression = 6;
+    args[0] = external_binary(&h, t, &compressed);
+    check_case("erlang", "binary_to_term", args, 2, min_slices);
+    /* The decoded term is the encoded one. */
+    term got, raised;
+    run_sliced("erlang", "binary_to_term", args, 1, 100000, &h, &got, &raised);
+    CU_ASSERT(is_value(got) && term_eq_exact(got, t));
+    /* A large binary alone: copied a portion at a time. */
+    args[0] = external_binary(&h, long_binary(&h, 4 * CONV), NULL);
+    check_case("erlang", "binary_to_term", args, 1, (int)(4 * CONV / (8 * 128 * TINY_SLICE)));
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
+/* A truncated encoding and one whose last term has a bad tag: badarg
+ * after many portions. */
+static void test_decode_errors(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term t = external_term(&h);
+    term whole = external_binary(&h, t, NULL);
+    const uint8_t *data;
+    size_t size;
+    unsigned bits;
+    bin_bytes(whole, &data, &size, &bits);
+    uint8_t *bad = malloc(size);
+    CU_ASSERT_FATAL(bad != NULL);
+    memcpy(bad, data, size);
+    /* The last term is the atom undefined (tag, 2 bytes of length, 9
+     * characters): a tag no version knows in its place. */
+    CU_ASSERT_FATAL(bad[size - 12] == 100);
+    bad[size - 12] = 200;
+    term cases[2] = {bin_sub(&h, whole, 0, size - 1, 0), bin_from_bytes(&h, bad, size)};
+    free(bad);
+    size_t terms = CONV / 4 + 5 * CONV / 8 + 3 * CONV / 16;
+    slice_reds = TINY_SLICE;
+    for (int i = 0; i < 2; i++) {
+        term got, raised, args[2] = {cases[i], NIL};
+        for (unsigned argc = 1; argc <= 2; argc++) {
+            int slices = run_sliced("erlang", "binary_to_term", args, argc, 100000, &h, &got, &raised);
+            CU_ASSERT(slices >= (int)(terms / (128 * TINY_SLICE)));
+            CU_ASSERT(is_non_value(got));
+            CU_ASSERT(raised == A(badarg));
+        }
+    }
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
+/* Ended in the middle of a decoding, and of a large binary's copy: nothing
+ * is left. */
+static void test_decode_ended_mid_portion(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term t = external_term(&h), got, raised;
+    term bins[2] = {external_binary(&h, t, NULL), external_binary(&h, long_binary(&h, 4 * CONV), NULL)};
+    size_t live = binary_live_count();
+    slice_reds = TINY_SLICE;
+    for (int i = 0; i < 2; i++) {
+        CU_ASSERT(run_sliced("erlang", "binary_to_term", &bins[i], 1, 3, &h, &got, &raised) == 3);
+        CU_ASSERT(is_non_value(got));
+        CU_ASSERT(binary_live_count() == live);
+    }
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
+/* phash2 in portions: OTP's 64 units a reduction, about a unit a term (two
+ * a tuple element), so slices of TINY_SLICE; the same hash as in one call
+ * (phash2_hash, which the unportioned call also gives). */
+static void test_phash2_portions(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term t = external_term(&h), args[2];
+    size_t terms = CONV / 4 + 5 * CONV / 8 + 3 * CONV / 16;
+    slice_reds = TINY_SLICE;
+    args[0] = t;
+    check_case("erlang", "phash2", args, 1, (int)(terms / (64 * TINY_SLICE)));
+    args[1] = make_small(INT64_C(1) << 32);
+    check_case("erlang", "phash2", args, 2, (int)(terms / (64 * TINY_SLICE)));
+    term got, raised;
+    run_sliced("erlang", "phash2", args, 2, 100000, &h, &got, &raised);
+    CU_ASSERT(is_small(got) && small_value(got) == (int64_t)phash2_hash(t));
+    /* A large binary: 12 bytes a unit. */
+    args[0] = long_binary(&h, 4 * CONV);
+    check_case("erlang", "phash2", args, 1, (int)(4 * CONV / (12 * 64 * TINY_SLICE)));
+    /* A long byte string: a unit a byte. */
+    args[0] = byte_list(&h);
+    check_case("erlang", "phash2", args, 1, (int)(CONV / (64 * TINY_SLICE)));
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
+/* Ended in the middle of a map's pairs: its iterator is freed. */
+static void test_phash2_ended_mid_portion(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term t = external_term(&h), got, raised;
+    term map = tuple_element(t, 3);
+    slice_reds = TINY_SLICE;
+    CU_ASSERT(run_sliced("erlang", "phash2", &map, 1, 3, &h, &got, &raised) == 3);
+    CU_ASSERT(is_non_value(got));
+    CU_ASSERT(run_sliced("erlang", "phash2", &t, 1, 5, &h, &got, &raised) == 5);
+    CU_ASSERT(is_non_value(got));
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
+/* maps:keys/1, values/1 (clause's 40 elements a reduction) and
+ * erts_internal:map_next/3's list form, maps:to_list/1's (OTP's 4
+ * reductions a pair), on a map of CONV / 16 keys (a HAMT): many slices, the
+ * same list as in one call and as the map's iteration order. */
+static void test_maps_portions(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term map = tuple_element(external_term(&h), 3), args[3];
+    size_t n = map_size(map);
+    slice_reds = TINY_SLICE;
+    args[0] = map;
+    check_case("maps", "keys", args, 1, (int)(n / (40 * TINY_SLICE)));
+    check_case("maps", "values", args, 1, (int)(n / (40 * TINY_SLICE)));
+    args[0] = make_small(0), args[1] = map, args[2] = heap_cons(&h, A(ok), NIL);
+    check_case("erts_internal", "map_next", args, 3, (int)(4 * n / TINY_SLICE));
+    args[0] = make_small((int64_t)n / 3);
+    check_case("erts_internal", "map_next", args, 3, (int)(4 * (n - n / 3) / TINY_SLICE));
+    /* The keys come in map_iter's order. */
+    term got, raised;
+    args[0] = map;
+    run_sliced("maps", "keys", args, 1, 100000, &h, &got, &raised);
+    struct map_iter it;
+    map_iter_init(&it, map);
+    term k, v, l = got;
+    size_t same = 0;
+    while (map_iter_next(&it, &k, &v) && is_list(l) && list_head(l) == k)
+        same++, l = list_tail(l);
+    CU_ASSERT(same == n && l == NIL);
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
+/* Ended in the middle of keys/1: nothing is left. */
+static void test_maps_ended_mid_portion(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term map = tuple_element(external_term(&h), 3), got, raised;
+    slice_reds = TINY_SLICE;
+    CU_ASSERT(run_sliced("maps", "values", &map, 1, 3, &h, &got, &raised) == 3);
+    CU_ASSERT(is_non_value(got));
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
 static CU_TestInfo tests[] = {
     {"long lists span many slices, same results", test_portioned_results},
     {"errors after portions", test_portioned_errors},
@@ -357,6 +687,16 @@ static CU_TestInfo tests[] = {
     {"conversions span many slices, same results", test_portioned_conversions},
     {"conversion errors after portions", test_conversion_errors},
     {"conversions ended in the middle of a portion", test_conversions_ended_mid_portion},
+    {"term_to_binary spans many slices, same bytes", test_external_portions},
+    {"term_to_binary errors after portions", test_external_errors},
+    {"term_to_binary ended in the middle of a portion", test_external_ended_mid_portion},
+    {"binary_to_term spans many slices, same term", test_decode_portions},
+    {"binary_to_term errors after portions", test_decode_errors},
+    {"binary_to_term ended in the middle of a portion", test_decode_ended_mid_portion},
+    {"phash2 spans many slices, same hash", test_phash2_portions},
+    {"phash2 ended in the middle of a portion", test_phash2_ended_mid_portion},
+    {"maps:keys/values/to_list span many slices, same lists", test_maps_portions},
+    {"maps:values ended in the middle of a portion", test_maps_ended_mid_portion},
     CU_TEST_INFO_NULL,
 };
 
