@@ -37,6 +37,7 @@ bool heap_init(heap_t *h, size_t min_words, size_t max_words)
     h->bin_vheap_limit = HEAP_BIN_VHEAP_MIN_BYTES;
     h->failure = HEAP_OK;
     h->collections = 0;
+    h->gc_requested = false;
     return true;
 }
 
