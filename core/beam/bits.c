@@ -814,6 +814,19 @@ static enum bits_result create_append(heap_t *h, const struct bits_segment *s, c
         if (atomic_load_explicit(&b->refc, memory_order_acquire) == 1 && b->tip_bits == start + sizes[0] &&
             (uint64_t)b->size * 8 - b->tip_bits >= total - sizes[0]) {
             uint64_t end = start + total;
+            if (kinds[0] == SEG_PRIVATE_APPEND && a != orig) {
+                /* The compiler emits private_append only for a binary
+                 * comprehension's accumulator, which nothing else holds:
+                 * its window grows where it is, and a comprehension
+                 * allocates nothing a segment. */
+                write_segments(b->data, b->tip_bits, s + 1, kinds + 1, sizes + 1, n - 1);
+                b->tip_bits = end;
+                term *w = boxed_ptr(a);
+                w[SUBBIN_SIZE] = (term)(total / 8);
+                w[SUBBIN_BITSIZE] = (term)(total % 8);
+                *out = a;
+                return BITS_OK;
+            }
             term t = bin_sub(h, orig, (size_t)(start / 8), (size_t)(total / 8), (unsigned)(total % 8));
             if (is_non_value(t))
                 return BITS_NO_MEMORY;

@@ -36,7 +36,7 @@ same_base() ->
                                                  last_bits(B3, 4), last_bits(B4, 4)]),
               show("  A", A), show("  B1", B1), show("  B2", B2), show("  B3", B3), show("  B4", B4),
               true = (binary:part(B1, 0, N) =:= A) andalso (binary:part(B2, 0, N) =:= A)
-      end, [0, 10, 63, 64, 65, 200, 1000]).
+      end, [0, 10, 63, 64, 65, 300]).
 
 grow(Acc, 0) -> Acc;
 grow(Acc, N) -> grow(<<Acc/binary, (N band 255)>>, N - 1).
@@ -59,7 +59,7 @@ older_versions() ->
 
 sent() ->
     Self = self(),
-    A = grow(<<>>, 500),
+    A = grow(<<>>, 200),
     Pid = spawn(fun() ->
                         receive {bin, B} ->
                                 C = <<B/binary, "child">>,
@@ -75,7 +75,7 @@ sent() ->
                                {"mine2", Mine2}, {"C2", C2}]],
     %% A binary handed over by a process that then ends: its receiver
     %% appends to it alone.
-    Pid2 = spawn(fun() -> Self ! {made, grow(<<>>, 700)} end),
+    Pid2 = spawn(fun() -> Self ! {made, grow(<<>>, 300)} end),
     receive {made, M} -> ok end,
     Ref = monitor(process, Pid2),
     receive {'DOWN', Ref, _, _, _} -> ok end,
@@ -86,7 +86,7 @@ sent() ->
 
 in_ets() ->
     T = ets:new(t, [set]),
-    A = grow(<<>>, 400),
+    A = grow(<<>>, 200),
     ets:insert(T, {k, A}),
     A1 = <<A/binary, "after insert">>,
     [{k, Stored}] = ets:lookup(T, k),
@@ -98,7 +98,7 @@ in_ets() ->
     true = Stored =:= A.
 
 after_gc() ->
-    A = grow(<<>>, 1000),
+    A = grow(<<>>, 300),
     erlang:garbage_collect(),
     B = <<A/binary, "x">>,
     erlang:garbage_collect(),
@@ -109,7 +109,7 @@ after_gc() ->
     [show(L, V) || {L, V} <- [{"gc A", A}, {"B", B}, {"C", C}, {"D", D}, {"E", E}]].
 
 comprehensions() ->
-    L = lists:seq(1, 3000),
+    L = lists:seq(1, 1000),
     B7 = << <<(I band 127):7>> || I <- L >>,
     B8 = << <<I:16>> || I <- L >>,
     F = << <<X:3>> || <<X:5>> <= B7 >>,
@@ -118,7 +118,7 @@ comprehensions() ->
     Y1 = <<B8/binary, "a">>,
     Y2 = <<B8/binary, "b">>,
     [show(Lb, V) || {Lb, V} <- [{"B7", B7}, {"B8", B8}, {"F", F}, {"X1", X1}, {"X2", X2}, {"Y1", Y1}, {"Y2", Y2}]],
-    Nested = << <<(<< <<J>> || J <- lists:seq(1, I rem 7) >>)/binary, 0>> || I <- lists:seq(1, 500) >>,
+    Nested = << <<(<< <<J>> || J <- lists:seq(1, I rem 7) >>)/binary, 0>> || I <- lists:seq(1, 200) >>,
     show("nested", Nested).
 
 tails() ->
@@ -133,22 +133,22 @@ tails() ->
     true = binary:part(A, 1, 299) =:= Rest.
 
 bit_sized() ->
-    B = lists:foldl(fun(I, Acc) -> <<Acc/bits, (I band 7):3>> end, <<>>, lists:seq(1, 5000)),
+    B = lists:foldl(fun(I, Acc) -> <<Acc/bits, (I band 7):3>> end, <<>>, lists:seq(1, 1500)),
     show("bits3", B),
     Half = lists:foldl(fun(I, Acc) -> <<Acc/bits, (I band 1):1>> end, <<>>, lists:seq(1, 777)),
     H1 = <<Half/bits, 1:1>>,
     H2 = <<Half/bits, 0:2>>,
     [show(L, V) || {L, V} <- [{"half", Half}, {"H1", H1}, {"H2", H2}]],
-    Mixed = lists:foldl(fun(I, Acc) -> <<Acc/binary, I:16, 1:3, 2:5>> end, <<>>, lists:seq(1, 3000)),
+    Mixed = lists:foldl(fun(I, Acc) -> <<Acc/binary, I:16, 1:3, 2:5>> end, <<>>, lists:seq(1, 1000)),
     show("mixed", Mixed).
 
 loops() ->
-    Bytes = lists:foldl(fun(I, Acc) -> <<Acc/binary, I:8>> end, <<>>, lists:seq(1, 30000)),
+    Bytes = lists:foldl(fun(I, Acc) -> <<Acc/binary, I:8>> end, <<>>, lists:seq(1, 3000)),
     show("bytes", Bytes),
-    Big = lists:foldl(fun(I, Acc) -> <<Acc/bits, I:100/little>> end, <<>>, lists:seq(1, 2000)),
+    Big = lists:foldl(fun(I, Acc) -> <<Acc/bits, I:100/little>> end, <<>>, lists:seq(1, 300)),
     show("wide", Big),
     Chunks = lists:foldl(fun(I, Acc) -> <<Acc/binary, (binary:copy(<<I>>, I rem 100))/binary>> end,
-                         <<>>, lists:seq(1, 1000)),
+                         <<>>, lists:seq(1, 300)),
     show("chunks", Chunks).
 
 hex(B) -> [io_lib:format("~2.16.0b", [X]) || <<X>> <= B].
