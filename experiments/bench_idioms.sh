@@ -12,7 +12,7 @@ repeat=${1:-3}
 clause=$root/build/rel/clause
 out=$root/build/bench
 mkdir -p "$out"
-workloads="recv_idioms"
+workloads="recv_idioms bin_idioms"
 for w in $workloads; do erlc -o "$out" "$root/experiments/workloads/$w.erl"; done
 echo "idioms, 1 worker, best of $repeat; machine: $(nproc) CPUs"
 printf '%-34s %12s %12s %8s\n' idiom clause_us otp_us ratio
@@ -33,4 +33,7 @@ done <<CASES
 recv_idioms call 10000 0
 recv_idioms call 10000 10000
 recv_idioms call 10000 100000
+bin_idioms append_bits 300000
+bin_idioms append_bytes 1000000
+bin_idioms comprehension7 100000
 CASES

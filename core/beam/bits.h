@@ -9,11 +9,11 @@
  * forge one. The engine updates OffsetBits in place: a context belongs to
  * the code that created it.
  *
- * Supported: integer segments up to 64 bits at any bit offset (larger ones
- * byte-aligned through the bignum code), binary segments and tails at
- * byte-aligned offsets, strings, utf8, floats of 32 and 64 bits, appends.
- * What is not supported answers BITS_UNSUPPORTED, which the engine turns
- * into a runtime failure naming it, never a wrong answer.
+ * Every form OTP 25 compiles runs: integers of any size, signedness and
+ * endianness at any bit offset, binaries and bitstrings at any offset,
+ * strings, utf8/utf16/utf32 in both endiannesses, floats of 16, 32 and 64
+ * bits, appends (in place when it is safe: bits.c) and any number of
+ * segments.
  */
 #ifndef CLAUSE_BEAM_BITS_H
 #define CLAUSE_BEAM_BITS_H
@@ -26,9 +26,8 @@
 
 enum bits_result {
     BITS_OK,
-    BITS_NO_MATCH,    /* matching: take the fail label; building: badarg */
-    BITS_UNSUPPORTED, /* a form the engine does not handle yet */
-    BITS_NO_MEMORY,   /* the heap refused */
+    BITS_NO_MATCH,  /* matching: take the fail label; building: badarg */
+    BITS_NO_MEMORY, /* the heap refused */
 };
 
 /* Segment flags as the compiler encodes them. */
@@ -46,6 +45,8 @@ enum bits_result bits_get_integer(heap_t *h, term ctx, uint64_t bits, unsigned f
 enum bits_result bits_get_binary(heap_t *h, term ctx, uint64_t bits, unsigned unit, term *out);
 enum bits_result bits_get_float(heap_t *h, term ctx, uint64_t bits, unsigned flags, term *out);
 enum bits_result bits_get_utf8(term ctx, term *out);
+enum bits_result bits_get_utf16(term ctx, unsigned flags, term *out);
+enum bits_result bits_get_utf32(term ctx, unsigned flags, term *out);
 enum bits_result bits_skip(term ctx, uint64_t bits);
 enum bits_result bits_match_string(term ctx, const uint8_t *bytes, uint64_t bits);
 /* Matches when exactly `bits` bits remain. */
@@ -66,7 +67,12 @@ struct bits_segment {
     term size;  /* small integer, or the atom all / undefined */
 };
 
-/* Builds the binary of n segments on h. */
+/* bs_init_writable: an empty binary to append to, with room for about
+ * size_hint bytes (a comprehension's computed size) when that is large. */
+term bits_init_writable(heap_t *h, term size_hint);
+
+/* Builds the binary of n segments on h. Appending to a binary this heap
+ * alone refers to may write into that binary's spare room (bits.c). */
 enum bits_result bits_create(heap_t *h, const struct bits_segment *segments, size_t n, term *out);
 
 #endif

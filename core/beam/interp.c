@@ -904,6 +904,10 @@ static enum body_stop run(struct process *p)
         HANDLER(bs_set_position);
         HANDLER(bs_get_utf8);
         HANDLER(bs_skip_utf8);
+        HANDLER(bs_get_utf16);
+        HANDLER(bs_skip_utf16);
+        HANDLER(bs_get_utf32);
+        HANDLER(bs_skip_utf32);
         HANDLER(bs_init_writable);
         HANDLER(bs_create_bin);
 #undef HANDLER
@@ -2110,42 +2114,66 @@ op_raw_raise : {
     op_bs_set_position:
         bits_set_position(SRC(I[1]), SRC(I[2]));
         NEXT(3);
-    op_bs_get_utf8 : {
+        int bs_utf; /* 8, 16 or 32 */
+        bool bs_utf_skip;
+    op_bs_get_utf8:
+        bs_utf = 8;
+        bs_utf_skip = false;
+        goto bs_utf_get;
+    op_bs_skip_utf8:
+        bs_utf = 8;
+        bs_utf_skip = true;
+        goto bs_utf_get;
+    op_bs_get_utf16:
+        bs_utf = 16;
+        bs_utf_skip = false;
+        goto bs_utf_get;
+    op_bs_skip_utf16:
+        bs_utf = 16;
+        bs_utf_skip = true;
+        goto bs_utf_get;
+    op_bs_get_utf32:
+        bs_utf = 32;
+        bs_utf_skip = false;
+        goto bs_utf_get;
+    op_bs_skip_utf32:
+        bs_utf = 32;
+        bs_utf_skip = true;
+    bs_utf_get : {
+        /* fail, ctx, live, flags[, dst] */
         term value;
-        bits_result = bits_get_utf8(SRC(I[2]), &value);
+        unsigned flags = (unsigned)I[4];
+        bits_result = bs_utf == 8    ? bits_get_utf8(SRC(I[2]), &value)
+                      : bs_utf == 16 ? bits_get_utf16(SRC(I[2]), flags, &value)
+                                     : bits_get_utf32(SRC(I[2]), flags, &value);
         if (bits_result != BITS_OK) {
             bits_fail = LABEL(I[1]);
             goto bits_failed;
         }
+        if (bs_utf_skip)
+            NEXT(5);
         DST(I[5]) = value;
         NEXT(6);
     }
-    op_bs_skip_utf8 : {
-        term value;
-        bits_result = bits_get_utf8(SRC(I[2]), &value);
-        if (bits_result != BITS_OK) {
-            bits_fail = LABEL(I[1]);
-            goto bits_failed;
-        }
-        NEXT(5);
-    }
     op_bs_init_writable : {
-        uint8_t *unused;
-        term empty = bin_alloc(&p->heap, 0, &unused);
+        term empty = bits_init_writable(&p->heap, X[0]);
         if (is_non_value(empty))
             goto out_of_memory;
         X[0] = empty;
         NEXT(1);
     }
     op_bs_create_bin : {
-        /* fail, heap, live, unit, dst, count, then six words a segment. */
+        /* fail, heap, live, unit, dst, count, then six words a segment. As
+         * OTP's, a construction may collect first (live x registers are the
+         * roots, the sources among them): binaries appended to off-heap count
+         * towards the virtual binary heap (binary.h). */
+        if (gc_stress || heap_wants_gc(&p->heap))
+            GC(0, (unsigned)I[3]);
         uint64_t count = I[6] / 6;
-        struct bits_segment segments[64];
-        if (count > 64) {
-            bits_result = BITS_UNSUPPORTED;
-            bits_fail = NULL;
-            goto bits_failed;
-        }
+        struct bits_segment inline_segments[16];
+        struct bits_segment *segments = inline_segments;
+        if (count > 16 && !(segments = malloc(count * sizeof *segments)))
+            goto out_of_memory;
         for (uint64_t i = 0; i < count; i++) {
             const uint64_t *w = I + 7 + 6 * i;
             segments[i].type = (term)w[0];
@@ -2156,6 +2184,8 @@ op_raw_raise : {
         }
         term value;
         bits_result = bits_create(&p->heap, segments, count, &value);
+        if (segments != inline_segments)
+            free(segments);
         if (bits_result != BITS_OK) {
             if (bits_result == BITS_NO_MATCH && !I[1]) {
                 bif_badarg(p);
@@ -2171,10 +2201,6 @@ op_raw_raise : {
     bits_failed:
         if (bits_result == BITS_NO_MEMORY)
             goto out_of_memory;
-        if (bits_result == BITS_UNSUPPORTED) {
-            sched_runtime_failure(p, "a bit syntax form the engine does not run yet (unaligned or wide segments)");
-            goto fail_system;
-        }
         if (!bits_fail) {
             bif_badarg(p);
             site.pc = I;

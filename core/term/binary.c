@@ -25,6 +25,7 @@ struct binary *binary_alloc(size_t size)
         return NULL;
     atomic_init(&b->refc, 1);
     b->size = size;
+    b->tip_bits = BIN_NOT_WRITABLE;
     atomic_fetch_add_explicit(&live_binaries, 1, memory_order_relaxed);
     return b;
 }
@@ -108,6 +109,43 @@ term bin_alloc(heap_t *h, size_t size, uint8_t **data)
     }
     *data = b->data;
     return t;
+}
+
+term bin_writable(heap_t *h, size_t capacity, struct binary **out)
+{
+    struct binary *b = binary_alloc(capacity);
+    if (!b) {
+        h->failure = HEAP_FAIL_NOMEM;
+        return THE_NON_VALUE;
+    }
+    /* Zeroed once here, so a partial byte at the tip is never read
+     * uninitialised when bits are added to it. */
+    memset(b->data, 0, capacity);
+    b->tip_bits = 0;
+    term t = make_procbin(h, b);
+    if (is_non_value(t)) {
+        binary_unref(b);
+        return THE_NON_VALUE;
+    }
+    *out = b;
+    return t;
+}
+
+/* OTP's next_vheap_size (erl_gc.c), in bytes: grow by the golden ratio
+ * until the survivors fit when they fill more than 3/4 of the limit,
+ * halve when they fill less than 1/4, never below the initial size. */
+void bin_vheap_after_gc(heap_t *h)
+{
+    size_t live = h->off_heap_bytes, limit = h->bin_vheap_limit;
+    if (limit < HEAP_BIN_VHEAP_MIN_BYTES)
+        limit = HEAP_BIN_VHEAP_MIN_BYTES;
+    if (live / 3 > limit / 4) {
+        while (limit < live && limit < SIZE_MAX / 2)
+            limit = limit + limit / 2 + limit / 8; /* about 1.618 */
+    } else if (live < limit / 4) {
+        limit /= 2;
+    }
+    h->bin_vheap_limit = limit < HEAP_BIN_VHEAP_MIN_BYTES ? HEAP_BIN_VHEAP_MIN_BYTES : limit;
 }
 
 term bin_from_bytes(heap_t *h, const void *bytes, size_t size)

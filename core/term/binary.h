@@ -17,6 +17,19 @@
  * A sub-binary's original is always a HEAP_BIN or REFC_BIN, never another
  * sub-binary. The ProcBin's next word points at the next ProcBin's header
  * (or is 0): a raw pointer, which the collector rewrites.
+ *
+ * Writable binaries (for appending in amortized constant time, bits.c): an
+ * off-heap binary with spare capacity whose `tip_bits` says how many bits of
+ * it have been written. No term covers a bit at or past the tip, so whoever
+ * holds the only reference (refc 1) may write there and move the tip. Its
+ * ProcBin counts the whole capacity (the memory it holds) and is never a
+ * term by itself: terms name a writable binary only through sub-binaries.
+ *
+ * Off-heap volume and collections: h->off_heap_bytes counts the bytes of the
+ * ProcBins on a heap since its last collection plus those that survived it
+ * (OTP's MSO overhead); heap_wants_gc asks for a collection once it passes
+ * h->bin_vheap_limit, which bin_vheap_after_gc adapts after each collection
+ * as OTP's virtual binary heap size does.
  */
 #ifndef CLAUSE_BINARY_H
 #define CLAUSE_BINARY_H
@@ -32,9 +45,12 @@
 
 struct binary {
     atomic_size_t refc;
-    size_t size;
+    size_t size;        /* bytes at data (a writable binary's capacity) */
+    uint64_t tip_bits;  /* writable: bits written so far; BIN_NOT_WRITABLE otherwise */
     uint8_t data[];
 };
+
+#define BIN_NOT_WRITABLE UINT64_MAX
 
 #define HEAP_BIN_HEADER_WORDS 1 /* the size word */
 #define REFC_BIN_WORDS 4
@@ -71,6 +87,12 @@ size_t binary_live_count(void);
 term bin_from_bytes(heap_t *h, const void *bytes, size_t size);
 /* A binary of `size` bytes whose contents the caller writes at *data. */
 term bin_alloc(heap_t *h, size_t size, uint8_t **data);
+/* A ProcBin on h for a new writable binary of `capacity` bytes, its tip at
+ * 0 and its bytes zeroed; THE_NON_VALUE when the heap or the host refuses. */
+term bin_writable(heap_t *h, size_t capacity, struct binary **b);
+/* The next virtual binary heap limit after a collection (gc.c calls it once
+ * h->off_heap_bytes holds the surviving ProcBins' bytes). */
+void bin_vheap_after_gc(heap_t *h);
 /* A ProcBin on h for an existing off-heap binary; takes a new reference. */
 term bin_procbin(heap_t *h, struct binary *b);
 /* A window of `size` bytes at byte `offset` of binary `bin` (plus bitsize

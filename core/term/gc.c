@@ -477,6 +477,7 @@ enum heap_failure gc_collect(heap_t *h, size_t need, const struct gc_root_range 
     scan(&c, to);
     size_t live = (size_t)(c.top - to);
     sweep_mso(h, &fs);
+    bin_vheap_after_gc(h);
 
     size_t want = block_size(h, old_block, live + need);
     if (want != to_size) {

@@ -34,8 +34,10 @@ bool heap_init(heap_t *h, size_t min_words, size_t max_words)
     h->max_words = max_words;
     h->mso = NULL;
     h->off_heap_bytes = 0;
+    h->bin_vheap_limit = HEAP_BIN_VHEAP_MIN_BYTES;
     h->failure = HEAP_OK;
     h->collections = 0;
+    h->gc_requested = false;
     return true;
 }
 
@@ -70,6 +72,7 @@ bool heap_recycle(heap_t *h)
     }
     release_off_block(h);
     h->top = h->start;
+    h->bin_vheap_limit = HEAP_BIN_VHEAP_MIN_BYTES;
     h->failure = HEAP_OK;
     h->collections = 0;
     return true;

@@ -52,7 +52,11 @@ typedef struct heap {
     enum heap_failure failure;   /* why the last allocation returned NULL */
     unsigned long collections;   /* gc_collect calls that completed */
     bool gc_requested;           /* garbage_collect/0,1: collect at the next safepoint */
+    size_t bin_vheap_limit;      /* off_heap_bytes past this ask for a collection (binary.h) */
 } heap_t;
+
+/* OTP's initial virtual binary heap (BIN_VH_MIN_SIZE, 46422 words), in bytes. */
+#define HEAP_BIN_VHEAP_MIN_BYTES ((size_t)46422 * 8)
 
 /* OTP's default minimum heap size (words). */
 #define HEAP_DEFAULT_MIN_WORDS 233
@@ -95,10 +99,12 @@ static inline term *heap_alloc(heap_t *h, size_t words)
 void heap_shrink_last(heap_t *h, term *alloc_start, size_t alloc_words, size_t keep_words);
 
 /* True when the heap would profit from a collection at the next safepoint:
- * fragments exist or the block is nearly full. */
+ * fragments exist, the block is nearly full, or off-heap binaries passed
+ * the virtual binary heap's limit. */
 static inline bool heap_wants_gc(const heap_t *h)
 {
-    return h->frags != NULL || h->gc_requested || (size_t)(h->end - h->top) < heap_block_words(h) / 8;
+    return h->frags != NULL || h->gc_requested || (size_t)(h->end - h->top) < heap_block_words(h) / 8 ||
+           h->off_heap_bytes > h->bin_vheap_limit;
 }
 
 /* True when p points into the block or one of the fragments. */
