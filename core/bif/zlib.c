@@ -26,8 +26,9 @@
  *
  * Differences from OTP (whose streams live while a reference does): a
  * closed stream is kept, so that a second close says not_initialized and an
- * init says already_initialized as on OTP, but only the 16 most recently
- * closed per process; an older one, and a stream whose controller ended,
+ * init says already_initialized as on OTP, but a process keeps only its 16
+ * most recently opened (or adopted) closed streams, so that a loop of
+ * compress/1 stays small; an older one, and a stream whose controller ended,
  * are unknown references (badarg where OTP says not_on_controlling_process
  * or not_initialized). enqueue_nif copies the bytes into the queue (OTP
  * keeps references to large binaries).
@@ -341,7 +342,7 @@ static term bif_open(struct process *p, const term *args)
 }
 
 /* Keeps the CLOSED_KEPT newest closed streams of p and frees the rest (the
- * list is newest first). */
+ * list is newest first), so that their lookups stay short. */
 static void trim_closed(struct process *p)
 {
     unsigned kept = 0;
@@ -611,9 +612,13 @@ static term bif_inflate_set_dictionary(struct process *p, const term *args)
         free(dict);
         return bif_badarg(p);
     }
-    term answer = found == FOREIGN            ? bif_error(p, atom("not_on_controlling_process"))
-                  : z->state != ST_INFLATE ? not_initialized(p)
-                                           : status_answer(p, inflateSetDictionary(&z->s, dict ? dict : (const uint8_t *)"", (uInt)size));
+    term answer;
+    if (found == FOREIGN)
+        answer = bif_error(p, atom("not_on_controlling_process"));
+    else if (z->state != ST_INFLATE)
+        answer = not_initialized(p);
+    else /* zlib refuses a NULL dictionary, which an empty one may be here */
+        answer = status_answer(p, inflateSetDictionary(&z->s, dict ? dict : (const uint8_t *)"", (uInt)size));
     free(dict);
     return answer;
 }
