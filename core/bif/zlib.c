@@ -243,10 +243,10 @@ static enum found find_stream(struct process *p, term ref, struct zstream **zp)
     }
     pthread_mutex_lock(&registry_lock);
     z = registry_find_locked(ref);
-    enum found found = !z ? UNKNOWN : z->controller != p->pid ? FOREIGN : FOUND;
+    /* Not on the caller's list: if it is the caller's, it is an orphan
+     * handed to it (an attached stream is on its controller's list). */
+    enum found found = !z ? UNKNOWN : z->controller != p->pid || !z->orphan ? FOREIGN : FOUND;
     if (found == FOUND) {
-        /* An orphan handed to the caller (an attached stream is on its
-         * controller's list, searched above). */
         for (struct zstream **at = &orphans; *at; at = &(*at)->orphan_next)
             if (*at == z) {
                 *at = z->orphan_next;
