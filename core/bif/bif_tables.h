@@ -36,6 +36,7 @@ extern const struct bif_def bif_table_system_monitor[];
 extern const struct bif_def bif_table_re[];
 extern const struct bif_def bif_table_file[];
 extern const struct bif_def bif_table_prim_buffer[];
+extern const struct bif_def bif_table_zlib[];
 extern const struct bif_def bif_table_init[];
 extern const struct bif_def bif_table_kernel[];
 

@@ -41,6 +41,7 @@ static const struct bif_def *const bif_tables[] = {
     bif_table_re,
     bif_table_file,
     bif_table_prim_buffer,
+    bif_table_zlib,
     bif_table_init,
     bif_table_kernel,
 };
