@@ -65,7 +65,7 @@ static enum body_stop exit_normal(struct process *p)
 
 static struct sched *make_sched(unsigned workers)
 {
-    struct sched *s = test_sched_new(test_policies()[0], workers);
+    struct sched *s = test_sched_new(test_policies()[0], workers, SEND_MODE_ARRIVALS, TIMER_THREAD);
     bif_registry_init();
     return s;
 }
