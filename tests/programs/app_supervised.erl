@@ -63,7 +63,7 @@ show(What, Value) -> io:format("~s: ~p~n", [What, Value]).
 
 %% application
 start(Type, Args) ->
-    io:format("start(~p, ~p), step ~p~n", [Type, Args, application:get_env(step)]),
+    io:format("start(~p, ~p), step ~p, start type ~p~n", [Type, Args, application:get_env(step), application:start_type()]),
     supervisor:start_link({local, app_supervised_sup}, ?MODULE, supervisor).
 
 prep_stop(State) ->
