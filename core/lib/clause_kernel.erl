@@ -71,17 +71,55 @@ boot() ->
     Configure = spawn_link(fun() -> Kernel ! {configured, self(), configure()} end),
     Waiters = configuring(Configure, []),
     ok = application_controller:start_application(kernel, permanent),
+    ok = application:load(app_file(stdlib)),
     ok = application:start(stdlib, permanent),
     clause_kernel:boot_ended(),
     [Waiter ! {Ref, booted} || {Waiter, Ref} <- Waiters],
     serve(Controller, hold_main()).
 
-%% kernel.app, read as the controller reads an application's file.
+%% kernel.app without its mod, and with the environment above.
 kernel_app() ->
-    {ok, Bin, _} = erl_prim_loader:get_file(code:where_is_file("kernel.app")),
-    {ok, Tokens, _} = erl_scan:string(binary_to_list(Bin)),
-    {ok, {application, kernel, Keys}} = erl_parse:parse_term(Tokens),
+    {application, kernel, Keys} = app_file(kernel),
     {application, kernel, [{env, kernel_env()} | [Key || {Name, _} = Key <- Keys, Name =/= env, Name =/= mod]]}.
+
+%% An application's .app file, read as the controller reads one (erl_scan,
+%% then erl_parse:parse_term/1), but that the usual terms (atoms, strings,
+%% numbers, lists and tuples) are parsed here: erl_parse takes longer to
+%% load than the rest of the boot, and a program that only logs needs it
+%% for nothing else. Anything else goes to erl_parse.
+app_file(App) ->
+    {ok, Bin, _} = erl_prim_loader:get_file(code:where_is_file(atom_to_list(App) ++ ".app")),
+    {ok, Tokens, _} = erl_scan:string(binary_to_list(Bin)),
+    case parse(Tokens) of
+        {Term, [{dot, _}]} ->
+            Term;
+        _ ->
+            {ok, Term} = erl_parse:parse_term(Tokens),
+            Term
+    end.
+
+parse([{'[', _}, {']', _} | Rest]) ->
+    {[], Rest};
+parse([{'[', _} | Tokens]) ->
+    parse_elements(Tokens, ']', []);
+parse([{'{', _}, {'}', _} | Rest]) ->
+    {{}, Rest};
+parse([{'{', _} | Tokens]) ->
+    case parse_elements(Tokens, '}', []) of
+        {Elements, Rest} -> {list_to_tuple(Elements), Rest};
+        error -> error
+    end;
+parse([{Type, _, Value} | Rest]) when Type =:= atom; Type =:= string; Type =:= integer; Type =:= float; Type =:= char ->
+    {Value, Rest};
+parse(_) ->
+    error.
+
+parse_elements(Tokens, Close, Elements) ->
+    case parse(Tokens) of
+        {Term, [{',', _} | Rest]} -> parse_elements(Rest, Close, [Term | Elements]);
+        {Term, [{Close, _} | Rest]} -> {lists:reverse(Elements, [Term]), Rest};
+        _ -> error
+    end.
 
 configure() ->
     ok = logger:internal_init_logger(),
