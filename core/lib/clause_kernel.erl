@@ -30,6 +30,8 @@
 -module(clause_kernel).
 
 -export([boot/0, await_boot/3]).
+%% code:load_file/1's refusal (core/bif/code.c).
+-export([sticky_directory/1]).
 %% Builtins (core/bif/kernel.c); these stubs are never called.
 -export([boot_ended/0, hold_end/0]).
 
@@ -187,6 +189,12 @@ printable(C) -> is_integer(C) andalso (C >= 32 andalso C =< 126 orelse C =:= $\n
 %% the requester.
 relay(Request) ->
     user ! Request.
+
+%% code:load_file/1 of a loaded module in a sticky folder: OTP's code
+%% server reports it, then refuses.
+sticky_directory(Module) ->
+    error_logger:error_msg("Can't load module '~w' that resides in sticky dir\n", [Module]),
+    {error, sticky_directory}.
 
 boot_ended() -> erlang:nif_error(undef).
 hold_end() -> erlang:nif_error(undef).
