@@ -40,8 +40,9 @@
 static bool kernel_process(struct process *self)
 {
     term kernel = names_whereis(self, A(clause_kernel));
-    return is_value(kernel) && (self->pid == kernel || self->group_leader == kernel ||
-                                names_whereis(self, A(application_controller)) == self->pid);
+    if (is_value(kernel) && (self->pid == kernel || self->group_leader == kernel))
+        return true;
+    return names_whereis(self, A(application_controller)) == self->pid;
 }
 
 bool bif_kernel_pending(struct process *self, term name)
