@@ -296,12 +296,13 @@ static bool is_sticky(struct process *p, term module, bool search)
 
 /* {module, M}, or {error, nofile | badfile | sticky_directory}
  * (ensure_loaded; load_file, which would replace loaded code, refuses a
- * loaded sticky module and otherwise loads the module when it is not
- * loaded yet: clause never replaces code). */
+ * loaded sticky module, with OTP's code server's error report, and
+ * otherwise loads the module when it is not loaded yet: clause never
+ * replaces code). */
 static term load(struct process *p, term module, bool replace)
 {
     if (replace && (module == A(erlang) || code_is_loaded(code_of(p), module)) && is_sticky(p, module, false))
-        return tagged(p, A(error), atom_intern_cstr("sticky_directory"));
+        return bif_call_erlang(p, A(clause_kernel), atom_intern_cstr("sticky_directory"), 1, &module); /* reports it */
     if (module == A(erlang) || code_module_named(code_of(p), module))
         return tagged(p, atom_intern_cstr("module"), module);
     struct strbuf file = STRBUF_INIT;

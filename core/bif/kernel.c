@@ -1,27 +1,31 @@
 /*
- * kernel.c — the part of OTP's kernel boot that logging needs, done on
- * first use: the `ac_tab` table of application environments, the `logger`
- * process and table, and the default log handler (core/lib/clause_kernel.erl
- * does the boot in Erlang, running OTP's own logger code).
+ * kernel.c — the part of OTP's kernel boot that logging and applications
+ * need, done on first use: OTP's application controller (which makes the
+ * `ac_tab` table of application environments) with kernel and stdlib
+ * started, the `logger` process and table, and the default log handler
+ * (core/lib/clause_kernel.erl does the boot in Erlang, running OTP's own
+ * code).
  *
  * What starts it: a builtin that touches one of the kernel's names before
  * the boot ended, from a process outside the kernel: ets's builtins on the
  * tables `ac_tab` and `logger` (application:get_env/2 reads ac_tab,
  * logger:log/3 finds the logger table with ets:whereis/1) and
- * erlang:whereis(logger) (gen_server:call(logger, ...) looks the name up so).
- * Such a call hands itself over to clause_kernel:await_boot/3, which starts
- * the kernel's process (the service `clause_kernel`, rt/names.h), waits
- * until its boot ended and makes the call again. Until then the kernel's
- * names are the kernel's alone: a process that finds `logger` registered
- * while the default handler is still being added waits like the first,
- * so no event reaches the boot's temporary handler.
+ * erlang:whereis of `logger` or `application_controller`
+ * (gen_server:call(logger, ...) and application:'s calls look the name up
+ * so). Such a call hands itself over to clause_kernel:await_boot/3, which
+ * starts the kernel's process (the service `clause_kernel`, rt/names.h),
+ * waits until its boot ended and makes the call again. Until then the
+ * kernel's names are the kernel's alone: a process that finds `logger`
+ * registered while the default handler is still being added waits like
+ * the first, so no event reaches the boot's temporary handler.
  *
- * The kernel's own processes are the boot process and every process with
- * it as group leader (it makes itself its own, and processes inherit
- * theirs: the logger, its supervisor, the handlers), as OTP's kernel
- * processes have kernel's application master. Once the boot ended, one
- * acquire load per such builtin is all this costs; a program that never
- * touches these names never starts anything.
+ * The kernel's own processes are the boot process, the application
+ * controller, and every process with the boot process as group leader (it
+ * makes itself its own, and processes inherit theirs: the logger, its
+ * supervisor, the handlers), as OTP's kernel processes have kernel's
+ * application master. Once the boot ended, one acquire load per such
+ * builtin is all this costs; a program that never touches these names
+ * never starts anything.
  */
 #include "beam/interp.h"
 #include "bif/bif.h"
@@ -29,16 +33,21 @@
 #include "term/atom.h"
 #include "term/heap.h"
 
-/* Whether self is the kernel's (executor mutex not held). */
+/* Whether self is the kernel's (executor mutex not held). The application
+ * controller is, whatever its group leader: it makes `user` its group
+ * leader as kernel starts (application_controller:check_user/0), then goes
+ * on reading ac_tab while the boot starts stdlib. */
 static bool kernel_process(struct process *self)
 {
     term kernel = names_whereis(self, A(clause_kernel));
-    return is_value(kernel) && (self->pid == kernel || self->group_leader == kernel);
+    if (is_value(kernel) && (self->pid == kernel || self->group_leader == kernel))
+        return true;
+    return names_whereis(self, A(application_controller)) == self->pid;
 }
 
 bool bif_kernel_pending(struct process *self, term name)
 {
-    if (name != A(ac_tab) && name != A(logger))
+    if (name != A(ac_tab) && name != A(logger) && name != A(application_controller))
         return false;
     return !sched_kernel_booted(self->sched) && self->bif_may_trap && !kernel_process(self);
 }

@@ -9,8 +9,11 @@
 #include "rt/names.h"
 #include "rt/signals.h"
 #include "term/atom.h"
+#include "term/strbuf.h"
 
 #include "bif/bif_tables.h"
+#include "bif/bif_util.h"
+#include <stdio.h>
 #include <string.h>
 
 static term bif_self(struct process *p, const term *args)
@@ -335,6 +338,22 @@ static term bif_spawn_opt_5(struct process *p, const term *a)
     return is_this_node(a[0]) ? spawn_optioned(p, a[1], a[2], a[3], a[4]) : bif_badarg(p);
 }
 
+/* halt(String): OTP writes the slogan on stderr, then a crash dump; clause
+ * writes the slogan alone (UTF-8, as erts does), as OTP does with
+ * ERL_CRASH_DUMP_SECONDS=0. 1, the status. */
+static int halt_slogan(term string)
+{
+    struct strbuf text = STRBUF_INIT;
+    if (!bif_chars_utf8(string, &text))
+        text.len = 0;
+    strbuf_puts(&text, "\r\n"); /* erts's line end on stderr */
+    fflush(stdout);
+    fwrite(text.data, 1, text.len, stderr);
+    fflush(stderr);
+    strbuf_free(&text);
+    return 1;
+}
+
 /* halt(Status): the program ends with Status; the caller stops at once. */
 static term halt_with(struct process *p, term status)
 {
@@ -344,7 +363,7 @@ static term halt_with(struct process *p, term status)
     else if (status == A(abort))
         code = 134;
     else if (is_list(status) || status == NIL)
-        code = 1; /* halt(String): a crash dump slogan; the status is 1 */
+        code = halt_slogan(status); /* halt(String): a crash dump's slogan; the status is 1 */
     else
         return bif_badarg(p);
     sched_halt(p, code);

@@ -3,11 +3,13 @@
  * policy at 1 and 2 workers, a program whose main ends while another
  * process holds its end runs until that process ends, with main's status;
  * a holder that ends first leaves main's end to end the program; and the
- * rule that sends a builtin to wait for the boot: only the names ac_tab
- * and logger, only before the boot ended, only where the builtin may hand
- * its call over. */
+ * rule that sends a builtin to wait for the boot: only the names ac_tab,
+ * logger and application_controller, only before the boot ended, only
+ * where the builtin may hand its call over, never for the application
+ * controller itself. */
 #include "bif/bif.h"
 #include "rt/executor.h"
+#include "rt/names.h"
 #include "term/atom.h"
 #include "test_main.h"
 
@@ -87,7 +89,7 @@ static void test_end_waits_for_holder(void) { run_hold(false); }
 static void test_holder_ended_first(void) { run_hold(true); }
 
 struct pending_scene {
-    bool ac_tab, logger, other, untrappable, booted;
+    bool ac_tab, logger, controller, other, untrappable, as_controller, booted;
 };
 
 static enum body_stop pending_step(struct process *p, void *state)
@@ -96,7 +98,12 @@ static enum body_stop pending_step(struct process *p, void *state)
     p->bif_may_trap = true;
     sc->ac_tab = bif_kernel_pending(p, atom_intern_cstr("ac_tab"));
     sc->logger = bif_kernel_pending(p, atom_intern_cstr("logger"));
+    sc->controller = bif_kernel_pending(p, atom_intern_cstr("application_controller"));
     sc->other = bif_kernel_pending(p, atom_intern_cstr("my_table"));
+    /* The controller is the kernel's whatever its group leader. */
+    term controller = atom_intern_cstr("application_controller");
+    sc->as_controller = names_register(p, controller, p->pid) && bif_kernel_pending(p, atom_intern_cstr("ac_tab"));
+    names_unregister(p, controller);
     p->bif_may_trap = false;
     sc->untrappable = bif_kernel_pending(p, atom_intern_cstr("logger"));
     p->bif_may_trap = true;
@@ -115,6 +122,8 @@ static void test_which_calls_wait_for_the_boot(void)
     CU_ASSERT_EQUAL(sched_run(s, main), 0);
     CU_ASSERT_TRUE(sc.ac_tab);
     CU_ASSERT_TRUE(sc.logger);
+    CU_ASSERT_TRUE(sc.controller);
+    CU_ASSERT_FALSE(sc.as_controller);
     CU_ASSERT_FALSE(sc.other);
     CU_ASSERT_FALSE(sc.untrappable);
     CU_ASSERT_FALSE(sc.booted);
