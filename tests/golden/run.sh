@@ -5,7 +5,7 @@
 # tests/golden/expected/ (written from OTP 25 by `make goldens`), both sides
 # through tests/golden/normalize (a logger header's time, pid numbers).
 #
-#   tests/golden/run.sh CLAUSE [quick] [--seeds] [--sanitized] [--policy NAME] [--workers "N ..."] [--repeat R] [--summary FILE]
+#   tests/golden/run.sh CLAUSE [quick] [--seeds] [--sanitized] [--policy NAME] [--workers "N ..."] [--programs "NAME ..."] [--repeat R] [--summary FILE]
 #
 # The configurations: the seeds' policies (erts, global_fifo) each with
 # both send modes (arrivals, blocking), plus the earlier revision (global_fifo,
@@ -32,7 +32,9 @@
 # suite portions, on a million elements, and in their _small variants.
 # --policy NAME keeps only NAME's configurations, and gives NAME both send
 # modes at every worker count whatever it is; --workers "N ..." runs
-# those worker counts instead; --repeat R runs the whole
+# those worker counts instead; --programs "NAME ..." runs only the programs
+# named (tests/programs/NAME.erl: one program's matrix while working on
+# it); --repeat R runs the whole
 # matrix R times (a race shows as an occasional failure). All runs share one pool, GOLDEN_JOBS at a time
 # (default: one per CPU; tests/golden/run_one.sh runs each). Each run has RUN_TIMEOUT seconds (default 60): a
 # hang is a failure.
@@ -50,13 +52,13 @@
 # Exits 1 when any run failed.
 set -u
 usage() {
-    echo "usage: tests/golden/run.sh CLAUSE [quick] [--seeds] [--sanitized] [--policy NAME] [--workers \"N ...\"] [--repeat R] [--summary FILE]" >&2
+    echo "usage: tests/golden/run.sh CLAUSE [quick] [--seeds] [--sanitized] [--policy NAME] [--workers \"N ...\"] [--programs \"NAME ...\"] [--repeat R] [--summary FILE]" >&2
     exit 2
 }
 [ $# -ge 1 ] || usage
 clause=$1
 shift
-mode=full only_policy="" repeat=1 summary="" only_workers="" seeds_only="" sanitized=""
+mode=full only_policy="" repeat=1 summary="" only_workers="" only_programs="" seeds_only="" sanitized=""
 while [ $# -gt 0 ]; do
     case $1 in
     quick) mode=quick ;;
@@ -65,6 +67,7 @@ while [ $# -gt 0 ]; do
     --policy) [ $# -ge 2 ] || usage; only_policy=$2; shift ;;
     --repeat) [ $# -ge 2 ] || usage; repeat=$2; shift ;;
     --workers) [ $# -ge 2 ] || usage; only_workers=$2; shift ;;
+    --programs) [ $# -ge 2 ] || usage; only_programs=$2; shift ;;
     --summary) [ $# -ge 2 ] || usage; summary=$2; shift ;;
     *) usage ;;
     esac
@@ -115,7 +118,16 @@ fi
 # Compile every program to run, in one erlc: its start costs about 0.3 s
 # of CPU, so one erlc a program took 40 s of a pass.
 sources=""
+if [ -n "$only_programs" ]; then
+    for name in $only_programs; do
+        if [ ! -f "$root/tests/programs/$name.erl" ]; then
+            echo "golden: no program tests/programs/$name.erl" >&2
+            exit 2
+        fi
+    done
+fi
 for source in "$root"/tests/programs/*.erl; do
+    case " $only_programs " in "  ") ;; *" $(basename "$source" .erl) "*) ;; *) continue ;; esac
     if [ "${CLAUSE_GC_STRESS:-}" = 1 ] && grep -q '^%% gc-stress: skip' "$source"; then continue; fi
     if [ -n "$sanitized" ] && grep -q '^%% sanitizers: skip' "$source"; then continue; fi
     sources="$sources $source"
