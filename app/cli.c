@@ -366,7 +366,7 @@ int CLAUSE_main_v1(int argc, char **argv)
         schedule_free(schedule);
         return EXIT_RUNTIME_FAILURE;
     }
-    if (options.trace_json && !sched_trace_start(s, options.trace_limit)) {
+    if (options.trace_json && !sched_trace_start(s, options.trace_limit, options.trace_sample)) {
         fprintf(stderr, "clause: out of memory\n");
         sched_destroy(s);
         cpu_binding_destroy(binding);

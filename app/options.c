@@ -46,9 +46,12 @@ const char *options_usage(void)
            "  --profile-sample=N     time about 1 in N sends, enqueues and slices for the latencies and\n"
            "                         the running time (default 16; 1 times every one)\n"
            "  --trace=FILE.json      write a timeline of every slice and of the workers' steals, migrations,\n"
-           "                         sleeps and wakeups as Chrome trace-event JSON (Perfetto, chrome://tracing)\n"
+           "                         balance moves, sleeps and wakeups and the watchdog's act as Chrome\n"
+           "                         trace-event JSON (Perfetto, chrome://tracing)\n"
            "  --trace-limit=N        --trace keeps the latest N events per worker, 1..100000000 (default\n"
            "                         1000000); the file says how many it dropped\n"
+           "  --trace-sample=N       --trace records one slice in N on each worker, with the wake arrows it\n"
+           "                         draws and the slices they end at, 1..1000000 (default 1: every slice)\n"
            "  --schedule MODE        run the workers one step (a slice or an idle check) at a time, in an\n"
            "                         order a seed fixes, on a logical clock (a reduction is 250 ns; timers\n"
            "                         and the clocks follow it), so a seed repeats a run byte for byte:\n"
@@ -180,6 +183,12 @@ bool options_parse(int argc, char **argv, struct clause_options *out, char *erro
                 return false;
             }
             out->trace_limit = (unsigned)n;
+        } else if (strncmp(arg, "--trace-sample=", 15) == 0) {
+            if (!parse_unsigned(arg + 15, 1000000, &n) || n < 1) {
+                snprintf(error, error_len, "--trace-sample: '%s' is not a number from 1 to 1000000", arg + 15);
+                return false;
+            }
+            out->trace_sample = (unsigned)n;
         } else if (strcmp(arg, "--schedulers") == 0) {
             if (!value) {
                 snprintf(error, error_len, "--schedulers needs a value");

@@ -42,6 +42,7 @@ struct clause_options {
     unsigned profile_sample;                    /* --profile-sample=N: 1 in about N events timed (0: the default) */
     const char *trace_json;                     /* --trace=FILE.json: the timeline as Chrome trace-event JSON */
     unsigned trace_limit;                       /* --trace-limit=N: events kept per worker (0: the default) */
+    unsigned trace_sample;                      /* --trace-sample=N: one slice in N recorded (0: every one) */
     struct schedule_spec schedule;              /* --schedule MODE:...: mode SCHEDULE_OFF when absent */
     const char *schedule_log;                   /* --schedule-log FILE: every step written to FILE */
     const char *replay;                         /* --replay FILE: the steps of a log, replayed */

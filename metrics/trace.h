@@ -34,6 +34,9 @@ enum trace_kind {
     TRACE_WAKEUP,     /* it woke; why: 1 woken by another thread, 0 a deadline or the end */
     TRACE_FLOW_START, /* the running process woke pid (a send to it, waiting): flow `ticks` starts */
     TRACE_FLOW_END,   /* flow `ticks` ends at the start of pid's slice */
+    /* On the ring written under the run-queue lock: */
+    TRACE_BALANCE,  /* a balance move to worker `reds` from worker `other` */
+    TRACE_WATCHDOG, /* the watchdog acted on pid, waiting `reds` ms; why: enum sched_watchdog_kind */
 };
 
 struct trace_record {

@@ -11,13 +11,15 @@ everywhere, no run twice, every run of the grid present (the metadata gives
 the grid's size; --partial accepts missing runs), and every shard from the
 same experiment. It writes OUT_DIR/results.csv (rows in run order) and
 OUT_DIR/metadata.json (the first shard's, with the shards' dates and hosts),
-which scripts/report.py then reads. Exit status 1 when a check fails.
+and the traced run's timeline.json of the shard that made it, which
+scripts/report.py then reads. Exit status 1 when a check fails.
 """
 
 import argparse
 import glob
 import json
 import os
+import shutil
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
@@ -87,6 +89,15 @@ def merge(out_dir, sources, partial=False):
         meta["shard_runs"] = len(merged)
         meta["failed_runs"] = sum(r["status"] != "ok" for r in merged)
     os.makedirs(out_dir, exist_ok=True)
+    # The traced run is made by one shard (the first); its file comes along.
+    meta["timeline"] = None
+    for mp, m in zip(meta_paths, metas):
+        timeline = m.get("timeline")
+        if timeline and os.path.exists(os.path.join(os.path.dirname(mp), timeline["file"])):
+            shutil.copyfile(os.path.join(os.path.dirname(mp), timeline["file"]),
+                            os.path.join(out_dir, timeline["file"]))
+            meta["timeline"] = timeline
+            break
     run_experiment.write_csv(os.path.join(out_dir, "results.csv"), merged)
     if metas:
         with open(os.path.join(out_dir, "metadata.json"), "w") as f:

@@ -20,6 +20,8 @@ numbers, computed here from the CSV, and the gnuplot script that draws it
                        and policy, with all workers
   latency.svg          message delivery latency p50, p99, p99.9 (medians over
                        runs of --profile's per-run percentiles), all workers
+  timeline.svg         the traced run's last events per worker (the
+                       runner's timeline.json, drawn by scripts/timeline.py)
 
 Only runs whose status is "ok" count; failed runs are listed. Exit status 1
 when the folder holds no results or a failed run, 2 on bad input.
@@ -229,6 +231,27 @@ def wide_sections(workloads, series, clause_series, workers, stats, otp_key, sho
         md.append(f"| {series_name(s)} | " + " | ".join(cells) + " |")
     md.append("")
     return md
+
+
+def timeline_section(results_dir, timeline, plots_dir, md):
+    """The traced run as a picture, when the runner made one."""
+    trace = os.path.join(results_dir, timeline["file"]) if timeline else None
+    if not trace or not os.path.exists(trace):
+        return
+    title = (f"{timeline['workload']} {' '.join(timeline['args'])}, {timeline['policy']}, "
+             f"{timeline['workers']} workers")
+    done = subprocess.run([os.path.join(os.path.dirname(os.path.abspath(__file__)), "timeline.py"), trace,
+                           "-o", os.path.join(plots_dir, "timeline.svg"), "--title", title],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise ReportError("timeline.py failed:\n" + done.stderr)
+    md.append("## A timeline\n")
+    md.append(f"One more run of `{timeline['workload_id']}` ({title}), traced with `--trace` keeping each worker's "
+              f"latest {timeline['trace_limit']} events: each worker's slices over time, a colour per process (a "
+              f"process changing rows migrated), blank while the worker slept or looked for work. "
+              f"`{timeline['command']}`; open `{timeline['file']}` in Perfetto's UI for the steals, balance moves, "
+              "sleeps and the arrows from each send to the slice it woke.\n")
+    md.append("![timeline](plots/timeline.svg)\n")
 
 
 def build(results_dir, out_dir, metric):
@@ -511,6 +534,8 @@ def build(results_dir, out_dir, metric):
                 cells.append(f"{fmt(wall)} / {fmt(cpu)} / {fmt(rss / 1024) if rss else '–'}")
             md.append(f"| {w} | " + " | ".join(cells) + " |")
         md.append("")
+
+    timeline_section(results_dir, meta.get("timeline"), plots_dir, md)
 
     if failed:
         md.append("## Failed runs\n")

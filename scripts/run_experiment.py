@@ -34,6 +34,11 @@ Output, in DIR (default build/experiments/NAME[-quick]):
   metadata.json     commit, machine, CPU model, CPUs, kernel, OTP version,
                     dates, the experiment as run (metadata.shard-I-of-N.json)
   failed/           standard output and error of every failed run
+  timeline.json     one more run, traced (--trace, the latest TIMELINE_LIMIT
+                    events per worker): the workload the file's `timeline`
+                    key names (default: its first) under its first policy
+                    with 2 workers, for the report's timeline; `timeline =
+                    false` leaves it out, as does every shard but the first
 
 Wall time, CPU time (user + system) and peak RSS come from the kernel's
 accounting of the child (os.wait4); time_ms is the work as the workload itself
@@ -257,7 +262,7 @@ def load_experiment(path, quick=False, policies=None, cpus=None, workload_dir=No
     except tomllib.TOMLDecodeError as e:
         raise ExperimentError(f"{path}: not valid TOML: {e}")
     known = {"name", "description", "policies", "workers", "send_modes", "timers", "locks", "busy_wait", "binding",
-             "repetitions", "otp", "profile", "timeout_s", "seed", "quick", "workload"}
+             "repetitions", "otp", "profile", "timeout_s", "seed", "quick", "workload", "timeline"}
     unknown = set(spec) - known
     if unknown:
         raise ExperimentError(f"{path}: unknown key(s) {', '.join(sorted(unknown))}")
@@ -358,6 +363,16 @@ def load_experiment(path, quick=False, policies=None, cpus=None, workload_dir=No
                     raise ExperimentError(f"{path}: [quick] names unknown workload {wid!r}")
             workloads = [w for w in workloads if w["id"] in chosen]
     exp["workloads"] = workloads
+    timeline = spec.get("timeline", True)
+    if timeline is True:
+        exp["timeline"] = workloads[0]["id"] if workloads else None
+    elif timeline is False:
+        exp["timeline"] = None
+    elif isinstance(timeline, str) and timeline in {w["id"] for w in workloads}:
+        exp["timeline"] = timeline
+    else:
+        raise ExperimentError(f"{path}: timeline must be a workload id of the grid ("
+                              f"{', '.join(w['id'] for w in workloads)}), true or false, got {timeline!r}")
     return exp
 
 
@@ -531,6 +546,35 @@ def execute(cmd, timeout_s):
         stdout = out.read().decode(errors="replace")
         stderr = err.read().decode(errors="replace")
     return (None if timed_out.is_set() else proc.returncode), stdout, stderr, wall, usage
+
+
+# The traced run keeps this many events per worker: the end of the run, a
+# picture of about a few thousand slices that stays readable.
+TIMELINE_LIMIT = 3000
+TIMELINE_WORKERS = 2
+
+
+def traced_run(exp, clause, beam_dir, out):
+    """The timeline's run: out/timeline.json and what it was, or None (with a
+    warning) when it failed; the grid's status does not depend on it."""
+    workload = next(w for w in exp["workloads"] if w["id"] == exp["timeline"])
+    path = os.path.join(out, "timeline.json")
+    if os.path.exists(path):
+        os.remove(path)
+    run = {"runtime": "clause", "workload": workload["name"], "args": workload["args"],
+           "workers": TIMELINE_WORKERS, "policy": exp["policies"][0], "send_mode": exp["send_modes"][0],
+           "timers": exp["timers"][0], "locks": exp["locks"][0], "busy_wait": exp["busy_wait"][0],
+           "binding": exp["binding"][0]}
+    cmd = command_for(run, clause, beam_dir, None)
+    cmd[1:1] = [f"--trace={path}", f"--trace-limit={TIMELINE_LIMIT}"]
+    status, _out, err, _wall, _usage = execute(cmd, exp["timeout_s"])
+    if status != 0 or not os.path.exists(path):
+        sys.stderr.write(f"run_experiment: the traced run failed (status {status}): {err.strip()[:200]}\n")
+        return None
+    return {"workload_id": workload["id"], "workload": workload["name"], "args": workload["args"],
+            "policy": run["policy"], "workers": TIMELINE_WORKERS, "trace_limit": TIMELINE_LIMIT,
+            "file": "timeline.json",
+            "command": " ".join(os.path.basename(c) if c.endswith(".beam") or c == clause else c for c in cmd)}
 
 
 def run_one(run, exp, clause, beam_dir, work_dir, failed_dir):
@@ -782,6 +826,8 @@ def run_grid(opts, exp, shard, out, work_dir):
         progress.step(rows[-1])
     if not rows:
         write_csv(csv_path, rows)
+    if exp["timeline"] and (not shard or shard[0] == 1):
+        meta["timeline"] = traced_run(exp, opts.clause, beam_dir, out)
     meta["finished_utc"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     meta["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
     failed = [row for row in rows if row["status"] != "ok"]

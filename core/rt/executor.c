@@ -100,8 +100,11 @@ void sched_count_steal(struct sched *s, worker_id thief, worker_id victim)
 
 void sched_count_balance_move(struct sched *s, worker_id to, worker_id from)
 {
-    (void)from;
     s->metrics[to].balance_taken++;
+    /* Any thread may move (an enqueue by the timer thread): the ring
+     * written under the run-queue lock, which every policy callback holds. */
+    if (TRACING(s->trace))
+        sched_trace_instant(sched_trace_locked_ring(s->trace, s->worker_count), TRACE_BALANCE, 0, from, 0)->reds = to;
 }
 
 struct sched *proc_sched(const struct process *p) { return p->sched; }
@@ -421,7 +424,8 @@ static void enqueue_by_locked(struct sched *s, worker_id self, struct process *w
     }
     /* A process woke p (a send to it, waiting): the trace's arrow from the
      * waker's slice to p's next one. On the waker's worker's thread. */
-    if (TRACING(s->trace) && waker && self != NOT_A_WORKER && why == ENQUEUE_WAKE_BY_PROCESS) {
+    if (TRACING(s->trace) && waker && self != NOT_A_WORKER && why == ENQUEUE_WAKE_BY_PROCESS &&
+        s->workers[self].trace_sampled) {
         struct trace_ring *tr = &s->trace[self];
         uint64_t id = (++tr->flows << 16) | ((uint64_t)self + 1);
         sched_trace_instant(tr, TRACE_FLOW_START, pid_number(p->pid), 0, 0)->ticks = id;
@@ -1333,7 +1337,14 @@ static void worker_loop(struct worker *w)
         uint64_t long_schedule = atomic_load_explicit(&s->sysmon_long_schedule_ms, memory_order_relaxed);
         /* --trace is read from s, not kept in a local: a register held
          * across the loop costs every slice more than this load. */
-        if (lat || long_schedule || TRACING(s->trace)) {
+        if (TRACING(s->trace)) {
+            /* --trace-sample: one slice in N, and every slice an arrow ends at. */
+            w->trace_sampled = --w->trace_countdown == 0;
+            if (w->trace_sampled)
+                w->trace_countdown = s->trace_sample;
+            w->trace_this_slice = w->trace_sampled || current->trace_flow;
+        }
+        if (lat || long_schedule || (TRACING(s->trace) && w->trace_this_slice)) {
             struct body_position in;
             take_position(current, &in);
             uint64_t slice_start = profile_stamp();
@@ -1343,7 +1354,7 @@ static void worker_loop(struct worker *w)
                 m->run_ticks += ticks;
                 m->run_samples++;
             }
-            if (TRACING(s->trace)) {
+            if (TRACING(s->trace) && w->trace_this_slice) {
                 uint64_t traced_start = slice_start, traced_ticks = ticks;
                 if (scheduled) {
                     /* On the logical clock, which this step has not yet

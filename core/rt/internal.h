@@ -44,6 +44,13 @@ struct worker {
     uint32_t slice_start_ms; /* when its current or latest slice started */
     uint32_t last_end_ms;    /* when its latest settled slice ended */
     term last_pid;           /* whose slice that was; 0 before any */
+    /* --trace-sample: slices until the next sampled one; whether the
+     * current slice was sampled (a wake it makes draws its arrow) and
+     * whether it is recorded (sampled, or an arrow ends at it: such a
+     * slice draws no arrow, or one sample would record a whole chain of
+     * wakes). This worker only. */
+    uint32_t trace_countdown;
+    bool trace_sampled, trace_this_slice;
 } __attribute__((aligned(64)));
 
 #define EPOCH_POLL_SLICES 64
@@ -79,7 +86,11 @@ struct sched {
     struct worker *workers;
     struct worker_metrics *metrics;
     struct sched_profile *profile; /* --profile's state, NULL without it (sched_profile.c) */
-    struct trace_ring *trace;      /* --trace: a ring per worker, NULL without it (sched_trace.c) */
+    /* --trace: a ring per worker, then one for the events recorded under
+     * the run-queue lock by any thread (balance moves, the watchdog); NULL
+     * without it (sched_trace.c). */
+    struct trace_ring *trace;
+    uint32_t trace_sample; /* --trace-sample: one slice in N recorded */
     struct schedule *schedule;     /* --schedule's controller (schedule.c), NULL: the workers run freely */
     char *policy_blocks;
     size_t policy_block_bytes;

@@ -8,12 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool sched_trace_start(struct sched *s, uint64_t limit)
+bool sched_trace_start(struct sched *s, uint64_t limit, uint32_t sample)
 {
-    struct trace_ring *rings = aligned_alloc(64, sizeof *rings * s->worker_count);
+    unsigned ring_count = s->worker_count + 1;
+    struct trace_ring *rings = aligned_alloc(64, sizeof *rings * ring_count);
     if (!rings)
         return false;
-    for (unsigned i = 0; i < s->worker_count; i++) {
+    for (unsigned i = 0; i < ring_count; i++) {
         if (!trace_ring_init(&rings[i], limit ? limit : TRACE_LIMIT_DEFAULT)) {
             while (i-- > 0)
                 trace_ring_free(&rings[i]);
@@ -22,6 +23,9 @@ bool sched_trace_start(struct sched *s, uint64_t limit)
         }
         rings[i].logical_ns = s->schedule ? schedule_clock(s->schedule) : NULL;
     }
+    s->trace_sample = sample ? sample : 1;
+    for (unsigned i = 0; i < s->worker_count; i++)
+        s->workers[i].trace_countdown = 1; /* each worker's first slice is recorded */
     s->trace = rings;
     return true;
 }
@@ -32,7 +36,7 @@ void sched_trace_free(struct sched *s)
 {
     if (!s->trace)
         return;
-    for (unsigned i = 0; i < s->worker_count; i++)
+    for (unsigned i = 0; i <= s->worker_count; i++)
         trace_ring_free(&s->trace[i]);
     free(s->trace);
     s->trace = NULL;
@@ -73,10 +77,111 @@ static const char *instant_name(enum trace_kind kind)
     case TRACE_FLOW_START:
     case TRACE_FLOW_END:
         return "wake";
+    case TRACE_BALANCE:
+        return "balance";
+    case TRACE_WATCHDOG:
+        return "watchdog";
     case TRACE_SLICE:
         break;
     }
     return "slice";
+}
+
+/* A process as the trace names it. */
+static void put_pid(struct strbuf *out, uint64_t pid) { strbuf_printf(out, "\"<0.%llu.0>\"", (unsigned long long)pid); }
+
+/* A registered name as a JSON string, or null. */
+static void put_name(struct strbuf *out, term name)
+{
+    size_t len = 0;
+    const char *text = is_value(name) ? atom_text(name, &len) : NULL;
+    if (!text) {
+        strbuf_puts(out, "null");
+        return;
+    }
+    strbuf_putc(out, '"');
+    put_json_text(out, text, len);
+    strbuf_putc(out, '"');
+}
+
+/* One record of the ring `tid` names (the run-queue lock's records say
+ * their own track), at ts microseconds. */
+static void put_event(struct sched *s, struct strbuf *out, const struct trace_record *e, unsigned tid, uint64_t ts,
+                      double ns_per_tick)
+{
+    if (e->kind == TRACE_FLOW_START || e->kind == TRACE_FLOW_END) {
+        /* Chrome's flow events: the start binds to the waker's slice
+         * around it, the end (bp "e") to the slice that starts at its time. */
+        strbuf_printf(out, ",\n{\"name\":\"wake\",\"cat\":\"wake\",\"ph\":\"%s\",\"id\":%llu,%s\"ts\":",
+                      e->kind == TRACE_FLOW_START ? "s" : "f", (unsigned long long)e->ticks,
+                      e->kind == TRACE_FLOW_END ? "\"bp\":\"e\"," : "");
+        put_us(out, ts);
+        strbuf_printf(out, ",\"pid\":1,\"tid\":%u,\"args\":{\"woken\":", tid);
+        put_pid(out, e->pid);
+        strbuf_puts(out, "}}");
+        return;
+    }
+    if (e->kind == TRACE_SLICE) {
+        strbuf_puts(out, ",\n{\"name\":\"");
+        size_t len = 0;
+        const char *name = is_value(e->name) ? atom_text(e->name, &len) : NULL;
+        if (name)
+            put_json_text(out, name, len);
+        else
+            strbuf_printf(out, "<0.%llu.0>", (unsigned long long)e->pid);
+        strbuf_puts(out, "\",\"cat\":\"slice\",\"ph\":\"X\",\"ts\":");
+        put_us(out, ts);
+        strbuf_puts(out, ",\"dur\":");
+        put_us(out, (uint64_t)((double)e->ticks * ns_per_tick));
+        strbuf_printf(out, ",\"pid\":1,\"tid\":%u,\"args\":{\"pid\":", tid);
+        put_pid(out, e->pid);
+        strbuf_puts(out, ",\"name\":");
+        put_name(out, e->name);
+        strbuf_printf(out, ",\"reductions\":%u,\"end\":\"%s\"}}", e->reds, slice_end_name((enum slice_end)e->why));
+        return;
+    }
+    /* The watchdog's act concerns every worker: a global instant. */
+    bool global = e->kind == TRACE_WATCHDOG;
+    strbuf_printf(out, ",\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"i\",\"s\":\"%s\",\"ts\":",
+                  instant_name((enum trace_kind)e->kind), global ? "watchdog" : "worker", global ? "g" : "t");
+    put_us(out, ts);
+    strbuf_printf(out, ",\"pid\":1,\"tid\":%u,\"args\":{", tid);
+    switch ((enum trace_kind)e->kind) {
+    case TRACE_STEAL:
+        strbuf_printf(out, "\"from_worker\":%u", e->other);
+        break;
+    case TRACE_MIGRATION:
+        strbuf_puts(out, "\"pid\":");
+        put_pid(out, e->pid);
+        strbuf_printf(out, ",\"from_worker\":%u", e->other);
+        break;
+    case TRACE_WAKEUP:
+        strbuf_printf(out, "\"woken\":%s", e->why ? "true" : "false");
+        break;
+    case TRACE_BALANCE:
+        strbuf_printf(out, "\"from_worker\":%u", e->other);
+        break;
+    case TRACE_WATCHDOG: {
+        const struct sched_watchdog_event *act = &s->watchdog.event;
+        strbuf_printf(out, "\"kind\":\"%s\",\"pid\":", e->why == WATCHDOG_STALL ? "stall" : "lost_wakeup");
+        put_pid(out, e->pid);
+        strbuf_puts(out, ",\"name\":");
+        put_name(out, e->name);
+        strbuf_printf(out, ",\"waited_ms\":%u,\"policy\":\"%s\",\"handed_to\":", e->reds,
+                      act->from_policy ? act->from_policy : "");
+        if (act->to_policy)
+            strbuf_printf(out, "\"%s\"", act->to_policy);
+        else
+            strbuf_puts(out, "null");
+        break;
+    }
+    case TRACE_SLEEP:
+    case TRACE_SLICE:
+    case TRACE_FLOW_START:
+    case TRACE_FLOW_END:
+        break;
+    }
+    strbuf_puts(out, "}}");
 }
 
 void sched_trace_write_json(struct sched *s, const char *program, struct strbuf *out)
@@ -101,8 +206,9 @@ void sched_trace_write_json(struct sched *s, const char *program, struct strbuf 
                       ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"ts\":0,\"args\":{\"name\":"
                       "\"worker %u\"}}",
                       w, w);
-    for (unsigned w = 0; w < s->worker_count; w++) {
-        const struct trace_ring *r = &s->trace[w];
+    const struct trace_ring *locked = sched_trace_locked_ring(s->trace, s->worker_count);
+    for (unsigned ring = 0; ring <= s->worker_count; ring++) {
+        const struct trace_ring *r = &s->trace[ring];
         uint64_t kept = trace_ring_kept(r);
         recorded += r->written;
         dropped += trace_ring_dropped(r);
@@ -110,74 +216,19 @@ void sched_trace_write_json(struct sched *s, const char *program, struct strbuf 
             const struct trace_record *e = trace_ring_at(r, i);
             /* A stamp read before the start (none should be) is clamped to 0. */
             uint64_t ts = e->stamp > start ? (uint64_t)((double)(e->stamp - start) * ns_per_tick) : 0;
-            if (e->kind == TRACE_FLOW_START || e->kind == TRACE_FLOW_END) {
-                /* Chrome's flow events: the start binds to the waker's
-                 * slice around it, the end (bp "e") to the slice that
-                 * starts at its time. */
-                strbuf_printf(out, ",\n{\"name\":\"wake\",\"cat\":\"wake\",\"ph\":\"%s\",\"id\":%llu,%s\"ts\":",
-                              e->kind == TRACE_FLOW_START ? "s" : "f", (unsigned long long)e->ticks,
-                              e->kind == TRACE_FLOW_END ? "\"bp\":\"e\"," : "");
-                put_us(out, ts);
-                strbuf_printf(out, ",\"pid\":1,\"tid\":%u,\"args\":{\"woken\":\"<0.%llu.0>\"}}", w,
-                              (unsigned long long)e->pid);
-                continue;
-            }
-            if (e->kind == TRACE_SLICE) {
-                strbuf_puts(out, ",\n{\"name\":\"");
-                size_t len = 0;
-                const char *name = is_value(e->name) ? atom_text(e->name, &len) : NULL;
-                if (name)
-                    put_json_text(out, name, len);
-                else
-                    strbuf_printf(out, "<0.%llu.0>", (unsigned long long)e->pid);
-                strbuf_puts(out, "\",\"cat\":\"slice\",\"ph\":\"X\",\"ts\":");
-                put_us(out, ts);
-                strbuf_puts(out, ",\"dur\":");
-                put_us(out, (uint64_t)((double)e->ticks * ns_per_tick));
-                strbuf_printf(out, ",\"pid\":1,\"tid\":%u,\"args\":{\"pid\":\"<0.%llu.0>\",\"name\":", w,
-                              (unsigned long long)e->pid);
-                if (name) {
-                    strbuf_putc(out, '"');
-                    put_json_text(out, name, len);
-                    strbuf_putc(out, '"');
-                } else {
-                    strbuf_puts(out, "null");
-                }
-                strbuf_printf(out, ",\"reductions\":%u,\"end\":\"%s\"}}", e->reds,
-                              slice_end_name((enum slice_end)e->why));
-                continue;
-            }
-            strbuf_printf(out, ",\n{\"name\":\"%s\",\"cat\":\"worker\",\"ph\":\"i\",\"s\":\"t\",\"ts\":",
-                          instant_name((enum trace_kind)e->kind));
-            put_us(out, ts);
-            strbuf_printf(out, ",\"pid\":1,\"tid\":%u,\"args\":{", w);
-            switch ((enum trace_kind)e->kind) {
-            case TRACE_STEAL:
-                strbuf_printf(out, "\"from_worker\":%u", e->other);
-                break;
-            case TRACE_MIGRATION:
-                strbuf_printf(out, "\"pid\":\"<0.%llu.0>\",\"from_worker\":%u", (unsigned long long)e->pid, e->other);
-                break;
-            case TRACE_WAKEUP:
-                strbuf_printf(out, "\"woken\":%s", e->why ? "true" : "false");
-                break;
-            case TRACE_SLEEP:
-            case TRACE_SLICE:
-            case TRACE_FLOW_START:
-            case TRACE_FLOW_END:
-                break;
-            }
-            strbuf_puts(out, "}}");
+            /* A balance move shows on the worker that gained the process. */
+            unsigned tid = r != locked ? ring : e->kind == TRACE_BALANCE ? e->reds : 0;
+            put_event(s, out, e, tid, ts, ns_per_tick);
         }
     }
     strbuf_printf(out, "\n],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"program\":\"");
     put_json_text(out, program, strlen(program));
     strbuf_printf(out,
-                  "\",\"workers\":%u,\"policy\":\"%s\",\"trace_limit\":%llu,\"events_recorded\":%llu,"
-                  "\"events_dropped\":%llu,\"dropped_per_worker\":[",
-                  s->worker_count, s->policy->name, (unsigned long long)(s->worker_count ? s->trace[0].capacity : 0),
+                  "\",\"workers\":%u,\"policy\":\"%s\",\"trace_limit\":%llu,\"trace_sample\":%u,"
+                  "\"events_recorded\":%llu,\"events_dropped\":%llu,\"dropped_per_worker\":[",
+                  s->worker_count, s->policy->name, (unsigned long long)s->trace[0].capacity, s->trace_sample,
                   (unsigned long long)recorded, (unsigned long long)dropped);
     for (unsigned w = 0; w < s->worker_count; w++)
         strbuf_printf(out, "%s%llu", w ? "," : "", (unsigned long long)trace_ring_dropped(&s->trace[w]));
-    strbuf_puts(out, "]}}\n");
+    strbuf_printf(out, "],\"dropped_under_lock\":%llu}}\n", (unsigned long long)trace_ring_dropped(locked));
 }

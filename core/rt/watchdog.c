@@ -30,6 +30,7 @@
  * sleeping worker is woken.
  */
 #include "rt/internal.h"
+#include "rt/sched_trace.h"
 #include "term/atom.h"
 
 #include <stdio.h>
@@ -165,6 +166,12 @@ static void act_locked(struct sched *s, enum sched_watchdog_kind kind, uint32_t 
                                               oldest->registered_name,
                                               s->policy->name,
                                               wd->fallback ? wd->fallback->name : NULL};
+    if (TRACING(s->trace)) {
+        struct trace_record *r = sched_trace_instant(sched_trace_locked_ring(s->trace, s->worker_count),
+                                                     TRACE_WATCHDOG, pid_number(oldest->pid), 0, kind);
+        r->name = oldest->registered_name;
+        r->reds = waited_ms;
+    }
     report_locked(s, oldest, now_ms);
     wd->handed_over = true; /* it acts once */
     if (!wd->fallback)

@@ -165,6 +165,8 @@ class Parsing(unittest.TestCase):
             (EXPERIMENT.replace("otp = true", "otp = true\nworkers = [0]").replace('workers = [1, "all"]\n', ""),
              "workers must be"),
             (EXPERIMENT + "\nbogus = 1\n", "unknown key(s) bogus"),
+            ('timeline = "nothing"\n' + EXPERIMENT, "timeline must be a workload id of the grid"),
+            ("timeline = 3\n" + EXPERIMENT, "timeline must be a workload id"),
             (EXPERIMENT.replace('workloads = ["ring_small"]', 'workloads = ["nothing"]'), "unknown workload 'nothing'"),
             ("name = [", "not valid TOML"),
             ('name = "x"\n', "no [[workload]] entries"),
@@ -483,6 +485,9 @@ class EndToEnd(unittest.TestCase):
         for i in (1, 2):
             proc = self.runner(exp, "--shard", f"{i}/2", "--out", os.path.join(self.dir, f"s{i}"))
             self.assertEqual(proc.returncode, 0, proc.stderr)
+        # The first shard makes the traced run, the second does not.
+        self.assertTrue(os.path.exists(os.path.join(self.dir, "s1", "timeline.json")))
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "s2", "timeline.json")))
         merged = os.path.join(self.dir, "merged")
         proc = subprocess.run([sys.executable, os.path.join(SCRIPTS, "merge_results.py"), merged,
                                os.path.join(self.dir, "s1"), os.path.join(self.dir, "s2")],
@@ -526,7 +531,13 @@ class EndToEnd(unittest.TestCase):
         wide = len(policies) > report_py.WIDE_SERIES
         plots = ("time_pingpong.svg", "geomean.svg") if wide else ("time_pingpong.svg", "ratio.svg", "steals.svg",
                                                                     "latency.svg")
-        for plot in plots:
+        self.assertEqual(meta["timeline"]["workers"], 2)
+        self.assertEqual(meta["timeline"]["workload_id"], "pingpong")
+        with open(os.path.join(merged, "timeline.json")) as f:
+            traced = json.load(f)
+        self.assertEqual(traced["otherData"]["workers"], 2)
+        self.assertEqual(traced["otherData"]["trace_limit"], rx.TIMELINE_LIMIT)
+        for plot in plots + ("timeline.svg",):
             self.assertIn(f"(plots/{plot})", report)
             with open(os.path.join(merged, "plots", plot)) as f:
                 self.assertIn("<svg", f.read())

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """--trace end to end: the file is Chrome trace-event JSON (the fields every
 event type needs), every slice lies on a worker's track, and its slice,
-steal and migration counts equal --profile's counters of the same run;
---trace-limit keeps the latest events per worker and says how many it
-dropped; a registered process's slices carry its name.
+steal, migration, sleep and balance counts equal --profile's counters of
+the same run; --trace-limit keeps the latest events per worker and says how
+many it dropped; --trace-sample records one slice in N with every arrow
+whole; a registered process's slices carry its name.
 
     tests/trace/check.py CLAUSE
 
@@ -18,7 +19,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ENDS = {"budget", "yield", "trap", "wait", "exit", "blocked"}
-INSTANTS = {"steal", "migration", "sleep", "wakeup"}
+INSTANTS = {"steal", "migration", "sleep", "wakeup", "balance"}
 failures = []
 
 
@@ -70,7 +71,9 @@ def check_format(name, doc, workers):
                 failures.append(f"{name}: malformed flow event {e}")
                 return
         elif e["ph"] == "i":
-            ok = e["name"] in INSTANTS and e.get("s") == "t" and e["tid"] in range(workers)
+            # The watchdog's act is global (a line across every track).
+            ok = ((e["name"] in INSTANTS and e.get("s") == "t" or e["name"] == "watchdog" and e.get("s") == "g")
+                  and e["tid"] in range(workers))
             if not ok:
                 failures.append(f"{name}: malformed instant {e}")
                 return
@@ -79,7 +82,8 @@ def check_format(name, doc, workers):
             return
     expect(f"{name}: a named track per worker", threads, set(range(workers)))
     other = doc.get("otherData", {})
-    for field in ("program", "workers", "trace_limit", "events_recorded", "events_dropped", "dropped_per_worker"):
+    for field in ("program", "workers", "trace_limit", "trace_sample", "events_recorded", "events_dropped",
+                  "dropped_per_worker", "dropped_under_lock"):
         expect(f"{name}: otherData has {field}", field in other, True)
     expect(f"{name}: otherData workers", other.get("workers"), workers)
 
@@ -125,6 +129,7 @@ def check_counts(name, trace, profile):
         expect(f"{name}: worker {w} steals", count(trace, "i", "steal", w), m["steals"])
         expect(f"{name}: worker {w} migrations", count(trace, "i", "migration", w), m["migrations_in"])
         expect(f"{name}: worker {w} sleeps", count(trace, "i", "sleep", w), m["sleeps"])
+        expect(f"{name}: worker {w} balance moves", count(trace, "i", "balance", w), m["balance_taken"])
         reds = sum(e["args"]["reductions"] for e in trace["traceEvents"] if e["ph"] == "X" and e["tid"] == w)
         expect(f"{name}: worker {w} reductions", reds, m["reductions"])
     expect(f"{name}: nothing dropped", trace["otherData"]["events_dropped"], 0)
@@ -133,8 +138,16 @@ def check_counts(name, trace, profile):
 def main():
     clause = os.path.abspath(sys.argv[1])
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run(["erlc", "-o", tmp, os.path.join(ROOT, "tests", "trace", "named.erl")], check=True)
+        subprocess.run(["erlc", "-o", tmp, os.path.join(ROOT, "tests", "trace", "named.erl"),
+                        os.path.join(ROOT, "experiments", "workloads", "mixed.erl")], check=True)
         beam = os.path.join(tmp, "named.beam")
+        # erts balances mixed's queues: the moves on the track of the worker that gained.
+        args = ["--schedulers", "2", os.path.join(tmp, "mixed.beam"), "10", "20", "20", "4"]
+        trace, profile, status = run(clause, args, tmp)
+        expect("mixed: status", status, 0)
+        check_format("mixed", trace, 2)
+        check_counts("mixed", trace, profile)
+        expect("mixed: balance moves drawn", count(trace, "i", "balance") > 0, True)
         programs = [["--native", "pingpong", "4", "200"], ["--native", "yield_storm", "8", "100"], [beam, "6"]]
         for program in programs:
             for workers in (1, 2):
@@ -171,12 +184,26 @@ def main():
         kept = [sum(1 for e in trace["traceEvents"] if e["ph"] in ("X", "i") and e["tid"] == w) for w in range(2)]
         expect("--trace-limit: kept within the limit", all(k <= limit for k in kept), True)
         expect("--trace-limit: recorded = kept + dropped", other["events_recorded"], sum(kept) + other["events_dropped"])
-        expect("--trace-limit: dropped per worker", sum(other["dropped_per_worker"]), other["events_dropped"])
+        expect("--trace-limit: dropped per ring", sum(other["dropped_per_worker"]) + other["dropped_under_lock"],
+               other["events_dropped"])
         expect("--trace-limit: something dropped", other["events_dropped"] > 0, True)
         check_flows("--trace-limit", trace, False)
         # The latest are kept: the last slice of the run is in the file.
         last = max(e["ts"] + e.get("dur", 0) for e in trace["traceEvents"] if e["ph"] == "X")
         expect("--trace-limit: the end of the run is kept", last > 0, True)
+        # One slice in 10 per worker, and every arrow's two ends (a woken
+        # process's slice is recorded whatever the count).
+        sample = 10
+        trace, profile, status = run(clause, ["--schedulers", "2", "--native", "pingpong", "4", "200"], tmp,
+                                     [f"--trace-sample={sample}"])
+        check_format("--trace-sample", trace, 2)
+        expect("--trace-sample: in the file", trace["otherData"]["trace_sample"], sample)
+        flows = check_flows("--trace-sample", trace, True) or 0
+        slices, total = count(trace, "X"), sum(m["slices"] for m in profile["workers"])
+        expect("--trace-sample: one slice in N, and those arrows end at",
+               total // sample - 2 <= slices <= total // sample + 2 + flows, True)
+        expect("--trace-sample: fewer slices than the run's", slices < total // 2, True)
+        expect("--trace-sample: some arrows", flows > 0, True)
         # Bad limits: one line and status 2.
         for bad in ("--trace-limit=0", "--trace-limit=x"):
             done = subprocess.run([clause, bad, "--native", "spawn_exit", "1"], capture_output=True, text=True)

@@ -136,7 +136,8 @@ static void test_profile_options(void)
     }
 }
 
-/* --trace=FILE and --trace-limit=N; bad values are one-line errors. */
+/* --trace=FILE, --trace-limit=N and --trace-sample=N; bad values are
+ * one-line errors. */
 static void test_trace_options(void)
 {
     struct clause_options o;
@@ -144,9 +145,12 @@ static void test_trace_options(void)
     CU_ASSERT_TRUE_FATAL(PARSE(&o, e, "--native", "spawn_exit", "1"));
     CU_ASSERT_PTR_NULL(o.trace_json);
     CU_ASSERT_EQUAL(o.trace_limit, 0);
-    CU_ASSERT_TRUE_FATAL(PARSE(&o, e, "--trace=t.json", "--trace-limit=5", "--native", "spawn_exit", "1"));
+    CU_ASSERT_EQUAL(o.trace_sample, 0);
+    CU_ASSERT_TRUE_FATAL(
+        PARSE(&o, e, "--trace=t.json", "--trace-limit=5", "--trace-sample=7", "--native", "spawn_exit", "1"));
     CU_ASSERT_STRING_EQUAL(o.trace_json, "t.json");
     CU_ASSERT_EQUAL(o.trace_limit, 5);
+    CU_ASSERT_EQUAL(o.trace_sample, 7);
     CU_ASSERT_TRUE_FATAL(PARSE(&o, e, "--trace-limit=100000000", "--native", "spawn_exit", "1"));
     CU_ASSERT_EQUAL(o.trace_limit, 100000000);
     CU_ASSERT_FALSE(PARSE(&o, e, "--trace=", "--native", "spawn_exit", "1"));
@@ -156,6 +160,12 @@ static void test_trace_options(void)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         CU_ASSERT_FALSE(PARSE(&o, e, bad[i], "--native", "spawn_exit", "1"));
         CU_ASSERT_PTR_NOT_NULL(strstr(e, "--trace-limit: "));
+        CU_ASSERT_PTR_NULL(strchr(e, '\n'));
+    }
+    char *bad_samples[] = {"--trace-sample=", "--trace-sample=0", "--trace-sample=1000001", "--trace-sample=x"};
+    for (size_t i = 0; i < sizeof bad_samples / sizeof bad_samples[0]; i++) {
+        CU_ASSERT_FALSE(PARSE(&o, e, bad_samples[i], "--native", "spawn_exit", "1"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(e, "--trace-sample: "));
         CU_ASSERT_PTR_NULL(strchr(e, '\n'));
     }
 }

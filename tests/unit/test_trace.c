@@ -64,7 +64,7 @@ static struct sched *run_traced(uint64_t limit, void **ctx, const struct native_
     *workload = native_workload_find("yield_storm");
     CU_ASSERT_PTR_NOT_NULL_FATAL(*workload);
     struct sched *s = test_sched_new(policy_find("erts"), 2, SEND_MODE_ARRIVALS, TIMER_THREAD);
-    CU_ASSERT_TRUE_FATAL(sched_trace_start(s, limit));
+    CU_ASSERT_TRUE_FATAL(sched_trace_start(s, limit, 1));
     char *args[] = {"16", "200", NULL};
     struct strbuf text = STRBUF_INIT;
     term main_pid;

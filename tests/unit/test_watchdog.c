@@ -11,6 +11,7 @@
 #include "rt/executor.h"
 #include "rt/message.h"
 #include "rt/sched_profile.h"
+#include "rt/sched_trace.h"
 #include "term/strbuf.h"
 #include "test_main.h"
 
@@ -189,10 +190,11 @@ struct outcome {
     int received;
     struct sched_watchdog_event event;
     char json[8192];
+    char traced[512]; /* --trace's watchdog event, "" when it has none */
 };
 
 /* Runs the workload under policy with `workers` and a watchdog of
- * watchdog_ms, --profile on (no PAPI events). */
+ * watchdog_ms, --profile (no PAPI events) and --trace on. */
 static void run(const struct policy_ops *policy, unsigned workers, unsigned watchdog_ms, uint64_t spin_ms,
                 struct outcome *out)
 {
@@ -200,6 +202,7 @@ static void run(const struct policy_ops *policy, unsigned workers, unsigned watc
     config.watchdog_ms = watchdog_ms;
     struct sched *s = test_sched_create(&config);
     CU_ASSERT_TRUE_FATAL(sched_profile_start(s, "", 0));
+    CU_ASSERT_TRUE_FATAL(sched_trace_start(s, 0, 1));
     struct workload w = {0};
     w.spin_until_ns = spin_ms ? mono_ns() + spin_ms * 1000000u : 0;
     term main_pid = sched_spawn_native(s, NULL, main_step, &w, NULL);
@@ -220,6 +223,12 @@ static void run(const struct policy_ops *policy, unsigned workers, unsigned watc
     profile_write_json(&p, &json);
     snprintf(out->json, sizeof out->json, "%s", strbuf_cstr(&json));
     strbuf_free(&json);
+    struct strbuf trace = STRBUF_INIT;
+    sched_trace_write_json(s, "test", &trace);
+    const char *event = strstr(strbuf_cstr(&trace), "{\"name\":\"watchdog\"");
+    const char *end = event ? strstr(event, "}}") : NULL;
+    snprintf(out->traced, sizeof out->traced, "%.*s", end ? (int)(end - event) : 0, event ? event : "");
+    strbuf_free(&trace);
     sched_destroy(s);
 }
 
@@ -248,6 +257,13 @@ static void test_a_lost_process_is_caught_as_a_stall(void)
     CU_ASSERT_STRING_EQUAL(o->event.from_policy, "lossy");
     CU_ASSERT_STRING_EQUAL(o->event.to_policy, "global_fifo");
     CU_ASSERT_TRUE(json_has_event(o->json, "stall"));
+    /* The trace shows it across every worker's track, with its facts. */
+    char pid[64];
+    snprintf(pid, sizeof pid, "\"pid\":\"<0.%llu.0>\"", (unsigned long long)pid_number(lossy_dropped));
+    CU_ASSERT_PTR_NOT_NULL(strstr(o->traced, "\"ph\":\"i\",\"s\":\"g\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(o->traced, "\"kind\":\"stall\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(o->traced, pid));
+    CU_ASSERT_PTR_NOT_NULL(strstr(o->traced, "\"policy\":\"lossy\",\"handed_to\":\"global_fifo\""));
     /* More workers: a worker asleep since before the drop makes it a lost
      * wakeup instead; either way it is caught once and the run completes. */
     for (unsigned workers = 2; workers <= 4; workers += 2) {
@@ -276,6 +292,7 @@ static void test_a_worker_never_woken_is_caught_as_a_lost_wakeup(void)
     CU_ASSERT_TRUE(o->event.waited_ms > 1000 / 10);
     CU_ASSERT_STRING_EQUAL(o->event.from_policy, "sleepy");
     CU_ASSERT_TRUE(json_has_event(o->json, "lost_wakeup"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(o->traced, "\"kind\":\"lost_wakeup\""));
     free(o);
 }
 
@@ -290,6 +307,7 @@ static void test_no_event_under_a_real_policy(void)
         CU_ASSERT_EQUAL(o->received, SENDERS * MESSAGES);
         CU_ASSERT_EQUAL(o->event.kind, WATCHDOG_NONE);
         CU_ASSERT_PTR_NOT_NULL(strstr(o->json, "\"watchdog\":{\"ms\":2000,\"count\":0,\"events\":[]}"));
+        CU_ASSERT_STRING_EQUAL(o->traced, "");
     }
     free(o);
 }
