@@ -90,8 +90,8 @@ struct sched {
      * the run-queue lock by any thread (balance moves, the watchdog); NULL
      * without it (sched_trace.c). */
     struct trace_ring *trace;
-    uint32_t trace_sample; /* --trace-sample: one slice in N recorded */
-    struct schedule *schedule;     /* --schedule's controller (schedule.c), NULL: the workers run freely */
+    uint32_t trace_sample;     /* --trace-sample: one slice in N recorded */
+    struct schedule *schedule; /* --schedule's controller (schedule.c), NULL: the workers run freely */
     char *policy_blocks;
     size_t policy_block_bytes;
     void *policy_shared;

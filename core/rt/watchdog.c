@@ -167,8 +167,8 @@ static void act_locked(struct sched *s, enum sched_watchdog_kind kind, uint32_t 
                                               s->policy->name,
                                               wd->fallback ? wd->fallback->name : NULL};
     if (TRACING(s->trace)) {
-        struct trace_record *r = sched_trace_instant(sched_trace_locked_ring(s->trace, s->worker_count),
-                                                     TRACE_WATCHDOG, pid_number(oldest->pid), 0, kind);
+        struct trace_record *r = sched_trace_instant(sched_trace_locked_ring(s->trace, s->worker_count), TRACE_WATCHDOG,
+                                                     pid_number(oldest->pid), 0, kind);
         r->name = oldest->registered_name;
         r->reds = waited_ms;
     }
