@@ -36,15 +36,19 @@
 # named (tests/programs/NAME.erl: one program's matrix while working on
 # it); --repeat R runs the whole
 # matrix R times (a race shows as an occasional failure). All runs share one pool, GOLDEN_JOBS at a time
-# (default: one per CPU; tests/golden/run_one.sh runs each). Each run has RUN_TIMEOUT seconds (default 60): a
+# (default: two per CPU, as a run waits about half its time; tests/golden/run_one.sh runs each). Each run has RUN_TIMEOUT seconds (default 60): a
 # hang is a failure.
 #
 # A program's first line may be "%% args: A B ..." (its arguments); a line
 # "%% stdin: FILE" gives it tests/golden/stdin/FILE as standard input
 # (without one, standard input is /dev/null, on OTP as on clause); a line
-# "%% clause-options: ..." adds options to clause's command line, and a line
+# "%% clause-options: ..." adds options to clause's command line, a line
 # "%% gc-stress: skip" leaves it out when CLAUSE_GC_STRESS=1 (a collection
-# at every allocation point makes large heaps quadratic).
+# at every allocation point makes large heaps quadratic), and a line
+# "%% policies: seeds" runs it under the seeds' configurations only (the
+# portioned builtins on 300,000 elements, a third of a release pass's CPU
+# time between them: each has a _small variant that runs under every
+# policy, where the other policies' paths are; --policy NAME still runs it).
 #
 # Prints each failure with its first difference, then a table of
 # configurations x worker counts with pass and fail counts (also written to
@@ -90,10 +94,14 @@ if [ -z "$policies" ]; then
 fi
 earlier="--policy=global_fifo,--send-mode=blocking,--timers=workers"
 configs=""
+other_configs="" # the other policies' (not the seeds')
 for p in $policies; do
     case " erts global_fifo $only_policy " in
     *" $p "*) configs="$configs --policy=$p,--send-mode=arrivals --policy=$p,--send-mode=blocking" ;;
-    *) [ -n "$seeds_only" ] || configs="$configs --policy=$p,--send-mode=arrivals@2" ;;
+    *)
+        [ -n "$seeds_only" ] || configs="$configs --policy=$p,--send-mode=arrivals@2"
+        other_configs="$other_configs --policy=$p,--send-mode=arrivals@2"
+        ;;
     esac
 done
 configs="$configs $earlier --policy=$(echo "$policies" | head -n1),--send-mode=arrivals,--locks=cas@2"
@@ -135,6 +143,7 @@ done
 # shellcheck disable=SC2086 # one word per source file
 erlc -W0 -o "$out" $sources || echo "golden: erlc failed (its errors above)"
 programs=""
+seeds_programs=""
 compile_failures=0
 for source in $sources; do
     name=$(basename "$source" .erl)
@@ -146,6 +155,7 @@ for source in $sources; do
         compile_failures=$((compile_failures + 1)); continue
     fi
     programs="$programs $name"
+    if grep -q '^%% policies: seeds' "$source"; then seeds_programs="$seeds_programs $name"; fi
 done
 
 # "OPTIONS@N" runs with N workers only; its options without the "@N".
@@ -155,11 +165,11 @@ options_of() { echo "${1%@*}" | tr ',=' '  '; }
 tally=$out/tally
 : >"$tally"
 # Every run (configuration, worker count, program, round) goes into one job
-# pool, GOLDEN_JOBS at a time (default: one per CPU), each through
+# pool, GOLDEN_JOBS at a time (default: two per CPU), each through
 # run_one.sh with a number of its own for its files; a pool per
 # configuration would wait for its slowest program once per configuration.
 # Failures print once all are done, in configuration and program order.
-jobs=${GOLDEN_JOBS:-$all}
+jobs=${GOLDEN_JOBS:-$((all * 2))}
 export GOLDEN_CLAUSE=$clause GOLDEN_OUT=$out GOLDEN_ROOT=$root GOLDEN_TIMEOUT=$timeout_s
 runs=$out/runs
 : >"$runs"
@@ -172,6 +182,9 @@ while [ $round -le "$repeat" ]; do
             label="$(options_of "$config"), $n workers"
             [ "$repeat" -gt 1 ] && label="$label, round $round"
             for name in $programs; do
+                case " $seeds_programs " in
+                *" $name "*) case " $other_configs " in *" $config "*) continue ;; esac ;;
+                esac
                 index=$((index + 1))
                 printf '%s\t%s\t%s\t%s\t%s\n' "$index" "$config" "$n" "$label" "$name" >>"$runs"
             done

@@ -4,6 +4,7 @@
 %% calls a builtin (a body's gc_bif, a guard, call_ext, a last call, apply,
 %% a fun), and their errors with the stack trace's top frame.
 %% gc-stress: skip (its long lists make a collection at every step too slow)
+%% policies: seeds (its size, not its paths, makes it long: see tests/golden/run.sh)
 %% sanitizers: skip (its size, not its paths, makes it long: see tests/golden/run.sh)
 -module(portioned_bifs).
 -export([main/1, tail_reverse/1, tail_length/1]).

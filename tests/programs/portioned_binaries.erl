@@ -6,6 +6,7 @@
 %% last call, apply, a fun, a guard's length before a body's call), and
 %% their errors with the stack trace's top frame.
 %% gc-stress: skip (its long lists make a collection at every step too slow)
+%% policies: seeds (its size, not its paths, makes it long: see tests/golden/run.sh)
 %% sanitizers: skip (its size, not its paths, makes it long: see tests/golden/run.sh)
 -module(portioned_binaries).
 -define(N, 300000).

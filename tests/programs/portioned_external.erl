@@ -5,6 +5,7 @@
 %% the maps' lists, round trips, called every way the engine calls a
 %% builtin, and errors with the stack trace's top frame.
 %% gc-stress: skip (its long lists make a collection at every step too slow)
+%% policies: seeds (its size, not its paths, makes it long: see tests/golden/run.sh)
 %% sanitizers: skip (its size, not its paths, makes it long: see tests/golden/run.sh)
 -module(portioned_external).
 -define(N, 300000).
