@@ -276,20 +276,22 @@ host-rel host-asan: host-%: build/%/host-test
 # Programs compared with the expected outputs OTP gave (tests/golden/run.sh):
 # every policy and send mode with 1, 2, 4 and all workers; the sanitizer
 # build runs them with 2 workers (the release runs cover 1, and a second
-# sanitizer pass at 1 worker doubled the longest part of make test).
+# sanitizer pass at 1 worker doubled the longest part of make test). Each
+# seed configuration runs once under the sanitizers: erts's (both send
+# modes, and the cas lock kind) here, global_fifo's three in golden-stress
+# below, which is the same sanitizer build with a collection at every point.
 golden-rel: build/rel/clause
 	tests/golden/run.sh build/rel/clause
 
 golden-asan: build/asan/clause
-	tests/golden/run.sh build/asan/clause --seeds --sanitized --workers 2
+	tests/golden/run.sh build/asan/clause --sanitized --policy erts --workers 2
 
 # The goldens with a collection at every point BEAM may collect: a term
 # kept across one without being a root shows as a wrong answer or a crash.
 # Under global_fifo's three configurations (both send modes, timers on the
 # timer thread and on the workers), which take every path where a
 # collection meets the executor (a blocked send repeated, a process taken
-# by whichever worker is free at each slice); the goldens above run the
-# other configurations.
+# by whichever worker is free at each slice); golden-asan runs erts's.
 golden-stress: build/asan/clause
 	CLAUSE_GC_STRESS=1 tests/golden/run.sh build/asan/clause --sanitized --policy global_fifo --workers 2
 
