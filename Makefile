@@ -311,6 +311,15 @@ trace-check: build/rel/clause
 schedule-check: build/rel/clause
 	tests/schedule/check.py build/rel/clause
 
+# Every golden under SOAK_SEEDS seeds (default 1000) of random and of pct
+# for each seed policy, one run per CPU; reports each failure with the
+# commands that log and replay its schedule. Hours on 2 CPUs: not part of
+# make test.
+.PHONY: soak-schedules
+SOAK_SEEDS ?= 1000
+soak-schedules: build/rel/clause
+	tests/schedule/soak.py build/rel/clause --seeds $(SOAK_SEEDS)
+
 # The goldens' expected outputs (tests/golden/expected/, committed): every
 # program under tests/programs/ run on OTP 25. Rerun after adding or
 # changing a program.
