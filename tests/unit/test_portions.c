@@ -500,6 +500,34 @@ static term external_binary(heap_t *h, term t, const struct etf_encode_options *
     return bin;
 }
 
+/* external_size in portions: term_to_binary's sizing pass alone, at its
+ * 32 units a reduction (clause's charge: OTP 25 sizes in one piece); the
+ * size of the encoding etf_encode_with writes, with and without options;
+ * ended in the middle, nothing is left. */
+static void test_external_size_portions(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term t = external_term(&h), args[2] = {t, NIL}, got, raised;
+    size_t terms = CONV / 4 + 5 * CONV / 8 + 3 * CONV / 16;
+    int min_slices = (int)(terms / (32 * SHORT_SLICE));
+    slice_reds = SHORT_SLICE;
+    check_case("erlang", "external_size", args, 1, min_slices);
+    run_sliced("erlang", "external_size", args, 1, 100000, &h, &got, &raised);
+    CU_ASSERT(is_small(got) && (size_t)small_value(got) == bin_size(external_binary(&h, t, NULL)));
+    args[1] = heap_cons(&h, heap_tuple2(&h, A(minor_version), make_small(0)), NIL);
+    check_case("erlang", "external_size", args, 2, min_slices);
+    struct etf_encode_options old_floats = ETF_ENCODE_DEFAULTS;
+    old_floats.minor_version = 0;
+    run_sliced("erlang", "external_size", args, 2, 100000, &h, &got, &raised);
+    CU_ASSERT(is_small(got) && (size_t)small_value(got) == bin_size(external_binary(&h, t, &old_floats)));
+    CU_ASSERT(run_sliced("erlang", "external_size", args, 2, 3, &h, &got, &raised) == 3);
+    CU_ASSERT(is_non_value(got));
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
 /* binary_to_term in portions: OTP's 128 units a reduction, a unit a term
  * and one per element slot allocated, so slices of TINY_SLICE. */
 static void test_decode_portions(void)
@@ -752,6 +780,7 @@ static CU_TestInfo tests[] = {
     {"term_to_binary spans many slices, same bytes", test_external_portions},
     {"term_to_binary errors after portions", test_external_errors},
     {"term_to_binary ended in the middle of a portion", test_external_ended_mid_portion},
+    {"external_size spans many slices, same size", test_external_size_portions},
     {"binary_to_term spans many slices, same term", test_decode_portions},
     {"binary_to_term errors after portions", test_decode_errors},
     {"binary_to_term ended in the middle of a portion", test_decode_ended_mid_portion},
