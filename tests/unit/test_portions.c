@@ -756,6 +756,32 @@ static void test_map_iterator_batches(void)
     heap_destroy(&h);
 }
 
+/* maps:from_list/1 and from_keys/2 build in one piece but charge clause's 2
+ * pairs a reduction. */
+static void test_from_list_charges(void)
+{
+    beam_engine_init();
+    struct process *p = calloc(1, sizeof *p);
+    CU_ASSERT_FATAL(p != NULL && heap_init(&p->heap, 0, 0));
+    term pairs = NIL, keys = NIL;
+    for (int64_t i = 0; i < 2000; i++) {
+        pairs = heap_cons(&p->heap, heap_tuple2(&p->heap, make_small(i % 1500), make_small(i)), pairs);
+        keys = heap_cons(&p->heap, make_small(i), keys);
+    }
+    const struct bif_entry *from_list = bif_lookup(atom_intern_cstr("maps"), atom_intern_cstr("from_list"), 1);
+    const struct bif_entry *from_keys = bif_lookup(atom_intern_cstr("maps"), atom_intern_cstr("from_keys"), 2);
+    CU_ASSERT_FATAL(from_list && from_keys);
+    p->reds_left = CONTEXT_REDS;
+    term m = from_list->fn(p, &pairs);
+    CU_ASSERT(is_value(m) && map_size(m) == 1500 && p->reds_left == CONTEXT_REDS - 1000);
+    term args[2] = {keys, A(ok)};
+    p->reds_left = CONTEXT_REDS;
+    m = from_keys->fn(p, args);
+    CU_ASSERT(is_value(m) && map_size(m) == 2000 && p->reds_left == CONTEXT_REDS - 1000);
+    heap_destroy(&p->heap);
+    free(p);
+}
+
 /* Ended in the middle of keys/1: nothing is left. */
 static void test_maps_ended_mid_portion(void)
 {
@@ -789,6 +815,7 @@ static CU_TestInfo tests[] = {
     {"maps:keys/values/to_list span many slices, same lists", test_maps_portions},
     {"maps:values ended in the middle of a portion", test_maps_ended_mid_portion},
     {"maps:next batches: linear, in OTP's order", test_map_iterator_batches},
+    {"maps:from_list/from_keys charge 2 pairs a reduction", test_from_list_charges},
     CU_TEST_INFO_NULL,
 };
 
