@@ -70,10 +70,10 @@ static bool encode_options(term list, struct etf_encode_options *options)
  * (TERM_TO_BINARY_COMPRESS_CHUNK, external.c), charged when it ends. */
 #define TTB_COMPRESS_CHUNK (1u << 18)
 
-static term ttb_run(struct process *p, const term *a, unsigned argc, bif_fn cont);
+static term ttb_run(struct process *p, const term *a, unsigned argc, bif_fn cont, bool size_only);
 
-static term ttb1_cont(struct process *p, const term *a) { return ttb_run(p, a, 1, ttb1_cont); }
-static term ttb2_cont(struct process *p, const term *a) { return ttb_run(p, a, 2, ttb2_cont); }
+static term ttb1_cont(struct process *p, const term *a) { return ttb_run(p, a, 1, ttb1_cont, false); }
+static term ttb2_cont(struct process *p, const term *a) { return ttb_run(p, a, 2, ttb2_cont, false); }
 
 /* The plain encoding in bin compressed, when that is smaller. */
 static term ttb_compress(struct process *p, term bin, int level)
@@ -90,7 +90,8 @@ static term ttb_compress(struct process *p, term bin, int level)
     return is_value(result) ? result : bif_out_of_memory(p);
 }
 
-static term ttb_run(struct process *p, const term *a, unsigned argc, bif_fn cont)
+/* size_only: external_size, which stops after the sizing pass. */
+static term ttb_run(struct process *p, const term *a, unsigned argc, bif_fn cont, bool size_only)
 {
     struct etf_encode_options options = default_options(p);
     if (argc == 2)
@@ -116,6 +117,10 @@ static term ttb_run(struct process *p, const term *a, unsigned argc, bif_fn cont
         if (status == ETF_DONE) {
             if (enc.out)
                 return options.compression > 0 ? ttb_compress(p, bin, options.compression) : bin;
+            if (size_only) {
+                term size = int_from_uint64(&p->heap, enc.at);
+                return is_value(size) ? size : bif_out_of_memory(p);
+            }
             /* Sized: the binary, then the pass that fills it. */
             uint8_t *data;
             bin = bin_alloc(&p->heap, enc.at, &data);
@@ -139,7 +144,7 @@ static term ttb_run(struct process *p, const term *a, unsigned argc, bif_fn cont
 static term bif_term_to_binary_1(struct process *p, const term *a)
 {
     term st[4] = {a[0], NIL, make_small(0), make_small(0)};
-    return ttb_run(p, st, 1, ttb1_cont);
+    return ttb_run(p, st, 1, ttb1_cont, false);
 }
 
 static term bif_term_to_binary_2(struct process *p, const term *a)
@@ -148,43 +153,37 @@ static term bif_term_to_binary_2(struct process *p, const term *a)
     if (!encode_options(a[1], &options))
         return bif_badarg(p);
     term st[5] = {a[0], a[1], NIL, make_small(0), make_small(0)};
-    return ttb_run(p, st, 2, ttb2_cont);
+    return ttb_run(p, st, 2, ttb2_cont, false);
 }
 
-/* external_size/1,2: the size term_to_binary gives without compression.
- * OTP takes only {minor_version, 0 | 1} as an option here. */
-static term external_size(struct process *p, term t, const struct etf_encode_options *options)
-{
-    struct strbuf out = STRBUF_INIT;
-    const char *error = NULL;
-    bool ok = etf_encode_with(t, options, &out, &error);
-    size_t size = out.len;
-    strbuf_free(&out);
-    if (!ok)
-        return bif_badarg(p);
-    term r = int_from_uint64(&p->heap, size);
-    return is_value(r) ? r : bif_out_of_memory(p);
-}
+/* external_size/1,2: the size term_to_binary gives without compression,
+ * from term_to_binary's sizing pass alone, in its portions (the same
+ * continuation state; OTP takes only {minor_version, 0 | 1} as an option
+ * here, which term_to_binary's option parser reads alike). OTP 25 sizes in
+ * one piece and charges nothing; clause charges the sizing pass's own
+ * units, as term_to_binary's, so a loop over external_size on a big term
+ * yields as often as its work asks. */
+static term esize1_cont(struct process *p, const term *a) { return ttb_run(p, a, 1, esize1_cont, true); }
+static term esize2_cont(struct process *p, const term *a) { return ttb_run(p, a, 2, esize2_cont, true); }
 
 static term bif_external_size_1(struct process *p, const term *a)
 {
-    struct etf_encode_options options = default_options(p);
-    return external_size(p, a[0], &options);
+    term st[4] = {a[0], NIL, make_small(0), make_small(0)};
+    return ttb_run(p, st, 1, esize1_cont, true);
 }
 
 static term bif_external_size_2(struct process *p, const term *a)
 {
-    struct etf_encode_options options = default_options(p);
     term list = a[1];
     for (; is_list(list); list = list_tail(list)) {
         int64_t value;
         if (!option_value(list_head(list), A(minor_version), 0, 1, &value))
             return bif_badarg(p);
-        options.minor_version = (unsigned)value;
     }
     if (list != NIL)
         return bif_badarg(p);
-    return external_size(p, a[0], &options);
+    term st[5] = {a[0], a[1], NIL, make_small(0), make_small(0)};
+    return ttb_run(p, st, 2, esize2_cont, true);
 }
 
 /* A local fun in the external format names its module, its index in the

@@ -12,9 +12,11 @@
 #include "bif/bif_util.h"
 #include "term/atom.h"
 #include "term/heap.h"
+#include "term/bignum.h"
 #include "term/map.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static term badmap(struct process *p, term m)
 {
@@ -194,39 +196,121 @@ static term keys_or_values(struct process *p, term m, bool keys)
                 : collect_run(p, st, 1, m, COLLECT_VALUES, values_cont);
 }
 
-/* erts_internal:map_next(I, Map, Acc). With Acc a list: every pair from the
- * I-th on, in iteration order, in front of Acc (maps:to_list/1). With Acc
- * the atom iterator: {K, V, [I + 1 | Map]} for the I-th pair, or none
- * (maps:next/1); OTP's iterators walk a large map in the reverse of its
- * to_list order, a small one in key order. I counts pairs; reaching the
- * I-th walks the pairs before it, which is linear per step (OTP resumes
- * from a path in the trie). */
+/* erts_internal:map_next(Path, Map, Acc) as OTP 25's (erl_map.c). A
+ * large map's Path is an iterator path (map.h: map_iter_at_path); a small
+ * map's must be a small no greater than its size, and every pair is given
+ * whatever it is, as on OTP.
+ *
+ * With Acc a list: the pairs from Path on, in front of Acc (maps:to_list/1
+ * calls it with Path 0), in portions. With Acc the atom iterator: a batch
+ * of pairs {K1, V1, {K2, V2, ... Next}} where Next is [NextPath | Map] or
+ * none (maps:next/1 and everything built on it), so stepping an iterator
+ * costs no more than the pairs it gives. A small map gives all its pairs
+ * at once; a large one as many as the slice has reductions for at 4 a
+ * pair, at most MAP_NEXT_FIRST_BATCH from path 0 (OTP's
+ * MAP_SMALL_MAP_LIMIT there, so taking the first few pairs of a big map
+ * stays cheap). */
+#define MAP_NEXT_FIRST_BATCH 32
+
+/* Path as limbs; false when it is not a non-negative integer. */
+static bool path_limbs(term path, uint64_t limbs[MAP_PATH_LIMBS])
+{
+    memset(limbs, 0, MAP_PATH_LIMBS * sizeof limbs[0]);
+    if (is_small(path)) {
+        if (small_value(path) < 0)
+            return false;
+        limbs[0] = (uint64_t)small_value(path);
+        return true;
+    }
+    if (!is_bignum(path) || big_is_negative(path))
+        return false;
+    /* Limbs past the deepest level name nothing. */
+    size_t n = big_limb_count(path) < MAP_PATH_LIMBS ? big_limb_count(path) : MAP_PATH_LIMBS;
+    memcpy(limbs, big_limbs(path), n * sizeof limbs[0]);
+    return true;
+}
+
+/* Up to k pairs of it as nested {K, V, Rest} tuples ending in [Path | Map]
+ * or none; *given counts them. */
+static term iterator_batch(struct process *p, struct map_iter *it, size_t k, size_t *given)
+{
+    term *words = heap_alloc(&p->heap, 4 * k + 2);
+    if (!words)
+        return bif_out_of_memory(p);
+    term first = A(none), *patch = &first, key, value;
+    size_t i = 0;
+    for (; i < k && map_iter_next(it, &key, &value); i++) {
+        term *t = words + 4 * i;
+        t[0] = make_header(SUBTAG_TUPLE, 3);
+        t[1] = key;
+        t[2] = value;
+        *patch = make_boxed(t);
+        patch = &t[3];
+    }
+    *given = i;
+    uint64_t limbs[MAP_PATH_LIMBS];
+    bool more = map_iter_path(it, limbs);
+    heap_shrink_last(&p->heap, words, 4 * k + 2, 4 * i + (more ? 2 : 0));
+    *patch = A(none);
+    if (more) {
+        term path = int_from_limbs(&p->heap, false, limbs, MAP_PATH_LIMBS);
+        if (is_non_value(path))
+            return bif_out_of_memory(p);
+        term *cell = words + 4 * i;
+        cell[0] = path;
+        cell[1] = it->map;
+        *patch = make_list(cell);
+    }
+    return first;
+}
+
 static term bif_map_next(struct process *p, const term *a)
 {
     term map = a[1], acc = a[2];
-    int64_t skip;
+    uint64_t path[MAP_PATH_LIMBS];
     bool to_list = is_list(acc) || acc == NIL;
-    if (!bif_small_arg(a[0], &skip) || skip < 0 || !is_map(map) || (!to_list && acc != A(iterator)))
+    if (!is_map(map) || (!to_list && acc != A(iterator)) || !path_limbs(a[0], path))
         return bif_badarg(p);
     size_t n = map_size(map);
     struct map_iter it;
-    map_iter_init(&it, map);
-    term k, v;
-    if (!to_list) {
-        if ((uint64_t)skip >= n)
-            return A(none);
-        bool reverse = header_subtag(boxed_header(map)) == SUBTAG_HASHMAP;
-        size_t position = reverse ? n - 1 - (size_t)skip : (size_t)skip;
-        for (size_t i = 0; i < position && map_iter_next(&it, &k, &v); i++)
-            ;
-        if (!map_iter_next(&it, &k, &v))
-            return A(none);
-        term next = heap_cons(&p->heap, make_small(skip + 1), map);
-        return is_value(next) ? checked(p, heap_tuple3(&p->heap, k, v, next)) : bif_out_of_memory(p);
+    if (header_subtag(boxed_header(map)) != SUBTAG_HASHMAP) {
+        if (!is_small(a[0]) || (uint64_t)small_value(a[0]) > n)
+            return bif_badarg(p);
+        size_t given;
+        if (!to_list) {
+            map_iter_init(&it, map); /* key order */
+            return iterator_batch(p, &it, n, &given);
+        }
+        term st[6] = {a[0], map, acc, NIL, acc, make_small((int64_t)n)};
+        return collect_run(p, st, 3, map, COLLECT_PAIRS, map_next_cont);
     }
-    /* Every pair from the skip-th on, in front of acc, in portions. */
-    size_t count = (uint64_t)skip < n ? n - (size_t)skip : 0;
-    term st[6] = {a[0], map, acc, NIL, acc, make_small((int64_t)count)};
+    if (!map_iter_at_path(&it, map, path))
+        return bif_badarg(p);
+    if (!to_list) {
+        size_t k = p->reds_left / MAP_NEXT_REDS_PER_PAIR > 1 ? (size_t)p->reds_left / MAP_NEXT_REDS_PER_PAIR : 1;
+        if (k > n)
+            k = n;
+        if (a[0] == make_small(0) && k > MAP_NEXT_FIRST_BATCH)
+            k = MAP_NEXT_FIRST_BATCH;
+        size_t given;
+        term batch = iterator_batch(p, &it, k, &given);
+        if (is_value(batch))
+            bif_spend(p, given * MAP_NEXT_REDS_PER_PAIR, 1);
+        return batch;
+    }
+    /* The pairs left from the path on: all of them from path 0. */
+    size_t count = n;
+    term iter = NIL;
+    if (a[0] != make_small(0)) {
+        struct map_iter rest = it;
+        term k, v;
+        for (count = 0; map_iter_next(&rest, &k, &v); count++)
+            ;
+        iter = map_iter_save(&p->heap, &it);
+        if (is_non_value(iter))
+            return bif_out_of_memory(p);
+    }
+    term st[6] = {a[0], map, acc, iter, acc, make_small((int64_t)count)};
     return collect_run(p, st, 3, map, COLLECT_PAIRS, map_next_cont);
 }
 
@@ -297,9 +381,16 @@ static term bif_merge(struct process *p, const term *a)
     return from_pairs(p, &ps, true);
 }
 
+/* from_list/1 and from_keys/2 build in one piece (not yet in portions) but
+ * charge for it, clause's own figure: 2 pairs a reduction, about what a
+ * reduction's worth of Erlang code takes (300,000 pairs: some 60 ms), so a
+ * loop over them ends its slice as often as its work asks. */
+#define FROM_LIST_PAIRS_PER_RED 2
+
 static term bif_from_list(struct process *p, const term *a)
 {
     int64_t n = bif_list_length(a[0]);
+    bif_spend(p, n > 0 ? (size_t)n : 0, FROM_LIST_PAIRS_PER_RED);
     if (n < 0)
         return bif_badarg(p);
     struct pairs ps;
@@ -320,6 +411,7 @@ static term bif_from_list(struct process *p, const term *a)
 static term bif_from_keys(struct process *p, const term *a)
 {
     int64_t n = bif_list_length(a[0]);
+    bif_spend(p, n > 0 ? (size_t)n : 0, FROM_LIST_PAIRS_PER_RED);
     if (n < 0)
         return bif_badarg(p);
     struct pairs ps;

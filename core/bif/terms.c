@@ -11,7 +11,6 @@
 #include "term/binary.h"
 #include "term/compare.h"
 #include "term/heap.h"
-#include "term/map.h"
 #include "term/phash2.h"
 #include "term/print.h"
 #include "term/strbuf.h"
@@ -495,15 +494,68 @@ static term list_delete_first(struct process *p, term l, term e, bool *found)
  *           each element taking its first equal out of Set (A's remaining
  *           elements, in order), which is the result;
  *   LEN_B   Iter walks B to check it is proper, Acc counts it;
- *   SET     Iter walks B, counting its elements in Set, a map Elem => N
- *           (map keys compare exactly, as -- does); a short B is its own
- *           Set instead, a list scanned linearly;
+ *   SET     Iter walks B, counting its elements in Set (a multiset, below);
+ *           a short B is its own Set instead, a list scanned linearly;
  *   SWEEP   Iter walks A: an element Set still holds is dropped (and taken
  *           out of Set), any other is pushed on Acc; once Set is empty the
  *           rest of A is kept as it is;
  *   REVERSE Iter (the kept elements, reversed) goes back onto Acc (the
  *           rest of A) and the result is complete. */
 enum { SUB_LEN_A, SUB_NAIVE_A, SUB_LEN_B, SUB_SET, SUB_SWEEP, SUB_REVERSE };
+
+/* The multiset of a long B: a tuple {Left, K1, N1, K2, N2, ...}, a hash
+ * table (term_hash, which respects =:=, open addressing, linear probing) at
+ * most two thirds full, that this builtin alone holds and so updates in
+ * place between portions (the collector copies it as any tuple). Left counts
+ * the elements still to remove; a slot whose N is [] is free; an element
+ * whose count falls to 0 keeps its slot, so probes go on past it. OTP 25
+ * keeps a red-black tree there; a persistent map cost a path copy an
+ * element (300,000 - 150,000 evens: 2.2 s against OTP's 0.16 s). */
+static term multiset_new(heap_t *h, size_t elements)
+{
+    size_t slots = 16;
+    while (slots < elements + elements / 2)
+        slots *= 2;
+    term set = heap_tuple(h, 1 + 2 * slots, NULL);
+    if (is_value(set))
+        tuple_elements(set)[0] = make_small(0);
+    return set;
+}
+
+/* The slot of e: its key and count words, e's own or the free one where it
+ * would go. */
+static term *multiset_slot(term set, term e)
+{
+    term *el = tuple_elements(set);
+    size_t mask = (tuple_arity(set) - 1) / 2 - 1;
+    for (size_t i = (size_t)term_hash(e) & mask;; i = (i + 1) & mask) {
+        term *slot = el + 1 + 2 * i;
+        if (slot[1] == NIL || term_eq_exact(slot[0], e))
+            return slot;
+    }
+}
+
+static void multiset_add(term set, term e)
+{
+    term *slot = multiset_slot(set, e), *left = tuple_elements(set);
+    slot[0] = e;
+    slot[1] = make_small(slot[1] == NIL ? 1 : small_value(slot[1]) + 1);
+    *left = make_small(small_value(*left) + 1);
+}
+
+/* Takes one e out of set; false when it holds none. */
+static bool multiset_take(term set, term e)
+{
+    term *slot = multiset_slot(set, e), *left = tuple_elements(set);
+    if (slot[1] == NIL || slot[1] == make_small(0))
+        return false;
+    slot[1] = make_small(small_value(slot[1]) - 1);
+    *left = make_small(small_value(*left) - 1);
+    return true;
+}
+
+static bool multiset_empty(term set) { return tuple_elements(set)[0] == make_small(0); }
+
 
 static term subtract_cont(struct process *p, const term *a)
 {
@@ -539,7 +591,7 @@ static term subtract_cont(struct process *p, const term *a)
             } else {
                 st[2] = make_small(SUB_SET);
                 it = st[1];
-                st[4] = small_value(st[5]) <= SUBTRACT_LINEAR_MAX ? st[1] : map_new_empty(h);
+                st[4] = small_value(st[5]) <= SUBTRACT_LINEAR_MAX ? st[1] : multiset_new(h, (size_t)small_value(st[5]));
                 if (is_non_value(st[4]))
                     return bif_out_of_memory(p);
             }
@@ -562,12 +614,8 @@ static term subtract_cont(struct process *p, const term *a)
             if (is_list(st[4])) { /* a short B: its own set */
                 it = NIL;
             }
-            for (; i < limit && is_list(it); i++, it = list_tail(it)) {
-                term e = list_head(it), n = map_get(st[4], e);
-                st[4] = map_put(h, st[4], e, make_small(is_value(n) ? small_value(n) + 1 : 1));
-                if (is_non_value(st[4]))
-                    return bif_out_of_memory(p);
-            }
+            for (; i < limit && is_list(it); i++, it = list_tail(it))
+                multiset_add(st[4], list_head(it));
             bif_spend(p, i, SUBTRACT_INSERTS_PER_RED);
             if (it == NIL) {
                 st[2] = make_small(SUB_SWEEP);
@@ -577,25 +625,20 @@ static term subtract_cont(struct process *p, const term *a)
             break;
         case SUB_SWEEP:
             limit = bif_portion(p, SUBTRACT_SWEEP_PER_RED);
-            for (; i < limit && is_list(it) && st[4] != NIL && (is_list(st[4]) || map_size(st[4]) > 0);
+            for (; i < limit && is_list(it) && st[4] != NIL && (is_list(st[4]) || !multiset_empty(st[4]));
                  i++, it = list_tail(it)) {
                 term e = list_head(it);
-                if (is_list(st[4])) {
+                if (is_list(st[4]))
                     st[4] = list_delete_first(p, st[4], e, &found);
-                } else {
-                    term n = map_get(st[4], e);
-                    found = is_value(n);
-                    if (found)
-                        st[4] = small_value(n) == 1 ? map_remove(h, st[4], e)
-                                                    : map_put(h, st[4], e, make_small(small_value(n) - 1));
-                }
+                else
+                    found = multiset_take(st[4], e);
                 if (!found)
                     st[5] = heap_cons(h, e, st[5]);
                 if (is_non_value(st[4]) || is_non_value(st[5]))
                     return bif_out_of_memory(p);
             }
             bif_spend(p, i, SUBTRACT_SWEEP_PER_RED);
-            if (it == NIL || st[4] == NIL || (!is_list(st[4]) && map_size(st[4]) == 0)) {
+            if (it == NIL || st[4] == NIL || (!is_list(st[4]) && multiset_empty(st[4]))) {
                 st[2] = make_small(SUB_REVERSE);
                 term kept = st[5];
                 st[5] = it; /* the rest of A, kept as it is */

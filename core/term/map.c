@@ -688,6 +688,49 @@ bool map_iter_next(struct map_iter *it, term *key, term *value)
     return false;
 }
 
+static unsigned path_nibble(const uint64_t path[MAP_PATH_LIMBS], size_t level)
+{
+    return (unsigned)(path[level / 16] >> (4 * (level % 16))) & 0xFu;
+}
+
+bool map_iter_at_path(struct map_iter *it, term map, const uint64_t path[MAP_PATH_LIMBS])
+{
+    map_iter_init_reverse(it, map);
+    term node = map;
+    for (size_t d = 0;; d++) {
+        unsigned i = path_nibble(path, d);
+        if (i >= node_count(boxed_header(node)))
+            return false;
+        term child = node_children(node)[i];
+        it->stack[d] = node;
+        it->depth = d + 1;
+        if (is_list(child)) {
+            it->index[d] = i; /* map_iter_prev gives this leaf next */
+            return true;
+        }
+        it->index[d] = i + 1;
+        node = child;
+    }
+}
+
+bool map_iter_path(const struct map_iter *it, uint64_t path[MAP_PATH_LIMBS])
+{
+    size_t depth = it->depth;
+    /* Levels whose children are all given are done. */
+    while (depth > 0 && it->index[depth - 1] == node_count(boxed_header(it->stack[depth - 1])))
+        depth--;
+    if (depth == 0)
+        return false;
+    memset(path, 0, MAP_PATH_LIMBS * sizeof path[0]);
+    for (size_t d = 0; d < depth; d++) {
+        /* Above the deepest level the child being walked is the one before
+         * index; at it, index is the next child. */
+        uint64_t i = d + 1 < depth ? it->index[d] - 1 : it->index[d];
+        path[d / 16] |= i << (4 * (d % 16));
+    }
+    return true;
+}
+
 /* {Map, Pos, Depth, Reverse, Node0, Index0, Node1, Index1, ...} */
 term map_iter_save(heap_t *h, const struct map_iter *it)
 {

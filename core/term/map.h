@@ -67,6 +67,20 @@ void map_iter_init_reverse(struct map_iter *it, term map);
 /* Next pair; false when done. */
 bool map_iter_next(struct map_iter *it, term *key, term *value);
 
+/* OTP 25's iterator paths (erts_internal:map_next/3) over a large map: a
+ * path names a leaf by its child index in each node from the root down,
+ * 4 bits a level, least significant first, held in MAP_PATH_LIMBS 64-bit
+ * limbs (an Erlang integer); below the levels it names, the first child
+ * is taken until a leaf. */
+#define MAP_PATH_LIMBS 3
+/* A reverse iterator (map_iter_init_reverse's order, OTP's iterator
+ * order) whose next pair is the leaf path names; false when path names no
+ * child of some node (badarg on OTP). */
+bool map_iter_at_path(struct map_iter *it, term map, const uint64_t path[MAP_PATH_LIMBS]);
+/* The path of the pair a reverse iterator gives next; false when it has
+ * none left. */
+bool map_iter_path(const struct map_iter *it, uint64_t path[MAP_PATH_LIMBS]);
+
 /* The iterator as a tuple on h (THE_NON_VALUE when the heap refuses),
  * for a builtin that iterates in portions: a collection may move the map
  * and its nodes between two portions, and updates a tuple's terms. */

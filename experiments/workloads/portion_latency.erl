@@ -12,7 +12,9 @@
 %% binaries), iolist_size (the same iolist), list_to_tuple, tuple_to_list
 %% (a tuple of N integers), term_to_binary (a list of N integers),
 %% binary_to_term (that list's encoding), phash2 (a list of N integers),
-%% maps_to_list, maps_keys, maps_values (a map of N integer keys).
+%% maps_to_list, maps_keys, maps_values, maps_fold (a map of N integer
+%% keys), maps_from_list (N pairs), external_size (a list of N integers),
+%% subtract_long (N integers less the N / 2 evens).
 %% Prints: workload=portion_latency builtin=B n=N result=PINGS max_us=M
 %% median_us=D time_ms=T
 -module(portion_latency).
@@ -35,7 +37,11 @@ work(binary_to_term, B) -> binary_to_term(B);
 work(phash2, L) -> erlang:phash2(L);
 work(maps_to_list, M) -> maps:to_list(M);
 work(maps_keys, M) -> maps:keys(M);
-work(maps_values, M) -> maps:values(M).
+work(maps_values, M) -> maps:values(M);
+work(maps_fold, M) -> maps:fold(fun(K, _, A) -> K + A end, 0, M);
+work(maps_from_list, L) -> maps:from_list(L);
+work(external_size, L) -> erlang:external_size(L);
+work(subtract_long, {L, Evens}) -> L -- Evens.
 
 %% The argument the builtin works on, of N elements (bytes for binaries).
 input(keyfind, N) -> [{I} || I <- lists:seq(1, N)];
@@ -48,6 +54,9 @@ input(binary_to_term, N) -> term_to_binary(lists:seq(1, N));
 input(maps_to_list, N) -> maps:from_list([{I, I} || I <- lists:seq(1, N)]);
 input(maps_keys, N) -> input(maps_to_list, N);
 input(maps_values, N) -> input(maps_to_list, N);
+input(maps_fold, N) -> input(maps_to_list, N);
+input(maps_from_list, N) -> [{I, I} || I <- lists:seq(1, N)];
+input(subtract_long, N) -> {lists:seq(1, N), lists:seq(2, N, 2)};
 input(_, N) -> lists:seq(1, N).
 
 %% The hog holds only the term its builtin walks (input/2).

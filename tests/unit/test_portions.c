@@ -500,6 +500,34 @@ static term external_binary(heap_t *h, term t, const struct etf_encode_options *
     return bin;
 }
 
+/* external_size in portions: term_to_binary's sizing pass alone, at its
+ * 32 units a reduction (clause's charge: OTP 25 sizes in one piece); the
+ * size of the encoding etf_encode_with writes, with and without options;
+ * ended in the middle, nothing is left. */
+static void test_external_size_portions(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term t = external_term(&h), args[2] = {t, NIL}, got, raised;
+    size_t terms = CONV / 4 + 5 * CONV / 8 + 3 * CONV / 16;
+    int min_slices = (int)(terms / (32 * SHORT_SLICE));
+    slice_reds = SHORT_SLICE;
+    check_case("erlang", "external_size", args, 1, min_slices);
+    run_sliced("erlang", "external_size", args, 1, 100000, &h, &got, &raised);
+    CU_ASSERT(is_small(got) && (size_t)small_value(got) == bin_size(external_binary(&h, t, NULL)));
+    args[1] = heap_cons(&h, heap_tuple2(&h, A(minor_version), make_small(0)), NIL);
+    check_case("erlang", "external_size", args, 2, min_slices);
+    struct etf_encode_options old_floats = ETF_ENCODE_DEFAULTS;
+    old_floats.minor_version = 0;
+    run_sliced("erlang", "external_size", args, 2, 100000, &h, &got, &raised);
+    CU_ASSERT(is_small(got) && (size_t)small_value(got) == bin_size(external_binary(&h, t, &old_floats)));
+    CU_ASSERT(run_sliced("erlang", "external_size", args, 2, 3, &h, &got, &raised) == 3);
+    CU_ASSERT(is_non_value(got));
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
 /* binary_to_term in portions: OTP's 128 units a reduction, a unit a term
  * and one per element slot allocated, so slices of TINY_SLICE. */
 static void test_decode_portions(void)
@@ -649,7 +677,15 @@ static void test_maps_portions(void)
     check_case("maps", "values", args, 1, (int)(n / (40 * TINY_SLICE)));
     args[0] = make_small(0), args[1] = map, args[2] = heap_cons(&h, A(ok), NIL);
     check_case("erts_internal", "map_next", args, 3, (int)(4 * n / TINY_SLICE));
-    args[0] = make_small((int64_t)n / 3);
+    /* From the path of the pair a third of the way in. */
+    struct map_iter third;
+    map_iter_init_reverse(&third, map);
+    term k, v;
+    for (size_t i = 0; i < n / 3; i++)
+        map_iter_next(&third, &k, &v);
+    uint64_t path[MAP_PATH_LIMBS];
+    CU_ASSERT_FATAL(map_iter_path(&third, path) && path[1] == 0 && path[0] <= (uint64_t)MAX_SMALL);
+    args[0] = make_small((int64_t)path[0]);
     check_case("erts_internal", "map_next", args, 3, (int)(4 * (n - n / 3) / TINY_SLICE));
     /* The keys come in map_iter's order. */
     term got, raised;
@@ -657,13 +693,93 @@ static void test_maps_portions(void)
     run_sliced("maps", "keys", args, 1, 100000, &h, &got, &raised);
     struct map_iter it;
     map_iter_init(&it, map);
-    term k, v, l = got;
+    term l = got;
     size_t same = 0;
     while (map_iter_next(&it, &k, &v) && is_list(l) && list_head(l) == k)
         same++, l = list_tail(l);
     CU_ASSERT(same == n && l == NIL);
     slice_reds = FULL_SLICE;
     heap_destroy(&h);
+}
+
+/* erts_internal:map_next/3's iterator form (maps:next/1) gives a large map
+ * in batches of as many pairs as the reductions left pay for at 4 a pair
+ * (at most 32 from path 0), each ending in the path of the next batch:
+ * walking them all takes n / batch calls and gives the pairs in OTP's
+ * iterator order (map_iter_init_reverse's). A small map comes whole, in
+ * key order. */
+static void test_map_iterator_batches(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term t = external_term(&h), map = tuple_element(t, 3), small = tuple_element(t, 4);
+    size_t n = map_size(map);
+    struct process *p = calloc(1, sizeof *p);
+    CU_ASSERT_FATAL(p != NULL && heap_init(&p->heap, 0, 0));
+    const struct bif_entry *e = bif_lookup(atom_intern_cstr("erts_internal"), atom_intern_cstr("map_next"), 3);
+    CU_ASSERT_FATAL(e != NULL);
+    struct map_iter it;
+    map_iter_init_reverse(&it, map);
+    term args[3] = {make_small(0), map, A(iterator)}, k, v;
+    size_t calls = 0, same = 0, given = 0;
+    for (bool more = true; more && calls <= n; calls++) {
+        p->reds_left = 4 * 10; /* 10 pairs a batch */
+        term batch = e->fn(p, args);
+        CU_ASSERT_FATAL(is_value(batch));
+        size_t before = given;
+        while (is_tuple(batch)) {
+            given++;
+            if (map_iter_next(&it, &k, &v) && k == tuple_element(batch, 1) && v == tuple_element(batch, 2))
+                same++;
+            batch = tuple_element(batch, 3);
+        }
+        CU_ASSERT(p->reds_left == (int32_t)(4 * (10 - (given - before)))); /* 4 a pair */
+        more = is_list(batch);
+        if (more)
+            args[0] = list_head(batch);
+        else
+            CU_ASSERT(batch == A(none));
+    }
+    CU_ASSERT(given == n && same == n && !map_iter_next(&it, &k, &v));
+    CU_ASSERT(calls == (n + 9) / 10);
+    /* A small map: one batch, in key order, ending in none. */
+    args[0] = make_small(0), args[1] = small;
+    term batch = e->fn(p, args);
+    map_iter_init(&it, small);
+    for (same = 0; is_tuple(batch) && map_iter_next(&it, &k, &v) && k == tuple_element(batch, 1);
+         batch = tuple_element(batch, 3))
+        same++;
+    CU_ASSERT(same == map_size(small) && batch == A(none));
+    heap_destroy(&p->heap);
+    free(p);
+    heap_destroy(&h);
+}
+
+/* maps:from_list/1 and from_keys/2 build in one piece but charge clause's 2
+ * pairs a reduction. */
+static void test_from_list_charges(void)
+{
+    beam_engine_init();
+    struct process *p = calloc(1, sizeof *p);
+    CU_ASSERT_FATAL(p != NULL && heap_init(&p->heap, 0, 0));
+    term pairs = NIL, keys = NIL;
+    for (int64_t i = 0; i < 2000; i++) {
+        pairs = heap_cons(&p->heap, heap_tuple2(&p->heap, make_small(i % 1500), make_small(i)), pairs);
+        keys = heap_cons(&p->heap, make_small(i), keys);
+    }
+    const struct bif_entry *from_list = bif_lookup(atom_intern_cstr("maps"), atom_intern_cstr("from_list"), 1);
+    const struct bif_entry *from_keys = bif_lookup(atom_intern_cstr("maps"), atom_intern_cstr("from_keys"), 2);
+    CU_ASSERT_FATAL(from_list && from_keys);
+    p->reds_left = CONTEXT_REDS;
+    term m = from_list->fn(p, &pairs);
+    CU_ASSERT(is_value(m) && map_size(m) == 1500 && p->reds_left == CONTEXT_REDS - 1000);
+    term args[2] = {keys, A(ok)};
+    p->reds_left = CONTEXT_REDS;
+    m = from_keys->fn(p, args);
+    CU_ASSERT(is_value(m) && map_size(m) == 2000 && p->reds_left == CONTEXT_REDS - 1000);
+    heap_destroy(&p->heap);
+    free(p);
 }
 
 /* Ended in the middle of keys/1: nothing is left. */
@@ -690,6 +806,7 @@ static CU_TestInfo tests[] = {
     {"term_to_binary spans many slices, same bytes", test_external_portions},
     {"term_to_binary errors after portions", test_external_errors},
     {"term_to_binary ended in the middle of a portion", test_external_ended_mid_portion},
+    {"external_size spans many slices, same size", test_external_size_portions},
     {"binary_to_term spans many slices, same term", test_decode_portions},
     {"binary_to_term errors after portions", test_decode_errors},
     {"binary_to_term ended in the middle of a portion", test_decode_ended_mid_portion},
@@ -697,6 +814,8 @@ static CU_TestInfo tests[] = {
     {"phash2 ended in the middle of a portion", test_phash2_ended_mid_portion},
     {"maps:keys/values/to_list span many slices, same lists", test_maps_portions},
     {"maps:values ended in the middle of a portion", test_maps_ended_mid_portion},
+    {"maps:next batches: linear, in OTP's order", test_map_iterator_batches},
+    {"maps:from_list/from_keys charge 2 pairs a reduction", test_from_list_charges},
     CU_TEST_INFO_NULL,
 };
 
