@@ -4,6 +4,7 @@
 %% with long right-hand sides, on 300,000 elements: OTP's results and
 %% orders, as hashes.
 %% gc-stress: skip (its long lists make a collection at every step too slow)
+%% policies: seeds (its size, not its paths, makes it long: see tests/golden/run.sh)
 %% sanitizers: skip (its size, not its paths, makes it long: see tests/golden/run.sh)
 -module(portioned_maps).
 -define(N, 300000).
