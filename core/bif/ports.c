@@ -9,6 +9,7 @@
 #include "bif/bif.h"
 #include "bif/bif_tables.h"
 #include "bif/bif_util.h"
+#include "rt/error_report.h"
 #include "rt/executor.h"
 #include "rt/node.h"
 #include "term/atom.h"
@@ -386,6 +387,17 @@ static term bif_port_connect(struct process *self, const term *args)
     return outcome_answer(self, ports_connect(self, args[0], args[1], false));
 }
 
+/* erts logs a command message whose data is no iodata. */
+static void report_bad_value(struct process *self, term port)
+{
+    struct port_snapshot snap;
+    bool refused;
+    if (!ports_snapshot(self->sched, port, &snap, &refused))
+        return;
+    error_report_bad_port_value(snap.name, node_system_time_ns(self));
+    ports_snapshot_free(&snap);
+}
+
 void bif_port_message(struct process *self, term port, term msg)
 {
     term connected = ports_connected(self->sched, port);
@@ -406,6 +418,8 @@ void bif_port_message(struct process *self, term port, term msg)
         if (bif_iodata_bytes(tuple_elements(request)[1], &bytes, &size)) {
             outcome = ports_command(self, port, bytes, size);
             free(bytes);
+        } else {
+            report_bad_value(self, port);
         }
     }
     if (outcome == PORT_NO_MEMORY)

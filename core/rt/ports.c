@@ -43,8 +43,10 @@
 
 /* The most one read takes, as OTP's spawn driver. */
 #define PORT_READ_BYTES 65536
-/* How often the poller looks for children to reap while some are left. */
-#define PORT_REAP_POLL_MS 5
+/* How often the poller looks for a child whose exit status a port waits
+ * for, and for the children of ended ports, while there are any. */
+#define PORT_STATUS_POLL_MS 5
+#define PORT_ORPHAN_POLL_MS 50
 
 struct port_monitor {
     term watcher;
@@ -507,7 +509,7 @@ static size_t build_poll_set_locked(struct port_state *ps, struct pollfd **fds, 
     size_t n = 0;
     (*fds)[n] = (struct pollfd){ps->wake[0], POLLIN, 0};
     (*ids)[n++] = THE_NON_VALUE;
-    *timeout = ps->orphans ? PORT_REAP_POLL_MS : -1;
+    *timeout = ps->orphans ? PORT_ORPHAN_POLL_MS : -1;
     for (struct port *p = ps->first; p && n + 2 <= *cap; p = p->next) {
         if (p->in_fd >= 0) {
             (*fds)[n] = (struct pollfd){p->in_fd, POLLIN, 0};
@@ -517,8 +519,8 @@ static size_t build_poll_set_locked(struct port_state *ps, struct pollfd **fds, 
             (*fds)[n] = (struct pollfd){p->out_fd, POLLOUT, 0};
             (*ids)[n++] = p->id;
         }
-        if (p->output_ended && !p->reaped)
-            *timeout = PORT_REAP_POLL_MS; /* waits for the status */
+        if (wants_settling(p))
+            *timeout = PORT_STATUS_POLL_MS; /* waits for its child's status */
     }
     return n;
 }
@@ -535,11 +537,11 @@ static void *poller_main(void *arg)
     struct sched *s = arg;
     struct port_state *ps = s->ports;
     uint8_t *buf = malloc(PORT_READ_BYTES);
-    struct pollfd *fds = NULL;
-    term *ids = NULL;
-    size_t cap = 0;
+    size_t cap = 16;
+    struct pollfd *fds = malloc(cap * sizeof *fds);
+    term *ids = malloc(cap * sizeof *ids);
     rt_lock(&s->exec_lock);
-    while (!ps->stop && buf) {
+    while (!ps->stop && buf && fds && ids) {
         int timeout;
         size_t n = build_poll_set_locked(ps, &fds, &ids, &cap, &timeout);
         rt_unlock(&s->exec_lock);
@@ -611,10 +613,9 @@ static int spawn_child(const struct port_spec *spec, int child_in, int child_out
         err = posix_spawn_file_actions_adddup2(&actions, child_in, in_target);
     else if (spec->use_stdio)
         err = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    /* Without `in` the child writes to the runtime's own output, as on OTP. */
     if (!err && child_out >= 0)
         err = posix_spawn_file_actions_adddup2(&actions, child_out, out_target);
-    else if (!err && spec->use_stdio)
-        err = posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
     if (!err && spec->stderr_to_stdout && child_out >= 0)
         err = posix_spawn_file_actions_adddup2(&actions, child_out, 2);
     if (!err && spec->cd)
@@ -678,17 +679,20 @@ term ports_open(struct process *self, const struct port_spec *spec, int *error)
     if (!err && ((to_child[1] >= 0 && !set_nonblocking(to_child[1])) ||
                  (from_child[0] >= 0 && !set_nonblocking(from_child[0]))))
         err = errno;
-    /* Under the mutex from the spawn on: the child is known to the port
-     * list (and so killed at the end) before anything else can look. */
-    rt_lock(&s->exec_lock);
-    if (!err && !poller_start_locked(s))
-        err = EAGAIN;
+    if (!err) {
+        rt_lock(&s->exec_lock);
+        if (!poller_start_locked(s))
+            err = EAGAIN;
+        rt_unlock(&s->exec_lock);
+    }
+    /* The spawn runs without the mutex (it takes a while); the program
+     * cannot end before the port joins the list below, since this worker
+     * still runs, so ports_stop will find its child. */
     if (!err)
         err = spawn_child(spec, to_child[0], from_child[1], &port->os_pid);
     close_fd(&to_child[0]);
     close_fd(&from_child[1]);
     if (err) {
-        rt_unlock(&s->exec_lock);
         close_fd(&to_child[1]);
         close_fd(&from_child[0]);
         port_free(port);
@@ -697,6 +701,7 @@ term ports_open(struct process *self, const struct port_spec *spec, int *error)
     }
     port->out_fd = to_child[1];
     port->in_fd = from_child[0];
+    rt_lock(&s->exec_lock);
     port->id = make_port(ps->next_number++);
     if (ps->last)
         ps->last->next = port;
