@@ -1428,7 +1428,7 @@ op_return:
     DISPATCH();
 
 op_send : {
-    term to = bif_send_destination(p, X[0], NULL), msg = X[1];
+    term to = bif_send_destination(p, X[0], X[1], NULL), msg = X[1];
     if (is_non_value(to)) {
         site.pc = I;
         goto raise_with_site;

@@ -181,10 +181,16 @@ static inline term bif_call_erlang(struct process *p, term module, term function
 
 /* A send's destination: a pid (or the pid a registered name stands for) or
  * a reference; NIL for a message that goes nowhere yet succeeds ({Name,
- * Node} for another node, *remote then true, or for a free name here);
+ * Node} for another node, *remote then true, or for a free name here, or
+ * a port: msg went to it already, bif_port_message);
  * THE_NON_VALUE with badarg recorded for anything else or a free name.
  * remote may be NULL. */
-term bif_send_destination(struct process *p, term to, bool *remote);
+term bif_send_destination(struct process *p, term to, term msg, bool *remote);
+/* Port ! Msg (bif/ports.c): {Pid, {command, Data}}, {Pid, close} (answered
+ * {Port, closed}) and {Pid, {connect, New}} (answered {Port, connected})
+ * from the connected process act; anything else ends the port with reason
+ * badsig, as on OTP. A closed port drops it. */
+void bif_port_message(struct process *p, term port, term msg);
 
 /* A proper list's length, or -1 for an improper list. */
 int64_t bif_list_length(term list);

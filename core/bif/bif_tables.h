@@ -39,5 +39,6 @@ extern const struct bif_def bif_table_prim_buffer[];
 extern const struct bif_def bif_table_zlib[];
 extern const struct bif_def bif_table_init[];
 extern const struct bif_def bif_table_kernel[];
+extern const struct bif_def bif_table_ports[];
 
 #endif

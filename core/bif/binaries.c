@@ -605,7 +605,8 @@ static term bif_iolist_to_iovec(struct process *p, const term *a)
 
 /* Data in encoding enc as UTF-8 text; false for an unknown encoding or data
  * that is not chardata of it. Binaries that are not valid UTF-8 are badarg
- * here, where OTP returns {error, Converted, Rest}. */
+ * here, where OTP returns {error, Converted, Rest} (characters_to_list/2
+ * answers so for a single binary). */
 static bool unicode_text(struct strbuf *out, term data, term enc)
 {
     if (enc == A(latin1))
@@ -615,11 +616,33 @@ static bool unicode_text(struct strbuf *out, term data, term enc)
     return false;
 }
 
+/* A binary that is not valid UTF-8 as OTP answers it: {error, Converted,
+ * Rest}, Converted the code points before the first bad sequence as a
+ * list, Rest the bytes from it on (os:cmd's output meets this). */
+static term utf8_error_list(struct process *p, term bin)
+{
+    const uint8_t *data;
+    size_t size, valid = 0;
+    uint32_t cp;
+    bif_binary_arg(bin, &data, &size);
+    for (size_t k; valid < size && (k = bif_utf8_sequence(data + valid, size - valid, &cp)) > 0;)
+        valid += k;
+    bool bad;
+    term converted = bif_utf8_list(p, data, valid, &bad);
+    term rest = is_value(converted) ? bin_from_bytes(&p->heap, data + valid, size - valid) : converted;
+    term result = is_value(rest) ? heap_tuple3(&p->heap, A(error), converted, rest) : rest;
+    return is_value(result) ? result : bif_out_of_memory(p);
+}
+
 static term bif_characters_to_list(struct process *p, const term *a)
 {
     struct strbuf text = STRBUF_INIT;
+    const uint8_t *data;
+    size_t size;
     if (!unicode_text(&text, a[0], a[1])) {
         strbuf_free(&text);
+        if ((a[1] == A(unicode) || a[1] == A(utf8)) && bif_binary_arg(a[0], &data, &size))
+            return utf8_error_list(p, a[0]);
         return bif_badarg(p);
     }
     size_t n = 0;

@@ -381,12 +381,16 @@ static term bif_halt_2(struct process *p, const term *args) { return halt_with(p
 /* A send's destination: a pid or reference to send to, or NIL when the
  * message goes nowhere and the send still succeeds, as OTP's does: {Name,
  * Node} for another node (this node is not distributed; *remote is set) or
- * for a name nobody holds here. THE_NON_VALUE with badarg recorded for
+ * for a name nobody holds here, or a port (msg went to it). THE_NON_VALUE with badarg recorded for
  * anything else, and for a bare name nobody holds. */
-term bif_send_destination(struct process *p, term to, bool *remote)
+term bif_send_destination(struct process *p, term to, term msg, bool *remote)
 {
     if (remote)
         *remote = false;
+    if (is_port(to)) {
+        bif_port_message(p, to, msg);
+        return NIL;
+    }
     if (is_pid(to) || is_ref(to)) /* a reference: an alias, or dropped */
         return to;
     if (is_tuple(to) && tuple_arity(to) == 2 && is_atom(tuple_elements(to)[0]) && is_atom(tuple_elements(to)[1])) {
@@ -421,7 +425,7 @@ static term send_resolved(struct process *p, term to, term msg, term value)
 
 static term bif_send(struct process *p, const term *args)
 {
-    term to = bif_send_destination(p, args[0], NULL);
+    term to = bif_send_destination(p, args[0], args[1], NULL);
     if (is_non_value(to))
         return to;
     return send_resolved(p, to, args[1], args[1]);
@@ -445,7 +449,7 @@ static term bif_send_3(struct process *p, const term *args)
     }
     if (l != NIL)
         return bif_badarg_cause(p, A(badopt));
-    term to = bif_send_destination(p, args[0], &remote);
+    term to = bif_send_destination(p, args[0], args[1], &remote);
     if (is_non_value(to))
         return to;
     if (remote && noconnect)

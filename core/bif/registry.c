@@ -44,6 +44,7 @@ static const struct bif_def *const bif_tables[] = {
     bif_table_zlib,
     bif_table_init,
     bif_table_kernel,
+    bif_table_ports,
 };
 
 #define BIF_SLOTS 2048 /* a power of two, well above the number of builtins */

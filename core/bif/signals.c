@@ -13,6 +13,7 @@
 #include "rt/executor.h"
 #include "rt/message.h"
 #include "rt/names.h"
+#include "rt/ports.h"
 #include "rt/suspend.h"
 #include "term/atom.h"
 
@@ -42,7 +43,9 @@ static term bif_link(struct process *self, const term *args)
         return bif_badarg(self);
     if (to == self->pid)
         return A(true);
-    enum signal_outcome linked = is_pid(to) ? signals_link(self, to) : SIGNAL_NO_PROCESS; /* no port is open */
+    enum signal_outcome linked = is_pid(to)              ? signals_link(self, to)
+                                 : ports_link(self, to) ? SIGNAL_DONE
+                                                        : SIGNAL_NO_PROCESS;
     if (linked != SIGNAL_NO_PROCESS)
         return linked == SIGNAL_DONE ? A(true) : host_refused(self, "out of memory for a link");
     /* OTP's local link/1 to an ended process. */
@@ -56,7 +59,10 @@ static term bif_unlink(struct process *self, const term *args)
     term to = args[0];
     if (!is_pid(to) && !is_port(to))
         return bif_badarg(self);
-    signals_unlink(self, to);
+    if (is_port(to))
+        ports_unlink(self, to);
+    else
+        signals_unlink(self, to);
     return A(true);
 }
 
@@ -107,8 +113,8 @@ static term monitor_process(struct process *self, term item, term tag, int alias
     return is_value(sent) ? ref : sent;
 }
 
-/* No port is ever open: a port monitor's 'DOWN' comes at once. A name
- * that stands for a process is badarg, as a pid is. */
+/* A port that is not open (or a name: no port has one) gets its 'DOWN'
+ * at once. A name that stands for a process is badarg, as a pid is. */
 static term monitor_port(struct process *self, term item)
 {
     term name = THE_NON_VALUE;
@@ -120,6 +126,8 @@ static term monitor_port(struct process *self, term item)
     term object = is_value(name) ? heap_tuple2(&self->heap, name, A(nonode_at_nohost)) : item;
     if (is_non_value(ref) || is_non_value(object))
         return bif_out_of_memory(self);
+    if (is_port(item) && ports_monitor(self, item, ref))
+        return ref;
     term sent = send_noproc_down(self, A(DOWN), ref, A(port), object);
     return is_value(sent) ? ref : sent;
 }
@@ -167,7 +175,7 @@ static term demonitor(struct process *self, term ref, bool flush, bool info)
 {
     if (!is_ref(ref))
         return bif_badarg(self);
-    bool active = signals_demonitor(self, ref);
+    bool active = signals_demonitor(self, ref) || ports_demonitor(self, ref);
     if (flush && !active) {
         /* Its message may be among the arrivals still. */
         if (!message_take_all_arrivals(self)) {
@@ -210,10 +218,13 @@ static term signal_exit(struct process *self, struct process *q, term reason)
 static term bif_exit_2(struct process *self, const term *args)
 {
     term to = args[0], reason = args[1];
-    /* The seed: a reference destination does nothing, even an alias; no
-     * port is open. */
-    if (is_ref(to) || is_port(to))
+    /* The seed: a reference destination does nothing, even an alias. */
+    if (is_ref(to))
         return A(true);
+    if (is_port(to)) {
+        ports_exit(self, to, reason);
+        return A(true);
+    }
     if (!is_pid(to))
         return bif_badarg(self);
     if (to == self->pid) {

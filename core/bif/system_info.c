@@ -1,10 +1,9 @@
 /*
  * system_info.c — what the node is: system_info/1 for the items that mean
- * something to a single node that runs no ports, ETS tables or dirty
- * schedulers, system_flag/2 for the flags clause can honour, memory/0,1.
+ * something to a single node that runs no dirty schedulers, system_flag/2 for the flags clause can honour, memory/0,1.
  *
  * Items answer in OTP 25's shapes. Where clause has no such thing, the
- * answer is what OTP gives for its absence: no ports (port_count 0), no
+ * answer is what OTP gives for its absence: no
  * dirty schedulers (0), no async threads (thread_pool_size 0). Unknown
  * items and flags are badarg, as OTP.
  */
@@ -14,6 +13,7 @@
 #include "bif/bif_util.h"
 #include "rt/executor.h"
 #include "rt/node.h"
+#include "rt/ports.h"
 #include "term/atom.h"
 #include "term/heap.h"
 #include "term/map.h"
@@ -174,7 +174,7 @@ static term bif_system_info(struct process *p, const term *args)
         return cpu_count(cpus_available());
     if (atom_text_is(item, "dirty_cpu_schedulers") || atom_text_is(item, "dirty_cpu_schedulers_online") ||
         atom_text_is(item, "dirty_io_schedulers") || atom_text_is(item, "thread_pool_size") ||
-        atom_text_is(item, "port_count") || atom_text_is(item, "creation") || atom_text_is(item, "trace_control_word"))
+        atom_text_is(item, "creation") || atom_text_is(item, "trace_control_word"))
         return make_small(0);
     if (atom_text_is(item, "multi_scheduling"))
         return atom_named("enabled");
@@ -198,6 +198,8 @@ static term bif_system_info(struct process *p, const term *args)
         return make_small(atom_count());
     if (atom_text_is(item, "atom_limit"))
         return make_small(ATOM_TABLE_LIMIT);
+    if (atom_text_is(item, "port_count"))
+        return make_small((int64_t)ports_count(p->sched));
     if (atom_text_is(item, "port_limit"))
         return make_small(PORT_LIMIT);
     if (atom_text_is(item, "wordsize"))

@@ -20,5 +20,8 @@
 
 /* system_time_ns: the time of the report's header (node_system_time_ns). */
 void error_report_exit_value(term pid, term reason, int64_t system_time_ns);
+/* The report of a {command, Data} message to a port whose data is no
+ * iodata, as erts logs it (the port then ends with badsig). */
+void error_report_bad_port_value(const char *port_name, int64_t system_time_ns);
 
 #endif

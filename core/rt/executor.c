@@ -22,6 +22,7 @@
 #include "rt/aliases.h"
 #include "rt/ets_table.h"
 #include "rt/io_thread.h"
+#include "rt/ports.h"
 #include "rt/names.h"
 #include "rt/resources.h"
 #include "rt/sched_profile.h"
@@ -290,7 +291,8 @@ struct sched *sched_create(const struct sched_config *config, const char **error
         ck_epoch_register(&s->epoch, &w->epoch_record, NULL);
     }
     if (!proc_table_init(&s->table, &s->epoch, 1024) || !persistent_init(&s->persistent, &s->epoch) ||
-        !(s->ets = ets_registry_new()) || !(s->io = io_state_new())) {
+        !(s->ets = ets_registry_new()) || !(s->io = io_state_new()) ||
+        !(s->ports = ports_state_new())) {
         *error = "out of memory";
         sched_destroy(s);
         return NULL;
@@ -1451,12 +1453,14 @@ int sched_run(struct sched *s, term main_pid)
         pthread_join(s->timer_thread, NULL);
     }
     io_thread_stop(s);
+    ports_stop(s);
     return s->exit_status;
 }
 
 void sched_destroy(struct sched *s)
 {
     io_thread_stop(s); /* sched_run stopped it, unless it never ran */
+    ports_stop(s);
     /* Every worker has stopped: what is left in the table (queued, waiting)
      * is released without running further. The queues are emptied first, so
      * that no policy holds a freed process. */
@@ -1509,6 +1513,7 @@ void sched_destroy(struct sched *s)
     sched_profile_free(s);
     sched_trace_free(s);
     io_state_free(s->io);
+    ports_state_free(s->ports);
     free(s->metrics);
     free(s->policy_blocks);
     free(s->policy_shared);

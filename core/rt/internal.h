@@ -162,6 +162,7 @@ struct sched {
     uint64_t since_last_seen[NODE_SINCE_ITEMS];
     struct ets_registry *ets; /* the node's ETS tables (ets_table.c), its own locks */
     struct io_state *io;      /* standard input and the I/O servers (io_thread.c), its own locks */
+    struct port_state *ports; /* ports to external programs (ports.c), executor mutex */
     uint64_t start_stamp;     /* profile_stamp read with start_ns: converts slice ticks to ns */
 
     /* erlang:system_monitor (sysmon.c): set under the executor mutex; the

@@ -10,6 +10,7 @@
 #include "rt/ets_table.h"
 #include "rt/message.h"
 #include "rt/names.h"
+#include "rt/ports.h"
 #include "rt/suspend.h"
 #include "term/atom.h"
 #include "term/copy.h"
@@ -471,6 +472,7 @@ static void finish_one_locked(struct sched *s, struct worker *w, struct process 
         ok = ok && send_down_locked(s, w->id, m, p->exit_reason);
         monitor_free(m);
     }
+    ports_process_ended_locked(s, w, p); /* its ports close, its port links and monitors go */
     if (p->holds > 0) {
         /* Holders will look at it when they let go: the last one frees it. */
         p->release_when_unheld = true;
@@ -517,8 +519,9 @@ bool signals_exit_locked(struct sched *s, struct worker *w, struct process *targ
                          bool untrappable)
 {
     struct ending e = {NULL, NULL};
-    bool ok = send_exit_locked(s, w->id, target, from, reason, untrappable, &e);
-    finish_all_locked(s, w, &e);
+    bool ok = send_exit_locked(s, w ? w->id : NOT_A_WORKER, target, from, reason, untrappable, &e);
+    if (w)
+        finish_all_locked(s, w, &e); /* without a worker the reason is normal: nothing ended */
     return ok;
 }
 

@@ -57,10 +57,11 @@ bool signals_monitor_locked(struct process *watcher, struct process *target, ter
 /* Ends watcher's monitor `ref`: true when it was active. */
 bool signals_demonitor_locked(struct process *watcher, term ref);
 
-/* An exit signal from `from` (a pid) with reason (a term readable now) to
- * target, which is not the sender. untrappable: exit/2's kill. Acts at once
- * unless target runs on another worker; ended processes are finished and
- * queued on w's released list. False when a heap refused the reason or the
+/* An exit signal from `from` (a pid or port) with reason (a term readable
+ * now) to target, which is not the sender. untrappable: exit/2's kill. Acts
+ * at once unless target runs on another worker; ended processes are
+ * finished and queued on w's released list. w is NULL on a thread that is
+ * no worker (the ports' poller), which sends only reason normal. False when a heap refused the reason or the
  * 'EXIT' message (a runtime failure, already reported). */
 bool signals_exit_locked(struct sched *s, struct worker *w, struct process *target, term from, term reason,
                          bool untrappable);
