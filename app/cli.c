@@ -235,7 +235,10 @@ static int run_beam(const struct clause_options *options, struct sched *s, const
         return EXIT_RUNTIME_FAILURE;
     }
     for (int i = options->program_argc; i-- > 0 && is_value(args);) {
-        term arg = heap_string(&scratch, options->program_argv[i], strlen(options->program_argv[i]));
+        const char *text = options->program_argv[i];
+        term *chars = malloc((strlen(text) + 1) * sizeof *chars);
+        term arg = chars ? heap_list_from_array(&scratch, chars, heap_os_chars(text, chars)) : THE_NON_VALUE;
+        free(chars);
         args = is_value(arg) ? heap_cons(&scratch, arg, args) : arg;
     }
     sched_set_engine(s, cs);

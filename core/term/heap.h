@@ -132,6 +132,11 @@ term heap_float(heap_t *h, double d);
 term heap_string(heap_t *h, const char *s, size_t n);
 /* A list of n terms, in order. */
 term heap_list_from_array(heap_t *h, const term *elems, size_t n);
+/* The characters of a NUL-terminated string the OS gave (a command-line
+ * argument, an environment variable) as small integers into out (room for
+ * strlen(s)): its code points when it is UTF-8 throughout, else its bytes,
+ * each a Latin-1 character. Returns how many. */
+size_t heap_os_chars(const char *s, term *out);
 
 /* A proper list built front to back, one cell appended at a time. */
 struct list_builder {
