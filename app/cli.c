@@ -246,8 +246,7 @@ static int run_beam(const struct clause_options *options, struct sched *s, const
      * logger), started when first asked for. */
     if (!beam_services_install(s) || !bif_io_servers_install(s) || !bif_kernel_install(s))
         args = THE_NON_VALUE; /* memory refused: reported below */
-    term main_pid =
-        is_value(args) ? beam_spawn(s, NULL, cs, program->name, main_atom, &args, 1) : THE_NON_VALUE;
+    term main_pid = is_value(args) ? beam_spawn(s, NULL, cs, program->name, main_atom, &args, 1) : THE_NON_VALUE;
     heap_destroy(&scratch);
     if (is_non_value(main_pid)) {
         fprintf(stderr, "clause: out of memory starting the program\n");

@@ -107,8 +107,8 @@ void heap_shrink_last(heap_t *h, term *alloc_start, size_t alloc_words, size_t k
 static inline bool heap_wants_gc(const heap_t *h)
 {
     bool may_grow = h->max_words == 0 || heap_block_words(h) < h->max_words;
-    return h->frags != NULL || h->gc_requested ||
-           (may_grow && (size_t)(h->end - h->top) < heap_block_words(h) / 8) || h->off_heap_bytes > h->bin_vheap_limit;
+    return h->frags != NULL || h->gc_requested || (may_grow && (size_t)(h->end - h->top) < heap_block_words(h) / 8) ||
+           h->off_heap_bytes > h->bin_vheap_limit;
 }
 
 /* True when p points into the block or one of the fragments. */
