@@ -97,7 +97,7 @@ build/version.h: FORCE
 	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 $(MODES:%=build/%/app/cli.o): build/version.h
 
-.PHONY: FORCE all install deps deps-fuzz run test test-build check-layers test-layers test-rel test-asan host-rel host-asan golden-rel golden-asan golden-stress goldens profile-check trace-check schedule-check test-symbols tsan bench fuzz fuzz-build fuzz-loader fuzz-etf fuzz-options fuzz-io_format format format-check clean
+.PHONY: FORCE all install deps deps-fuzz run test test-build check-layers test-layers test-rel test-asan host-rel host-asan golden-rel golden-asan golden-stress goldens profile-check trace-check schedule-check limits-check soak-check test-symbols tsan bench fuzz fuzz-build fuzz-loader fuzz-etf fuzz-options fuzz-io_format format format-check clean
 .DEFAULT_GOAL := all
 
 PREFIX ?= /usr/local
@@ -226,7 +226,7 @@ bench: build/rel/clause
 	experiments/bench_portions.sh
 	experiments/bench_idioms.sh
 
-test: check-layers test-layers test-build test-rel test-asan test-symbols golden-rel golden-asan golden-stress profile-check trace-check schedule-check test-experiments
+test: check-layers test-layers test-build test-rel test-asan test-symbols golden-rel golden-asan golden-stress profile-check trace-check schedule-check limits-check soak-check test-experiments
 
 # Everything make test runs, built first with one compiler per CPU; the
 # steps after it then run one at a time, in order.
@@ -310,6 +310,17 @@ trace-check: build/rel/clause
 # and replayed; bad input is refused (about 30 s on 2 CPUs).
 schedule-check: build/rel/clause
 	tests/schedule/check.py build/rel/clause
+
+# Exhaustion and limits (README's "Limits" table): each case's line and
+# status, memory cases under a small ulimit -v (about 20 s on 2 CPUs;
+# tests/limits/check.py CLAUSE --full runs the table's full sizes).
+limits-check: build/rel/clause
+	tests/limits/check.py build/rel/clause
+
+# A 30-second soak under erts and global_fifo at once
+# (experiments/soak.sh): resident size flat, accounting balanced.
+soak-check: build/rel/clause
+	experiments/soak.sh 0.5
 
 # Every golden under SOAK_SEEDS seeds (default 1000) of random and of pct
 # for each seed policy, one run per CPU; reports each failure with the

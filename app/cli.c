@@ -214,6 +214,18 @@ static int run_beam(const struct clause_options *options, struct sched *s, const
         code_server_free(cs);
         return EXIT_LOAD_FAILURE;
     }
+    /* A program without main/1 would end in undef before doing anything:
+     * escript names the function in its first line, and so does clause. */
+    term main_atom = atom_intern_cstr("main");
+    struct beam_export *entry = code_export(cs, program->name, main_atom, 1);
+    if (entry && !code_export_entry(entry)) {
+        size_t len;
+        const char *module = atom_text(program->name, &len);
+        fprintf(stderr, "clause: exception error: undefined function %.*s:main/1\n", (int)len, module);
+        sched_destroy(s);
+        code_server_free(cs);
+        return BEAM_UNCAUGHT_STATUS;
+    }
     /* Args: a list of strings, built on a scratch heap and copied. */
     heap_t scratch;
     term args = NIL;
@@ -223,7 +235,10 @@ static int run_beam(const struct clause_options *options, struct sched *s, const
         return EXIT_RUNTIME_FAILURE;
     }
     for (int i = options->program_argc; i-- > 0 && is_value(args);) {
-        term arg = heap_string(&scratch, options->program_argv[i], strlen(options->program_argv[i]));
+        const char *text = options->program_argv[i];
+        term *chars = malloc((strlen(text) + 1) * sizeof *chars);
+        term arg = chars ? heap_list_from_array(&scratch, chars, heap_os_chars(text, chars)) : THE_NON_VALUE;
+        free(chars);
         args = is_value(arg) ? heap_cons(&scratch, arg, args) : arg;
     }
     sched_set_engine(s, cs);
@@ -231,8 +246,7 @@ static int run_beam(const struct clause_options *options, struct sched *s, const
      * logger), started when first asked for. */
     if (!beam_services_install(s) || !bif_io_servers_install(s) || !bif_kernel_install(s))
         args = THE_NON_VALUE; /* memory refused: reported below */
-    term main_pid =
-        is_value(args) ? beam_spawn(s, NULL, cs, program->name, atom_intern_cstr("main"), &args, 1) : THE_NON_VALUE;
+    term main_pid = is_value(args) ? beam_spawn(s, NULL, cs, program->name, main_atom, &args, 1) : THE_NON_VALUE;
     heap_destroy(&scratch);
     if (is_non_value(main_pid)) {
         fprintf(stderr, "clause: out of memory starting the program\n");

@@ -286,7 +286,9 @@ static struct beam_module *adopt_locked(struct code_server *cs, struct beam_modu
                                         char *error, size_t error_len)
 {
     if (is_value(expected) && m->name != expected) {
-        snprintf(error, error_len, "%s: holds another module", path);
+        size_t len;
+        const char *held = atom_text(m->name, &len);
+        snprintf(error, error_len, "%s: holds module %.*s, not the file's name", path, (int)len, held);
         beam_module_free(m);
         return NULL;
     }

@@ -34,22 +34,6 @@ static bool string_arg(term list, struct strbuf *out)
     return true;
 }
 
-/* Whether s is valid UTF-8 throughout. */
-static bool valid_utf8(const unsigned char *s)
-{
-    while (*s) {
-        unsigned char c = *s;
-        size_t k = c < 0x80 ? 0 : (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2 : (c & 0xF8) == 0xF0 ? 3 : 4;
-        if (k == 4 || (k == 1 && c < 0xC2))
-            return false;
-        s++;
-        for (size_t i = 0; i < k; i++, s++)
-            if ((*s & 0xC0) != 0x80)
-                return false;
-    }
-    return true;
-}
-
 /* The string s as a list of code points (UTF-8, or bytes when it is not
  * valid UTF-8); THE_NON_VALUE when the heap refused. */
 static term string_term(struct process *p, const char *s)
@@ -58,15 +42,7 @@ static term string_term(struct process *p, const char *s)
     term *cps = malloc((len ? len : 1) * sizeof *cps);
     if (!cps)
         return THE_NON_VALUE;
-    size_t n = 0;
-    const unsigned char *c = (const unsigned char *)s;
-    if (valid_utf8(c)) {
-        while (*c)
-            cps[n++] = make_small(bif_next_utf8(&c));
-    } else {
-        for (; *c; c++)
-            cps[n++] = make_small(*c);
-    }
+    size_t n = heap_os_chars(s, cps);
     term list = bif_make_list(p, cps, n);
     free(cps);
     return list;

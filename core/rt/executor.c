@@ -1457,6 +1457,15 @@ int sched_run(struct sched *s, term main_pid)
     return s->exit_status;
 }
 
+/* proc_table_drain's visitor at shutdown: a process that never ended. */
+static bool release_left(uint64_t pid, struct process *p, void *arg)
+{
+    (void)pid;
+    (void)arg;
+    release_process(NULL, p);
+    return true;
+}
+
 void sched_destroy(struct sched *s)
 {
     io_thread_stop(s); /* sched_run stopped it, unless it never ran */
@@ -1472,18 +1481,7 @@ void sched_destroy(struct sched *s)
     ets_registry_free(s->ets);
     s->ets = NULL;
     aliases_destroy(s);
-    struct proc_table_entry *left = NULL;
-    size_t n = 0;
-    if (!proc_table_snapshot(&s->table, &left, &n)) {
-        fputs("clause: out of memory releasing processes\n", stderr);
-        abort();
-    }
-    for (size_t i = 0; i < n; i++) {
-        struct process *p = left[i].proc;
-        proc_table_erase(&s->table, left[i].pid);
-        release_process(NULL, p);
-    }
-    free(left);
+    proc_table_drain(&s->table, release_left, NULL);
     signals_destroy(s);
     bif_timers_destroy(s);
     /* Run what every record still has pending (ended contexts, replaced

@@ -399,3 +399,17 @@ bool proc_table_snapshot(struct proc_table *t, struct proc_table_entry **entries
     pthread_mutex_unlock(&t->lock);
     return ok;
 }
+
+void proc_table_drain(struct proc_table *t, proc_table_visit_fn *visit, void *arg)
+{
+    struct proc_array *a = atomic_load_explicit(&t->array, memory_order_relaxed);
+    for (size_t i = 0; i <= a->mask; i++) {
+        struct proc_slot *s = &a->slots[i];
+        struct process *p = atomic_load_explicit(&s->proc, memory_order_relaxed);
+        if (!p)
+            continue;
+        atomic_store_explicit(&s->proc, NULL, memory_order_relaxed);
+        atomic_store_explicit(&t->live, atomic_load_explicit(&t->live, memory_order_relaxed) - 1, memory_order_relaxed);
+        visit(atomic_load_explicit(&s->pid, memory_order_relaxed), p, arg);
+    }
+}

@@ -131,4 +131,10 @@ bool proc_table_foreach(struct proc_table *t, proc_table_visit_fn *visit, void *
  * of memory. */
 bool proc_table_snapshot(struct proc_table *t, struct proc_table_entry **entries, size_t *count);
 
+/* Single-threaded, every other user stopped. Erases each live process and
+ * then calls visit with it (its return value is ignored), in slot order, so
+ * that visit may free it; allocates nothing, so shutdown can release every
+ * process after memory ran out. */
+void proc_table_drain(struct proc_table *t, proc_table_visit_fn *visit, void *arg);
+
 #endif

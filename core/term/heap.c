@@ -203,6 +203,43 @@ term heap_string(heap_t *h, const char *s, size_t n)
     return make_list(p);
 }
 
+/* Whether s is UTF-8 throughout: each lead byte followed by its
+ * continuation bytes (0xC0 and 0xC1 lead only overlong forms). */
+static bool os_text_is_utf8(const unsigned char *s)
+{
+    while (*s) {
+        unsigned char c = *s;
+        size_t k = c < 0x80 ? 0 : (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2 : (c & 0xF8) == 0xF0 ? 3 : 4;
+        if (k == 4 || (k == 1 && c < 0xC2))
+            return false;
+        s++;
+        for (size_t i = 0; i < k; i++, s++)
+            if ((*s & 0xC0) != 0x80)
+                return false;
+    }
+    return true;
+}
+
+size_t heap_os_chars(const char *s, term *out)
+{
+    const unsigned char *c = (const unsigned char *)s;
+    size_t n = 0;
+    if (!os_text_is_utf8(c)) {
+        for (; *c; c++)
+            out[n++] = make_small(*c);
+        return n;
+    }
+    while (*c) {
+        uint32_t lead = *c++;
+        size_t more = lead < 0x80 ? 0 : lead >= 0xF0 ? 3 : lead >= 0xE0 ? 2 : 1;
+        uint32_t cp = more == 0 ? lead : lead & (0x3F >> more);
+        for (size_t i = 0; i < more; i++)
+            cp = cp << 6 | (*c++ & 0x3F);
+        out[n++] = make_small(cp);
+    }
+    return n;
+}
+
 term heap_export_fun(heap_t *h, term module, term function, unsigned arity)
 {
     term *p = heap_alloc(h, 1 + EXPORT_WORDS);

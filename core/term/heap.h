@@ -99,11 +99,15 @@ static inline term *heap_alloc(heap_t *h, size_t words)
 void heap_shrink_last(heap_t *h, term *alloc_start, size_t alloc_words, size_t keep_words);
 
 /* True when the heap would profit from a collection at the next safepoint:
- * fragments exist, the block is nearly full, or off-heap binaries passed
- * the virtual binary heap's limit. */
+ * fragments exist, the block is nearly full and may still grow, or
+ * off-heap binaries passed the virtual binary heap's limit. A block at the
+ * cap (--max-heap) is collected only once it is full: a collection cannot
+ * grow it, and one at every safepoint while it stays nearly full copied the
+ * live words each time (building a 4 MB list under --max-heap 4M took 70 s). */
 static inline bool heap_wants_gc(const heap_t *h)
 {
-    return h->frags != NULL || h->gc_requested || (size_t)(h->end - h->top) < heap_block_words(h) / 8 ||
+    bool may_grow = h->max_words == 0 || heap_block_words(h) < h->max_words;
+    return h->frags != NULL || h->gc_requested || (may_grow && (size_t)(h->end - h->top) < heap_block_words(h) / 8) ||
            h->off_heap_bytes > h->bin_vheap_limit;
 }
 
@@ -132,6 +136,11 @@ term heap_float(heap_t *h, double d);
 term heap_string(heap_t *h, const char *s, size_t n);
 /* A list of n terms, in order. */
 term heap_list_from_array(heap_t *h, const term *elems, size_t n);
+/* The characters of a NUL-terminated string the OS gave (a command-line
+ * argument, an environment variable) as small integers into out (room for
+ * strlen(s)): its code points when it is UTF-8 throughout, else its bytes,
+ * each a Latin-1 character. Returns how many. */
+size_t heap_os_chars(const char *s, term *out);
 
 /* A proper list built front to back, one cell appended at a time. */
 struct list_builder {

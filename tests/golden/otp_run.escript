@@ -9,6 +9,8 @@
 %%
 %% REASON being the raw reason (the thrown term, the exit reason, the error
 %% term; no stack trace) as io:format's ~p prints it after that prefix.
+%% A module that does not export main/1 gets, instead, escript's first line
+%% for that undef, "clause: exception error: undefined function M:main/1".
 %% main/1 runs in a process of its own, so that an exit signal ending it is
 %% seen here as it ends clause's main process.
 %%
@@ -24,6 +26,10 @@ main([Dir, Module | Args]) ->
     ok = logger:add_handler(default, logger_std_h, Kept#{config => #{type => standard_error}}),
     true = code:add_patha(Dir),
     M = list_to_atom(Module),
+    %% A module without main/1: escript's first line for that undef, which
+    %% names the function, and its status.
+    _ = code:ensure_loaded(M),
+    erlang:function_exported(M, main, 1) orelse no_main(M),
     {Pid, Ref} = spawn_monitor(fun() -> run(M, Args) end),
     receive
         {'DOWN', Ref, process, Pid, normal} ->
@@ -41,6 +47,10 @@ run(M, Args) ->
             report(Class, Reason),
             finish(127)
     end.
+
+no_main(M) ->
+    io:format(standard_error, "clause: exception error: undefined function ~w:main/1~n", [M]),
+    finish(127).
 
 %% io_lib's ~p starts where the text before it ends, as clause's does.
 report(Class, Reason) ->

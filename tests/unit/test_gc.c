@@ -746,7 +746,11 @@ static void test_cap(void)
     CU_ASSERT(list_is(root, 600));
     CU_ASSERT_EQUAL(heap_used_words(&h), 1200);
     CU_ASSERT_EQUAL(heap_block_words(&h), 2000);
-    CU_ASSERT_PTR_NOT_NULL(heap_alloc(&h, 800));
+    /* A block at the cap, more than 7/8 full, does not ask for a collection
+     * at safepoints (one cannot grow it): only a full block collects. */
+    CU_ASSERT_PTR_NOT_NULL(heap_alloc(&h, 700));
+    CU_ASSERT_FALSE(heap_wants_gc(&h));
+    CU_ASSERT_PTR_NOT_NULL(heap_alloc(&h, 100));
     CU_ASSERT_PTR_NULL(heap_alloc(&h, 1));
     CU_ASSERT_EQUAL(h.failure, HEAP_FAIL_CAP);
 
@@ -758,6 +762,13 @@ static void test_cap(void)
     CU_ASSERT_EQUAL(root, saved_root);
     CU_ASSERT_EQUAL(h.top, saved_top);
     CU_ASSERT(list_is(root, 600));
+    heap_destroy(&h);
+
+    /* Without a cap, a nearly full block asks for one: it may grow. */
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    CU_ASSERT_FALSE(heap_wants_gc(&h));
+    CU_ASSERT_PTR_NOT_NULL(heap_alloc(&h, heap_block_words(&h) - heap_block_words(&h) / 16));
+    CU_ASSERT_TRUE(heap_wants_gc(&h));
     heap_destroy(&h);
 
     /* Without a cap, a request no host can meet is out of memory. */

@@ -420,8 +420,53 @@ static void test_epoch_retire(void)
     ck_epoch_unregister(&rec);
 }
 
+/* drain_visit's record: each pid seen once, already erased when seen. */
+struct drain_log {
+    struct proc_table *t;
+    unsigned seen[64];
+    bool erased_first;
+};
+
+static bool drain_visit(uint64_t pid, struct process *p, void *arg)
+{
+    struct drain_log *log = arg;
+    if (proc_table_lookup(log->t, pid) != NULL || as_fake(p)->pid != pid)
+        log->erased_first = false;
+    if (pid < 64)
+        log->seen[pid]++;
+    return false; /* ignored: drain visits every process */
+}
+
+/* Shutdown's drain empties the table, visiting each live process once (not
+ * the erased ones) after erasing it, and allocates nothing. */
+static void test_drain(void)
+{
+    ck_epoch_t epoch;
+    ck_epoch_init(&epoch);
+    struct proc_table t;
+    CU_ASSERT_FATAL(proc_table_init(&t, &epoch, 16));
+    static struct fake_proc procs[40];
+    for (int i = 0; i < 40; i++) {
+        procs[i].pid = proc_table_next_pid(&t);
+        CU_ASSERT_TRUE(proc_table_insert(&t, procs[i].pid, as_proc(&procs[i]), NULL));
+    }
+    for (int i = 0; i < 40; i += 4)
+        CU_ASSERT_TRUE(proc_table_erase(&t, procs[i].pid));
+    struct drain_log log = {.t = &t, .erased_first = true};
+    proc_table_drain(&t, drain_visit, &log);
+    CU_ASSERT_TRUE(log.erased_first);
+    CU_ASSERT_EQUAL(proc_table_count(&t), 0);
+    for (int i = 0; i < 40; i++)
+        CU_ASSERT_EQUAL(log.seen[procs[i].pid], i % 4 == 0 ? 0u : 1u);
+    proc_table_drain(&t, drain_visit, &log); /* empty: nothing visited */
+    for (int i = 0; i < 40; i++)
+        CU_ASSERT_TRUE(log.seen[procs[i].pid] <= 1);
+    proc_table_destroy(&t);
+}
+
 static CU_TestInfo tests[] = {
     {"basics", test_basics},
+    {"drain at shutdown", test_drain},
     {"rejected inserts", test_rejected_inserts},
     {"pids never reused", test_pids_never_reused},
     {"tombstones and rebuilds", test_tombstones_and_rebuilds},
