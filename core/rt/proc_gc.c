@@ -56,8 +56,7 @@ enum heap_failure proc_collect(struct process *p, size_t need, term *registers, 
                            heap_used_words(&p->heap));
     }
     if (result == HEAP_OK) {
-        /* After a collection every used word is a live one it moved. */
-        size_t reds = heap_used_words(&p->heap) / GC_MOVED_WORDS_PER_RED;
+        size_t reds = p->heap.moved_words / GC_MOVED_WORDS_PER_RED;
         p->reds_left -= reds < 1 ? 1 : reds > CONTEXT_REDS ? CONTEXT_REDS : (int32_t)reds;
         cursor.next = 0;
         mailbox_for_each_payload(&p->mailbox, scatter, &cursor);
