@@ -52,8 +52,7 @@ enum heap_failure proc_collect(struct process *p, size_t need, term *registers, 
     if (long_gc && result == HEAP_OK) {
         uint64_t ms = (sched_clock_ns() - started) / 1000000u;
         if (ms > long_gc)
-            sysmon_long_gc(p, ms, heap_block_words(&p->heap), p->heap.frag_words, stack_used,
-                           heap_used_words(&p->heap));
+            sysmon_long_gc(p, ms, stack_used);
     }
     if (result == HEAP_OK) {
         size_t reds = p->heap.moved_words / GC_MOVED_WORDS_PER_RED;
