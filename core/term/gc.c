@@ -288,11 +288,11 @@ static bool measure_live(const struct from_space *fs, const struct gc_root_range
 
 struct cheney {
     const struct from_space *fs;
-    term *top;             /* next free word of the young to-space */
-    uintptr_t mature_lo;   /* young block words promoted (minor: below high water; full: none) */
+    term *top;           /* next free word of the young to-space */
+    uintptr_t mature_lo; /* young block words promoted (minor: below high water; full: none) */
     size_t mature_bytes;
-    term *old_top;         /* next free word of the old block (minor) */
-    uintptr_t young_lo;    /* the young to-space, for the promoted words that refer to it */
+    term *old_top;      /* next free word of the old block (minor) */
+    uintptr_t young_lo; /* the young to-space, for the promoted words that refer to it */
     size_t young_bytes;
 };
 
@@ -537,8 +537,7 @@ static void prune_remembered(heap_t *h)
 /* Ends a collection that copied live young words into `to` (to_size words)
  * from fs: resizes the young block, frees from-space, installs the block. */
 static void finish(heap_t *h, struct from_space *fs, term *to, size_t to_size, size_t live, size_t need,
-                   size_t old_block, const struct gc_root_range *roots, size_t nroots, bool may_move,
-                   bool full_sweep)
+                   size_t old_block, const struct gc_root_range *roots, size_t nroots, bool may_move, bool full_sweep)
 {
     size_t want = block_size(h, old_block, live + need);
     if (want != to_size && may_move) {
@@ -618,8 +617,8 @@ static enum heap_failure minor_collection(heap_t *h, size_t need, const struct g
         h->old_end = new_old + new_old_words;
     }
     term *promoted = h->old_top;
-    struct cheney c = {&fs, to, (uintptr_t)h->start, mature * sizeof(term), promoted, (uintptr_t)to,
-                       to_size * sizeof(term)};
+    struct cheney c = {
+        &fs, to, (uintptr_t)h->start, mature * sizeof(term), promoted, (uintptr_t)to, to_size * sizeof(term)};
     fix_roots(&c, roots, nroots);
     size_t remembered = h->remembered_len;
     for (size_t i = 0; i < remembered; i++)

@@ -53,29 +53,29 @@ struct heap_fragment {
 };
 
 typedef struct heap {
-    term *start, *top, *end;     /* the young block */
-    term *high_water;            /* young block words below it survived a collection */
-    struct heap_fragment *frags; /* newest first; all young */
-    size_t frag_words;           /* words allocated in fragments */
+    term *start, *top, *end;             /* the young block */
+    term *high_water;                    /* young block words below it survived a collection */
+    struct heap_fragment *frags;         /* newest first; all young */
+    size_t frag_words;                   /* words allocated in fragments */
     term *old_start, *old_top, *old_end; /* the old generation; NULL until a promotion */
-    size_t min_words;            /* the block never shrinks below this */
-    size_t max_words;            /* cap on words held; 0 = no cap */
-    term *mso;                   /* first young ProcBin, chained (binary.h) */
-    size_t off_heap_bytes;       /* bytes of off-heap binaries the young ProcBins refer to */
-    term *old_mso;               /* first old ProcBin, chained */
-    size_t old_off_heap_bytes;   /* bytes the old ProcBins refer to */
-    size_t old_bin_vheap_limit;  /* old_off_heap_bytes past this ask for a full sweep */
-    term **remembered;           /* old words written in place since the last collection (heap_write) */
+    size_t min_words;                    /* the block never shrinks below this */
+    size_t max_words;                    /* cap on words held; 0 = no cap */
+    term *mso;                           /* first young ProcBin, chained (binary.h) */
+    size_t off_heap_bytes;               /* bytes of off-heap binaries the young ProcBins refer to */
+    term *old_mso;                       /* first old ProcBin, chained */
+    size_t old_off_heap_bytes;           /* bytes the old ProcBins refer to */
+    size_t old_bin_vheap_limit;          /* old_off_heap_bytes past this ask for a full sweep */
+    term **remembered;                   /* old words written in place since the last collection (heap_write) */
     size_t remembered_len, remembered_cap;
-    enum heap_failure failure;   /* why the last allocation returned NULL */
-    unsigned long collections;   /* gc_collect calls that completed */
-    unsigned long minor_gcs;     /* minor collections since the last full sweep */
-    unsigned long full_sweeps;   /* full sweeps completed */
+    enum heap_failure failure;     /* why the last allocation returned NULL */
+    unsigned long collections;     /* gc_collect calls that completed */
+    unsigned long minor_gcs;       /* minor collections since the last full sweep */
+    unsigned long full_sweeps;     /* full sweeps completed */
     unsigned long fullsweep_after; /* minor collections allowed between full sweeps (OTP's option) */
-    size_t moved_words;          /* words the last collection copied */
-    bool need_fullsweep;         /* the next collection must be full (a word could not be remembered) */
-    bool gc_requested;           /* garbage_collect/0,1: a full sweep at the next safepoint */
-    size_t bin_vheap_limit;      /* off_heap_bytes past this ask for a collection (binary.h) */
+    size_t moved_words;            /* words the last collection copied */
+    bool need_fullsweep;           /* the next collection must be full (a word could not be remembered) */
+    bool gc_requested;             /* garbage_collect/0,1: a full sweep at the next safepoint */
+    size_t bin_vheap_limit;        /* off_heap_bytes past this ask for a collection (binary.h) */
 } heap_t;
 
 /* OTP's default fullsweep_after. */

@@ -1010,7 +1010,6 @@ static void test_off_heap_lifetime(void)
     CU_ASSERT_EQUAL(binary_live_count(), base);
 }
 
-
 /* ---- generations ---- */
 
 static bool in_young_block(const heap_t *h, term t)
