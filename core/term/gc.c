@@ -83,8 +83,9 @@ size_t gc_next_heap_size(size_t words)
  * (OTP's adjust_after_fullsweep, with its deferred grow done at once):
  * grow to the first table size at most 3/4 full; shrink, to a size about
  * half full, when under 1/4 would be used; otherwise keep the size. Never
- * below min_words, never above the cap, never below need_after. */
-static size_t block_size(const heap_t *h, size_t old_block, size_t need_after)
+ * below floor (young_floor) or min_words, never above the cap, never below
+ * need_after. */
+static size_t block_size(const heap_t *h, size_t old_block, size_t need_after, size_t floor)
 {
     size_t roomy = gc_next_heap_size(need_after + (need_after + 2) / 3);
     size_t size;
@@ -94,6 +95,8 @@ static size_t block_size(const heap_t *h, size_t old_block, size_t need_after)
         size = gc_next_heap_size(2 * need_after);
     else
         size = old_block;
+    if (size < floor)
+        size = floor;
     if (size < h->min_words)
         size = h->min_words;
     if (h->max_words != 0 && size > h->max_words)
@@ -534,12 +537,21 @@ static void prune_remembered(heap_t *h)
     h->remembered_len = kept;
 }
 
+/* The young block's least size after a minor collection: as OTP's, not
+ * below an eighth of the old block, so that a process holding much old data
+ * does not collect after every few young words. */
+static size_t young_floor(size_t old_block_words)
+{
+    return old_block_words >= 8 ? gc_next_heap_size(old_block_words / 8) : 0;
+}
+
 /* Ends a collection that copied live young words into `to` (to_size words)
  * from fs: resizes the young block, frees from-space, installs the block. */
 static void finish(heap_t *h, struct from_space *fs, term *to, size_t to_size, size_t live, size_t need,
-                   size_t old_block, const struct gc_root_range *roots, size_t nroots, bool may_move, bool full_sweep)
+                   size_t old_block, size_t floor, const struct gc_root_range *roots, size_t nroots, bool may_move,
+                   bool full_sweep)
 {
-    size_t want = block_size(h, old_block, live + need);
+    size_t want = block_size(h, old_block, live + need, floor);
     if (want != to_size && may_move) {
         term *resized = resize_block(h, to, live, want, roots, nroots);
         if (resized) {
@@ -567,9 +579,9 @@ static void finish(heap_t *h, struct from_space *fs, term *to, size_t to_size, s
 
 /* A young to-space of the size the policy gives if `bound` words survive,
  * so the common case needs no resize; failing that, just enough. */
-static term *alloc_to_space(const heap_t *h, size_t old_block, size_t bound, size_t *size)
+static term *alloc_to_space(const heap_t *h, size_t old_block, size_t bound, size_t floor, size_t *size)
 {
-    *size = block_size(h, old_block, bound);
+    *size = block_size(h, old_block, bound, floor);
     term *to = malloc(*size * sizeof(term));
     if (!to && *size > bound && bound > 0) {
         *size = bound;
@@ -604,7 +616,8 @@ static enum heap_failure minor_collection(heap_t *h, size_t need, const struct g
         }
     }
     size_t old_block = heap_block_words(h), to_size;
-    term *to = alloc_to_space(h, old_block, young - mature + need, &to_size);
+    size_t floor = young_floor(new_old ? new_old_words : heap_old_block_words(h));
+    term *to = alloc_to_space(h, old_block, young - mature + need, floor, &to_size);
     if (!to) {
         free(new_old);
         from_space_free(&fs);
@@ -631,7 +644,7 @@ static enum heap_failure minor_collection(heap_t *h, size_t need, const struct g
     /* A remembered word that could not be recorded refers into `to` unseen:
      * the block must not move before the full sweep that follows. */
     bool may_move = h->need_fullsweep == lost_before;
-    finish(h, &fs, to, to_size, live, need, old_block, roots, nroots, may_move, false);
+    finish(h, &fs, to, to_size, live, need, old_block, floor, roots, nroots, may_move, false);
     prune_remembered(h);
     h->minor_gcs++;
     h->moved_words = moved;
@@ -663,7 +676,7 @@ static enum heap_failure full_sweep(heap_t *h, size_t need, const struct gc_root
         bound = live + need;
     }
     size_t old_block = heap_block_words(h), to_size;
-    term *to = alloc_to_space(h, old_block, bound, &to_size);
+    term *to = alloc_to_space(h, old_block, bound, 0, &to_size);
     if (!to) {
         from_space_free(&fs);
         return fail(h, HEAP_FAIL_NOMEM);
@@ -680,7 +693,7 @@ static enum heap_failure full_sweep(heap_t *h, size_t need, const struct gc_root
     free(old_block_start);
     h->remembered_len = 0;
     size_t live = (size_t)(c.top - to);
-    finish(h, &fs, to, to_size, live, need, old_block, roots, nroots, true, true);
+    finish(h, &fs, to, to_size, live, need, old_block, 0, roots, nroots, true, true);
     h->minor_gcs = 0;
     h->full_sweeps++;
     h->need_fullsweep = false;
