@@ -6,8 +6,8 @@
 -export([main/1, woke/1]).
 
 main(_) ->
-    Live = lists:seq(1, 200000),
-    io:format("churn ~p~n", [churn(300000, 0)]),
+    Live = lists:seq(1, 20000),
+    io:format("churn ~p~n", [churn(30000, 0)]),
     io:format("live ~p ~p~n", [length(Live), lists:sum(Live)]),
     io:format("gc/0 ~p~n", [erlang:garbage_collect()]),
     io:format("gc/1 self ~p~n", [erlang:garbage_collect(self())]),
@@ -15,7 +15,7 @@ main(_) ->
     io:format("fullsweep_after ~p~n", [fullsweep(self())]),
     io:format("process_flag old ~p~n", [process_flag(fullsweep_after, 2)]),
     io:format("fullsweep_after now ~p~n", [fullsweep(self())]),
-    io:format("churn after flag ~p~n", [churn(200000, 0)]),
+    io:format("churn after flag ~p~n", [churn(20000, 0)]),
     io:format("live still ~p~n", [lists:sum(Live)]),
     io:format("process_flag back ~p~n", [process_flag(fullsweep_after, 65535)]),
     io:format("bad flag ~p~n", [try process_flag(fullsweep_after, -1) catch error:Why -> Why end]),
@@ -29,7 +29,7 @@ main(_) ->
     io:format("gc/1 other ~p~n", [other_gc()]),
     io:format("gc/2 async ~p~n", [async_gc()]),
     io:format("hibernate ~p~n", [hibernated()]),
-    io:format("queued ~p~n", [queued(20000)]),
+    io:format("queued ~p~n", [queued(2000)]),
     ok.
 
 fullsweep(P) ->
@@ -59,18 +59,18 @@ binaries() ->
 %% collections between them.
 append_across_collections(Live) ->
     L = Live ++ [x, y, z],
-    {length(L), lists:nth(200001, L), lists:last(L), lists:sum(lists:sublist(L, 200000))}.
+    {length(L), lists:nth(20001, L), lists:last(L), lists:sum(lists:sublist(L, 20000))}.
 
 decode_across_collections(Live) ->
-    Term = {[{I, <<I:16>>} || I <- lists:sublist(Live, 50000)], #{a => Live}},
+    Term = {[{I, <<I:16>>} || I <- lists:sublist(Live, 5000)], #{a => Live}},
     B = term_to_binary(Term),
     Term =:= binary_to_term(B).
 
 child(Opts) ->
     Parent = self(),
     {Pid, Ref} = spawn_opt(fun() ->
-                                   Keep = lists:seq(1, 50000),
-                                   R = churn(100000, 0),
+                                   Keep = lists:seq(1, 5000),
+                                   R = churn(10000, 0),
                                    erlang:garbage_collect(),
                                    Parent ! {self(), R + lists:sum(Keep)}
                            end, [monitor | Opts]),
