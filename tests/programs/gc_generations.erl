@@ -2,6 +2,7 @@
 %% the same way while long-lived data survives many minor collections,
 %% full sweeps are asked for, and processes run with fullsweep_after and
 %% min_heap_size settings. Heap sizes are never printed (they differ).
+%% gc-stress: skip (a collection at every step costs the young block's floor, an eighth of the old block, each time: minutes under ASan)
 -module(gc_generations).
 -export([main/1, woke/1]).
 
