@@ -12,7 +12,7 @@
 #                      (scripts/check-layers)
 #   make test-layers   the test of scripts/check-layers, on small trees
 #   make tsan          concurrent unit tests under ThreadSanitizer
-#   make bench         compute kernels, native scheduling, ETS and exception benchmarks
+#   make bench         compute kernels, native scheduling, ETS, exception, idiom and collection benchmarks
 #                      against OTP
 #   make goldens       the goldens' expected outputs, from OTP 25 (committed)
 #   make format-check  clang-format conformance, and check-layers
@@ -225,6 +225,7 @@ bench: build/rel/clause
 	experiments/bench_exceptions.sh
 	experiments/bench_portions.sh
 	experiments/bench_idioms.sh
+	experiments/bench_gc.sh
 
 test: check-layers test-layers test-build test-rel test-asan test-symbols golden-rel golden-asan golden-stress profile-check trace-check schedule-check limits-check soak-check test-experiments
 

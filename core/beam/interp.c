@@ -1113,6 +1113,7 @@ call_export:
             /* hibernate/3 waits for a message, then makes its call; the
              * stack is kept, so the call returns to the caller. */
             sched_set_wait_timeout(p, -1);
+            p->heap.gc_requested = true; /* a full sweep when it wakes, as OTP compacts a hibernating heap */
             repeat_stop = BODY_WAIT;
             goto stop_to_repeat_call;
         }
@@ -1692,8 +1693,9 @@ op_get_tuple_element:
     NEXT(4);
 
 op_set_tuple_element:
-    /* Only on a tuple this function just built (record updates). */
-    tuple_elements(SRC(I[2]))[I[3]] = SRC(I[1]);
+    /* Only on a tuple this function just built (record updates), which is
+     * young; heap_write keeps that an assumption, not a requirement. */
+    heap_write(&p->heap, &tuple_elements(SRC(I[2]))[I[3]], SRC(I[1]));
     NEXT(4);
 
 op_put_list : {

@@ -112,8 +112,9 @@ static term garbage_collection_of(struct process *self, struct process *q)
 {
     heap_t *h = &self->heap;
     term min = heap_tuple2(h, A(min_heap_size), make_small((int64_t)q->heap.min_words));
-    term sweep = heap_tuple2(h, A(fullsweep_after), make_small(65535));
-    term minor = heap_tuple2(h, A(minor_gcs), make_small((int64_t)q->heap.collections));
+    term sweep = heap_tuple2(h, A(fullsweep_after), make_small((int64_t)q->heap.fullsweep_after));
+    /* OTP's minor_gcs: minor collections since the last full sweep. */
+    term minor = heap_tuple2(h, A(minor_gcs), make_small((int64_t)q->heap.minor_gcs));
     term items[3] = {min, sweep, minor};
     if (is_non_value(min) || is_non_value(sweep) || is_non_value(minor))
         return THE_NON_VALUE;
@@ -126,7 +127,8 @@ static term garbage_collection_of(struct process *self, struct process *q)
 static term item_value(struct process *self, struct process *q, term item)
 {
     heap_t *h = &self->heap;
-    size_t heap_words = (size_t)(q->heap.end - q->heap.start);
+    size_t heap_words = heap_block_words(&q->heap);
+    size_t all_heap_words = heap_words + heap_old_block_words(&q->heap) + q->heap.frag_words;
     switch (atom_index(item)) {
     case ATOM_INDEX_registered_name:
         return is_value(q->registered_name) ? q->registered_name : NIL;
@@ -155,14 +157,14 @@ static term item_value(struct process *self, struct process *q, term item)
     case ATOM_INDEX_heap_size:
         return make_small((int64_t)heap_words);
     case ATOM_INDEX_total_heap_size:
-        return make_small((int64_t)(heap_words + q->heap.frag_words));
+        return make_small((int64_t)all_heap_words); /* OTP: every generation */
     case ATOM_INDEX_stack_size:
         return stack_words(q);
     case ATOM_INDEX_memory:
         /* Bytes: the context, the heap with its fragments and off-heap
          * binaries, and a stack that outgrew the context. */
-        return make_small((int64_t)(sizeof *q + (heap_words + q->heap.frag_words) * sizeof(term) +
-                                    q->heap.off_heap_bytes +
+        return make_small((int64_t)(sizeof *q + all_heap_words * sizeof(term) + q->heap.off_heap_bytes +
+                                    q->heap.old_off_heap_bytes +
                                     (q->stack != q->stack_inline ? q->stack_words * sizeof(term) : 0)));
     case ATOM_INDEX_reductions:
         return make_small(0); /* the seed: reductions are not reported */

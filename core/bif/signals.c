@@ -354,6 +354,13 @@ static term bif_process_flag(struct process *self, const term *args)
             (size_t)small_value(value) > HEAP_DEFAULT_MIN_WORDS ? (size_t)small_value(value) : HEAP_DEFAULT_MIN_WORDS;
         return old;
     }
+    if (flag == A(fullsweep_after)) {
+        if (!is_small(value) || small_value(value) < 0)
+            return bif_badarg(self);
+        term old = make_small((int64_t)self->heap.fullsweep_after);
+        self->heap.fullsweep_after = (unsigned long)small_value(value); /* from the next collection on */
+        return old;
+    }
     if (flag == A(message_queue_data)) {
         /* Where OTP keeps the queue; clause's is always the same, so the
          * setting is only remembered (logger's processes ask for off_heap). */

@@ -35,7 +35,6 @@
  * what a program that sizes itself by it expects. */
 #define PROCESS_LIMIT 262144
 #define DEFAULT_BACKTRACE_DEPTH 8
-#define DEFAULT_FULLSWEEP_AFTER 65535
 #define DEFAULT_MIN_BIN_VHEAP_SIZE 46422
 
 static term atom_named(const char *name) { return atom_intern_cstr(name); }
@@ -86,7 +85,7 @@ static term garbage_collection_defaults(struct process *p)
         heap_tuple2(h, atom_named("max_heap_size"), make_small((int64_t)node_max_heap_words(p))),
         heap_tuple2(h, atom_named("min_bin_vheap_size"), make_small(DEFAULT_MIN_BIN_VHEAP_SIZE)),
         heap_tuple2(h, A(min_heap_size), make_small(HEAP_DEFAULT_MIN_WORDS)),
-        heap_tuple2(h, A(fullsweep_after), make_small(DEFAULT_FULLSWEEP_AFTER)),
+        heap_tuple2(h, A(fullsweep_after), make_small((int64_t)heap_default_fullsweep_after())),
     };
     for (int i = 0; i < 4; i++)
         if (is_non_value(items[i]))
@@ -225,7 +224,7 @@ static term bif_system_info(struct process *p, const term *args)
     if (atom_text_is(item, "message_queue_data"))
         return atom_named("on_heap");
     if (atom_text_is(item, "fullsweep_after"))
-        return tagged(p, "fullsweep_after", make_small(DEFAULT_FULLSWEEP_AFTER));
+        return tagged(p, "fullsweep_after", make_small((int64_t)heap_default_fullsweep_after()));
     if (atom_text_is(item, "min_heap_size"))
         return tagged(p, "min_heap_size", make_small(HEAP_DEFAULT_MIN_WORDS));
     if (atom_text_is(item, "min_bin_vheap_size"))
@@ -245,9 +244,9 @@ static term bif_system_info(struct process *p, const term *args)
 
 /* Flags clause accepts without acting on them: the engine keeps 8 frames
  * in stack traces and its own heap sizing; the value is remembered, so the
- * next call answers it as the old value, as OTP's does. */
+ * next call answers it as the old value, as OTP's does. fullsweep_after is
+ * applied (bif_system_flag). */
 static _Atomic int64_t backtrace_depth = DEFAULT_BACKTRACE_DEPTH;
-static _Atomic int64_t fullsweep_after = DEFAULT_FULLSWEEP_AFTER;
 static _Atomic int64_t min_heap_size = HEAP_DEFAULT_MIN_WORDS;
 static _Atomic int64_t min_bin_vheap_size = DEFAULT_MIN_BIN_VHEAP_SIZE;
 
@@ -288,8 +287,14 @@ static term bif_system_flag(struct process *p, const term *args)
         return value == A(false) ? A(false) : bif_badarg(p);
     if (atom_text_is(flag, "backtrace_depth"))
         return remembered(p, &backtrace_depth, value);
-    if (atom_text_is(flag, "fullsweep_after"))
-        return remembered(p, &fullsweep_after, value);
+    if (atom_text_is(flag, "fullsweep_after")) {
+        /* Applied: the processes spawned from now on start with it. */
+        if (!is_small(value) || small_value(value) < 0)
+            return bif_badarg(p);
+        term old = make_small((int64_t)heap_default_fullsweep_after());
+        heap_set_default_fullsweep_after((unsigned long)small_value(value));
+        return old;
+    }
     if (atom_text_is(flag, "min_heap_size"))
         return remembered(p, &min_heap_size, value);
     if (atom_text_is(flag, "min_bin_vheap_size"))
@@ -305,16 +310,16 @@ struct memory_figures {
     uint64_t total, processes, processes_used, system, atom, atom_used, binary, code, ets;
 };
 
-/* What a process holds: its context, heap block and fragments, and a stack
- * that outgrew the context; `used` counts the heap's used words instead of
- * its block. */
+/* What a process holds: its context, young and old heap blocks and
+ * fragments, and a stack that outgrew the context; `used` counts the
+ * heap's used words instead of its blocks. */
 static void add_process(const struct process *q, struct memory_figures *m)
 {
     uint64_t stack = q->stack != q->stack_inline ? q->stack_words * sizeof(term) : 0;
     uint64_t base = sizeof *q + stack + q->heap.frag_words * sizeof(term);
-    m->processes += base + heap_block_words(&q->heap) * sizeof(term);
-    m->processes_used += base + (uint64_t)(q->heap.top - q->heap.start) * sizeof(term);
-    m->binary += q->heap.off_heap_bytes;
+    m->processes += base + (heap_block_words(&q->heap) + heap_old_block_words(&q->heap)) * sizeof(term);
+    m->processes_used += base + ((uint64_t)(q->heap.top - q->heap.start) + heap_old_words(&q->heap)) * sizeof(term);
+    m->binary += q->heap.off_heap_bytes + q->heap.old_off_heap_bytes;
 }
 
 static void visit_process(const struct process *q, bool whole, void *arg)

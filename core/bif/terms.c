@@ -308,7 +308,7 @@ static term list_to_tuple_cont(struct process *p, const term *a)
         term *to = tuple_elements(t);
         limit = bif_portion(p, LIST_TO_TUPLE_FILL_PER_RED);
         for (; i < limit && is_list(rest); i++, rest = list_tail(rest))
-            to[filled + i] = list_head(rest);
+            heap_write(&p->heap, &to[filled + i], list_head(rest)); /* t may be old by now */
         bif_spend(p, i, LIST_TO_TUPLE_FILL_PER_RED);
         if (rest == NIL)
             return t;
@@ -405,7 +405,7 @@ static term append_portion(struct process *p, term lhs, term rhs, term iter, ter
     if (result == NIL)
         result = copy;
     else
-        list_ptr(last)[1] = copy;
+        heap_write(&p->heap, &list_ptr(last)[1], copy); /* last may be old by now */
     if (rest == NIL)
         return result;
     last = make_list(list_ptr(copy) + 2 * (n - 1));

@@ -199,7 +199,7 @@ void sysmon_long_schedule_locked(struct sched *s, worker_id waker, term pid, uin
 /* A collection of p (running, no lock held) took ms milliseconds, more
  * than long_gc: the monitor gets {monitor, Pid, long_gc, Info} with the
  * heap's figures after it, in words. Takes the executor mutex. */
-void sysmon_long_gc(struct process *p, uint64_t ms, size_t heap_block, size_t mbuf, size_t stack, size_t heap);
+void sysmon_long_gc(struct process *p, uint64_t ms, size_t stack);
 /* p (ending) was the monitor: the setting is cleared. Executor mutex held. */
 void sysmon_process_ended_locked(struct sched *s, const struct process *p);
 

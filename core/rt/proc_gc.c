@@ -52,12 +52,10 @@ enum heap_failure proc_collect(struct process *p, size_t need, term *registers, 
     if (long_gc && result == HEAP_OK) {
         uint64_t ms = (sched_clock_ns() - started) / 1000000u;
         if (ms > long_gc)
-            sysmon_long_gc(p, ms, heap_block_words(&p->heap), p->heap.frag_words, stack_used,
-                           heap_used_words(&p->heap));
+            sysmon_long_gc(p, ms, stack_used);
     }
     if (result == HEAP_OK) {
-        /* After a collection every used word is a live one it moved. */
-        size_t reds = heap_used_words(&p->heap) / GC_MOVED_WORDS_PER_RED;
+        size_t reds = p->heap.moved_words / GC_MOVED_WORDS_PER_RED;
         p->reds_left -= reds < 1 ? 1 : reds > CONTEXT_REDS ? CONTEXT_REDS : (int32_t)reds;
         cursor.next = 0;
         mailbox_for_each_payload(&p->mailbox, scatter, &cursor);

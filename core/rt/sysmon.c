@@ -135,16 +135,17 @@ void sysmon_long_schedule_locked(struct sched *s, worker_id waker, term pid, uin
     send_locked(s, waker, monitor, pid, atom_intern_cstr("long_schedule"), list_of(cells, items, 3));
 }
 
-void sysmon_long_gc(struct process *p, uint64_t ms, size_t heap_block, size_t mbuf, size_t stack, size_t heap)
+void sysmon_long_gc(struct process *p, uint64_t ms, size_t stack)
 {
+    const heap_t *h = &p->heap;
     struct sched *s = p->sched;
     rt_lock(&s->exec_lock);
     struct process *monitor = monitor_for_locked(s, p->pid);
     if (monitor) {
-        /* clause's heaps are one generation: the old heap is always empty. */
         static const char *const names[7] = {"timeout",    "old_heap_block_size", "heap_block_size", "mbuf_size",
                                              "stack_size", "old_heap_size",       "heap_size"};
-        uint64_t values[7] = {ms, 0, heap_block, mbuf, stack, 0, heap};
+        uint64_t values[7] = {ms,    heap_old_block_words(h), heap_block_words(h), h->frag_words,
+                              stack, heap_old_words(h),       heap_young_words(h)};
         term words[7 * 3], cells[2 * 7], items[7];
         for (unsigned i = 0; i < 7; i++)
             items[i] = pair(words + 3 * i, atom_intern_cstr(names[i]), count(values[i]));

@@ -134,9 +134,8 @@ term bin_writable(heap_t *h, size_t capacity, struct binary **out)
 /* OTP's next_vheap_size (erl_gc.c), in bytes: grow by the golden ratio
  * until the survivors fit when they fill more than 3/4 of the limit,
  * halve when they fill less than 1/4, never below the initial size. */
-void bin_vheap_after_gc(heap_t *h)
+static size_t next_vheap_limit(size_t live, size_t limit)
 {
-    size_t live = h->off_heap_bytes, limit = h->bin_vheap_limit;
     if (limit < HEAP_BIN_VHEAP_MIN_BYTES)
         limit = HEAP_BIN_VHEAP_MIN_BYTES;
     if (live / 3 > limit / 4) {
@@ -145,7 +144,14 @@ void bin_vheap_after_gc(heap_t *h)
     } else if (live < limit / 4) {
         limit /= 2;
     }
-    h->bin_vheap_limit = limit < HEAP_BIN_VHEAP_MIN_BYTES ? HEAP_BIN_VHEAP_MIN_BYTES : limit;
+    return limit < HEAP_BIN_VHEAP_MIN_BYTES ? HEAP_BIN_VHEAP_MIN_BYTES : limit;
+}
+
+void bin_vheap_after_gc(heap_t *h, bool full_sweep)
+{
+    h->bin_vheap_limit = next_vheap_limit(h->off_heap_bytes, h->bin_vheap_limit);
+    if (full_sweep)
+        h->old_bin_vheap_limit = next_vheap_limit(h->off_heap_bytes, h->old_bin_vheap_limit);
 }
 
 term bin_from_bytes(heap_t *h, const void *bytes, size_t size)

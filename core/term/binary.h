@@ -29,7 +29,9 @@
  * ProcBins on a heap since its last collection plus those that survived it
  * (OTP's MSO overhead); heap_wants_gc asks for a collection once it passes
  * h->bin_vheap_limit, which bin_vheap_after_gc adapts after each collection
- * as OTP's virtual binary heap size does.
+ * as OTP's virtual binary heap size does. The old generation's ProcBins
+ * count in h->old_off_heap_bytes against their own limit, which asks for a
+ * full sweep (OTP's BIN_OLD_VHEAP), the only collection that frees them.
  */
 #ifndef CLAUSE_BINARY_H
 #define CLAUSE_BINARY_H
@@ -90,9 +92,12 @@ term bin_alloc(heap_t *h, size_t size, uint8_t **data);
 /* A ProcBin on h for a new writable binary of `capacity` bytes, its tip at
  * 0 and its bytes zeroed; THE_NON_VALUE when the heap or the host refuses. */
 term bin_writable(heap_t *h, size_t capacity, struct binary **b);
-/* The next virtual binary heap limit after a collection (gc.c calls it once
- * h->off_heap_bytes holds the surviving ProcBins' bytes). */
-void bin_vheap_after_gc(heap_t *h);
+/* The next virtual binary heap limits after a collection (gc.c calls it once
+ * h->off_heap_bytes holds the surviving young ProcBins' bytes). The old
+ * generation's limit adapts only after a full sweep, to the bytes the next
+ * minor collection promotes, so that the old ProcBins promoted since then
+ * passing it ask for the next full sweep. */
+void bin_vheap_after_gc(heap_t *h, bool full_sweep);
 /* A ProcBin on h for an existing off-heap binary; takes a new reference. */
 term bin_procbin(heap_t *h, struct binary *b);
 /* A window of `size` bytes at byte `offset` of binary `bin` (plus bitsize

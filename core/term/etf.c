@@ -581,7 +581,7 @@ static bool finish_map(struct decoder *d, const struct frame *f)
     if (is_non_value(map))
         return fail(d, "heap refused the term");
     d->units += n;
-    *slot_ptr(f->map_dest) = map;
+    heap_write(d->heap, slot_ptr(f->map_dest), map);
     return true;
 }
 
@@ -660,6 +660,9 @@ static bool decode_loop(struct decoder *d)
         d->units++;
         if (!decode_one(d, at)) /* may move the stack: f is dead now */
             return false;
+        /* The slot's term may have been promoted between portions. */
+        term *slot = slot_ptr(at);
+        heap_write(d->heap, slot, *slot);
     }
     return true;
 }

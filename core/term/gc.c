@@ -1,21 +1,31 @@
 /*
- * gc.c — the per-process copying collector (gc.h): moves every term reachable
- * from the roots out of a heap's block and fragments ("from-space") into one
- * new block, sizes that block by OTP's policy, and drops the off-heap
- * references of ProcBins that died.
+ * gc.c — the per-process generational copying collector (gc.h), OTP's
+ * design. A minor collection moves the young data reachable from the roots
+ * (and from the remembered old words) out of the young block and fragments
+ * ("from-space"): what lies below the high-water mark survived the previous
+ * collection and is promoted to the old block, the rest goes to a new young
+ * block. Old data is not read, but for the remembered words and the words
+ * promoted in this collection. A full sweep moves every live term of both
+ * generations into one new young block and frees the old one; it runs when
+ * the old block could not take the promotion, after fullsweep_after minor
+ * collections, when asked (garbage_collect, hibernate), near the cap, when
+ * the old ProcBins passed their limit, or when a word could not be
+ * remembered. Each sizes the young block by OTP's policy and drops the
+ * off-heap references of ProcBins that died.
  *
  * Invariant kept: when gc_collect returns HEAP_OK no root, heap word or mso
- * link refers to the old block or a fragment (both are freed); when it fails
- * nothing but h->failure has been written — heap, roots and from-space are
- * exactly as they were.
+ * link refers to from-space (freed); when it fails nothing but h->failure
+ * has been written — heap, roots and from-space are exactly as they were.
  *
  * How failure stays write-free. The collector overwrites from-space while
  * copying (forwarding marks), so every reason to fail must be known before
  * the first mark:
  *   - host memory: everything a collection allocates (the fragment index
  *     when there are many fragments, the measuring pass's bitmap and stack,
- *     the to-space) is taken before copying; a later resize that the host
- *     refuses is skipped (the to-space is already big enough);
+ *     the to-space, the first old block) is taken before copying; a later
+ *     resize that the host refuses is skipped (the to-space is already big
+ *     enough), and so is a remembered word (the next collection is then a
+ *     full sweep, which needs none);
  *   - the cap: live words are at most used words, so when used + need fits
  *     the cap, live + need does too and no check is needed. Only when it
  *     does not (a heap close to its cap) does a read-only marking pass (side
@@ -73,8 +83,9 @@ size_t gc_next_heap_size(size_t words)
  * (OTP's adjust_after_fullsweep, with its deferred grow done at once):
  * grow to the first table size at most 3/4 full; shrink, to a size about
  * half full, when under 1/4 would be used; otherwise keep the size. Never
- * below min_words, never above the cap, never below need_after. */
-static size_t block_size(const heap_t *h, size_t old_block, size_t need_after)
+ * below floor (young_floor) or min_words, never above the cap, never below
+ * need_after. */
+static size_t block_size(const heap_t *h, size_t old_block, size_t need_after, size_t floor)
 {
     size_t roomy = gc_next_heap_size(need_after + (need_after + 2) / 3);
     size_t size;
@@ -84,6 +95,8 @@ static size_t block_size(const heap_t *h, size_t old_block, size_t need_after)
         size = gc_next_heap_size(2 * need_after);
     else
         size = old_block;
+    if (size < floor)
+        size = floor;
     if (size < h->min_words)
         size = h->min_words;
     if (h->max_words != 0 && size > h->max_words)
@@ -93,10 +106,11 @@ static size_t block_size(const heap_t *h, size_t old_block, size_t need_after)
     return size > 0 ? size : 1;
 }
 
-/* ---- from-space: the used part of the block plus every fragment ----
- * Addresses are compared as integers: the regions are separate objects, and
- * relational operators between pointers into different objects are
- * undefined in C. */
+/* ---- from-space ----
+ * A minor collection's: the used part of the young block plus every
+ * fragment. A full sweep's adds the old block's used part. Addresses are
+ * compared as integers: the regions are separate objects, and relational
+ * operators between pointers into different objects are undefined in C. */
 struct region {
     uintptr_t lo, hi;
     size_t bit_base; /* index of lo's word in the marking bitmap */
@@ -107,6 +121,8 @@ struct region {
 struct from_space {
     uintptr_t block_lo;
     size_t block_bytes;
+    uintptr_t old_lo; /* the old block, in a full sweep (also among frags, for the bitmap) */
+    size_t old_bytes;
     struct region *frags; /* sorted by lo; inline_frags or malloc'd */
     size_t nfrags;
     size_t total_words;
@@ -119,12 +135,24 @@ static int region_order(const void *a, const void *b)
     return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-static bool from_space_init(struct from_space *fs, const heap_t *h)
+static void add_region(struct from_space *fs, const term *lo, size_t words)
+{
+    struct region *r = &fs->frags[fs->nfrags++];
+    r->lo = (uintptr_t)lo;
+    r->hi = r->lo + words * sizeof(term);
+    r->bit_base = fs->total_words;
+    fs->total_words += words;
+}
+
+static bool from_space_init(struct from_space *fs, const heap_t *h, bool full)
 {
     size_t block_words = (size_t)(h->top - h->start);
+    size_t old_words = full ? heap_old_words(h) : 0;
     fs->block_lo = (uintptr_t)h->start;
     fs->block_bytes = block_words * sizeof(term);
-    size_t n = 0;
+    fs->old_lo = (uintptr_t)h->old_start;
+    fs->old_bytes = old_words * sizeof(term);
+    size_t n = old_words > 0;
     for (const struct heap_fragment *f = h->frags; f; f = f->next)
         n += f->used > 0;
     fs->frags = fs->inline_frags;
@@ -132,15 +160,11 @@ static bool from_space_init(struct from_space *fs, const heap_t *h)
         return false;
     fs->nfrags = 0;
     fs->total_words = block_words;
-    for (const struct heap_fragment *f = h->frags; f; f = f->next) {
-        if (f->used == 0)
-            continue;
-        struct region *r = &fs->frags[fs->nfrags++];
-        r->lo = (uintptr_t)f->mem;
-        r->hi = r->lo + f->used * sizeof(term);
-        r->bit_base = fs->total_words;
-        fs->total_words += f->used;
-    }
+    for (const struct heap_fragment *f = h->frags; f; f = f->next)
+        if (f->used > 0)
+            add_region(fs, f->mem, f->used);
+    if (old_words > 0)
+        add_region(fs, h->old_start, old_words);
     qsort(fs->frags, fs->nfrags, sizeof *fs->frags, region_order);
     return true;
 }
@@ -168,7 +192,7 @@ static const struct region *find_frag(const struct from_space *fs, uintptr_t a)
 
 static inline bool in_from(const struct from_space *fs, uintptr_t a)
 {
-    if (a - fs->block_lo < fs->block_bytes)
+    if (a - fs->block_lo < fs->block_bytes || a - fs->old_lo < fs->old_bytes)
         return true;
     return fs->nfrags > 0 && find_frag(fs, a) != NULL;
 }
@@ -267,21 +291,28 @@ static bool measure_live(const struct from_space *fs, const struct gc_root_range
 
 struct cheney {
     const struct from_space *fs;
-    term *top; /* next free word of to-space */
+    term *top;           /* next free word of the young to-space */
+    uintptr_t mature_lo; /* young block words promoted (minor: below high water; full: none) */
+    size_t mature_bytes;
+    term *old_top;      /* next free word of the old block (minor) */
+    uintptr_t young_lo; /* the young to-space, for the promoted words that refer to it */
+    size_t young_bytes;
 };
 
 /* The to-space copy of the object t (a pointer into from-space), copying it
  * on first visit and leaving a forwarding mark: a moved boxed object's
  * header becomes a boxed pointer to the copy; a moved cons cell's head
- * becomes MOVED_MARKER and its tail the new list pointer. */
+ * becomes MOVED_MARKER and its tail the new list pointer. Mature objects
+ * go to the old block, the others to the young to-space. */
 static inline term evacuate(struct cheney *c, term t)
 {
     term *p = term_ptr(t);
+    term **dest = (uintptr_t)p - c->mature_lo < c->mature_bytes ? &c->old_top : &c->top;
     if (is_list(t)) {
         if (p[0] == MOVED_MARKER)
             return p[1];
-        term *n = c->top;
-        c->top += 2;
+        term *n = *dest;
+        *dest += 2;
         n[0] = p[0];
         n[1] = p[1];
         term moved = make_list(n);
@@ -293,8 +324,8 @@ static inline term evacuate(struct cheney *c, term t)
     if (is_boxed(hdr))
         return hdr;
     size_t words = boxed_object_words(hdr);
-    term *n = c->top;
-    c->top += words;
+    term *n = *dest;
+    *dest += words;
     memcpy(n, p, words * sizeof(term));
     term moved = make_boxed(n);
     p[0] = moved;
@@ -308,58 +339,104 @@ static inline void fix(struct cheney *c, term *slot)
         *slot = evacuate(c, t);
 }
 
-/* Scans to-space from s until it catches up with the copying: a header
- * introduces a boxed object whose term words are fixed and raw words
- * skipped; anything else starts a cons cell. */
-static void scan(struct cheney *c, term *s)
+/* fix for a word of the old block: one left referring to young data is
+ * remembered for the next minor collection. Only a word written in place
+ * can be one: an immutable term refers only to older terms. */
+static inline void fix_old(struct cheney *c, heap_t *h, term *slot)
 {
-    while (s < c->top) {
-        term w = *s;
-        if (is_header(w)) {
-            uint64_t first, count;
-            term_boxed_term_range(w, &first, &count);
-            for (uint64_t i = first; i < first + count; i++)
-                fix(c, &s[i]);
-            s += boxed_object_words(w);
-        } else {
-            fix(c, &s[0]);
-            fix(c, &s[1]);
-            s += 2;
-        }
+    fix(c, slot);
+    term t = *slot;
+    if (is_pointer_term(t) && (uintptr_t)term_ptr(t) - c->young_lo < c->young_bytes)
+        heap_remember(h, slot);
+}
+
+/* Fixes the term words of the object at s; returns the next object. A
+ * header introduces a boxed object whose raw words are skipped; anything
+ * else starts a cons cell. h is NULL in the young to-space. */
+static inline term *scan_object(struct cheney *c, heap_t *h, term *s)
+{
+    term w = *s;
+    if (is_header(w)) {
+        uint64_t first, count;
+        term_boxed_term_range(w, &first, &count);
+        for (uint64_t i = first; i < first + count; i++)
+            h ? fix_old(c, h, &s[i]) : fix(c, &s[i]);
+        return s + boxed_object_words(w);
+    }
+    if (h) {
+        fix_old(c, h, &s[0]);
+        fix_old(c, h, &s[1]);
+    } else {
+        fix(c, &s[0]);
+        fix(c, &s[1]);
+    }
+    return s + 2;
+}
+
+/* Scans the copies from young (to-space) and old (promoted words) until
+ * both catch up with the copying. */
+static void scan(struct cheney *c, heap_t *h, term *young, term *old)
+{
+    while (young < c->top || old < c->old_top) {
+        while (young < c->top)
+            young = scan_object(c, NULL, young);
+        while (old < c->old_top)
+            old = scan_object(c, h, old);
     }
 }
 
-/* Rebuilds the mso chain from the old one: a ProcBin whose header was
- * forwarded survived (its copy is chained, in the old order); one still
- * holding its header died and drops its reference. A ProcBin outside
- * from-space (never made by this runtime) is kept as it is. */
-static void sweep_mso(heap_t *h, const struct from_space *fs)
+/* Rebuilds the mso chains from the old ones: a ProcBin whose header was
+ * forwarded survived (its copy is chained: young ones in the old order,
+ * promoted ones onto the old chain); one still holding its header died and
+ * drops its reference. A ProcBin outside from-space (an old one in a minor
+ * collection, or one never made by this runtime) is kept as it is. */
+struct mso_chain {
+    term *head, *tail;
+    size_t bytes;
+};
+
+static void chain_append(struct mso_chain *c, term *pb)
 {
-    term *head = NULL, *tail = NULL;
-    size_t bytes = 0;
-    for (term *p = h->mso; p;) {
+    if (c->tail)
+        c->tail[PROCBIN_NEXT] = (term)(uintptr_t)pb;
+    else
+        c->head = pb;
+    c->tail = pb;
+    c->bytes += pb[PROCBIN_SIZE];
+}
+
+static void sweep_chain(term *first, const struct from_space *fs, const heap_t *h, struct mso_chain *young,
+                        struct mso_chain *old)
+{
+    for (term *p = first; p;) {
         term *next = (term *)(uintptr_t)p[PROCBIN_NEXT];
-        term *keep = NULL;
-        if (!in_from(fs, (uintptr_t)p))
-            keep = p;
-        else if (is_boxed(p[0]))
-            keep = boxed_ptr(p[0]);
-        else
+        if (!in_from(fs, (uintptr_t)p)) {
+            chain_append(heap_in_old(h, p) ? old : young, p);
+        } else if (is_boxed(p[0])) {
+            term *copy = boxed_ptr(p[0]);
+            chain_append(heap_in_old(h, copy) ? old : young, copy);
+        } else {
             binary_unref((struct binary *)(uintptr_t)p[PROCBIN_BINARY]);
-        if (keep) {
-            if (tail)
-                tail[PROCBIN_NEXT] = (term)(uintptr_t)keep;
-            else
-                head = keep;
-            tail = keep;
-            bytes += keep[PROCBIN_SIZE];
         }
         p = next;
     }
-    if (tail)
-        tail[PROCBIN_NEXT] = 0;
-    h->mso = head;
-    h->off_heap_bytes = bytes;
+}
+
+/* Once h->old_top covers the promoted words (minor), or the old block is
+ * no longer from-space's (full sweep: h->old_top == h->old_start first). */
+static void sweep_mso(heap_t *h, const struct from_space *fs)
+{
+    struct mso_chain young = {NULL, NULL, 0}, old = {NULL, NULL, 0};
+    sweep_chain(h->mso, fs, h, &young, &old);
+    sweep_chain(h->old_mso, fs, h, &young, &old);
+    if (young.tail)
+        young.tail[PROCBIN_NEXT] = 0;
+    if (old.tail)
+        old.tail[PROCBIN_NEXT] = 0;
+    h->mso = young.head;
+    h->off_heap_bytes = young.bytes;
+    h->old_mso = old.head;
+    h->old_off_heap_bytes = old.bytes;
 }
 
 /* ---- resizing the to-space ----
@@ -385,6 +462,7 @@ static inline void move_raw(const struct move *mv, term *slot)
         *slot += mv->delta;
 }
 
+/* Only the remembered old words refer into the young block (fix_old). */
 static term *resize_block(heap_t *h, term *block, size_t live, size_t size, const struct gc_root_range *roots,
                           size_t nroots)
 {
@@ -412,6 +490,8 @@ static term *resize_block(heap_t *h, term *block, size_t live, size_t size, cons
     for (size_t r = 0; r < nroots; r++)
         for (size_t i = 0; i < roots[r].count; i++)
             move_term(&mv, &roots[r].words[i]);
+    for (size_t i = 0; i < h->remembered_len; i++)
+        move_term(&mv, h->remembered[i]);
     term mso = (term)(uintptr_t)h->mso;
     move_raw(&mv, &mso);
     h->mso = (term *)(uintptr_t)mso;
@@ -429,15 +509,156 @@ void gc_totals(uint64_t *collections, uint64_t *reclaimed)
     *reclaimed = atomic_load_explicit(&words_reclaimed, memory_order_relaxed);
 }
 
-enum heap_failure gc_collect(heap_t *h, size_t need, const struct gc_root_range *roots, size_t nroots)
+/* Young block words promoted by a minor collection now. */
+static size_t mature_words(const heap_t *h) { return (size_t)(h->high_water - h->start); }
+
+/* Whether the collection must be a full sweep (OTP's reasons, and clause's
+ * cap, which only a full sweep measures against). */
+static bool wants_full_sweep(const heap_t *h, size_t need)
 {
-    if (h->max_words != 0 && need > h->max_words)
-        return fail(h, HEAP_FAIL_CAP);
+    if (h->gc_requested || h->need_fullsweep || h->minor_gcs >= h->fullsweep_after)
+        return true;
+    if (h->old_off_heap_bytes > h->old_bin_vheap_limit)
+        return true;
+    if (h->old_start && mature_words(h) > (size_t)(h->old_end - h->old_top))
+        return true;
+    return h->max_words != 0 && heap_used_words(h) + need > h->max_words;
+}
+
+/* Keeps the remembered words that still refer to young data. */
+static void prune_remembered(heap_t *h)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < h->remembered_len; i++) {
+        term t = *h->remembered[i];
+        if (is_pointer_term(t) && heap_contains(h, term_ptr(t)) && !heap_in_old(h, term_ptr(t)))
+            h->remembered[kept++] = h->remembered[i];
+    }
+    h->remembered_len = kept;
+}
+
+/* The young block's least size after a minor collection: as OTP's, not
+ * below an eighth of the old block, so that a process holding much old data
+ * does not collect after every few young words. */
+static size_t young_floor(size_t old_block_words)
+{
+    return old_block_words >= 8 ? gc_next_heap_size(old_block_words / 8) : 0;
+}
+
+/* Ends a collection that copied live young words into `to` (to_size words)
+ * from fs: resizes the young block, frees from-space, installs the block. */
+static void finish(heap_t *h, struct from_space *fs, term *to, size_t to_size, size_t live, size_t need,
+                   size_t old_block, size_t floor, const struct gc_root_range *roots, size_t nroots, bool may_move,
+                   bool full_sweep)
+{
+    size_t want = block_size(h, old_block, live + need, floor);
+    if (want != to_size && may_move) {
+        term *resized = resize_block(h, to, live, want, roots, nroots);
+        if (resized) {
+            to = resized;
+            to_size = want;
+        }
+    }
+    for (struct heap_fragment *f = h->frags; f;) {
+        struct heap_fragment *next = f->next;
+        free(f);
+        f = next;
+    }
+    free(h->start);
+    from_space_free(fs);
+    h->start = to;
+    h->top = h->high_water = to + live;
+    h->end = to + to_size;
+    h->frags = NULL;
+    h->frag_words = 0;
+    h->collections++;
+    h->gc_requested = false;
+    bin_vheap_after_gc(h, full_sweep);
+    atomic_fetch_add_explicit(&collections_done, 1, memory_order_relaxed);
+}
+
+/* A young to-space of the size the policy gives if `bound` words survive,
+ * so the common case needs no resize; failing that, just enough. */
+static term *alloc_to_space(const heap_t *h, size_t old_block, size_t bound, size_t floor, size_t *size)
+{
+    *size = block_size(h, old_block, bound, floor);
+    term *to = malloc(*size * sizeof(term));
+    if (!to && *size > bound && bound > 0) {
+        *size = bound;
+        to = malloc(*size * sizeof(term));
+    }
+    return to;
+}
+
+static void fix_roots(struct cheney *c, const struct gc_root_range *roots, size_t nroots)
+{
+    for (size_t r = 0; r < nroots; r++)
+        for (size_t i = 0; i < roots[r].count; i++)
+            fix(c, &roots[r].words[i]);
+}
+
+static enum heap_failure minor_collection(heap_t *h, size_t need, const struct gc_root_range *roots, size_t nroots)
+{
+    size_t young = heap_young_words(h), mature = mature_words(h);
+    if (young > GC_MAX_WORDS || need > GC_MAX_WORDS - young)
+        return fail(h, HEAP_FAIL_NOMEM);
+    struct from_space fs;
+    if (!from_space_init(&fs, h, false))
+        return fail(h, HEAP_FAIL_NOMEM);
+    term *new_old = NULL;
+    size_t new_old_words = 0;
+    if (mature > 0 && !h->old_start) {
+        /* OTP sizes the first old block by the young block's use. */
+        new_old_words = gc_next_heap_size((size_t)(h->top - h->start));
+        if (!(new_old = malloc(new_old_words * sizeof(term)))) {
+            from_space_free(&fs);
+            return fail(h, HEAP_FAIL_NOMEM);
+        }
+    }
+    size_t old_block = heap_block_words(h), to_size;
+    size_t floor = young_floor(new_old ? new_old_words : heap_old_block_words(h));
+    term *to = alloc_to_space(h, old_block, young - mature + need, floor, &to_size);
+    if (!to) {
+        free(new_old);
+        from_space_free(&fs);
+        return fail(h, HEAP_FAIL_NOMEM);
+    }
+
+    /* From here on nothing can fail. */
+    if (new_old) {
+        h->old_start = h->old_top = new_old;
+        h->old_end = new_old + new_old_words;
+    }
+    term *promoted = h->old_top;
+    struct cheney c = {
+        &fs, to, (uintptr_t)h->start, mature * sizeof(term), promoted, (uintptr_t)to, to_size * sizeof(term)};
+    fix_roots(&c, roots, nroots);
+    size_t remembered = h->remembered_len;
+    for (size_t i = 0; i < remembered; i++)
+        fix(&c, h->remembered[i]);
+    bool lost_before = h->need_fullsweep;
+    scan(&c, h, to, promoted);
+    h->old_top = c.old_top;
+    sweep_mso(h, &fs);
+    size_t live = (size_t)(c.top - to), moved = live + (size_t)(c.old_top - promoted);
+    /* A remembered word that could not be recorded refers into `to` unseen:
+     * the block must not move before the full sweep that follows. */
+    bool may_move = h->need_fullsweep == lost_before;
+    finish(h, &fs, to, to_size, live, need, old_block, floor, roots, nroots, may_move, false);
+    prune_remembered(h);
+    h->minor_gcs++;
+    h->moved_words = moved;
+    atomic_fetch_add_explicit(&words_reclaimed, young > moved ? young - moved : 0, memory_order_relaxed);
+    return HEAP_OK;
+}
+
+static enum heap_failure full_sweep(heap_t *h, size_t need, const struct gc_root_range *roots, size_t nroots)
+{
     size_t used = heap_used_words(h);
     if (used > GC_MAX_WORDS || need > GC_MAX_WORDS - used)
         return fail(h, HEAP_FAIL_NOMEM);
     struct from_space fs;
-    if (!from_space_init(&fs, h))
+    if (!from_space_init(&fs, h, true))
         return fail(h, HEAP_FAIL_NOMEM);
 
     /* An upper bound of live + need, exact when the cap forced a measure. */
@@ -454,55 +675,38 @@ enum heap_failure gc_collect(heap_t *h, size_t need, const struct gc_root_range 
         }
         bound = live + need;
     }
-
-    /* To-space: the size the policy gives if everything survives, so the
-     * common case needs no resize; failing that, just enough. */
-    size_t old_block = heap_block_words(h);
-    size_t to_size = block_size(h, old_block, bound);
-    term *to = malloc(to_size * sizeof(term));
-    if (!to && to_size > bound && bound > 0) {
-        to_size = bound;
-        to = malloc(to_size * sizeof(term));
-    }
+    size_t old_block = heap_block_words(h), to_size;
+    term *to = alloc_to_space(h, old_block, bound, 0, &to_size);
     if (!to) {
         from_space_free(&fs);
         return fail(h, HEAP_FAIL_NOMEM);
     }
 
-    /* From here on nothing can fail. */
-    struct cheney c = {&fs, to};
-    for (size_t r = 0; r < nroots; r++)
-        for (size_t i = 0; i < roots[r].count; i++)
-            fix(&c, &roots[r].words[i]);
-    scan(&c, to);
-    size_t live = (size_t)(c.top - to);
+    /* From here on nothing can fail. The remembered words are in the old
+     * block, which is from-space: copying it copies what they refer to. */
+    struct cheney c = {&fs, to, 0, 0, NULL, 0, 0};
+    fix_roots(&c, roots, nroots);
+    scan(&c, h, to, NULL);
+    term *old_block_start = h->old_start;
+    h->old_start = h->old_top = h->old_end = NULL;
     sweep_mso(h, &fs);
-    bin_vheap_after_gc(h);
-
-    size_t want = block_size(h, old_block, live + need);
-    if (want != to_size) {
-        term *resized = resize_block(h, to, live, want, roots, nroots);
-        if (resized) {
-            to = resized;
-            to_size = want;
-        }
-    }
-
-    for (struct heap_fragment *f = h->frags; f;) {
-        struct heap_fragment *next = f->next;
-        free(f);
-        f = next;
-    }
-    free(h->start);
-    from_space_free(&fs);
-    h->start = to;
-    h->top = to + live;
-    h->end = to + to_size;
-    h->frags = NULL;
-    h->frag_words = 0;
-    h->collections++;
-    h->gc_requested = false;
-    atomic_fetch_add_explicit(&collections_done, 1, memory_order_relaxed);
+    free(old_block_start);
+    h->remembered_len = 0;
+    size_t live = (size_t)(c.top - to);
+    finish(h, &fs, to, to_size, live, need, old_block, 0, roots, nroots, true, true);
+    h->minor_gcs = 0;
+    h->full_sweeps++;
+    h->need_fullsweep = false;
+    h->moved_words = live;
     atomic_fetch_add_explicit(&words_reclaimed, used > live ? used - live : 0, memory_order_relaxed);
     return HEAP_OK;
+}
+
+enum heap_failure gc_collect(heap_t *h, size_t need, const struct gc_root_range *roots, size_t nroots)
+{
+    if (h->max_words != 0 && need > h->max_words)
+        return fail(h, HEAP_FAIL_CAP);
+    if (wants_full_sweep(h, need))
+        return full_sweep(h, need, roots, nroots);
+    return minor_collection(h, need, roots, nroots);
 }

@@ -16,6 +16,40 @@
 
 #define FRAGMENT_MIN_WORDS 256
 
+/* erlang:system_flag(fullsweep_after, N); relaxed: a new setting needs to
+ * reach only the heaps initialised after it. */
+static _Atomic unsigned long default_fullsweep_after = HEAP_DEFAULT_FULLSWEEP_AFTER;
+
+void heap_set_default_fullsweep_after(unsigned long n)
+{
+    atomic_store_explicit(&default_fullsweep_after, n, memory_order_relaxed);
+}
+
+unsigned long heap_default_fullsweep_after(void)
+{
+    return atomic_load_explicit(&default_fullsweep_after, memory_order_relaxed);
+}
+
+/* The state of a heap with nothing allocated, but for the block. */
+static void reset_generations(heap_t *h)
+{
+    h->top = h->high_water = h->start;
+    h->old_start = h->old_top = h->old_end = NULL;
+    h->frags = NULL;
+    h->frag_words = 0;
+    h->mso = h->old_mso = NULL;
+    h->off_heap_bytes = h->old_off_heap_bytes = 0;
+    h->bin_vheap_limit = h->old_bin_vheap_limit = HEAP_BIN_VHEAP_MIN_BYTES;
+    h->remembered = NULL;
+    h->remembered_len = h->remembered_cap = 0;
+    h->failure = HEAP_OK;
+    h->collections = h->minor_gcs = h->full_sweeps = 0;
+    h->fullsweep_after = heap_default_fullsweep_after();
+    h->moved_words = 0;
+    h->need_fullsweep = false;
+    h->gc_requested = false;
+}
+
 bool heap_init(heap_t *h, size_t min_words, size_t max_words)
 {
     if (min_words == 0)
@@ -26,42 +60,36 @@ bool heap_init(heap_t *h, size_t min_words, size_t max_words)
     term *block = malloc(size * sizeof(term));
     if (!block)
         return false;
-    h->start = h->top = block;
+    h->start = block;
     h->end = block + size;
-    h->frags = NULL;
-    h->frag_words = 0;
     h->min_words = min_words;
     h->max_words = max_words;
-    h->mso = NULL;
-    h->off_heap_bytes = 0;
-    h->bin_vheap_limit = HEAP_BIN_VHEAP_MIN_BYTES;
-    h->failure = HEAP_OK;
-    h->collections = 0;
-    h->gc_requested = false;
+    reset_generations(h);
     return true;
 }
 
-/* What both destroy and recycle give up: off-heap references and fragments. */
+/* What both destroy and recycle give up: off-heap references, fragments,
+ * the old generation and the remembered words. */
 static void release_off_block(heap_t *h)
 {
     bin_release_mso(h->mso);
-    h->mso = NULL;
-    h->off_heap_bytes = 0;
+    bin_release_mso(h->old_mso);
     struct heap_fragment *f = h->frags;
     while (f) {
         struct heap_fragment *next = f->next;
         free(f);
         f = next;
     }
-    h->frags = NULL;
-    h->frag_words = 0;
+    free(h->old_start);
+    free(h->remembered);
+    reset_generations(h);
 }
 
 void heap_destroy(heap_t *h)
 {
     release_off_block(h);
     free(h->start);
-    h->start = h->top = h->end = NULL;
+    h->start = h->top = h->high_water = h->end = NULL;
 }
 
 bool heap_recycle(heap_t *h)
@@ -71,11 +99,22 @@ bool heap_recycle(heap_t *h)
         return false;
     }
     release_off_block(h);
-    h->top = h->start;
-    h->bin_vheap_limit = HEAP_BIN_VHEAP_MIN_BYTES;
-    h->failure = HEAP_OK;
-    h->collections = 0;
     return true;
+}
+
+void heap_remember(heap_t *h, term *slot)
+{
+    if (h->remembered_len == h->remembered_cap) {
+        size_t cap = h->remembered_cap ? 2 * h->remembered_cap : 16;
+        term **grown = realloc(h->remembered, cap * sizeof *grown);
+        if (!grown) {
+            h->need_fullsweep = true;
+            return;
+        }
+        h->remembered = grown;
+        h->remembered_cap = cap;
+    }
+    h->remembered[h->remembered_len++] = slot;
 }
 
 term *heap_alloc_slow(heap_t *h, size_t words)
@@ -129,6 +168,8 @@ void heap_shrink_last(heap_t *h, term *alloc_start, size_t alloc_words, size_t k
 bool heap_contains(const heap_t *h, const term *p)
 {
     if (p >= h->start && p < h->end)
+        return true;
+    if (heap_in_old(h, p))
         return true;
     for (const struct heap_fragment *f = h->frags; f; f = f->next)
         if (p >= f->mem && p < f->mem + f->used)

@@ -1,19 +1,29 @@
 /*
  * heap.h — a process's heap: where its terms live.
  *
- * A heap is one contiguous block [start, top, end) plus a chain of heap
- * fragments. Allocation never moves a term: when the block is full,
- * heap_alloc takes a fragment from the C heap instead, so C code may hold
- * raw term pointers across any number of allocations. Terms move only in
- * gc_collect (gc.h), which callers run at safepoints with an explicit root
- * set; the collector folds the block and every fragment into one new block.
+ * A heap has two generations, as OTP's. The young one is a contiguous
+ * block [start, top, end) plus a chain of heap fragments; the words of the
+ * block below `high_water` survived the last collection. The old one is a
+ * block [old_start, old_top, old_end) holding what survived two (gc.h);
+ * it exists only once something was promoted. Allocation never moves a
+ * term: when the young block is full, heap_alloc takes a fragment from the
+ * C heap instead, so C code may hold raw term pointers across any number
+ * of allocations. Terms move only in gc_collect (gc.h), which callers run
+ * at safepoints with an explicit root set.
+ *
+ * Old data never refers to young data, since terms are immutable, except
+ * through a word written in place after its object was built (a builtin
+ * filling its result across portions, set_tuple_element): such writes go
+ * through heap_write, which remembers a written old word for the minor
+ * collections.
  *
  * Off-heap (reference-counted) binaries are reached from the heap through
- * their ProcBin objects, which are chained through `mso` (binary.h). The
- * collector drops a reference for each ProcBin that did not survive.
+ * their ProcBin objects, which are chained through `mso` (young ones) and
+ * `old_mso` (promoted ones) (binary.h). The collector drops a reference for
+ * each ProcBin that did not survive.
  *
  * The optional cap (`max_words`, the seed's --max-heap) bounds the words the
- * heap holds, block and fragments together. An allocation that would pass
+ * heap holds, both generations and fragments together. An allocation that would pass
  * it, or that the host cannot satisfy, returns NULL and records why in
  * `failure`; the caller turns that into the runtime failure (exit 70).
  *
@@ -27,6 +37,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum heap_failure {
     HEAP_OK = 0,
@@ -42,18 +53,33 @@ struct heap_fragment {
 };
 
 typedef struct heap {
-    term *start, *top, *end;     /* the main block */
-    struct heap_fragment *frags; /* newest first */
-    size_t frag_words;           /* words allocated in fragments */
-    size_t min_words;            /* the block never shrinks below this */
-    size_t max_words;            /* cap on words held; 0 = no cap */
-    term *mso;                   /* first ProcBin on this heap, chained (binary.h) */
-    size_t off_heap_bytes;       /* bytes of off-heap binaries the ProcBins refer to */
-    enum heap_failure failure;   /* why the last allocation returned NULL */
-    unsigned long collections;   /* gc_collect calls that completed */
-    bool gc_requested;           /* garbage_collect/0,1: collect at the next safepoint */
-    size_t bin_vheap_limit;      /* off_heap_bytes past this ask for a collection (binary.h) */
+    term *start, *top, *end;             /* the young block */
+    term *high_water;                    /* young block words below it survived a collection */
+    struct heap_fragment *frags;         /* newest first; all young */
+    size_t frag_words;                   /* words allocated in fragments */
+    term *old_start, *old_top, *old_end; /* the old generation; NULL until a promotion */
+    size_t min_words;                    /* the block never shrinks below this */
+    size_t max_words;                    /* cap on words held; 0 = no cap */
+    term *mso;                           /* first young ProcBin, chained (binary.h) */
+    size_t off_heap_bytes;               /* bytes of off-heap binaries the young ProcBins refer to */
+    term *old_mso;                       /* first old ProcBin, chained */
+    size_t old_off_heap_bytes;           /* bytes the old ProcBins refer to */
+    size_t old_bin_vheap_limit;          /* old_off_heap_bytes past this ask for a full sweep */
+    term **remembered;                   /* old words written in place since the last collection (heap_write) */
+    size_t remembered_len, remembered_cap;
+    enum heap_failure failure;     /* why the last allocation returned NULL */
+    unsigned long collections;     /* gc_collect calls that completed */
+    unsigned long minor_gcs;       /* minor collections since the last full sweep */
+    unsigned long full_sweeps;     /* full sweeps completed */
+    unsigned long fullsweep_after; /* minor collections allowed between full sweeps (OTP's option) */
+    size_t moved_words;            /* words the last collection copied */
+    bool need_fullsweep;           /* the next collection must be full (a word could not be remembered) */
+    bool gc_requested;             /* garbage_collect/0,1: a full sweep at the next safepoint */
+    size_t bin_vheap_limit;        /* off_heap_bytes past this ask for a collection (binary.h) */
 } heap_t;
+
+/* OTP's default fullsweep_after. */
+#define HEAP_DEFAULT_FULLSWEEP_AFTER 65535
 
 /* OTP's initial virtual binary heap (BIN_VH_MIN_SIZE, 46422 words), in bytes. */
 #define HEAP_BIN_VHEAP_MIN_BYTES ((size_t)46422 * 8)
@@ -75,11 +101,23 @@ void heap_destroy(heap_t *h);
  * then destroyed) when the block was not kept. */
 bool heap_recycle(heap_t *h);
 
-/* Words currently allocated (block and fragments). */
-static inline size_t heap_used_words(const heap_t *h) { return (size_t)(h->top - h->start) + h->frag_words; }
+/* Words allocated in the young generation (block and fragments). */
+static inline size_t heap_young_words(const heap_t *h) { return (size_t)(h->top - h->start) + h->frag_words; }
 
-/* Size of the main block in words. */
+/* Words held by the old generation, and its block's size. */
+static inline size_t heap_old_words(const heap_t *h) { return (size_t)(h->old_top - h->old_start); }
+static inline size_t heap_old_block_words(const heap_t *h) { return (size_t)(h->old_end - h->old_start); }
+
+/* Words currently allocated (both generations). */
+static inline size_t heap_used_words(const heap_t *h) { return heap_young_words(h) + heap_old_words(h); }
+
+/* Size of the young block in words. */
 static inline size_t heap_block_words(const heap_t *h) { return (size_t)(h->end - h->start); }
+
+/* The default fullsweep_after of heaps initialised from now on
+ * (erlang:system_flag(fullsweep_after, N)); thread-safe. */
+void heap_set_default_fullsweep_after(unsigned long n);
+unsigned long heap_default_fullsweep_after(void);
 
 /* Allocates `words` words, never moving a term. Slow path out of line. */
 term *heap_alloc_slow(heap_t *h, size_t words);
@@ -99,20 +137,43 @@ static inline term *heap_alloc(heap_t *h, size_t words)
 void heap_shrink_last(heap_t *h, term *alloc_start, size_t alloc_words, size_t keep_words);
 
 /* True when the heap would profit from a collection at the next safepoint:
- * fragments exist, the block is nearly full and may still grow, or
- * off-heap binaries passed the virtual binary heap's limit. A block at the
+ * fragments exist, the young block is nearly full and the blocks may still
+ * grow, or a generation's off-heap binaries passed its virtual binary heap
+ * limit. A block at the
  * cap (--max-heap) is collected only once it is full: a collection cannot
  * grow it, and one at every safepoint while it stays nearly full copied the
  * live words each time (building a 4 MB list under --max-heap 4M took 70 s). */
 static inline bool heap_wants_gc(const heap_t *h)
 {
-    bool may_grow = h->max_words == 0 || heap_block_words(h) < h->max_words;
+    /* The cap counts both generations' blocks. */
+    bool may_grow = h->max_words == 0 || heap_block_words(h) + heap_old_block_words(h) < h->max_words;
     return h->frags != NULL || h->gc_requested || (may_grow && (size_t)(h->end - h->top) < heap_block_words(h) / 8) ||
-           h->off_heap_bytes > h->bin_vheap_limit;
+           h->off_heap_bytes > h->bin_vheap_limit || h->old_off_heap_bytes > h->old_bin_vheap_limit;
 }
 
-/* True when p points into the block or one of the fragments. */
+/* True when p points into either generation's block or a fragment. */
 bool heap_contains(const heap_t *h, const term *p);
+
+/* True when p points into the old generation's used words. */
+static inline bool heap_in_old(const heap_t *h, const term *p)
+{
+    return (uintptr_t)p - (uintptr_t)h->old_start < (uintptr_t)h->old_top - (uintptr_t)h->old_start;
+}
+
+/* Records an old word written in place, a root of the minor collections
+ * until it no longer refers to young data. When the host refuses the room,
+ * the next collection is a full sweep instead. */
+void heap_remember(heap_t *h, term *slot);
+
+/* Writes value into slot, a word of a term built earlier that may have
+ * been promoted since (a result filled across portions): the one way to
+ * change a heap word in place once a collection may have run. */
+static inline void heap_write(heap_t *h, term *slot, term value)
+{
+    *slot = value;
+    if (is_pointer_term(value) && heap_in_old(h, slot))
+        heap_remember(h, slot);
+}
 
 /* ---- building terms (each returns THE_NON_VALUE when heap_alloc fails) ---- */
 

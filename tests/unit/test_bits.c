@@ -361,16 +361,16 @@ static void test_vheap(void)
     CU_ASSERT_TRUE(heap_wants_gc(&h));
     /* Survivors fill more than 3/4: the limit grows past them. */
     h.off_heap_bytes = 10 * HEAP_BIN_VHEAP_MIN_BYTES;
-    bin_vheap_after_gc(&h);
+    bin_vheap_after_gc(&h, false);
     CU_ASSERT(h.bin_vheap_limit >= 10 * HEAP_BIN_VHEAP_MIN_BYTES);
     size_t grown_limit = h.bin_vheap_limit;
     /* Under 1/4: halved, never below the initial size. */
     h.off_heap_bytes = 0;
-    bin_vheap_after_gc(&h);
+    bin_vheap_after_gc(&h, false);
     CU_ASSERT_EQUAL(h.bin_vheap_limit, grown_limit / 2 < HEAP_BIN_VHEAP_MIN_BYTES ? HEAP_BIN_VHEAP_MIN_BYTES
                                                                                    : grown_limit / 2);
     for (int i = 0; i < 20; i++)
-        bin_vheap_after_gc(&h);
+        bin_vheap_after_gc(&h, false);
     CU_ASSERT_EQUAL(h.bin_vheap_limit, HEAP_BIN_VHEAP_MIN_BYTES);
     heap_destroy(&h);
 }

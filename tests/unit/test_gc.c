@@ -146,7 +146,8 @@ struct fp {
     size_t len, cap;
     size_t objects, words; /* distinct objects reached and their words */
     size_t procbins, procbin_bytes;
-    const heap_t *heap; /* when set: every pointer must be into its block or a literal */
+    size_t young_words, young_procbins, young_procbin_bytes; /* those in heap's young block */
+    const heap_t *heap; /* when set: every pointer must be into its used words or a literal */
     size_t stray;
 };
 
@@ -156,6 +157,7 @@ static void fp_reset(struct fp *fp, const heap_t *check)
     memo_reset(&fp->bins);
     fp->len = 0;
     fp->objects = fp->words = fp->procbins = fp->procbin_bytes = fp->stray = 0;
+    fp->young_words = fp->young_procbins = fp->young_procbin_bytes = 0;
     fp->heap = check;
 }
 
@@ -193,7 +195,7 @@ static uint64_t child_hash(struct fp *fp, term c)
     if (fp->heap) {
         uintptr_t a = (uintptr_t)term_ptr(c);
         if (!(a - (uintptr_t)fp->heap->start < (uintptr_t)(fp->heap->top - fp->heap->start) * sizeof(term)) &&
-            !is_literal_address(a))
+            !heap_in_old(fp->heap, term_ptr(c)) && !is_literal_address(a))
             fp->stray++;
     }
     return mix(is_list(c) ? 0x2222 : 0x3333, v);
@@ -222,15 +224,19 @@ static uint64_t node_hash(struct fp *fp, term x)
     const term *p = term_ptr(x);
     /* Heap words only: literals are reached but never copied. */
     bool counted = !is_literal_address((uintptr_t)p);
+    bool young = fp->heap && (uintptr_t)p - (uintptr_t)fp->heap->start <
+                                 (uintptr_t)(fp->heap->top - fp->heap->start) * sizeof(term);
     fp->objects++;
     if (is_list(x)) {
         fp->words += counted ? 2 : 0;
+        fp->young_words += young ? 2 : 0;
         return mix(mix(0x4444, child_hash(fp, p[0])), child_hash(fp, p[1]));
     }
     term hdr = p[0];
     uint64_t first, count, arity = header_arity(hdr);
     term_boxed_term_range(hdr, &first, &count);
     fp->words += counted ? 1 + arity : 0;
+    fp->young_words += young ? 1 + arity : 0;
     uint64_t h = mix(0x5555, hdr);
     bool procbin = header_subtag(hdr) == SUBTAG_REFC_BIN;
     for (uint64_t i = 1; i <= arity; i++) {
@@ -242,6 +248,8 @@ static uint64_t node_hash(struct fp *fp, term x)
     if (procbin) {
         fp->procbins++;
         fp->procbin_bytes += p[PROCBIN_SIZE];
+        fp->young_procbins += young;
+        fp->young_procbin_bytes += young ? p[PROCBIN_SIZE] : 0;
         memo_put(&fp->bins, (uintptr_t)p[PROCBIN_BINARY], 1);
         /* Reading the bytes also proves the binary is still allocated. */
         const uint8_t *d;
@@ -484,6 +492,7 @@ struct snapshot {
     term raw_roots[NROOTS];
     term raw_stack[NSTACK];
     size_t procbins, procbin_bytes, binaries, words;
+    size_t young_words, young_procbins, young_procbin_bytes;
 };
 
 static void take_snapshot(struct world *w, struct fp *fp, struct snapshot *s, const heap_t *check)
@@ -499,11 +508,17 @@ static void take_snapshot(struct world *w, struct fp *fp, struct snapshot *s, co
     s->procbin_bytes = fp->procbin_bytes;
     s->binaries = fp->bins.len;
     s->words = fp->words;
+    s->young_words = fp->young_words;
+    s->young_procbins = fp->young_procbins;
+    s->young_procbin_bytes = fp->young_procbin_bytes;
 }
 
 static bool is_table_size(size_t n) { return gc_next_heap_size(n) == n; }
 
-/* Everything that must hold after a successful collection. */
+/* Everything that must hold after a successful collection. The young
+ * generation holds exactly what the roots reach there; the old one at
+ * least what they reach there (it keeps its garbage until a full sweep),
+ * and after a full sweep it is gone. */
 static bool check_after(struct world *w, struct fp *fp, const struct snapshot *before, size_t need,
                         size_t base_binaries, const char **why)
 {
@@ -524,7 +539,13 @@ static bool check_after(struct world *w, struct fp *fp, const struct snapshot *b
         return *why = "a pointer outside the new block", false;
     if (h->frags != NULL || h->frag_words != 0)
         return *why = "fragments left", false;
-    if (after.words != live)
+    bool full = h->minor_gcs == 0;
+    if (full && h->old_start != NULL)
+        return *why = "an old block left by a full sweep", false;
+    /* A remembered old word keeps its young cons (write_in_place) even
+     * when its tuple died: at most 2 words each. */
+    if (after.young_words > live || live - after.young_words > 2 * h->remembered_len ||
+        after.words > live + heap_old_words(h))
         return *why = "live words differ from reachable words", false;
     if ((size_t)(h->end - h->top) < need)
         return *why = "need not met", false;
@@ -532,16 +553,24 @@ static bool check_after(struct world *w, struct fp *fp, const struct snapshot *b
         return *why = "block below min_words", false;
     if (block != h->min_words && block != h->max_words && !is_table_size(block))
         return *why = "block size not from the table", false;
-    size_t mso_count = 0;
+    size_t mso_count = 0, old_count = 0, old_bytes = 0;
     for (term *p = h->mso; p; p = (term *)(uintptr_t)p[PROCBIN_NEXT]) {
         if ((uintptr_t)p - (uintptr_t)h->start >= live * sizeof(term) || header_subtag(p[0]) != SUBTAG_REFC_BIN ||
             is_boxed(p[0]))
             return *why = "bad mso chain entry", false;
         mso_count++;
     }
-    if (mso_count != after.procbins || h->off_heap_bytes != after.procbin_bytes)
+    for (term *p = h->old_mso; p; p = (term *)(uintptr_t)p[PROCBIN_NEXT]) {
+        if (!heap_in_old(h, p) || header_subtag(p[0]) != SUBTAG_REFC_BIN || is_boxed(p[0]))
+            return *why = "bad old mso chain entry", false;
+        old_count++;
+        old_bytes += p[PROCBIN_SIZE];
+    }
+    if (mso_count != after.young_procbins || h->off_heap_bytes != after.young_procbin_bytes ||
+        old_count < after.procbins - after.young_procbins || old_bytes != h->old_off_heap_bytes)
         return *why = "mso chain does not match reachable ProcBins", false;
-    if (binary_live_count() != base_binaries + after.binaries)
+    if (full ? binary_live_count() != base_binaries + after.binaries
+             : binary_live_count() < base_binaries + after.binaries)
         return *why = "off-heap binaries not freed exactly when unreachable", false;
     return true;
 }
@@ -569,7 +598,22 @@ static size_t split_roots(struct world *w, struct gc_root_range *ranges)
 
 /* One random run: `iters` collections of a heap capped at max_words (0: no
  * cap). Returns false and says why on the first broken invariant. */
-static bool stress(uint64_t seed, int iters, size_t min_words, size_t max_words, int *cap_failures)
+/* In place, as a portioned builtin fills its result: a new cons of small
+ * integers into the first element of a tuple root (never a literal), so
+ * that an old tuple comes to refer to young data. */
+static void write_in_place(struct world *w)
+{
+    term t = w->roots[rnd_below(NROOTS)];
+    if (!is_tuple(t) || tuple_arity(t) == 0 || is_literal_address((uintptr_t)boxed_ptr(t)))
+        return;
+    term cell = heap_cons(&w->heap, make_small((int64_t)rnd_below(1000)), NIL);
+    if (is_value(cell))
+        heap_write(&w->heap, &tuple_elements(t)[0], cell);
+}
+
+/* fullsweep_after as the heap's option: 0 makes every collection full. */
+static bool stress(uint64_t seed, int iters, size_t min_words, size_t max_words, unsigned long fullsweep_after,
+                   int *cap_failures)
 {
     rng_state = seed;
     size_t base = binary_live_count();
@@ -578,6 +622,7 @@ static bool stress(uint64_t seed, int iters, size_t min_words, size_t max_words,
     struct snapshot *before = malloc(sizeof *before);
     if (!w || !before || !heap_init(&w->heap, min_words, max_words))
         abort();
+    w->heap.fullsweep_after = fullsweep_after;
     for (size_t i = 0; i < NROOTS; i++)
         w->roots[i] = NIL;
     for (size_t i = 0; i < NSTACK; i++)
@@ -596,6 +641,8 @@ static bool stress(uint64_t seed, int iters, size_t min_words, size_t max_words,
                 else
                     w->roots[rnd_below(NROOTS)] = t;
             }
+            if (rnd_below(4) == 0)
+                write_in_place(w);
         }
         /* Collect two times in three, so fragments pile up in between. */
         if (rnd_below(3) == 0)
@@ -626,7 +673,10 @@ static bool stress(uint64_t seed, int iters, size_t min_words, size_t max_words,
                 ok = false, why = "roots changed by a refused collection";
             else if (w->heap.start != saved.start || w->heap.top != saved.top || w->heap.frags != saved.frags ||
                      w->heap.mso != saved.mso || w->heap.off_heap_bytes != saved.off_heap_bytes ||
-                     w->heap.frag_words != saved.frag_words || w->heap.failure != HEAP_FAIL_CAP)
+                     w->heap.frag_words != saved.frag_words || w->heap.failure != HEAP_FAIL_CAP ||
+                     w->heap.old_start != saved.old_start || w->heap.old_top != saved.old_top ||
+                     w->heap.old_mso != saved.old_mso || w->heap.remembered_len != saved.remembered_len ||
+                     w->heap.high_water != saved.high_water)
                 ok = false, why = "heap changed by a refused collection";
             else if (binary_live_count() != live_bins)
                 ok = false, why = "binaries released by a refused collection";
@@ -659,6 +709,7 @@ static bool stress(uint64_t seed, int iters, size_t min_words, size_t max_words,
         for (size_t i = 0; i < NSTACK; i++)
             w->stack[i] = NIL;
         struct gc_root_range all[2] = {{w->roots, NROOTS}, {w->stack, NSTACK}};
+        w->heap.gc_requested = true; /* a full sweep */
         ok = gc_collect(&w->heap, 0, all, 2) == HEAP_OK && binary_live_count() == base && w->heap.mso == NULL &&
              w->heap.off_heap_bytes == 0 && w->heap.top == w->heap.start;
         if (!ok)
@@ -675,17 +726,28 @@ static bool stress(uint64_t seed, int iters, size_t min_words, size_t max_words,
 static void test_stress(void)
 {
     int cap_failures = 0;
-    CU_ASSERT(stress(1, 2000, 0, 0, &cap_failures));
-    CU_ASSERT(stress(2, 2000, 0, 0, &cap_failures));
-    CU_ASSERT(stress(3, 1000, 1000, 0, &cap_failures));
+    CU_ASSERT(stress(1, 2000, 0, 0, 0, &cap_failures));
+    CU_ASSERT(stress(2, 2000, 0, 0, 0, &cap_failures));
+    CU_ASSERT(stress(3, 1000, 1000, 0, 0, &cap_failures));
+    CU_ASSERT_EQUAL(cap_failures, 0);
+}
+
+/* Minor collections, promotion, full sweeps every few minors or when the
+ * old block fills, and words written in place into old tuples. */
+static void test_stress_generational(void)
+{
+    int cap_failures = 0;
+    CU_ASSERT(stress(21, 2000, 0, 0, HEAP_DEFAULT_FULLSWEEP_AFTER, &cap_failures));
+    CU_ASSERT(stress(22, 2000, 0, 0, 5, &cap_failures));
+    CU_ASSERT(stress(23, 1000, 1000, 0, 1, &cap_failures));
     CU_ASSERT_EQUAL(cap_failures, 0);
 }
 
 static void test_stress_capped(void)
 {
     int cap_failures = 0;
-    CU_ASSERT(stress(11, 2000, 0, 5000, &cap_failures));
-    CU_ASSERT(stress(12, 2000, 0, 20000, &cap_failures));
+    CU_ASSERT(stress(11, 2000, 0, 5000, 0, &cap_failures));
+    CU_ASSERT(stress(12, 2000, 0, 20000, HEAP_DEFAULT_FULLSWEEP_AFTER, &cap_failures));
     /* The refusal path must actually have been taken. */
     CU_ASSERT(cap_failures > 10);
 }
@@ -801,10 +863,12 @@ static void test_heap_sizes(void)
     }
 }
 
+/* The full sweep's sizing (fullsweep_after 0: every collection is one). */
 static void test_grow_and_shrink(void)
 {
     heap_t h;
     CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    h.fullsweep_after = 0;
     term root = NIL;
     struct gc_root_range r = {&root, 1};
     size_t last_block = heap_block_words(&h);
@@ -846,6 +910,7 @@ static void test_grow_and_shrink(void)
 
     /* A larger minimum holds as well. */
     CU_ASSERT_FATAL(heap_init(&h, 5000, 0));
+    h.fullsweep_after = 0;
     root = make_list_of(&h, 30000);
     CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
     CU_ASSERT(heap_block_words(&h) >= 60000);
@@ -932,6 +997,7 @@ static void test_off_heap_lifetime(void)
     size_t base = binary_live_count();
     uint8_t bytes[500];
     memset(bytes, 7, sizeof bytes);
+    h.fullsweep_after = 0; /* the generations' ProcBins: test_procbin_generations */
     term a = bin_from_bytes(&h, bytes, 500);
     term b = bin_from_bytes(&h, bytes, 300);
     term c = bin_from_bytes(&h, bytes, 100);
@@ -955,15 +1021,225 @@ static void test_off_heap_lifetime(void)
     CU_ASSERT_EQUAL(binary_live_count(), base);
 }
 
+/* ---- generations ---- */
+
+static bool in_young_block(const heap_t *h, term t)
+{
+    return (uintptr_t)term_ptr(t) - (uintptr_t)h->start < (uintptr_t)(h->top - h->start) * sizeof(term);
+}
+
+/* Data survives one collection in the young block, is promoted by the
+ * next, and a minor collection then neither moves nor rewrites it. */
+static void test_promotion(void)
+{
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term roots[2] = {make_list_of(&h, 1000), NIL};
+    struct gc_root_range r = {roots, 2};
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT(in_young_block(&h, roots[0]));
+    CU_ASSERT_PTR_NULL(h.old_start);
+    CU_ASSERT(h.high_water == h.top);
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT(heap_in_old(&h, list_ptr(roots[0])));
+    CU_ASSERT_EQUAL(heap_old_words(&h), 2000);
+    CU_ASSERT(h.top == h.start);
+    CU_ASSERT_EQUAL(h.minor_gcs, 2);
+    CU_ASSERT(list_is(roots[0], 1000));
+
+    /* Churn beside the old list: young garbage and a young survivor. */
+    term *old_lo = h.old_start, *old_top = h.old_top;
+    term *copy = malloc(2000 * sizeof(term));
+    CU_ASSERT_FATAL(copy != NULL);
+    memcpy(copy, old_lo, 2000 * sizeof(term));
+    term kept = roots[0];
+    for (int round = 0; round < 5; round++) {
+        for (int i = 0; i < 500; i++)
+            CU_ASSERT_FATAL(is_value(heap_tuple(&h, 3, NULL)));
+        roots[1] = heap_tuple2(&h, make_small(round), roots[0]);
+        CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+        CU_ASSERT_EQUAL(roots[0], kept); /* not moved */
+        CU_ASSERT(h.old_start == old_lo);
+        CU_ASSERT_EQUAL(memcmp(copy, old_lo, 2000 * sizeof(term)), 0); /* not rewritten */
+        CU_ASSERT_EQUAL(tuple_element(roots[1], 2), kept);
+    }
+    /* Each tuple died before its second collection: none was promoted. */
+    CU_ASSERT(h.old_top == old_top);
+    CU_ASSERT_EQUAL(h.full_sweeps, 0);
+    free(copy);
+    heap_destroy(&h);
+}
+
+/* A full sweep after fullsweep_after minor collections, and when the old
+ * block cannot take what the next minor one would promote. */
+static void test_full_sweeps(void)
+{
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    h.fullsweep_after = 3;
+    term root = make_list_of(&h, 100);
+    struct gc_root_range r = {&root, 1};
+    for (int i = 1; i <= 3; i++) {
+        CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+        CU_ASSERT_EQUAL(h.minor_gcs, (unsigned long)i);
+    }
+    CU_ASSERT_PTR_NOT_NULL(h.old_start);
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT_EQUAL(h.full_sweeps, 1);
+    CU_ASSERT_EQUAL(h.minor_gcs, 0);
+    CU_ASSERT_PTR_NULL(h.old_start);
+    CU_ASSERT(in_young_block(&h, root));
+    CU_ASSERT(list_is(root, 100));
+    heap_destroy(&h);
+
+    /* fullsweep_after 0: every collection is full, nothing is promoted. */
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    h.fullsweep_after = 0;
+    root = make_list_of(&h, 100);
+    for (int i = 0; i < 3; i++)
+        CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT_EQUAL(h.full_sweeps, 3);
+    CU_ASSERT_PTR_NULL(h.old_start);
+    heap_destroy(&h);
+
+    /* A growing live list fills the old block: full sweeps follow. */
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    root = NIL;
+    for (int i = 0; i < 20000; i++) {
+        root = heap_cons(&h, make_small(i), root);
+        if (heap_wants_gc(&h))
+            CU_ASSERT_FATAL(gc_collect(&h, 0, &r, 1) == HEAP_OK);
+    }
+    CU_ASSERT(h.full_sweeps > 0);
+    CU_ASSERT(h.collections > 2 * h.full_sweeps); /* mostly minor ones */
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT(list_is(root, 20000));
+    /* And garbage_collect's request is a full sweep. */
+    unsigned long sweeps = h.full_sweeps;
+    h.gc_requested = true;
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT_EQUAL(h.full_sweeps, sweeps + 1);
+    CU_ASSERT(!h.gc_requested);
+    heap_destroy(&h);
+}
+
+/* Old words written in place that refer to young data: through
+ * heap_write into an old tuple, and by a minor collection that promotes a
+ * tuple written while it was young. Without the remembered words the
+ * young cons would be freed under the old tuple. */
+static void test_remembered_words(void)
+{
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term roots[2] = {heap_tuple(&h, 2, NULL), heap_tuple(&h, 2, NULL)};
+    struct gc_root_range r = {roots, 2};
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    /* roots[1] is young but mature: the next collection promotes it. */
+    term young_cell = heap_cons(&h, make_small(7), NIL);
+    heap_write(&h, &tuple_elements(roots[1])[0], young_cell);
+    CU_ASSERT_EQUAL(h.remembered_len, 0); /* not old yet */
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT(heap_in_old(&h, boxed_ptr(roots[0])) && heap_in_old(&h, boxed_ptr(roots[1])));
+    CU_ASSERT(in_young_block(&h, tuple_element(roots[1], 1)));
+    CU_ASSERT_EQUAL(h.remembered_len, 1); /* found by the promotion */
+
+    /* Into an old tuple: remembered at the write. */
+    term cell = heap_cons(&h, make_small(8), NIL);
+    heap_write(&h, &tuple_elements(roots[0])[1], cell);
+    CU_ASSERT_EQUAL(h.remembered_len, 2);
+    for (int i = 0; i < 300; i++) /* garbage between */
+        CU_ASSERT_FATAL(is_value(heap_tuple(&h, 4, NULL)));
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    term a = tuple_element(roots[0], 2), b = tuple_element(roots[1], 1);
+    CU_ASSERT(in_young_block(&h, a) || heap_in_old(&h, list_ptr(a)));
+    CU_ASSERT(is_list(a) && list_head(a) == make_small(8) && list_tail(a) == NIL);
+    CU_ASSERT(is_list(b) && list_head(b) == make_small(7) && list_tail(b) == NIL);
+    /* Promoted by now or the next: then no word needs remembering. */
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT_EQUAL(h.remembered_len, 0);
+    CU_ASSERT(heap_in_old(&h, list_ptr(tuple_element(roots[0], 2))));
+    CU_ASSERT(list_head(tuple_element(roots[1], 1)) == make_small(7));
+    heap_destroy(&h);
+}
+
+/* ProcBins: one dying young is freed by the minor collection; one
+ * promoted moves to the old chain and, once dead, waits for a full sweep. */
+static void test_procbin_generations(void)
+{
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    size_t base = binary_live_count();
+    uint8_t bytes[400];
+    memset(bytes, 3, sizeof bytes);
+    term roots[2] = {bin_from_bytes(&h, bytes, 400), bin_from_bytes(&h, bytes, 200)};
+    struct gc_root_range r = {roots, 2};
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT(heap_in_old(&h, boxed_ptr(roots[0])));
+    CU_ASSERT_PTR_NULL(h.mso);
+    CU_ASSERT_PTR_NOT_NULL(h.old_mso);
+    CU_ASSERT_EQUAL(h.old_off_heap_bytes, 600);
+    CU_ASSERT_EQUAL(h.off_heap_bytes, 0);
+
+    term young = bin_from_bytes(&h, bytes, 300);
+    CU_ASSERT_EQUAL(binary_live_count(), base + 3);
+    CU_ASSERT_EQUAL(h.off_heap_bytes, 300);
+    (void)young;
+    roots[1] = NIL; /* the 200-byte one dies old */
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT_EQUAL(binary_live_count(), base + 2); /* the young one freed, the old one waits */
+    CU_ASSERT_EQUAL(h.old_off_heap_bytes, 600);
+    h.gc_requested = true;
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT_EQUAL(binary_live_count(), base + 1);
+    CU_ASSERT_PTR_NULL(h.old_mso);
+    CU_ASSERT_EQUAL(h.off_heap_bytes, 400);
+    CU_ASSERT_EQUAL(bin_size(roots[0]), 400);
+    heap_destroy(&h);
+    CU_ASSERT_EQUAL(binary_live_count(), base);
+}
+
+/* The cap counts both generations: old words leave less room for young
+ * ones, and a collection whose live data would pass it is refused. */
+static void test_cap_over_generations(void)
+{
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 3000));
+    term root = make_list_of(&h, 600); /* 1200 words */
+    struct gc_root_range r = {&root, 1};
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT_EQUAL(heap_old_words(&h), 1200);
+    CU_ASSERT_EQUAL(heap_used_words(&h), 1200);
+    CU_ASSERT_PTR_NOT_NULL(heap_alloc(&h, 1800));
+    CU_ASSERT_PTR_NULL(heap_alloc(&h, 1));
+    CU_ASSERT_EQUAL(h.failure, HEAP_FAIL_CAP);
+    /* Live 1200 (old) + need 1801 passes 3000: refused, nothing changed. */
+    term *old_top = h.old_top, *top = h.top;
+    CU_ASSERT_EQUAL(gc_collect(&h, 1801, &r, 1), HEAP_FAIL_CAP);
+    CU_ASSERT(h.old_top == old_top && h.top == top);
+    CU_ASSERT(list_is(root, 600));
+    CU_ASSERT_EQUAL(gc_collect(&h, 1800, &r, 1), HEAP_OK);
+    CU_ASSERT(list_is(root, 600));
+    CU_ASSERT(heap_used_words(&h) + 1800 <= 3000);
+    heap_destroy(&h);
+}
+
 static CU_TestInfo tests[] = {
     {"heap size table", test_heap_sizes},
     {"random graphs, thousands of collections", test_stress},
     {"random graphs under a cap", test_stress_capped},
+    {"random graphs, generations and in-place writes", test_stress_generational},
     {"heap cap", test_cap},
     {"growth and shrinking", test_grow_and_shrink},
     {"sharing, raw words and many fragments", test_sharing_and_fragments},
     {"deep and long terms", test_deep_and_long},
     {"off-heap binary lifetime", test_off_heap_lifetime},
+    {"promotion, and minor collections leave old data", test_promotion},
+    {"full sweeps: fullsweep_after, 0, old block full, request", test_full_sweeps},
+    {"remembered old words written in place", test_remembered_words},
+    {"ProcBins dying young and old", test_procbin_generations},
+    {"cap counted over both generations", test_cap_over_generations},
     CU_TEST_INFO_NULL,
 };
 
