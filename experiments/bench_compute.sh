@@ -10,19 +10,13 @@ repeat=${1:-3}
 clause=$root/build/rel/clause
 out=$root/build/bench
 mkdir -p "$out"
+. "$root/experiments/bench_lib.sh"
 erlc -o "$out" "$root/experiments/workloads/compute.erl"
 echo "compute-bound kernels, 1 worker, best of $repeat; machine: $(nproc) CPUs"
 printf '%-8s %10s %12s %12s %8s\n' kernel n clause_us otp_us ratio
 for case in "fib 30" "sort 200000" "floats 1000000"; do
     # shellcheck disable=SC2086
     set -- $case
-    best_clause= best_otp=
-    for _ in $(seq "$repeat"); do
-        c=$("$clause" --schedulers 1 "$out/compute.beam" "$1" "$2" | sed -n 's/.*time_us=//p')
-        o=$(erl +S 1 -noshell -pa "$out" -run compute main "$1" "$2" -s init stop | sed -n 's/.*time_us=//p')
-        [ -z "$best_clause" ] || [ "$c" -lt "$best_clause" ] && best_clause=$c
-        [ -z "$best_otp" ] || [ "$o" -lt "$best_otp" ] && best_otp=$o
-    done
-    printf '%-8s %10s %12s %12s %8s\n' "$1" "$2" "$best_clause" "$best_otp" \
-        "$(awk -v c="$best_clause" -v o="$best_otp" 'BEGIN { printf "%.2f", c / o }')"
+    best_of 1 compute "$1" "$2"
+    printf '%-8s %10s %12s %12s %8s\n' "$1" "$2" "$best_clause" "$best_otp" "$(ratio)"
 done

@@ -14,6 +14,7 @@ n=${2:-400000}
 clause=$root/build/rel/clause
 out=$root/build/bench
 mkdir -p "$out"
+. "$root/experiments/bench_lib.sh"
 erlc -o "$out" "$root/experiments/workloads/ets_bench.erl"
 echo "ETS throughput, $n operations per worker, best of $repeat; machine: $(nproc) CPUs"
 printf '%-15s %-12s %7s %12s %12s %8s\n' op type workers clause_us otp_us ratio
@@ -21,15 +22,7 @@ for case in "insert set" "lookup set" "update_counter set" "insert ordered_set" 
     # shellcheck disable=SC2086
     set -- $case
     for w in 1 2; do
-        best_clause= best_otp=
-        for _ in $(seq "$repeat"); do
-            c=$("$clause" --schedulers "$w" "$out/ets_bench.beam" "$1" "$w" "$n" "$2" | sed -n 's/.*time_us=//p')
-            o=$(erl +S "$w" -noshell -pa "$out" -run ets_bench main "$1" "$w" "$n" "$2" -s init stop |
-                sed -n 's/.*time_us=//p')
-            [ -z "$best_clause" ] || [ "$c" -lt "$best_clause" ] && best_clause=$c
-            [ -z "$best_otp" ] || [ "$o" -lt "$best_otp" ] && best_otp=$o
-        done
-        printf '%-15s %-12s %7s %12s %12s %8s\n' "$1" "$2" "$w" "$best_clause" "$best_otp" \
-            "$(awk -v c="$best_clause" -v o="$best_otp" 'BEGIN { printf "%.2f", c / o }')"
+        best_of "$w" ets_bench "$1" "$w" "$n" "$2"
+        printf '%-15s %-12s %7s %12s %12s %8s\n' "$1" "$2" "$w" "$best_clause" "$best_otp" "$(ratio)"
     done
 done

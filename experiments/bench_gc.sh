@@ -15,21 +15,14 @@ repeat=${1:-3}
 clause=$root/build/rel/clause
 out=$root/build/bench
 mkdir -p "$out"
+. "$root/experiments/bench_lib.sh"
 erlc -o "$out" "$root/experiments/workloads/gc_idioms.erl"
 echo "collections with live data, 1 worker, best of $repeat; machine: $(nproc) CPUs"
 printf '%-36s %12s %12s %8s\n' idiom clause_us otp_us ratio
 while read -r args; do
-    best_clause='' best_otp=''
-    for _ in $(seq "$repeat"); do
-        # shellcheck disable=SC2086 # the arguments are words
-        c=$("$clause" --schedulers 1 "$out/gc_idioms.beam" $args </dev/null | sed -n 's/.*time_us=//p')
-        # shellcheck disable=SC2086
-        o=$(erl +S 1 -noshell -pa "$out" -run gc_idioms main $args -s init stop </dev/null | sed -n 's/.*time_us=//p')
-        [ -z "$best_clause" ] || [ "$c" -lt "$best_clause" ] && best_clause=$c
-        [ -z "$best_otp" ] || [ "$o" -lt "$best_otp" ] && best_otp=$o
-    done
-    printf '%-36s %12s %12s %8s\n' "$args" "$best_clause" "$best_otp" \
-        "$(awk -v c="$best_clause" -v o="$best_otp" 'BEGIN { printf "%.2f", c / o }')"
+    # shellcheck disable=SC2086 # the arguments are words
+    best_of 1 gc_idioms $args
+    printf '%-36s %12s %12s %8s\n' "$args" "$best_clause" "$best_otp" "$(ratio)"
 done <<CASES
 churn 1000 3000000
 churn 1000000 3000000

@@ -12,23 +12,16 @@ repeat=${1:-3}
 clause=$root/build/rel/clause
 out=$root/build/bench
 mkdir -p "$out"
+. "$root/experiments/bench_lib.sh"
 workloads="recv_idioms bin_idioms"
 for w in $workloads; do erlc -o "$out" "$root/experiments/workloads/$w.erl"; done
 echo "idioms, 1 worker, best of $repeat; machine: $(nproc) CPUs"
 printf '%-34s %12s %12s %8s\n' idiom clause_us otp_us ratio
 # Each case: the module, then its arguments.
 while read -r module args; do
-    best_clause= best_otp=
-    for _ in $(seq "$repeat"); do
-        # shellcheck disable=SC2086 # the arguments are words
-        c=$("$clause" --schedulers 1 "$out/$module.beam" $args </dev/null | sed -n 's/.*time_us=//p')
-        # shellcheck disable=SC2086
-        o=$(erl +S 1 -noshell -pa "$out" -run "$module" main $args -s init stop </dev/null | sed -n 's/.*time_us=//p')
-        [ -z "$best_clause" ] || [ "$c" -lt "$best_clause" ] && best_clause=$c
-        [ -z "$best_otp" ] || [ "$o" -lt "$best_otp" ] && best_otp=$o
-    done
-    printf '%-34s %12s %12s %8s\n' "$module $args" "$best_clause" "$best_otp" \
-        "$(awk -v c="$best_clause" -v o="$best_otp" 'BEGIN { printf "%.2f", c / o }')"
+    # shellcheck disable=SC2086 # the arguments are words
+    best_of 1 "$module" $args
+    printf '%-34s %12s %12s %8s\n' "$module $args" "$best_clause" "$best_otp" "$(ratio)"
 done <<CASES
 recv_idioms call 10000 0
 recv_idioms call 10000 10000

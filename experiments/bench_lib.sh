@@ -1,0 +1,26 @@
+# shellcheck shell=sh disable=SC2154 # repeat, clause and out are the caller's
+# bench_lib.sh — what the clause-against-OTP benchmarks share (sourced by
+# experiments/bench_*.sh after they set `repeat`, `clause` and `out`).
+# Each workload prints time_us= (the work as it timed itself), so neither
+# runtime's start-up counts.
+
+# best_of WORKERS MODULE ARG...: runs MODULE:main(ARGs) on clause and on OTP
+# with WORKERS workers each (erl +S WORKERS), `repeat` times interleaved;
+# sets best_clause and best_otp to the least time_us of each.
+best_of() {
+    workers=$1 module=$2
+    shift 2
+    best_clause='' best_otp=''
+    for _ in $(seq "$repeat"); do
+        c=$("$clause" --schedulers "$workers" "$out/$module.beam" "$@" </dev/null | sed -n 's/.*time_us=//p')
+        o=$(erl +S "$workers" -noshell -pa "$out" -run "$module" main "$@" -s init stop </dev/null |
+            sed -n 's/.*time_us=//p')
+        if [ -z "$best_clause" ] || [ "$c" -lt "$best_clause" ]; then best_clause=$c; fi
+        if [ -z "$best_otp" ] || [ "$o" -lt "$best_otp" ]; then best_otp=$o; fi
+    done
+}
+
+# ratio: best_clause / best_otp, two decimals (below 1: clause is faster).
+ratio() {
+    awk -v c="$best_clause" -v o="$best_otp" 'BEGIN { printf "%.2f", c / o }'
+}
