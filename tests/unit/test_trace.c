@@ -115,10 +115,12 @@ static void test_a_small_limit_drops_the_oldest(void)
     struct sched *s = run_traced(10, &ctx, &workload);
     const struct trace_ring *rings = sched_trace_rings(s);
     uint64_t dropped = 0;
-    for (unsigned w = 0; w < 2; w++) {
-        CU_ASSERT(trace_ring_kept(&rings[w]) <= 10);
-        CU_ASSERT_EQUAL(trace_ring_dropped(&rings[w]), rings[w].written - trace_ring_kept(&rings[w]));
-        dropped += trace_ring_dropped(&rings[w]);
+    /* The two workers' rings, then the run-queue lock's (balance moves,
+     * which a slow run may make more than ten of). */
+    for (unsigned ring = 0; ring <= 2; ring++) {
+        CU_ASSERT(trace_ring_kept(&rings[ring]) <= 10);
+        CU_ASSERT_EQUAL(trace_ring_dropped(&rings[ring]), rings[ring].written - trace_ring_kept(&rings[ring]));
+        dropped += trace_ring_dropped(&rings[ring]);
     }
     CU_ASSERT(dropped > 0); /* 16 x 200 yields: thousands of slices */
     struct strbuf json = STRBUF_INIT;
