@@ -247,7 +247,8 @@ test-layers:
 # concurrent suites run under each kind that stays live with more workers
 # than CPUs (they run up to 8 workers), under the seeds' two policies (the
 # lock is the executor's, whatever the policy; every policy runs under the
-# default kind). The fair spinlocks (ticket, mcs) convoy there, a preempted
+# default kind), at a tenth of the rounds (--tenth: the locks' paths, not the
+# counts; the full counts cost two minutes of make test; make tsan keeps them). The fair spinlocks (ticket, mcs) convoy there, a preempted
 # waiter holding up every later one: their runs overran the 300 s test limit
 # on 2 CPUs. The goldens run cas at 2 workers.
 LOCK_KINDS := pthread adaptive cas
@@ -255,7 +256,7 @@ LOCK_KINDS := pthread adaptive cas
 test-rel: build/rel/unit-tests host-rel
 	build/rel/unit-tests
 	for k in $(filter-out pthread,$(LOCK_KINDS)); do \
-	  build/rel/unit-tests --concurrent --locks $$k --policy erts,global_fifo || exit 1; done
+	  build/rel/unit-tests --concurrent --locks $$k --policy erts,global_fifo --tenth || exit 1; done
 
 test-asan: build/asan/unit-tests host-asan
 	build/asan/unit-tests

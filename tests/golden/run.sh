@@ -156,6 +156,15 @@ for source in $sources; do
     fi
     programs="$programs $name"
     if grep -q '^%% policies: seeds' "$source"; then seeds_programs="$seeds_programs $name"; fi
+    # Its header, read once for all its runs (run_one.sh): arguments, clause
+    # options, standard input ("%% stdin: FILE" under tests/golden/stdin/,
+    # else /dev/null, as make-expected.sh gives OTP).
+    stdin=$(sed -n 's/^%% stdin: *//p' "$source")
+    {
+        sed -n '1s/^%% args: *//p' "$source" | grep . || echo
+        sed -n 's/^%% clause-options: *//p' "$source" | grep . || echo
+        echo "${stdin:+$golden/stdin/$stdin}"
+    } >"$out/$name.meta"
 done
 
 # "OPTIONS@N" runs with N workers only; its options without the "@N".

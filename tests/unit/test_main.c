@@ -4,8 +4,10 @@
  * with --suite NAME one suite; --policy NAME[,NAME...] (or
  * CLAUSE_TEST_POLICY) runs the tests that loop over the policies under
  * those only; --locks KIND (or CLAUSE_TEST_LOCKS=KIND) builds every
- * executor's locks of that kind; --times prints each test's wall time,
- * slowest first.
+ * executor's locks of that kind; --tenth gives every per-policy loop a
+ * tenth of its count (test_rounds: the reruns under other lock kinds test
+ * the locks' paths, which a tenth of the rounds takes as well); --times
+ * prints each test's wall time, slowest first.
  * Exits non-zero when any test fails.
  */
 #include "test_main.h"
@@ -71,9 +73,12 @@ static const struct policy_ops *selected_policies[MAX_SELECTED_POLICIES + 1];
 
 const struct policy_ops *const *test_policies(void) { return selected_policies[0] ? selected_policies : policy_all(); }
 
+static bool tenth_rounds; /* --tenth */
+
 unsigned test_rounds(const struct policy_ops *policy, unsigned full)
 {
-    if (selected_policies[0] || strcmp(policy->name, "erts") == 0 || strcmp(policy->name, "global_fifo") == 0)
+    if (!tenth_rounds &&
+        (selected_policies[0] || strcmp(policy->name, "erts") == 0 || strcmp(policy->name, "global_fifo") == 0))
         return full;
     return full / 10 > 0 ? full / 10 : 1;
 }
@@ -221,10 +226,12 @@ int main(int argc, char **argv)
             watchdog = argv[++i];
         else if (strcmp(argv[i], "--times") == 0)
             report_times = true;
+        else if (strcmp(argv[i], "--tenth") == 0)
+            tenth_rounds = true;
         else {
             fprintf(stderr,
                     "usage: %s [--concurrent] [--suite NAME] [--policy NAME[,NAME...]] [--locks KIND] [--busy-wait N] "
-                    "[--watchdog MS] [--times]\n",
+                    "[--watchdog MS] [--tenth] [--times]\n",
                     argv[0]);
             return 2;
         }

@@ -42,7 +42,7 @@ const struct policy_ops *const *test_policies(void);
 /* How many of a per-policy test's FULL rounds (messages, processes, repeats)
  * POLICY gets: all of them for the seeds' policies (erts, global_fifo) and
  * for every policy named by --policy; a tenth, at least one, for each other
- * policy when the run tests them all. Policies are added often, and each
+ * policy when the run tests them all, and for every policy under --tenth. Policies are added often, and each
  * adds its loops to make test's time; a newer policy still meets every case,
  * and scripts/validate-policy, naming it, gives it the full count. */
 unsigned test_rounds(const struct policy_ops *policy, unsigned full);
