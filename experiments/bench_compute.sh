@@ -7,9 +7,6 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 repeat=${1:-3}
-clause=$root/build/rel/clause
-out=$root/build/bench
-mkdir -p "$out"
 . "$root/experiments/bench_lib.sh"
 erlc -o "$out" "$root/experiments/workloads/compute.erl"
 echo "compute-bound kernels, 1 worker, best of $repeat; machine: $(nproc) CPUs"

@@ -11,9 +11,6 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 repeat=${1:-3}
 n=${2:-400000}
-clause=$root/build/rel/clause
-out=$root/build/bench
-mkdir -p "$out"
 . "$root/experiments/bench_lib.sh"
 erlc -o "$out" "$root/experiments/workloads/ets_bench.erl"
 echo "ETS throughput, $n operations per worker, best of $repeat; machine: $(nproc) CPUs"

@@ -10,8 +10,6 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 repeat=${1:-3}
 n=${2:-1000000}
 clause=${3:-$root/build/rel/clause}
-out=$root/build/bench
-mkdir -p "$out"
 . "$root/experiments/bench_lib.sh"
 erlc -o "$out" "$root/experiments/workloads/exc_idioms.erl"
 echo "exceptions, $n each, 1 worker, best of $repeat; machine: $(nproc) CPUs"

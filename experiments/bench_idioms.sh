@@ -9,9 +9,6 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 repeat=${1:-3}
-clause=$root/build/rel/clause
-out=$root/build/bench
-mkdir -p "$out"
 . "$root/experiments/bench_lib.sh"
 workloads="recv_idioms bin_idioms"
 for w in $workloads; do erlc -o "$out" "$root/experiments/workloads/$w.erl"; done

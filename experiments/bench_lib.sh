@@ -1,8 +1,13 @@
-# shellcheck shell=sh disable=SC2154 # repeat, clause and out are the caller's
+# shellcheck shell=sh disable=SC2154 # root and repeat are the caller's
 # bench_lib.sh — what the clause-against-OTP benchmarks share (sourced by
-# experiments/bench_*.sh after they set `repeat`, `clause` and `out`).
+# experiments/bench_*.sh after they set `root` and `repeat`, and `clause`
+# when they take it as an argument).
 # Each workload prints time_us= (the work as it timed itself), so neither
 # runtime's start-up counts.
+
+clause=${clause:-$root/build/rel/clause}
+out=$root/build/bench # the workloads' .beam files
+mkdir -p "$out"
 
 # best_of WORKERS MODULE ARG...: runs MODULE:main(ARGs) on clause and on OTP
 # with WORKERS workers each (erl +S WORKERS), `repeat` times interleaved;
