@@ -3,12 +3,22 @@
  *
  * Who touches what: a process's heap and mailbox belong to its worker while
  * it runs and to the executor mutex otherwise; state changes between the
- * two happen under that mutex. So a sender holding the mutex copies straight
- * into a receiver that is not running, and leaves an arrival buffer for one
- * that is, without any lock. The arrivals are a lock-free stack: senders
- * push, the running receiver swaps the whole stack out and reverses it to
- * oldest-first order; an ended process's stack is closed (a sentinel head)
- * so that late pushes fail and their messages are dropped. This is Concurrency Kit's
+ * two happen under that mutex. So a sender holding the mutex delivers
+ * straight into a receiver that is not running, and leaves an arrival
+ * buffer for one that is, without any lock.
+ *
+ * A large message (over COPY_BEFORE_LOCK_WORDS) is copied before any lock,
+ * into an arrival buffer: one allocation holding the list node and a heap
+ * fragment with the copy. Holding the mutex, the sender only links it: the
+ * receiver's heap adopts the fragment and its inbox gets the message, and
+ * its next collection moves the words into the block, as OTP merges a
+ * message's heap fragment. A small one is copied under the mutex straight
+ * into the receiver's heap: a buffer would cost more than the copy.
+ *
+ * The arrivals are a lock-free stack: senders push, the running receiver
+ * swaps the whole stack out and reverses it to oldest-first order; an
+ * ended process's stack is closed (a sentinel head) so that late pushes
+ * fail and their messages are dropped. This is Concurrency Kit's
  * push_upmc / batch_pop_upmc pair (ABA-free, since nothing pops one entry),
  * written with compiler atomics: ck_stack's loads are plain volatile reads
  * even with CK_USE_CC_BUILTINS, which ThreadSanitizer reports as races.
@@ -24,15 +34,26 @@
 
 #include <stdlib.h>
 
-/* A message on its way to a running receiver: the list node and a copy of
- * the message in one allocation. */
+/* Messages of more words than this are copied before the executor mutex
+ * and adopted by the receiver's heap; smaller ones are copied under it.
+ * It is where a copy starts to cost the sender reductions
+ * (MSG_COPY_WORDS_PER_RED). Below it a buffer's allocation, its free and
+ * one more fragment for the collector cost more than the copy they take
+ * out of the critical section: with every message adopted, pingpong's
+ * 3-word messages took 24 % more instructions at 1 worker. */
+#define COPY_BEFORE_LOCK_WORDS 64
+
+/* A message on its way: the list node and a copy of the message in one
+ * allocation. The fragment comes first, so that a receiver's heap can adopt
+ * the whole allocation (heap_adopt_fragment), which it frees at its next
+ * collection; the fields after it are read only before that. */
 struct arrival {
+    struct heap_fragment frag; /* the copy's words follow the struct */
     struct arrival *next;
     term payload;
-    term *mso; /* ProcBins inside words[] */
-    size_t size;
-    uint64_t sent_at; /* when it was sent (profile_stamp, --profile), else 0 */
-    term words[];
+    term *mso;             /* ProcBins inside the copy */
+    size_t off_heap_bytes; /* the bytes they refer to */
+    uint64_t sent_at;      /* when it was sent (profile_stamp, --profile), else 0 */
 };
 
 /* The head of a closed stack: never a real arrival. */
@@ -40,7 +61,8 @@ static struct arrival closed_marker;
 #define ARRIVALS_CLOSED (&closed_marker)
 
 /* Sequentially consistent: the parking check depends on it (see the
- * BODY_WAIT case in executor.c). False when the stack is closed. */
+ * BODY_WAIT case in executor.c). False when the stack is closed. Once it
+ * succeeded, a belongs to p: its worker may take and free it at once. */
 static bool arrivals_push(struct process *p, struct arrival *a)
 {
     struct arrival *head = __atomic_load_n(&p->arrivals, __ATOMIC_RELAXED);
@@ -67,19 +89,24 @@ bool message_arrivals_pending(const struct process *p)
     return p->arrivals_taken || (head != NULL && head != ARRIVALS_CLOSED);
 }
 
-static struct arrival *arrival_new(term msg, size_t size)
+/* A copy of msg (size words, from copy_size); NULL when the host refuses. */
+static struct arrival *arrival_new(term msg, size_t size, uint64_t sent_at)
 {
     struct arrival *a = malloc(sizeof *a + size * sizeof(term));
     if (!a)
         return NULL;
-    term *hp = a->words;
+    term *hp = (term *)(a + 1);
+    a->frag.next = NULL;
+    a->frag.size = a->frag.used = size;
+    a->frag.mem = hp;
     a->mso = NULL;
-    a->size = size;
-    a->sent_at = 0;
-    a->payload = copy_term(msg, size, &hp, &a->mso, NULL);
+    a->off_heap_bytes = 0;
+    a->sent_at = sent_at;
+    a->payload = copy_term(msg, size, &hp, &a->mso, &a->off_heap_bytes);
     return a;
 }
 
+/* Frees an arrival no heap adopted. */
 static void arrival_free(struct arrival *a)
 {
     bin_release_mso(a->mso);
@@ -104,6 +131,26 @@ static bool deliver_copy(struct process *p, term msg, size_t size, uint64_t sent
         return false;
     term copy = copy_term(msg, size, &hp, &p->heap.mso, &p->heap.off_heap_bytes);
     return mailbox_deliver_sent_at(&p->mailbox, copy, sent_at);
+}
+
+/* Delivers a into p's heap and inbox: a large message's fragment is
+ * adopted as it is, a small one copied into the heap. p is not running, or
+ * is the caller. a is consumed; false when p's heap cap or the host
+ * refused. */
+static bool deliver_arrival(struct process *p, struct arrival *a)
+{
+    term payload = a->payload;
+    uint64_t sent_at = a->sent_at;
+    if (a->frag.used <= COPY_BEFORE_LOCK_WORDS) {
+        bool delivered = deliver_copy(p, payload, a->frag.used, sent_at);
+        arrival_free(a);
+        return delivered;
+    }
+    if (!heap_adopt_fragment(&p->heap, &a->frag, a->mso, a->off_heap_bytes)) {
+        arrival_free(a);
+        return false;
+    }
+    return mailbox_deliver_sent_at(&p->mailbox, payload, sent_at);
 }
 
 /* The sender's counters (it runs on its last worker). */
@@ -144,11 +191,10 @@ static bool take_arrivals(struct process *p, size_t limit)
         p->arrivals_taken_last = last;
     }
     bool delivered = true;
-    for (size_t n = 0; n < limit && p->arrivals_taken; n++) {
+    for (size_t n = 0; delivered && n < limit && p->arrivals_taken; n++) {
         struct arrival *a = p->arrivals_taken;
         p->arrivals_taken = a->next;
-        delivered = delivered && deliver_copy(p, a->payload, a->size, a->sent_at);
-        arrival_free(a);
+        delivered = deliver_arrival(p, a);
     }
     if (!delivered) {
         free_arrivals(p->arrivals_taken);
@@ -168,86 +214,126 @@ void message_release_arrivals(struct process *p) { message_close_arrivals(p); }
 
 bool message_take_all_arrivals(struct process *p) { return take_arrivals(p, SIZE_MAX); }
 
-/* The lock-free send to p, which was running when looked up: push, then
- * read its state again. *failure is set when memory ran out. */
-static void send_to_running(struct sched *s, struct process *self, struct process *p, term msg, size_t size,
-                            uint64_t sent_at, const char **failure)
+/* A message on its way to p: the term, its size (copy_size) and when it
+ * was sent, with its copy when one was made before any lock (a large
+ * message, or one to a receiver running elsewhere), else NULL. */
+struct outgoing {
+    term msg;
+    size_t size;
+    uint64_t sent_at;
+    struct arrival *copy;
+};
+
+/* The copy of out as an arrival buffer: the one made before the lock, else
+ * made now. NULL when the host refuses. */
+static struct arrival *outgoing_arrival(struct outgoing *out)
 {
-    struct arrival *a = arrival_new(msg, size);
-    if (!a) {
-        *failure = "out of memory for a message";
-        return;
-    }
-    a->sent_at = sent_at;
+    struct arrival *a = out->copy ? out->copy : arrival_new(out->msg, out->size, out->sent_at);
+    out->copy = NULL;
+    return a;
+}
+
+/* Frees what a delivery did not use. */
+static void outgoing_drop(struct outgoing *out)
+{
+    if (out->copy)
+        arrival_free(out->copy);
+    out->copy = NULL;
+}
+
+/* Pushes a process's send onto the arrivals of p, running when looked up;
+ * when p ended meanwhile the message is dropped, as OTP drops it. False
+ * when memory ran out for its buffer. */
+static bool push_sent(struct process *self, struct process *p, struct outgoing *out)
+{
+    struct arrival *a = outgoing_arrival(out);
+    if (!a)
+        return false;
     if (!arrivals_push(p, a)) {
-        arrival_free(a); /* it ended: the message is dropped, as OTP drops it */
+        arrival_free(a);
         METRIC(sender_metrics(self)->sends_dropped++);
-        return;
+        return true;
     }
     METRIC(sender_metrics(self)->sends_arrivals++);
-    METRIC(sender_metrics(self)->words_copied += size);
+    METRIC(sender_metrics(self)->words_copied += out->size);
+    return true;
+}
+
+/* The lock-free send to p, which was running when looked up: push, then
+ * read its state again. False when memory ran out for the buffer. */
+static bool send_to_running(struct sched *s, struct process *self, struct process *p, struct outgoing *out)
+{
+    if (!push_sent(self, p, out))
+        return false;
     if (atomic_load_explicit(&p->state, memory_order_seq_cst) == PROC_RUNNING)
-        return; /* it will take the arrival, or see it before parking */
+        return true; /* it will take the arrival, or see it before parking */
     /* It stopped running around the push: if it parked without seeing the
      * arrival, wake it; the mutex orders this after its parking. */
     rt_lock(&s->exec_lock);
     if (proc_state(p) == PROC_WAITING && message_arrivals_pending(p))
         sched_wake_waiting_locked(s, self->last_worker, p, ENQUEUE_WAKE_BY_PROCESS);
     rt_unlock(&s->exec_lock);
+    return true;
 }
 
-/* Copies msg (size words) into p, which is not running (executor mutex
- * held): its own arrivals first, so that each sender's messages keep their
- * order, then this one; a waiting p is woken. False when p's heap refused.
- * sent_at: when a process sent it (--profile), 0 for the runtime's. */
-static bool deliver_sent_to_idle_locked(struct sched *s, worker_id waker, enum enqueue_reason why, struct process *p,
-                                        term msg, size_t size, uint64_t sent_at)
+/* Delivers out into p, which is not running (executor mutex held): its own
+ * arrivals first, so that each sender's messages keep their order, then
+ * this one, adopted when copied already, else copied now; a waiting p is
+ * woken. False when p's heap refused. */
+static bool deliver_to_idle_locked(struct sched *s, worker_id waker, enum enqueue_reason why, struct process *p,
+                                   struct outgoing *out)
 {
-    if (!take_arrivals(p, SIZE_MAX) || !deliver_copy(p, msg, size, sent_at))
+    if (!take_arrivals(p, SIZE_MAX))
+        return false;
+    struct arrival *copy = out->copy;
+    out->copy = NULL;
+    if (copy ? !deliver_arrival(p, copy) : !deliver_copy(p, out->msg, out->size, out->sent_at))
         return false;
     if (proc_state(p) == PROC_WAITING)
         sched_wake_waiting_locked(s, waker, p, why);
     return true;
 }
 
-static bool deliver_to_idle_locked(struct sched *s, worker_id waker, enum enqueue_reason why, struct process *p,
-                                   term msg, size_t size)
+/* Delivers out as the runtime does (executor mutex held): onto the
+ * arrivals of a running p, into the heap of one that is not, dropped for an
+ * ended p. False when p's heap or the host refused. */
+static bool deliver_locked(struct sched *s, worker_id waker, enum enqueue_reason why, struct process *p,
+                           struct outgoing *out)
 {
-    return deliver_sent_to_idle_locked(s, waker, why, p, msg, size, 0);
+    enum proc_state state = proc_state(p);
+    bool delivered = true;
+    if (state == PROC_RUNNING) {
+        struct arrival *a = outgoing_arrival(out);
+        if (a && !arrivals_push(p, a))
+            arrival_free(a);
+        delivered = a != NULL;
+    } else if (state != PROC_EXITED) {
+        delivered = deliver_to_idle_locked(s, waker, why, p, out);
+    }
+    outgoing_drop(out);
+    return delivered;
 }
 
-/* A send to p under the executor mutex: p may be running (push), waiting
- * or queued (copy into its heap after its arrivals), or ended (drop). */
-static void send_locked(struct sched *s, struct process *self, struct process *p, term msg, size_t size,
-                        uint64_t sent_at, const char **failure)
+/* A process's send to p under the executor mutex: p may be running (push),
+ * waiting or queued (into its heap after its arrivals), or ended (drop). */
+static void send_locked(struct sched *s, struct process *self, struct process *p, struct outgoing *out,
+                        const char **failure)
 {
     struct worker_metrics *m = sender_metrics(self);
     enum proc_state state = proc_state(p);
     if (state == PROC_EXITED) {
         METRIC(m->sends_dropped++);
-        return;
-    }
-    if (state == PROC_RUNNING) {
-        struct arrival *a = arrival_new(msg, size);
-        if (!a) {
+    } else if (state == PROC_RUNNING) {
+        if (!push_sent(self, p, out))
             *failure = "out of memory for a message";
-            return;
-        }
-        a->sent_at = sent_at;
-        if (!arrivals_push(p, a)) {
-            arrival_free(a);
-            METRIC(m->sends_dropped++);
-            return;
-        }
-        METRIC(m->sends_arrivals++);
-        METRIC(m->words_copied += size);
-        return;
+    } else {
+        METRIC(m->sends_direct++);
+        METRIC(m->words_copied += out->size);
+        if (!deliver_to_idle_locked(s, self->last_worker, ENQUEUE_WAKE_BY_PROCESS, p, out))
+            *failure = p->heap.failure == HEAP_FAIL_CAP ? "a receiver's heap cap refused a message"
+                                                        : "out of memory for a message";
     }
-    METRIC(m->sends_direct++);
-    METRIC(m->words_copied += size);
-    if (!deliver_sent_to_idle_locked(s, self->last_worker, ENQUEUE_WAKE_BY_PROCESS, p, msg, size, sent_at))
-        *failure = p->heap.failure == HEAP_FAIL_CAP ? "a receiver's heap cap refused a message"
-                                                    : "out of memory for a message";
+    outgoing_drop(out);
 }
 
 /* OTP 25's ERTS_MSG_COPY_WORDS_PER_REDUCTION (erl_message.c): a send
@@ -263,6 +349,35 @@ static void charge_copy(struct process *self, size_t words)
     self->reds_left -= reds > CONTEXT_REDS ? CONTEXT_REDS : (int32_t)reds;
 }
 
+/* Sizes msg, charges self for its copy and, when copy_large, copies a
+ * large message (before any lock). False (a runtime failure, reported)
+ * when memory was refused. */
+static inline bool prepare_send(struct process *self, term msg, uint64_t sent_at, bool copy_large, struct outgoing *out)
+{
+    out->msg = msg;
+    out->size = copy_size(msg); /* the walk happens before any lock */
+    out->sent_at = sent_at;
+    out->copy = NULL;
+    if (out->size == SIZE_MAX) {
+        sched_runtime_failure(self, "out of memory copying a message");
+        return false;
+    }
+    charge_copy(self, out->size);
+    if (copy_large && out->size > COPY_BEFORE_LOCK_WORDS && !(out->copy = arrival_new(msg, out->size, sent_at))) {
+        sched_runtime_failure(self, "out of memory for a message");
+        return false;
+    }
+    return true;
+}
+
+static enum send_result send_ended(struct process *self, const char *failure, enum send_result result)
+{
+    if (!failure)
+        return result;
+    sched_runtime_failure(self, failure);
+    return SEND_FAILED;
+}
+
 /* A send to a reference: delivered to its owner while it is an active
  * alias, else dropped. In blocking mode an owner running elsewhere makes
  * the sender block; a reply alias is consumed only when its message is
@@ -270,12 +385,9 @@ static void charge_copy(struct process *self, size_t words)
 static enum send_result send_to_alias(struct process *self, term alias, term msg)
 {
     struct sched *s = self->sched;
-    size_t size = copy_size(msg);
-    if (size == SIZE_MAX) {
-        sched_runtime_failure(self, "out of memory copying a message");
+    struct outgoing out;
+    if (!prepare_send(self, msg, send_stamp(self), true, &out))
         return SEND_FAILED;
-    }
-    charge_copy(self, size);
     const char *failure = NULL;
     enum send_result result = SEND_OK;
     rt_lock(&s->exec_lock);
@@ -290,16 +402,13 @@ static enum send_result send_to_alias(struct process *self, term alias, term msg
                 !mailbox_deliver(&self->mailbox, msg))
                 failure = "out of memory for a message";
         } else if (owner) {
-            send_locked(s, self, owner, msg, size, send_stamp(self), &failure);
+            send_locked(s, self, owner, &out, &failure);
         }
         sched_release_hold_locked(self);
     }
     rt_unlock(&s->exec_lock);
-    if (failure) {
-        sched_runtime_failure(self, failure);
-        return SEND_FAILED;
-    }
-    return result;
+    outgoing_drop(&out); /* a copy not delivered: freed outside the lock */
+    return send_ended(self, failure, result);
 }
 
 enum send_result sched_send(struct process *self, term to, term msg)
@@ -318,89 +427,79 @@ enum send_result sched_send(struct process *self, term to, term msg)
         if ((!message_arrivals_pending(self) || take_arrivals(self, SIZE_MAX)) &&
             mailbox_deliver_sent_at(&self->mailbox, msg, sent_at))
             return SEND_OK;
-        sched_runtime_failure(self, "out of memory for a message");
-        return SEND_FAILED;
+        return send_ended(self, "out of memory for a message", SEND_OK);
     }
     struct sched *s = self->sched;
-    size_t size = copy_size(msg); /* the walk happens before any lock */
-    if (size == SIZE_MAX) {
-        sched_runtime_failure(self, "out of memory copying a message");
-        return SEND_FAILED;
+    struct process *p = NULL;
+    if (s->send_mode == SEND_MODE_BLOCKING || self->last_receiver_not_running != to) {
+        /* Lock-free lookup: the worker is inside its epoch section, so p
+         * stays a valid context (if perhaps an ended one) until the slice
+         * ends. A pid no process has costs no copy. */
+        p = proc_table_lookup(&s->table, pid_number(to));
+        if (!p && s->send_mode == SEND_MODE_ARRIVALS) {
+            METRIC(sender_metrics(self)->sends_dropped++);
+            return SEND_OK;
+        }
     }
-    charge_copy(self, size);
+    /* In blocking mode a receiver running elsewhere makes the send block,
+     * to be repeated: its copy waits for the repeat. */
+    bool copy_large =
+        p ? atomic_load_explicit(&p->state, memory_order_relaxed) != PROC_RUNNING : s->send_mode == SEND_MODE_ARRIVALS;
+    struct outgoing out;
+    if (!prepare_send(self, msg, sent_at, copy_large, &out))
+        return SEND_FAILED;
     const char *failure = NULL;
-    if (s->send_mode == SEND_MODE_ARRIVALS && self->last_receiver_not_running == to) {
+    enum send_result result = SEND_OK;
+    if (s->send_mode == SEND_MODE_BLOCKING) {
+        rt_lock(&s->exec_lock);
+        if (p && proc_state(p) == PROC_RUNNING) {
+            sched_block_on_locked(self, p);
+            METRIC(sender_metrics(self)->sends_blocked++);
+            result = SEND_BLOCKED; /* the repeated send copies again */
+        } else {
+            if (p)
+                send_locked(s, self, p, &out, &failure);
+            else
+                METRIC(sender_metrics(self)->sends_dropped++);
+            sched_release_hold_locked(self); /* the repeated send is done */
+        }
+        rt_unlock(&s->exec_lock);
+    } else if (!p) {
         /* Its last send to this receiver found it not running: it is likely
          * not running now either, so skip the lock-free lookup and take the
          * executor mutex at once (the lookup there needs nothing more). */
         rt_lock(&s->exec_lock);
         s->lookups_skipped++;
-        struct process *p = proc_table_lookup(&s->table, pid_number(to));
+        p = proc_table_lookup(&s->table, pid_number(to));
         if (p) {
-            send_locked(s, self, p, msg, size, sent_at, &failure);
+            send_locked(s, self, p, &out, &failure);
             if (proc_state(p) == PROC_RUNNING)
                 self->last_receiver_not_running = NIL;
         } else {
             METRIC(sender_metrics(self)->sends_dropped++);
         }
         rt_unlock(&s->exec_lock);
-        if (failure) {
-            sched_runtime_failure(self, failure);
-            return SEND_FAILED;
-        }
-        return SEND_OK;
-    }
-    /* Lock-free lookup: the worker is inside its epoch section, so p stays
-     * a valid context (if perhaps an ended one) until the slice ends. */
-    struct process *p = proc_table_lookup(&s->table, pid_number(to));
-    if (s->send_mode == SEND_MODE_BLOCKING) {
-        enum send_result result = SEND_OK;
-        rt_lock(&s->exec_lock);
-        if (p && proc_state(p) == PROC_RUNNING) {
-            sched_block_on_locked(self, p);
-            METRIC(sender_metrics(self)->sends_blocked++);
-            result = SEND_BLOCKED;
-        } else {
-            if (p)
-                send_locked(s, self, p, msg, size, sent_at, &failure);
-            else
-                METRIC(sender_metrics(self)->sends_dropped++);
-            sched_release_hold_locked(self); /* the repeated send is done */
-        }
-        rt_unlock(&s->exec_lock);
-        if (p)
-            sched_tsan_release(p);
-        if (failure) {
-            sched_runtime_failure(self, failure);
-            return SEND_FAILED;
-        }
-        return result;
-    }
-    if (p) {
-        if (atomic_load_explicit(&p->state, memory_order_seq_cst) == PROC_RUNNING) {
-            send_to_running(s, self, p, msg, size, sent_at, &failure);
-        } else {
-            rt_lock(&s->exec_lock);
-            send_locked(s, self, p, msg, size, sent_at, &failure);
-            if (proc_state(p) != PROC_RUNNING)
-                self->last_receiver_not_running = to;
-            rt_unlock(&s->exec_lock);
-        }
-        sched_tsan_release(p);
+        p = NULL; /* looked up under the mutex: no release to pair */
+    } else if (atomic_load_explicit(&p->state, memory_order_seq_cst) == PROC_RUNNING) {
+        if (!send_to_running(s, self, p, &out))
+            failure = "out of memory for a message";
     } else {
-        METRIC(sender_metrics(self)->sends_dropped++);
+        rt_lock(&s->exec_lock);
+        send_locked(s, self, p, &out, &failure);
+        if (proc_state(p) != PROC_RUNNING)
+            self->last_receiver_not_running = to;
+        rt_unlock(&s->exec_lock);
     }
-    if (failure) {
-        sched_runtime_failure(self, failure);
-        return SEND_FAILED;
-    }
-    return SEND_OK;
+    if (p)
+        sched_tsan_release(p);
+    outgoing_drop(&out); /* a copy not delivered: freed outside the lock */
+    return send_ended(self, failure, result);
 }
 
 struct arrival *message_buffer_new(term msg)
 {
     size_t size = copy_size(msg);
-    return size == SIZE_MAX ? NULL : arrival_new(msg, size);
+    return size == SIZE_MAX ? NULL : arrival_new(msg, size, 0);
 }
 
 void message_buffer_free(struct arrival *buffer) { arrival_free(buffer); }
@@ -409,32 +508,16 @@ term message_buffer_payload(const struct arrival *buffer) { return buffer->paylo
 
 bool message_deliver_locked(struct sched *s, worker_id waker, struct process *p, term msg)
 {
-    enum proc_state state = proc_state(p);
-    if (state == PROC_EXITED)
+    if (proc_state(p) == PROC_EXITED)
         return true;
-    size_t size = copy_size(msg);
-    if (size == SIZE_MAX)
-        return false;
-    if (state == PROC_RUNNING) {
-        struct arrival *a = arrival_new(msg, size);
-        if (!a)
-            return false;
-        if (!arrivals_push(p, a))
-            arrival_free(a);
-        return true;
-    }
-    return deliver_to_idle_locked(s, waker, ENQUEUE_WAKE_BY_PROCESS, p, msg, size);
+    struct outgoing out = {msg, copy_size(msg), 0, NULL};
+    return out.size != SIZE_MAX && deliver_locked(s, waker, ENQUEUE_WAKE_BY_PROCESS, p, &out);
 }
 
 bool message_buffer_deliver_locked(struct sched *s, struct process *p, struct arrival *buffer)
 {
-    enum proc_state state = proc_state(p);
-    if (state == PROC_RUNNING && arrivals_push(p, buffer))
-        return true;
-    bool delivered = state == PROC_RUNNING || state == PROC_EXITED ||
-                     deliver_to_idle_locked(s, NOT_A_WORKER, ENQUEUE_WAKE_BY_RUNTIME, p, buffer->payload, buffer->size);
-    arrival_free(buffer);
-    return delivered;
+    struct outgoing out = {buffer->payload, buffer->frag.used, buffer->sent_at, buffer};
+    return deliver_locked(s, NOT_A_WORKER, ENQUEUE_WAKE_BY_RUNTIME, p, &out);
 }
 
 term proc_receive_peek(struct process *self)

@@ -1,11 +1,11 @@
 /*
  * message.h — sending and receiving messages between processes.
  *
- * A send copies the message into the receiver's heap and mailbox when the
+ * A send delivers the message into the receiver's heap and mailbox when the
  * receiver is not running; when it is running (on another worker), the
  * sender copies it into an arrival buffer (one allocation: the list node
  * and the words) pushed onto the receiver's arrivals, which the receiver
- * copies into its own heap when its receive has examined every other
+ * takes into its own heap when its receive has examined every other
  * message. Arrivals are taken, oldest first, before anything else is
  * delivered to a process that is not running, so each sender's messages
  * keep their order. A self-send goes straight into the sender's own inbox.
@@ -14,7 +14,10 @@
  * the process table (lock-free, inside its worker's epoch section), reads
  * its state, pushes the buffer and reads the state again; a receiver that
  * stopped running meanwhile is woken under the executor mutex. Sends to a
- * receiver that is not running take the executor mutex.
+ * receiver that is not running take the executor mutex. A large message
+ * (over 64 words) is copied before it, into an arrival buffer whose words
+ * the receiver's heap adopts as a fragment, under the mutex or when it
+ * takes its arrivals; a small one is copied under it, into the heap.
  *
  * In blocking send mode (the earlier revision) a send to a receiver running
  * on another worker does nothing and answers SEND_BLOCKED: the sender ends

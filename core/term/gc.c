@@ -118,6 +118,18 @@ struct region {
 
 #define INLINE_REGIONS 16
 
+/* With more regions than that (a heap that adopted many messages, a
+ * fragment each), a binary search for every pointer met cost a tenth of a
+ * collection's time: a hash of the 512-byte granules the regions cover, each
+ * to the first region (in address order) reaching into it, answers in a
+ * probe and a step or two. */
+#define GRANULE_SHIFT 9
+
+struct granule {
+    uintptr_t number; /* address >> GRANULE_SHIFT, plus one: 0 marks a free slot */
+    size_t first;     /* index of the first region reaching into it */
+};
+
 struct from_space {
     uintptr_t block_lo;
     size_t block_bytes;
@@ -126,13 +138,62 @@ struct from_space {
     struct region *frags; /* sorted by lo; inline_frags or malloc'd */
     size_t nfrags;
     size_t total_words;
+    struct granule *granules; /* NULL: none (few regions, or the host refused: binary search) */
+    size_t granule_mask;      /* slots - 1, a power of two less one */
     struct region inline_frags[INLINE_REGIONS];
 };
 
-static int region_order(const void *a, const void *b)
+static size_t granule_slot(const struct from_space *fs, uintptr_t number)
 {
-    const struct region *x = a, *y = b;
-    return x->lo < y->lo ? -1 : x->lo > y->lo;
+    return (size_t)((number * UINT64_C(0x9E3779B97F4A7C15)) >> 20) & fs->granule_mask;
+}
+
+/* Builds the granule hash over the sorted regions; without memory for it
+ * lookups search the regions instead, so it cannot fail a collection. */
+static void index_granules(struct from_space *fs)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < fs->nfrags; i++)
+        count += ((fs->frags[i].hi - 1) >> GRANULE_SHIFT) - (fs->frags[i].lo >> GRANULE_SHIFT) + 1;
+    size_t slots = 64;
+    while (slots < 2 * count && slots < SIZE_MAX / 4 / sizeof(struct granule))
+        slots *= 2;
+    if (slots < 2 * count || !(fs->granules = calloc(slots, sizeof *fs->granules)))
+        return;
+    fs->granule_mask = slots - 1;
+    for (size_t i = 0; i < fs->nfrags; i++) {
+        uintptr_t last = (fs->frags[i].hi - 1) >> GRANULE_SHIFT;
+        for (uintptr_t g = fs->frags[i].lo >> GRANULE_SHIFT; g <= last; g++) {
+            size_t s = granule_slot(fs, g + 1);
+            while (fs->granules[s].number != 0 && fs->granules[s].number != g + 1)
+                s = (s + 1) & fs->granule_mask;
+            if (fs->granules[s].number == 0) /* else an earlier region reaches into it */
+                fs->granules[s] = (struct granule){g + 1, i};
+        }
+    }
+}
+
+/* Sorts regions by address: a Shell sort (Ciura's gaps, then x2.25), since
+ * a heap that adopted many messages has a fragment each, and qsort's
+ * indirect comparisons cost more than the collection of a small heap. */
+static void sort_regions(struct region *r, size_t n)
+{
+    static const size_t ciura[] = {1, 4, 10, 23, 57, 132, 301, 701};
+    size_t gaps[48], ngaps = 0;
+    for (size_t g = 1; g < n && ngaps < sizeof gaps / sizeof *gaps; ngaps++) {
+        gaps[ngaps] = g;
+        g = ngaps + 1 < sizeof ciura / sizeof *ciura ? ciura[ngaps + 1] : g + g + g / 4;
+    }
+    while (ngaps > 0) {
+        size_t gap = gaps[--ngaps];
+        for (size_t i = gap; i < n; i++) {
+            struct region x = r[i];
+            size_t j = i;
+            for (; j >= gap && r[j - gap].lo > x.lo; j -= gap)
+                r[j] = r[j - gap];
+            r[j] = x;
+        }
+    }
 }
 
 static void add_region(struct from_space *fs, const term *lo, size_t words)
@@ -165,7 +226,10 @@ static bool from_space_init(struct from_space *fs, const heap_t *h, bool full)
             add_region(fs, f->mem, f->used);
     if (old_words > 0)
         add_region(fs, h->old_start, old_words);
-    qsort(fs->frags, fs->nfrags, sizeof *fs->frags, region_order);
+    sort_regions(fs->frags, fs->nfrags);
+    fs->granules = NULL;
+    if (fs->nfrags > INLINE_REGIONS)
+        index_granules(fs);
     return true;
 }
 
@@ -173,10 +237,24 @@ static void from_space_free(struct from_space *fs)
 {
     if (fs->frags != fs->inline_frags)
         free(fs->frags);
+    free(fs->granules);
 }
 
 static const struct region *find_frag(const struct from_space *fs, uintptr_t a)
 {
+    if (fs->granules) {
+        uintptr_t number = (a >> GRANULE_SHIFT) + 1;
+        size_t s = granule_slot(fs, number);
+        while (fs->granules[s].number != number) {
+            if (fs->granules[s].number == 0)
+                return NULL;
+            s = (s + 1) & fs->granule_mask;
+        }
+        for (size_t i = fs->granules[s].first; i < fs->nfrags && fs->frags[i].lo <= a; i++)
+            if (a < fs->frags[i].hi)
+                return &fs->frags[i];
+        return NULL;
+    }
     size_t lo = 0, hi = fs->nfrags;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -570,7 +648,7 @@ static void finish(heap_t *h, struct from_space *fs, term *to, size_t to_size, s
     h->top = h->high_water = to + live;
     h->end = to + to_size;
     h->frags = NULL;
-    h->frag_words = 0;
+    h->frag_words = h->adopted_words = 0;
     h->collections++;
     h->gc_requested = false;
     bin_vheap_after_gc(h, full_sweep);

@@ -36,7 +36,7 @@ static void reset_generations(heap_t *h)
     h->top = h->high_water = h->start;
     h->old_start = h->old_top = h->old_end = NULL;
     h->frags = NULL;
-    h->frag_words = 0;
+    h->frag_words = h->adopted_words = 0;
     h->mso = h->old_mso = NULL;
     h->off_heap_bytes = h->old_off_heap_bytes = 0;
     h->bin_vheap_limit = h->old_bin_vheap_limit = HEAP_BIN_VHEAP_MIN_BYTES;
@@ -142,6 +142,7 @@ term *heap_alloc_slow(heap_t *h, size_t words)
         }
         f->size = size;
         f->used = 0;
+        f->mem = (term *)(f + 1);
         f->next = h->frags;
         h->frags = f;
     }
@@ -149,6 +150,31 @@ term *heap_alloc_slow(heap_t *h, size_t words)
     f->used += words;
     h->frag_words += words;
     return p;
+}
+
+bool heap_adopt_fragment(heap_t *h, struct heap_fragment *f, term *mso, size_t off_heap_bytes)
+{
+    if (h->max_words != 0 && heap_used_words(h) + f->used > h->max_words) {
+        h->failure = HEAP_FAIL_CAP;
+        return false;
+    }
+    if (f->used == 0) {
+        free(f);
+        return true;
+    }
+    if (mso) {
+        term *last = mso;
+        while (last[PROCBIN_NEXT])
+            last = (term *)(uintptr_t)last[PROCBIN_NEXT];
+        last[PROCBIN_NEXT] = (term)(uintptr_t)h->mso;
+        h->mso = mso;
+        h->off_heap_bytes += off_heap_bytes;
+    }
+    f->next = h->frags;
+    h->frags = f;
+    h->frag_words += f->used;
+    h->adopted_words += f->used;
+    return true;
 }
 
 void heap_shrink_last(heap_t *h, term *alloc_start, size_t alloc_words, size_t keep_words)

@@ -2,7 +2,8 @@
  * heap.h — a process's heap: where its terms live.
  *
  * A heap has two generations, as OTP's. The young one is a contiguous
- * block [start, top, end) plus a chain of heap fragments; the words of the
+ * block [start, top, end) plus a chain of heap fragments (its own overflow,
+ * and messages' fragments it adopted from their senders); the words of the
  * block below `high_water` survived the last collection. The old one is a
  * block [old_start, old_top, old_end) holding what survived two (gc.h);
  * it exists only once something was promoted. Allocation never moves a
@@ -45,11 +46,14 @@ enum heap_failure {
     HEAP_FAIL_NOMEM, /* the host refused the memory */
 };
 
+/* mem is a pointer, not a flexible array, so that a fragment can head a
+ * larger allocation (a message's arrival buffer, message.c) that the heap
+ * adopts whole. */
 struct heap_fragment {
     struct heap_fragment *next;
     size_t size; /* words in mem */
     size_t used; /* words allocated from mem */
-    term mem[];
+    term *mem;
 };
 
 typedef struct heap {
@@ -57,6 +61,7 @@ typedef struct heap {
     term *high_water;                    /* young block words below it survived a collection */
     struct heap_fragment *frags;         /* newest first; all young */
     size_t frag_words;                   /* words allocated in fragments */
+    size_t adopted_words;                /* of those, words in adopted fragments (heap_adopt_fragment) */
     term *old_start, *old_top, *old_end; /* the old generation; NULL until a promotion */
     size_t min_words;                    /* the block never shrinks below this */
     size_t max_words;                    /* cap on words held; 0 = no cap */
@@ -131,24 +136,37 @@ static inline term *heap_alloc(heap_t *h, size_t words)
     return heap_alloc_slow(h, words);
 }
 
+/* Takes f, a fragment filled elsewhere (a message copied by its sender
+ * before any lock), into the young generation with its ProcBins (chained
+ * from mso, referring to off_heap_bytes): the next collection moves its live
+ * words into the block, as OTP merges a message's heap fragment. f must
+ * begin its allocation, which the heap frees; an empty f is freed at once.
+ * False, f untouched, when its words would pass the cap (failure says so). */
+bool heap_adopt_fragment(heap_t *h, struct heap_fragment *f, term *mso, size_t off_heap_bytes);
+
 /* Gives back the last `words` words of the most recent allocation when it
  * came from the main block (a result that turned out smaller than reserved,
  * as a bignum often does). Elsewhere the words are simply left unused. */
 void heap_shrink_last(heap_t *h, term *alloc_start, size_t alloc_words, size_t keep_words);
 
 /* True when the heap would profit from a collection at the next safepoint:
- * fragments exist, the young block is nearly full and the blocks may still
- * grow, or a generation's off-heap binaries passed its virtual binary heap
- * limit. A block at the
- * cap (--max-heap) is collected only once it is full: a collection cannot
- * grow it, and one at every safepoint while it stays nearly full copied the
- * live words each time (building a 4 MB list under --max-heap 4M took 70 s). */
+ * fragments of its own allocation exist, adopted fragments hold more words
+ * than the block has free (OTP's rule for message fragments: collecting
+ * after every message received would cost a collection per message), the
+ * young block is nearly full and the blocks may still grow, or a
+ * generation's off-heap binaries passed its virtual binary heap limit. A
+ * block at the cap (--max-heap) is collected only once it is full: a
+ * collection cannot grow it, and one at every safepoint while it stays
+ * nearly full copied the live words each time (building a 4 MB list under
+ * --max-heap 4M took 70 s). */
 static inline bool heap_wants_gc(const heap_t *h)
 {
     /* The cap counts both generations' blocks. */
     bool may_grow = h->max_words == 0 || heap_block_words(h) + heap_old_block_words(h) < h->max_words;
-    return h->frags != NULL || h->gc_requested || (may_grow && (size_t)(h->end - h->top) < heap_block_words(h) / 8) ||
-           h->off_heap_bytes > h->bin_vheap_limit || h->old_off_heap_bytes > h->old_bin_vheap_limit;
+    size_t free_words = (size_t)(h->end - h->top);
+    return (h->frags != NULL && h->frag_words > h->adopted_words) || h->adopted_words > free_words || h->gc_requested ||
+           (may_grow && free_words < heap_block_words(h) / 8) || h->off_heap_bytes > h->bin_vheap_limit ||
+           h->old_off_heap_bytes > h->old_bin_vheap_limit;
 }
 
 /* True when p points into either generation's block or a fragment. */

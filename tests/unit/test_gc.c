@@ -10,6 +10,7 @@
 #include "test_main.h"
 
 #include "term/binary.h"
+#include "term/copy.h"
 #include "term/gc.h"
 
 #include <stdint.h>
@@ -961,6 +962,83 @@ static void test_sharing_and_fragments(void)
     heap_destroy(&h);
 }
 
+/* A fragment filled elsewhere, as a message's sender fills one before any
+ * lock: {I, [I-1 .. 0], Bin} copied from src, its ProcBin chained apart. */
+struct adoptable {
+    struct heap_fragment *frag;
+    term payload, *mso;
+    size_t off_heap_bytes;
+};
+
+static struct adoptable adoptable_new(heap_t *src, size_t i, size_t cells)
+{
+    uint8_t bytes[100];
+    memset(bytes, (int)i, sizeof bytes);
+    term t = heap_tuple3(src, make_small((int64_t)i), make_list_of(src, cells), bin_from_bytes(src, bytes, 100));
+    CU_ASSERT_FATAL(is_value(t));
+    size_t size = copy_size(t);
+    struct adoptable a = {malloc(sizeof(struct heap_fragment) + size * sizeof(term)), THE_NON_VALUE, NULL, 0};
+    CU_ASSERT_FATAL(a.frag != NULL);
+    term *hp = (term *)(a.frag + 1);
+    *a.frag = (struct heap_fragment){NULL, size, size, hp};
+    a.payload = copy_term(t, size, &hp, &a.mso, &a.off_heap_bytes);
+    return a;
+}
+
+/* Adopted fragments (heap_adopt_fragment): counted against the cap before
+ * anything is linked, asked to be collected once they hold more words than
+ * the block has free, and merged into the block by the next collection,
+ * their ProcBins with the heap's. 300 of them use the granule index; a
+ * literal among the roots is left where it is. */
+static void test_adopted_fragments(void)
+{
+    heap_t src, h, capped;
+    CU_ASSERT_FATAL(heap_init(&src, 0, 0) && heap_init(&h, 0, 0) && heap_init(&capped, 0, 60));
+    size_t base = binary_live_count();
+    struct adoptable big = adoptable_new(&src, 1, 40); /* 4 + 80 + 5 words */
+    CU_ASSERT_FALSE(heap_adopt_fragment(&capped, big.frag, big.mso, big.off_heap_bytes));
+    CU_ASSERT_EQUAL(capped.failure, HEAP_FAIL_CAP);
+    CU_ASSERT(capped.frags == NULL && capped.mso == NULL && heap_used_words(&capped) == 0);
+    bin_release_mso(big.mso);
+    free(big.frag);
+
+    enum { N = 300 };
+    term roots[N / 2 + 1];
+    size_t words = 0;
+    for (size_t i = 0; i < N; i++) {
+        struct adoptable a = adoptable_new(&src, i, 10);
+        words += a.frag->used;
+        CU_ASSERT_FATAL(heap_adopt_fragment(&h, a.frag, a.mso, a.off_heap_bytes));
+        if (i % 2 == 0)
+            roots[i / 2] = a.payload;
+        if (i == 0)
+            CU_ASSERT_FALSE(heap_wants_gc(&h)); /* 29 words, a block of 233 free */
+    }
+    roots[N / 2] = lit_tuple;
+    heap_destroy(&src);
+    CU_ASSERT_EQUAL(binary_live_count(), base + N);
+    CU_ASSERT_EQUAL(h.adopted_words, words);
+    CU_ASSERT_EQUAL(heap_used_words(&h), words);
+    CU_ASSERT_TRUE(heap_wants_gc(&h));
+    struct gc_root_range r = {roots, N / 2 + 1};
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT(h.frags == NULL && h.adopted_words == 0 && heap_used_words(&h) == words / 2);
+    CU_ASSERT_EQUAL(binary_live_count(), base + N / 2);
+    CU_ASSERT_EQUAL(roots[N / 2], lit_tuple);
+    for (size_t i = 0; i < N; i += 2) {
+        term t = roots[i / 2];
+        const uint8_t *data;
+        size_t size;
+        unsigned bits;
+        bin_bytes(tuple_element(t, 3), &data, &size, &bits);
+        CU_ASSERT(tuple_element(t, 1) == make_small((int64_t)i) && list_is(tuple_element(t, 2), 10) && size == 100 &&
+                  data[99] == (uint8_t)i);
+    }
+    heap_destroy(&h);
+    heap_destroy(&capped);
+    CU_ASSERT_EQUAL(binary_live_count(), base);
+}
+
 static void test_deep_and_long(void)
 {
     heap_t h;
@@ -1233,6 +1311,7 @@ static CU_TestInfo tests[] = {
     {"heap cap", test_cap},
     {"growth and shrinking", test_grow_and_shrink},
     {"sharing, raw words and many fragments", test_sharing_and_fragments},
+    {"adopted fragments", test_adopted_fragments},
     {"deep and long terms", test_deep_and_long},
     {"off-heap binary lifetime", test_off_heap_lifetime},
     {"promotion, and minor collections leave old data", test_promotion},

@@ -1,6 +1,7 @@
 /* Messages between native processes on real workers: per-sender order under
  * every policy and 1, 2, 4 and 8 workers, a many-to-one flood, selective
- * receive, self-sends, off-heap binaries, program end with messages
+ * receive, self-sends, off-heap binaries, large messages copied before the
+ * lock and adopted by the receiver's heap, program end with messages
  * pending, and a receiver whose heap cap refuses a message. */
 #include "rt/message.h"
 #include "rt/proc_gc.h"
@@ -11,6 +12,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -24,6 +26,12 @@ static const enum send_mode send_modes[] = {SEND_MODE_ARRIVALS, SEND_MODE_BLOCKI
 /* ---- S senders x N messages {Sender, Seq} to one receiver ---- */
 
 enum { MAX_SENDERS = 8 };
+
+/* A large flood's messages are {Sender, Seq, [Seq*1000+1 .. Seq*1000+80],
+ * Bin}: 5 + 160 + 5 words, more than the size above which a send copies
+ * before taking the executor mutex, Bin an off-heap binary of LARGE_BIN
+ * bytes, each the sender's index. */
+enum { LARGE_CELLS = 80, LARGE_BIN = 200, LARGE_COLLECT_EVERY = 50 };
 
 struct flood;
 
@@ -42,14 +50,50 @@ struct flood {
     long received, out_of_order;
     int work_per_message; /* reductions the receiver spends on each message */
     bool spawned;
+    bool large; /* large messages, checked and collected (below) */
+    long damaged, collections;
+    size_t adopted_seen; /* most words the receiver's heap held adopted */
 };
+
+static term large_message(struct process *p, int index, long seq)
+{
+    uint8_t bytes[LARGE_BIN];
+    memset(bytes, index, sizeof bytes);
+    term bin = bin_from_bytes(&p->heap, bytes, sizeof bytes);
+    term list = NIL;
+    for (long k = LARGE_CELLS; k >= 1 && is_value(list); k--)
+        list = heap_cons(&p->heap, make_small(seq * 1000 + k), list);
+    term elems[4] = {make_small(index), make_small(seq), list, bin};
+    return is_value(bin) && is_value(list) ? heap_tuple(&p->heap, 4, elems) : THE_NON_VALUE;
+}
+
+static bool large_message_intact(term m, int index, long seq)
+{
+    if (tuple_arity(m) != 4)
+        return false;
+    term list = tuple_element(m, 3);
+    for (long k = 1; k <= LARGE_CELLS; k++, list = list_tail(list))
+        if (!is_list(list) || list_head(list) != make_small(seq * 1000 + k))
+            return false;
+    const uint8_t *data;
+    size_t size;
+    unsigned bits;
+    bin_bytes(tuple_element(m, 4), &data, &size, &bits);
+    if (!is_nil(list) || size != LARGE_BIN)
+        return false;
+    for (size_t i = 0; i < size; i++)
+        if (data[i] != index)
+            return false;
+    return true;
+}
 
 static enum body_stop flood_sender_step(struct process *p, void *state)
 {
     struct sender *snd = state;
     struct flood *f = snd->flood;
     while (snd->sent < f->per_sender) {
-        term msg = heap_tuple2(&p->heap, make_small(snd->index), make_small(snd->sent));
+        term msg = f->large ? large_message(p, snd->index, snd->sent)
+                            : heap_tuple2(&p->heap, make_small(snd->index), make_small(snd->sent));
         enum send_result sent = is_value(msg) ? sched_send(p, f->receiver, msg) : SEND_FAILED;
         if (sent == SEND_BLOCKED)
             return BODY_BLOCKED; /* resumed here, it builds and sends the same message again */
@@ -65,6 +109,21 @@ static enum body_stop flood_sender_step(struct process *p, void *state)
     return BODY_EXIT;
 }
 
+/* A large flood's receiver checks each message's content, and collects its
+ * heap every LARGE_COLLECT_EVERY messages with the rest still queued: the
+ * adopted fragments' words move into the block, the mailbox's payloads (the
+ * only roots) are rewritten, the dead ProcBins are released. */
+static void large_flood_receive(struct process *p, struct flood *f, term m, int who)
+{
+    f->damaged += !large_message_intact(m, who, small_value(tuple_element(m, 2)));
+    if (f->received % LARGE_COLLECT_EVERY != 0)
+        return;
+    if (p->heap.adopted_words > f->adopted_seen)
+        f->adopted_seen = p->heap.adopted_words;
+    f->collections += proc_collect(p, 0, NULL, 0) == HEAP_OK;
+    f->damaged += p->heap.adopted_words != 0 || p->heap.frags != NULL;
+}
+
 static enum body_stop flood_receiver_step(struct process *p, void *state)
 {
     struct flood *f = state;
@@ -77,6 +136,8 @@ static enum body_stop flood_receiver_step(struct process *p, void *state)
         }
     }
     for (;;) {
+        if (p->heap.adopted_words > f->adopted_seen)
+            f->adopted_seen = p->heap.adopted_words;
         term m = proc_receive_peek(p);
         if (is_non_value(m))
             return BODY_WAIT;
@@ -87,6 +148,8 @@ static enum body_stop flood_receiver_step(struct process *p, void *state)
         f->expected[who] = seq + 1;
         if (++f->received == (long)f->senders * f->per_sender)
             return BODY_EXIT;
+        if (f->large)
+            large_flood_receive(p, f, m, who);
         if (!proc_spend(p, 1 + f->work_per_message))
             return BODY_YIELD;
     }
@@ -94,17 +157,25 @@ static enum body_stop flood_receiver_step(struct process *p, void *state)
 
 /* Returns how many sends blocked. */
 static uint64_t run_flood_working(const struct policy_ops *policy, unsigned workers, int senders, long per_sender,
-                                  enum send_mode mode, int work_per_message)
+                                  enum send_mode mode, int work_per_message, bool large)
 {
     struct sched *s = test_sched_new(policy, workers, mode, TIMER_THREAD);
     struct flood *f = calloc(1, sizeof *f);
     f->senders = senders;
     f->per_sender = per_sender;
     f->work_per_message = work_per_message;
+    f->large = large;
     term receiver = sched_spawn_native(s, NULL, flood_receiver_step, f, NULL);
     CU_ASSERT_EQUAL(sched_run(s, receiver), 0);
     CU_ASSERT_EQUAL(f->received, (long)senders * per_sender);
     CU_ASSERT_EQUAL(f->out_of_order, 0);
+    CU_ASSERT_EQUAL(f->damaged, 0);
+    if (large)
+        CU_ASSERT_EQUAL(f->collections, (senders * per_sender - 1) / LARGE_COLLECT_EVERY);
+    /* On one worker the receiver never runs while a sender does: every
+     * large message went through its heap's adopted fragments. */
+    if (large && workers == 1)
+        CU_ASSERT_TRUE(f->adopted_seen > 0);
     uint64_t blocked = sched_blocked_builtins(s);
     if (mode == SEND_MODE_ARRIVALS || workers == 1)
         CU_ASSERT_EQUAL(blocked, 0);
@@ -119,7 +190,7 @@ static uint64_t run_flood_working(const struct policy_ops *policy, unsigned work
 static void run_flood(const struct policy_ops *policy, unsigned workers, int senders, long per_sender,
                       enum send_mode mode)
 {
-    run_flood_working(policy, workers, senders, per_sender, mode, 0);
+    run_flood_working(policy, workers, senders, per_sender, mode, 0, false);
 }
 
 /* Blocking mode, made deterministic: the receiver spins in its slice until
@@ -224,7 +295,7 @@ static void test_blocked_senders_keep_their_order(void)
 {
     for (const struct policy_ops *const *policy = test_policies(); *policy; policy++)
         for (unsigned workers = 2; workers <= 4; workers *= 2)
-            run_flood_working(*policy, workers, 4, 20000, SEND_MODE_BLOCKING, 20);
+            run_flood_working(*policy, workers, 4, 20000, SEND_MODE_BLOCKING, 20, false);
 }
 
 static void test_each_senders_messages_arrive_in_order(void)
@@ -259,6 +330,22 @@ static void test_eight_senders_flood_one_receiver(void)
     for (size_t m = 0; m < 2; m++)
         for (const struct policy_ops *const *policy = test_policies(); *policy; policy++)
             run_flood(*policy, 2, 8, test_rounds(*policy, FLOOD_MESSAGES), send_modes[m]);
+}
+
+/* Large messages are copied before the executor mutex and adopted by the
+ * receiver's heap: from four senders, under every policy and both send
+ * modes, each arrives whole and in order, survives collections while
+ * queued, and every off-heap binary is released at the end. */
+static void test_large_messages_adopted_whole_and_in_order(void)
+{
+    static const unsigned worker_counts[] = {1, 2, 4};
+    size_t live_before = binary_live_count();
+    for (size_t m = 0; m < 2; m++)
+        for (const struct policy_ops *const *policy = test_policies(); *policy; policy++)
+            for (size_t k = 0; k < sizeof worker_counts / sizeof worker_counts[0]; k++) {
+                run_flood_working(*policy, worker_counts[k], 4, test_rounds(*policy, 400), send_modes[m], 0, true);
+                CU_ASSERT_EQUAL(binary_live_count(), live_before);
+            }
 }
 
 /* ---- selective receive and self-sends ---- */
@@ -419,7 +506,8 @@ static void test_program_end_with_messages_pending(void)
 static enum body_stop big_sender_step(struct process *p, void *state)
 {
     term *target = state;
-    term list = NIL;
+    uint8_t bytes[100] = {0};
+    term list = heap_cons(&p->heap, bin_from_bytes(&p->heap, bytes, sizeof bytes), NIL);
     for (int i = 0; i < 5000; i++)
         list = heap_cons(&p->heap, make_small(i), list);
     sched_send(p, *target, list);
@@ -447,10 +535,12 @@ static enum body_stop capped_receiver_step(struct process *p, void *state)
 
 static void test_heap_cap_refusing_a_message_exits_70(void)
 {
+    size_t live_before = binary_live_count();
     for (unsigned workers = 1; workers <= 2; workers++) {
         /* Every heap may hold 12,000 words: the sender's 10,000-word list
          * fits its heap, but not beside the receiver's 5,000 words, whether
-         * it is delivered directly or through the arrivals. */
+         * it is delivered directly or through the arrivals. The refused
+         * copy, made before the lock, gives back its binary's reference. */
         struct sched_config config = test_sched_config(policy_find("erts"), workers);
         config.max_heap_words = 12000;
         struct sched *s = test_sched_create(&config);
@@ -458,6 +548,7 @@ static void test_heap_cap_refusing_a_message_exits_70(void)
         term pid = sched_spawn_native(s, NULL, capped_receiver_step, &c, NULL);
         CU_ASSERT_EQUAL(sched_run(s, pid), EXIT_RUNTIME_FAILURE);
         sched_destroy(s);
+        CU_ASSERT_EQUAL(binary_live_count(), live_before);
     }
 }
 
@@ -707,6 +798,7 @@ static CU_TestInfo tests[] = {
     {"messages racing timeouts arrive exactly once", test_messages_racing_timeouts_arrive_exactly_once},
     {"timeout values", test_timeout_values},
     {"off-heap binaries are shared and released", test_off_heap_binaries_are_shared_and_released},
+    {"large messages adopted whole and in order", test_large_messages_adopted_whole_and_in_order},
     {"program end with messages pending", test_program_end_with_messages_pending},
     {"heap cap refusing a message exits 70", test_heap_cap_refusing_a_message_exits_70},
     CU_TEST_INFO_NULL,
