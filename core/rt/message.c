@@ -36,12 +36,13 @@
 
 /* Messages of more words than this are copied before the executor mutex
  * and adopted by the receiver's heap; smaller ones are copied under it.
- * It is where a copy starts to cost the sender reductions
- * (MSG_COPY_WORDS_PER_RED). Below it a buffer's allocation, its free and
- * one more fragment for the collector cost more than the copy they take
- * out of the critical section: with every message adopted, pingpong's
- * 3-word messages took 24 % more instructions at 1 worker. */
-#define COPY_BEFORE_LOCK_WORDS 64
+ * Below it a buffer's allocation, its free and one more fragment for the
+ * collector cost more than the copy they take out of the critical section.
+ * Measured at 1 worker (serialmsg 8 3000 L, CPU time, medians of 6): 68-
+ * and 76-word messages took 4 and 15 % more adopted, 84- and 100-word ones
+ * 9 and 25 % less; with every message adopted, pingpong's 3-word messages
+ * took 24 % more instructions (callgrind). */
+#define COPY_BEFORE_LOCK_WORDS 96
 
 /* A message on its way: the list node and a copy of the message in one
  * allocation. The fragment comes first, so that a receiver's heap can adopt
@@ -441,12 +442,11 @@ enum send_result sched_send(struct process *self, term to, term msg)
             return SEND_OK;
         }
     }
-    /* In blocking mode a receiver running elsewhere makes the send block,
-     * to be repeated: its copy waits for the repeat. */
-    bool copy_large =
-        p ? atomic_load_explicit(&p->state, memory_order_relaxed) != PROC_RUNNING : s->send_mode == SEND_MODE_ARRIVALS;
+    /* A receiver running elsewhere gets an arrival buffer in any case; in
+     * blocking mode it makes the send block, and the repeat copies. */
+    bool running = p && atomic_load_explicit(&p->state, memory_order_seq_cst) == PROC_RUNNING;
     struct outgoing out;
-    if (!prepare_send(self, msg, sent_at, copy_large, &out))
+    if (!prepare_send(self, msg, sent_at, p ? !running : s->send_mode == SEND_MODE_ARRIVALS, &out))
         return SEND_FAILED;
     const char *failure = NULL;
     enum send_result result = SEND_OK;
@@ -455,7 +455,7 @@ enum send_result sched_send(struct process *self, term to, term msg)
         if (p && proc_state(p) == PROC_RUNNING) {
             sched_block_on_locked(self, p);
             METRIC(sender_metrics(self)->sends_blocked++);
-            result = SEND_BLOCKED; /* the repeated send copies again */
+            result = SEND_BLOCKED;
         } else {
             if (p)
                 send_locked(s, self, p, &out, &failure);
@@ -480,7 +480,7 @@ enum send_result sched_send(struct process *self, term to, term msg)
         }
         rt_unlock(&s->exec_lock);
         p = NULL; /* looked up under the mutex: no release to pair */
-    } else if (atomic_load_explicit(&p->state, memory_order_seq_cst) == PROC_RUNNING) {
+    } else if (running) {
         if (!send_to_running(s, self, p, &out))
             failure = "out of memory for a message";
     } else {

@@ -15,7 +15,7 @@
  * its state, pushes the buffer and reads the state again; a receiver that
  * stopped running meanwhile is woken under the executor mutex. Sends to a
  * receiver that is not running take the executor mutex. A large message
- * (over 64 words) is copied before it, into an arrival buffer whose words
+ * (over 96 words) is copied before it, into an arrival buffer whose words
  * the receiver's heap adopts as a fragment, under the mutex or when it
  * takes its arrivals; a small one is copied under it, into the heap.
  *

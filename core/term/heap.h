@@ -164,9 +164,10 @@ static inline bool heap_wants_gc(const heap_t *h)
     /* The cap counts both generations' blocks. */
     bool may_grow = h->max_words == 0 || heap_block_words(h) + heap_old_block_words(h) < h->max_words;
     size_t free_words = (size_t)(h->end - h->top);
-    return (h->frags != NULL && h->frag_words > h->adopted_words) || h->adopted_words > free_words || h->gc_requested ||
-           (may_grow && free_words < heap_block_words(h) / 8) || h->off_heap_bytes > h->bin_vheap_limit ||
-           h->old_off_heap_bytes > h->old_bin_vheap_limit;
+    /* Adopted fragments are among frags: no fragment, one test. */
+    return (h->frags != NULL && (h->frag_words > h->adopted_words || h->adopted_words > free_words)) ||
+           h->gc_requested || (may_grow && free_words < heap_block_words(h) / 8) ||
+           h->off_heap_bytes > h->bin_vheap_limit || h->old_off_heap_bytes > h->old_bin_vheap_limit;
 }
 
 /* True when p points into either generation's block or a fragment. */
