@@ -186,13 +186,18 @@ static void test_a_blocked_send_is_repeated_after_the_slice(void)
          * for the receiver's slice to end and never blocks. */
         if (!(*policy)->find_work && !(*policy)->shared_queue)
             continue;
-        /* Whether the other worker takes the sender within the receiver's
-         * 5 s spin is up to the policy and the machine (seen under otp with
-         * TSan on a loaded machine): a scene that was not set is run again,
-         * and one of five must be. */
+        /* The other worker busy-waits for the whole run, so it looks for
+         * work at every enqueue whatever the policy's wakeups (otp wakes a
+         * sleeper only after slices, and the receiver holds its first one):
+         * asleep, it took the sender in none of five tries under TSan. A
+         * scene still not set (no CPU for the other worker in 5 s) is run
+         * again, and one of five must be. */
         int unset = 0;
         for (int attempt = 0; attempt < 5; attempt++) {
-            struct sched *s = test_sched_new(*policy, 2, SEND_MODE_BLOCKING, TIMER_THREAD);
+            struct sched_config config = test_sched_config(*policy, 2);
+            config.send_mode = SEND_MODE_BLOCKING;
+            config.busy_wait = SCHED_MAX_BUSY_WAIT;
+            struct sched *s = test_sched_create(&config);
             struct block_scene b = {0};
             term receiver = sched_spawn_native(s, NULL, spinning_receiver_step, &b, NULL);
             CU_ASSERT_EQUAL(sched_run(s, receiver), 0);
