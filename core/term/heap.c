@@ -133,7 +133,9 @@ term *heap_alloc_old(heap_t *h, size_t words)
 {
     if (h->old_start || (h->max_words != 0 && heap_used_words(h) + words > h->max_words))
         return NULL;
-    size_t size = gc_next_heap_size(words);
+    /* At most 3/4 full, as a collection sizes a block (gc.c: block_size),
+     * so that the first promotions do not force a full sweep at once. */
+    size_t size = gc_next_heap_size(words + (words + 2) / 3);
     term *block = heap_words_alloc(size);
     if (!block)
         return NULL;

@@ -113,7 +113,8 @@ void *heap_words_realloc(void *p, size_t words);
  * as a collection would size it: for a new process's arguments too large
  * for its young block, its state from the start, which no minor collection
  * then copies (in young fragments, the first two collections copied a hog's
- * 1,500,000-word argument, 170 ms). A ProcBin made there goes on old_mso.
+ * 1,500,000-word argument, 170 ms); a quarter of the block is left free, as
+ * a collection leaves one. A ProcBin made there goes on old_mso.
  * NULL when the heap has an old generation already, or the cap or the host
  * refuses. */
 term *heap_alloc_old(heap_t *h, size_t words);
