@@ -467,7 +467,7 @@ static term *resize_block(heap_t *h, term *block, size_t live, size_t size, cons
                           size_t nroots)
 {
     struct move mv = {(uintptr_t)block, live * sizeof(term), 0};
-    term *moved = realloc(block, size * sizeof(term));
+    term *moved = heap_words_realloc(block, size);
     if (!moved)
         return NULL;
     if ((uintptr_t)moved == mv.lo)
@@ -582,10 +582,10 @@ static void finish(heap_t *h, struct from_space *fs, term *to, size_t to_size, s
 static term *alloc_to_space(const heap_t *h, size_t old_block, size_t bound, size_t floor, size_t *size)
 {
     *size = block_size(h, old_block, bound, floor);
-    term *to = malloc(*size * sizeof(term));
+    term *to = heap_words_alloc(*size);
     if (!to && *size > bound && bound > 0) {
         *size = bound;
-        to = malloc(*size * sizeof(term));
+        to = heap_words_alloc(*size);
     }
     return to;
 }
@@ -610,7 +610,7 @@ static enum heap_failure minor_collection(heap_t *h, size_t need, const struct g
     if (mature > 0 && !h->old_start) {
         /* OTP sizes the first old block by the young block's use. */
         new_old_words = gc_next_heap_size((size_t)(h->top - h->start));
-        if (!(new_old = malloc(new_old_words * sizeof(term)))) {
+        if (!(new_old = heap_words_alloc(new_old_words))) {
             from_space_free(&fs);
             return fail(h, HEAP_FAIL_NOMEM);
         }

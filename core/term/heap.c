@@ -10,9 +10,12 @@
 #include "term/heap.h"
 
 #include "term/binary.h"
+#include "term/gc.h"
 
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #define FRAGMENT_MIN_WORDS 256
 
@@ -28,6 +31,30 @@ void heap_set_default_fullsweep_after(unsigned long n)
 unsigned long heap_default_fullsweep_after(void)
 {
     return atomic_load_explicit(&default_fullsweep_after, memory_order_relaxed);
+}
+
+/* Huge pages only pay where a whole aligned one fits inside. */
+#define HUGE_PAGE_BYTES ((uintptr_t)2 << 20)
+
+static void *huge_pages(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    if (p && bytes >= 2 * HUGE_PAGE_BYTES) {
+        uintptr_t lo = ((uintptr_t)p + HUGE_PAGE_BYTES - 1) & ~(HUGE_PAGE_BYTES - 1);
+        uintptr_t hi = ((uintptr_t)p + bytes) & ~(HUGE_PAGE_BYTES - 1);
+        madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* advice: failure changes nothing */
+    }
+#else
+    (void)bytes;
+#endif
+    return p;
+}
+
+void *heap_words_alloc(size_t words) { return huge_pages(malloc(words * sizeof(term)), words * sizeof(term)); }
+
+void *heap_words_realloc(void *p, size_t words)
+{
+    return huge_pages(realloc(p, words * sizeof(term)), words * sizeof(term));
 }
 
 /* The state of a heap with nothing allocated, but for the block. */
@@ -102,6 +129,22 @@ bool heap_recycle(heap_t *h)
     return true;
 }
 
+term *heap_alloc_old(heap_t *h, size_t words)
+{
+    if (h->old_start || (h->max_words != 0 && heap_used_words(h) + words > h->max_words))
+        return NULL;
+    /* At most 3/4 full, as a collection sizes a block (gc.c: block_size),
+     * so that the first promotions do not force a full sweep at once. */
+    size_t size = gc_next_heap_size(words + (words + 2) / 3);
+    term *block = heap_words_alloc(size);
+    if (!block)
+        return NULL;
+    h->old_start = block;
+    h->old_top = block + words;
+    h->old_end = block + size;
+    return block;
+}
+
 void heap_remember(heap_t *h, term *slot)
 {
     if (h->remembered_len == h->remembered_cap) {
@@ -135,7 +178,7 @@ term *heap_alloc_slow(heap_t *h, size_t words)
             size = FRAGMENT_MIN_WORDS;
         if (size < words)
             size = words;
-        f = malloc(sizeof *f + size * sizeof(term));
+        f = heap_words_alloc(size + (sizeof *f + sizeof(term) - 1) / sizeof(term));
         if (!f) {
             h->failure = HEAP_FAIL_NOMEM;
             return NULL;
