@@ -6,8 +6,8 @@
 %% input's shape is wrong (checked before converting, up to a bignum). Rest
 %% follows where the walk stopped in nested lists; UTF-8 bytes of a
 %% character may be spread over binaries. Then the /1 and /3 forms, the
-%% other encodings (unicode.erl's), normalization, seeded random input, and
-%% large input.
+%% other encodings (unicode.erl's), normalization and seeded random input;
+%% deep random input and large input are unicode_errors_large.
 -module(unicode_errors).
 -export([main/1]).
 
@@ -15,8 +15,6 @@ main(_) ->
     probes(),
     encodings(),
     random_input(400, 4),
-    random_input(60, 13),
-    large(),
     ok.
 
 call(F) ->
@@ -144,40 +142,3 @@ elem(Depth) ->
     end.
 
 bad() -> pick([a, <<1:3>>, 1.5, 1 bsl 70, {x}]).
-
-%% Large input: the answer's size and its Rest (the converted part would
-%% fill pages).
-large() ->
-    io:format("-- large~n"),
-    As = lists:duplicate(60000, $a),
-    Euro = binary:copy(<<16#20AC/utf8>>, 20000),
-    Split = lists:append(lists:duplicate(15000, [<<226>>, <<130, 172>>])),
-    Deep = lists:foldl(fun(_, Acc) -> [Acc, $z] end, [$y, -1], lists:seq(1, 300)),
-    Cases = [As ++ [-1, $b], [As, [$b, -1, $c], $d], [<<"é"/utf8>>, As | <<255>>], [binary:copy(<<"a">>, 60000), 255],
-             [<<(binary:copy(<<"a">>, 60000))/binary, 255, $b>>, $c], [<<(binary:copy(<<"a">>, 60000))/binary, 255>>],
-             <<(binary:copy(<<"a">>, 60000))/binary, 226, 130>>, Split ++ [<<226>>, $x], Split ++ [<<240, 159>>],
-             [Euro, As, Euro | <<255>>], [As, Split, 16#D800 | As], [Split, [As, [<<226>>, [<<130>>, $q]]]],
-             lists:duplicate(50000, <<"é"/utf8>>) ++ [<<195>>], Deep, [As | <<"ok">>], [Euro | As], [As, a]],
-    [begin
-         io:format("~w:~n", [N]),
-         [io:format(" ~w: ~w | ~w~n", [E, summary(call(fun() -> unicode:characters_to_binary(D, E) end)),
-                                       summary(call(fun() -> unicode:characters_to_list(D, E) end))])
-          || E <- [utf8, latin1]]
-     end || {N, D} <- lists:zip(lists:seq(1, length(Cases)), Cases)].
-
-summary(B) when is_binary(B) -> {binary, byte_size(B), erlang:md5(B)};
-summary(L) when is_list(L) -> {list, length(L), erlang:md5(unicode:characters_to_binary(L))};
-summary({Tag, Converted, Rest}) when Tag =:= error; Tag =:= incomplete ->
-    {Tag, summary(Converted), rest(Rest)};
-summary(Other) -> Other.
-
-%% Rest with its long runs of a's counted.
-rest([$a | _] = L) ->
-    {N, T} = count_a(L, 0),
-    [{a, N} | rest(T)];
-rest([H | T]) -> [rest(H) | rest(T)];
-rest(B) when is_binary(B), byte_size(B) > 64 -> {binary, byte_size(B), erlang:md5(B)};
-rest(X) -> X.
-
-count_a([$a | T], N) -> count_a(T, N + 1);
-count_a(T, N) -> {N, T}.
