@@ -688,12 +688,13 @@ const struct body_ops beam_body_ops = {"beam", resume, release, position, locate
 /* The main process's uncaught exception goes to stderr as
  * "clause: exception CLASS: REASON", the reason as io:format's ~p prints it
  * after that prefix (tests/golden/otp_run.escript prints the same on OTP).
- * Another process's error or throw is an error report on stderr, in the
- * format of OTP's logger (error_report.h). */
+ * Another process's error or throw is an error report in the format of
+ * OTP's logger: through the logger once the kernel booted, else written on
+ * stderr at once (error_report.h). */
 static void report_crash(struct process *p, enum fault_class class, term reason)
 {
     if (p->pid != sched_main_pid(p->sched)) {
-        error_report_exit_value(p->pid, p->exit_reason, node_system_time_ns(p));
+        error_report_process_exit(p);
         return;
     }
     struct strbuf text = STRBUF_INIT;
