@@ -1430,6 +1430,19 @@ op_return:
     DISPATCH();
 
 op_send : {
+    if (bif_send_awaits_kernel(p, X[0])) {
+        /* Waits for the kernel's boot as erlang:send/2 does: made as that
+         * call, which returns here. */
+        call_target = code_export(sched_engine(p->sched), A(erlang), A(send), 2);
+        if (!call_target) {
+            bif_out_of_memory(p);
+            site.pc = I;
+            goto raise_with_site;
+        }
+        call_how = 0;
+        call_after = I + 1;
+        goto call_export;
+    }
     term to = bif_send_destination(p, X[0], X[1], NULL), msg = X[1];
     if (is_non_value(to)) {
         site.pc = I;
