@@ -688,12 +688,13 @@ const struct body_ops beam_body_ops = {"beam", resume, release, position, locate
 /* The main process's uncaught exception goes to stderr as
  * "clause: exception CLASS: REASON", the reason as io:format's ~p prints it
  * after that prefix (tests/golden/otp_run.escript prints the same on OTP).
- * Another process's error or throw is an error report on stderr, in the
- * format of OTP's logger (error_report.h). */
+ * Another process's error or throw is an error report in the format of
+ * OTP's logger: through the logger once the kernel booted, else written on
+ * stderr at once (error_report.h). */
 static void report_crash(struct process *p, enum fault_class class, term reason)
 {
     if (p->pid != sched_main_pid(p->sched)) {
-        error_report_exit_value(p->pid, p->exit_reason, node_system_time_ns(p));
+        error_report_process_exit(p);
         return;
     }
     struct strbuf text = STRBUF_INIT;
@@ -1429,6 +1430,19 @@ op_return:
     DISPATCH();
 
 op_send : {
+    if (bif_send_awaits_kernel(p, X[0])) {
+        /* Waits for the kernel's boot as erlang:send/2 does: made as that
+         * call, which returns here. */
+        call_target = code_export(sched_engine(p->sched), A(erlang), A(send), 2);
+        if (!call_target) {
+            bif_out_of_memory(p);
+            site.pc = I;
+            goto raise_with_site;
+        }
+        call_how = 0;
+        call_after = I + 1;
+        goto call_export;
+    }
     term to = bif_send_destination(p, X[0], X[1], NULL), msg = X[1];
     if (is_non_value(to)) {
         site.pc = I;
