@@ -467,7 +467,7 @@ static term *resize_block(heap_t *h, term *block, size_t live, size_t size, cons
                           size_t nroots)
 {
     struct move mv = {(uintptr_t)block, live * sizeof(term), 0};
-    term *moved = realloc(block, size * sizeof(term));
+    term *moved = heap_block_realloc(block, size);
     if (!moved)
         return NULL;
     if ((uintptr_t)moved == mv.lo)
@@ -512,9 +512,9 @@ void gc_totals(uint64_t *collections, uint64_t *reclaimed)
 /* Young block words promoted by a minor collection now. */
 static size_t mature_words(const heap_t *h) { return (size_t)(h->high_water - h->start); }
 
-/* Whether the collection must be a full sweep (OTP's reasons, and clause's
- * cap, which only a full sweep measures against). */
-static bool wants_full_sweep(const heap_t *h, size_t need)
+/* OTP's reasons, and clause's cap, which only a full sweep measures
+ * against. */
+bool gc_next_is_full_sweep(const heap_t *h, size_t need)
 {
     if (h->gc_requested || h->need_fullsweep || h->minor_gcs >= h->fullsweep_after)
         return true;
@@ -582,10 +582,10 @@ static void finish(heap_t *h, struct from_space *fs, term *to, size_t to_size, s
 static term *alloc_to_space(const heap_t *h, size_t old_block, size_t bound, size_t floor, size_t *size)
 {
     *size = block_size(h, old_block, bound, floor);
-    term *to = malloc(*size * sizeof(term));
+    term *to = heap_block_alloc(*size);
     if (!to && *size > bound && bound > 0) {
         *size = bound;
-        to = malloc(*size * sizeof(term));
+        to = heap_block_alloc(*size);
     }
     return to;
 }
@@ -610,7 +610,7 @@ static enum heap_failure minor_collection(heap_t *h, size_t need, const struct g
     if (mature > 0 && !h->old_start) {
         /* OTP sizes the first old block by the young block's use. */
         new_old_words = gc_next_heap_size((size_t)(h->top - h->start));
-        if (!(new_old = malloc(new_old_words * sizeof(term)))) {
+        if (!(new_old = heap_block_alloc(new_old_words))) {
             from_space_free(&fs);
             return fail(h, HEAP_FAIL_NOMEM);
         }
@@ -706,7 +706,7 @@ enum heap_failure gc_collect(heap_t *h, size_t need, const struct gc_root_range 
 {
     if (h->max_words != 0 && need > h->max_words)
         return fail(h, HEAP_FAIL_CAP);
-    if (wants_full_sweep(h, need))
+    if (gc_next_is_full_sweep(h, need))
         return full_sweep(h, need, roots, nroots);
     return minor_collection(h, need, roots, nroots);
 }

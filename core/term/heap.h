@@ -91,6 +91,12 @@ typedef struct heap {
  * cap. Returns false, leaving nothing allocated, when the host refuses. */
 bool heap_init(heap_t *h, size_t min_words, size_t max_words);
 
+/* A block of `words` for a generation (free it with free), or NULL; big
+ * blocks are advised to use huge pages. heap_block_realloc is realloc's
+ * counterpart. */
+term *heap_block_alloc(size_t words);
+term *heap_block_realloc(term *block, size_t words);
+
 /* Releases the block, every fragment, and the heap's references to off-heap
  * binaries. The heap may be initialised again afterwards. */
 void heap_destroy(heap_t *h);

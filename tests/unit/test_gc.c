@@ -1225,6 +1225,30 @@ static void test_cap_over_generations(void)
     heap_destroy(&h);
 }
 
+/* Blocks of megabytes start on a 2 MiB boundary (so huge pages can back
+ * them), small ones come from malloc as they are, and a resize keeps the
+ * words. */
+static void test_block_allocation(void)
+{
+    size_t words = (size_t)1 << 20; /* 8 MiB */
+    term *big = heap_block_alloc(words);
+    CU_ASSERT_FATAL(big != NULL);
+    CU_ASSERT_EQUAL((uintptr_t)big % ((uintptr_t)2 << 20), 0);
+    for (size_t i = 0; i < words; i += 4096)
+        big[i] = make_small((int64_t)i);
+    term *grown = heap_block_realloc(big, words + words / 2);
+    CU_ASSERT_FATAL(grown != NULL);
+    int intact = 0;
+    for (size_t i = 0; i < words; i += 4096)
+        intact += grown[i] == make_small((int64_t)i);
+    CU_ASSERT_EQUAL(intact, (int)(words / 4096));
+    free(grown);
+    term *small = heap_block_alloc(233);
+    CU_ASSERT_FATAL(small != NULL);
+    small[232] = NIL;
+    free(small);
+}
+
 static CU_TestInfo tests[] = {
     {"heap size table", test_heap_sizes},
     {"random graphs, thousands of collections", test_stress},
@@ -1240,6 +1264,7 @@ static CU_TestInfo tests[] = {
     {"remembered old words written in place", test_remembered_words},
     {"ProcBins dying young and old", test_procbin_generations},
     {"cap counted over both generations", test_cap_over_generations},
+    {"block allocation", test_block_allocation},
     CU_TEST_INFO_NULL,
 };
 
