@@ -1225,6 +1225,39 @@ static void test_cap_over_generations(void)
     heap_destroy(&h);
 }
 
+/* Minor collections size the young block by OTP's rule: a small block
+ * (under 3,000 words) keeps its size however little survives; a large one
+ * (28,690) that is mostly garbage shrinks, to about three times what
+ * survives; one that survivors fill grows. */
+static void test_minor_sizing(void)
+{
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term roots[1] = {make_list_of(&h, 800)}; /* 1,600 words */
+    struct gc_root_range r = {roots, 1};
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK); /* grows the block */
+    size_t small = heap_block_words(&h);
+    CU_ASSERT(small < 3000);
+    roots[0] = make_list_of(&h, 10); /* the rest is garbage from now on */
+    for (int round = 0; round < 5; round++) {
+        for (int i = 0; i < 500; i++)
+            CU_ASSERT_FATAL(is_value(heap_tuple(&h, 3, NULL)));
+        CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+        CU_ASSERT_EQUAL(h.full_sweeps, 0);
+        CU_ASSERT_EQUAL(heap_block_words(&h), small);
+    }
+    roots[0] = make_list_of(&h, 12000); /* 24,000 words survive: growth */
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    size_t large = heap_block_words(&h);
+    CU_ASSERT(large > 8000 && 4 * heap_young_words(&h) <= 3 * large);
+    roots[0] = make_list_of(&h, 100); /* 200 words survive, then are promoted */
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT(heap_block_words(&h) < large / 4);
+    CU_ASSERT(heap_block_words(&h) >= 3 * heap_young_words(&h));
+    CU_ASSERT(list_is(roots[0], 100));
+    heap_destroy(&h);
+}
+
 /* Blocks of megabytes start on a 2 MiB boundary (so huge pages can back
  * them), small ones come from malloc as they are, and a resize keeps the
  * words. */
@@ -1264,6 +1297,7 @@ static CU_TestInfo tests[] = {
     {"remembered old words written in place", test_remembered_words},
     {"ProcBins dying young and old", test_procbin_generations},
     {"cap counted over both generations", test_cap_over_generations},
+    {"minor collections size the young block as OTP", test_minor_sizing},
     {"block allocation", test_block_allocation},
     CU_TEST_INFO_NULL,
 };
