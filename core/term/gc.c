@@ -94,10 +94,12 @@ static bool minor_may_shrink(size_t young_block, size_t old_gen_block)
 /* The block size for need_after = live + need words, given the current block
  * (OTP's adjust_after_fullsweep, with its deferred grow done at once):
  * grow to the first table size at most 3/4 full; shrink, to a size about
- * half full (a third after a minor collection, as OTP), when under 1/4
- * would be used and, after a minor collection (minor), minor_may_shrink
- * allows; otherwise keep the size. Never below floor (young_floor) or
- * min_words, never above the cap, never below need_after. */
+ * half full, when under 1/4 would be used and, after a minor collection
+ * (minor), minor_may_shrink allows; otherwise keep the size. (OTP's minor
+ * collections shrink to a third full; with that, building 3,000,000 cells
+ * and a copy ended in a full sweep holding both, which doubled the old
+ * block and with it the young block's floor.) Never below floor
+ * (young_floor) or min_words, never above the cap, never below need_after. */
 static size_t block_size(const heap_t *h, size_t old_block, size_t need_after, size_t floor, bool minor,
                          size_t old_gen_block)
 {
@@ -105,10 +107,8 @@ static size_t block_size(const heap_t *h, size_t old_block, size_t need_after, s
     size_t size;
     if (old_block < roomy)
         size = roomy;
-    else if (4 * need_after < old_block && !minor)
+    else if (4 * need_after < old_block && (!minor || minor_may_shrink(old_block, old_gen_block)))
         size = gc_next_heap_size(2 * need_after);
-    else if (4 * need_after < old_block && minor_may_shrink(old_block, old_gen_block))
-        size = gc_next_heap_size(3 * need_after);
     else
         size = old_block;
     if (size < floor)
