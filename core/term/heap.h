@@ -91,6 +91,12 @@ typedef struct heap {
  * cap. Returns false, leaving nothing allocated, when the host refuses. */
 bool heap_init(heap_t *h, size_t min_words, size_t max_words);
 
+/* A block of `words` for a generation (free it with free), or NULL; big
+ * blocks are advised to use huge pages. heap_block_realloc is realloc's
+ * counterpart. */
+term *heap_block_alloc(size_t words);
+term *heap_block_realloc(term *block, size_t words);
+
 /* Releases the block, every fragment, and the heap's references to off-heap
  * binaries. The heap may be initialised again afterwards. */
 void heap_destroy(heap_t *h);
@@ -100,14 +106,6 @@ void heap_destroy(heap_t *h);
  * recycled process context needs no new block. Returns false (the heap is
  * then destroyed) when the block was not kept. */
 bool heap_recycle(heap_t *h);
-
-/* malloc and realloc for the words of a block or fragment. A large one
- * asks for transparent huge pages: its first touch otherwise faults in
- * every 4 KiB page, and on a loaded VM a collection into a fresh
- * 1,440,000-word block took 25 ms of CPU for 960,000 words, 4 ms warm
- * (madvise; a no-op where the host has none). */
-void *heap_words_alloc(size_t words);
-void *heap_words_realloc(void *p, size_t words);
 
 /* `words` as the old generation of a heap that has none, in a block sized
  * as a collection would size it: for a new process's arguments too large
