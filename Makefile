@@ -97,7 +97,7 @@ build/version.h: FORCE
 	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 $(MODES:%=build/%/app/cli.o): build/version.h
 
-.PHONY: FORCE all install deps deps-fuzz run test test-build check-layers test-layers test-rel test-asan host-rel host-asan golden-rel golden-asan golden-stress goldens profile-check trace-check schedule-check limits-check soak-check test-symbols tsan bench fuzz fuzz-build fuzz-loader fuzz-etf fuzz-options fuzz-io_format format format-check clean
+.PHONY: FORCE all install deps deps-fuzz run test test-build check-layers test-layers test-rel test-asan host-rel host-asan golden-rel golden-asan golden-stress goldens profile-check trace-check schedule-check limits-check soak-check test-symbols tsan bench fuzz fuzz-build fuzz-loader fuzz-etf fuzz-options fuzz-io_format fuzz-text format format-check clean
 .DEFAULT_GOAL := all
 
 PREFIX ?= /usr/local
@@ -350,6 +350,8 @@ tsan: build/tsan/unit-tests
 #   etf        the external term format, binary_to_term's decoder (term/etf)
 #   options    the command line (app/options)
 #   io_format  io_lib:format's control strings with any arguments (term/io_format)
+#   text       text made into atoms and characters: binary_to_atom/2,
+#              list_to_atom/1, unicode:characters_to_binary/2 and _list/2
 # The library is instrumented for coverage (fuzzer-no-link); only a target
 # links libFuzzer's main. `make fuzz` runs every target FUZZ_SECONDS each,
 # one after the other; `make fuzz-NAME` runs one. Each keeps its corpus in
@@ -365,7 +367,7 @@ tsan: build/tsan/unit-tests
 FUZZ_CC         := clang
 FUZZ_CFLAGS     := -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -fno-omit-frame-pointer -fno-sanitize-recover=all
 FUZZ_SANITIZE   := address,undefined
-FUZZ_TARGETS    := loader etf options io_format
+FUZZ_TARGETS    := loader etf options io_format text
 FUZZ_SECONDS    ?= 300
 FUZZ_SEED_BYTES ?= 65536
 # Large enough for every installed OTP module; an input that takes more than
@@ -389,6 +391,9 @@ build/fuzz/gen/lib_modules.o: $(LIB_GEN) | deps-fuzz
 build/fuzz/fuzz-%: build/fuzz/tests/fuzz/fuzz_%.o $(CORE_SRC:%.c=build/fuzz/%.o) build/fuzz/gen/lib_modules.o
 	$(FUZZ_CC) -fsanitize=fuzzer,$(FUZZ_SANITIZE) -o $@ $^ $(PKG_LIBS) -lm -lpthread
 
+# The objects are shared by every target: kept, not rebuilt for each one.
+.PRECIOUS: build/fuzz/%.o
+
 fuzz-build: $(FUZZ_TARGETS:%=build/fuzz/fuzz-%)
 
 fuzz: $(FUZZ_TARGETS:%=fuzz-%)
@@ -403,7 +408,7 @@ fuzz-loader: build/fuzz/fuzz-loader
 
 # The other targets start from their committed seeds (tests/data/fuzz/NAME/,
 # from tests/gen/fuzz_seeds.escript).
-fuzz-etf fuzz-options fuzz-io_format: fuzz-%: build/fuzz/fuzz-%
+fuzz-etf fuzz-options fuzz-io_format fuzz-text: fuzz-%: build/fuzz/fuzz-%
 	@mkdir -p build/fuzz/corpus-$*
 	cp tests/data/fuzz/$*/* build/fuzz/corpus-$*/
 	$(call FUZZ_RUN,$*,)

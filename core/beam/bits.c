@@ -562,14 +562,20 @@ static const char *const seg_names[SEG_NAMES] = {
 };
 static _Atomic term seg_atoms[SEG_NAMES];
 
-static term seg_atom(unsigned i)
+static term seg_atom_intern(unsigned i)
+{
+    term a = atom_intern_cstr(seg_names[i]);
+    atomic_store_explicit(&seg_atoms[i], a, memory_order_relaxed);
+    return a;
+}
+
+/* Inlined: every segment of every construction compares its type with
+ * these (a binary comprehension spent a tenth of its instructions in the
+ * calls). */
+static inline term seg_atom(unsigned i)
 {
     term a = atomic_load_explicit(&seg_atoms[i], memory_order_relaxed);
-    if (a == 0) {
-        a = atom_intern_cstr(seg_names[i]);
-        atomic_store_explicit(&seg_atoms[i], a, memory_order_relaxed);
-    }
-    return a;
+    return a != 0 ? a : seg_atom_intern(i);
 }
 
 static enum seg_kind seg_kind(term type)

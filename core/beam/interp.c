@@ -688,12 +688,13 @@ const struct body_ops beam_body_ops = {"beam", resume, release, position, locate
 /* The main process's uncaught exception goes to stderr as
  * "clause: exception CLASS: REASON", the reason as io:format's ~p prints it
  * after that prefix (tests/golden/otp_run.escript prints the same on OTP).
- * Another process's error or throw is an error report on stderr, in the
- * format of OTP's logger (error_report.h). */
+ * Another process's error or throw is an error report in the format of
+ * OTP's logger: through the logger once the kernel booted, else written on
+ * stderr at once (error_report.h). */
 static void report_crash(struct process *p, enum fault_class class, term reason)
 {
     if (p->pid != sched_main_pid(p->sched)) {
-        error_report_exit_value(p->pid, p->exit_reason, node_system_time_ns(p));
+        error_report_process_exit(p);
         return;
     }
     struct strbuf text = STRBUF_INIT;
@@ -1429,6 +1430,19 @@ op_return:
     DISPATCH();
 
 op_send : {
+    if (bif_send_awaits_kernel(p, X[0])) {
+        /* Waits for the kernel's boot as erlang:send/2 does: made as that
+         * call, which returns here. */
+        call_target = code_export(sched_engine(p->sched), A(erlang), A(send), 2);
+        if (!call_target) {
+            bif_out_of_memory(p);
+            site.pc = I;
+            goto raise_with_site;
+        }
+        call_how = 0;
+        call_after = I + 1;
+        goto call_export;
+    }
     term to = bif_send_destination(p, X[0], X[1], NULL), msg = X[1];
     if (is_non_value(to)) {
         site.pc = I;
@@ -2352,21 +2366,43 @@ struct process *beam_new_call(struct sched *s, struct process *parent, term modu
     struct process *p = sched_new_process(s, parent, &beam_body_ops);
     if (!p)
         return NULL;
-    /* The start code applies x0:x1(x2...): the arguments go as a list. */
+    /* The start code applies x0:x1(x2...): the arguments go as a list;
+     * spawn/1 passes a fun as the module, on the parent's heap. All of it
+     * in one area: the young block when it fits, else the old generation
+     * (heap_alloc_old), as that is what a long-lived process's arguments
+     * are. */
+    heap_t *h = &p->heap;
+    size_t sizes[255]; /* Erlang's largest arity */
+    if (argc > 255) {
+        sched_discard_process(p);
+        return NULL;
+    }
+    size_t fun = is_atom(module) ? 0 : copy_size(module);
+    size_t total = fun == SIZE_MAX ? SIZE_MAX : 2 * (size_t)argc + fun;
+    for (unsigned i = 0; i < argc && total != SIZE_MAX; i++)
+        total = (sizes[i] = copy_size(args[i])) == SIZE_MAX ? SIZE_MAX : total + sizes[i];
+    term *hp = NULL, **mso = &h->mso;
+    size_t *mso_bytes = &h->off_heap_bytes;
+    if (total != SIZE_MAX && total > (size_t)(h->end - h->top) && (hp = heap_alloc_old(h, total))) {
+        mso = &h->old_mso;
+        mso_bytes = &h->old_off_heap_bytes;
+    }
+    if (total != SIZE_MAX && !hp)
+        hp = heap_alloc(h, total);
+    if (!hp) {
+        sched_discard_process(p);
+        return NULL;
+    }
     term list = NIL;
-    for (unsigned i = argc; i-- > 0 && is_value(list);) {
-        term copy = copy_to_heap(&p->heap, args[i]);
-        list = is_value(copy) ? heap_cons(&p->heap, copy, list) : copy;
+    for (unsigned i = argc; i-- > 0;) {
+        term copy = copy_term(args[i], sizes[i], &hp, mso, mso_bytes);
+        hp[0] = copy;
+        hp[1] = list;
+        list = make_list(hp);
+        hp += 2;
     }
-    if (is_non_value(list)) {
-        sched_discard_process(p);
-        return NULL;
-    }
-    /* spawn/1 passes a fun as the module: it lives on the parent's heap. */
-    if (!is_atom(module) && is_non_value(module = copy_to_heap(&p->heap, module))) {
-        sched_discard_process(p);
-        return NULL;
-    }
+    if (!is_atom(module))
+        module = copy_term(module, fun, &hp, mso, mso_bytes);
     term *top = stack_end(p) - 3;
     top[0] = module;
     top[1] = function;

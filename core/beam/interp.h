@@ -32,7 +32,8 @@ void beam_engine_init(void);
 /* A process set up to run module:function(args[0..argc)) (terms on the
  * parent's heap, or anywhere when parent is NULL), not yet started: for
  * sched_start_process, or for a host invocation, which runs it on the
- * calling thread (embed.c). NULL when memory was refused. */
+ * calling thread (embed.c). NULL when memory was refused or argc is past
+ * 255. */
 struct process *beam_new_call(struct sched *s, struct process *parent, term module, term function, const term *args,
                               unsigned argc);
 

@@ -214,6 +214,14 @@ bool bif_io_servers_install(struct sched *s);
  * returns bif_kernel_await(self, its module, its name, its args, its
  * arity), which makes the call again once the boot ended. */
 bool bif_kernel_pending(struct process *self, term name);
+/* The same whether or not the running builtin may hand itself over. */
+bool bif_kernel_name_pending(struct process *self, term name);
+/* Whether a send to `to` (a name, or {Name, this node}) waits for the
+ * kernel's boot: the name is one of the kernel's, not registered yet, and
+ * the boot has not ended. erlang:send/2,3 hand themselves over as whereis
+ * does, and the send instruction makes such a send as a call of
+ * erlang:send/2. */
+bool bif_send_awaits_kernel(struct process *self, term to);
 term bif_kernel_await(struct process *self, term module, term function, const term *args, unsigned arity);
 /* Declares the kernel's process a service (before the program runs);
  * false when memory was refused. */

@@ -2,7 +2,7 @@
  * binaries.c — binaries, bitstrings and iolists: sizes, parts, conversions
  * to and from lists (list_to_bitstring, bitstring_to_list), iolist_to_iovec;
  * the C functions of module unicode (characters_to_list/2,
- * characters_to_binary/2 to UTF-8, bin_is_7bit/1).
+ * characters_to_binary/2, bin_is_7bit/1), which share the iolist walk.
  */
 #include "bif/bif.h"
 #include "bif/bif_tables.h"
@@ -10,7 +10,6 @@
 #include "term/atom.h"
 #include "term/binary.h"
 #include "term/heap.h"
-#include "term/io_format.h"
 #include "term/strbuf.h"
 
 #include <stdlib.h>
@@ -211,9 +210,23 @@ static void write_bits(struct bit_writer *w, const uint8_t *bytes, size_t size, 
     }
 }
 
+static void push_tail(term **stack, size_t *depth, size_t *cap, term t)
+{
+    if (*depth == *cap) {
+        *cap = *cap ? *cap * 2 : 16;
+        term *grown = realloc(*stack, *cap * sizeof(term));
+        if (!grown)
+            abort(); /* the runtime's own bookkeeping, as strbuf's */
+        *stack = grown;
+    }
+    (*stack)[(*depth)++] = t;
+}
+
 /* The number of bits in t, or -1 when it is not an iolist (or, with
- * bitstrings, a bitstring list). */
-static int64_t bits_walk(term t, bool bitstrings, struct bit_writer *w)
+ * bitstrings, a bitstring list; with chars, chardata's shape: any integer
+ * where an iolist has bytes, counting nothing, and nothing after a bignum
+ * looked at). */
+static int64_t bits_walk(term t, bool bitstrings, bool chars, struct bit_writer *w)
 {
     size_t depth = 0, cap = 0;
     term *stack = NULL;
@@ -222,7 +235,14 @@ static int64_t bits_walk(term t, bool bitstrings, struct bit_writer *w)
     for (;;) {
         if (is_list(t)) {
             term h = list_head(t);
-            if (is_small(h)) {
+            if (chars && is_integer(h)) {
+                /* The conversion judges the character. It stops at a
+                 * bignum, and OTP 25's check of the shape stops there too. */
+                if (is_bignum(h)) {
+                    result = (int64_t)total;
+                    goto done;
+                }
+            } else if (is_small(h)) {
                 if (small_value(h) < 0 || small_value(h) > 255)
                     goto done;
                 if (w) {
@@ -231,14 +251,7 @@ static int64_t bits_walk(term t, bool bitstrings, struct bit_writer *w)
                 }
                 total += 8;
             } else if (is_list(h) || is_bitstring(h)) {
-                if (depth == cap) {
-                    cap = cap ? cap * 2 : 16;
-                    term *grown = realloc(stack, cap * sizeof(term));
-                    if (!grown)
-                        abort(); /* the runtime's own bookkeeping, as strbuf's */
-                    stack = grown;
-                }
-                stack[depth++] = list_tail(t);
+                push_tail(&stack, &depth, &cap, list_tail(t));
                 t = h;
                 continue;
             } else if (h != NIL) {
@@ -274,7 +287,7 @@ done:
 static int64_t iolist_walk(term t, uint8_t *out)
 {
     struct bit_writer w = {out, 0};
-    int64_t bits = bits_walk(t, false, out ? &w : NULL);
+    int64_t bits = bits_walk(t, false, false, out ? &w : NULL);
     return bits < 0 ? -1 : bits / 8;
 }
 
@@ -538,7 +551,7 @@ static term bif_list_to_bitstring(struct process *p, const term *a)
 {
     if (!is_list_or_nil(a[0]))
         return bif_badarg(p);
-    int64_t bits = bits_walk(a[0], true, NULL);
+    int64_t bits = bits_walk(a[0], true, false, NULL);
     if (bits < 0)
         return bif_badarg(p);
     size_t whole = (size_t)(bits / 8);
@@ -548,7 +561,7 @@ static term bif_list_to_bitstring(struct process *p, const term *a)
     if (is_non_value(bin))
         return bif_out_of_memory(p);
     struct bit_writer w = {data, 0};
-    bits_walk(a[0], true, &w);
+    bits_walk(a[0], true, false, &w);
     if (!rest)
         return bin;
     term sub = bin_sub(&p->heap, bin, 0, whole, rest);
@@ -601,78 +614,218 @@ static term bif_iolist_to_iovec(struct process *p, const term *a)
     return is_value(list) ? list : bif_out_of_memory(p);
 }
 
-/* ---- module unicode ---- */
+/* ---- module unicode ----
+ * characters_to_binary/2 and characters_to_list/2 for latin1, unicode and
+ * utf8 input, as OTP 25's builtins answer them (erl_unicode.c): first the
+ * whole input's shape is checked (anything but characters, binaries of
+ * whole bytes and nested lists with [] or binary tails is badarg, whatever
+ * comes before it, but nothing after a bignum is looked at), then it is
+ * converted in order until the end, a character out of range (a bignum
+ * is one), or bytes that are not UTF-8. The UTF-8 bytes of
+ * one character may be spread over consecutive binaries; an integer while
+ * such bytes are pending is an error. Converted is all before the error;
+ * Rest is the list cell or the binary's remaining bytes where it stopped,
+ * consed onto each list tail still to walk, innermost first; bytes still
+ * pending then come first: [Pending, Rest]. Input that ends inside a
+ * character answers incomplete with the pending bytes, or error when a
+ * byte after the first is no continuation byte. Other encodings go on in
+ * unicode.erl, as OTP's do. Both run in one piece. */
 
-/* Data in encoding enc as UTF-8 text; false for an unknown encoding or data
- * that is not chardata of it. Binaries that are not valid UTF-8 are badarg
- * here, where OTP returns {error, Converted, Rest} (characters_to_list/2
- * answers so for a single binary). */
-static bool unicode_text(struct strbuf *out, term data, term enc)
+struct conv {
+    bool latin1;
+    struct strbuf out;  /* what was converted, as UTF-8 */
+    uint8_t pending[4]; /* the first bytes of a character a binary ended in */
+    unsigned npending;
+    term *stack; /* the list tails still to walk, the innermost last */
+    size_t depth, cap;
+    /* Where the conversion stopped: the list cell of a bad character, or
+     * the binary holding bad bytes (at stop_offset), then the tail after
+     * that binary when it was a list element. */
+    term stop, stop_tail;
+    size_t stop_offset;
+    bool stopped_in_binary;
+};
+
+/* The length of the UTF-8 sequence a byte begins by its bit pattern alone
+ * (0 for a continuation byte or F8..FF); OTP 25 waits for that many bytes
+ * before it judges them, so C0 and F5 at the end of the input answer
+ * incomplete. */
+static size_t utf8_lead_length(uint8_t b)
 {
-    if (enc == A(latin1))
-        return io_latin1_chardata(out, data);
-    if (enc == A(unicode) || enc == A(utf8))
-        return io_chardata(out, data);
-    return false;
+    return b < 0x80 ? 1 : (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3 : (b & 0xF8) == 0xF0 ? 4 : 0;
 }
 
-/* A binary that is not valid UTF-8 as OTP answers it: {error, Converted,
- * Rest}, Converted the code points before the first bad sequence as a
- * list, Rest the bytes from it on (os:cmd's output meets this). */
-static term utf8_error_list(struct process *p, term bin)
+static bool utf8_whole(const uint8_t *s, size_t len)
 {
-    const uint8_t *data;
-    size_t size, valid = 0;
     uint32_t cp;
-    bif_binary_arg(bin, &data, &size);
-    for (size_t k; valid < size && (k = bif_utf8_sequence(data + valid, size - valid, &cp)) > 0;)
-        valid += k;
+    return bif_utf8_sequence(s, len, &cp) == len;
+}
+
+/* Converts binary bin; false when its bytes are bad from *bad on. */
+static bool conv_binary(struct conv *c, term bin, size_t *bad)
+{
+    const uint8_t *d;
+    size_t n, i = 0;
+    unsigned bits;
+    bin_bytes(bin, &d, &n, &bits);
+    if (c->latin1) {
+        for (; i < n; i++)
+            strbuf_put_utf8(&c->out, d[i]);
+        return true;
+    }
+    if (c->npending) {
+        size_t need = utf8_lead_length(c->pending[0]), more = need - c->npending;
+        if (n < more) {
+            memcpy(c->pending + c->npending, d, n);
+            c->npending += (unsigned)n;
+            return true;
+        }
+        uint8_t seq[4];
+        memcpy(seq, c->pending, c->npending);
+        memcpy(seq + c->npending, d, more);
+        if (!utf8_whole(seq, need)) {
+            *bad = 0; /* the pending bytes stay pending: Rest shows them apart */
+            return false;
+        }
+        strbuf_append(&c->out, seq, need);
+        c->npending = 0;
+        i = more;
+    }
+    while (i < n) {
+        size_t len = utf8_lead_length(d[i]);
+        if (len && n - i < len) {
+            memcpy(c->pending, d + i, n - i);
+            c->npending = (unsigned)(n - i);
+            return true;
+        }
+        if (!len || !utf8_whole(d + i, len)) {
+            *bad = i;
+            return false;
+        }
+        strbuf_append(&c->out, d + i, len);
+        i += len;
+    }
+    return true;
+}
+
+static bool conv_char(struct conv *c, term t)
+{
+    int64_t v = is_small(t) ? small_value(t) : -1;
+    if (c->npending || v < 0 || v > (c->latin1 ? 0xFF : 0x10FFFF) || (v >= 0xD800 && v <= 0xDFFF))
+        return false;
+    strbuf_put_utf8(&c->out, (uint32_t)v);
+    return true;
+}
+
+/* Converts chardata t (its shape checked); false where it stopped. */
+static bool conv_walk(struct conv *c, term t)
+{
+    size_t bad;
+    for (;;) {
+        while (is_list(t)) {
+            term h = list_head(t);
+            if (is_integer(h)) {
+                if (!conv_char(c, h)) {
+                    c->stop = t;
+                    return false;
+                }
+            } else if (is_list(h)) {
+                push_tail(&c->stack, &c->depth, &c->cap, list_tail(t));
+                t = h;
+                continue;
+            } else if (h != NIL && !conv_binary(c, h, &bad)) {
+                c->stop = h;
+                c->stop_offset = bad;
+                c->stop_tail = list_tail(t);
+                c->stopped_in_binary = true;
+                return false;
+            }
+            t = list_tail(t);
+        }
+        if (t != NIL && !conv_binary(c, t, &bad)) {
+            c->stop = t;
+            c->stop_offset = bad;
+            c->stopped_in_binary = true;
+            return false;
+        }
+        if (c->depth == 0)
+            return true;
+        t = c->stack[--c->depth];
+    }
+}
+
+/* Rest of an error where the walk stopped (see above). */
+static term conv_error_rest(struct process *p, struct conv *c)
+{
+    heap_t *h = &p->heap;
+    term rest = c->stop;
+    if (c->stopped_in_binary) {
+        rest = bin_sub(h, c->stop, c->stop_offset, bin_size(c->stop) - c->stop_offset, 0);
+        if (is_value(rest) && is_value(c->stop_tail))
+            rest = heap_cons(h, rest, c->stop_tail);
+    }
+    for (size_t i = c->depth; i-- > 0 && is_value(rest);)
+        rest = heap_cons(h, rest, c->stack[i]);
+    if (c->npending && is_value(rest)) {
+        term pending = bin_from_bytes(h, c->pending, c->npending);
+        rest = is_value(pending) ? heap_cons(h, rest, NIL) : pending;
+        rest = is_value(rest) ? heap_cons(h, pending, rest) : rest;
+    }
+    return rest;
+}
+
+/* The answer once the walk ended (whole: at the input's end). */
+static term conv_result(struct process *p, struct conv *c, bool whole, bool as_list)
+{
+    const char *text = strbuf_cstr(&c->out);
     bool bad;
-    term converted = bif_utf8_list(p, data, valid, &bad);
-    term rest = is_value(converted) ? bin_from_bytes(&p->heap, data + valid, size - valid) : converted;
-    term result = is_value(rest) ? heap_tuple3(&p->heap, A(error), converted, rest) : rest;
+    term converted = as_list ? bif_utf8_list(p, (const uint8_t *)text, c->out.len, &bad)
+                             : bin_from_bytes(&p->heap, text, c->out.len);
+    if (is_non_value(converted) || (whole && !c->npending))
+        return converted;
+    term tag = A(error), rest;
+    if (whole) {
+        /* Ended inside a character: incomplete unless a byte after the
+         * first already is no continuation byte. */
+        tag = A(incomplete);
+        for (unsigned i = 1; i < c->npending; i++)
+            if ((c->pending[i] & 0xC0) != 0x80)
+                tag = A(error);
+        rest = bin_from_bytes(&p->heap, c->pending, c->npending);
+    } else {
+        rest = conv_error_rest(p, c);
+    }
+    return is_value(rest) ? heap_tuple3(&p->heap, tag, converted, rest) : rest;
+}
+
+/* Data a[0] in encoding a[1] converted to UTF-8 (as_list false) or to a
+ * list of characters. */
+static term characters_to(struct process *p, const term *a, bool as_list)
+{
+    if (a[1] != A(latin1) && a[1] != A(unicode) && a[1] != A(utf8))
+        return bif_call_erlang(p, A(unicode), as_list ? A(characters_to_list_int) : A(characters_to_binary_int), 2, a);
+    term data = a[0];
+    /* OTP's characters_to_binary takes [Bin] as Bin: an error's Rest is then
+     * the binary's remaining bytes alone. */
+    if (!as_list && is_list(data) && is_bitstring(list_head(data)) && list_tail(data) == NIL)
+        data = list_head(data);
+    if (bits_walk(data, false, true, NULL) < 0)
+        return bif_badarg(p);
+    struct conv c = {.latin1 = a[1] == A(latin1), .stop_tail = THE_NON_VALUE};
+    bool whole = conv_walk(&c, data);
+    term result;
+    if (whole && !c.npending && !as_list && is_bitstring(data) && bin_size(data) == c.out.len)
+        result = data; /* valid UTF-8, or Latin-1 below 128: its own result */
+    else
+        result = conv_result(p, &c, whole, as_list);
+    free(c.stack);
+    strbuf_free(&c.out);
     return is_value(result) ? result : bif_out_of_memory(p);
 }
 
-static term bif_characters_to_list(struct process *p, const term *a)
-{
-    struct strbuf text = STRBUF_INIT;
-    const uint8_t *data;
-    size_t size;
-    if (!unicode_text(&text, a[0], a[1])) {
-        strbuf_free(&text);
-        if ((a[1] == A(unicode) || a[1] == A(utf8)) && bif_binary_arg(a[0], &data, &size))
-            return utf8_error_list(p, a[0]);
-        return bif_badarg(p);
-    }
-    size_t n = 0;
-    for (size_t i = 0; i < text.len; i++)
-        n += ((unsigned char)text.data[i] & 0xC0) != 0x80;
-    term *cells = n ? heap_alloc(&p->heap, 2 * n) : NULL;
-    if (n && !cells) {
-        strbuf_free(&text);
-        return bif_out_of_memory(p);
-    }
-    const unsigned char *s = (const unsigned char *)strbuf_cstr(&text);
-    for (size_t i = 0; i < n; i++) {
-        cells[2 * i] = make_small(bif_next_utf8(&s));
-        cells[2 * i + 1] = i + 1 < n ? make_list(&cells[2 * i + 2]) : NIL;
-    }
-    strbuf_free(&text);
-    return n ? make_list(cells) : NIL;
-}
+static term bif_characters_to_list(struct process *p, const term *a) { return characters_to(p, a, true); }
 
-static term bif_characters_to_binary(struct process *p, const term *a)
-{
-    struct strbuf text = STRBUF_INIT;
-    if (!unicode_text(&text, a[0], a[1])) {
-        strbuf_free(&text);
-        return bif_badarg(p);
-    }
-    term bin = bin_from_bytes(&p->heap, text.data, text.len);
-    strbuf_free(&text);
-    return is_value(bin) ? bin : bif_out_of_memory(p);
-}
+static term bif_characters_to_binary(struct process *p, const term *a) { return characters_to(p, a, false); }
 
 static term bif_bin_is_7bit(struct process *p, const term *a)
 {

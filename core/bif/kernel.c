@@ -12,7 +12,8 @@
  * logger:log/3 finds the logger table with ets:whereis/1) and
  * erlang:whereis of `logger` or `application_controller`
  * (gen_server:call(logger, ...) and application:'s calls look the name up
- * so). Such a call hands itself over to clause_kernel:await_boot/3, which
+ * so), and a send to one of these names (erlang:send/2,3, `!`), which
+ * OTP delivers since its boot started them. Such a call hands itself over to clause_kernel:await_boot/3, which
  * starts the kernel's process (the service `clause_kernel`, rt/names.h),
  * waits until its boot ended and makes the call again. Until then the
  * kernel's names are the kernel's alone: a process that finds `logger`
@@ -45,11 +46,16 @@ static bool kernel_process(struct process *self)
     return names_whereis(self, A(application_controller)) == self->pid;
 }
 
-bool bif_kernel_pending(struct process *self, term name)
+bool bif_kernel_name_pending(struct process *self, term name)
 {
     if (name != A(ac_tab) && name != A(logger) && name != A(application_controller))
         return false;
-    return !sched_kernel_booted(self->sched) && self->bif_may_trap && !kernel_process(self);
+    return !sched_kernel_booted(self->sched) && !kernel_process(self);
+}
+
+bool bif_kernel_pending(struct process *self, term name)
+{
+    return self->bif_may_trap && bif_kernel_name_pending(self, name);
 }
 
 term bif_kernel_await(struct process *self, term module, term function, const term *args, unsigned arity)

@@ -381,48 +381,120 @@ static term bif_merge(struct process *p, const term *a)
     return from_pairs(p, &ps, true);
 }
 
-/* from_list/1 and from_keys/2 build in one piece (not yet in portions) but
- * charge for it, clause's own figure: 2 pairs a reduction, about what a
- * reduction's worth of Erlang code takes (300,000 pairs: some 60 ms), so a
- * loop over them ends its slice as often as its work asks. */
-#define FROM_LIST_PAIRS_PER_RED 2
+/* from_list/1 and from_keys/2 in portions: the list walked to check it
+ * (and, for from_list, that each element is a pair) and count it, then
+ * its pairs stored in a work tuple (map_build_new), then map_build_portion
+ * to the end. The continuation takes the original arguments first, then
+ * (Rest, Work, Count): walking, Work is [] and Count the cells so far;
+ * storing, Count the pairs stored and Rest the cells left; building, Rest
+ * is []. A list of at most MAP_SMALL_LIMIT pairs is built in one piece.
+ * Reductions: clause's own figure, as OTP 25's maps:from_list/1 charges
+ * by its own measure: 16 units a reduction, a unit a cell walked or pair
+ * stored and map_build's units (log2 n + 2 a pair): 300,000 pairs take
+ * some 6,600,000 units, about 26 slices. */
+#define FROM_LIST_UNITS_PER_RED 16
 
-static term bif_from_list(struct process *p, const term *a)
+static term from_pair_cont(struct process *p, const term *a, unsigned argc, bif_fn cont)
 {
-    int64_t n = bif_list_length(a[0]);
-    bif_spend(p, n > 0 ? (size_t)n : 0, FROM_LIST_PAIRS_PER_RED);
-    if (n < 0)
-        return bif_badarg(p);
-    struct pairs ps;
-    bool ok = true;
-    if (pairs_init(&ps, (size_t)n)) {
-        for (term l = a[0]; ok && is_list(l); l = list_tail(l)) {
-            term e = list_head(l);
-            ok = is_tuple(e) && tuple_arity(e) == 2;
-            if (ok) {
-                ps.keys[ps.n] = tuple_element(e, 1);
-                ps.values[ps.n++] = tuple_element(e, 2);
-            }
+    const term *st = a + argc;
+    term rest = st[0], work = st[1];
+    size_t count = (size_t)small_value(st[2]);
+    bool pairs = argc == 1;
+    size_t limit = bif_portion(p, FROM_LIST_UNITS_PER_RED), units = 0;
+    if (work == NIL) {
+        for (; units < limit && is_list(rest); units++, rest = list_tail(rest)) {
+            term e = list_head(rest);
+            if (pairs && !(is_tuple(e) && tuple_arity(e) == 2))
+                break;
+        }
+        count += units;
+        bif_spend(p, units, FROM_LIST_UNITS_PER_RED);
+        if (is_list(rest) && units < limit)
+            return bif_badarg(p);
+        if (!is_list(rest) && rest != NIL)
+            return bif_badarg(p);
+        if (rest == NIL) {
+            work = map_build_new(&p->heap, count);
+            if (is_non_value(work))
+                return bif_out_of_memory(p);
+            rest = a[0];
+            count = 0;
+            units = 0;
         }
     }
-    return from_pairs(p, &ps, ok);
+    if (work != NIL && rest != NIL) {
+        size_t stored = 0;
+        for (; units + stored < limit && is_list(rest); stored++, count++, rest = list_tail(rest)) {
+            term e = list_head(rest);
+            if (pairs)
+                map_build_set(work, count, tuple_element(e, 1), tuple_element(e, 2));
+            else
+                map_build_set(work, count, e, a[1]);
+        }
+        units += stored;
+        bif_spend(p, stored, FROM_LIST_UNITS_PER_RED);
+    }
+    if (work != NIL && rest == NIL && units < limit) {
+        size_t built;
+        term map;
+        enum map_build_status status = map_build_portion(&p->heap, work, limit - units, &built, &map);
+        bif_spend(p, built, FROM_LIST_UNITS_PER_RED);
+        if (status == MAP_BUILD_FAILED)
+            return bif_out_of_memory(p);
+        if (status == MAP_BUILD_DONE)
+            return map;
+    }
+    term next[PROC_TRAP_MAX_ARGS];
+    for (unsigned i = 0; i < argc; i++)
+        next[i] = a[i];
+    next[argc] = rest;
+    next[argc + 1] = work;
+    next[argc + 2] = make_small((int64_t)count);
+    return bif_trap(p, cont, argc + 3, next);
 }
 
-static term bif_from_keys(struct process *p, const term *a)
+static term from_list_cont(struct process *p, const term *a) { return from_pair_cont(p, a, 1, from_list_cont); }
+static term from_keys_cont(struct process *p, const term *a) { return from_pair_cont(p, a, 2, from_keys_cont); }
+
+/* A list of at most MAP_SMALL_LIMIT pairs in one piece: its length, or -1
+ * when it is longer, -2 when it is not a proper list of pairs (keys for
+ * from_keys). */
+static int64_t small_pairs(term l, bool pairs, term value, term *keys, term *values)
 {
-    int64_t n = bif_list_length(a[0]);
-    bif_spend(p, n > 0 ? (size_t)n : 0, FROM_LIST_PAIRS_PER_RED);
-    if (n < 0)
-        return bif_badarg(p);
-    struct pairs ps;
-    if (pairs_init(&ps, (size_t)n)) {
-        for (term l = a[0]; is_list(l); l = list_tail(l)) {
-            ps.keys[ps.n] = list_head(l);
-            ps.values[ps.n++] = a[1];
-        }
+    int64_t n = 0;
+    for (; is_list(l); l = list_tail(l), n++) {
+        term e = list_head(l);
+        if (n == MAP_SMALL_LIMIT)
+            return -1;
+        if (pairs && !(is_tuple(e) && tuple_arity(e) == 2))
+            return -2;
+        keys[n] = pairs ? tuple_element(e, 1) : e;
+        values[n] = pairs ? tuple_element(e, 2) : value;
     }
-    return from_pairs(p, &ps, true);
+    return l == NIL ? n : -2;
 }
+
+static term from_pairs_start(struct process *p, const term *a, unsigned argc, bif_fn cont)
+{
+    term keys[MAP_SMALL_LIMIT], values[MAP_SMALL_LIMIT];
+    int64_t n = small_pairs(a[0], argc == 1, argc == 2 ? a[1] : NIL, keys, values);
+    if (n == -2)
+        return bif_badarg(p);
+    if (n >= 0) {
+        bif_spend(p, (size_t)n, FROM_LIST_UNITS_PER_RED);
+        return checked(p, map_from_pairs(&p->heap, keys, values, (size_t)n));
+    }
+    term st[PROC_TRAP_MAX_ARGS];
+    for (unsigned i = 0; i < argc; i++)
+        st[i] = a[i];
+    st[argc] = a[0];
+    st[argc + 1] = NIL;
+    st[argc + 2] = make_small(0);
+    return cont(p, st);
+}
+
+static term bif_from_list(struct process *p, const term *a) { return from_pairs_start(p, a, 1, from_list_cont); }
+static term bif_from_keys(struct process *p, const term *a) { return from_pairs_start(p, a, 2, from_keys_cont); }
 
 const struct bif_def bif_table_maps[] = {
     {"erlang", "map_get", 2, bif_map_get, BIF_GUARD},

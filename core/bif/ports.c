@@ -1,5 +1,6 @@
 /*
- * ports.c — the builtins of ports to external programs: open_port/2,
+ * ports.c — the builtins of ports (to external programs and to file
+ * descriptors): open_port/2,
  * port_command/2,3, port_close/1, port_connect/2, port_info/1,2,
  * erlang:ports/0, and what a send to a port does (bif_port_message). They
  * check their arguments as OTP 25's do (badarg, enoent as the exception of
@@ -17,6 +18,8 @@
 #include "term/strbuf.h"
 
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -279,12 +282,47 @@ static term errno_atom(int error)
     }
 }
 
+/* open_port({fd, In, Out}, Settings): named "In/Out" as OTP's; a
+ * descriptor the port uses (In when it reads, Out when it writes) out of
+ * range is einval, exit_status, args and arg0 badarg, as OTP's checks make
+ * them. */
+static term open_fd_port(struct process *self, term name, term settings)
+{
+    int64_t fds[2];
+    struct open_request r;
+    memset(&r, 0, sizeof r);
+    term result = THE_NON_VALUE;
+    bool ok = bif_small_arg(tuple_elements(name)[1], &fds[0]) && bif_small_arg(tuple_elements(name)[2], &fds[1]) &&
+              parse_settings(&r, settings) && !r.spec.exit_status && !r.has_args && !r.has_arg0;
+    if (!ok) {
+        result = r.memory_refused ? bif_out_of_memory(self) : bif_badarg(self);
+    } else if ((r.spec.in && (fds[0] < 0 || fds[0] > INT32_MAX)) ||
+               (r.spec.out && (fds[1] < 0 || fds[1] > INT32_MAX))) {
+        result = bif_error(self, atom_intern_cstr("einval"));
+    } else {
+        char port_name[48];
+        snprintf(port_name, sizeof port_name, "%lld/%lld", (long long)fds[0], (long long)fds[1]);
+        r.spec.fd = true;
+        r.spec.fd_in = (int)fds[0];
+        r.spec.fd_out = (int)fds[1];
+        r.spec.name = port_name;
+        int error = 0;
+        result = ports_open(self, &r.spec, &error);
+        if (is_non_value(result))
+            result = error == ENOMEM ? bif_out_of_memory(self) : bif_error(self, errno_atom(error));
+    }
+    request_free(&r);
+    return result;
+}
+
 static term bif_open_port(struct process *self, const term *args)
 {
     term name = args[0];
+    if (is_tuple(name) && tuple_arity(name) == 3 && tuple_elements(name)[0] == A(fd))
+        return open_fd_port(self, name, args[1]);
     if (!is_tuple(name) || tuple_arity(name) != 2 ||
         (tuple_elements(name)[0] != A(spawn) && tuple_elements(name)[0] != A(spawn_executable)))
-        return bif_badarg(self); /* no port drivers, no {fd, In, Out} */
+        return bif_badarg(self); /* no port drivers */
     bool executable = tuple_elements(name)[0] == A(spawn_executable);
     struct open_request r;
     memset(&r, 0, sizeof r);
@@ -452,7 +490,7 @@ static term info_item(struct process *self, const struct port_snapshot *snap, te
     else if (item == A(output))
         value = int_from_uint64(h, snap->output);
     else if (item == A(os_pid))
-        value = make_small(snap->os_pid);
+        value = snap->os_pid ? make_small(snap->os_pid) : A(undefined);
     else if (item == A(monitored_by))
         value = pid_list(self, snap->watchers, snap->watcher_count);
     else if (item == A(monitors) || item == A(registered_name))

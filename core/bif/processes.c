@@ -406,6 +406,16 @@ term bif_send_destination(struct process *p, term to, term msg, bool *remote)
     return is_value(pid) ? pid : bif_badarg(p);
 }
 
+bool bif_send_awaits_kernel(struct process *p, term to)
+{
+    term name = to;
+    if (is_tuple(to) && tuple_arity(to) == 2 && is_atom(tuple_elements(to)[1]) && is_this_node(tuple_elements(to)[1]))
+        name = tuple_elements(to)[0];
+    /* Once registered, the name is sent to: the boot's own processes
+     * (application masters among them) send to the controller by name. */
+    return is_atom(name) && bif_kernel_name_pending(p, name) && is_non_value(names_whereis(p, name));
+}
+
 /* Sends msg to a destination bif_send_destination resolved; value on
  * success, THE_NON_VALUE with the fault recorded otherwise. */
 static term send_resolved(struct process *p, term to, term msg, term value)
@@ -425,6 +435,8 @@ static term send_resolved(struct process *p, term to, term msg, term value)
 
 static term bif_send(struct process *p, const term *args)
 {
+    if (p->bif_may_trap && bif_send_awaits_kernel(p, args[0]))
+        return bif_kernel_await(p, A(erlang), A(send), args, 2);
     term to = bif_send_destination(p, args[0], args[1], NULL);
     if (is_non_value(to))
         return to;
@@ -449,6 +461,8 @@ static term bif_send_3(struct process *p, const term *args)
     }
     if (l != NIL)
         return bif_badarg_cause(p, A(badopt));
+    if (p->bif_may_trap && bif_send_awaits_kernel(p, args[0]))
+        return bif_kernel_await(p, A(erlang), A(send), args, 3);
     term to = bif_send_destination(p, args[0], args[1], &remote);
     if (is_non_value(to))
         return to;

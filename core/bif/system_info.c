@@ -257,18 +257,12 @@ static term remembered(struct process *p, _Atomic int64_t *flag, term value)
     return make_small(atomic_exchange_explicit(flag, small_value(value), memory_order_relaxed));
 }
 
-/* system_logger: who gets the runtime's own log events (OTP: the `logger`
- * process, until logger_proxy takes them). Remembered and answered back;
- * clause's runtime writes its error reports itself. 0 stands for the atom
- * logger, OTP's default. */
-static _Atomic term system_logger;
-
+/* system_logger: who gets the runtime's own log events (rt/node.h). */
 static term system_logger_flag(struct process *p, term value)
 {
     if (!is_pid(value) && value != A(logger) && value != A(undefined))
         return bif_badarg(p);
-    term old = atomic_exchange_explicit(&system_logger, value, memory_order_relaxed);
-    return old ? old : A(logger);
+    return node_set_system_logger(p, value);
 }
 
 static term bif_system_flag(struct process *p, const term *args)

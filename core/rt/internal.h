@@ -123,6 +123,7 @@ struct sched {
     bool main_ended;
     int held_status;
     _Atomic bool kernel_booted; /* sched_set_kernel_booted: release/acquire */
+    _Atomic term system_logger; /* erlang:system_flag(system_logger, _); 0: not set (the atom logger) */
     struct proc_table table;
     ck_epoch_t epoch;
     struct persistent_table persistent; /* persistent_term's (node.c) */

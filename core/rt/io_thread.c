@@ -49,6 +49,7 @@ struct io_state {
     bool stop;
     bool eof;    /* the input ended: every later request gets eof */
     term reader; /* the pid that asked for the next chunk, THE_NON_VALUE when none */
+    pthread_mutex_t input_lock; /* one reader of the input at a time (io_read_ready) */
     int input_fd;
     int stop_pipe[2]; /* written once to interrupt the thread's poll */
 };
@@ -60,6 +61,7 @@ struct io_state *io_state_new(void)
         return NULL;
     pthread_mutex_init(&io->servers_lock, NULL);
     pthread_mutex_init(&io->lock, NULL);
+    pthread_mutex_init(&io->input_lock, NULL);
     pthread_cond_init(&io->asked, NULL);
     for (int i = 0; i < IO_SERVER_COUNT; i++)
         atomic_init(&io->servers[i], THE_NON_VALUE);
@@ -75,6 +77,7 @@ void io_state_free(struct io_state *io)
         return;
     pthread_cond_destroy(&io->asked);
     pthread_mutex_destroy(&io->lock);
+    pthread_mutex_destroy(&io->input_lock);
     pthread_mutex_destroy(&io->servers_lock);
     free(io);
 }
@@ -161,11 +164,32 @@ failed:
     rt_unlock(&s->rq_lock);
 }
 
+ssize_t io_read_ready(struct sched *s, int fd, void *buf, size_t size)
+{
+    struct io_state *io = s->io;
+    pthread_mutex_lock(&io->input_lock);
+    struct pollfd ready = {fd, POLLIN, 0};
+    int r;
+    do
+        r = poll(&ready, 1, 0);
+    while (r < 0 && errno == EINTR);
+    ssize_t n = -1;
+    if (r == 0)
+        errno = EAGAIN;
+    else
+        do
+            n = read(fd, buf, size);
+        while (n < 0 && errno == EINTR);
+    pthread_mutex_unlock(&io->input_lock);
+    return n;
+}
+
 /* One read of the input: its byte count (0 at its end), or -1 when the
  * program is ending. An error reads as the end, as a closed descriptor
  * does: OTP's user server then sees its port close. */
-static ssize_t read_chunk(struct io_state *io, uint8_t *buf)
+static ssize_t read_chunk(struct sched *s, uint8_t *buf)
 {
+    struct io_state *io = s->io;
     for (;;) {
         struct pollfd fds[2] = {{io->input_fd, POLLIN, 0}, {io->stop_pipe[0], POLLIN, 0}};
         int ready = poll(fds, 2, -1);
@@ -179,13 +203,13 @@ static ssize_t read_chunk(struct io_state *io, uint8_t *buf)
             return 0;
         if (!fds[0].revents)
             continue;
-        ssize_t n = read(io->input_fd, buf, IO_CHUNK_BYTES);
+        ssize_t n = io_read_ready(s, io->input_fd, buf, IO_CHUNK_BYTES);
         if (n >= 0)
             return n;
-        if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)
+        if (errno != EAGAIN && errno != EWOULDBLOCK)
             return 0;
-        /* EAGAIN: a descriptor left non-blocking by whoever started us;
-         * poll again. */
+        /* EAGAIN: a port on the same input read it first, or a descriptor
+         * left non-blocking by whoever started us; poll again. */
     }
 }
 
@@ -203,7 +227,7 @@ static void *io_thread_main(void *arg)
         term reader = io->reader;
         bool eof = io->eof;
         pthread_mutex_unlock(&io->lock);
-        ssize_t n = eof || !buf ? 0 : read_chunk(io, buf);
+        ssize_t n = eof || !buf ? 0 : read_chunk(s, buf);
         pthread_mutex_lock(&io->lock);
         if (n < 0)
             break;
@@ -272,7 +296,7 @@ bool io_thread_serve_scheduled(struct sched *s)
         return false;
     uint8_t *buf = eof ? NULL : malloc(IO_CHUNK_BYTES);
     /* Without a stop pipe (-1, which poll skips) the read waits for input. */
-    ssize_t n = buf ? read_chunk(io, buf) : 0;
+    ssize_t n = buf ? read_chunk(s, buf) : 0;
     if (n <= 0) {
         n = 0;
         pthread_mutex_lock(&io->lock);

@@ -30,6 +30,7 @@
 #include "term/atom.h"
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 struct sched;
 
@@ -90,6 +91,13 @@ bool io_thread_request(struct process *self);
 /* What the I/O thread reads instead of standard input (tests: a pipe), set
  * before anything asks for input. */
 void io_thread_set_input(struct sched *s, int fd);
+
+/* One read of fd, which the I/O thread and an {fd, In, Out} port may both
+ * read (standard input: whoever reads first gets the bytes). It reads only
+ * when fd has input (or its end) now, under a lock every such reader
+ * takes, so a reader that lost the race never blocks in read(2): -1 with
+ * errno EAGAIN then. Otherwise read(2)'s result. */
+ssize_t io_read_ready(struct sched *s, int fd, void *buf, size_t size);
 
 /* Under --schedule there is no I/O thread: a request waits for the end of
  * the step that made it, when the controller calls this (no lock held) to

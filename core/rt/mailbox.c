@@ -21,6 +21,8 @@ void mailbox_init(struct mailbox *mb)
     mb->spares = NULL;
     mb->spare_count = 0;
     mb->markers = NULL;
+    mb->young = &mb->head;
+    mb->inbox_young = &mb->inbox_head;
     for (int i = MAILBOX_INLINE_NODES - 1; i >= 0; i--) {
         mb->inline_nodes[i].next = mb->spares;
         mb->spares = &mb->inline_nodes[i];
@@ -91,6 +93,10 @@ bool mailbox_deliver_sent_at(struct mailbox *mb, term payload, uint64_t sent_at)
 /* The inbox's messages move behind the queue's, in arrival order. */
 static void join_inbox(struct mailbox *mb)
 {
+    /* A settled inbox prefix follows a settled queue, so it stays settled. */
+    if (mb->young == mb->tail && mb->inbox_young != &mb->inbox_head)
+        mb->young = mb->inbox_young;
+    mb->inbox_young = &mb->inbox_head;
     *mb->tail = mb->inbox_head;
     mb->tail = mb->inbox_tail;
     mb->queued += mb->inboxed;
@@ -108,12 +114,15 @@ term mailbox_peek(struct mailbox *mb)
 }
 
 /* m, linked from *at, leaves the queue: whatever pointed at its link (the
- * tail, markers) points at the link that now holds its successor. */
+ * tail, the settled prefix's end, markers) points at the link that now
+ * holds its successor. */
 static void unlink_message(struct mailbox *mb, struct message **at, struct message *m)
 {
     *at = m->next;
     if (mb->tail == &m->next)
         mb->tail = at;
+    if (mb->young == &m->next)
+        mb->young = at;
     if (mb->markers)
         for (int i = 0; i < MAILBOX_MARKERS; i++)
             if (mb->markers->slot[i].at == &m->next)
@@ -230,4 +239,38 @@ void mailbox_for_each_payload(struct mailbox *mb, void (*visit)(term *payload, v
         visit(&m->payload, ctx);
     for (struct message *m = mb->inbox_head; m; m = m->next)
         visit(&m->payload, ctx);
+}
+
+void mailbox_for_each_young_payload(struct mailbox *mb, void (*visit)(term *payload, void *ctx), void *ctx)
+{
+    for (struct message *m = *mb->young; m; m = m->next)
+        visit(&m->payload, ctx);
+    for (struct message *m = *mb->inbox_young; m; m = m->next)
+        visit(&m->payload, ctx);
+}
+
+size_t mailbox_young_length(const struct mailbox *mb)
+{
+    size_t n = 0;
+    for (const struct message *m = *mb->young; m; m = m->next)
+        n++;
+    for (const struct message *m = *mb->inbox_young; m; m = m->next)
+        n++;
+    return n;
+}
+
+void mailbox_settle(struct mailbox *mb, bool (*settled)(term payload, void *ctx), void *ctx)
+{
+    while (*mb->young && settled((*mb->young)->payload, ctx))
+        mb->young = &(*mb->young)->next;
+    if (*mb->young)
+        return; /* the inbox follows a message that is not settled */
+    while (*mb->inbox_young && settled((*mb->inbox_young)->payload, ctx))
+        mb->inbox_young = &(*mb->inbox_young)->next;
+}
+
+void mailbox_unsettle(struct mailbox *mb)
+{
+    mb->young = &mb->head;
+    mb->inbox_young = &mb->inbox_head;
 }

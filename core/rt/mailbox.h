@@ -31,7 +31,13 @@
  * A mailbox belongs to its process: the process's worker while it runs,
  * the executor mutex otherwise. Nothing here is synchronised. Every message
  * payload is a collection root until a receive takes it
- * (mailbox_for_each_payload).
+ * (mailbox_for_each_payload). Payloads live on the receiver's heap and are
+ * promoted like its other data; once promoted, a minor collection neither
+ * moves them nor needs to read them, so the mailbox keeps a settled prefix
+ * (`young`, a link like the tail and the markers, and `inbox_young`): the
+ * messages before it hold only old data or immediates, and a minor
+ * collection visits only the messages after it
+ * (mailbox_for_each_young_payload), not a long queue at every collection.
  */
 #ifndef CLAUSE_MAILBOX_H
 #define CLAUSE_MAILBOX_H
@@ -73,6 +79,10 @@ struct mailbox {
     struct message *spares;
     unsigned spare_count;
     struct mailbox_markers *markers; /* NULL until the first reserve */
+    /* Links to the first message, of the queue and of the inbox, that may
+     * refer to young data (mailbox_settle); an inbox message is settled
+     * only when the whole queue is. */
+    struct message **young, **inbox_young;
     struct message inline_nodes[MAILBOX_INLINE_NODES];
 };
 
@@ -120,5 +130,17 @@ static inline size_t mailbox_length(const struct mailbox *mb) { return mb->queue
 /* Calls visit on the address of every payload (queue and inbox), so a
  * collection can rewrite them. */
 void mailbox_for_each_payload(struct mailbox *mb, void (*visit)(term *payload, void *ctx), void *ctx);
+
+/* The same for the payloads after the settled prefix only: the roots of a
+ * minor collection. */
+void mailbox_for_each_young_payload(struct mailbox *mb, void (*visit)(term *payload, void *ctx), void *ctx);
+/* How many payloads mailbox_for_each_young_payload visits. */
+size_t mailbox_young_length(const struct mailbox *mb);
+/* After a collection: the settled prefix grows over the messages, oldest
+ * first, that `settled` accepts (their data is old, or not on the heap),
+ * up to the first it refuses. */
+void mailbox_settle(struct mailbox *mb, bool (*settled)(term payload, void *ctx), void *ctx);
+/* Before a full sweep, which moves old data too: nothing is settled. */
+void mailbox_unsettle(struct mailbox *mb);
 
 #endif

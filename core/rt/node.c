@@ -6,6 +6,7 @@
 #include "metrics/metrics.h"
 #include "rt/internal.h"
 #include "rt/schedule.h"
+#include "term/atom.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,18 @@ int64_t node_monotonic_ns(const struct process *self)
 {
     const struct schedule *c = schedule_of(self);
     return (int64_t)(c ? schedule_now_ns(c, self) : sched_clock_ns());
+}
+
+term node_system_logger(const struct process *self)
+{
+    term logger = atomic_load_explicit(&self->sched->system_logger, memory_order_acquire);
+    return logger ? logger : A(logger);
+}
+
+term node_set_system_logger(struct process *self, term logger)
+{
+    term old = atomic_exchange_explicit(&self->sched->system_logger, logger, memory_order_acq_rel);
+    return old ? old : A(logger);
 }
 
 int64_t node_system_time_ns(const struct process *self)

@@ -45,6 +45,13 @@ int64_t node_system_time_ns(const struct process *self);
 /* The CPU time the node used, in milliseconds (logical: the uptime): */
 uint64_t node_runtime_ms(const struct process *self);
 
+/* erlang:system_flag(system_logger, L): who gets the runtime's own log
+ * events (rt/error_report.h). A pid, undefined or logger (the default,
+ * which kernel's logger_proxy replaces with its pid as it starts). The
+ * setter answers the previous value. */
+term node_system_logger(const struct process *self);
+term node_set_system_logger(struct process *self, term logger);
+
 /* statistics/1's "since the last call" figures, one memory per item. */
 enum node_since {
     NODE_SINCE_REDUCTIONS,

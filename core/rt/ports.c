@@ -21,10 +21,19 @@
  * owner's end) signals its links from that worker, with any reason; the
  * poller ends ports only with reason normal (the child's output ended),
  * which ends no process, so it needs no worker.
+ *
+ * An fd port's descriptors are its own: In dup'ed (a read shares the
+ * offset and the input with the runtime's other readers, io_read_ready
+ * keeps the poller from blocking when another reader was first); Out
+ * dup'ed for a regular file (sharing its offset with the runtime's own
+ * writes), else opened again through /proc/self/fd as a new open file
+ * description, non-blocking, so the runtime's own writes to that fd stay
+ * blocking while the port's are queued for the poller as a pipe's.
  */
 #include "rt/ports.h"
 
 #include "rt/internal.h"
+#include "rt/io_thread.h"
 #include "rt/signals.h"
 #include "term/atom.h"
 #include "term/binary.h"
@@ -38,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -58,7 +68,9 @@ struct port {
     term id;
     term connected;
     char *name;
-    pid_t os_pid;
+    pid_t os_pid; /* 0 for an fd port, which has no child (reaped from the start) */
+    bool fd_port;
+    bool out_bad; /* an fd port whose Out is not open: its first command ends it */
     bool reaped;
     int status; /* the child's exit status once reaped (128 + signal when killed) */
     int in_fd;  /* the child's output, -1 once it ended */
@@ -89,7 +101,8 @@ struct port_state {
     size_t count;
     struct orphan *orphans;
     uint64_t next_number;
-    _Atomic bool used; /* a port was opened: process ends look at the ports */
+    _Atomic bool used;    /* a port was opened: process ends look at the ports */
+    _Atomic bool fd_used; /* an fd port was opened: commands flush standard output first */
     /* the poller's life: executor mutex */
     bool started, stop;
     pthread_t thread;
@@ -454,9 +467,12 @@ static void settle_ended_outputs_locked(struct sched *s, term **ids, size_t *cap
 static void read_output_locked(struct sched *s, struct port *port, uint8_t *buf)
 {
     ssize_t n;
-    do
-        n = read(port->in_fd, buf, PORT_READ_BYTES);
-    while (n < 0 && errno == EINTR);
+    if (port->fd_port)
+        n = io_read_ready(s, port->in_fd, buf, PORT_READ_BYTES);
+    else
+        do
+            n = read(port->in_fd, buf, PORT_READ_BYTES);
+        while (n < 0 && errno == EINTR);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
         return;
     if (n > 0) {
@@ -661,15 +677,87 @@ static struct port *port_new(const struct port_spec *spec, term owner)
     return port;
 }
 
+/* The port joins the list under a new identifier, which it returns. */
+static term port_join(struct sched *s, struct port *port)
+{
+    struct port_state *ps = s->ports;
+    rt_lock(&s->exec_lock);
+    port->id = make_port(ps->next_number++);
+    if (ps->last)
+        ps->last->next = port;
+    else
+        ps->first = port;
+    ps->last = port;
+    ps->count++;
+    atomic_store_explicit(&ps->used, true, memory_order_relaxed);
+    wake_poller(ps);
+    term id = port->id;
+    rt_unlock(&s->exec_lock);
+    return id;
+}
+
+/* An fd port's own descriptor for fd (see the top of this file): -1 with
+ * *error 0 when fd is not open for reading (output: writing), -1 with the
+ * errno when it could not be had. */
+static int own_descriptor(int fd, bool output, int *error)
+{
+    *error = 0;
+    int flags = fcntl(fd, F_GETFL);
+    int mode = flags & O_ACCMODE;
+    if (flags < 0 || (mode != O_RDWR && mode != (output ? O_WRONLY : O_RDONLY)))
+        return -1;
+    struct stat st;
+    if (output && fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+        char path[32];
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+        int own = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        if (own >= 0)
+            return own;
+    }
+    int own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (own < 0)
+        *error = errno;
+    return own;
+}
+
+static term open_fd_port(struct sched *s, struct port *port, const struct port_spec *spec, int *error)
+{
+    port->fd_port = true;
+    port->reaped = true;
+    int err = 0;
+    if (spec->in)
+        port->in_fd = own_descriptor(spec->fd_in, false, &err);
+    if (!err && spec->out) {
+        port->out_fd = own_descriptor(spec->fd_out, true, &err);
+        port->out_bad = port->out_fd < 0;
+    }
+    if (!err) {
+        rt_lock(&s->exec_lock);
+        if (!poller_start_locked(s))
+            err = EAGAIN;
+        rt_unlock(&s->exec_lock);
+    }
+    if (err) {
+        close_fd(&port->in_fd);
+        close_fd(&port->out_fd);
+        port_free(port);
+        *error = err;
+        return THE_NON_VALUE;
+    }
+    atomic_store_explicit(&s->ports->fd_used, true, memory_order_relaxed);
+    return port_join(s, port);
+}
+
 term ports_open(struct process *self, const struct port_spec *spec, int *error)
 {
     struct sched *s = self->sched;
-    struct port_state *ps = s->ports;
     struct port *port = port_new(spec, self->pid);
     if (!port) {
         *error = ENOMEM;
         return THE_NON_VALUE;
     }
+    if (spec->fd)
+        return open_fd_port(s, port, spec, error);
     int to_child[2] = {-1, -1}, from_child[2] = {-1, -1};
     int err = 0;
     if (spec->out && pipe2(to_child, O_CLOEXEC) != 0)
@@ -701,19 +789,7 @@ term ports_open(struct process *self, const struct port_spec *spec, int *error)
     }
     port->out_fd = to_child[1];
     port->in_fd = from_child[0];
-    rt_lock(&s->exec_lock);
-    port->id = make_port(ps->next_number++);
-    if (ps->last)
-        ps->last->next = port;
-    else
-        ps->first = port;
-    ps->last = port;
-    ps->count++;
-    atomic_store_explicit(&ps->used, true, memory_order_relaxed);
-    wake_poller(ps);
-    term id = port->id;
-    rt_unlock(&s->exec_lock);
-    return id;
+    return port_join(s, port);
 }
 
 /* ---- operations of processes ---- */
@@ -745,14 +821,24 @@ static enum port_outcome command_locked(struct port_state *ps, struct port *port
     return PORT_DONE;
 }
 
+static struct worker *worker_of(struct process *self) { return &self->sched->workers[self->last_worker]; }
+
 enum port_outcome ports_command(struct process *self, term id, const uint8_t *data, size_t size)
 {
     struct sched *s = self->sched;
     uint8_t header[4];
+    /* Not under the mutex: a full pipe may block this (as io:format's own
+     * write would). */
+    if (atomic_load_explicit(&s->ports->fd_used, memory_order_relaxed))
+        fflush(stdout);
     rt_lock(&s->exec_lock);
     struct port *port = find_locked(s->ports, id);
     enum port_outcome outcome = PORT_NOT_OPEN;
-    if (port) {
+    if (port && port->out_bad) {
+        /* OTP's fd driver fails the write: the port ends with its errno. */
+        port_end_locked(s, worker_of(self), port, A(ebadf), false);
+        outcome = PORT_DONE;
+    } else if (port) {
         unsigned hsize = port->packet;
         if (hsize && hsize < 4 && size >> (8 * hsize))
             outcome = PORT_BAD_DATA;
@@ -765,8 +851,6 @@ enum port_outcome ports_command(struct process *self, term id, const uint8_t *da
     rt_unlock(&s->exec_lock);
     return outcome;
 }
-
-static struct worker *worker_of(struct process *self) { return &self->sched->workers[self->last_worker]; }
 
 enum port_outcome ports_close(struct process *self, term id, bool reply)
 {
@@ -973,6 +1057,19 @@ size_t ports_count(struct sched *s)
 
 /* ---- the end of the program ---- */
 
+/* What an fd port still has queued is written out, as the runtime's own
+ * output is at the end, waiting at most a second for the descriptor each
+ * time. */
+static void flush_at_end(struct port *port)
+{
+    while (port->fd_port && port->out_fd >= 0 && port->queued_len) {
+        struct pollfd out = {port->out_fd, POLLOUT, 0};
+        if (poll(&out, 1, 1000) <= 0)
+            break;
+        write_queued_locked(port);
+    }
+}
+
 void ports_stop(struct sched *s)
 {
     struct port_state *ps = s->ports;
@@ -990,6 +1087,7 @@ void ports_stop(struct sched *s)
     while (ps->first) {
         struct port *port = ps->first;
         list_remove(ps, port);
+        flush_at_end(port);
         close_fd(&port->in_fd);
         close_fd(&port->out_fd);
         if (!port->reaped) {

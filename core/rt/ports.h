@@ -1,6 +1,7 @@
 /*
  * ports.h — ports to external programs ({spawn, Command} and
- * {spawn_executable, File}).
+ * {spawn_executable, File}) and to the runtime's own file descriptors
+ * ({fd, In, Out}).
  *
  * A port is a child process joined to the runtime by pipes: what the
  * program writes on its standard output (or fd 4) comes to the port's
@@ -20,6 +21,10 @@
  * across a wait. A closed port's child is killed (SIGKILL) and reaped by
  * the poller; at the program's end every child still running is killed
  * and reaped (ports_stop), so none is left behind.
+ *
+ * An {fd, In, Out} port has no child: it reads In and writes Out through
+ * descriptors of its own (see ports_open), with the same framing, messages
+ * and poller; closing it closes those, never In and Out themselves.
  */
 #ifndef CLAUSE_PORTS_H
 #define CLAUSE_PORTS_H
@@ -36,6 +41,8 @@ struct worker;
 
 /* What open_port/2 asked for, checked by the builtin. */
 struct port_spec {
+    bool fd;           /* {fd, In, Out}: no child, fd_in and fd_out instead */
+    int fd_in, fd_out; /* the descriptors read (when in) and written (when out) */
     const char *file;  /* the executable to run */
     char *const *argv; /* NULL-terminated, argv[0] first */
     char *const *envp; /* the child's whole environment, NULL-terminated */
@@ -53,7 +60,9 @@ struct port_spec {
 
 /* Opens a port connected to and linked with self. Its identifier, or
  * THE_NON_VALUE with *error set to the errno of the failure (ENOENT: no
- * such executable; ENOMEM when memory was refused). */
+ * such executable; ENOMEM when memory was refused). An fd port opens even
+ * when its descriptors are not open, as OTP's: its first command then ends
+ * it with reason ebadf, and it reads nothing. */
 term ports_open(struct process *self, const struct port_spec *spec, int *error);
 
 enum port_outcome {
@@ -64,8 +73,9 @@ enum port_outcome {
 };
 
 /* port_command: data for the child's input (a header added in packet
- * mode). Written at once when the pipe takes it, else queued for the
- * poller, so the caller never blocks. */
+ * mode), or for an fd port's Out (standard output flushed first, so that
+ * what the program printed before comes first). Written at once when the
+ * pipe takes it, else queued for the poller, so the caller never blocks. */
 enum port_outcome ports_command(struct process *self, term port, const uint8_t *data, size_t size);
 /* port_close: the port ends with reason normal (its child killed). reply:
  * the connected process gets {Port, closed} first (a {Pid, close}
@@ -96,7 +106,7 @@ bool ports_demonitor(struct process *self, term ref);
 struct port_snapshot {
     term id, connected;
     char *name; /* malloc'd */
-    pid_t os_pid;
+    pid_t os_pid; /* 0 for an fd port */
     uint64_t input, output;
     term *links; /* malloc'd pids, in the order made */
     size_t link_count;

@@ -29,18 +29,34 @@ static void scatter(term *payload, void *ctx)
  * slice ends either way. */
 #define GC_MOVED_WORDS_PER_RED 10
 
+/* A payload a minor collection neither moves nor reads: an immediate, or
+ * data in the old generation or off the heap (just after a collection, the
+ * young generation is the block alone). */
+static bool settled(term payload, void *ctx)
+{
+    const heap_t *h = ctx;
+    if (!is_pointer_term(payload))
+        return true;
+    const term *at = term_ptr(payload);
+    return heap_in_old(h, at) || !heap_contains(h, at);
+}
+
 enum heap_failure proc_collect(struct process *p, size_t need, term *registers, size_t count)
 {
     /* Messages live in a linked list; the collector wants ranges: copy the
      * payloads out, collect, and write the moved ones back in the same
-     * order. */
-    size_t messages = mailbox_length(&p->mailbox);
+     * order. A minor collection takes only those after the settled prefix
+     * (mailbox.h), so a long queue, once promoted, costs it nothing. */
+    bool full = gc_next_is_full_sweep(&p->heap, need);
+    if (full)
+        mailbox_unsettle(&p->mailbox);
+    size_t messages = mailbox_young_length(&p->mailbox);
     term inline_payloads[64];
     term *payloads = messages <= 64 ? inline_payloads : malloc(messages * sizeof *payloads);
     if (!payloads)
         return p->heap.failure = HEAP_FAIL_NOMEM;
     struct payload_cursor cursor = {payloads, 0};
-    mailbox_for_each_payload(&p->mailbox, gather, &cursor);
+    mailbox_for_each_young_payload(&p->mailbox, gather, &cursor);
     term *stack_end = p->stack + p->stack_words;
     size_t stack_used = p->stack_top ? (size_t)(stack_end - p->stack_top) : 0;
     struct gc_root_range roots[4] = {
@@ -58,7 +74,8 @@ enum heap_failure proc_collect(struct process *p, size_t need, term *registers, 
         size_t reds = p->heap.moved_words / GC_MOVED_WORDS_PER_RED;
         p->reds_left -= reds < 1 ? 1 : reds > CONTEXT_REDS ? CONTEXT_REDS : (int32_t)reds;
         cursor.next = 0;
-        mailbox_for_each_payload(&p->mailbox, scatter, &cursor);
+        mailbox_for_each_young_payload(&p->mailbox, scatter, &cursor);
+        mailbox_settle(&p->mailbox, settled, &p->heap);
     }
     if (payloads != inline_payloads)
         free(payloads);

@@ -35,6 +35,12 @@ struct gc_root_range {
  * unchanged and still valid. */
 enum heap_failure gc_collect(heap_t *h, size_t need, const struct gc_root_range *roots, size_t nroots);
 
+/* Whether gc_collect(h, need, ...) would now be a full sweep, which moves
+ * old data too: a caller may leave out of a minor collection's roots the
+ * words it knows refer only to old data or outside the heap (the queued
+ * messages already promoted), but must name every root for a full sweep. */
+bool gc_next_is_full_sweep(const heap_t *h, size_t need);
+
 /* Collections completed on every heap of the program, and the words they
  * freed (the used words before less the live words after). */
 void gc_totals(uint64_t *collections, uint64_t *reclaimed);

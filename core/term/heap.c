@@ -10,11 +10,51 @@
 #include "term/heap.h"
 
 #include "term/binary.h"
+#include "term/gc.h"
 
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #define FRAGMENT_MIN_WORDS 256
+
+/* A collection writes its new blocks front to back once, and the memory
+ * of a block of megabytes is usually new to the process: on a 2-CPU VM a
+ * 4 KiB page's first touch cost about 8 us, so promoting 100,000 queued
+ * messages (a fresh 4 MB old block) spent most of its time faulting. With
+ * transparent huge pages in madvise mode (the usual default), advising the
+ * block's 2 MiB-aligned inside makes that one fault per 2 MiB. Advice only:
+ * where it is refused or unknown nothing changes. */
+#define HUGE_PAGE_BYTES ((uintptr_t)2 << 20)
+
+static void *advise_huge(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    uintptr_t lo = ((uintptr_t)p + HUGE_PAGE_BYTES - 1) & ~(HUGE_PAGE_BYTES - 1);
+    uintptr_t hi = ((uintptr_t)p + bytes) & ~(HUGE_PAGE_BYTES - 1);
+    if (p && hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)bytes;
+#endif
+    return p;
+}
+
+term *heap_block_alloc(size_t words)
+{
+    size_t bytes = words * sizeof(term);
+    if (bytes < 2 * HUGE_PAGE_BYTES)
+        return malloc(bytes);
+    /* Aligned, so that all but the last partial huge page can be one. */
+    void *p;
+    return posix_memalign(&p, HUGE_PAGE_BYTES, bytes) == 0 ? advise_huge(p, bytes) : NULL;
+}
+
+term *heap_block_realloc(term *block, size_t words)
+{
+    return advise_huge(realloc(block, words * sizeof(term)), words * sizeof(term));
+}
 
 /* erlang:system_flag(fullsweep_after, N); relaxed: a new setting needs to
  * reach only the heaps initialised after it. */
@@ -57,7 +97,7 @@ bool heap_init(heap_t *h, size_t min_words, size_t max_words)
     size_t size = min_words;
     if (max_words != 0 && size > max_words)
         size = max_words;
-    term *block = malloc(size * sizeof(term));
+    term *block = heap_block_alloc(size);
     if (!block)
         return false;
     h->start = block;
@@ -102,6 +142,22 @@ bool heap_recycle(heap_t *h)
     return true;
 }
 
+term *heap_alloc_old(heap_t *h, size_t words)
+{
+    if (h->old_start || (h->max_words != 0 && heap_used_words(h) + words > h->max_words))
+        return NULL;
+    /* At most 3/4 full, as a collection sizes a block (gc.c: block_size),
+     * so that the first promotions do not force a full sweep at once. */
+    size_t size = gc_next_heap_size(words + (words + 2) / 3);
+    term *block = heap_block_alloc(size);
+    if (!block)
+        return NULL;
+    h->old_start = block;
+    h->old_top = block + words;
+    h->old_end = block + size;
+    return block;
+}
+
 void heap_remember(heap_t *h, term *slot)
 {
     if (h->remembered_len == h->remembered_cap) {
@@ -135,7 +191,7 @@ term *heap_alloc_slow(heap_t *h, size_t words)
             size = FRAGMENT_MIN_WORDS;
         if (size < words)
             size = words;
-        f = malloc(sizeof *f + size * sizeof(term));
+        f = advise_huge(malloc(sizeof *f + size * sizeof(term)), sizeof *f + size * sizeof(term));
         if (!f) {
             h->failure = HEAP_FAIL_NOMEM;
             return NULL;

@@ -96,6 +96,12 @@ typedef struct heap {
  * cap. Returns false, leaving nothing allocated, when the host refuses. */
 bool heap_init(heap_t *h, size_t min_words, size_t max_words);
 
+/* A block of `words` for a generation (free it with free), or NULL; big
+ * blocks are advised to use huge pages. heap_block_realloc is realloc's
+ * counterpart. */
+term *heap_block_alloc(size_t words);
+term *heap_block_realloc(term *block, size_t words);
+
 /* Releases the block, every fragment, and the heap's references to off-heap
  * binaries. The heap may be initialised again afterwards. */
 void heap_destroy(heap_t *h);
@@ -105,6 +111,16 @@ void heap_destroy(heap_t *h);
  * recycled process context needs no new block. Returns false (the heap is
  * then destroyed) when the block was not kept. */
 bool heap_recycle(heap_t *h);
+
+/* `words` as the old generation of a heap that has none, in a block sized
+ * as a collection would size it: for a new process's arguments too large
+ * for its young block, its state from the start, which no minor collection
+ * then copies (in young fragments, the first two collections copied a hog's
+ * 1,500,000-word argument, 170 ms); a quarter of the block is left free, as
+ * a collection leaves one. A ProcBin made there goes on old_mso.
+ * NULL when the heap has an old generation already, or the cap or the host
+ * refuses. */
+term *heap_alloc_old(heap_t *h, size_t words);
 
 /* Words allocated in the young generation (block and fragments). */
 static inline size_t heap_young_words(const heap_t *h) { return (size_t)(h->top - h->start) + h->frag_words; }

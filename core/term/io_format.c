@@ -347,8 +347,6 @@ static bool chardata_to_utf8(struct strbuf *out, term data, enum cdata_mode mode
 
 bool io_chardata(struct strbuf *out, term data) { return chardata_to_utf8(out, data, CD_PUTCHARS); }
 
-bool io_latin1_chardata(struct strbuf *out, term data) { return chardata_to_utf8(out, data, CD_LATIN1); }
-
 /* The characters of an atom's name. */
 static void atom_chars(struct cps *out, term atom)
 {

@@ -71,9 +71,6 @@ bool io_format(struct strbuf *out, term format, term args);
  * lists, binary tails. Appends the characters as UTF-8; false when data is
  * not chardata (badarg), out then holding a partial text. */
 bool io_chardata(struct strbuf *out, term data);
-/* The same for Latin-1 data (unicode:characters_to_list(Data, latin1)):
- * list elements 0..255, binaries read byte by byte. */
-bool io_latin1_chardata(struct strbuf *out, term data);
 
 /* The bytes a latin1 device writes for UTF-8 text: each character below
  * 256 as one byte, every other as the text \x{HEX} (upper-case hex). This

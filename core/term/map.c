@@ -359,6 +359,304 @@ term map_from_pairs(heap_t *h, const term *keys, const term *values, size_t n)
 
 term map_new_empty(heap_t *h) { return flat_build(h, NULL, NULL, 0); }
 
+/* ---- building a map in portions (map.h: map_build_*) ----
+ * The same map as map_from_pairs, by the same order (entry_cmp's, with a
+ * stable merge sort standing for the index), in steps of bounded work whose
+ * state is all in the work tuple W:
+ *   {Stage, Src, Dst, N, A, B, C}
+ * Src and Dst are tuples of n entries {Key, Value, Order0} (Order0 a small,
+ * the slot_order of the round-0 hash). SORT merges runs of width A from Src
+ * into Dst, B and C the next left and right entries of the current pair of
+ * runs, then swaps them and doubles A; DEDUP compacts Src in place, A
+ * reading and B writing, keeping the last of equal keys; BUILD (N now the
+ * distinct keys) adds entry A - 1 to the trie being built in Dst, a stack
+ * of the open nodes from the root down (below), by its split level from
+ * entry A. Entries hold only the caller's keys and values, made before the
+ * tuples and so at least as old: they are written without heap_write; the
+ * stack's new nodes and leaves go through it. */
+enum { MB_STAGE, MB_SRC, MB_DST, MB_N, MB_A, MB_B, MB_C, MB_WORDS };
+enum { MB_SORT, MB_DEDUP, MB_BUILD };
+#define MB_ENTRY 3
+/* A stack frame: Level, First (the entry the node's subtree starts at),
+ * Bitmap, Count, then up to 16 children in slot order; the stack tuple is
+ * {Depth, Frame 0 (the root), Frame 1, ...}. */
+enum { MB_LEVEL, MB_FIRST, MB_BITMAP, MB_COUNT, MB_KIDS, MB_FRAME = MB_KIDS + 16 };
+
+static term *mb_word(term work, unsigned i) { return &tuple_elements(work)[i]; }
+static size_t mb_small(term work, unsigned i) { return (size_t)small_value(*mb_word(work, i)); }
+static void mb_set(term work, unsigned i, size_t v) { *mb_word(work, i) = make_small((int64_t)v); }
+static term *mb_entry(term entries, size_t i) { return &tuple_elements(entries)[MB_ENTRY * i]; }
+
+term map_build_new(heap_t *h, size_t n)
+{
+    term src = heap_tuple(h, MB_ENTRY * n, NULL), dst = heap_tuple(h, MB_ENTRY * n, NULL);
+    term w[MB_WORDS] = {make_small(MB_SORT), src, dst, make_small((int64_t)n), make_small(1), make_small(0),
+                        make_small(n > 1 ? 1 : (int64_t)n)};
+    return is_value(src) && is_value(dst) ? heap_tuple(h, MB_WORDS, w) : THE_NON_VALUE;
+}
+
+void map_build_set(term work, size_t i, term key, term value)
+{
+    term *e = mb_entry(*mb_word(work, MB_SRC), i);
+    e[0] = key;
+    e[1] = value;
+    e[2] = make_small((int64_t)slot_order(key_hash(key, 0)));
+}
+
+static unsigned mb_nibble(const term *e, unsigned level)
+{
+    if (level < 8)
+        return ((uint32_t)small_value(e[2]) >> (28 - 4 * level)) & 0xFu;
+    return key_nibble(e[0], level);
+}
+
+/* entry_cmp without the index (the merge is stable). */
+static int mb_cmp(const term *a, const term *b)
+{
+    if (a[2] != b[2])
+        return small_value(a[2]) < small_value(b[2]) ? -1 : 1;
+    return deep_order(a[0], b[0]);
+}
+
+/* The first level at which two distinct keys' slots differ; MAP_MAX_LEVEL
+ * when none does (they would share a collision node). */
+static unsigned mb_split(const term *a, const term *b)
+{
+    uint32_t x = (uint32_t)(small_value(a[2]) ^ small_value(b[2]));
+    for (unsigned round = 0; round < MAP_MAX_LEVEL / 8; round++) {
+        if (round > 0)
+            x = slot_order(key_hash(a[0], round)) ^ slot_order(key_hash(b[0], round));
+        if (x)
+            return 8 * round + (unsigned)__builtin_clz(x) / 4;
+    }
+    return MAP_MAX_LEVEL;
+}
+
+/* Up to limit merge steps; true when the sort is done. */
+static bool mb_sort(term work, size_t limit, size_t *units)
+{
+    size_t n = mb_small(work, MB_N), w = mb_small(work, MB_A), li = mb_small(work, MB_B), ri = mb_small(work, MB_C);
+    term src = *mb_word(work, MB_SRC), dst = *mb_word(work, MB_DST);
+    size_t done = 0;
+    bool sorted = w >= n;
+    while (!sorted && done < limit) {
+        size_t s = li / (2 * w) * (2 * w), mid = s + w < n ? s + w : n, end = s + 2 * w < n ? s + 2 * w : n;
+        term *out = mb_entry(dst, s + (li - s) + (ri - mid));
+        const term *from;
+        if (li < mid && (ri >= end || mb_cmp(mb_entry(src, li), mb_entry(src, ri)) <= 0))
+            from = mb_entry(src, li++);
+        else
+            from = mb_entry(src, ri++);
+        memcpy(out, from, MB_ENTRY * sizeof(term));
+        done++;
+        if (li == mid && ri == end) {
+            li = end;
+            if (li >= n) { /* the pass is done */
+                term t = src;
+                src = dst;
+                dst = t;
+                w *= 2;
+                li = 0;
+                sorted = w >= n;
+            }
+            ri = li + w < n ? li + w : n;
+        }
+    }
+    *mb_word(work, MB_SRC) = src;
+    *mb_word(work, MB_DST) = dst;
+    mb_set(work, MB_A, w);
+    mb_set(work, MB_B, li);
+    mb_set(work, MB_C, ri);
+    *units += done;
+    return sorted;
+}
+
+/* Up to limit entries; true when the duplicates are gone (N is then the
+ * distinct keys). */
+static bool mb_dedup(term work, size_t limit, size_t *units)
+{
+    size_t n = mb_small(work, MB_N), r = mb_small(work, MB_A), w = mb_small(work, MB_B), done = 0;
+    term src = *mb_word(work, MB_SRC);
+    for (; r < n && done < limit; r++, done++) {
+        const term *e = mb_entry(src, r);
+        if (r + 1 < n && e[2] == e[MB_ENTRY + 2] && term_eq_exact(e[0], e[MB_ENTRY]))
+            continue;
+        memmove(mb_entry(src, w++), e, MB_ENTRY * sizeof(term));
+    }
+    mb_set(work, MB_A, r);
+    mb_set(work, MB_B, w);
+    *units += done;
+    if (r < n)
+        return false;
+    mb_set(work, MB_N, w);
+    return true;
+}
+
+static term *mb_frame(term stack, size_t j) { return &tuple_elements(stack)[1 + j * MB_FRAME]; }
+
+static void mb_push(term stack, unsigned level, size_t first)
+{
+    term *depth = &tuple_elements(stack)[0];
+    term *f = mb_frame(stack, (size_t)small_value(*depth));
+    *depth = make_small(small_value(*depth) + 1);
+    f[MB_LEVEL] = make_small(level);
+    f[MB_FIRST] = make_small((int64_t)first);
+    f[MB_BITMAP] = make_small(0);
+    f[MB_COUNT] = make_small(0);
+}
+
+static void mb_attach(heap_t *h, term *frame, term child, unsigned slot)
+{
+    int64_t count = small_value(frame[MB_COUNT]);
+    heap_write(h, &frame[MB_KIDS + count], child);
+    frame[MB_COUNT] = make_small(count + 1);
+    frame[MB_BITMAP] = make_small(small_value(frame[MB_BITMAP]) | (1 << slot));
+}
+
+/* Closes the open nodes below level d, each wrapped in the single-child
+ * nodes of the levels between it and its parent and attached there (a
+ * parent at level d is opened when there is none); false when the heap
+ * refused. */
+static bool mb_close_to(heap_t *h, term entries, term stack, unsigned d)
+{
+    term *depth = &tuple_elements(stack)[0];
+    for (;;) {
+        size_t j = (size_t)small_value(*depth) - 1;
+        term *top = mb_frame(stack, j);
+        unsigned b = (unsigned)small_value(top[MB_LEVEL]);
+        if (b <= d)
+            return true;
+        const term *first = mb_entry(entries, (size_t)small_value(top[MB_FIRST]));
+        size_t first_index = (size_t)small_value(top[MB_FIRST]);
+        term node = node_build(h, (unsigned)small_value(top[MB_BITMAP]), &top[MB_KIDS],
+                               (unsigned)small_value(top[MB_COUNT]), false, 0);
+        *depth = make_small((int64_t)j);
+        unsigned parent = (unsigned)small_value(mb_frame(stack, j - 1)[MB_LEVEL]);
+        if (parent < d) {
+            mb_push(stack, d, first_index);
+            parent = d;
+        }
+        for (unsigned level = b; level-- > parent + 1 && is_value(node);)
+            node = node_build(h, 1u << mb_nibble(first, level), &node, 1, false, 0);
+        if (is_non_value(node))
+            return false;
+        mb_attach(h, mb_frame(stack, (size_t)small_value(*depth) - 1), node, mb_nibble(first, parent));
+    }
+}
+
+/* The trie in one piece from the sorted distinct entries, for keys that
+ * share a collision node (never met with the real hash). */
+static term mb_build_whole(heap_t *h, term entries, size_t n)
+{
+    struct entry *e = malloc(n * sizeof *e);
+    if (!e) {
+        h->failure = HEAP_FAIL_NOMEM;
+        return THE_NON_VALUE;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const term *x = mb_entry(entries, i);
+        e[i] = (struct entry){x[0], x[1], (uint32_t)small_value(x[2]), i};
+    }
+    term map = build_node(h, e, n, 0, true);
+    free(e);
+    return map;
+}
+
+/* Up to limit entries into the trie; *map when it is done. False when the
+ * heap refused. */
+static bool mb_build(heap_t *h, term work, size_t limit, size_t *units, term *map)
+{
+    size_t n = mb_small(work, MB_N), k = mb_small(work, MB_A), done = 0;
+    term entries = *mb_word(work, MB_SRC), stack = *mb_word(work, MB_DST);
+    for (; k < n && done < limit; k++, done++) {
+        const term *pending = mb_entry(entries, k - 1), *next = mb_entry(entries, k);
+        unsigned d = mb_split(pending, next);
+        if (d == MAP_MAX_LEVEL) {
+            *map = mb_build_whole(h, entries, n);
+            *units += n;
+            return is_value(*map);
+        }
+        term *top = mb_frame(stack, (size_t)small_value(tuple_elements(stack)[0]) - 1);
+        unsigned level = (unsigned)small_value(top[MB_LEVEL]);
+        term leaf = heap_cons(h, pending[0], pending[1]);
+        if (is_non_value(leaf))
+            return false;
+        if (d > level) {
+            mb_push(stack, d, k - 1);
+            mb_attach(h, mb_frame(stack, (size_t)small_value(tuple_elements(stack)[0]) - 1), leaf,
+                      mb_nibble(pending, d));
+        } else {
+            mb_attach(h, top, leaf, mb_nibble(pending, level));
+            if (d < level && !mb_close_to(h, entries, stack, d))
+                return false;
+        }
+    }
+    mb_set(work, MB_A, k);
+    *units += done;
+    if (k < n)
+        return true;
+    const term *last = mb_entry(entries, n - 1);
+    term *top = mb_frame(stack, (size_t)small_value(tuple_elements(stack)[0]) - 1);
+    term leaf = heap_cons(h, last[0], last[1]);
+    if (is_non_value(leaf))
+        return false;
+    mb_attach(h, top, leaf, mb_nibble(last, (unsigned)small_value(top[MB_LEVEL])));
+    if (!mb_close_to(h, entries, stack, 0))
+        return false;
+    const term *root = mb_frame(stack, 0);
+    *map = node_build(h, (unsigned)small_value(root[MB_BITMAP]), &root[MB_KIDS], (unsigned)small_value(root[MB_COUNT]),
+                      true, n);
+    return is_value(*map);
+}
+
+enum map_build_status map_build_portion(heap_t *h, term work, size_t limit, size_t *units, term *map)
+{
+    *units = 0;
+    for (;;) {
+        size_t left = limit - *units;
+        switch (mb_small(work, MB_STAGE)) {
+        case MB_SORT:
+            if (!mb_sort(work, left, units))
+                return MAP_BUILD_MORE;
+            mb_set(work, MB_STAGE, MB_DEDUP);
+            mb_set(work, MB_A, 0);
+            mb_set(work, MB_B, 0);
+            break;
+        case MB_DEDUP: {
+            if (!mb_dedup(work, left, units))
+                return MAP_BUILD_MORE;
+            size_t n = mb_small(work, MB_N);
+            if (n <= MAP_SMALL_LIMIT) {
+                term ks[MAP_SMALL_LIMIT], vs[MAP_SMALL_LIMIT];
+                for (size_t i = 0; i < n; i++) {
+                    ks[i] = mb_entry(*mb_word(work, MB_SRC), i)[0];
+                    vs[i] = mb_entry(*mb_word(work, MB_SRC), i)[1];
+                }
+                *map = map_from_pairs(h, ks, vs, n);
+                return is_value(*map) ? MAP_BUILD_DONE : MAP_BUILD_FAILED;
+            }
+            /* The stack replaces Dst, no longer needed. */
+            term stack = heap_tuple(h, 1 + MAP_MAX_DEPTH * MB_FRAME, NULL);
+            if (is_non_value(stack))
+                return MAP_BUILD_FAILED;
+            tuple_elements(stack)[0] = make_small(0);
+            mb_push(stack, 0, 0);
+            heap_write(h, mb_word(work, MB_DST), stack);
+            mb_set(work, MB_STAGE, MB_BUILD);
+            mb_set(work, MB_A, 1);
+            break;
+        }
+        default: /* MB_BUILD */
+            *map = THE_NON_VALUE;
+            if (!mb_build(h, work, left, units, map))
+                return MAP_BUILD_FAILED;
+            return is_value(*map) ? MAP_BUILD_DONE : MAP_BUILD_MORE;
+        }
+        if (*units >= limit)
+            return MAP_BUILD_MORE;
+    }
+}
+
 /* ---- lookup ---- */
 
 /* The leaf holding key, or THE_NON_VALUE. */

@@ -29,6 +29,20 @@
 /* A map of n pairs; a later duplicate key replaces an earlier one. */
 term map_from_pairs(heap_t *h, const term *keys, const term *values, size_t n);
 term map_new_empty(heap_t *h);
+
+/* Building a map of n pairs in portions (maps:from_list/1, from_keys/2):
+ * the same map as map_from_pairs, a bounded amount of work a call, with all
+ * its state in a work tuple that a collection may move between calls and
+ * that only its builder may hold (it is updated in place). map_build_new
+ * makes one for n pairs (THE_NON_VALUE when the heap refuses); the caller
+ * stores pair i with map_build_set (keys and values made before the work
+ * tuple); then map_build_portion does at most about limit units (an entry
+ * merged, compared for duplicates or added to the trie, log2 n + 2 units a
+ * pair in all), counting them in *units, until it gives the map in *map. */
+enum map_build_status { MAP_BUILD_MORE, MAP_BUILD_DONE, MAP_BUILD_FAILED };
+term map_build_new(heap_t *h, size_t n);
+void map_build_set(term work, size_t i, term key, term value);
+enum map_build_status map_build_portion(heap_t *h, term work, size_t limit, size_t *units, term *map);
 size_t map_size(term map);
 /* The value of key, or THE_NON_VALUE when absent. */
 term map_get(term map, term key);

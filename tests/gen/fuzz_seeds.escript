@@ -5,12 +5,17 @@
 %%              of OTP 25 for terms of every kind;
 %%   io_format  the format's length (one byte), the format, then the
 %%              arguments' list as term_to_binary gives it;
-%%   options    a command line, its words separated by NUL bytes.
+%%   options    a command line, its words separated by NUL bytes;
+%%   text       an operation byte (see tests/fuzz/fuzz_text.c: 0 binary_to_atom
+%%              utf8, 1 latin1, 2 binary_to_existing_atom, 3 list_to_atom of
+%%              3-byte code points, 4 characters_to_* of a UTF-8 binary, 5 and
+%%              above chardata as an external term), then the text.
 %% Run from the repository root: escript tests/gen/fuzz_seeds.escript
 main(_) ->
     etf(),
     io_format(),
-    options().
+    options(),
+    text().
 
 etf() ->
     Dir = "tests/data/fuzz/etf",
@@ -64,3 +69,22 @@ options() ->
                 end, 0, Cases),
     ok.
 
+
+text() ->
+    Dir = "tests/data/fuzz/text",
+    ok = filelib:ensure_dir(Dir ++ "/"),
+    Utf8 = [<<"ok">>, <<"caf", 16#C3, 16#A9>>, unicode:characters_to_binary("日本語 ✓ 𝄞"),
+            <<16#C0, 16#AF>>, <<16#ED, 16#A0, 16#80>>, <<"abc", 16#E2, 16#82>>,
+            binary:copy(<<"x">>, 255), binary:copy(<<"é"/utf8>>, 256)],
+    Codes = [[$a, $b], [233, 26085, 119070], [16#D800], [16#110000], lists:duplicate(256, $z)],
+    Chardata = [{5, "plain"}, {6, [<<"ab">>, [$c, [233]], <<"é"/utf8>>]}, {7, [<<"ok">>, 16#1F600]},
+                {5, [<<255>>, 300]}, {6, [<<"x">> | <<"y">>]}, {7, [[], <<>>, [[]]]}, {8, [-1]}],
+    Inputs = [[0, B] || B <- Utf8] ++ [[1, B] || B <- Utf8] ++ [[2, <<"ok">>], [2, <<"no_such_atom_here">>]] ++
+             [[3, << <<C:24>> || C <- Cs >>] || Cs <- Codes] ++ [[4, B] || B <- Utf8] ++
+             [[Op, term_to_binary(T)] || {Op, T} <- Chardata],
+    lists:foldl(fun(Input, N) ->
+                        Name = io_lib:format("~s/seed-~3..0B.bin", [Dir, N]),
+                        ok = file:write_file(Name, Input),
+                        N + 1
+                end, 0, Inputs),
+    ok.

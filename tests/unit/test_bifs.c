@@ -224,6 +224,9 @@ static void test_logger_flags(void)
     CU_ASSERT(call(p, "erlang", "process_flag", 2, off) == A(on_heap)); /* OTP's default */
     CU_ASSERT(call(p, "erlang", "process_flag", 2, on) == A(off_heap)); /* the old value, remembered */
     CU_ASSERT(is_non_value(call(p, "erlang", "process_flag", 2, bad)));
+    /* The system logger is the node's: the process needs one. */
+    p->sched = test_sched_new(NULL, 1, SEND_MODE_ARRIVALS, TIMER_THREAD);
+    CU_ASSERT_FATAL(p->sched != NULL);
     term pid = make_pid(7);
     term to_pid[2] = {A(system_logger), pid}, back[2] = {A(system_logger), A(logger)};
     term wrong[2] = {A(system_logger), make_small(1)};
@@ -231,6 +234,7 @@ static void test_logger_flags(void)
     CU_ASSERT(call(p, "erlang", "system_flag", 2, back) == pid);
     CU_ASSERT(is_non_value(call(p, "erlang", "system_flag", 2, wrong)));
     CU_ASSERT(call(p, "io", "printable_range", 0, none) == A(latin1));
+    sched_destroy(p->sched);
     free_process(p);
 }
 

@@ -1303,6 +1303,63 @@ static void test_cap_over_generations(void)
     heap_destroy(&h);
 }
 
+/* Minor collections size the young block by OTP's rule: a small block
+ * (under 3,000 words) keeps its size however little survives; a large one
+ * (28,690) that is mostly garbage shrinks, to about twice what
+ * survives; one that survivors fill grows. */
+static void test_minor_sizing(void)
+{
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term roots[1] = {make_list_of(&h, 800)}; /* 1,600 words */
+    struct gc_root_range r = {roots, 1};
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK); /* grows the block */
+    size_t small = heap_block_words(&h);
+    CU_ASSERT(small < 3000);
+    roots[0] = make_list_of(&h, 10); /* the rest is garbage from now on */
+    for (int round = 0; round < 5; round++) {
+        for (int i = 0; i < 500; i++)
+            CU_ASSERT_FATAL(is_value(heap_tuple(&h, 3, NULL)));
+        CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+        CU_ASSERT_EQUAL(h.full_sweeps, 0);
+        CU_ASSERT_EQUAL(heap_block_words(&h), small);
+    }
+    roots[0] = make_list_of(&h, 12000); /* 24,000 words survive: growth */
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    size_t large = heap_block_words(&h);
+    CU_ASSERT(large > 8000 && 4 * heap_young_words(&h) <= 3 * large);
+    roots[0] = make_list_of(&h, 100); /* 200 words survive, then are promoted */
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT(heap_block_words(&h) < large / 4);
+    CU_ASSERT(heap_block_words(&h) >= 2 * heap_young_words(&h));
+    CU_ASSERT(list_is(roots[0], 100));
+    heap_destroy(&h);
+}
+
+/* Blocks of megabytes start on a 2 MiB boundary (so huge pages can back
+ * them), small ones come from malloc as they are, and a resize keeps the
+ * words. */
+static void test_block_allocation(void)
+{
+    size_t words = (size_t)1 << 20; /* 8 MiB */
+    term *big = heap_block_alloc(words);
+    CU_ASSERT_FATAL(big != NULL);
+    CU_ASSERT_EQUAL((uintptr_t)big % ((uintptr_t)2 << 20), 0);
+    for (size_t i = 0; i < words; i += 4096)
+        big[i] = make_small((int64_t)i);
+    term *grown = heap_block_realloc(big, words + words / 2);
+    CU_ASSERT_FATAL(grown != NULL);
+    int intact = 0;
+    for (size_t i = 0; i < words; i += 4096)
+        intact += grown[i] == make_small((int64_t)i);
+    CU_ASSERT_EQUAL(intact, (int)(words / 4096));
+    free(grown);
+    term *small = heap_block_alloc(233);
+    CU_ASSERT_FATAL(small != NULL);
+    small[232] = NIL;
+    free(small);
+}
+
 static CU_TestInfo tests[] = {
     {"heap size table", test_heap_sizes},
     {"random graphs, thousands of collections", test_stress},
@@ -1319,6 +1376,8 @@ static CU_TestInfo tests[] = {
     {"remembered old words written in place", test_remembered_words},
     {"ProcBins dying young and old", test_procbin_generations},
     {"cap counted over both generations", test_cap_over_generations},
+    {"minor collections size the young block as OTP", test_minor_sizing},
+    {"block allocation", test_block_allocation},
     CU_TEST_INFO_NULL,
 };
 

@@ -335,6 +335,75 @@ static void test_markers_beyond_the_slots_reuse_the_oldest(void)
     mailbox_destroy(&mb);
 }
 
+/* Settled: the payloads below a bound (small integers standing for data a
+ * minor collection does not move). */
+static bool below(term payload, void *ctx) { return small_value(payload) < *(const int *)ctx; }
+
+static void count_young(term *payload, void *ctx)
+{
+    (void)payload;
+    (*(int *)ctx)++;
+}
+
+static int young_visits(struct mailbox *mb)
+{
+    int n = 0;
+    mailbox_for_each_young_payload(mb, count_young, &n);
+    CU_ASSERT_EQUAL((size_t)n, mailbox_young_length(mb));
+    return n;
+}
+
+/* A minor collection visits only the messages after the settled prefix;
+ * the prefix ends at the first message not settled, follows removals,
+ * takes in a settled inbox when the whole queue is settled, and is gone
+ * before a full sweep. */
+static void test_a_settled_prefix_is_not_visited(void)
+{
+    struct mailbox mb;
+    mailbox_init(&mb);
+    for (int i = 0; i < 1000; i++)
+        mailbox_deliver(&mb, msg(i));
+    mailbox_peek(&mb); /* the 1,000 join the queue */
+    CU_ASSERT_EQUAL(young_visits(&mb), 1000);
+    int bound = 990;
+    mailbox_settle(&mb, below, &bound);
+    CU_ASSERT_EQUAL(young_visits(&mb), 10);
+    /* Settling again starts where it stopped; 995 and later stay. */
+    bound = 995;
+    mailbox_settle(&mb, below, &bound);
+    CU_ASSERT_EQUAL(young_visits(&mb), 5);
+    /* Taking the first unsettled message (995) and a settled one (0). */
+    int examined;
+    CU_ASSERT_EQUAL(scan_for(&mb, 995, &examined), msg(995));
+    mailbox_take(&mb);
+    CU_ASSERT_EQUAL(mailbox_take(&mb), msg(0));
+    CU_ASSERT_EQUAL(young_visits(&mb), 4);
+    /* Arrivals are young until settled; an inbox is settled only behind a
+     * settled queue, and stays so when it joins. */
+    mailbox_deliver(&mb, msg(2000));
+    mailbox_deliver(&mb, msg(2001));
+    CU_ASSERT_EQUAL(young_visits(&mb), 6);
+    bound = 3000;
+    mailbox_settle(&mb, below, &bound);
+    CU_ASSERT_EQUAL(young_visits(&mb), 0);
+    mailbox_deliver(&mb, msg(3001));
+    CU_ASSERT_EQUAL(scan_for(&mb, 3001, &examined), msg(3001)); /* joins the inbox */
+    CU_ASSERT_EQUAL(young_visits(&mb), 1);
+    /* Taking the last settled message moves the prefix's end with it. */
+    mailbox_restart(&mb);
+    CU_ASSERT_EQUAL(scan_for(&mb, 2001, &examined), msg(2001));
+    mailbox_take(&mb);
+    CU_ASSERT_EQUAL(young_visits(&mb), 1);
+    mailbox_unsettle(&mb);
+    CU_ASSERT_EQUAL(young_visits(&mb), (int)mailbox_length(&mb));
+    /* Every payload is still there, in order. */
+    long sum = 0;
+    mailbox_for_each_payload(&mb, count_payload, &sum);
+    /* 0, 995 and 2001 were taken. */
+    CU_ASSERT_EQUAL(sum, 989L * 990 / 2 + 990 + 991 + 992 + 993 + 994 + 996 + 997 + 998 + 999 + 2000 + 3001);
+    mailbox_destroy(&mb);
+}
+
 static CU_TestInfo tests[] = {
     {"messages arrive in delivery order", test_messages_arrive_in_delivery_order},
     {"selective receive keeps unmatched in order", test_selective_receive_keeps_unmatched_in_order},
@@ -346,6 +415,7 @@ static CU_TestInfo tests[] = {
     {"a marker survives the removal of older messages", test_a_marker_survives_the_removal_of_older_messages},
     {"remove_first finds a message in the inbox", test_remove_first_finds_a_message_in_the_inbox},
     {"markers beyond the slots reuse the oldest", test_markers_beyond_the_slots_reuse_the_oldest},
+    {"a settled prefix is not visited", test_a_settled_prefix_is_not_visited},
     CU_TEST_INFO_NULL,
 };
 TEST_SUITE(mailbox, tests)

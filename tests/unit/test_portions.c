@@ -756,30 +756,152 @@ static void test_map_iterator_batches(void)
     heap_destroy(&h);
 }
 
-/* maps:from_list/1 and from_keys/2 build in one piece but charge clause's 2
- * pairs a reduction. */
-static void test_from_list_charges(void)
+/* CONV / 4 pairs {K, I} for maps:from_list, K of every kind a map keys
+ * on (integers, atoms, tuples, strings, floats), a third of them repeated
+ * so that a later pair replaces an earlier one; *keys gets the K. */
+static term pair_list(heap_t *h, term *keys)
+{
+    term l = NIL;
+    *keys = NIL;
+    for (int64_t i = CONV / 4; i > 0 && is_value(l); i--) {
+        int64_t k = i % (CONV / 6);
+        term key = k % 4 == 0   ? make_small(k)
+                   : k % 4 == 1 ? heap_tuple2(h, make_small(k), A(ok))
+                   : k % 4 == 2 ? heap_cons(h, make_small(k & 127), heap_cons(h, make_small(k >> 7), NIL))
+                                : heap_float(h, (double)k / 4);
+        l = heap_cons(h, heap_tuple2(h, key, make_small(i)), l);
+        *keys = heap_cons(h, key, *keys);
+    }
+    CU_ASSERT_FATAL(is_value(l) && is_value(*keys));
+    return l;
+}
+
+/* The map map_from_pairs builds in one piece from the pairs of l ({K, V},
+ * or keys given value). */
+static term one_piece_map(heap_t *h, term l, bool pairs, term value)
+{
+    size_t n = 0;
+    for (term c = l; is_list(c); c = list_tail(c))
+        n++;
+    term *ks = malloc((n + 1) * sizeof(term)), *vs = malloc((n + 1) * sizeof(term));
+    CU_ASSERT_FATAL(ks && vs);
+    n = 0;
+    for (term c = l; is_list(c); c = list_tail(c), n++) {
+        ks[n] = pairs ? tuple_element(list_head(c), 1) : list_head(c);
+        vs[n] = pairs ? tuple_element(list_head(c), 2) : value;
+    }
+    term m = map_from_pairs(h, ks, vs, n);
+    free(ks);
+    free(vs);
+    CU_ASSERT_FATAL(is_value(m));
+    return m;
+}
+
+/* maps:from_list/1 and from_keys/2 in portions (clause's 16 units a
+ * reduction, log2 n + 4 units a pair): many slices, a collection between
+ * every two, the same map as in one call and as map_from_pairs builds. */
+static void test_from_list_portions(void)
 {
     beam_engine_init();
-    struct process *p = calloc(1, sizeof *p);
-    CU_ASSERT_FATAL(p != NULL && heap_init(&p->heap, 0, 0));
-    term pairs = NIL, keys = NIL;
-    for (int64_t i = 0; i < 2000; i++) {
-        pairs = heap_cons(&p->heap, heap_tuple2(&p->heap, make_small(i % 1500), make_small(i)), pairs);
-        keys = heap_cons(&p->heap, make_small(i), keys);
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term keys, pairs = pair_list(&h, &keys), args[2] = {pairs, A(ok)}, got, raised;
+    int min_slices = (int)(CONV / 4 * 14 / (16 * TINY_SLICE));
+    slice_reds = TINY_SLICE;
+    check_case("maps", "from_list", args, 1, min_slices);
+    run_sliced("maps", "from_list", args, 1, 100000, &h, &got, &raised);
+    term expected = one_piece_map(&h, pairs, true, NIL);
+    CU_ASSERT(is_value(got) && term_eq_exact(got, expected) && map_size(got) == (size_t)(CONV / 6 - 1 + 1));
+    args[0] = keys;
+    check_case("maps", "from_keys", args, 2, min_slices);
+    run_sliced("maps", "from_keys", args, 2, 100000, &h, &got, &raised);
+    CU_ASSERT(is_value(got) && term_eq_exact(got, one_piece_map(&h, keys, false, A(ok))));
+    /* Duplicates down to a flat map, and to one key. */
+    term few = NIL, one = NIL;
+    for (int64_t i = 0; i < 1000; i++) {
+        few = heap_cons(&h, heap_tuple2(&h, make_small(i % 20), make_small(i)), few);
+        one = heap_cons(&h, A(ok), one);
     }
-    const struct bif_entry *from_list = bif_lookup(atom_intern_cstr("maps"), atom_intern_cstr("from_list"), 1);
-    const struct bif_entry *from_keys = bif_lookup(atom_intern_cstr("maps"), atom_intern_cstr("from_keys"), 2);
-    CU_ASSERT_FATAL(from_list && from_keys);
-    p->reds_left = CONTEXT_REDS;
-    term m = from_list->fn(p, &pairs);
-    CU_ASSERT(is_value(m) && map_size(m) == 1500 && p->reds_left == CONTEXT_REDS - 1000);
-    term args[2] = {keys, A(ok)};
-    p->reds_left = CONTEXT_REDS;
-    m = from_keys->fn(p, args);
-    CU_ASSERT(is_value(m) && map_size(m) == 2000 && p->reds_left == CONTEXT_REDS - 1000);
-    heap_destroy(&p->heap);
-    free(p);
+    args[0] = few;
+    run_sliced("maps", "from_list", args, 1, 100000, &h, &got, &raised);
+    CU_ASSERT(is_value(got) && map_size(got) == 20 && term_eq_exact(got, one_piece_map(&h, few, true, NIL)));
+    args[0] = one, args[1] = make_small(1);
+    run_sliced("maps", "from_keys", args, 2, 100000, &h, &got, &raised);
+    CU_ASSERT(is_value(got) && map_size(got) == 1 && map_get(got, A(ok)) == make_small(1));
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
+/* Keys that share every slot (a collision node at the deepest level) are
+ * built in one piece when the portions find them: still map_from_pairs's
+ * map. */
+static uint32_t colliding_hash(term key, unsigned round)
+{
+    (void)round;
+    return small_value(key) < 100 ? 7u : (uint32_t)small_value(key) * 2654435761u;
+}
+
+static void test_from_list_collisions(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    map_test_set_hash(colliding_hash);
+    term l = NIL, got, raised;
+    for (int64_t i = 0; i < 3000; i++)
+        l = heap_cons(&h, heap_tuple2(&h, make_small(i), make_small(-i)), l);
+    slice_reds = TINY_SLICE;
+    CU_ASSERT(run_sliced("maps", "from_list", &l, 1, 100000, &h, &got, &raised) > 2);
+    CU_ASSERT(is_value(got) && term_eq_exact(got, one_piece_map(&h, l, true, NIL)));
+    CU_ASSERT(is_value(got) && map_size(got) == 3000 && map_get(got, make_small(42)) == make_small(-42));
+    slice_reds = FULL_SLICE;
+    map_test_set_hash(NULL);
+    heap_destroy(&h);
+}
+
+/* badarg after portions: an improper list, an element not a pair. */
+static void test_from_list_errors(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term keys, pairs = pair_list(&h, &keys), got, raised;
+    term *last = NULL;
+    for (term c = pairs; is_list(c); c = list_tail(c))
+        last = list_ptr(c);
+    slice_reds = TINY_SLICE;
+    term args[2] = {pairs, A(ok)};
+    for (int i = 0; i < 2; i++) {
+        last[0] = i == 0 ? last[0] : A(ok);
+        last[1] = i == 0 ? A(undefined) : NIL;
+        CU_ASSERT(run_sliced("maps", "from_list", args, 1, 100000, &h, &got, &raised) > 2);
+        CU_ASSERT(is_non_value(got) && raised == A(badarg));
+    }
+    for (last = NULL, args[0] = keys; is_list(args[0]); args[0] = list_tail(args[0]))
+        last = list_ptr(args[0]);
+    last[1] = A(undefined);
+    args[0] = keys;
+    CU_ASSERT(run_sliced("maps", "from_keys", args, 2, 100000, &h, &got, &raised) > 2);
+    CU_ASSERT(is_non_value(got) && raised == A(badarg));
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
+/* Ended while walking, sorting and building: nothing is left. */
+static void test_from_list_ended_mid_portion(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term keys, pairs = pair_list(&h, &keys), got, raised;
+    slice_reds = TINY_SLICE;
+    int all = run_sliced("maps", "from_list", &pairs, 1, 100000, &h, &got, &raised);
+    for (int k = 1; k < 4; k++) {
+        CU_ASSERT(run_sliced("maps", "from_list", &pairs, 1, all * k / 4, &h, &got, &raised) == all * k / 4);
+        CU_ASSERT(is_non_value(got));
+    }
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
 }
 
 /* Ended in the middle of keys/1: nothing is left. */
@@ -815,7 +937,10 @@ static CU_TestInfo tests[] = {
     {"maps:keys/values/to_list span many slices, same lists", test_maps_portions},
     {"maps:values ended in the middle of a portion", test_maps_ended_mid_portion},
     {"maps:next batches: linear, in OTP's order", test_map_iterator_batches},
-    {"maps:from_list/from_keys charge 2 pairs a reduction", test_from_list_charges},
+    {"maps:from_list/from_keys span many slices, same maps", test_from_list_portions},
+    {"maps:from_list with colliding keys", test_from_list_collisions},
+    {"maps:from_list/from_keys errors after portions", test_from_list_errors},
+    {"maps:from_list ended in the middle of a portion", test_from_list_ended_mid_portion},
     CU_TEST_INFO_NULL,
 };
 

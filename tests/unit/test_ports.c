@@ -3,8 +3,10 @@
  * child's output reaches it framed by the port's mode (stream, line,
  * packet), then its exit status; port_close kills the child; the end of
  * the connected process closes its port (its watcher gets 'DOWN' with its
- * reason); fifty ports at once each answer their own command. Every
- * policy, 1 and 2 workers. */
+ * reason); fifty ports at once each answer their own command; an
+ * {fd, In, Out} port on a pipe reads back what it wrote, more than the
+ * pipe holds, and one whose Out is not open ends with ebadf at its first
+ * command. Every policy, 1 and 2 workers. */
 #include "rt/executor.h"
 #include "rt/message.h"
 #include "rt/ports.h"
@@ -13,10 +15,13 @@
 #include "test_main.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 extern char **environ;
 
@@ -309,6 +314,123 @@ static void test_many_ports(void)
     }
 }
 
+/* ---- fd ports ---- */
+
+#define FD_BYTES 200000
+
+struct fd_echo {
+    int in, out; /* the pipe's ends */
+    term port;
+    size_t got;
+    unsigned wrong, others;
+    pid_t os_pid;
+};
+
+static enum body_stop fd_echo_step(struct process *p, void *state)
+{
+    struct fd_echo *e = state;
+    if (is_non_value(e->port)) {
+        struct port_spec spec = {
+            .fd = true, .fd_in = e->in, .fd_out = e->out, .name = "fd", .in = true, .out = true, .binary = true};
+        int error = 0;
+        e->port = ports_open(p, &spec, &error);
+        CU_ASSERT_FATAL(is_value(e->port));
+        struct port_snapshot snap;
+        bool refused;
+        CU_ASSERT_FATAL(ports_snapshot(p->sched, e->port, &snap, &refused));
+        e->os_pid = snap.os_pid;
+        ports_snapshot_free(&snap);
+        uint8_t *bytes = malloc(FD_BYTES);
+        CU_ASSERT_FATAL(bytes != NULL);
+        for (size_t i = 0; i < FD_BYTES; i++)
+            bytes[i] = (uint8_t)(i % 251);
+        /* More than the pipe takes: the rest waits for the poller, which
+         * reads the pipe meanwhile. */
+        CU_ASSERT_EQUAL(ports_command(p, e->port, bytes, FD_BYTES), PORT_DONE);
+        free(bytes);
+    }
+    for (;;) {
+        term m = proc_receive_peek(p);
+        if (is_non_value(m))
+            return BODY_WAIT;
+        proc_receive_take(p);
+        term what = is_tuple(m) && tuple_element(m, 1) == e->port ? tuple_element(m, 2) : THE_NON_VALUE;
+        if (!is_tuple(what) || tuple_element(what, 1) != A(data)) {
+            e->others++;
+            continue;
+        }
+        const uint8_t *bytes;
+        size_t size;
+        unsigned bits;
+        bin_bytes(tuple_element(what, 2), &bytes, &size, &bits);
+        for (size_t i = 0; i < size; i++)
+            e->wrong += bytes[i] != (uint8_t)((e->got + i) % 251);
+        e->got += size;
+        if (e->got >= FD_BYTES) {
+            CU_ASSERT_EQUAL(ports_close(p, e->port, false), PORT_DONE);
+            return BODY_EXIT;
+        }
+    }
+}
+
+static void test_fd_port_reads_what_it_wrote(void)
+{
+    for (unsigned workers = 1; workers <= 2; workers++) {
+        int pipe_fds[2];
+        CU_ASSERT_FATAL(pipe(pipe_fds) == 0);
+        struct fd_echo e = {pipe_fds[0], pipe_fds[1], THE_NON_VALUE, 0, 0, 0, -1};
+        struct sched *s = test_sched_new(NULL, workers, SEND_MODE_ARRIVALS, TIMER_THREAD);
+        term pid = sched_spawn_native(s, NULL, fd_echo_step, &e, NULL);
+        CU_ASSERT_EQUAL(sched_run(s, pid), 0);
+        sched_destroy(s);
+        CU_ASSERT_EQUAL(e.got, FD_BYTES);
+        CU_ASSERT_EQUAL(e.wrong, 0);
+        CU_ASSERT_EQUAL(e.others, 0);
+        CU_ASSERT_EQUAL(e.os_pid, 0);
+        /* The port's descriptors were its own: the pipe's are still open. */
+        CU_ASSERT(fcntl(pipe_fds[0], F_GETFD) >= 0 && fcntl(pipe_fds[1], F_GETFD) >= 0);
+        close(pipe_fds[0]);
+        close(pipe_fds[1]);
+    }
+}
+
+struct fd_bad {
+    term port;
+    term down_reason;
+};
+
+static enum body_stop fd_bad_step(struct process *p, void *state)
+{
+    struct fd_bad *b = state;
+    if (is_non_value(b->port)) {
+        struct port_spec spec = {.fd = true, .fd_in = -1, .fd_out = 1000, .name = "bad", .out = true};
+        int error = 0;
+        b->port = ports_open(p, &spec, &error);
+        CU_ASSERT_FATAL(is_value(b->port));
+        ports_unlink(p, b->port);
+        CU_ASSERT(ports_monitor(p, b->port, heap_make_ref(&p->heap)));
+        CU_ASSERT_EQUAL(ports_command(p, b->port, (const uint8_t *)"x", 1), PORT_DONE);
+    }
+    term m = proc_receive_peek(p);
+    if (is_non_value(m))
+        return BODY_WAIT;
+    proc_receive_take(p);
+    if (is_tuple(m) && tuple_arity(m) == 5 && tuple_element(m, 1) == A(DOWN))
+        b->down_reason = tuple_element(m, 5);
+    return BODY_EXIT;
+}
+
+static void test_fd_port_bad_descriptor(void)
+{
+    struct fd_bad b = {THE_NON_VALUE, THE_NON_VALUE};
+    struct sched *s = test_sched_new(NULL, 2, SEND_MODE_ARRIVALS, TIMER_THREAD);
+    term pid = sched_spawn_native(s, NULL, fd_bad_step, &b, NULL);
+    CU_ASSERT_EQUAL(sched_run(s, pid), 0);
+    CU_ASSERT_EQUAL(ports_count(s), 0);
+    sched_destroy(s);
+    CU_ASSERT(b.down_reason == A(ebadf));
+}
+
 static CU_TestInfo tests[] = {
     {"stream data then the exit status", test_stream_and_status},
     {"line mode: eol, noeol pieces", test_lines},
@@ -316,6 +438,8 @@ static CU_TestInfo tests[] = {
     {"port_close kills and reaps the child", test_close_kills_the_child},
     {"the connected process's end closes its port", test_owner_end_closes_the_port},
     {"fifty ports at once", test_many_ports},
+    {"an fd port on a pipe reads back what it wrote", test_fd_port_reads_what_it_wrote},
+    {"an fd port whose Out is not open ends with ebadf", test_fd_port_bad_descriptor},
     CU_TEST_INFO_NULL,
 };
 

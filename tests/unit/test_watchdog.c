@@ -10,6 +10,7 @@
 #include "policies/proc_queue.h"
 #include "rt/executor.h"
 #include "rt/message.h"
+#include "rt/node.h"
 #include "rt/sched_profile.h"
 #include "rt/sched_trace.h"
 #include "term/strbuf.h"
@@ -32,7 +33,9 @@ static uint64_t mono_ns(void)
 
 struct workload {
     int spawned, received;
-    uint64_t spin_until_ns; /* main yields until then before it spawns (0: it spawns at once) */
+    /* Main yields until then, and until no other worker is awake, before
+     * it spawns (0: it spawns at once). */
+    uint64_t spin_until_ns;
     term main;
 };
 
@@ -57,7 +60,7 @@ static enum body_stop sender_step(struct process *p, void *state)
 static enum body_stop main_step(struct process *p, void *state)
 {
     struct workload *w = state;
-    if (w->spin_until_ns && mono_ns() < w->spin_until_ns) {
+    if (w->spin_until_ns && (mono_ns() < w->spin_until_ns || node_workers_awake(p) > 1)) {
         proc_spend(p, 1);
         return BODY_YIELD;
     }
@@ -279,9 +282,10 @@ static void test_a_lost_process_is_caught_as_a_stall(void)
 
 static void test_a_worker_never_woken_is_caught_as_a_lost_wakeup(void)
 {
-    /* Main yields on worker 0 for 300 ms, long after worker 1 went to sleep
-     * (its queue was empty), then spawns every sender into worker 1's
-     * queue without waking it. */
+    /* Main yields on worker 0 for 300 ms and until worker 1 has gone to
+     * sleep (its queue was empty: under TSan on a loaded machine 300 ms
+     * alone was not always enough), then spawns every sender into worker
+     * 1's queue without waking it. */
     struct outcome *o = calloc(1, sizeof *o);
     /* A watchdog of 1 s: caught after 100 ms and a period, 900 ms before a
      * stall would be, however late a loaded machine runs the check. */
