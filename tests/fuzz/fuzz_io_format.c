@@ -16,6 +16,8 @@
 #include "term/io_format.h"
 #include "term/strbuf.h"
 
+#include "fuzz_utf8.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -25,30 +27,6 @@ static void broken(const char *what)
 {
     fprintf(stderr, "fuzz_io_format: %s\n", what);
     abort();
-}
-
-/* Whether s[0..n) is well-formed UTF-8 (no overlongs, surrogates or code
- * points above 16#10FFFF). */
-static bool valid_utf8(const uint8_t *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        uint8_t c = s[i];
-        size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-        if (len == 0 || i + len > n)
-            return false;
-        uint32_t cp = len == 1 ? c : len == 2 ? c & 0x1F : len == 3 ? c & 0x0F : c & 0x07;
-        for (size_t k = 1; k < len; k++) {
-            if ((s[i + k] & 0xC0) != 0x80)
-                return false;
-            cp = cp << 6 | (s[i + k] & 0x3F);
-        }
-        static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
-        if (cp < least[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            return false;
-        i += len;
-    }
-    return true;
 }
 
 /* io_format's arguments must be a proper list. */
@@ -107,7 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     struct strbuf out = STRBUF_INIT;
-    if (io_format(&out, format, args) && !valid_utf8((const uint8_t *)strbuf_cstr(&out), out.len))
+    if (io_format(&out, format, args) && fuzz_utf8_chars((const uint8_t *)strbuf_cstr(&out), out.len) < 0)
         broken("a formatted text that is not UTF-8");
     strbuf_free(&out);
     heap_destroy(&h);

@@ -28,6 +28,8 @@
 #include "term/etf.h"
 #include "term/heap.h"
 
+#include "fuzz_utf8.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,32 +40,6 @@ static void broken(const char *what)
 {
     fprintf(stderr, "fuzz_text: %s\n", what);
     abort();
-}
-
-/* Characters in s[0..n) when it is well-formed UTF-8 (no overlongs,
- * surrogates or code points above 16#10FFFF), else -1. */
-static long utf8_chars(const uint8_t *s, size_t n)
-{
-    long chars = 0;
-    size_t i = 0;
-    while (i < n) {
-        uint8_t c = s[i];
-        size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-        if (len == 0 || i + len > n)
-            return -1;
-        uint32_t cp = len == 1 ? c : len == 2 ? c & 0x1F : len == 3 ? c & 0x0F : c & 0x07;
-        for (size_t k = 1; k < len; k++) {
-            if ((s[i + k] & 0xC0) != 0x80)
-                return -1;
-            cp = cp << 6 | (s[i + k] & 0x3F);
-        }
-        static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
-        if (cp < least[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            return -1;
-        i += len;
-        chars++;
-    }
-    return chars;
 }
 
 static term call(struct process *p, const char *module, const char *function, unsigned arity, const term *args)
@@ -99,7 +75,7 @@ static void text_to_atom(struct process *p, const uint8_t *text, size_t n, bool 
     term args[2] = {bin_from_bytes(&p->heap, text, n), encoding};
     unsigned before = atom_count();
     term atom = call(p, "erlang", existing ? "binary_to_existing_atom" : "binary_to_atom", 2, args);
-    long chars = latin1 ? (long)n : utf8_chars(text, n);
+    long chars = latin1 ? (long)n : fuzz_utf8_chars(text, n);
     if (existing && atom_count() != before)
         broken("binary_to_existing_atom created an atom");
     if (is_non_value(atom)) {
@@ -176,11 +152,11 @@ static void convert(struct process *p, term chardata, term encoding, const uint8
     size_t out_n;
     unsigned bits;
     bin_bytes(bin, &out, &out_n, &bits);
-    if (utf8_chars(out, out_n) < 0)
+    if (fuzz_utf8_chars(out, out_n) < 0)
         broken("characters_to_binary answered invalid UTF-8");
     if (raw) {
         /* A binary in UTF-8: the whole of it when valid, else a prefix. */
-        bool valid = utf8_chars(raw, raw_n) >= 0;
+        bool valid = fuzz_utf8_chars(raw, raw_n) >= 0;
         if (valid ? bin_tag != A(ok) || out_n != raw_n : bin_tag == A(ok) || out_n > raw_n)
             broken("characters_to_binary of a UTF-8 binary: wrong outcome");
         if (out_n > 0 && memcmp(out, raw, out_n) != 0)
