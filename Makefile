@@ -227,7 +227,11 @@ bench: build/rel/clause
 	experiments/bench_idioms.sh
 	experiments/bench_gc.sh
 
-test: check-layers test-layers test-build test-rel test-asan test-symbols golden-rel golden-asan golden-stress profile-check trace-check schedule-check limits-check soak-check test-experiments
+# make test's stages, run in this order, each timed (scripts/run-stages
+# prints the table at the end: where the time goes, in every CI log).
+TEST_STAGES := check-layers test-layers test-build test-rel test-asan test-symbols golden-rel golden-asan golden-stress profile-check trace-check schedule-check limits-check soak-check test-experiments
+test: | deps
+	@MAKE="$(MAKE)" scripts/run-stages $(TEST_STAGES)
 
 # Everything make test runs, built first with one compiler per CPU; the
 # steps after it then run one at a time, in order.

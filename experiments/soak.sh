@@ -7,7 +7,14 @@
 #   - the resident size at the end is less than 5 % above its size after the
 #     first minute (after the first half of a run shorter than 5 minutes:
 #     glibc's arenas settle over the first 30 s or so, malloc's bytes in use
-#     staying flat at about 2.5 MB; from 20 % a 30 s run grew 5.0 %),
+#     staying flat at about 2.5 MB; from 20 % a 30 s run grew 5.0 %). A run
+#     shorter than 5 minutes also passes when it grew by at most 1 MiB: the
+#     resident size rises in steps of 300 to 800 kB as the heap's high-water
+#     mark (trimming is off, see tune_malloc) meets a new peak of live
+#     processes, and a 30 s run may still take two (+5.1 % once in CI; a 3
+#     minute run of the same seed rose at most 1.2 % from 30 s to the end). A leak is
+#     caught all the same: half a 30 s run spawns some 200,000 processes,
+#     so 1 MiB bounds it to about 5 bytes a process,
 #   - the program's accounting balances: processes spawned = ended + alive,
 #     none alive at the end and the runtime's process count back where it
 #     began; messages sent = received + dropped (to victims, to ended
@@ -31,6 +38,8 @@ seconds=$(awk -v m="$minutes" 'BEGIN { if (m + 0 <= 0) exit 1; printf "%.1f", m 
 }
 # The sample the growth is measured from, in seconds.
 base=$(awk -v s="$seconds" 'BEGIN { b = s >= 300 ? 60 : s / 2; printf "%d", b < 1 ? 1 : b }')
+# The growth in kB a run shorter than 5 minutes may have whatever its share.
+short_slack=$(awk -v s="$seconds" 'BEGIN { print s >= 300 ? 0 : 1024 }')
 
 # One policy's run, its samples (seconds and VmRSS in kB, a line each) in
 # $out/POLICY.rss; returns clause's status.
@@ -53,7 +62,7 @@ run_policy() {
 check_policy() {
     policy=$1
     status=$2
-    awk -v policy="$policy" -v status="$status" -v base="$base" -v rssfile="$out/$policy.rss" '
+    awk -v policy="$policy" -v status="$status" -v base="$base" -v slack="$short_slack" -v rssfile="$out/$policy.rss" '
         function field(line, key,    n, i, kv, parts) {
             n = split(line, parts, " ")
             for (i = 1; i <= n; i++) { split(parts[i], kv, "="); if (kv[1] == key) return kv[2] + 0 }
@@ -78,7 +87,7 @@ check_policy() {
             if (sent != received + dropped || dropped != causes) bad = bad " messages do not balance;"
             growth = at_base > 0 ? 100 * (last - at_base) / at_base : 0
             if (samples < 2 || at_base == 0) bad = bad " too few RSS samples;"
-            else if (growth >= 5) bad = bad sprintf(" RSS grew %.1f %% after %d s;", growth, base)
+            else if (growth >= 5 && last - at_base > slack) bad = bad sprintf(" RSS grew %.1f %% after %d s;", growth, base)
             printf "%-11s %s: RSS %d kB at %d s, %d kB at the end (%+.1f %%), peak %d kB, %d samples\n",
                    policy, bad == "" ? "pass" : "FAIL", at_base, base, last, growth, peak, samples
             printf "%-11s %s\n%-11s %s\n%-11s %s\n", "", p, "", e, "", m
