@@ -179,8 +179,10 @@ def check_output(workload, args, stdout):
 
 # ---- the experiment file ------------------------------------------------------
 
-# The kinds `clause --locks help` lists (how the executor's two locks are built).
-LOCK_KINDS = ("pthread", "adaptive", "ticket", "mcs", "cas")
+# The kinds `clause --locks help` lists (how the executor's two locks are
+# built), the default first.
+LOCK_KINDS = ("spin-futex", "pthread", "adaptive", "ticket", "mcs", "cas")
+LOCK_DEFAULT = LOCK_KINDS[0]
 
 
 def clause_policy_defaults(clause):
@@ -311,7 +313,7 @@ def load_experiment(path, quick=False, policies=None, cpus=None, workload_dir=No
     exp["send_modes"] = _as_list(spec.get("send_modes", ["arrivals"]), "send_modes")
     exp["timers"] = _as_list(spec.get("timers", ["thread"]), "timers")
     exp["binding"] = _as_list(spec.get("binding", ["none"]), "binding")
-    locks = _as_list(spec.get("locks", ["pthread"]), "locks")
+    locks = _as_list(spec.get("locks", [LOCK_DEFAULT]), "locks")
     exp["locks"] = list(LOCK_KINDS) if locks == ["all"] else locks
     for k in exp["locks"]:
         if k not in LOCK_KINDS:
@@ -387,7 +389,7 @@ def configurations(exp):
                 for policy in exp["policies"]:
                     for send in exp["send_modes"]:
                         for timers in exp["timers"]:
-                            for locks in exp.get("locks", ["pthread"]):
+                            for locks in exp.get("locks", [LOCK_DEFAULT]):
                                 for spin in exp.get("busy_wait", [0]):
                                     points.append({"workload_id": w["id"], "workload": w["name"],
                                                    "args": w["args"], "runtime": "clause", "policy": policy,
@@ -448,7 +450,8 @@ COLUMNS = [
     "lock_rq_acquisitions", "lock_rq_contended", "lock_rq_wait_ns", "lock_rq_hold_ns",
 ]
 # Columns a results file may lack, written before they existed, and what such
-# a file's clause rows meant (OTP rows read empty).
+# a file's clause rows meant (OTP rows read empty): before the locks column,
+# the locks were glibc's default mutex.
 # The locks' totals (--profile's "locks"): column lock_SHORT_FIELD per lock.
 LOCK_COLUMNS = {"exec": "executor", "rq": "run_queue"}
 LOCK_FIELDS = ("acquisitions", "contended", "wait_ns", "hold_ns")
@@ -503,7 +506,7 @@ def command_for(run, clause, beam_dir, profile_path):
     if run["runtime"] == "clause":
         cmd = [clause, "--schedulers", str(run["workers"]), "--policy", run["policy"],
                "--send-mode", run["send_mode"], "--timers", run["timers"],
-               "--locks", run.get("locks", "pthread"), "--busy-wait", str(run.get("busy_wait", 0))]
+               "--locks", run.get("locks", LOCK_DEFAULT), "--busy-wait", str(run.get("busy_wait", 0))]
         if run["binding"] != "none":
             cmd += ["--scheduler-cpus", run["binding"]]
         if profile_path:

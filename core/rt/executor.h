@@ -63,13 +63,15 @@ enum timer_mode {
 /* How the executor mutex and the run-queue lock are built (rt/lock.h);
  * which locks exist is the seed's, how they are built is an experimental
  * axis. Idle workers and the timer thread sleep on their own futex words
- * whatever the kind, so no kind makes an idle worker spin. */
+ * whatever the kind, so no kind makes an idle worker spin. The default is
+ * zero, so a zeroed configuration has it. */
 enum lock_kind {
-    LOCK_PTHREAD,  /* glibc's default mutex (the glibc kinds come first: rt/lock.h tests kind <= LOCK_ADAPTIVE) */
-    LOCK_ADAPTIVE, /* glibc's PTHREAD_MUTEX_ADAPTIVE_NP: spins a little before sleeping */
-    LOCK_TICKET,   /* ck_spinlock_ticket: fair (FIFO), spins */
-    LOCK_MCS,      /* ck_spinlock_mcs: fair (FIFO), each waiter spins on its own node */
-    LOCK_CAS,      /* ck_spinlock_cas: unfair, spins */
+    LOCK_SPIN_FUTEX, /* the default, clause's own: unfair, spins a bounded while, then sleeps on a futex */
+    LOCK_PTHREAD,    /* glibc's default mutex */
+    LOCK_ADAPTIVE,   /* glibc's PTHREAD_MUTEX_ADAPTIVE_NP: spins a little before sleeping */
+    LOCK_TICKET,     /* ck_spinlock_ticket: fair (FIFO), spins */
+    LOCK_MCS,        /* ck_spinlock_mcs: fair (FIFO), each waiter spins on its own node */
+    LOCK_CAS,        /* ck_spinlock_cas: unfair, spins */
     LOCK_KIND_COUNT
 };
 
@@ -86,7 +88,7 @@ struct sched_config {
     size_t max_heap_words;             /* per-process heap cap; 0 = none */
     enum send_mode send_mode;
     enum timer_mode timer_mode;
-    enum lock_kind locks; /* zero: LOCK_PTHREAD */
+    enum lock_kind locks; /* zero: LOCK_SPIN_FUTEX, the default */
     /* The policy's parameter values, in the order of its params (policy_parse
      * gives them); NULL: every default. */
     const long long *policy_params;

@@ -16,6 +16,7 @@ static const struct {
     const char *name;
     const char *summary;
 } kinds[LOCK_KIND_COUNT] = {
+    [LOCK_SPIN_FUTEX] = {"spin-futex", "the default; clause's own: unfair, spins a bounded while, then sleeps on a futex"},
     [LOCK_PTHREAD] = {"pthread", "glibc's default mutex (sleeps on a futex at once when taken)"},
     [LOCK_ADAPTIVE] = {"adaptive", "glibc's PTHREAD_MUTEX_ADAPTIVE_NP (spins a little, then sleeps)"},
     [LOCK_TICKET] = {"ticket", "Concurrency Kit's ticket spinlock (fair: FIFO)"},
@@ -69,10 +70,13 @@ bool rt_lock_init(struct rt_lock *l, enum lock_kind kind, enum rt_lock_slot slot
         pthread_mutexattr_destroy(&attr);
         return ok;
     }
-    default:
-        l->kind = LOCK_PTHREAD;
-        l->plain_mutex = true;
+    case LOCK_PTHREAD:
         return pthread_mutex_init(&l->u.mutex, NULL) == 0;
+    default:
+        l->kind = LOCK_SPIN_FUTEX;
+        l->plain_mutex = false;
+        atomic_init(&l->u.word, 0);
+        return true;
     }
 }
 

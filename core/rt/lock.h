@@ -3,10 +3,11 @@
  * events idle threads sleep on.
  *
  * struct rt_lock is a mutex whose kind (executor.h's enum lock_kind) is
- * chosen when the executor is created: glibc's mutex (default or adaptive)
- * or one of Concurrency Kit's spinlocks. rt_lock/rt_unlock dispatch on the
- * kind inline, so the default's uncontended path is one predictable branch
- * more than a direct call. A lock is released by the thread that took it (as a pthread
+ * chosen when the executor is created: clause's spin-futex (the default),
+ * glibc's mutex (default or adaptive) or one of Concurrency Kit's
+ * spinlocks. rt_lock/rt_unlock dispatch on the kind inline, so glibc's
+ * mutex's uncontended path is one predictable branch more than a direct
+ * call. A lock is released by the thread that took it (as a pthread
  * mutex must be), which is what lets an MCS lock keep its queue nodes in
  * thread-local storage, one per lock slot.
  *
@@ -52,6 +53,7 @@ struct rt_lock {
         ck_spinlock_ticket_t ticket;
         ck_spinlock_mcs_t mcs;
         ck_spinlock_cas_t cas;
+        _Atomic uint32_t word; /* spin-futex: 0 free, 1 held, 2 held and a waiter may sleep */
     } u;
 } __attribute__((aligned(64))); /* a spinning waiter should not share a line with other hot state */
 
@@ -70,11 +72,11 @@ void rt_lock_set_measured(struct rt_lock *l, bool on);
  * taken by a thread without a record is not counted. */
 extern _Thread_local struct thread_lock_costs *rt_lock_costs;
 
-/* The spinlock kinds and measured locks run out of line (lock_ck.c):
- * inlining the spinlocks into every caller cost the default kind about 5
- * instructions per lock operation (callgrind, native pingpong at 1
- * worker), where a call costs the spinlocks next to nothing; so the
- * default kind's path is the one test of plain_mutex. */
+/* Every kind but an unmeasured glibc mutex runs out of line (lock_ck.c),
+ * the default spin-futex among them: inlining the spinlocks into every
+ * caller cost about 5 instructions per lock operation (callgrind, native
+ * pingpong at 1 worker), where a call costs them next to nothing; even so
+ * spin-futex runs that program in 6 % fewer instructions than pthread. */
 void rt_lock_slow(struct rt_lock *l);
 void rt_unlock_slow(struct rt_lock *l);
 

@@ -89,7 +89,7 @@ class Parsing(unittest.TestCase):
         self.assertEqual([(w["id"], w["args"]) for w in exp["workloads"]], [("ring_small", ["5", "12"])])
 
     def test_lock_kinds_axis(self):
-        self.assertEqual(self.load(EXPERIMENT)["locks"], ["pthread"])  # the default kind only
+        self.assertEqual(self.load(EXPERIMENT)["locks"], ["spin-futex"])  # the default kind only
         self.assertEqual(self.load(EXPERIMENT.replace("otp = true", 'otp = true\nlocks = "all"'))["locks"],
                          list(rx.LOCK_KINDS))
         exp = self.load(EXPERIMENT.replace("otp = true", 'otp = true\nlocks = ["pthread", "mcs"]'),
@@ -419,7 +419,7 @@ class Report(unittest.TestCase):
                                         "params": "x=1", "runtime": runtime, "policy": policy, "workers": n,
                                         "cpus_available": 2, "send_mode": "arrivals" if runtime == "clause" else "",
                                         "timers": "thread" if runtime == "clause" else "",
-                                        "locks": "pthread" if runtime == "clause" else "",
+                                        "locks": "spin-futex" if runtime == "clause" else "",
                                         "busy_wait": "0" if runtime == "clause" else "", "binding": "none",
                                         "repetition": rep, "status": "ok", "time_ms": t, "migrations": 7,
                                         "jain_workers": 0.9})

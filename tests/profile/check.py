@@ -140,7 +140,7 @@ def main():
         expect("--profile-events=none", doc["hardware_counters"], None)
         expect("pingpong: receives", doc["messages"]["receives"], 3 * 50 * 2 + 2 * 3)
         expect("default sample interval", doc["configuration"]["sample_interval"], 16)
-        expect("default lock kind", doc["configuration"]["locks"], "pthread")
+        expect("default lock kind", doc["configuration"]["locks"], "spin-futex")
         # The lock kind is part of the configuration, in both reports.
         doc, err, status = run(clause, ["--locks", "mcs", "--native", "pingpong", "3", "50"], tmp, text=True)
         expect("--locks mcs: status", status, 0)

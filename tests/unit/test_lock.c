@@ -1,8 +1,9 @@
 /*
- * test_lock.c — --profile's lock costs (rt/lock_ck.c): every acquisition
- * counted; on the timed ones (about 1 in the sample interval), whether it
- * was contended, how long it waited and how long the lock was held; under
- * every lock kind.
+ * test_lock.c — the lock kinds (rt/lock_ck.c): mutual exclusion under
+ * every kind, the default spin-futex's waiter sleeping instead of spinning
+ * on; and --profile's lock costs: every acquisition counted; on the timed
+ * ones (about 1 in the sample interval), whether it was contended, how long
+ * it waited and how long the lock was held; under every lock kind.
  */
 #include "rt/lock.h"
 #include "test_main.h"
@@ -180,7 +181,103 @@ static void test_the_time_held_is_measured_on_sampled_acquisitions(void)
     rt_lock_destroy(&lock);
 }
 
+/* ---- mutual exclusion, and spin-futex's sleep ---- */
+
+enum { CONTENDERS = 2, ACQUISITIONS = 10000, LONG_HOLD_EVERY = 1000 };
+
+struct contender {
+    struct rt_lock *lock;
+    long *counter; /* plain: only the lock orders its updates */
+};
+
+/* Increments the shared counter under the lock; now and then holds it for
+ * 100 us, longer than spin-futex spins, so that its waiters sleep. */
+static void *contend(void *arg)
+{
+    struct contender *c = arg;
+    for (int i = 0; i < ACQUISITIONS; i++) {
+        rt_lock(c->lock);
+        long v = *c->counter;
+        if (i % LONG_HOLD_EVERY == 0) {
+            struct timespec t = {0, 100000};
+            nanosleep(&t, NULL);
+        }
+        *c->counter = v + 1;
+        rt_unlock(c->lock);
+    }
+    return NULL;
+}
+
+static void test_every_kind_excludes(void)
+{
+    for (unsigned kind = 0; kind < LOCK_KIND_COUNT; kind++) {
+        struct rt_lock lock;
+        CU_ASSERT_TRUE_FATAL(rt_lock_init(&lock, (enum lock_kind)kind, RT_LOCK_SLOT_RUNQ));
+        long counter = 0;
+        struct contender c = {&lock, &counter};
+        pthread_t threads[CONTENDERS];
+        for (int t = 0; t < CONTENDERS; t++)
+            CU_ASSERT_EQUAL_FATAL(pthread_create(&threads[t], NULL, contend, &c), 0);
+        for (int t = 0; t < CONTENDERS; t++)
+            pthread_join(threads[t], NULL);
+        CU_ASSERT_EQUAL(counter, (long)CONTENDERS * ACQUISITIONS);
+        rt_lock_destroy(&lock);
+    }
+}
+
+struct waiter {
+    struct rt_lock *lock;
+    atomic_bool acquired;
+    uint64_t cpu_ns; /* the thread's CPU time from its call to its return */
+};
+
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static void *wait_for_lock(void *arg)
+{
+    struct waiter *w = arg;
+    uint64_t before = thread_cpu_ns();
+    rt_lock(w->lock);
+    w->cpu_ns = thread_cpu_ns() - before;
+    atomic_store(&w->acquired, true);
+    rt_unlock(w->lock);
+    return NULL;
+}
+
+/* A waiter on a spin-futex lock held for long spins its bounded while,
+ * marks the word (2: a sleeper may wait) and sleeps: it uses a few ms of
+ * CPU at most over a 200 ms hold, where cas would use all of it, and the
+ * unlock wakes it. */
+static void test_a_spin_futex_waiter_sleeps(void)
+{
+    struct rt_lock lock;
+    CU_ASSERT_TRUE_FATAL(rt_lock_init(&lock, LOCK_SPIN_FUTEX, RT_LOCK_SLOT_EXEC));
+    rt_lock(&lock);
+    struct waiter w = {&lock, false, 0};
+    pthread_t thread;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, wait_for_lock, &w), 0);
+    uint64_t give_up = monotonic_ns() + 10000000000u;
+    while (atomic_load(&lock.u.word) != 2 && monotonic_ns() < give_up)
+        sleep_ms(1);
+    CU_ASSERT_EQUAL(atomic_load(&lock.u.word), 2);
+    sleep_ms(200);
+    CU_ASSERT_FALSE(atomic_load(&w.acquired));
+    rt_unlock(&lock);
+    pthread_join(thread, NULL);
+    CU_ASSERT_TRUE(atomic_load(&w.acquired));
+    CU_ASSERT(w.cpu_ns < 50000000u); /* spinning through the hold would be 200 ms or more */
+    CU_ASSERT_EQUAL(atomic_load(&lock.u.word), 0);
+    rt_lock_destroy(&lock);
+}
+
 static CU_TestInfo tests[] = {
+    {"every kind excludes, waiters spinning and sleeping", test_every_kind_excludes},
+    {"a spin-futex waiter sleeps after its spins, and is woken", test_a_spin_futex_waiter_sleeps},
     {"free acquisitions are counted", test_free_acquisitions_are_counted},
     {"an unmeasured lock records nothing", test_an_unmeasured_lock_records_nothing},
     {"a contended acquisition is timed for its wait", test_a_contended_acquisition_is_timed_for_its_wait},

@@ -105,7 +105,7 @@ static bool select_policies(const char *names)
     return count > 0;
 }
 
-static enum lock_kind selected_locks = LOCK_PTHREAD;
+static enum lock_kind selected_locks = LOCK_SPIN_FUTEX; /* the default */
 
 enum lock_kind test_lock_kind(void) { return selected_locks; }
 

@@ -176,7 +176,7 @@ static void test_lock_kinds(void)
     struct clause_options o;
     char e[256];
     CU_ASSERT_TRUE(PARSE(&o, e, "--native", "spawn_exit", "1"));
-    CU_ASSERT_EQUAL(o.locks, LOCK_PTHREAD);
+    CU_ASSERT_EQUAL(o.locks, LOCK_SPIN_FUTEX);
     for (unsigned k = 0; k < LOCK_KIND_COUNT; k++) {
         char *name = (char *)lock_kind_name((enum lock_kind)k);
         CU_ASSERT_TRUE(PARSE(&o, e, "--locks", name, "--native", "spawn_exit", "1"));
