@@ -221,6 +221,7 @@ run: build/rel/clause
 bench: build/rel/clause
 	experiments/bench_compute.sh
 	experiments/bench_native.sh
+	experiments/bench_sched.sh
 	experiments/bench_ets.sh
 	experiments/bench_exceptions.sh
 	experiments/bench_portions.sh

@@ -1,0 +1,57 @@
+#!/bin/sh
+# The scheduling set of `make bench`: the message- and process-bound
+# workloads of experiments/default.toml at their full sizes, on clause with
+# its defaults (erts, the default lock kind) and on OTP (erl +S N) from the
+# same .beam, 1 and 2 workers (and every CPU when there are more), REPEAT
+# runs of each interleaved so that drift hits both alike. Prints the medians
+# of the work's own time (time_ms) and clause/OTP (below 1: clause is
+# faster). Compute-bound kernels are bench_compute.sh's.
+#
+#   experiments/bench_sched.sh [REPEAT]      (default 5)
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+repeat=${1:-5}
+. "$root/experiments/bench_lib.sh"
+for m in pingpong threadring bang big fjthrput fjcreate spawntree chameneos serialmsg mixed; do
+    erlc -o "$out" "$root/experiments/workloads/$m.erl"
+done
+cpus=$(nproc)
+counts="1 2"
+[ "$cpus" -gt 2 ] && counts="$counts $cpus"
+
+# time_ms of one run of MODULE ARG... on RUNTIME (clause or otp) with
+# WORKERS workers; fails the bench when the run printed no time.
+run_once() {
+    runtime=$1 workers=$2 module=$3
+    shift 3
+    if [ "$runtime" = clause ]; then
+        line=$("$clause" --schedulers "$workers" "$out/$module.beam" "$@" </dev/null)
+    else
+        line=$(erl +S "$workers:$workers" -noshell -pa "$out" -run "$module" main "$@" -s init stop </dev/null)
+    fi
+    t=$(echo "$line" | sed -n 's/.*time_ms=\([0-9.]*\).*/\1/p')
+    [ -n "$t" ] || { echo "bench_sched: $runtime $module $*: no time_ms in '$line'" >&2; exit 1; }
+    echo "$t"
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+echo "scheduling set, erts and the default lock kind, median of $repeat interleaved runs; machine: $cpus CPUs"
+printf '%-12s %-16s %7s %11s %11s %7s\n' workload args workers clause_ms otp_ms ratio
+for case in "pingpong 100 5000" "threadring 503 1000000" "bang 64 10000" "big 200 1000" "fjthrput 60 5000" \
+    "fjcreate 100000" "spawntree 24" "chameneos 100 100000" "serialmsg 8 5000 32" "mixed 50 100 100 8"; do
+    # shellcheck disable=SC2086
+    set -- $case
+    module=$1
+    shift
+    for w in $counts; do
+        : >"$out/sched_clause" && : >"$out/sched_otp"
+        for _ in $(seq "$repeat"); do
+            run_once clause "$w" "$module" "$@" >>"$out/sched_clause"
+            run_once otp "$w" "$module" "$@" >>"$out/sched_otp"
+        done
+        c=$(median <"$out/sched_clause") o=$(median <"$out/sched_otp")
+        printf '%-12s %-16s %7s %11s %11s %7s\n' "$module" "$*" "$w" "$c" "$o" \
+            "$(awk -v c="$c" -v o="$o" 'BEGIN { printf "%.2f", c / o }')"
+    done
+done
