@@ -254,22 +254,24 @@ test-layers:
 	tests/layers/test_check_layers.sh
 
 # How the executor's two locks can be built (clause --locks help): the
-# concurrent suites run under each kind that stays live with more workers
-# than CPUs (they run up to 8 workers): the default (spin-futex) with every
-# policy, each other kind under the seeds' two policies (the lock is the
-# executor's, whatever the policy) at a tenth of the rounds (--tenth: the
+# concurrent suites run under every kind: the default (spin-futex) with
+# every policy, each other kind under the seeds' two policies (the lock is
+# the executor's, whatever the policy) at a tenth of the rounds (--tenth: the
 # locks' paths, not the counts; make tsan keeps the full counts). The fair
-# spinlocks (ticket, mcs) convoy there, a preempted waiter holding up every
-# later one: a tenth of the rounds under ticket overran 100 s on 2 CPUs
-# (the lock suite's mutual-exclusion test runs them, with 2 threads). The
-# goldens run cas at 2 workers.
+# spinlocks (ticket, mcs) convoy with more workers than CPUs, a preempted
+# waiter holding up every later one (a tenth of the rounds with the suites'
+# 8 workers overran 100 s under ticket on 2 CPUs), so they run with at most
+# one worker per CPU (--max-workers). The goldens run cas at 2 workers.
 LOCK_DEFAULT := spin-futex
 LOCK_KINDS := $(LOCK_DEFAULT) pthread adaptive cas
+FAIR_LOCK_KINDS := ticket mcs
 
 test-rel: build/rel/unit-tests host-rel
 	build/rel/unit-tests
 	for k in $(filter-out $(LOCK_DEFAULT),$(LOCK_KINDS)); do \
 	  build/rel/unit-tests --concurrent --locks $$k --policy erts,global_fifo --tenth || exit 1; done
+	for k in $(FAIR_LOCK_KINDS); do \
+	  build/rel/unit-tests --concurrent --locks $$k --max-workers $$(nproc) --policy erts,global_fifo --tenth || exit 1; done
 
 test-asan: build/asan/unit-tests host-asan
 	build/asan/unit-tests
@@ -356,6 +358,8 @@ tsan: build/tsan/unit-tests
 	build/tsan/unit-tests --concurrent
 	for k in $(filter-out $(LOCK_DEFAULT),$(LOCK_KINDS)); do \
 	  build/tsan/unit-tests --concurrent --locks $$k --policy erts,global_fifo || exit 1; done
+	for k in $(FAIR_LOCK_KINDS); do \
+	  build/tsan/unit-tests --concurrent --locks $$k --max-workers $$(nproc) --policy erts,global_fifo || exit 1; done
 
 # ---- fuzzing: clang and libFuzzer, never part of `make test` ----
 # One target per decoder of outside bytes (tests/fuzz/fuzz_NAME.c):

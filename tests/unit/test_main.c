@@ -6,8 +6,11 @@
  * those only; --locks KIND (or CLAUSE_TEST_LOCKS=KIND) builds every
  * executor's locks of that kind; --tenth gives every per-policy loop a
  * tenth of its count (test_rounds: the reruns under other lock kinds test
- * the locks' paths, which a tenth of the rounds takes as well); --times
- * prints each test's wall time, slowest first.
+ * the locks' paths, which a tenth of the rounds takes as well);
+ * --max-workers N (or CLAUSE_TEST_MAX_WORKERS) builds every executor with
+ * at most N workers (the fair spinlocks convoy with more workers than
+ * CPUs: make tsan runs them so); --times prints each test's wall time,
+ * slowest first.
  * Exits non-zero when any test fails.
  */
 #include "test_main.h"
@@ -130,10 +133,15 @@ struct sched_config test_sched_config(const struct policy_ops *policy, unsigned 
     };
 }
 
+static unsigned max_workers; /* --max-workers; 0: no cap */
+
 struct sched *test_sched_create(const struct sched_config *config)
 {
     const char *error = NULL;
-    struct sched *s = sched_create(config, &error);
+    struct sched_config capped = *config;
+    if (max_workers && capped.workers > max_workers)
+        capped.workers = max_workers;
+    struct sched *s = sched_create(&capped, &error);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     return s;
 }
@@ -211,6 +219,7 @@ int main(int argc, char **argv)
     const char *locks = getenv("CLAUSE_TEST_LOCKS");
     const char *busy_wait = getenv("CLAUSE_TEST_BUSY_WAIT");
     const char *watchdog = getenv("CLAUSE_TEST_WATCHDOG");
+    const char *workers_cap = getenv("CLAUSE_TEST_MAX_WORKERS");
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--concurrent") == 0)
             concurrent_only = true;
@@ -224,6 +233,8 @@ int main(int argc, char **argv)
             busy_wait = argv[++i];
         else if (strcmp(argv[i], "--watchdog") == 0 && i + 1 < argc)
             watchdog = argv[++i];
+        else if (strcmp(argv[i], "--max-workers") == 0 && i + 1 < argc)
+            workers_cap = argv[++i];
         else if (strcmp(argv[i], "--times") == 0)
             report_times = true;
         else if (strcmp(argv[i], "--tenth") == 0)
@@ -231,7 +242,7 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr,
                     "usage: %s [--concurrent] [--suite NAME] [--policy NAME[,NAME...]] [--locks KIND] [--busy-wait N] "
-                    "[--watchdog MS] [--tenth] [--times]\n",
+                    "[--watchdog MS] [--max-workers N] [--tenth] [--times]\n",
                     argv[0]);
             return 2;
         }
@@ -265,6 +276,22 @@ int main(int argc, char **argv)
         }
         selected_watchdog_ms = (unsigned)n;
         printf("test_main: watchdog %u ms\n", selected_watchdog_ms);
+    }
+    if (workers_cap && *workers_cap) {
+        char *end;
+        unsigned long n = strtoul(workers_cap, &end, 10);
+        if (!concurrent_only) {
+            /* The rule tests index their executors' workers by the counts they asked for. */
+            fprintf(stderr, "test_main: --max-workers is for the concurrent suites (--concurrent)\n");
+            return 2;
+        }
+        if (*end || n < 1 || n > SCHED_MAX_WORKERS) {
+            fprintf(stderr, "test_main: --max-workers: '%s' is not a number from 1 to %u\n", workers_cap,
+                    SCHED_MAX_WORKERS);
+            return 2;
+        }
+        max_workers = (unsigned)n;
+        printf("test_main: at most %u workers\n", max_workers);
     }
     atom_table_init();
     signal(SIGALRM, test_overran);
