@@ -11,9 +11,15 @@ repeat=${1:-3}
 erlc -o "$out" "$root/experiments/workloads/compute.erl"
 echo "compute-bound kernels, 1 worker, best of $repeat; machine: $(nproc) CPUs"
 printf '%-8s %10s %12s %12s %8s\n' kernel n clause_us otp_us ratio
-for case in "fib 30" "sort 200000" "floats 1000000"; do
+logs=0 count=0
+for case in "fib 30" "sort 200000" "floats 1000000" "nbody 200000" "bits 200000" "maps 1000000" \
+    "strings 50000" "foldl 1000000"; do
     # shellcheck disable=SC2086
     set -- $case
     best_of 1 compute "$1" "$2"
-    printf '%-8s %10s %12s %12s %8s\n' "$1" "$2" "$best_clause" "$best_otp" "$(ratio)"
+    r=$(ratio)
+    printf '%-8s %10s %12s %12s %8s\n' "$1" "$2" "$best_clause" "$best_otp" "$r"
+    logs=$(awk -v s="$logs" -v r="$r" 'BEGIN { print s + log(r) }')
+    count=$((count + 1))
 done
+awk -v s="$logs" -v n="$count" 'BEGIN { printf "geometric mean of the ratios: %.2f\n", exp(s / n) }'

@@ -291,7 +291,9 @@ enum bits_result bits_get_integer(heap_t *h, term ctx, uint64_t bits, unsigned f
         uint64_t v = read_bits(data, at, (unsigned)bits);
         if (little_endian(flags))
             v = swap_bytes(v, (unsigned)(bits / 8));
-        if ((flags & BITS_FLAG_SIGNED) && bits < 64 && (v >> (bits - 1)) & 1)
+        if (bits < SMALL_BITS && !((flags & BITS_FLAG_SIGNED) && (v >> (bits - 1)) & 1))
+            t = make_small((int64_t)v); /* the common case: no bignum to consider */
+        else if ((flags & BITS_FLAG_SIGNED) && bits < 64 && (v >> (bits - 1)) & 1)
             t = int_from_int64(h, (int64_t)(v | ~(((uint64_t)1 << bits) - 1)));
         else if ((flags & BITS_FLAG_SIGNED) && bits == 64)
             t = int_from_int64(h, (int64_t)v);
@@ -539,54 +541,39 @@ void bits_set_position(term ctx, term position) { boxed_ptr(ctx)[CTX_OFFSET] = p
 /* ---- construction ---- */
 
 /* Segment types and flags by atom, interned at first use (atom_intern is
- * idempotent and thread-safe, so two workers racing store the same term). */
-enum seg_kind {
-    SEG_INTEGER,
-    SEG_FLOAT,
-    SEG_BINARY,
-    SEG_STRING,
-    SEG_UTF8,
-    SEG_UTF16,
-    SEG_UTF32,
-    SEG_APPEND,
-    SEG_PRIVATE_APPEND,
-    SEG_KINDS,
-    SEG_FLAG_LITTLE = SEG_KINDS,
+ * idempotent and thread-safe, so two workers racing store the same term):
+ * the types in enum bits_segment_kind's order, then the flags. */
+enum {
+    SEG_FLAG_LITTLE = BITS_SEG_UNKNOWN,
     SEG_FLAG_SIGNED,
     SEG_FLAG_NATIVE,
     SEG_NAMES,
 };
 static const char *const seg_names[SEG_NAMES] = {
-    "integer", "float", "binary", "string", "utf8",   "utf16",  "utf32",
-    "append",  "private_append",  "little", "signed", "native",
+    "integer", "float",  "binary",         "string", "utf8",   "utf16",
+    "utf32",   "append", "private_append", "little", "signed", "native",
 };
 static _Atomic term seg_atoms[SEG_NAMES];
 
-static term seg_atom_intern(unsigned i)
+static term seg_atom(unsigned i)
 {
-    term a = atom_intern_cstr(seg_names[i]);
-    atomic_store_explicit(&seg_atoms[i], a, memory_order_relaxed);
+    term a = atomic_load_explicit(&seg_atoms[i], memory_order_relaxed);
+    if (a == 0) {
+        a = atom_intern_cstr(seg_names[i]);
+        atomic_store_explicit(&seg_atoms[i], a, memory_order_relaxed);
+    }
     return a;
 }
 
-/* Inlined: every segment of every construction compares its type with
- * these (a binary comprehension spent a tenth of its instructions in the
- * calls). */
-static inline term seg_atom(unsigned i)
+enum bits_segment_kind bits_segment_kind_of(term type)
 {
-    term a = atomic_load_explicit(&seg_atoms[i], memory_order_relaxed);
-    return a != 0 ? a : seg_atom_intern(i);
-}
-
-static enum seg_kind seg_kind(term type)
-{
-    for (unsigned i = 0; i < SEG_KINDS; i++)
+    for (unsigned i = 0; i < BITS_SEG_UNKNOWN; i++)
         if (type == seg_atom(i))
-            return (enum seg_kind)i;
-    return SEG_KINDS;
+            return (enum bits_segment_kind)i;
+    return BITS_SEG_UNKNOWN;
 }
 
-static unsigned segment_flags(term flags)
+unsigned bits_segment_flags_of(term flags)
 {
     unsigned f = 0;
     for (; is_list(flags); flags = list_tail(flags)) {
@@ -613,25 +600,25 @@ static uint64_t bitstring_bits(term t)
 }
 
 /* The bits segment s adds, or BITS_NO_MATCH for a bad argument (badarg). */
-static enum bits_result segment_bits(const struct bits_segment *s, enum seg_kind k, uint64_t *bits)
+static enum bits_result segment_bits(const struct bits_segment *s, uint64_t *bits)
 {
+    enum bits_segment_kind k = s->kind;
     switch (k) {
-    case SEG_INTEGER:
-    case SEG_FLOAT:
+    case BITS_SEG_INTEGER:
+    case BITS_SEG_FLOAT:
         if (!is_small(s->size) || small_value(s->size) < 0 ||
             (s->unit > 1 && (uint64_t)small_value(s->size) > UINT64_MAX / 2 / s->unit))
             return BITS_NO_MATCH;
         *bits = (uint64_t)small_value(s->size) * s->unit;
-        if (k == SEG_INTEGER)
+        if (k == BITS_SEG_INTEGER)
             return is_integer(s->value) ? BITS_OK : BITS_NO_MATCH;
         if (*bits != 16 && *bits != 32 && *bits != 64)
             return BITS_NO_MATCH;
         double d;
-        return is_float(s->value) || (is_integer(s->value) && int_to_double(s->value, &d)) ? BITS_OK
-                                                                                          : BITS_NO_MATCH;
-    case SEG_BINARY:
-    case SEG_APPEND:
-    case SEG_PRIVATE_APPEND: {
+        return is_float(s->value) || (is_integer(s->value) && int_to_double(s->value, &d)) ? BITS_OK : BITS_NO_MATCH;
+    case BITS_SEG_BINARY:
+    case BITS_SEG_APPEND:
+    case BITS_SEG_PRIVATE_APPEND: {
         if (!is_bitstring(s->value))
             return BITS_NO_MATCH;
         uint64_t have = bitstring_bits(s->value);
@@ -644,16 +631,16 @@ static enum bits_result segment_bits(const struct bits_segment *s, enum seg_kind
         *bits = (uint64_t)small_value(s->size) * s->unit;
         return *bits <= have ? BITS_OK : BITS_NO_MATCH;
     }
-    case SEG_STRING:
+    case BITS_SEG_STRING:
         *bits = (uint64_t)small_value(s->size) * (s->unit ? s->unit : 8);
         return BITS_OK;
-    case SEG_UTF8:
-    case SEG_UTF16:
-    case SEG_UTF32: {
+    case BITS_SEG_UTF8:
+    case BITS_SEG_UTF16:
+    case BITS_SEG_UTF32: {
         if (!is_small(s->value) || !code_point_valid(small_value(s->value)))
             return BITS_NO_MATCH;
         int64_t c = small_value(s->value);
-        *bits = k == SEG_UTF8 ? 8 * utf8_length(c) : k == SEG_UTF32 || c >= 0x10000 ? 32 : 16;
+        *bits = k == BITS_SEG_UTF8 ? 8 * utf8_length(c) : k == BITS_SEG_UTF32 || c >= 0x10000 ? 32 : 16;
         return BITS_OK;
     }
     default:
@@ -705,19 +692,19 @@ static void write_float(uint8_t *data, uint64_t at, term value, unsigned flags, 
     write_bits(data, at, u, (unsigned)bits);
 }
 
-static void write_segment(uint8_t *data, uint64_t at, const struct bits_segment *s, enum seg_kind k, uint64_t bits)
+static void write_segment(uint8_t *data, uint64_t at, const struct bits_segment *s, uint64_t bits)
 {
-    switch (k) {
-    case SEG_INTEGER:
-        write_integer(data, at, s->value, segment_flags(s->flags), bits);
+    switch (s->kind) {
+    case BITS_SEG_INTEGER:
+        write_integer(data, at, s->value, s->flags, bits);
         return;
-    case SEG_FLOAT:
-        write_float(data, at, s->value, segment_flags(s->flags), bits);
+    case BITS_SEG_FLOAT:
+        write_float(data, at, s->value, s->flags, bits);
         return;
-    case SEG_STRING:
+    case BITS_SEG_STRING:
         copy_bits(data, at, (const uint8_t *)(uintptr_t)s->value, 0, bits);
         return;
-    case SEG_UTF8: {
+    case BITS_SEG_UTF8: {
         int64_t c = small_value(s->value);
         size_t n = utf8_length(c);
         uint8_t b[4];
@@ -732,8 +719,8 @@ static void write_segment(uint8_t *data, uint64_t at, const struct bits_segment 
             write_bits(data, at + 8 * i, b[i], 8);
         return;
     }
-    case SEG_UTF16: {
-        unsigned flags = segment_flags(s->flags);
+    case BITS_SEG_UTF16: {
+        unsigned flags = s->flags;
         int64_t c = small_value(s->value);
         uint64_t units = (uint64_t)c;
         if (c >= 0x10000) /* a surrogate pair, the high one first */
@@ -745,9 +732,9 @@ static void write_segment(uint8_t *data, uint64_t at, const struct bits_segment 
         write_bits(data, at, units, (unsigned)bits);
         return;
     }
-    case SEG_UTF32: {
+    case BITS_SEG_UTF32: {
         uint64_t c = (uint64_t)small_value(s->value);
-        write_bits(data, at, little_endian(segment_flags(s->flags)) ? swap_bytes(c, 4) : c, 32);
+        write_bits(data, at, little_endian(s->flags) ? swap_bytes(c, 4) : c, 32);
         return;
     }
     default: { /* binary, append: bits from the start of the value */
@@ -761,11 +748,10 @@ static void write_segment(uint8_t *data, uint64_t at, const struct bits_segment 
     }
 }
 
-static void write_segments(uint8_t *data, uint64_t at, const struct bits_segment *s, const enum seg_kind *kinds,
-                           const uint64_t *sizes, size_t n)
+static void write_segments(uint8_t *data, uint64_t at, const struct bits_segment *s, const uint64_t *sizes, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        write_segment(data, at, &s[i], kinds[i], sizes[i]);
+        write_segment(data, at, &s[i], sizes[i]);
         at += sizes[i];
     }
 }
@@ -803,8 +789,8 @@ static size_t writable_capacity(size_t bytes)
  * tip moved by the first and copies. The acquire load pairs with the
  * release in binary_unref, so the writes of a former holder (which handed
  * the binary over in a message) happen before ours. */
-static enum bits_result create_append(heap_t *h, const struct bits_segment *s, const enum seg_kind *kinds,
-                                      const uint64_t *sizes, size_t n, uint64_t total, term *out)
+static enum bits_result create_append(heap_t *h, const struct bits_segment *s, const uint64_t *sizes, size_t n,
+                                      uint64_t total, term *out)
 {
     term a = s[0].value;
     const term *box = boxed_ptr(a);
@@ -820,12 +806,12 @@ static enum bits_result create_append(heap_t *h, const struct bits_segment *s, c
         if (atomic_load_explicit(&b->refc, memory_order_acquire) == 1 && b->tip_bits == start + sizes[0] &&
             (uint64_t)b->size * 8 - b->tip_bits >= total - sizes[0]) {
             uint64_t end = start + total;
-            if (kinds[0] == SEG_PRIVATE_APPEND && a != orig) {
+            if (s[0].kind == BITS_SEG_PRIVATE_APPEND && a != orig) {
                 /* The compiler emits private_append only for a binary
                  * comprehension's accumulator, which nothing else holds:
                  * its window grows where it is, and a comprehension
                  * allocates nothing a segment. */
-                write_segments(b->data, b->tip_bits, s + 1, kinds + 1, sizes + 1, n - 1);
+                write_segments(b->data, b->tip_bits, s + 1, sizes + 1, n - 1);
                 b->tip_bits = end;
                 term *w = boxed_ptr(a);
                 w[SUBBIN_SIZE] = (term)(total / 8);
@@ -836,7 +822,7 @@ static enum bits_result create_append(heap_t *h, const struct bits_segment *s, c
             term t = bin_sub(h, orig, (size_t)(start / 8), (size_t)(total / 8), (unsigned)(total % 8));
             if (is_non_value(t))
                 return BITS_NO_MEMORY;
-            write_segments(b->data, b->tip_bits, s + 1, kinds + 1, sizes + 1, n - 1);
+            write_segments(b->data, b->tip_bits, s + 1, sizes + 1, n - 1);
             b->tip_bits = end;
             *out = t;
             return BITS_OK;
@@ -861,7 +847,7 @@ static enum bits_result create_append(heap_t *h, const struct bits_segment *s, c
         b->tip_bits = total;
         data = b->data;
     }
-    write_segments(data, 0, s, kinds, sizes, n);
+    write_segments(data, 0, s, sizes, n);
     *out = t;
     return BITS_OK;
 }
@@ -886,45 +872,34 @@ term bits_init_writable(heap_t *h, term size_hint)
 enum bits_result bits_create(heap_t *h, const struct bits_segment *segments, size_t n, term *out)
 {
     uint64_t inline_sizes[INLINE_SEGMENTS];
-    enum seg_kind inline_kinds[INLINE_SEGMENTS];
     uint64_t *sizes = inline_sizes;
-    enum seg_kind *kinds = inline_kinds;
-    if (n > INLINE_SEGMENTS) {
-        sizes = malloc(n * sizeof *sizes);
-        kinds = malloc(n * sizeof *kinds);
-        if (!sizes || !kinds) {
-            free(sizes);
-            free(kinds);
-            h->failure = HEAP_FAIL_NOMEM;
-            return BITS_NO_MEMORY;
-        }
+    if (n > INLINE_SEGMENTS && !(sizes = malloc(n * sizeof *sizes))) {
+        h->failure = HEAP_FAIL_NOMEM;
+        return BITS_NO_MEMORY;
     }
     enum bits_result r = BITS_OK;
     uint64_t total = 0;
     for (size_t i = 0; i < n && r == BITS_OK; i++) {
-        kinds[i] = seg_kind(segments[i].type);
-        r = segment_bits(&segments[i], kinds[i], &sizes[i]);
+        r = segment_bits(&segments[i], &sizes[i]);
         if (r == BITS_OK && sizes[i] > UINT64_MAX / 2 - total)
             r = BITS_NO_MATCH; /* past any binary a host can hold */
         total += r == BITS_OK ? sizes[i] : 0;
     }
     if (r == BITS_OK && total / 8 > SIZE_MAX / 2)
         r = BITS_NO_MATCH;
-    if (r == BITS_OK && n > 0 && (kinds[0] == SEG_APPEND || kinds[0] == SEG_PRIVATE_APPEND)) {
-        r = create_append(h, segments, kinds, sizes, n, total, out);
+    if (r == BITS_OK && n > 0 && (segments[0].kind == BITS_SEG_APPEND || segments[0].kind == BITS_SEG_PRIVATE_APPEND)) {
+        r = create_append(h, segments, sizes, n, total, out);
     } else if (r == BITS_OK) {
         uint8_t *data;
         term bin = plain_result(h, total, &data);
         if (is_non_value(bin)) {
             r = BITS_NO_MEMORY;
         } else {
-            write_segments(data, 0, segments, kinds, sizes, n);
+            write_segments(data, 0, segments, sizes, n);
             *out = bin;
         }
     }
-    if (sizes != inline_sizes) {
+    if (sizes != inline_sizes)
         free(sizes);
-        free(kinds);
-    }
     return r;
 }

@@ -58,13 +58,35 @@ enum bits_result bits_get_tail(heap_t *h, term ctx, term *out);
 term bits_position(term ctx);
 void bits_set_position(term ctx, term position);
 
+/* The kinds of bs_create_bin's segments (its type atoms). A module's
+ * segments are decoded once, when it is prepared: a construction then
+ * compares no atoms (a binary comprehension spent a tenth of its
+ * instructions finding its segments' types and flags). */
+enum bits_segment_kind {
+    BITS_SEG_INTEGER,
+    BITS_SEG_FLOAT,
+    BITS_SEG_BINARY,
+    BITS_SEG_STRING,
+    BITS_SEG_UTF8,
+    BITS_SEG_UTF16,
+    BITS_SEG_UTF32,
+    BITS_SEG_APPEND,
+    BITS_SEG_PRIVATE_APPEND,
+    BITS_SEG_UNKNOWN, /* any other type: building fails with badarg */
+};
+
+/* The kind a type atom names. */
+enum bits_segment_kind bits_segment_kind_of(term type);
+/* The BITS_FLAG_ bits of a segment's flag list ([] or a list of atoms). */
+unsigned bits_segment_flags_of(term flags);
+
 /* One segment of bs_create_bin, with its operands fetched. */
 struct bits_segment {
-    term type; /* atom: integer, binary, string, utf8, utf16, utf32, float, append, private_append */
+    enum bits_segment_kind kind;
     unsigned unit;
-    term flags; /* [] or a list of atoms */
-    term value; /* for string: (term)(uintptr_t) pointer to the bytes */
-    term size;  /* small integer, or the atom all / undefined */
+    unsigned flags; /* BITS_FLAG_ bits */
+    term value;     /* for string: (term)(uintptr_t) pointer to the bytes */
+    term size;      /* small integer, or the atom all / undefined */
 };
 
 /* bs_init_writable: an empty binary to append to, with room for about

@@ -4,6 +4,7 @@
  */
 #include "beam/code_server.h"
 
+#include "beam/bits.h"
 #include "beam/interp.h"
 #include "beam/lib_modules.h"
 #include "beam/loader.h"
@@ -11,12 +12,12 @@
 #include "term/atom.h"
 
 #include <glob.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef CLAUSE_OTP_ROOT
 #define CLAUSE_OTP_ROOT "/usr/lib/erlang"
@@ -245,10 +246,17 @@ static bool prepare_locked(struct code_server *cs, struct beam_module *m, char *
         /* String operands become pointers into the module's StrT. */
         if (instr[0] == BEAM_OP_bs_match_string)
             instr[4] = (uint64_t)(uintptr_t)(m->strings + instr[4]);
+        /* bs_create_bin's segments: the type atom becomes its kind, the
+         * flag list its bits (bits.h), a string's operand a pointer. */
         if (instr[0] == BEAM_OP_bs_create_bin)
-            for (uint64_t i = 0; i < instr[6] / 6; i++)
-                if ((term)instr[7 + 6 * i] == A(string))
-                    instr[7 + 6 * i + 4] = (uint64_t)(uintptr_t)(m->strings + instr[7 + 6 * i + 4]);
+            for (uint64_t i = 0; i < instr[6] / 6; i++) {
+                uint64_t *segment = instr + 7 + 6 * i;
+                enum bits_segment_kind kind = bits_segment_kind_of((term)segment[0]);
+                if (kind == BITS_SEG_STRING)
+                    segment[4] = (uint64_t)(uintptr_t)(m->strings + segment[4]);
+                segment[0] = kind;
+                segment[3] = bits_segment_flags_of((term)segment[3]);
+            }
         instr[0] = (uint64_t)(uintptr_t)beam_prepared_handler(instr, (unsigned)instr[0]);
         at += words;
     }

@@ -589,26 +589,174 @@ static void init_handler_table(void)
     run(NULL);
 }
 
-/* Handlers for common instructions on small integers, chosen when a module
- * is prepared; each falls back to the generic handler. */
-enum { SPECIAL_PLUS, SPECIAL_MINUS, SPECIAL_COUNT };
+/* Handlers specialised for an instruction's operand shapes, chosen when a
+ * module is prepared (beam_prepared_handler): each reads its operands
+ * without testing their kinds, which the generic handlers do at every
+ * execution (SRC, DST). Most take the generic handler's path for what
+ * their shape does not cover (a sum that is not small, ...). The shapes are
+ * the frequent ones in compiled code: x and y registers, constants. */
+// clang-format off
+#define SPECIAL_HANDLERS(S)                                                                                            \
+    S(plus) S(plus_xc) S(plus_yc) S(plus_xx) S(plus_xy) S(plus_yx)                                                     \
+    S(minus) S(minus_xc) S(minus_yc) S(minus_xx) S(minus_xy) S(minus_yx)                                               \
+    S(times) S(band) S(bor) S(bxor) S(div) S(rem)                                                                      \
+    S(move_xx) S(move_xy) S(move_yx) S(move_yy) S(move_cx) S(move_cy)                                                  \
+    S(get_tuple_element_xx) S(get_tuple_element_xy) S(get_tuple_element_yx) S(get_tuple_element_yy)                    \
+    S(get_list_xxx) S(get_list_xxy) S(get_list_xyy)                                                                    \
+    S(is_eq_exact_xi) S(is_ne_exact_xi) S(is_eq_exact_yi)                                                              \
+    S(is_lt_xc) S(is_lt_cx) S(is_ge_xc) S(is_ge_cx) S(is_lt_xx) S(is_ge_xx)                                            \
+    S(test_arity_x) S(is_tuple_x) S(is_tagged_tuple_x) S(is_nonempty_list_x) S(is_nil_x)                               \
+    S(fmove_ff) S(fmove_xf) S(fmove_yf) S(fmove_cf) S(fmove_fx) S(fmove_fy)                                            \
+    S(select_val_immediate)
+// clang-format on
+enum special_handler {
+#define SPECIAL_ENUM(name) SPECIAL_##name,
+    SPECIAL_HANDLERS(SPECIAL_ENUM)
+#undef SPECIAL_ENUM
+        SPECIAL_COUNT
+};
 static const void *const *special_handlers;
+
+/* An operand's shape: 'x' or 'y' register, 'f' float register, 'i' an
+ * immediate term, 'c' any other term (a literal). */
+static char operand_shape(uint64_t w)
+{
+    if (beam_is_register(w)) {
+        unsigned kind = beam_register_kind(w);
+        return kind == BEAM_REG_X ? 'x' : kind == BEAM_REG_Y ? 'y' : 'f';
+    }
+    return is_immed((term)w) ? 'i' : 'c';
+}
+
+/* Shapes as two or three letters, constants of either kind as 'c'. */
+static bool shapes_are(const char *want, const uint64_t *operands)
+{
+    for (unsigned i = 0; want[i]; i++) {
+        char have = operand_shape(operands[i]);
+        if (have != want[i] && !(want[i] == 'c' && have == 'i'))
+            return false;
+    }
+    return true;
+}
+
+static bool is_erlang_operator(const struct beam_export *e, const char *op)
+{
+    size_t len;
+    const char *name = atom_text(e->function, &len);
+    return e->module == A(erlang) && e->arity == 2 && len == strlen(op) && memcmp(name, op, len) == 0;
+}
+
+/* The special handler for instr, or -1. */
+static int special_for(const uint64_t *instr, unsigned op)
+{
+    switch (op) {
+    case BEAM_OP_gc_bif2: {
+        const struct beam_export *e = (const struct beam_export *)(uintptr_t)instr[3];
+        static const struct {
+            const char *name;
+            int special;
+        } others[] = {{"*", SPECIAL_times},   {"band", SPECIAL_band}, {"bor", SPECIAL_bor},
+                      {"bxor", SPECIAL_bxor}, {"div", SPECIAL_div},   {"rem", SPECIAL_rem}};
+        for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+            if (is_erlang_operator(e, others[i].name))
+                return others[i].special;
+        bool plus = is_erlang_operator(e, "+");
+        if (!plus && !is_erlang_operator(e, "-"))
+            return -1;
+        /* Into an x register, from registers or a register and a small
+         * constant (never a constant first: the compiler puts constants
+         * second). */
+        static const char *const shapes[] = {"xcx", "ycx", "xxx", "xyx", "yxx"};
+        for (int i = 0; i < 5; i++)
+            if (shapes_are(shapes[i], instr + 4) && (shapes[i][1] != 'c' || is_small((term)instr[5])))
+                return (plus ? SPECIAL_plus_xc : SPECIAL_minus_xc) + i;
+        return plus ? SPECIAL_plus : SPECIAL_minus;
+    }
+    case BEAM_OP_move: {
+        static const char *const shapes[] = {"xx", "xy", "yx", "yy", "cx", "cy"};
+        for (int i = 0; i < 6; i++)
+            if (shapes_are(shapes[i], instr + 1))
+                return SPECIAL_move_xx + i;
+        return -1;
+    }
+    case BEAM_OP_get_tuple_element: {
+        static const char *const shapes[] = {"x", "y"};
+        for (int i = 0; i < 2; i++)
+            for (int j = 0; j < 2; j++)
+                if (shapes_are(shapes[i], instr + 1) && shapes_are(shapes[j], instr + 3))
+                    return SPECIAL_get_tuple_element_xx + 2 * i + j;
+        return -1;
+    }
+    case BEAM_OP_get_list:
+        return shapes_are("xxx", instr + 1)   ? SPECIAL_get_list_xxx
+               : shapes_are("xxy", instr + 1) ? SPECIAL_get_list_xxy
+               : shapes_are("xyy", instr + 1) ? SPECIAL_get_list_xyy
+                                              : -1;
+    case BEAM_OP_is_eq_exact:
+    case BEAM_OP_is_ne_exact: {
+        /* An immediate equals exactly only the same word. */
+        bool eq = op == BEAM_OP_is_eq_exact;
+        if (operand_shape(instr[3]) != 'i')
+            return -1;
+        char a = operand_shape(instr[2]);
+        return a == 'x'         ? (eq ? SPECIAL_is_eq_exact_xi : SPECIAL_is_ne_exact_xi)
+               : a == 'y' && eq ? SPECIAL_is_eq_exact_yi
+                                : -1;
+    }
+    case BEAM_OP_is_lt:
+    case BEAM_OP_is_ge: {
+        bool lt = op == BEAM_OP_is_lt;
+        if (shapes_are("xx", instr + 2))
+            return lt ? SPECIAL_is_lt_xx : SPECIAL_is_ge_xx;
+        if (shapes_are("xi", instr + 2) && is_small((term)instr[3]))
+            return lt ? SPECIAL_is_lt_xc : SPECIAL_is_ge_xc;
+        if (shapes_are("ix", instr + 2) && is_small((term)instr[2]))
+            return lt ? SPECIAL_is_lt_cx : SPECIAL_is_ge_cx;
+        return -1;
+    }
+    case BEAM_OP_test_arity:
+        return operand_shape(instr[2]) == 'x' ? SPECIAL_test_arity_x : -1;
+    case BEAM_OP_is_tuple:
+        return operand_shape(instr[2]) == 'x' ? SPECIAL_is_tuple_x : -1;
+    case BEAM_OP_is_tagged_tuple:
+        return operand_shape(instr[2]) == 'x' ? SPECIAL_is_tagged_tuple_x : -1;
+    case BEAM_OP_is_nonempty_list:
+        return operand_shape(instr[2]) == 'x' ? SPECIAL_is_nonempty_list_x : -1;
+    case BEAM_OP_is_nil:
+        return operand_shape(instr[2]) == 'x' ? SPECIAL_is_nil_x : -1;
+    case BEAM_OP_fmove: {
+        char s = operand_shape(instr[1]), d = operand_shape(instr[2]);
+        if (s == 'f')
+            return d == 'f' ? SPECIAL_fmove_ff : d == 'x' ? SPECIAL_fmove_fx : SPECIAL_fmove_fy;
+        return s == 'x' ? SPECIAL_fmove_xf : s == 'y' ? SPECIAL_fmove_yf : SPECIAL_fmove_cf;
+    }
+    case BEAM_OP_select_val: {
+        /* Every value immediate: the table is sorted by word (the loader's
+         * order for immediates), so a search compares words only. */
+        for (uint64_t i = 0; i < instr[3]; i += 2)
+            if (!is_immed((term)instr[4 + i]))
+                return -1;
+        return SPECIAL_select_val_immediate;
+    }
+    default:
+        return -1;
+    }
+}
 
 const void *beam_prepared_handler(const uint64_t *instr, unsigned op)
 {
     const void *const *table = beam_handler_table();
-    if (op == BEAM_OP_gc_bif2) {
-        const struct beam_export *e = (const struct beam_export *)(uintptr_t)instr[3];
-        if (e->module == A(erlang) && e->arity == 2) {
-            size_t len;
-            const char *name = atom_text(e->function, &len);
-            if (len == 1 && name[0] == '+')
-                return special_handlers[SPECIAL_PLUS];
-            if (len == 1 && name[0] == '-')
-                return special_handlers[SPECIAL_MINUS];
-        }
-    }
-    return table[op];
+    int special = special_for(instr, op);
+    return special >= 0 ? special_handlers[special] : table[op];
+}
+
+bool beam_handler_is_special(const void *handler)
+{
+    beam_handler_table();
+    for (int i = 0; i < SPECIAL_COUNT; i++)
+        if (special_handlers[i] == handler)
+            return true;
+    return false;
 }
 
 static void engine_init_once(void)
@@ -913,8 +1061,9 @@ static enum body_stop run(struct process *p)
         HANDLER(bs_create_bin);
 #undef HANDLER
         static const void *specials[SPECIAL_COUNT];
-        specials[SPECIAL_PLUS] = &&op_i_plus;
-        specials[SPECIAL_MINUS] = &&op_i_minus;
+#define SPECIAL_LABEL(name) specials[SPECIAL_##name] = &&special_##name;
+        SPECIAL_HANDLERS(SPECIAL_LABEL)
+#undef SPECIAL_LABEL
         special_handlers = specials;
         normal_exit_code[0] = (uint64_t)(uintptr_t) && op_normal_exit;
         spawn_start_code[0] = (uint64_t)(uintptr_t) && op_spawn_start;
@@ -1099,6 +1248,13 @@ call_export:
             goto raise_with_site;
         }
         X[0] = result;
+        /* What the builtin allocated past the block went into fragments:
+         * collect now if they are worth it, as OTP does after a builtin
+         * call (erts_gc_after_bif_call), where only x0 is live. A loop
+         * whose other instructions allocate nothing and collect nowhere
+         * would otherwise pile fragments up. */
+        if (gc_stress || heap_wants_gc(&p->heap))
+            GC(0, 1);
         if (call_how == 0) {
             I = call_after;
             DISPATCH();
@@ -1246,29 +1402,264 @@ op_bif2 : {
     NEXT(4 + n);
 }
 
-    /* gc_bif2 of erlang:'+' / '-' (fail, live, bif, a, b, dst). */
-op_i_plus : {
-    term a = SRC(I[4]), b = SRC(I[5]);
-    if (is_small(a) && is_small(b)) {
-        int64_t r = small_value(a) + small_value(b);
-        if (small_fits(r)) {
-            DST(I[6]) = make_small(r);
-            NEXT(7);
+/* gc_bif2 of erlang:'+' / '-' (fail, live, bif, a, b, dst). */
+/* Operand-shape specialisations (special_for). XR and YR read a
+ * register operand known to be x or y; a constant operand is its word. */
+#define XR(w) X[(w) >> BEAM_REG_SHIFT]
+#define YR(w) E[((w) >> BEAM_REG_SHIFT) + 1]
+#define CR(w) ((term)(w))
+/* On tagged words: a small's word is its value times 16 plus the tag, and
+ * smalls span the whole 64-bit range, so a + (b - tag) is the sum's word,
+ * and it overflows exactly when the sum is not a small. */
+#define SMALL_ARITH(name, A_, B_, B_IS_SMALL, DST_, OVERFLOWS)                                                       \
+    special_##name:                                                                                                    \
+    {                                                                                                                  \
+        term a = A_(I[4]), b = B_(I[5]);                                                                               \
+        int64_t r;                                                                                                     \
+        if (is_small(a) && B_IS_SMALL(b) && !OVERFLOWS((int64_t)a, (int64_t)(b - TAG_IMMED1_SMALL), &r)) {             \
+            DST_(I[6]) = (term)r;                                                                                      \
+            NEXT(7);                                                                                                   \
+        }                                                                                                              \
+        goto op_gc_bif2;                                                                                               \
+    }
+/* A constant operand was checked to be a small when the module was
+ * prepared. */
+#define KNOWN_SMALL(t) true
+    SMALL_ARITH(plus, SRC, SRC, is_small, DST, __builtin_add_overflow)
+    SMALL_ARITH(plus_xc, XR, CR, KNOWN_SMALL, XR, __builtin_add_overflow)
+    SMALL_ARITH(plus_yc, YR, CR, KNOWN_SMALL, XR, __builtin_add_overflow)
+    SMALL_ARITH(plus_xx, XR, XR, is_small, XR, __builtin_add_overflow)
+    SMALL_ARITH(plus_xy, XR, YR, is_small, XR, __builtin_add_overflow)
+    SMALL_ARITH(plus_yx, YR, XR, is_small, XR, __builtin_add_overflow)
+    SMALL_ARITH(minus, SRC, SRC, is_small, DST, __builtin_sub_overflow)
+    SMALL_ARITH(minus_xc, XR, CR, KNOWN_SMALL, XR, __builtin_sub_overflow)
+    SMALL_ARITH(minus_yc, YR, CR, KNOWN_SMALL, XR, __builtin_sub_overflow)
+    SMALL_ARITH(minus_xx, XR, XR, is_small, XR, __builtin_sub_overflow)
+    SMALL_ARITH(minus_xy, XR, YR, is_small, XR, __builtin_sub_overflow)
+    SMALL_ARITH(minus_yx, YR, XR, is_small, XR, __builtin_sub_overflow)
+#undef KNOWN_SMALL
+#undef SMALL_ARITH
+    {
+        /* The other operators on two smalls; anything else, or a result
+         * that is not a small, takes the builtin. */
+        term a, b, r;
+        bool remainder;
+    special_times:
+        a = SRC(I[4]);
+        b = SRC(I[5]);
+        if (is_small(a) && is_small(b)) {
+            int64_t product;
+            if (!__builtin_mul_overflow(small_value(a), small_value(b), &product) && small_fits(product)) {
+                r = make_small(product);
+                goto small_result;
+            }
+        }
+        goto op_gc_bif2;
+    special_band:
+        a = SRC(I[4]);
+        b = SRC(I[5]);
+        if (is_small(a) && is_small(b)) {
+            r = a & b; /* the tags agree, and so does the word */
+            goto small_result;
+        }
+        goto op_gc_bif2;
+    special_bor:
+        a = SRC(I[4]);
+        b = SRC(I[5]);
+        if (is_small(a) && is_small(b)) {
+            r = a | b;
+            goto small_result;
+        }
+        goto op_gc_bif2;
+    special_bxor:
+        a = SRC(I[4]);
+        b = SRC(I[5]);
+        if (is_small(a) && is_small(b)) {
+            r = (a ^ b) | TAG_IMMED1_SMALL;
+            goto small_result;
+        }
+        goto op_gc_bif2;
+    special_div:
+        remainder = false;
+        goto div_rem;
+    special_rem:
+        remainder = true;
+    div_rem:
+        a = SRC(I[4]);
+        b = SRC(I[5]);
+        /* Both truncate towards zero, as C's do; the one quotient that is
+         * not a small (the least small over -1) takes the builtin. */
+        if (is_small(a) && is_small(b) && b != make_small(0)) {
+            int64_t x = small_value(a), y = small_value(b);
+            if (remainder || !(x == MIN_SMALL && y == -1)) {
+                r = make_small(remainder ? x % y : x / y);
+                goto small_result;
+            }
+        }
+        goto op_gc_bif2;
+    small_result:
+        DST(I[6]) = r;
+        NEXT(7);
+    }
+
+special_move_xx:
+    XR(I[2]) = XR(I[1]);
+    NEXT(3);
+special_move_xy:
+    YR(I[2]) = XR(I[1]);
+    NEXT(3);
+special_move_yx:
+    XR(I[2]) = YR(I[1]);
+    NEXT(3);
+special_move_yy:
+    YR(I[2]) = YR(I[1]);
+    NEXT(3);
+special_move_cx:
+    XR(I[2]) = CR(I[1]);
+    NEXT(3);
+special_move_cy:
+    YR(I[2]) = CR(I[1]);
+    NEXT(3);
+
+special_get_tuple_element_xx:
+    XR(I[3]) = tuple_elements(XR(I[1]))[I[2]];
+    NEXT(4);
+special_get_tuple_element_xy:
+    YR(I[3]) = tuple_elements(XR(I[1]))[I[2]];
+    NEXT(4);
+special_get_tuple_element_yx:
+    XR(I[3]) = tuple_elements(YR(I[1]))[I[2]];
+    NEXT(4);
+special_get_tuple_element_yy:
+    YR(I[3]) = tuple_elements(YR(I[1]))[I[2]];
+    NEXT(4);
+    {
+        term list;
+    special_get_list_xxx:
+        list = XR(I[1]);
+        XR(I[2]) = list_head(list);
+        XR(I[3]) = list_tail(list);
+        NEXT(4);
+    special_get_list_xxy:
+        list = XR(I[1]);
+        XR(I[2]) = list_head(list);
+        YR(I[3]) = list_tail(list);
+        NEXT(4);
+    special_get_list_xyy:
+        list = XR(I[1]);
+        YR(I[2]) = list_head(list);
+        YR(I[3]) = list_tail(list);
+        NEXT(4);
+    }
+
+special_is_eq_exact_xi:
+    TEST(XR(I[2]) == CR(I[3]), 4);
+special_is_ne_exact_xi:
+    TEST(XR(I[2]) != CR(I[3]), 4);
+special_is_eq_exact_yi:
+    TEST(YR(I[2]) == CR(I[3]), 4);
+    {
+        term a, b;
+    special_is_lt_xc:
+        a = XR(I[2]);
+        b = CR(I[3]);
+        goto is_lt;
+    special_is_lt_cx:
+        a = CR(I[2]);
+        b = XR(I[3]);
+        goto is_lt;
+    special_is_lt_xx:
+        a = XR(I[2]);
+        b = XR(I[3]);
+    is_lt:
+        if (is_small(a) && is_small(b))
+            TEST((int64_t)a < (int64_t)b, 4);
+        TEST(term_compare(a, b) < 0, 4);
+    special_is_ge_xc:
+        a = XR(I[2]);
+        b = CR(I[3]);
+        goto is_ge;
+    special_is_ge_cx:
+        a = CR(I[2]);
+        b = XR(I[3]);
+        goto is_ge;
+    special_is_ge_xx:
+        a = XR(I[2]);
+        b = XR(I[3]);
+    is_ge:
+        if (is_small(a) && is_small(b))
+            TEST((int64_t)a >= (int64_t)b, 4);
+        TEST(term_compare(a, b) >= 0, 4);
+    }
+special_test_arity_x:
+    TEST(tuple_arity(XR(I[2])) == I[3], 4);
+special_is_tuple_x:
+    TEST(is_tuple(XR(I[2])), 3);
+special_is_tagged_tuple_x : {
+    term t = XR(I[2]);
+    TEST(is_tuple(t) && tuple_arity(t) == I[3] && tuple_elements(t)[0] == (term)I[4], 5);
+}
+special_is_nonempty_list_x:
+    TEST(is_list(XR(I[2])), 3);
+special_is_nil_x:
+    TEST(XR(I[2]) == NIL, 3);
+
+#define FR_OF(w) FR[(w) >> BEAM_REG_SHIFT]
+special_fmove_ff:
+    FR_OF(I[2]) = FR_OF(I[1]);
+    NEXT(3);
+special_fmove_xf:
+    FR_OF(I[2]) = float_value(XR(I[1]));
+    NEXT(3);
+special_fmove_yf:
+    FR_OF(I[2]) = float_value(YR(I[1]));
+    NEXT(3);
+special_fmove_cf:
+    FR_OF(I[2]) = float_value(CR(I[1]));
+    NEXT(3);
+    {
+        term *boxed;
+    special_fmove_fx:
+        HALLOC(boxed, 2);
+        XR(I[2]) = make_boxed(boxed);
+        goto fmove_box;
+    special_fmove_fy:
+        HALLOC(boxed, 2);
+        YR(I[2]) = make_boxed(boxed);
+    fmove_box:
+        boxed[0] = make_header(SUBTAG_FLOAT, 1);
+        memcpy(&boxed[1], &FR_OF(I[1]), sizeof(double));
+        NEXT(3);
+    }
+#undef FR_OF
+
+special_select_val_immediate : {
+    /* Pairs sorted by word: a binary search on words, none of which a
+     * boxed value can equal. */
+    term v = SRC(I[1]);
+    if (is_immed(v)) {
+        const uint64_t *table = I + 4;
+        size_t lo = 0, hi = I[3] / 2;
+        uint64_t key = v ^ (UINT64_C(1) << 63);
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            uint64_t here = table[2 * mid] ^ (UINT64_C(1) << 63);
+            if (here == key) {
+                I = LABEL(table[2 * mid + 1]);
+                DISPATCH();
+            }
+            if (key < here)
+                hi = mid;
+            else
+                lo = mid + 1;
         }
     }
-    goto op_gc_bif2;
+    I = LABEL(I[2]);
+    DISPATCH();
 }
-op_i_minus : {
-    term a = SRC(I[4]), b = SRC(I[5]);
-    if (is_small(a) && is_small(b)) {
-        int64_t r = small_value(a) - small_value(b);
-        if (small_fits(r)) {
-            DST(I[6]) = make_small(r);
-            NEXT(7);
-        }
-    }
-    goto op_gc_bif2;
-}
+#undef XR
+#undef YR
+#undef CR
 
 op_gc_bif1:
 op_gc_bif2:
@@ -1902,8 +2293,18 @@ op_fnegate:
     op_put_map_exact:
         exact = true;
     put_map : {
+        /* fail, source, dst, live, count, then key-value pairs. A
+         * collection may come first, as on OTP: the source map is a root
+         * after the live registers, the pairs are in registers or
+         * constants. */
         term map = SRC(I[2]);
         uint64_t n = I[5];
+        if (gc_stress || heap_wants_gc(&p->heap)) {
+            unsigned live = (unsigned)I[4];
+            X[live] = map;
+            GC(0, live + 1);
+            map = X[live];
+        }
         if (!is_map(map)) {
             error_tuple(p, A(badmap), map);
             site.pc = I;
@@ -2029,8 +2430,22 @@ op_raw_raise : {
     {
         enum bits_result bits_result;
         const uint64_t *bits_fail;
+        /* Matching instructions with a live count may collect first, as
+         * on OTP: what they read goes after the live registers. A loop
+         * that matches and calls, and allocates nowhere else, collects
+         * here. */
+#define COLLECT_KEEPING(t, live)                                                                                       \
+    do {                                                                                                               \
+        if (gc_stress || heap_wants_gc(&p->heap)) {                                                                    \
+            X[(live)] = (t);                                                                                           \
+            GC(0, (live) + 1);                                                                                         \
+            (t) = X[(live)];                                                                                           \
+        }                                                                                                              \
+    } while (0)
     op_bs_start_match3 : {
-        term ctx = bits_start_match(&p->heap, SRC(I[2]), &bits_result);
+        term src = SRC(I[2]);
+        COLLECT_KEEPING(src, (unsigned)I[3]);
+        term ctx = bits_start_match(&p->heap, src, &bits_result);
         if (is_non_value(ctx)) {
             bits_fail = LABEL(I[1]);
             goto bits_failed;
@@ -2039,7 +2454,9 @@ op_raw_raise : {
         NEXT(5);
     }
     op_bs_start_match4 : {
-        term ctx = bits_start_match(&p->heap, SRC(I[3]), &bits_result);
+        term src = SRC(I[3]);
+        COLLECT_KEEPING(src, (unsigned)I[2]);
+        term ctx = bits_start_match(&p->heap, src, &bits_result);
         if (is_non_value(ctx)) {
             /* no_fail / resume: the compiler proved it a bitstring. */
             bits_fail = is_atom((term)I[1]) ? NULL : LABEL(I[1]);
@@ -2059,6 +2476,7 @@ op_raw_raise : {
         bs_get_kind = 2;
     bs_get : {
         term ctx = SRC(I[2]), size = SRC(I[4]), value = THE_NON_VALUE;
+        COLLECT_KEEPING(ctx, (unsigned)I[3]);
         uint64_t unit = I[5];
         unsigned flags = (unsigned)I[6];
         uint64_t bits;
@@ -2179,7 +2597,9 @@ op_raw_raise : {
         NEXT(1);
     }
     op_bs_create_bin : {
-        /* fail, heap, live, unit, dst, count, then six words a segment. As
+        /* fail, heap, live, unit, dst, count, then six words a segment:
+         * kind, number, unit, flags, value, size (the kind and the flags
+         * decoded when the module was prepared). As
          * OTP's, a construction may collect first (live x registers are the
          * roots, the sources among them): binaries appended to off-heap count
          * towards the virtual binary heap (binary.h). */
@@ -2192,10 +2612,10 @@ op_raw_raise : {
             goto out_of_memory;
         for (uint64_t i = 0; i < count; i++) {
             const uint64_t *w = I + 7 + 6 * i;
-            segments[i].type = (term)w[0];
+            segments[i].kind = (enum bits_segment_kind)w[0];
             segments[i].unit = (unsigned)w[2];
-            segments[i].flags = SRC(w[3]);
-            segments[i].value = segments[i].type == A(string) ? (term)w[4] : SRC(w[4]);
+            segments[i].flags = (unsigned)w[3];
+            segments[i].value = segments[i].kind == BITS_SEG_STRING ? (term)w[4] : SRC(w[4]);
             segments[i].size = SRC(w[5]);
         }
         term value;

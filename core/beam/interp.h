@@ -19,9 +19,13 @@
 const void *const *beam_handler_table(void);
 
 /* The handler for the prepared instruction at instr (generic opcode op,
- * import operands already export records): a specialized one where the
- * engine has it (gc_bif2 of '+' on small integers), else the generic one. */
+ * import operands already export records): one specialised for its operand
+ * shapes where the engine has it (a move from an x register to a y
+ * register, '+' of an x register and a small constant, ...), else the
+ * generic one. */
 const void *beam_prepared_handler(const uint64_t *instr, unsigned op);
+/* Whether a handler address is one of the specialised ones. */
+bool beam_handler_is_special(const void *handler);
 
 extern const struct body_ops beam_body_ops;
 

@@ -64,6 +64,7 @@ enum heap_failure proc_collect(struct process *p, size_t need, term *registers, 
     /* Timed only while a system monitor watches long collections. */
     uint64_t long_gc = atomic_load_explicit(&p->sched->sysmon_long_gc_ms, memory_order_relaxed);
     uint64_t started = long_gc ? sched_clock_ns() : 0;
+    p->heap.stack_words = stack_used;
     enum heap_failure result = gc_collect(&p->heap, need, roots, 4);
     if (long_gc && result == HEAP_OK) {
         uint64_t ms = (sched_clock_ns() - started) / 1000000u;

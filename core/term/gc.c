@@ -712,6 +712,13 @@ static enum heap_failure minor_collection(heap_t *h, size_t need, const struct g
     }
     size_t old_block = heap_block_words(h), to_size;
     size_t floor = young_floor(new_old ? new_old_words : heap_old_block_words(h));
+    /* OTP sizes a minor collection's new block by what the process used
+     * before it, stack included (erl_gc.c: stack_size + size_before): a
+     * process that fills its block between collections gets a larger one,
+     * whatever survives. */
+    size_t used_before = gc_next_heap_size(young + h->stack_words);
+    if (floor < used_before)
+        floor = used_before;
     term *to = alloc_to_space(h, old_block, young - mature + need, floor, true,
                               new_old ? new_old_words : heap_old_block_words(h), &to_size);
     if (!to) {

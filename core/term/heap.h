@@ -81,6 +81,7 @@ typedef struct heap {
     bool need_fullsweep;           /* the next collection must be full (a word could not be remembered) */
     bool gc_requested;             /* garbage_collect/0,1: a full sweep at the next safepoint */
     size_t bin_vheap_limit;        /* off_heap_bytes past this ask for a collection (binary.h) */
+    size_t stack_words;            /* words the owner's stack holds at this collection (its caller sets it) */
 } heap_t;
 
 /* OTP's default fullsweep_after. */

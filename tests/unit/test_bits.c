@@ -19,7 +19,7 @@ static term atom(const char *s) { return atom_intern_cstr(s); }
 
 static struct bits_segment seg(const char *type, unsigned unit, term flags, term value, term size)
 {
-    return (struct bits_segment){atom(type), unit, flags, value, size};
+    return (struct bits_segment){bits_segment_kind_of(atom(type)), unit, bits_segment_flags_of(flags), value, size};
 }
 
 static term flags1(heap_t *h, const char *flag) { return heap_cons(h, atom(flag), NIL); }
@@ -164,9 +164,9 @@ static void test_float16(void)
     struct {
         double in;
         unsigned want;
-    } cases[] = {{1.0, 0x3C00},      {-2.5, 0xC100}, {65504.0, 0x7BFF}, {65519.99, 0x7BFF}, {65520.0, 0x7C00},
-                 {1e300, 0x7C00},    {-0.0, 0x8000}, {3.0e-8, 0x0001},  {2.9e-8, 0x0000},   {0.1, 0x2E66},
-                 {6.1e-5, 0x03FF}};
+    } cases[] = {{1.0, 0x3C00},     {-2.5, 0xC100},  {65504.0, 0x7BFF}, {65519.99, 0x7BFF},
+                 {65520.0, 0x7C00}, {1e300, 0x7C00}, {-0.0, 0x8000},    {3.0e-8, 0x0001},
+                 {2.9e-8, 0x0000},  {0.1, 0x2E66},   {6.1e-5, 0x03FF}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         term b = build1(&h, seg("float", 1, NIL, heap_float(&h, cases[i].in), make_small(16)));
         const uint8_t *d;
@@ -367,8 +367,8 @@ static void test_vheap(void)
     /* Under 1/4: halved, never below the initial size. */
     h.off_heap_bytes = 0;
     bin_vheap_after_gc(&h, false);
-    CU_ASSERT_EQUAL(h.bin_vheap_limit, grown_limit / 2 < HEAP_BIN_VHEAP_MIN_BYTES ? HEAP_BIN_VHEAP_MIN_BYTES
-                                                                                   : grown_limit / 2);
+    CU_ASSERT_EQUAL(h.bin_vheap_limit,
+                    grown_limit / 2 < HEAP_BIN_VHEAP_MIN_BYTES ? HEAP_BIN_VHEAP_MIN_BYTES : grown_limit / 2);
     for (int i = 0; i < 20; i++)
         bin_vheap_after_gc(&h, false);
     CU_ASSERT_EQUAL(h.bin_vheap_limit, HEAP_BIN_VHEAP_MIN_BYTES);

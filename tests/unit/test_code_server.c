@@ -4,9 +4,12 @@
  * remembered, and code addresses mapped back to modules.
  */
 #include "beam/code_server.h"
+#include "beam/interp.h"
 #include "beam/loader.h"
+#include "beam/opcodes.h"
 #include "bif/bif.h"
 #include "term/atom.h"
+#include "term/heap.h"
 #include "test_main.h"
 
 #include <stdio.h>
@@ -111,12 +114,64 @@ static void test_a_broken_file_is_reported_not_loaded(void)
     code_server_free(cs);
 }
 
+/* Whether preparing instr (opcode op) picks a specialised handler. */
+static bool special(unsigned op, const uint64_t *instr)
+{
+    const void *handler = beam_prepared_handler(instr, op);
+    return beam_handler_is_special(handler) && handler != beam_handler_table()[op];
+}
+
+static void test_operand_shapes_pick_their_handlers(void)
+{
+    struct code_server *cs = server_for_test_modules();
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    uint64_t boxed = (uint64_t)heap_float(&h, 1.5), big_const = (uint64_t)make_small(MAX_SMALL);
+    uint64_t two = (uint64_t)make_small(2), ok = (uint64_t)atom_intern_cstr("ok");
+    uint64_t x0 = beam_x(0), x1 = beam_x(1), y0 = beam_y(0), fr0 = beam_fr(0);
+    uint64_t plus = (uint64_t)(uintptr_t)export_of(cs, "erlang", "+", 2);
+    uint64_t divide = (uint64_t)(uintptr_t)export_of(cs, "erlang", "/", 2);
+
+    /* move: every register and constant shape. */
+    CU_ASSERT(special(BEAM_OP_move, (uint64_t[]){0, x0, y0}));
+    CU_ASSERT(special(BEAM_OP_move, (uint64_t[]){0, ok, x1}));
+    CU_ASSERT(special(BEAM_OP_move, (uint64_t[]){0, boxed, y0}));
+    /* '+' with a small constant second, or two registers; not '/'. */
+    CU_ASSERT(special(BEAM_OP_gc_bif2, (uint64_t[]){0, 0, 2, plus, x0, two, x0}));
+    CU_ASSERT(special(BEAM_OP_gc_bif2, (uint64_t[]){0, 0, 2, plus, y0, x0, x0}));
+    CU_ASSERT(special(BEAM_OP_gc_bif2, (uint64_t[]){0, 0, 2, plus, x0, big_const, x0}));
+    CU_ASSERT(special(BEAM_OP_gc_bif2, (uint64_t[]){0, 0, 2, plus, x0, boxed, x0})); /* the generic '+' */
+    CU_ASSERT_FALSE(special(BEAM_OP_gc_bif2, (uint64_t[]){0, 0, 2, divide, x0, two, x0}));
+    /* Tests: x against a small constant; an immediate for exact equality. */
+    CU_ASSERT(special(BEAM_OP_is_lt, (uint64_t[]){0, 0, x0, two}));
+    CU_ASSERT(special(BEAM_OP_is_ge, (uint64_t[]){0, 0, two, x1}));
+    CU_ASSERT_FALSE(special(BEAM_OP_is_lt, (uint64_t[]){0, 0, x0, boxed}));
+    CU_ASSERT_FALSE(special(BEAM_OP_is_lt, (uint64_t[]){0, 0, y0, two}));
+    CU_ASSERT(special(BEAM_OP_is_eq_exact, (uint64_t[]){0, 0, x0, ok}));
+    CU_ASSERT(special(BEAM_OP_is_eq_exact, (uint64_t[]){0, 0, y0, two}));
+    CU_ASSERT_FALSE(special(BEAM_OP_is_eq_exact, (uint64_t[]){0, 0, x0, boxed}));
+    CU_ASSERT_FALSE(special(BEAM_OP_is_eq_exact, (uint64_t[]){0, 0, x0, x1}));
+    /* get_tuple_element from a register only. */
+    CU_ASSERT(special(BEAM_OP_get_tuple_element, (uint64_t[]){0, y0, 1, x0}));
+    CU_ASSERT_FALSE(special(BEAM_OP_get_tuple_element, (uint64_t[]){0, boxed, 1, x0}));
+    /* fmove in, out and between float registers. */
+    CU_ASSERT(special(BEAM_OP_fmove, (uint64_t[]){0, boxed, fr0}));
+    CU_ASSERT(special(BEAM_OP_fmove, (uint64_t[]){0, fr0, y0}));
+    /* select_val: every value immediate, or the generic search. */
+    CU_ASSERT(special(BEAM_OP_select_val, (uint64_t[]){0, x0, 0, 4, two, 0, ok, 0}));
+    CU_ASSERT_FALSE(special(BEAM_OP_select_val, (uint64_t[]){0, x0, 0, 4, two, 0, boxed, 0}));
+    heap_destroy(&h);
+    code_server_free(cs);
+}
+
 static CU_TestInfo tests[] = {
     {"a module loads on its first call", test_a_module_loads_on_its_first_call},
     {"missing modules and erlang are undefined", test_missing_modules_and_erlang_are_undefined},
     {"OTP's library loads with its stubs in C", test_otp_library_loads_with_its_stubs_in_c},
     {"the program folder comes first", test_the_program_folder_comes_first},
     {"a broken file is reported, not loaded", test_a_broken_file_is_reported_not_loaded},
+    {"operand shapes pick their handlers", test_operand_shapes_pick_their_handlers},
     CU_TEST_INFO_NULL,
 };
 TEST_SUITE(code_server, tests)

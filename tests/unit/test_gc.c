@@ -1306,7 +1306,9 @@ static void test_cap_over_generations(void)
 /* Minor collections size the young block by OTP's rule: a small block
  * (under 3,000 words) keeps its size however little survives; a large one
  * (28,690) that is mostly garbage shrinks, to about twice what
- * survives; one that survivors fill grows. */
+ * survives; one that survivors fill grows; and the new block holds at least
+ * what the process used before the collection, its stack included, so one
+ * that overflowed into fragments grows however little survives. */
 static void test_minor_sizing(void)
 {
     heap_t h;
@@ -1318,12 +1320,24 @@ static void test_minor_sizing(void)
     CU_ASSERT(small < 3000);
     roots[0] = make_list_of(&h, 10); /* the rest is garbage from now on */
     for (int round = 0; round < 5; round++) {
-        for (int i = 0; i < 500; i++)
+        /* Garbage filling half the room left: within the block. */
+        size_t tuples = (size_t)(h.end - h.top) / 8;
+        for (size_t i = 0; i < tuples; i++)
             CU_ASSERT_FATAL(is_value(heap_tuple(&h, 3, NULL)));
         CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
         CU_ASSERT_EQUAL(h.full_sweeps, 0);
         CU_ASSERT_EQUAL(heap_block_words(&h), small);
     }
+    /* Used before: the block full, 400 words of fragments and a stack of
+     * 100 words; nothing of it survives, and the block grows to hold it. */
+    while (h.top < h.end)
+        CU_ASSERT_FATAL(heap_alloc(&h, 1) != NULL);
+    for (int i = 0; i < 100; i++)
+        CU_ASSERT_FATAL(is_value(heap_tuple(&h, 3, NULL)));
+    h.stack_words = 100;
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT_EQUAL(heap_block_words(&h), gc_next_heap_size(small + 500));
+    h.stack_words = 0;
     roots[0] = make_list_of(&h, 12000); /* 24,000 words survive: growth */
     CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
     size_t large = heap_block_words(&h);

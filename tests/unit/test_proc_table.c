@@ -592,7 +592,10 @@ static void *reader_main(void *varg)
     ck_epoch_record_t *rec = &r->records[WRITERS + arg->id];
     uint64_t seed = 0x9e3779b97f4a7c15u * (uint64_t)(arg->id + 1);
     long lookups = 0, hits = 0, wrong = 0, pinned_checks = 0, pinned_missing = 0;
-    while (atomic_load_explicit(&r->writers_running, memory_order_acquire) > 0) {
+    /* At least one section, even when the writers were done before this
+     * thread first ran (two CPUs, five threads): the checks below count on
+     * lookups having happened. */
+    do {
         ck_epoch_begin(rec, NULL);
         for (int i = 0; i < SECTION_OPS; i++) {
             /* Mostly pids near the newest: live, just erased, or not yet
@@ -621,7 +624,7 @@ static void *reader_main(void *varg)
         }
         ck_epoch_end(rec, NULL);
         ck_epoch_poll(rec);
-    }
+    } while (atomic_load_explicit(&r->writers_running, memory_order_acquire) > 0);
     atomic_fetch_add(&r->lookups, lookups);
     atomic_fetch_add(&r->hits, hits);
     atomic_fetch_add(&r->wrong, wrong);

@@ -1,0 +1,121 @@
+%% The engine's instructions in the operand shapes it runs through handlers
+%% of their own (x and y registers, constants): small integer sums at the
+%% edges of the small range, comparisons of smalls with floats, bignums and
+%% atoms, exact tests against immediates, selections on immediate values
+%% given boxed ones, tuple and list access into either kind of register,
+%% floats moved in and out of float registers.
+-module(engine_shapes).
+-export([main/1]).
+
+-define(MAX_SMALL, 576460752303423487).
+-define(MIN_SMALL, -576460752303423488).
+
+main(_) ->
+    Values = [0, 1, -1, 7, ?MAX_SMALL, ?MIN_SMALL, ?MAX_SMALL + 1, ?MIN_SMALL - 1, 1 bsl 70, 2.5, -0.0, a, "s"],
+    [io:format("sums ~w: ~w~n", [V, result(catch sums(V, 3))]) || V <- Values],
+    [io:format("edges ~w: ~w~n", [V, result(catch edges(V))]) || V <- Values],
+    [io:format("compare ~w: ~w~n", [V, compare(V, 2)]) || V <- Values],
+    [io:format("exact ~w: ~w~n", [V, exact(V)]) || V <- [1, 1.0, ok, 'OK', [], -5, ?MAX_SMALL, 1 bsl 64, {ok}]],
+    [io:format("select ~w: ~w~n", [V, select(V)]) || V <- [1, -1, 1.0, 2, 3, -3, 40, 1 bsl 65, a, b, z, [], {1}, -(1 bsl 66)]],
+    [io:format("shape ~w: ~w~n", [V, shape(V)]) || V <- [{}, {1}, {1, 2}, {point, 1, 2}, {line, 1, 2}, [], [1], [1 | 2], x, <<>>]],
+    io:format("tuples ~w~n", [tuples({1, {2, 3}, [4, 5]}, 10)]),
+    io:format("lists ~w~n", [walk([1, [2, 3], 4, {5}], [])]),
+    io:format("floats ~w~n", [floats(1.5, 10, 0.0)]),
+    io:format("floats kept ~w~n", [kept(2.0, 3.0)]),
+    io:format("fib ~w~n", [fib(25)]),
+    ok.
+
+%% A caught error's reason: its stack trace reaches below main, where OTP's
+%% frames (escript's) differ from clause's.
+result({'EXIT', {Reason, _Stack}}) -> {'EXIT', Reason};
+result(Value) -> Value.
+
+%% x + constant, y + constant, x + x, x + y, y + x and the differences.
+sums(X, K) ->
+    A = X + 1,
+    B = X - 1,
+    C = id(X) + K,
+    D = id(K) - X,
+    E = X + 100,
+    F = id(A) - B,
+    {A, B, C, D, E, F, E + C, C - E}.
+
+%% Sums that leave the small range or come back into it.
+edges(X) ->
+    {X + ?MAX_SMALL, X - ?MAX_SMALL, X + ?MIN_SMALL, X - ?MIN_SMALL, (X + ?MAX_SMALL) - ?MAX_SMALL}.
+
+%% is_lt and is_ge: x against a constant, a constant against x, x against x.
+compare(X, Two) ->
+    [if X < 2 -> lt; true -> ge end,
+     if 2 < X -> gt; true -> le end,
+     if X >= 5 -> ge5; true -> lt5 end,
+     if -3 >= X -> le_neg3; true -> gt_neg3 end,
+     if X < Two -> lt_x; true -> ge_x end,
+     if X >= Two -> ge_x; true -> lt_x end].
+
+%% is_eq_exact and is_ne_exact against immediates, in x and y registers.
+exact(X) ->
+    R1 = case X of 1 -> one; ok -> ok; [] -> nil; -5 -> minus5; ?MAX_SMALL -> max; _ -> other end,
+    R2 = if X =/= ok -> not_ok; true -> is_ok end,
+    Kept = id(X),
+    _ = id(R1),
+    R3 = if Kept =:= 1 -> kept_one; Kept =:= 'OK' -> kept_ok; true -> kept_other end,
+    {R1, R2, R3}.
+
+%% select_val on immediates: smalls of both signs and atoms, asked with
+%% floats, bignums, lists and tuples too.
+select(X) ->
+    case X of
+        -3 -> minus3;
+        -1 -> minus1;
+        1 -> one;
+        2 -> two;
+        3 -> three;
+        40 -> forty;
+        a -> a;
+        b -> b;
+        [] -> nil;
+        _ -> none
+    end.
+
+shape({}) -> empty_tuple;
+shape({_}) -> one;
+shape({point, X, Y}) -> {point, X + Y};
+shape({_, _}) -> pair;
+shape({_, _, _}) -> triple;
+shape([]) -> nil;
+shape([H | T]) when is_list(T) -> {list, H};
+shape([H | T]) -> {improper, H, T};
+shape(_) -> other.
+
+%% Tuple elements taken into x and y registers and kept across calls.
+tuples({A, {B, C}, [D, E]} = T, N) ->
+    X = id(A),
+    Y = element(2, id(T)),
+    {P, Q} = Y,
+    Z = id(B + C),
+    {X, P, Q, Z, D + E + N, id(C)}.
+
+walk([], Acc) -> lists:reverse(Acc);
+walk([H | T], Acc) when is_list(H) ->
+    [A | Rest] = H,
+    Kept = id(Rest),
+    walk(T, [{A, Kept} | Acc]);
+walk([H | T], Acc) ->
+    walk(T, [id(H) | Acc]).
+
+floats(_, 0, Acc) -> Acc;
+floats(X, N, Acc) -> floats(X * 1.5 - 0.25, N - 1, Acc + X / N).
+
+%% Floats kept in y registers across a call, then used again.
+kept(X, Y) ->
+    A = X * Y + 1.0,
+    B = X / Y,
+    _ = id(A),
+    C = A * B - X,
+    {A, B, C, id(C) + A}.
+
+fib(N) when N < 2 -> N;
+fib(N) -> fib(N - 1) + fib(N - 2).
+
+id(X) -> X.
