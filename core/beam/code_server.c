@@ -203,7 +203,7 @@ static bool bind_nif_stub_locked(struct code_server *cs, struct beam_module *m, 
     uint64_t call[3] = {BEAM_OP_call_ext_only, f->arity, (uint64_t)(uintptr_t)e};
     entry[1] = call[1];
     entry[2] = call[2];
-    entry[0] = (uint64_t)(uintptr_t)beam_prepared_handler(call, BEAM_OP_call_ext_only);
+    entry[0] = (uint64_t)(uintptr_t)beam_prepared_handler(call, BEAM_OP_call_ext_only, NULL);
     return true;
 }
 
@@ -257,7 +257,7 @@ static bool prepare_locked(struct code_server *cs, struct beam_module *m, char *
                 segment[0] = kind;
                 segment[3] = bits_segment_flags_of((term)segment[3]);
             }
-        instr[0] = (uint64_t)(uintptr_t)beam_prepared_handler(instr, (unsigned)instr[0]);
+        instr[0] = (uint64_t)(uintptr_t)beam_prepared_handler(instr, (unsigned)instr[0], m->code + m->code_words);
         at += words;
     }
     free(imports);

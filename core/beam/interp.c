@@ -607,7 +607,8 @@ static void init_handler_table(void)
     S(is_lt_xc) S(is_lt_cx) S(is_ge_xc) S(is_ge_cx) S(is_lt_xx) S(is_ge_xx)                                            \
     S(test_arity_x) S(is_tuple_x) S(is_tagged_tuple_x) S(is_nonempty_list_x) S(is_nil_x)                               \
     S(fmove_ff) S(fmove_xf) S(fmove_yf) S(fmove_cf) S(fmove_fx) S(fmove_fy)                                            \
-    S(select_val_immediate)
+    S(select_val_immediate)                                                                                            \
+    S(deallocate_return) S(move_return) S(move_deallocate_return)
 // clang-format on
 enum special_handler {
 #define SPECIAL_ENUM(name) SPECIAL_##name,
@@ -646,9 +647,40 @@ static bool is_erlang_operator(const struct beam_export *e, const char *op)
     return e->module == A(erlang) && e->arity == 2 && len == strlen(op) && memcmp(name, op, len) == 0;
 }
 
-/* The special handler for instr, or -1. */
-static int special_for(const uint64_t *instr, unsigned op)
+/* The opcode of the instruction after instr (unprepared, as the code
+ * server prepares in order), or 0 when it is past end or end is NULL. */
+static unsigned next_opcode(const uint64_t *instr, const uint64_t *end, const uint64_t **next)
 {
+    if (!end)
+        return 0;
+    *next = instr + beam_instruction_words(instr);
+    return *next < end ? (unsigned)**next : 0;
+}
+
+/* Pairs and triples fused into the first instruction's handler, as OTP's
+ * loader fuses them: the later instructions keep their own handlers for
+ * whatever jumps to them. */
+static int fused_for(const uint64_t *instr, unsigned op, const uint64_t *end)
+{
+    const uint64_t *next = NULL, *after = NULL;
+    unsigned next_op = next_opcode(instr, end, &next);
+    if (op == BEAM_OP_deallocate && next_op == BEAM_OP_return)
+        return SPECIAL_deallocate_return;
+    if (op == BEAM_OP_move && instr[2] == beam_x(0)) {
+        if (next_op == BEAM_OP_return)
+            return SPECIAL_move_return;
+        if (next_op == BEAM_OP_deallocate && next_opcode(next, end, &after) == BEAM_OP_return)
+            return SPECIAL_move_deallocate_return;
+    }
+    return -1;
+}
+
+/* The special handler for instr, or -1. */
+static int special_for(const uint64_t *instr, unsigned op, const uint64_t *end)
+{
+    int fused = fused_for(instr, op, end);
+    if (fused >= 0)
+        return fused;
     switch (op) {
     case BEAM_OP_gc_bif2: {
         const struct beam_export *e = (const struct beam_export *)(uintptr_t)instr[3];
@@ -743,10 +775,10 @@ static int special_for(const uint64_t *instr, unsigned op)
     }
 }
 
-const void *beam_prepared_handler(const uint64_t *instr, unsigned op)
+const void *beam_prepared_handler(const uint64_t *instr, unsigned op, const uint64_t *end)
 {
     const void *const *table = beam_handler_table();
-    int special = special_for(instr, op);
+    int special = special_for(instr, op, end);
     return special >= 0 ? special_handlers[special] : table[op];
 }
 
@@ -926,6 +958,27 @@ static term exit_reason_of(struct process *p, enum fault_class class, term reaso
             GC(need_, (live));                                                                                         \
     } while (0)
 
+/* The operands of +, - or * as doubles when one is a float and the other a
+ * float or a small (OTP converts the integer); false otherwise. */
+static inline bool float_operands(term a, term b, double *x, double *y)
+{
+    if (!(is_float(a) || is_float(b)))
+        return false;
+    if (is_float(a))
+        *x = float_value(a);
+    else if (is_small(a))
+        *x = (double)small_value(a);
+    else
+        return false;
+    if (is_float(b))
+        *y = float_value(b);
+    else if (is_small(b))
+        *y = (double)small_value(b);
+    else
+        return false;
+    return true;
+}
+
 static enum body_stop run(struct process *p)
 {
     static const void *labels[BEAM_OPCODE_MAX + 1];
@@ -1094,8 +1147,9 @@ static enum body_stop run(struct process *p)
     enum body_stop repeat_stop = BODY_BLOCKED; /* why a call to repeat stops the process */
     term bif_args[3];
     term result;
-    bif_fn bif_now = NULL;  /* the builtin or continuation being called */
-    unsigned trap_base = 0; /* where a trapped gc_bif's continuation arguments start (its live registers) */
+    bif_fn bif_now = NULL;    /* the builtin or continuation being called */
+    unsigned trap_base = 0;   /* where a trapped gc_bif's continuation arguments start (its live registers) */
+    double arith_float_value; /* a float sum, difference or product for arith_float */
 
     /* Restore the saved x registers. */
     memcpy(X, E, p->beam_saved_x * sizeof(term));
@@ -1411,32 +1465,36 @@ op_bif2 : {
 /* On tagged words: a small's word is its value times 16 plus the tag, and
  * smalls span the whole 64-bit range, so a + (b - tag) is the sum's word,
  * and it overflows exactly when the sum is not a small. */
-#define SMALL_ARITH(name, A_, B_, B_IS_SMALL, DST_, OVERFLOWS)                                                       \
+#define SMALL_ARITH(name, A_, B_, B_IS_SMALL, DST_, OVERFLOWS, FLOAT_OP)                                               \
     special_##name:                                                                                                    \
     {                                                                                                                  \
         term a = A_(I[4]), b = B_(I[5]);                                                                               \
         int64_t r;                                                                                                     \
+        double x, y;                                                                                                   \
         if (is_small(a) && B_IS_SMALL(b) && !OVERFLOWS((int64_t)a, (int64_t)(b - TAG_IMMED1_SMALL), &r)) {             \
             DST_(I[6]) = (term)r;                                                                                      \
             NEXT(7);                                                                                                   \
         }                                                                                                              \
-        goto op_gc_bif2;                                                                                               \
+        if (!float_operands(a, b, &x, &y))                                                                             \
+            goto op_gc_bif2;                                                                                           \
+        arith_float_value = x FLOAT_OP y;                                                                              \
+        goto arith_float;                                                                                              \
     }
 /* A constant operand was checked to be a small when the module was
  * prepared. */
 #define KNOWN_SMALL(t) true
-    SMALL_ARITH(plus, SRC, SRC, is_small, DST, __builtin_add_overflow)
-    SMALL_ARITH(plus_xc, XR, CR, KNOWN_SMALL, XR, __builtin_add_overflow)
-    SMALL_ARITH(plus_yc, YR, CR, KNOWN_SMALL, XR, __builtin_add_overflow)
-    SMALL_ARITH(plus_xx, XR, XR, is_small, XR, __builtin_add_overflow)
-    SMALL_ARITH(plus_xy, XR, YR, is_small, XR, __builtin_add_overflow)
-    SMALL_ARITH(plus_yx, YR, XR, is_small, XR, __builtin_add_overflow)
-    SMALL_ARITH(minus, SRC, SRC, is_small, DST, __builtin_sub_overflow)
-    SMALL_ARITH(minus_xc, XR, CR, KNOWN_SMALL, XR, __builtin_sub_overflow)
-    SMALL_ARITH(minus_yc, YR, CR, KNOWN_SMALL, XR, __builtin_sub_overflow)
-    SMALL_ARITH(minus_xx, XR, XR, is_small, XR, __builtin_sub_overflow)
-    SMALL_ARITH(minus_xy, XR, YR, is_small, XR, __builtin_sub_overflow)
-    SMALL_ARITH(minus_yx, YR, XR, is_small, XR, __builtin_sub_overflow)
+    SMALL_ARITH(plus, SRC, SRC, is_small, DST, __builtin_add_overflow, +)
+    SMALL_ARITH(plus_xc, XR, CR, KNOWN_SMALL, XR, __builtin_add_overflow, +)
+    SMALL_ARITH(plus_yc, YR, CR, KNOWN_SMALL, XR, __builtin_add_overflow, +)
+    SMALL_ARITH(plus_xx, XR, XR, is_small, XR, __builtin_add_overflow, +)
+    SMALL_ARITH(plus_xy, XR, YR, is_small, XR, __builtin_add_overflow, +)
+    SMALL_ARITH(plus_yx, YR, XR, is_small, XR, __builtin_add_overflow, +)
+    SMALL_ARITH(minus, SRC, SRC, is_small, DST, __builtin_sub_overflow, -)
+    SMALL_ARITH(minus_xc, XR, CR, KNOWN_SMALL, XR, __builtin_sub_overflow, -)
+    SMALL_ARITH(minus_yc, YR, CR, KNOWN_SMALL, XR, __builtin_sub_overflow, -)
+    SMALL_ARITH(minus_xx, XR, XR, is_small, XR, __builtin_sub_overflow, -)
+    SMALL_ARITH(minus_xy, XR, YR, is_small, XR, __builtin_sub_overflow, -)
+    SMALL_ARITH(minus_yx, YR, XR, is_small, XR, __builtin_sub_overflow, -)
 #undef KNOWN_SMALL
 #undef SMALL_ARITH
     {
@@ -1454,7 +1512,13 @@ op_bif2 : {
                 goto small_result;
             }
         }
-        goto op_gc_bif2;
+        {
+            double x, y;
+            if (!float_operands(a, b, &x, &y))
+                goto op_gc_bif2;
+            arith_float_value = x * y;
+            goto arith_float;
+        }
     special_band:
         a = SRC(I[4]);
         b = SRC(I[5]);
@@ -1501,6 +1565,18 @@ op_bif2 : {
         DST(I[6]) = r;
         NEXT(7);
     }
+arith_float : {
+    /* A float result of +, - or * with a float operand. Not finite, or with
+     * a collection due (the instruction's safepoint), the builtin does it. */
+    term *box;
+    if (!isfinite(arith_float_value) || gc_stress || heap_wants_gc(&p->heap))
+        goto op_gc_bif2;
+    HALLOC(box, 2);
+    box[0] = make_header(SUBTAG_FLOAT, 1);
+    memcpy(&box[1], &arith_float_value, sizeof(double));
+    DST(I[6]) = make_boxed(box);
+    NEXT(7);
+}
 
 special_move_xx:
     XR(I[2]) = XR(I[1]);
@@ -1572,8 +1648,12 @@ special_is_eq_exact_yi:
         a = XR(I[2]);
         b = XR(I[3]);
     is_lt:
+        /* Small integers order as their words do, read as signed; floats
+         * as their values (-0.0 and 0.0 are equal in OTP 25's order). */
         if (is_small(a) && is_small(b))
             TEST((int64_t)a < (int64_t)b, 4);
+        if (is_float(a) && is_float(b))
+            TEST(float_value(a) < float_value(b), 4);
         TEST(term_compare(a, b) < 0, 4);
     special_is_ge_xc:
         a = XR(I[2]);
@@ -1589,7 +1669,17 @@ special_is_eq_exact_yi:
     is_ge:
         if (is_small(a) && is_small(b))
             TEST((int64_t)a >= (int64_t)b, 4);
+        if (is_float(a) && is_float(b))
+            TEST(float_value(a) >= float_value(b), 4);
         TEST(term_compare(a, b) >= 0, 4);
+    op_is_lt:
+        a = SRC(I[2]);
+        b = SRC(I[3]);
+        goto is_lt;
+    op_is_ge:
+        a = SRC(I[2]);
+        b = SRC(I[3]);
+        goto is_ge;
     }
 special_test_arity_x:
     TEST(tuple_arity(XR(I[2])) == I[3], 4);
@@ -1820,6 +1910,22 @@ op_return:
     cp = NULL;
     DISPATCH();
 
+special_move_deallocate_return:
+    X[0] = SRC(I[1]);
+    I += 3;
+    /* fall through to the deallocate and return after the move */
+special_deallocate_return:
+    cp = (const uint64_t *)(uintptr_t)E[0];
+    E += I[1] + 1;
+    I = cp;
+    cp = NULL;
+    DISPATCH();
+special_move_return:
+    X[0] = SRC(I[1]);
+    I = cp;
+    cp = NULL;
+    DISPATCH();
+
 op_send : {
     if (bif_send_awaits_kernel(p, X[0])) {
         /* Waits for the kernel's boot as erlang:send/2 does: made as that
@@ -1940,19 +2046,6 @@ op_recv_marker_use:
     mailbox_marker_use(&p->mailbox, SRC(I[1]));
     NEXT(2);
 
-op_is_lt : {
-    term a = SRC(I[2]), b = SRC(I[3]);
-    /* Small integers order as their words do, read as signed. */
-    if (is_small(a) && is_small(b))
-        TEST((int64_t)a < (int64_t)b, 4);
-    TEST(term_compare(a, b) < 0, 4);
-}
-op_is_ge : {
-    term a = SRC(I[2]), b = SRC(I[3]);
-    if (is_small(a) && is_small(b))
-        TEST((int64_t)a >= (int64_t)b, 4);
-    TEST(term_compare(a, b) >= 0, 4);
-}
 op_is_eq:
     TEST(term_compare(SRC(I[2]), SRC(I[3])) == 0, 4);
 op_is_ne:

@@ -21,9 +21,11 @@ const void *const *beam_handler_table(void);
 /* The handler for the prepared instruction at instr (generic opcode op,
  * import operands already export records): one specialised for its operand
  * shapes where the engine has it (a move from an x register to a y
- * register, '+' of an x register and a small constant, ...), else the
- * generic one. */
-const void *beam_prepared_handler(const uint64_t *instr, unsigned op);
+ * register, '+' of an x register and a small constant, ...), or fused with
+ * the instructions after it (deallocate and return, ...), else the generic
+ * one. end is the end of the code, whose instructions after instr are not
+ * prepared yet; NULL when instr stands alone (nothing is fused). */
+const void *beam_prepared_handler(const uint64_t *instr, unsigned op, const uint64_t *end);
 /* Whether a handler address is one of the specialised ones. */
 bool beam_handler_is_special(const void *handler);
 

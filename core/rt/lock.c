@@ -16,7 +16,8 @@ static const struct {
     const char *name;
     const char *summary;
 } kinds[LOCK_KIND_COUNT] = {
-    [LOCK_SPIN_FUTEX] = {"spin-futex", "the default; clause's own: unfair, spins a bounded while, then sleeps on a futex"},
+    [LOCK_SPIN_FUTEX] = {"spin-futex",
+                         "the default; clause's own: unfair, spins a bounded while, then sleeps on a futex"},
     [LOCK_PTHREAD] = {"pthread", "glibc's default mutex (sleeps on a futex at once when taken)"},
     [LOCK_ADAPTIVE] = {"adaptive", "glibc's PTHREAD_MUTEX_ADAPTIVE_NP (spins a little, then sleeps)"},
     [LOCK_TICKET] = {"ticket", "Concurrency Kit's ticket spinlock (fair: FIFO)"},
@@ -74,7 +75,6 @@ bool rt_lock_init(struct rt_lock *l, enum lock_kind kind, enum rt_lock_slot slot
         return pthread_mutex_init(&l->u.mutex, NULL) == 0;
     default:
         l->kind = LOCK_SPIN_FUTEX;
-        l->plain_mutex = false;
         atomic_init(&l->u.word, 0);
         return true;
     }
@@ -103,8 +103,13 @@ bool rt_event_wait(struct rt_event *e, uint32_t seen, uint64_t deadline_ns)
     return !(r == -1 && errno == ETIMEDOUT);
 }
 
+void rt_futex_wake_one(_Atomic uint32_t *word)
+{
+    syscall(SYS_futex, word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+}
+
 void rt_event_signal(struct rt_event *e)
 {
     atomic_fetch_add_explicit(&e->count, 1, memory_order_release);
-    syscall(SYS_futex, &e->count, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+    rt_futex_wake_one(&e->count);
 }

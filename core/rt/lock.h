@@ -131,4 +131,8 @@ bool rt_event_wait(struct rt_event *e, uint32_t seen, uint64_t deadline_ns);
 /* Wakes the event's sleeper (there is at most one). */
 void rt_event_signal(struct rt_event *e);
 
+/* Wakes one thread sleeping on a futex word of this process (the events and
+ * the spin-futex lock). */
+void rt_futex_wake_one(_Atomic uint32_t *word);
+
 #endif

@@ -48,7 +48,7 @@ static void spin_futex_lock(_Atomic uint32_t *w)
 static inline void spin_futex_unlock(_Atomic uint32_t *w)
 {
     if (atomic_exchange_explicit(w, 0, memory_order_release) == 2)
-        syscall(SYS_futex, w, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+        rt_futex_wake_one(w);
 }
 
 static inline void lock_kind(struct rt_lock *l)

@@ -15,6 +15,9 @@ main(_) ->
     [io:format("sums ~w: ~w~n", [V, result(catch sums(V, 3))]) || V <- Values],
     [io:format("edges ~w: ~w~n", [V, result(catch edges(V))]) || V <- Values],
     [io:format("compare ~w: ~w~n", [V, compare(V, 2)]) || V <- Values],
+    [io:format("compare ~w with 2.0: ~w~n", [V, compare(V, 2.0)]) || V <- Values],
+    Floats = [0.0, -0.0, 1.5, -2.25, 1.0e300, 4.0, 3, ?MAX_SMALL, 1 bsl 70],
+    [io:format("floats ~w ~w: ~w~n", [A, B, result(catch float_ops(A, B))]) || A <- Floats, B <- Floats],
     [io:format("exact ~w: ~w~n", [V, exact(V)]) || V <- [1, 1.0, ok, 'OK', [], -5, ?MAX_SMALL, 1 bsl 64, {ok}]],
     [io:format("select ~w: ~w~n", [V, select(V)]) || V <- [1, -1, 1.0, 2, 3, -3, 40, 1 bsl 65, a, b, z, [], {1}, -(1 bsl 66)]],
     [io:format("shape ~w: ~w~n", [V, shape(V)]) || V <- [{}, {1}, {1, 2}, {point, 1, 2}, {line, 1, 2}, [], [1], [1 | 2], x, <<>>]],
@@ -43,6 +46,16 @@ sums(X, K) ->
 %% Sums that leave the small range or come back into it.
 edges(X) ->
     {X + ?MAX_SMALL, X - ?MAX_SMALL, X + ?MIN_SMALL, X - ?MIN_SMALL, (X + ?MAX_SMALL) - ?MAX_SMALL}.
+
+%% Sums, differences and products with a float operand, the other a float,
+%% a small or a bignum; comparisons of two floats, one a constant.
+float_ops(A, B) ->
+    Sum = A + B,
+    Difference = A - B,
+    Product = A * B,
+    Scaled = A * 2.5,
+    Shifted = 0.5 + id(B),
+    {Sum, Difference, Product, Scaled, Shifted, A < B, A >= B, Sum > 4.0, 4.0 >= Product}.
 
 %% is_lt and is_ge: x against a constant, a constant against x, x against x.
 compare(X, Two) ->

@@ -117,7 +117,7 @@ static void test_a_broken_file_is_reported_not_loaded(void)
 /* Whether preparing instr (opcode op) picks a specialised handler. */
 static bool special(unsigned op, const uint64_t *instr)
 {
-    const void *handler = beam_prepared_handler(instr, op);
+    const void *handler = beam_prepared_handler(instr, op, NULL);
     return beam_handler_is_special(handler) && handler != beam_handler_table()[op];
 }
 
@@ -161,6 +161,17 @@ static void test_operand_shapes_pick_their_handlers(void)
     /* select_val: every value immediate, or the generic search. */
     CU_ASSERT(special(BEAM_OP_select_val, (uint64_t[]){0, x0, 0, 4, two, 0, ok, 0}));
     CU_ASSERT_FALSE(special(BEAM_OP_select_val, (uint64_t[]){0, x0, 0, 4, two, 0, boxed, 0}));
+    /* Fused with what follows, only where the code goes on that far. */
+    uint64_t code[] = {BEAM_OP_move, y0, x0, BEAM_OP_deallocate, 1, BEAM_OP_return};
+    const void *move_return = beam_prepared_handler(code, BEAM_OP_move, code + 6);
+    const void *dealloc_return = beam_prepared_handler(code + 3, BEAM_OP_deallocate, code + 6);
+    CU_ASSERT(beam_handler_is_special(move_return) && beam_handler_is_special(dealloc_return));
+    CU_ASSERT_PTR_NOT_EQUAL(move_return, dealloc_return);
+    CU_ASSERT_PTR_EQUAL(beam_prepared_handler(code + 3, BEAM_OP_deallocate, code + 5),
+                        beam_handler_table()[BEAM_OP_deallocate]);
+    CU_ASSERT_PTR_NOT_EQUAL(beam_prepared_handler(code, BEAM_OP_move, code + 5), move_return);
+    code[2] = x1; /* a move into x1 is no return value */
+    CU_ASSERT_PTR_NOT_EQUAL(beam_prepared_handler(code, BEAM_OP_move, code + 6), move_return);
     heap_destroy(&h);
     code_server_free(cs);
 }
