@@ -143,3 +143,27 @@ term bif_utf8_list(struct process *p, const uint8_t *data, size_t size, bool *ba
     free(cps);
     return list;
 }
+
+term bif_utf8_list_back(struct process *p, const uint8_t *data, size_t *size, size_t max, term tail, size_t *built)
+{
+    /* Back to the first byte of the first character taken (a byte that
+     * is no continuation byte begins one), then forward, decoding. */
+    size_t end = *size, at = end, n = 0;
+    while (at > 0 && n < max)
+        if ((data[--at] & 0xC0) != 0x80)
+            n++;
+    *built = n;
+    if (n == 0)
+        return tail;
+    term *cells = heap_alloc(&p->heap, 2 * n);
+    if (!cells)
+        return THE_NON_VALUE;
+    *size = at;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t cp = 0;
+        at += bif_utf8_sequence(data + at, end - at, &cp);
+        cells[2 * i] = make_small(cp);
+        cells[2 * i + 1] = i + 1 < n ? make_list(&cells[2 * i + 2]) : tail;
+    }
+    return make_list(cells);
+}

@@ -32,6 +32,11 @@ size_t bif_utf8_sequence(const uint8_t *s, size_t n, uint32_t *cp);
 /* The code points of valid UTF-8 as a list; THE_NON_VALUE when the bytes
  * are not UTF-8 (*bad) or the heap refused. */
 term bif_utf8_list(struct process *p, const uint8_t *data, size_t size, bool *bad);
+/* At most max of the last characters of valid UTF-8 data[0..*size) as
+ * list cells in front of tail (a list built from its end, a portion at a
+ * time); *size drops by their bytes, *built counts them. THE_NON_VALUE
+ * when the heap refused. */
+term bif_utf8_list_back(struct process *p, const uint8_t *data, size_t *size, size_t max, term tail, size_t *built);
 
 /* The bytes of iodata (a binary, or an iolist whose tail may be a binary)
  * in a buffer to free; false for anything else. */

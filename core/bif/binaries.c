@@ -223,10 +223,8 @@ static void push_tail(term **stack, size_t *depth, size_t *cap, term t)
 }
 
 /* The number of bits in t, or -1 when it is not an iolist (or, with
- * bitstrings, a bitstring list; with chars, chardata's shape: any integer
- * where an iolist has bytes, counting nothing, and nothing after a bignum
- * looked at). */
-static int64_t bits_walk(term t, bool bitstrings, bool chars, struct bit_writer *w)
+ * bitstrings, a bitstring list). */
+static int64_t bits_walk(term t, bool bitstrings, struct bit_writer *w)
 {
     size_t depth = 0, cap = 0;
     term *stack = NULL;
@@ -235,14 +233,7 @@ static int64_t bits_walk(term t, bool bitstrings, bool chars, struct bit_writer 
     for (;;) {
         if (is_list(t)) {
             term h = list_head(t);
-            if (chars && is_integer(h)) {
-                /* The conversion judges the character. It stops at a
-                 * bignum, and OTP 25's check of the shape stops there too. */
-                if (is_bignum(h)) {
-                    result = (int64_t)total;
-                    goto done;
-                }
-            } else if (is_small(h)) {
+            if (is_small(h)) {
                 if (small_value(h) < 0 || small_value(h) > 255)
                     goto done;
                 if (w) {
@@ -287,7 +278,7 @@ done:
 static int64_t iolist_walk(term t, uint8_t *out)
 {
     struct bit_writer w = {out, 0};
-    int64_t bits = bits_walk(t, false, false, out ? &w : NULL);
+    int64_t bits = bits_walk(t, false, out ? &w : NULL);
     return bits < 0 ? -1 : bits / 8;
 }
 
@@ -319,7 +310,9 @@ static term iolist_to_binary(struct process *p, term t)
 
 /* ---- iolists in portions ----
  * list_to_binary/1, iolist_to_binary/1 and iolist_size/1 walk the iolist
- * with the state kept as terms: Cur, the list cell to look at next (or,
+ * (iol_walk, whose step on each byte or binary is a function: module
+ * unicode's conversions walk chardata with their own) with the state kept
+ * as terms: Cur, the list cell to look at next (or,
  * at the end of a list, its tail: [] or a binary), and Stack, a list on
  * the heap of the tails still to walk after the lists Cur is nested in.
  * list_to_binary sizes the iolist first (Count, the bytes so far), then
@@ -344,31 +337,66 @@ static term iolist_to_binary(struct process *p, term t)
  * 19,535 for 1,000,000 cells holding 250,000 binaries). */
 #define IOLIST_SIZE_UNITS_PER_RED 64
 
+/* A walk's step on an element: a list's head that is neither a list nor
+ * [] (a byte, a character, a binary or a term of the wrong shape), or the
+ * binary that ends a list (or is the whole argument). IOL_NEXT: taken
+ * whole, the walk goes on; IOL_MORE: part of a binary taken (w->part
+ * says how much) when the portion's units ran out; IOL_STOP: the walk
+ * ends at this element, Cur staying there (a conversion's error);
+ * IOL_BAD: not of the shape. */
+enum iol_status { IOL_DONE, IOL_MORE, IOL_BAD, IOL_NOMEM, IOL_STOP, IOL_NEXT };
+
 struct iol_walk {
     term cur, stack;
+    size_t part;    /* bytes of the binary at Cur already taken */
     uint64_t count; /* sizing: bytes so far */
     uint8_t *out;   /* copying: the binary's bytes, NULL when sizing */
-    size_t at, part;
+    size_t at;      /* copying: bytes written */
+    /* Chardata (module unicode, below). */
+    bool latin1;
+    uint8_t pending[4]; /* the first bytes of a character a binary ended in */
+    unsigned npending;
+    size_t bad; /* at IOL_STOP in a binary: where its bad bytes begin */
 };
 
-enum iol_status { IOL_DONE, IOL_MORE, IOL_BAD, IOL_NOMEM };
+typedef enum iol_status (*iol_take)(struct iol_walk *w, term elem, size_t limit, size_t *units);
 
-/* The binary t (at Cur) counted or copied; false when it is a bitstring
- * that is not whole bytes. Copying does at most as many bytes as the units
- * left pay for; *units grows by what it did. */
-static bool iol_binary(struct iol_walk *w, term t, size_t limit, size_t *units, bool *done)
+/* Where a portion's work on the bytes of a binary of n bytes ends, from
+ * byte `from`, at a unit a byte: as far as the units left pay for, and
+ * at least one byte further. */
+static size_t portion_end(size_t from, size_t n, size_t limit, size_t units)
 {
+    size_t room = limit > units ? limit - units : 1;
+    return n - from > room ? from + room : n;
+}
+
+/* An iolist's element, a byte or a binary, counted or copied. Copying a
+ * binary does at most as many bytes as the units left pay for. */
+static inline enum iol_status iol_take_bytes(struct iol_walk *w, term t, size_t limit, size_t *units)
+{
+    if (is_small(t)) {
+        int64_t v = small_value(t);
+        if (v < 0 || v > 255)
+            return IOL_BAD;
+        if (w->out)
+            w->out[w->at++] = (uint8_t)v;
+        else
+            w->count++;
+        (*units)++;
+        return IOL_NEXT;
+    }
+    if (!is_bitstring(t))
+        return IOL_BAD;
     const uint8_t *d;
     size_t n;
     unsigned bits;
     bin_bytes(t, &d, &n, &bits);
     if (bits)
-        return false;
+        return IOL_BAD;
     (*units)++;
-    *done = true;
     if (!w->out) {
         w->count += n;
-        return true;
+        return IOL_NEXT;
     }
     size_t left = n - w->part, room = SIZE_MAX;
     if (limit != SIZE_MAX)
@@ -380,35 +408,30 @@ static bool iol_binary(struct iol_walk *w, term t, size_t limit, size_t *units, 
     *units += k / IOLIST_COPY_BYTES_PER_UNIT;
     if (k < left) {
         w->part += k;
-        *done = false;
-    } else {
-        w->part = 0;
+        return IOL_MORE;
     }
-    return true;
+    w->part = 0;
+    return IOL_NEXT;
 }
 
-/* Walks until the iolist ends (IOL_DONE) or about `limit` units are used
- * (IOL_MORE); *units says how many were. */
-static enum iol_status iol_walk(struct process *p, struct iol_walk *w, size_t limit, size_t *units)
+/* Walks until the data ends (IOL_DONE), about `limit` units are used
+ * (IOL_MORE), or take stops the walk (IOL_STOP, IOL_BAD); *units says how
+ * many were. A list entered, a [] and a list's end cost a unit each; take
+ * counts the elements' units. */
+static inline enum iol_status iol_walk(struct process *p, struct iol_walk *w, iol_take take, size_t limit,
+                                       size_t *units)
 {
     term cur = w->cur;
-    enum iol_status status = IOL_MORE;
-    bool done;
+    enum iol_status status;
     *units = 0;
-    while (*units < limit) {
+    for (;;) {
+        if (*units >= limit) {
+            status = IOL_MORE;
+            break;
+        }
         if (is_list(cur)) {
             term h = list_head(cur);
-            if (is_small(h)) {
-                int64_t v = small_value(h);
-                if (v < 0 || v > 255)
-                    return IOL_BAD;
-                if (w->out)
-                    w->out[w->at++] = (uint8_t)v;
-                else
-                    w->count++;
-                (*units)++;
-                cur = list_tail(cur);
-            } else if (is_list(h)) {
+            if (is_list(h)) {
                 term pending = heap_cons(&p->heap, list_tail(cur), w->stack);
                 if (is_non_value(pending))
                     return IOL_NOMEM;
@@ -418,25 +441,22 @@ static enum iol_status iol_walk(struct process *p, struct iol_walk *w, size_t li
             } else if (h == NIL) {
                 (*units)++;
                 cur = list_tail(cur);
-            } else if (is_bitstring(h)) {
-                if (!iol_binary(w, h, limit, units, &done))
-                    return IOL_BAD;
-                if (!done)
+            } else {
+                status = take(w, h, limit, units);
+                if (status != IOL_NEXT)
                     break;
                 cur = list_tail(cur);
-            } else {
-                return IOL_BAD;
             }
             continue;
         }
         /* The end of a list: its tail, [] or a binary. */
         if (is_bitstring(cur)) {
-            if (!iol_binary(w, cur, limit, units, &done))
-                return IOL_BAD;
-            if (!done)
+            status = take(w, cur, limit, units);
+            if (status != IOL_NEXT)
                 break;
         } else if (cur != NIL) {
-            return IOL_BAD;
+            status = IOL_BAD;
+            break;
         } else {
             (*units)++;
         }
@@ -472,7 +492,7 @@ static term l2b_cont(struct process *p, const term *a)
     }
     for (;;) {
         size_t units, limit = bif_portion(p, IOLIST_UNITS_PER_RED);
-        enum iol_status status = iol_walk(p, &w, limit, &units);
+        enum iol_status status = iol_walk(p, &w, iol_take_bytes, limit, &units);
         bif_spend(p, units, IOLIST_UNITS_PER_RED);
         if (status == IOL_BAD)
             return bif_badarg(p);
@@ -526,7 +546,7 @@ static term iolist_size_cont(struct process *p, const term *a)
 {
     struct iol_walk w = {.cur = a[1], .stack = a[2], .count = (uint64_t)small_value(a[3])};
     size_t units, limit = bif_portion(p, IOLIST_SIZE_UNITS_PER_RED);
-    enum iol_status status = iol_walk(p, &w, limit, &units);
+    enum iol_status status = iol_walk(p, &w, iol_take_bytes, limit, &units);
     bif_spend(p, units, IOLIST_SIZE_UNITS_PER_RED);
     if (status == IOL_BAD)
         return bif_badarg(p);
@@ -551,7 +571,7 @@ static term bif_list_to_bitstring(struct process *p, const term *a)
 {
     if (!is_list_or_nil(a[0]))
         return bif_badarg(p);
-    int64_t bits = bits_walk(a[0], true, false, NULL);
+    int64_t bits = bits_walk(a[0], true, NULL);
     if (bits < 0)
         return bif_badarg(p);
     size_t whole = (size_t)(bits / 8);
@@ -561,7 +581,7 @@ static term bif_list_to_bitstring(struct process *p, const term *a)
     if (is_non_value(bin))
         return bif_out_of_memory(p);
     struct bit_writer w = {data, 0};
-    bits_walk(a[0], true, false, &w);
+    bits_walk(a[0], true, &w);
     if (!rest)
         return bin;
     term sub = bin_sub(&p->heap, bin, 0, whole, rest);
@@ -629,22 +649,35 @@ static term bif_iolist_to_iovec(struct process *p, const term *a)
  * pending then come first: [Pending, Rest]. Input that ends inside a
  * character answers incomplete with the pending bytes, or error when a
  * byte after the first is no continuation byte. Other encodings go on in
- * unicode.erl, as OTP's do. Both run in one piece. */
-
-struct conv {
-    bool latin1;
-    struct strbuf out;  /* what was converted, as UTF-8 */
-    uint8_t pending[4]; /* the first bytes of a character a binary ended in */
-    unsigned npending;
-    term *stack; /* the list tails still to walk, the innermost last */
-    size_t depth, cap;
-    /* Where the conversion stopped: the list cell of a bad character, or
-     * the binary holding bad bytes (at stop_offset), then the tail after
-     * that binary when it was a list element. */
-    term stop, stop_tail;
-    size_t stop_offset;
-    bool stopped_in_binary;
-};
+ * unicode.erl, as OTP's do.
+ *
+ * Both run in portions (bif.h), in passes that walk the chardata as the
+ * iolist builtins do (iol_walk): the check of the shape, which also sizes
+ * the UTF-8 (Count, and Part of a Latin-1 binary's bytes counted), then
+ * the conversion into a binary of that size (Out; [] when the argument is
+ * a binary that is its own UTF-8, which is then only checked), then for
+ * characters_to_list the list, built from the UTF-8's end. Continuations
+ * take (Data, Encoding) first, so a badarg after a trap shows them:
+ *   check:      (Data, Encoding, Cur, Stack, Count, Part)
+ *   conversion: (Data, Encoding, Cur, Stack, Out, {At, Part, Pending})
+ *   list:       (Data, Encoding, Bytes, Left, Acc, [] | {Tag, Rest})
+ * Pending packs the count of pending bytes and the bytes in a small.
+ * The answer does not depend on where portions end. (OTP 25's does, at
+ * times: when its portion ends inside a bad sequence in a binary, the
+ * error's Rest shows the sequence's first bytes apart, [<<Lead, ...>>,
+ * Rest], where one piece shows the binary's bytes from the sequence on;
+ * clause answers as one piece.)
+ *
+ * Reductions: OTP 25's LOOP_FACTOR_SIMPLE and LOOP_FACTOR (erl_unicode.c):
+ * its check counts a unit per character and binary (per byte of a Latin-1
+ * one), 50 a reduction; its conversion and characters_to_list's list a
+ * unit per character or byte, 10 a reduction. clause also counts a unit
+ * per list entered, [] and list end, which OTP's do not, so that deep
+ * nesting is paid for too. (OTP checks the shape in one piece; clause in
+ * portions, as a loop over it on a large argument would otherwise hold its
+ * worker.) */
+#define CHARS_CHECK_UNITS_PER_RED 50
+#define CHARS_UNITS_PER_RED 10
 
 /* The length of the UTF-8 sequence a byte begins by its bit pattern alone
  * (0 for a continuation byte or F8..FF); OTP 25 waits for that many bytes
@@ -661,142 +694,310 @@ static bool utf8_whole(const uint8_t *s, size_t len)
     return bif_utf8_sequence(s, len, &cp) == len;
 }
 
-/* Converts binary bin; false when its bytes are bad from *bad on. */
-static bool conv_binary(struct conv *c, term bin, size_t *bad)
+/* The check's step: any integer where an iolist has bytes (the conversion
+ * judges it; a bignum ends the look, as OTP 25's check stops there),
+ * binaries of whole bytes; Count grows by the UTF-8 bytes each takes
+ * (the most a bad character would take: the conversion stops there). */
+static enum iol_status chars_take_check(struct iol_walk *w, term t, size_t limit, size_t *units)
 {
+    (*units)++;
+    if (is_small(t)) {
+        int64_t v = small_value(t);
+        w->count += v < 0x80 ? 1 : v < 0x800 ? 2 : v < 0x10000 ? 3 : 4;
+        return IOL_NEXT;
+    }
+    if (is_bignum(t))
+        return IOL_STOP;
+    if (!is_bitstring(t))
+        return IOL_BAD;
     const uint8_t *d;
-    size_t n, i = 0;
+    size_t n;
     unsigned bits;
-    bin_bytes(bin, &d, &n, &bits);
-    if (c->latin1) {
-        for (; i < n; i++)
-            strbuf_put_utf8(&c->out, d[i]);
-        return true;
+    bin_bytes(t, &d, &n, &bits);
+    if (bits)
+        return IOL_BAD;
+    if (!w->latin1) {
+        w->count += n;
+        return IOL_NEXT;
     }
-    if (c->npending) {
-        size_t need = utf8_lead_length(c->pending[0]), more = need - c->npending;
-        if (n < more) {
-            memcpy(c->pending + c->npending, d, n);
-            c->npending += (unsigned)n;
-            return true;
-        }
-        uint8_t seq[4];
-        memcpy(seq, c->pending, c->npending);
-        memcpy(seq + c->npending, d, more);
-        if (!utf8_whole(seq, need)) {
-            *bad = 0; /* the pending bytes stay pending: Rest shows them apart */
-            return false;
-        }
-        strbuf_append(&c->out, seq, need);
-        c->npending = 0;
-        i = more;
+    size_t end = portion_end(w->part, n, limit, *units);
+    for (size_t i = w->part; i < end; i++)
+        w->count += 1u + (d[i] >> 7);
+    *units += end - w->part;
+    if (end < n) {
+        w->part = end;
+        return IOL_MORE;
     }
-    while (i < n) {
-        size_t len = utf8_lead_length(d[i]);
-        if (len && n - i < len) {
-            memcpy(c->pending, d + i, n - i);
-            c->npending = (unsigned)(n - i);
-            return true;
-        }
-        if (!len || !utf8_whole(d + i, len)) {
-            *bad = i;
-            return false;
-        }
-        strbuf_append(&c->out, d + i, len);
-        i += len;
-    }
-    return true;
+    w->part = 0;
+    return IOL_NEXT;
 }
 
-static bool conv_char(struct conv *c, term t)
+/* Converted bytes go to Out; without one, the argument's own bytes are the
+ * answer and are only checked. */
+static void chars_put(struct iol_walk *w, const uint8_t *bytes, size_t n)
 {
-    int64_t v = is_small(t) ? small_value(t) : -1;
-    if (c->npending || v < 0 || v > (c->latin1 ? 0xFF : 0x10FFFF) || (v >= 0xD800 && v <= 0xDFFF))
-        return false;
-    strbuf_put_utf8(&c->out, (uint32_t)v);
-    return true;
+    if (w->out)
+        memcpy(w->out + w->at, bytes, n);
+    w->at += n;
 }
 
-/* Converts chardata t (its shape checked); false where it stopped. */
-static bool conv_walk(struct conv *c, term t)
+/* The conversion's step, a unit a character or byte: IOL_STOP at a
+ * character out of range, an integer while bytes are pending, or bytes
+ * that are not UTF-8 (from w->bad on; 0 when the binary's first bytes do
+ * not complete the pending ones, which stay pending: Rest shows them
+ * apart). The check ran first: elements are integers and whole binaries,
+ * and without Out the argument is a binary (Latin-1 all below 128). */
+static enum iol_status chars_take_convert(struct iol_walk *w, term t, size_t limit, size_t *units)
 {
-    size_t bad;
-    for (;;) {
-        while (is_list(t)) {
-            term h = list_head(t);
-            if (is_integer(h)) {
-                if (!conv_char(c, h)) {
-                    c->stop = t;
-                    return false;
+    uint8_t u[4];
+    if (!is_bitstring(t)) {
+        int64_t v = is_small(t) ? small_value(t) : -1;
+        if (w->npending || v < 0 || v > (w->latin1 ? 0xFF : 0x10FFFF) || (v >= 0xD800 && v <= 0xDFFF))
+            return IOL_STOP;
+        w->at += utf8_encode((uint32_t)v, w->out ? w->out + w->at : u);
+        (*units)++;
+        return IOL_NEXT;
+    }
+    const uint8_t *d;
+    size_t n;
+    unsigned bits;
+    bin_bytes(t, &d, &n, &bits);
+    size_t i = w->part, end = portion_end(i, n, limit, *units);
+    if (w->latin1) {
+        if (!w->out)
+            w->at += end - i, i = end;
+        for (; i < end; i++)
+            w->at += utf8_encode(d[i], w->out + w->at);
+    } else {
+        if (w->npending) { /* at the binary's start: a binary ended in them */
+            size_t need = utf8_lead_length(w->pending[0]), more = need - w->npending;
+            if (n < more) {
+                memcpy(w->pending + w->npending, d, n);
+                w->npending += (unsigned)n;
+                i = n;
+            } else {
+                memcpy(u, w->pending, w->npending);
+                memcpy(u + w->npending, d, more);
+                if (!utf8_whole(u, need)) {
+                    w->bad = 0;
+                    return IOL_STOP;
                 }
-            } else if (is_list(h)) {
-                push_tail(&c->stack, &c->depth, &c->cap, list_tail(t));
-                t = h;
-                continue;
-            } else if (h != NIL && !conv_binary(c, h, &bad)) {
-                c->stop = h;
-                c->stop_offset = bad;
-                c->stop_tail = list_tail(t);
-                c->stopped_in_binary = true;
-                return false;
+                chars_put(w, u, need);
+                w->npending = 0;
+                i = more;
             }
-            t = list_tail(t);
         }
-        if (t != NIL && !conv_binary(c, t, &bad)) {
-            c->stop = t;
-            c->stop_offset = bad;
-            c->stopped_in_binary = true;
-            return false;
+        /* Valid bytes are copied a run at a time. */
+        size_t run = i;
+        while (i < end) {
+            size_t len = utf8_lead_length(d[i]);
+            if (len && n - i < len) { /* the binary ends inside a character */
+                chars_put(w, d + run, i - run);
+                memcpy(w->pending, d + i, n - i);
+                w->npending = (unsigned)(n - i);
+                run = i = n;
+                break;
+            }
+            if (!len || !utf8_whole(d + i, len)) {
+                chars_put(w, d + run, i - run);
+                *units += i - w->part;
+                w->bad = i;
+                return IOL_STOP;
+            }
+            i += len;
         }
-        if (c->depth == 0)
-            return true;
-        t = c->stack[--c->depth];
+        chars_put(w, d + run, i - run);
     }
+    *units += i - w->part;
+    if (i < n) {
+        w->part = i;
+        return IOL_MORE;
+    }
+    w->part = 0;
+    (*units)++;
+    return IOL_NEXT;
 }
 
-/* Rest of an error where the walk stopped (see above). */
-static term conv_error_rest(struct process *p, struct conv *c)
+/* OTP's characters_to_binary takes [Bin] as Bin: an error's Rest is then
+ * the binary's remaining bytes alone. */
+static term chars_subject(term data, bool as_list)
+{
+    if (!as_list && is_list(data) && is_bitstring(list_head(data)) && list_tail(data) == NIL)
+        return list_head(data);
+    return data;
+}
+
+/* The next pass from its state: in this slice unless its budget is spent
+ * (a guard's or C's call always goes on). */
+static term chars_next(struct process *p, bif_fn pass, const term *state)
+{
+    if (!p->bif_may_trap || p->reds_left > 0)
+        return pass(p, state);
+    return bif_trap(p, pass, 6, state);
+}
+
+/* Rest of an error where the conversion stopped (see above). */
+static term chars_error_rest(struct process *p, const struct iol_walk *w)
 {
     heap_t *h = &p->heap;
-    term rest = c->stop;
-    if (c->stopped_in_binary) {
-        rest = bin_sub(h, c->stop, c->stop_offset, bin_size(c->stop) - c->stop_offset, 0);
-        if (is_value(rest) && is_value(c->stop_tail))
-            rest = heap_cons(h, rest, c->stop_tail);
+    term rest = w->cur, at = is_list(rest) ? list_head(rest) : rest;
+    if (is_bitstring(at)) {
+        rest = bin_sub(h, at, w->bad, bin_size(at) - w->bad, 0);
+        if (is_value(rest) && is_list(w->cur))
+            rest = heap_cons(h, rest, list_tail(w->cur));
     }
-    for (size_t i = c->depth; i-- > 0 && is_value(rest);)
-        rest = heap_cons(h, rest, c->stack[i]);
-    if (c->npending && is_value(rest)) {
-        term pending = bin_from_bytes(h, c->pending, c->npending);
+    for (term s = w->stack; is_list(s) && is_value(rest); s = list_tail(s))
+        rest = heap_cons(h, rest, list_head(s));
+    if (w->npending && is_value(rest)) {
+        term pending = bin_from_bytes(h, w->pending, w->npending);
         rest = is_value(pending) ? heap_cons(h, rest, NIL) : pending;
         rest = is_value(rest) ? heap_cons(h, pending, rest) : rest;
     }
     return rest;
 }
 
-/* The answer once the walk ended (whole: at the input's end). */
-static term conv_result(struct process *p, struct conv *c, bool whole, bool as_list)
+/* Converted, or {Tag, Converted, Rest} when the outcome is {Tag, Rest}. */
+static term chars_answer(struct process *p, term converted, term outcome)
 {
-    const char *text = strbuf_cstr(&c->out);
-    bool bad;
-    term converted = as_list ? bif_utf8_list(p, (const uint8_t *)text, c->out.len, &bad)
-                             : bin_from_bytes(&p->heap, text, c->out.len);
-    if (is_non_value(converted) || (whole && !c->npending))
-        return converted;
-    term tag = A(error), rest;
-    if (whole) {
-        /* Ended inside a character: incomplete unless a byte after the
-         * first already is no continuation byte. */
-        tag = A(incomplete);
-        for (unsigned i = 1; i < c->npending; i++)
-            if ((c->pending[i] & 0xC0) != 0x80)
-                tag = A(error);
-        rest = bin_from_bytes(&p->heap, c->pending, c->npending);
-    } else {
-        rest = conv_error_rest(p, c);
-    }
-    return is_value(rest) ? heap_tuple3(&p->heap, tag, converted, rest) : rest;
+    term r = converted;
+    if (is_value(r) && outcome != NIL)
+        r = heap_tuple3(&p->heap, tuple_element(outcome, 1), converted, tuple_element(outcome, 2));
+    return is_value(r) ? r : bif_out_of_memory(p);
 }
+
+static term chars_list_pass(struct process *p, const term *a);
+static term c2l_check(struct process *p, const term *a);
+static term c2b_check(struct process *p, const term *a);
+static term c2l_convert(struct process *p, const term *a);
+static term c2b_convert(struct process *p, const term *a);
+
+/* The check's portion; then Out, and the conversion. */
+static term chars_check_pass(struct process *p, const term *a, bool as_list)
+{
+    struct iol_walk w = {.cur = a[2],
+                         .stack = a[3],
+                         .count = (uint64_t)small_value(a[4]),
+                         .part = (size_t)small_value(a[5]),
+                         .latin1 = a[1] == A(latin1)};
+    size_t units, limit = bif_portion(p, CHARS_CHECK_UNITS_PER_RED);
+    enum iol_status status = iol_walk(p, &w, chars_take_check, limit, &units);
+    bif_spend(p, units, CHARS_CHECK_UNITS_PER_RED);
+    if (status == IOL_BAD)
+        return bif_badarg(p);
+    if (status == IOL_NOMEM)
+        return bif_out_of_memory(p);
+    if (status == IOL_MORE) {
+        term next[6] = {a[0], a[1], w.cur, w.stack, make_small((int64_t)w.count), make_small((int64_t)w.part)};
+        return bif_trap(p, as_list ? c2l_check : c2b_check, 6, next);
+    }
+    /* Checked (up to a bignum: IOL_STOP). A binary as large as its UTF-8
+     * is its own UTF-8 (Latin-1 below 128, or UTF-8 up to any error). */
+    term subject = chars_subject(a[0], as_list), out = NIL;
+    if (!is_bitstring(subject) || bin_size(subject) != w.count) {
+        uint8_t *data;
+        out = bin_alloc(&p->heap, (size_t)w.count, &data);
+        if (is_non_value(out))
+            return bif_out_of_memory(p);
+        if (w.count) /* as l2b_cont's: a term's bytes between portions */
+            memset(data, 0, (size_t)w.count);
+    }
+    term state = heap_tuple3(&p->heap, make_small(0), make_small(0), make_small(0));
+    if (is_non_value(state))
+        return bif_out_of_memory(p);
+    term next[6] = {a[0], a[1], subject, NIL, out, state};
+    return chars_next(p, as_list ? c2l_convert : c2b_convert, next);
+}
+
+/* The conversion's portion; then the answer, or for a list its pass. */
+static term chars_convert_pass(struct process *p, const term *a, bool as_list)
+{
+    const term *state = tuple_elements(a[5]);
+    uint64_t pending = (uint64_t)small_value(state[2]);
+    struct iol_walk w = {.cur = a[2],
+                         .stack = a[3],
+                         .at = (size_t)small_value(state[0]),
+                         .part = (size_t)small_value(state[1]),
+                         .latin1 = a[1] == A(latin1),
+                         .npending = (unsigned)(pending & 0xFF)};
+    for (unsigned i = 0; i < w.npending; i++)
+        w.pending[i] = (uint8_t)(pending >> (8 * (i + 1)));
+    term out = a[4];
+    if (out != NIL) {
+        const uint8_t *d;
+        size_t n;
+        unsigned bits;
+        bin_bytes(out, &d, &n, &bits);
+        w.out = (uint8_t *)(uintptr_t)d; /* a binary this call allocated */
+    }
+    size_t units, limit = bif_portion(p, CHARS_UNITS_PER_RED);
+    enum iol_status status = iol_walk(p, &w, chars_take_convert, limit, &units);
+    bif_spend(p, units, CHARS_UNITS_PER_RED);
+    if (status == IOL_NOMEM)
+        return bif_out_of_memory(p);
+    if (status == IOL_BAD) /* not reached: the check saw the shape */
+        return bif_badarg(p);
+    if (status == IOL_MORE) {
+        pending = w.npending;
+        for (unsigned i = 0; i < w.npending; i++)
+            pending |= (uint64_t)w.pending[i] << (8 * (i + 1));
+        term next[6] = {
+            a[0],
+            a[1],
+            w.cur,
+            w.stack,
+            out,
+            heap_tuple3(&p->heap, make_small((int64_t)w.at), make_small((int64_t)w.part), make_small((int64_t)pending))};
+        if (is_non_value(next[5]))
+            return bif_out_of_memory(p);
+        return bif_trap(p, as_list ? c2l_convert : c2b_convert, 6, next);
+    }
+    term bytes = out != NIL ? out : chars_subject(a[0], as_list), outcome = NIL, tag = A(error), rest;
+    if (status == IOL_STOP || w.npending) {
+        if (status == IOL_STOP) {
+            rest = chars_error_rest(p, &w);
+        } else {
+            /* Ended inside a character: incomplete unless a byte after
+             * the first already is no continuation byte. */
+            tag = A(incomplete);
+            for (unsigned i = 1; i < w.npending; i++)
+                if ((w.pending[i] & 0xC0) != 0x80)
+                    tag = A(error);
+            rest = bin_from_bytes(&p->heap, w.pending, w.npending);
+        }
+        outcome = is_value(rest) ? heap_tuple2(&p->heap, tag, rest) : rest;
+        if (is_non_value(outcome))
+            return bif_out_of_memory(p);
+    }
+    if (as_list) {
+        term next[6] = {a[0], a[1], bytes, make_small((int64_t)w.at), NIL, outcome};
+        return chars_next(p, chars_list_pass, next);
+    }
+    return chars_answer(p, w.at == bin_size(bytes) ? bytes : bin_sub(&p->heap, bytes, 0, w.at, 0), outcome);
+}
+
+/* characters_to_list's last pass: the characters of Bytes' first Left
+ * bytes, the last ones first, in front of Acc. */
+static term chars_list_pass(struct process *p, const term *a)
+{
+    const uint8_t *d;
+    size_t n, left = (size_t)small_value(a[3]), built;
+    unsigned bits;
+    bin_bytes(a[2], &d, &n, &bits);
+    term acc = bif_utf8_list_back(p, d, &left, bif_portion(p, CHARS_UNITS_PER_RED), a[4], &built);
+    bif_spend(p, built, CHARS_UNITS_PER_RED);
+    if (is_non_value(acc))
+        return bif_out_of_memory(p);
+    if (left > 0) {
+        term next[6] = {a[0], a[1], a[2], make_small((int64_t)left), acc, a[5]};
+        return bif_trap(p, chars_list_pass, 6, next);
+    }
+    return chars_answer(p, acc, a[5]);
+}
+
+static term c2l_check(struct process *p, const term *a) { return chars_check_pass(p, a, true); }
+static term c2b_check(struct process *p, const term *a) { return chars_check_pass(p, a, false); }
+static term c2l_convert(struct process *p, const term *a) { return chars_convert_pass(p, a, true); }
+static term c2b_convert(struct process *p, const term *a) { return chars_convert_pass(p, a, false); }
 
 /* Data a[0] in encoding a[1] converted to UTF-8 (as_list false) or to a
  * list of characters. */
@@ -804,23 +1005,8 @@ static term characters_to(struct process *p, const term *a, bool as_list)
 {
     if (a[1] != A(latin1) && a[1] != A(unicode) && a[1] != A(utf8))
         return bif_call_erlang(p, A(unicode), as_list ? A(characters_to_list_int) : A(characters_to_binary_int), 2, a);
-    term data = a[0];
-    /* OTP's characters_to_binary takes [Bin] as Bin: an error's Rest is then
-     * the binary's remaining bytes alone. */
-    if (!as_list && is_list(data) && is_bitstring(list_head(data)) && list_tail(data) == NIL)
-        data = list_head(data);
-    if (bits_walk(data, false, true, NULL) < 0)
-        return bif_badarg(p);
-    struct conv c = {.latin1 = a[1] == A(latin1), .stop_tail = THE_NON_VALUE};
-    bool whole = conv_walk(&c, data);
-    term result;
-    if (whole && !c.npending && !as_list && is_bitstring(data) && bin_size(data) == c.out.len)
-        result = data; /* valid UTF-8, or Latin-1 below 128: its own result */
-    else
-        result = conv_result(p, &c, whole, as_list);
-    free(c.stack);
-    strbuf_free(&c.out);
-    return is_value(result) ? result : bif_out_of_memory(p);
+    term state[6] = {a[0], a[1], chars_subject(a[0], as_list), NIL, make_small(0), make_small(0)};
+    return chars_check_pass(p, state, as_list);
 }
 
 static term bif_characters_to_list(struct process *p, const term *a) { return characters_to(p, a, true); }

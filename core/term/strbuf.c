@@ -71,28 +71,32 @@ void strbuf_free(struct strbuf *b)
     b->len = b->cap = 0;
 }
 
+size_t utf8_encode(uint32_t c, uint8_t *out)
+{
+    if (c < 0x80) {
+        out[0] = (uint8_t)c;
+        return 1;
+    }
+    if (c < 0x800) {
+        out[0] = (uint8_t)(0xC0 | c >> 6);
+        out[1] = (uint8_t)(0x80 | (c & 0x3F));
+        return 2;
+    }
+    if (c < 0x10000) {
+        out[0] = (uint8_t)(0xE0 | c >> 12);
+        out[1] = (uint8_t)(0x80 | (c >> 6 & 0x3F));
+        out[2] = (uint8_t)(0x80 | (c & 0x3F));
+        return 3;
+    }
+    out[0] = (uint8_t)(0xF0 | c >> 18);
+    out[1] = (uint8_t)(0x80 | (c >> 12 & 0x3F));
+    out[2] = (uint8_t)(0x80 | (c >> 6 & 0x3F));
+    out[3] = (uint8_t)(0x80 | (c & 0x3F));
+    return 4;
+}
+
 void strbuf_put_utf8(struct strbuf *b, uint32_t c)
 {
-    char u[4];
-    size_t n;
-    if (c < 0x80) {
-        u[0] = (char)c;
-        n = 1;
-    } else if (c < 0x800) {
-        u[0] = (char)(0xC0 | c >> 6);
-        u[1] = (char)(0x80 | (c & 0x3F));
-        n = 2;
-    } else if (c < 0x10000) {
-        u[0] = (char)(0xE0 | c >> 12);
-        u[1] = (char)(0x80 | (c >> 6 & 0x3F));
-        u[2] = (char)(0x80 | (c & 0x3F));
-        n = 3;
-    } else {
-        u[0] = (char)(0xF0 | c >> 18);
-        u[1] = (char)(0x80 | (c >> 12 & 0x3F));
-        u[2] = (char)(0x80 | (c >> 6 & 0x3F));
-        u[3] = (char)(0x80 | (c & 0x3F));
-        n = 4;
-    }
-    strbuf_append(b, u, n);
+    uint8_t u[4];
+    strbuf_append(b, u, utf8_encode(c, u));
 }

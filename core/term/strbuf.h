@@ -28,6 +28,9 @@ void strbuf_puts(struct strbuf *b, const char *s);
 void strbuf_putc(struct strbuf *b, char c);
 /* Appends one character (a Unicode code point) as UTF-8. */
 void strbuf_put_utf8(struct strbuf *b, uint32_t c);
+/* Writes code point c (at most 0x10FFFF) as UTF-8 at out (room for 4
+ * bytes); returns the bytes written. */
+size_t utf8_encode(uint32_t c, uint8_t *out);
 void strbuf_printf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strbuf_vprintf(struct strbuf *b, const char *fmt, va_list ap);
 /* Appends n copies of c. */

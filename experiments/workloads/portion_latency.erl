@@ -14,7 +14,10 @@
 %% binary_to_term (that list's encoding), phash2 (a list of N integers),
 %% maps_to_list, maps_keys, maps_values, maps_fold (a map of N integer
 %% keys), maps_from_list (N pairs), external_size (a list of N integers),
-%% subtract_long (N integers less the N / 2 evens).
+%% subtract_long (N integers less the N / 2 evens), chars_to_binary
+%% (unicode:characters_to_binary/1 of N characters, half in lists, half in
+%% one-character UTF-8 binaries), chars_to_list (unicode:characters_to_list/1
+%% of those N characters' UTF-8 binary).
 %% Prints: workload=portion_latency builtin=B n=N result=PINGS max_us=M
 %% median_us=D time_ms=T
 -module(portion_latency).
@@ -41,7 +44,9 @@ work(maps_values, M) -> maps:values(M);
 work(maps_fold, M) -> maps:fold(fun(K, _, A) -> K + A end, 0, M);
 work(maps_from_list, L) -> maps:from_list(L);
 work(external_size, L) -> erlang:external_size(L);
-work(subtract_long, {L, Evens}) -> L -- Evens.
+work(subtract_long, {L, Evens}) -> L -- Evens;
+work(chars_to_binary, D) -> unicode:characters_to_binary(D);
+work(chars_to_list, B) -> unicode:characters_to_list(B).
 
 %% The argument the builtin works on, of N elements (bytes for binaries).
 input(keyfind, N) -> [{I} || I <- lists:seq(1, N)];
@@ -57,6 +62,8 @@ input(maps_values, N) -> input(maps_to_list, N);
 input(maps_fold, N) -> input(maps_to_list, N);
 input(maps_from_list, N) -> [{I, I} || I <- lists:seq(1, N)];
 input(subtract_long, N) -> {lists:seq(1, N), lists:seq(2, N, 2)};
+input(chars_to_binary, N) -> [[160 + I rem 1000, <<(160 + I rem 1000)/utf8>>] || I <- lists:seq(1, N div 2)];
+input(chars_to_list, N) -> unicode:characters_to_binary(input(chars_to_binary, N));
 input(_, N) -> lists:seq(1, N).
 
 %% The hog holds only the term its builtin walks (input/2).

@@ -1,6 +1,6 @@
 %% unicode_errors' deep random chardata and large input, in a program of its
-%% own: under a collection at every step it took minutes under ASan, and
-%% the conversions, which run in one piece, collect nothing themselves.
+%% own: under a collection at every step it took minutes under ASan
+%% (portioned_unicode_small runs the conversions' portions under it).
 %% gc-stress: skip (unicode_errors' shallow cases run under it)
 -module(unicode_errors_large).
 -export([main/1]).

@@ -13,6 +13,7 @@
 #include "rt/executor.h"
 #include "rt/proc_gc.h"
 #include "term/atom.h"
+#include "term/bignum.h"
 #include "term/binary.h"
 #include "term/compare.h"
 #include "term/copy.h"
@@ -20,6 +21,7 @@
 #include "term/heap.h"
 #include "term/map.h"
 #include "term/phash2.h"
+#include "term/strbuf.h"
 #include "test_main.h"
 
 #include <stdio.h>
@@ -107,12 +109,12 @@ static term unportioned(heap_t *h, const char *module, const char *function, con
     return copy;
 }
 
-static void check_case(const char *module, const char *function, const term *args, unsigned argc, int min_slices)
+/* The portioned call's result on h, checked against one piece's. */
+static term check_case_on(heap_t *h, const char *module, const char *function, const term *args, unsigned argc,
+                          int min_slices)
 {
-    heap_t h;
-    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
-    term expected = unportioned(&h, module, function, args, argc), got, raised;
-    int slices = run_sliced(module, function, args, argc, 100000, &h, &got, &raised);
+    term expected = unportioned(h, module, function, args, argc), got, raised;
+    int slices = run_sliced(module, function, args, argc, 100000, h, &got, &raised);
     if (slices < min_slices || is_non_value(got) || !term_eq_exact(got, expected))
         fprintf(stderr, "\n%s:%s/%u: %d slices (at least %d), %s\n", module, function, argc, slices, min_slices,
                 is_non_value(got)              ? "no result"
@@ -120,6 +122,14 @@ static void check_case(const char *module, const char *function, const term *arg
                                                : "another result");
     CU_ASSERT(slices >= min_slices);
     CU_ASSERT(is_value(got) && is_value(expected) && term_eq_exact(got, expected));
+    return got;
+}
+
+static void check_case(const char *module, const char *function, const term *args, unsigned argc, int min_slices)
+{
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    check_case_on(&h, module, function, args, argc, min_slices);
     heap_destroy(&h);
 }
 
@@ -918,6 +928,330 @@ static void test_maps_ended_mid_portion(void)
     heap_destroy(&h);
 }
 
+/* ---- module unicode ---- */
+
+/* The characters of the conversions' tests. */
+#define CHARS (300000 / SCALE)
+
+/* Character i: every UTF-8 length in turn (no surrogate), or Latin-1. */
+static uint32_t test_char(size_t i, bool latin1)
+{
+    if (latin1)
+        return (uint32_t)(i * 7 % 256);
+    switch (i % 4) {
+    case 0:
+        return 'a' + (uint32_t)(i % 26);
+    case 1:
+        return 0x80 + (uint32_t)(i % 0x780);
+    case 2:
+        return 0x800 + (uint32_t)(i % (0xD800 - 0x800));
+    default:
+        return 0x10000 + (uint32_t)(i % 0x100000);
+    }
+}
+
+/* Characters 0..n-1 as chardata of every shape a conversion walks, in
+ * turn: a character, a binary of three, [], [[a character]], a
+ * character's UTF-8 split over two binaries (one binary in Latin-1); the
+ * last 1,000 a binary tail; the list nested `depth` deep on the left with
+ * [] and <<>> tails. Binaries hold the encoding's bytes. *utf8 gets the
+ * characters' UTF-8, *whole (when not NULL) a binary of all their bytes in
+ * the encoding. */
+static term chardata(heap_t *h, size_t n, bool latin1, int depth, struct strbuf *utf8, term *whole)
+{
+    uint8_t *enc = malloc(4 * n + 1);
+    size_t *off = malloc((n + 1) * sizeof *off);
+    CU_ASSERT_FATAL(enc && off);
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++) {
+        off[i] = len;
+        uint32_t c = test_char(i, latin1);
+        if (latin1)
+            enc[len++] = (uint8_t)c;
+        else
+            len += utf8_encode(c, enc + len);
+        strbuf_put_utf8(utf8, c);
+    }
+    off[n] = len;
+    if (whole)
+        *whole = bin_from_bytes(h, enc, len);
+    /* Pieces (kind, first character) forward, then consed from the end. */
+    size_t body = n > 1000 ? n - 1000 : 0, *first = malloc((body + 1) * sizeof *first), pieces = 0;
+    CU_ASSERT_FATAL(first != NULL);
+    for (size_t i = 0; i < body; pieces++) {
+        first[pieces] = i;
+        i += pieces % 5 == 1 ? (body - i < 3 ? body - i : 3) : pieces % 5 == 2 ? 0 : 1;
+    }
+    first[pieces] = body;
+    term l = bin_from_bytes(h, enc + off[body], len - off[body]);
+    for (size_t k = pieces; k-- > 0 && is_value(l);) {
+        size_t i = first[k];
+        term c = make_small(test_char(i, latin1)), e;
+        switch (k % 5) {
+        case 0:
+            l = heap_cons(h, c, l);
+            break;
+        case 1:
+            l = heap_cons(h, bin_from_bytes(h, enc + off[i], off[first[k + 1]] - off[i]), l);
+            break;
+        case 2:
+            l = heap_cons(h, NIL, l);
+            break;
+        case 3:
+            e = heap_cons(h, heap_cons(h, c, NIL), NIL);
+            l = heap_cons(h, e, l);
+            break;
+        default: {
+            size_t at = off[i], k1 = off[i + 1] - at > 1 ? 1 : off[i + 1] - at;
+            l = heap_cons(h, bin_from_bytes(h, enc + at + k1, off[i + 1] - at - k1), l);
+            l = heap_cons(h, bin_from_bytes(h, enc + at, k1), l);
+        }
+        }
+    }
+    for (int d = 0; d < depth && is_value(l); d++)
+        l = heap_cons(h, l, d % 2 ? NIL : bin_from_bytes(h, "", 0));
+    free(enc);
+    free(off);
+    free(first);
+    CU_ASSERT_FATAL(is_value(l) && (!whole || is_value(*whole)));
+    return l;
+}
+
+/* Whether t, a binary or a list of characters, holds that UTF-8. */
+static bool same_utf8(term t, const struct strbuf *utf8)
+{
+    const uint8_t *d;
+    size_t n;
+    unsigned bits;
+    if (is_bitstring(t)) {
+        bin_bytes(t, &d, &n, &bits);
+        return n == utf8->len && memcmp(d, utf8->data, n) == 0;
+    }
+    struct strbuf b = STRBUF_INIT;
+    for (; is_list(t) && is_small(list_head(t)); t = list_tail(t))
+        strbuf_put_utf8(&b, (uint32_t)small_value(list_head(t)));
+    bool same = t == NIL && b.len == utf8->len && memcmp(strbuf_cstr(&b), strbuf_cstr(utf8), b.len) == 0;
+    strbuf_free(&b);
+    return same;
+}
+
+/* characters_to_binary/2 and characters_to_list/2 on CHARS characters
+ * (OTP's 10 a reduction to convert and to build the list, 50 to check the
+ * shape): chardata nested 1,000 deep with binaries and characters split
+ * over them, Latin-1 chardata, a flat list, binaries (a UTF-8 binary is
+ * only checked, being its own answer); many slices, a collection between
+ * every two, the same answer as one piece and the characters' UTF-8. */
+static void test_unicode_portions(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    struct strbuf utf8 = STRBUF_INIT, latin = STRBUF_INIT, again = STRBUF_INIT, latin_again = STRBUF_INIT;
+    term bin, latin_bin, flat = NIL;
+    term deep = chardata(&h, CHARS, false, 1000, &utf8, &bin);
+    term latin_deep = chardata(&h, CHARS, true, 1000, &latin, &latin_bin);
+    term shallow = chardata(&h, CHARS, false, 0, &again, NULL);
+    term latin_flat = chardata(&h, CHARS, true, 0, &latin_again, NULL);
+    for (size_t i = CHARS; i-- > 0;)
+        flat = heap_cons(&h, make_small(test_char(i, false)), flat);
+    struct {
+        term data, encoding;
+        const struct strbuf *utf8;
+    } cases[] = {
+        {deep, A(unicode), &utf8},
+        {shallow, A(utf8), &utf8},
+        {flat, A(unicode), &utf8},
+        {bin, A(unicode), &utf8},
+        {heap_cons(&h, bin, NIL), A(utf8), &utf8},
+        {latin_deep, A(latin1), &latin},
+        {latin_flat, A(latin1), &latin},
+        {latin_bin, A(latin1), &latin},
+    };
+    const char *functions[] = {"characters_to_binary", "characters_to_list"};
+    slice_reds = SHORT_SLICE;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (int f = 0; f < 2; f++) {
+            term args[2] = {cases[i].data, cases[i].encoding};
+            term got = check_case_on(&h, "unicode", functions[f], args, 2, CHARS / (10 * SHORT_SLICE));
+            if (is_non_value(got) || !same_utf8(got, cases[i].utf8))
+                fprintf(stderr, "\nunicode:%s, case %zu: not the characters\n", functions[f], i);
+            CU_ASSERT(is_value(got) && same_utf8(got, cases[i].utf8));
+        }
+    }
+    slice_reds = FULL_SLICE;
+    strbuf_free(&utf8);
+    strbuf_free(&latin);
+    strbuf_free(&again);
+    strbuf_free(&latin_again);
+    heap_destroy(&h);
+}
+
+static term list3(heap_t *h, term a, term b, term c) { return heap_cons(h, a, heap_cons(h, b, heap_cons(h, c, NIL))); }
+
+/* Errors and incomplete input after CHARS good characters, so after many
+ * portions: the same {error | incomplete, Converted, Rest} as one piece
+ * (Rest with the list tails still to walk, pending bytes apart); badarg
+ * for a wrong shape at the very end, found by the check's portions. */
+static void test_unicode_errors(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    struct strbuf utf8 = STRBUF_INIT, latin = STRBUF_INIT;
+    term bin;
+    term prefix = chardata(&h, CHARS, false, 10, &utf8, &bin);
+    term latin_prefix = chardata(&h, CHARS, true, 10, &latin, NULL);
+    const uint8_t ok_bad[] = {'a', 'b', 0xFF, 'c', 'd'}, e2[] = {0xE2}, e2_82[] = {0xE2, 0x82};
+    term bad_in_list = heap_cons(&h, bin_from_bytes(&h, ok_bad, 5), heap_cons(&h, make_small('x'), NIL));
+    const uint8_t *bin_bytes_at;
+    size_t bin_len;
+    unsigned bits;
+    bin_bytes(bin, &bin_bytes_at, &bin_len, &bits);
+    uint8_t *tailed = malloc(bin_len + 2);
+    CU_ASSERT_FATAL(tailed != NULL);
+    memcpy(tailed, bin_bytes_at, bin_len);
+    tailed[bin_len] = 0xFF, tailed[bin_len + 1] = 'z';
+    term bad_bin = bin_from_bytes(&h, tailed, bin_len + 2);
+    tailed[bin_len] = 0xF0, tailed[bin_len + 1] = 0x9F;
+    term cut_bin = bin_from_bytes(&h, tailed, bin_len + 2);
+    free(tailed);
+    struct {
+        term data, encoding, tag;
+    } cases[] = {
+        /* A character out of range, then more. */
+        {list3(&h, prefix, make_small(-1), make_small('b')), A(unicode), A(error)},
+        {list3(&h, prefix, make_small(0xD800), make_small('b')), A(unicode), A(error)},
+        /* Bytes that are no UTF-8 in a binary in a nested list. */
+        {list3(&h, prefix, bad_in_list, make_small('y')), A(unicode), A(error)},
+        /* Ends inside a character. */
+        {heap_cons(&h, prefix, bin_from_bytes(&h, e2_82, 2)), A(unicode), A(incomplete)},
+        /* An integer while a character's bytes are pending. */
+        {list3(&h, prefix, bin_from_bytes(&h, e2, 1), make_small('A')), A(unicode), A(error)},
+        /* Pending bytes the next binary does not complete, and the input
+         * ending with a pending byte that is no continuation. */
+        {list3(&h, prefix, bin_from_bytes(&h, e2, 1), bin_from_bytes(&h, "x", 1)), A(unicode), A(error)},
+        {list3(&h, prefix, bin_from_bytes(&h, e2, 1), bin_from_bytes(&h, "", 0)), A(unicode), A(incomplete)},
+        /* A bignum: nothing after it is looked at. */
+        {list3(&h, prefix, int_from_uint64(&h, UINT64_MAX), A(undefined)), A(unicode), A(error)},
+        {list3(&h, latin_prefix, make_small(256), make_small('b')), A(latin1), A(error)},
+        /* A binary checked in place. */
+        {bad_bin, A(unicode), A(error)},
+        {cut_bin, A(utf8), A(incomplete)},
+    };
+    const char *functions[] = {"characters_to_binary", "characters_to_list"};
+    slice_reds = SHORT_SLICE;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (int f = 0; f < 2; f++) {
+            term args[2] = {cases[i].data, cases[i].encoding};
+            term got = check_case_on(&h, "unicode", functions[f], args, 2, CHARS / (10 * SHORT_SLICE));
+            bool tagged =
+                is_value(got) && is_tuple(got) && tuple_arity(got) == 3 && tuple_element(got, 1) == cases[i].tag;
+            if (!tagged)
+                fprintf(stderr, "\nunicode:%s, error case %zu: not the tag\n", functions[f], i);
+            CU_ASSERT(tagged);
+        }
+    }
+    /* A wrong shape at the end: badarg, after the check's portions. */
+    term bits3 = bin_sub(&h, bin, 0, 0, 3);
+    term shapes[] = {heap_cons(&h, prefix, A(undefined)), list3(&h, prefix, bits3, NIL),
+                     list3(&h, prefix, heap_float(&h, 1.5), NIL)};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        for (int f = 0; f < 2; f++) {
+            term args[2] = {shapes[i], A(unicode)}, got, raised;
+            int slices = run_sliced("unicode", functions[f], args, 2, 100000, &h, &got, &raised);
+            CU_ASSERT(slices >= CHARS / (50 * SHORT_SLICE));
+            CU_ASSERT(is_non_value(got) && raised == A(badarg));
+        }
+    }
+    slice_reds = FULL_SLICE;
+    strbuf_free(&utf8);
+    strbuf_free(&latin);
+    heap_destroy(&h);
+}
+
+static term bytes_term(heap_t *h, const char *bytes) { return bin_from_bytes(h, bytes, strlen(bytes)); }
+
+/* Short chardata in the smallest portions (1 to 4 reductions a slice, so
+ * 10 to 40 units): a portion ends at every place in turn, inside binaries,
+ * between a character's bytes spread over binaries and with bytes
+ * pending; the same answers as one piece, in both encodings. */
+static void test_unicode_smallest_portions(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    char long_bad[61];
+    memset(long_bad, 'q', 60);
+    long_bad[60] = 0;
+    long_bad[37] = (char)0xFF;
+    term split = heap_cons(
+        &h, bytes_term(&h, "\xF0\x9F"),
+        heap_cons(&h, heap_cons(&h, bytes_term(&h, "\x98"), heap_cons(&h, bytes_term(&h, "\x80"), NIL)), NIL));
+    term valid = heap_cons(
+        &h, bytes_term(&h, "ab\xE2"),
+        heap_cons(&h, bytes_term(&h, "\x82"),
+                  heap_cons(&h,
+                            bytes_term(&h, "\xAC"
+                                           "cdefghijklmnopqrstuvwxyz\xC3\xA9"),
+                            heap_cons(&h, make_small(0x10FFFF), heap_cons(&h, split, bytes_term(&h, "end"))))));
+    term nested_bad =
+        heap_cons(&h,
+                  heap_cons(&h, heap_cons(&h, bytes_term(&h, long_bad), heap_cons(&h, make_small(1), NIL)),
+                            heap_cons(&h, make_small(2), NIL)),
+                  heap_cons(&h, make_small(3), NIL));
+    term cases[] = {
+        valid,
+        list3(&h, valid, bytes_term(&h, "\xE2"), make_small('x')),
+        list3(&h, valid, bytes_term(&h, "\xE2"), bytes_term(&h, "\x82")),
+        list3(&h, valid, bytes_term(&h, "\xE2"), bytes_term(&h, "x")),
+        heap_cons(&h, bytes_term(&h, "0123456789abcdefghijklmnopqrstuvwxyz"),
+                  list3(&h, bytes_term(&h, "\xC8\xC9"), make_small(255), heap_cons(&h, bytes_term(&h, "x"), NIL))),
+        nested_bad,
+        bytes_term(&h, "0123456789abcdefghijklmnopqrstuvwxyz\xE2\x82\xAC\xF0\x9F\x98"),
+        bytes_term(&h, "0123456789abcdefghijklmnopqrstuvwxyz\xE2\x82\xAC\xED\xA0\x80tail"),
+        list3(&h, valid, make_small(256), NIL),
+        list3(&h, valid, int_from_uint64(&h, UINT64_MAX), A(undefined)),
+    };
+    const char *functions[] = {"characters_to_binary", "characters_to_list"};
+    term encodings[] = {A(unicode), A(latin1)};
+    for (slice_reds = 1; slice_reds <= 4; slice_reds++)
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+            for (int f = 0; f < 2; f++)
+                for (int e = 0; e < 2; e++) {
+                    term args[2] = {cases[i], encodings[e]};
+                    check_case_on(&h, "unicode", functions[f], args, 2, slice_reds == 1 ? 2 : 1);
+                }
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
+/* Ended while checking, converting (its off-heap binary allocated) and
+ * building the list: nothing is left. */
+static void test_unicode_ended_mid_portion(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    struct strbuf utf8 = STRBUF_INIT;
+    term args[2] = {chardata(&h, CHARS, false, 1000, &utf8, NULL), A(unicode)}, got, raised;
+    slice_reds = SHORT_SLICE;
+    const char *functions[] = {"characters_to_binary", "characters_to_list"};
+    for (int f = 0; f < 2; f++) {
+        int all = run_sliced("unicode", functions[f], args, 2, 100000, &h, &got, &raised);
+        CU_ASSERT(is_value(got));
+        size_t live = binary_live_count(); /* with the answer's binary, copied to h */
+        int stops[] = {2, all / 3, all - 2};
+        for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++) {
+            CU_ASSERT(run_sliced("unicode", functions[f], args, 2, stops[i], &h, &got, &raised) == stops[i]);
+            CU_ASSERT(is_non_value(got));
+            CU_ASSERT(binary_live_count() == live);
+        }
+    }
+    slice_reds = FULL_SLICE;
+    strbuf_free(&utf8);
+    heap_destroy(&h);
+}
+
 static CU_TestInfo tests[] = {
     {"long lists span many slices, same results", test_portioned_results},
     {"errors after portions", test_portioned_errors},
@@ -941,6 +1275,10 @@ static CU_TestInfo tests[] = {
     {"maps:from_list with colliding keys", test_from_list_collisions},
     {"maps:from_list/from_keys errors after portions", test_from_list_errors},
     {"maps:from_list ended in the middle of a portion", test_from_list_ended_mid_portion},
+    {"unicode conversions span many slices, same results", test_unicode_portions},
+    {"unicode errors and incomplete input after portions", test_unicode_errors},
+    {"unicode conversions in the smallest portions", test_unicode_smallest_portions},
+    {"unicode conversions ended in the middle of a portion", test_unicode_ended_mid_portion},
     CU_TEST_INFO_NULL,
 };
 
