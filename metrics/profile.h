@@ -52,13 +52,13 @@ struct profile {
         char value[64];
         bool number;
     } policy_params[8];
-    unsigned busy_wait;      /* --busy-wait's looks before an idle worker sleeps */
-    unsigned watchdog_ms;    /* --watchdog's threshold (0: off) */
-    const char *send_mode;   /* arrivals | blocking */
-    const char *timer_mode;  /* thread | workers | logical (a --schedule's controller fires them) */
-    const char *schedule;    /* --schedule's spec (random:seed=N, pct:...), replay:FILE, or NULL: the workers run freely */
-    const char *locks;       /* the executor's lock kind: pthread | adaptive | ticket | mcs | cas */
-    const char *binding;     /* the machine and how workers are bound (cpu_binding_describe) */
+    unsigned busy_wait;     /* --busy-wait's looks before an idle worker sleeps */
+    unsigned watchdog_ms;   /* --watchdog's threshold (0: off) */
+    const char *send_mode;  /* arrivals | blocking */
+    const char *timer_mode; /* thread | workers | logical (a --schedule's controller fires them) */
+    const char *schedule; /* --schedule's spec (random:seed=N, pct:...), replay:FILE, or NULL: the workers run freely */
+    const char *locks;    /* the executor's lock kind: pthread | adaptive | ticket | mcs | cas */
+    const char *binding;  /* the machine and how workers are bound (cpu_binding_describe) */
     const char *otp_options; /* the same settings as erl flags */
     const char *program;     /* the .beam file or native workload */
     int exit_status;

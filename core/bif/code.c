@@ -287,9 +287,8 @@ static bool is_sticky(struct process *p, term module, bool search)
 {
     struct strbuf file = STRBUF_INIT;
     enum code_origin origin = code_origin_of(code_of(p), module, search, &file);
-    bool sticky = origin == CODE_PRELOADED ||
-                  ((origin == CODE_LOADED_FILE || origin == CODE_FILE_ON_PATH) &&
-                   code_in_sticky_dir(code_of(p), strbuf_cstr(&file)));
+    bool sticky = origin == CODE_PRELOADED || ((origin == CODE_LOADED_FILE || origin == CODE_FILE_ON_PATH) &&
+                                               code_in_sticky_dir(code_of(p), strbuf_cstr(&file)));
     strbuf_free(&file);
     return sticky;
 }
@@ -505,7 +504,7 @@ static term bif_code_which(struct process *p, const term *args)
         return bif_error(p, atom_intern_cstr("function_clause"));
     struct strbuf file = STRBUF_INIT;
     enum code_origin origin = code_origin_of(code_of(p), args[0], true, &file);
-    term r = origin == CODE_PRELOADED  ? atom_intern_cstr("preloaded")
+    term r = origin == CODE_PRELOADED    ? atom_intern_cstr("preloaded")
              : origin == CODE_NOT_LOADED ? atom_intern_cstr("non_existing")
                                          : answer(p, name_list(p, file.data, file.len));
     strbuf_free(&file);

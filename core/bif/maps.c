@@ -11,8 +11,8 @@
 #include "bif/bif_tables.h"
 #include "bif/bif_util.h"
 #include "term/atom.h"
-#include "term/heap.h"
 #include "term/bignum.h"
+#include "term/heap.h"
 #include "term/map.h"
 
 #include <stdlib.h>

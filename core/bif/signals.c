@@ -43,7 +43,7 @@ static term bif_link(struct process *self, const term *args)
         return bif_badarg(self);
     if (to == self->pid)
         return A(true);
-    enum signal_outcome linked = is_pid(to)              ? signals_link(self, to)
+    enum signal_outcome linked = is_pid(to)             ? signals_link(self, to)
                                  : ports_link(self, to) ? SIGNAL_DONE
                                                         : SIGNAL_NO_PROCESS;
     if (linked != SIGNAL_NO_PROCESS)

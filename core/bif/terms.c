@@ -556,7 +556,6 @@ static bool multiset_take(term set, term e)
 
 static bool multiset_empty(term set) { return tuple_elements(set)[0] == make_small(0); }
 
-
 static term subtract_cont(struct process *p, const term *a)
 {
     term st[6];

@@ -24,8 +24,8 @@ static void write_report(const struct strbuf *body, int64_t system_time_ns)
     struct tm local;
     localtime_r(&seconds, &local);
     struct strbuf text = STRBUF_INIT;
-    strbuf_printf(&text, "=ERROR REPORT==== %d-%s-%d::%02d:%02d:%02d.%06ld ===\n", local.tm_mday,
-                  months[local.tm_mon], local.tm_year + 1900, local.tm_hour, local.tm_min, local.tm_sec, micros);
+    strbuf_printf(&text, "=ERROR REPORT==== %d-%s-%d::%02d:%02d:%02d.%06ld ===\n", local.tm_mday, months[local.tm_mon],
+                  local.tm_year + 1900, local.tm_hour, local.tm_min, local.tm_sec, micros);
     strbuf_append(&text, body->data, body->len);
     /* Written as OTP's standard_error device writes text: latin-1 bytes. */
     struct strbuf bytes = STRBUF_INIT;

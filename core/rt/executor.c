@@ -22,8 +22,8 @@
 #include "rt/aliases.h"
 #include "rt/ets_table.h"
 #include "rt/io_thread.h"
-#include "rt/ports.h"
 #include "rt/names.h"
+#include "rt/ports.h"
 #include "rt/resources.h"
 #include "rt/sched_profile.h"
 #include "rt/sched_trace.h"
@@ -291,8 +291,7 @@ struct sched *sched_create(const struct sched_config *config, const char **error
         ck_epoch_register(&s->epoch, &w->epoch_record, NULL);
     }
     if (!proc_table_init(&s->table, &s->epoch, 1024) || !persistent_init(&s->persistent, &s->epoch) ||
-        !(s->ets = ets_registry_new()) || !(s->io = io_state_new()) ||
-        !(s->ports = ports_state_new())) {
+        !(s->ets = ets_registry_new()) || !(s->io = io_state_new()) || !(s->ports = ports_state_new())) {
         *error = "out of memory";
         sched_destroy(s);
         return NULL;

@@ -47,8 +47,8 @@ struct io_state {
     pthread_t thread;
     bool started;
     bool stop;
-    bool eof;    /* the input ended: every later request gets eof */
-    term reader; /* the pid that asked for the next chunk, THE_NON_VALUE when none */
+    bool eof;                   /* the input ended: every later request gets eof */
+    term reader;                /* the pid that asked for the next chunk, THE_NON_VALUE when none */
     pthread_mutex_t input_lock; /* one reader of the input at a time (io_read_ready) */
     int input_fd;
     int stop_pipe[2]; /* written once to interrupt the thread's poll */

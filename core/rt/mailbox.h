@@ -59,14 +59,14 @@ struct message {
 #define MAILBOX_MARKERS 4
 
 struct mailbox_marker {
-    struct message **at;      /* link to the first message after the marker */
-    term token;               /* the value reserve answered; 0 when the slot is free */
+    struct message **at;        /* link to the first message after the marker */
+    term token;                 /* the value reserve answered; 0 when the slot is free */
     uint64_t ref_low, ref_high; /* the bound reference's id */
     bool bound;
 };
 
 struct mailbox_markers {
-    uint64_t reserved;  /* reserves so far: the next token, and the slot to reuse */
+    uint64_t reserved; /* reserves so far: the next token, and the slot to reuse */
     struct mailbox_marker slot[MAILBOX_MARKERS];
 };
 

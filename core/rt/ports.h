@@ -105,7 +105,7 @@ bool ports_demonitor(struct process *self, term ref);
 /* What port_info/1,2 show of an open port. */
 struct port_snapshot {
     term id, connected;
-    char *name; /* malloc'd */
+    char *name;   /* malloc'd */
     pid_t os_pid; /* 0 for an fd port */
     uint64_t input, output;
     term *links; /* malloc'd pids, in the order made */

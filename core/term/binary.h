@@ -47,8 +47,8 @@
 
 struct binary {
     atomic_size_t refc;
-    size_t size;        /* bytes at data (a writable binary's capacity) */
-    uint64_t tip_bits;  /* writable: bits written so far; BIN_NOT_WRITABLE otherwise */
+    size_t size;       /* bytes at data (a writable binary's capacity) */
+    uint64_t tip_bits; /* writable: bits written so far; BIN_NOT_WRITABLE otherwise */
     uint8_t data[];
 };
 

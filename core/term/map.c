@@ -390,7 +390,12 @@ static term *mb_entry(term entries, size_t i) { return &tuple_elements(entries)[
 term map_build_new(heap_t *h, size_t n)
 {
     term src = heap_tuple(h, MB_ENTRY * n, NULL), dst = heap_tuple(h, MB_ENTRY * n, NULL);
-    term w[MB_WORDS] = {make_small(MB_SORT), src, dst, make_small((int64_t)n), make_small(1), make_small(0),
+    term w[MB_WORDS] = {make_small(MB_SORT),
+                        src,
+                        dst,
+                        make_small((int64_t)n),
+                        make_small(1),
+                        make_small(0),
                         make_small(n > 1 ? 1 : (int64_t)n)};
     return is_value(src) && is_value(dst) ? heap_tuple(h, MB_WORDS, w) : THE_NON_VALUE;
 }

@@ -161,7 +161,6 @@ static void test_nodes_are_reused(void)
     mailbox_destroy(&mb);
 }
 
-
 /* A reference with id n, in words the caller keeps. */
 static term ref_in(term words[1 + REF_WORDS], uint64_t n)
 {
@@ -203,7 +202,7 @@ static void test_a_marker_skips_the_messages_older_than_its_reference(void)
     CU_ASSERT_TRUE(is_small(token));
     term ref = ref_in(words, 7);
     mailbox_marker_bind(&mb, token, ref);
-    mailbox_deliver(&mb, msg(5000)); /* an unrelated message after the reference */
+    mailbox_deliver(&mb, msg(5000));  /* an unrelated message after the reference */
     mailbox_deliver(&mb, msg(10000)); /* the reply */
     mailbox_marker_use(&mb, ref);
     int examined;
@@ -286,7 +285,7 @@ static void test_remove_first_finds_a_message_in_the_inbox(void)
     struct mailbox mb;
     mailbox_init(&mb);
     mailbox_deliver(&mb, msg(0));
-    mailbox_peek(&mb); /* 0 in the queue */
+    mailbox_peek(&mb);            /* 0 in the queue */
     mailbox_deliver(&mb, msg(1)); /* 1 in the inbox */
     term words[3], ref = ref_in(words, 10);
     mailbox_deliver(&mb, msg(2));

@@ -90,8 +90,8 @@ static enum body_stop run_step(struct process *p, void *state)
         if (is_non_value(m))
             return BODY_WAIT;
         proc_receive_take(p);
-        term what = is_tuple(m) && tuple_arity(m) == 2 && tuple_element(m, 1) == r->port ? tuple_element(m, 2)
-                                                                                          : THE_NON_VALUE;
+        term what =
+            is_tuple(m) && tuple_arity(m) == 2 && tuple_element(m, 1) == r->port ? tuple_element(m, 2) : THE_NON_VALUE;
         term kind = is_value(what) && is_tuple(what) ? tuple_element(what, 1) : THE_NON_VALUE;
         if (kind == A(exit_status)) {
             r->status = (int)small_value(tuple_element(what, 2));
