@@ -979,6 +979,20 @@ static inline bool float_operands(term a, term b, double *x, double *y)
     return true;
 }
 
+/* A collection first where the heap asks for one, as OTP's instructions
+ * with a live count do (put_map_*, bs_start_match*, bs_get_*): t, the term
+ * the instruction reads, is a root after the live registers. A loop that
+ * matches or updates maps and calls, and allocates nowhere else, collects
+ * here. */
+#define COLLECT_KEEPING(t, live)                                                                                       \
+    do {                                                                                                               \
+        if (gc_stress || heap_wants_gc(&p->heap)) {                                                                    \
+            X[(live)] = (t);                                                                                           \
+            GC(0, (live) + 1);                                                                                         \
+            (t) = X[(live)];                                                                                           \
+        }                                                                                                              \
+    } while (0)
+
 static enum body_stop run(struct process *p)
 {
     static const void *labels[BEAM_OPCODE_MAX + 1];
@@ -1519,30 +1533,20 @@ op_bif2 : {
             arith_float_value = x * y;
             goto arith_float;
         }
-    special_band:
-        a = SRC(I[4]);
-        b = SRC(I[5]);
-        if (is_small(a) && is_small(b)) {
-            r = a & b; /* the tags agree, and so does the word */
-            goto small_result;
-        }
-        goto op_gc_bif2;
-    special_bor:
-        a = SRC(I[4]);
-        b = SRC(I[5]);
-        if (is_small(a) && is_small(b)) {
-            r = a | b;
-            goto small_result;
-        }
-        goto op_gc_bif2;
-    special_bxor:
-        a = SRC(I[4]);
-        b = SRC(I[5]);
-        if (is_small(a) && is_small(b)) {
-            r = (a ^ b) | TAG_IMMED1_SMALL;
-            goto small_result;
-        }
-        goto op_gc_bif2;
+#define SMALL_BITWISE(name, RESULT)                                                                                    \
+    special_##name : a = SRC(I[4]);                                                                                    \
+    b = SRC(I[5]);                                                                                                     \
+    if (is_small(a) && is_small(b)) {                                                                                  \
+        r = (RESULT);                                                                                                  \
+        goto small_result;                                                                                             \
+    }                                                                                                                  \
+    goto op_gc_bif2;
+        /* On the tagged words: the tags agree, and so does the word (bxor
+         * clears the tag, which goes back). */
+        SMALL_BITWISE(band, a & b)
+        SMALL_BITWISE(bor, a | b)
+        SMALL_BITWISE(bxor, (a ^ b) | TAG_IMMED1_SMALL)
+#undef SMALL_BITWISE
     special_div:
         remainder = false;
         goto div_rem;
@@ -2161,9 +2165,12 @@ op_jump:
     I = LABEL(I[1]);
     DISPATCH();
 
+    /* Prepared code never comes here: every shape of move and fmove has
+     * its handler (special_for); the table's entries find the same one. */
 op_move:
-    DST(I[2]) = SRC(I[1]);
-    NEXT(3);
+    goto *special_handlers[special_for(I, BEAM_OP_move, NULL)];
+op_fmove:
+    goto *special_handlers[special_for(I, BEAM_OP_fmove, NULL)];
 
 op_swap : {
     term a = DST(I[1]);
@@ -2322,22 +2329,6 @@ op_fclearerror:
     NEXT(1);
 op_fcheckerror:
     NEXT(2);
-op_fmove : {
-    uint64_t s = I[1], d = I[2];
-    bool s_fr = beam_is_register(s) && beam_register_kind(s) == BEAM_REG_FR;
-    bool d_fr = beam_is_register(d) && beam_register_kind(d) == BEAM_REG_FR;
-    if (s_fr && d_fr) {
-        FR[d >> 4] = FR[s >> 4];
-    } else if (d_fr) {
-        FR[d >> 4] = float_value(SRC(s));
-    } else {
-        term f = heap_float(&p->heap, FR[s >> 4]);
-        if (is_non_value(f))
-            goto out_of_memory;
-        DST(d) = f;
-    }
-    NEXT(3);
-}
 op_fconv : {
     term t = SRC(I[1]);
     double d;
@@ -2386,18 +2377,11 @@ op_fnegate:
     op_put_map_exact:
         exact = true;
     put_map : {
-        /* fail, source, dst, live, count, then key-value pairs. A
-         * collection may come first, as on OTP: the source map is a root
-         * after the live registers, the pairs are in registers or
-         * constants. */
+        /* fail, source, dst, live, count, then key-value pairs (in live
+         * registers or constants, so the collection keeps them). */
         term map = SRC(I[2]);
         uint64_t n = I[5];
-        if (gc_stress || heap_wants_gc(&p->heap)) {
-            unsigned live = (unsigned)I[4];
-            X[live] = map;
-            GC(0, live + 1);
-            map = X[live];
-        }
+        COLLECT_KEEPING(map, (unsigned)I[4]);
         if (!is_map(map)) {
             error_tuple(p, A(badmap), map);
             site.pc = I;
@@ -2523,18 +2507,6 @@ op_raw_raise : {
     {
         enum bits_result bits_result;
         const uint64_t *bits_fail;
-        /* Matching instructions with a live count may collect first, as
-         * on OTP: what they read goes after the live registers. A loop
-         * that matches and calls, and allocates nowhere else, collects
-         * here. */
-#define COLLECT_KEEPING(t, live)                                                                                       \
-    do {                                                                                                               \
-        if (gc_stress || heap_wants_gc(&p->heap)) {                                                                    \
-            X[(live)] = (t);                                                                                           \
-            GC(0, (live) + 1);                                                                                         \
-            (t) = X[(live)];                                                                                           \
-        }                                                                                                              \
-    } while (0)
     op_bs_start_match3 : {
         term src = SRC(I[2]);
         COLLECT_KEEPING(src, (unsigned)I[3]);
