@@ -20,17 +20,11 @@
  * a run the flag never skips a queue; the tests call find_work twice.
  * Balancing, lazy: each worker counts down balance_reds/2 (ERTS's 4M); the
  * first at 0 makes a global check, alternately a half-time one (restarts
- * the counts) and a full one: every balance_reds (8M, ~2,000 slices).
- * Availability is 100 for a worker that ran out of work in the period,
- * else its share of the others' reductions times their count (0 if it ran
- * none); limit = average max length scaled by it; the most-over queue is
- * paired with the most-under and so on (with ERTS's leftover pairings).
- * An enqueue on an emigrating queue over its limit goes to the partner if
- * that is under its own (always when evacuating: availability 0); an
- * immigrating worker's pick first pulls one while it is under and the
- * partner over. Simplified: one level for all priorities (ERTS: per
- * priority, scaled by higher ones' reductions), the period's reductions
- * for its 8-period history, no load compaction: ERTS with +scl false.
+ * the counts) and a full one: every balance_reds (8M, ~2,000 slices), whose
+ * plan (otp_balance.h) gives each queue a limit and a partner. An enqueue
+ * on an emigrating queue over its limit goes to the partner if that is
+ * under its own (always when evacuating); an immigrating worker's pick
+ * first pulls one while it is under and the partner over.
  * Wakeups: a queued process wakes its worker if it sleeps. wakeup_other
  * (+swt): after each slice (tick) a worker with len-1 >= 1 adds
  * (len-1)*reds+400, else subtracts reds shifted by the level's shift; past
@@ -39,6 +33,7 @@
  * Busy-wait (+sbwt medium, 10,000 spins) is the executor's: --policy otp
  * --busy-wait 10000. No ports, bound processes or dirty schedulers.
  */
+#include "policies/otp_balance.h"
 #include "policies/proc_queue.h"
 
 #include <stdint.h>
@@ -58,20 +53,15 @@ static const struct policy_param otp_params[] = {
 #define RESCHEDULE_LOW 8
 #define WAKEUP_OTHER_FIXED_INC (POLICY_DEFAULT_BUDGET / 10)
 enum { QUEUE_MAX, QUEUE_HIGH, QUEUE_NORMAL, QUEUES }; /* low shares normal */
-enum { MIGRATE_NONE, MIGRATE_OUT, MIGRATE_IN };
 
 struct otp_worker {
+    struct otp_balance_queue bal; /* max_len and reds since the last full check, and its plan */
     struct proc_queue queue[QUEUES];
-    size_t len, max_len;  /* all three; the most since the last full balance */
+    size_t len;           /* all three */
     int64_t balance_left; /* reductions until this worker calls a check */
-    uint64_t reds;        /* run since the last full balance */
     uint32_t last_reds;   /* the last slice's */
     int64_t wakeup_other;
-    bool protect, out_of_work, wake_pending, evacuate;
-    int migrate; /* MIGRATE_*: this queue's path, with `other` */
-    worker_id other, sorted;
-    size_t limit_this, limit_other, limit;
-    int64_t avail, diff;
+    bool protect, wake_pending;
 };
 
 struct otp_proc {
@@ -90,8 +80,8 @@ static void push(struct sched *s, worker_id w, struct process *p, bool front)
     PD(p)->queue = prio == PRIORITY_LOW ? QUEUE_NORMAL : (uint8_t)prio; /* QUEUE_* follow PRIORITY_* */
     PD(p)->schedule_count = prio == PRIORITY_LOW ? RESCHEDULE_LOW : 1;
     (front ? proc_queue_push_front : proc_queue_push_back)(&me->queue[PD(p)->queue], p);
-    if (++me->len > me->max_len)
-        me->max_len = me->len;
+    if (++me->len > me->bal.max_len)
+        me->bal.max_len = me->len;
     sched_proc_set_last_worker(p, w);
 }
 
@@ -115,10 +105,11 @@ static struct process *first(struct sched *s, worker_id w)
 static worker_id emigrate(struct sched *s, worker_id w)
 {
     struct otp_worker *me = W(s, w);
-    if (me->migrate != MIGRATE_OUT)
+    struct otp_balance_queue *b = &me->bal;
+    if (b->migrate != MIGRATE_OUT)
         return w;
-    if (me->evacuate || (me->len > me->limit_this && W(s, me->other)->len < me->limit_other))
-        return me->other;
+    if (b->evacuate || (me->len > b->limit_this && W(s, b->other)->len < b->limit_other))
+        return b->other;
     return w;
 }
 
@@ -155,11 +146,12 @@ static struct process *otp_pick_next(struct sched *s, worker_id w)
 {
     struct otp_worker *me = W(s, w);
     /* check_immigration_need: pull one while under the limit, partner over. */
-    if (me->migrate == MIGRATE_IN && me->len < me->limit_this && W(s, me->other)->len > me->limit_other) {
-        struct process *p = first(s, me->other);
+    struct otp_balance_queue *b = &me->bal;
+    if (b->migrate == MIGRATE_IN && me->len < b->limit_this && W(s, b->other)->len > b->limit_other) {
+        struct process *p = first(s, b->other);
         take(s, p);
         push(s, w, p, false);
-        sched_count_balance_move(s, w, me->other);
+        sched_count_balance_move(s, w, b->other);
     }
     for (int q = 0; q < QUEUES; q++) {
         struct process *p;
@@ -194,7 +186,7 @@ static struct process *otp_find_work(struct sched *s, worker_id w)
     }
     /* empty_runq before scheduler_wait; the wait marks it out of work. */
     W(s, w)->protect = false;
-    W(s, w)->out_of_work = true;
+    W(s, w)->bal.out_of_work = true;
     return NULL;
 }
 
@@ -210,71 +202,10 @@ static void otp_stopping(struct sched *s, worker_id w, struct process *p, uint32
     (void)p;
     (void)why;
     W(s, w)->last_reds = used;
-    W(s, w)->reds += used;
+    W(s, w)->bal.reds += used;
 }
 
-static void path(struct otp_worker *from, worker_id to_id, struct otp_worker *to, worker_id from_id, int kind)
-{
-    struct otp_worker *me = kind == MIGRATE_OUT ? from : to, *it = kind == MIGRATE_OUT ? to : from;
-    me->migrate = kind;
-    me->other = kind == MIGRATE_OUT ? to_id : from_id;
-    me->limit_this = me->limit;
-    me->limit_other = it->limit;
-    me->evacuate = kind == MIGRATE_OUT && from->avail == 0;
-}
-
-/* check_balance's all-active branch: limits, then migration paths. */
-static void balance(struct sched *s, int n)
-{
-    int64_t full = 0, full_reds = 0, sum_max = 0, sum_avail = 0;
-    for (int q = 0; q < n; q++)
-        if (!W(s, q)->out_of_work)
-            full++, full_reds += (int64_t)W(s, q)->reds;
-    for (int q = 0; q < n; q++) {
-        struct otp_worker *r = W(s, q);
-        r->avail = r->out_of_work ? 100 : r->reds == 0 ? 0 : 100 * (int64_t)r->reds * full / full_reds;
-        sum_max += (int64_t)r->max_len;
-        sum_avail += r->avail;
-    }
-    int64_t avg = sum_max && sum_avail ? (100 * sum_max - 1) / sum_avail + 1 : sum_max;
-    int low = 0, high = 0;
-    for (int q = 0; q < n; q++) {
-        struct otp_worker *r = W(s, q);
-        r->limit = avg == 0 || r->avail == 0 ? 0 : (size_t)((avg * r->avail - 1) / 100 + 1);
-        r->diff = (int64_t)r->max_len - (int64_t)r->limit;
-        r->migrate = MIGRATE_NONE;
-        r->evacuate = false;
-        low += r->diff<0, high += r->diff> 0;
-        int i = q; /* insertion sort of worker ids by diff, ascending */
-        for (; i > 0 && W(s, W(s, i - 1)->sorted)->diff > r->diff; i--)
-            W(s, i)->sorted = W(s, i - 1)->sorted;
-        W(s, i)->sorted = q;
-    }
-    if (!low || !high)
-        return;
-#define AT(i) W(s, W(s, i)->sorted)
-    int tix = 0, fix = n - 1;
-    while (AT(fix)->diff > 0 && AT(tix)->diff < 0) {
-        path(AT(fix), W(s, tix)->sorted, AT(tix), W(s, fix)->sorted, MIGRATE_OUT);
-        path(AT(fix), W(s, tix)->sorted, AT(tix), W(s, fix)->sorted, MIGRATE_IN);
-        tix++, fix--;
-    }
-    bool eof = AT(fix)->diff <= 0, eot = AT(tix)->diff >= 0;
-    if (!eot && eof) { /* under queues left: they immigrate from the over ones, round */
-        fix += fix < n - 1;
-        for (int fix2 = -1; AT(fix)->diff > 0 && tix < fix && AT(tix)->diff < 0; tix++, fix2--) {
-            fix2 = fix2 < fix ? n - 1 : fix2;
-            path(AT(fix2), W(s, tix)->sorted, AT(tix), W(s, fix2)->sorted, MIGRATE_IN);
-        }
-    } else if (!eof && eot) { /* over queues left: they emigrate to the under ones, round */
-        tix -= tix > 0;
-        for (int tix2 = 0; AT(tix)->diff < 0 && tix < fix && AT(fix)->diff > 0; fix--, tix2++) {
-            tix2 = tix2 > tix ? 0 : tix2;
-            path(AT(fix), W(s, tix2)->sorted, AT(tix2), W(s, fix)->sorted, MIGRATE_OUT);
-        }
-    }
-#undef AT
-}
+static struct otp_balance_queue *bal_of(void *s, int w) { return &W(s, (worker_id)w)->bal; }
 
 /* After every slice: wakeup_other_check, then the balance countdown. */
 static void otp_tick(struct sched *s, worker_id w)
@@ -298,12 +229,12 @@ static void otp_tick(struct sched *s, worker_id w)
         W(s, q)->balance_left = half;
     if ((*halftime(s) = !*halftime(s)))
         return; /* the half-time check only restarts the counts */
-    balance(s, n);
+    otp_balance_plan(n, bal_of, s);
     for (int q = 0; q < n; q++) {
         struct otp_worker *r = W(s, q);
-        r->out_of_work = sched_worker_sleeping(s, q);
-        r->max_len = r->len;
-        r->reds = 0;
+        r->bal.out_of_work = sched_worker_sleeping(s, q);
+        r->bal.max_len = r->len;
+        r->bal.reds = 0;
     }
 }
 

@@ -3,6 +3,7 @@
  * limits enforced lazily, and wakeup_other's counter. */
 #include "bif/bif.h"
 #include "metrics/metrics.h"
+#include "policies/otp_balance.h"
 #include "policy_harness.h"
 #include "rt/executor.h"
 #include "term/atom.h"
@@ -241,11 +242,61 @@ static void test_otp_process_flag_priority_is_applied(void)
     sched_destroy(s);
 }
 
+/* check_balance's plan on figures alone. */
+static struct otp_balance_queue *queue_at(void *ctx, int i) { return &((struct otp_balance_queue *)ctx)[i]; }
+
+static void plan(struct otp_balance_queue *q, int n, const size_t *max_len, const uint64_t *reds)
+{
+    for (int i = 0; i < n; i++)
+        q[i] = (struct otp_balance_queue){.max_len = max_len[i], .reds = reds[i], .migrate = MIGRATE_IN};
+    otp_balance_plan(n, queue_at, q);
+}
+
+static void expect_path(const struct otp_balance_queue *q, enum otp_migration kind, worker_id other, size_t limit_this,
+                        size_t limit_other)
+{
+    CU_ASSERT_EQUAL(q->migrate, kind);
+    CU_ASSERT_EQUAL(q->other, other);
+    CU_ASSERT_EQUAL(q->limit_this, limit_this);
+    CU_ASSERT_EQUAL(q->limit_other, limit_other);
+}
+
+static void test_otp_balance_plan_pairs_over_with_under(void)
+{
+    struct otp_balance_queue q[4];
+    const uint64_t even[] = {1000, 1000, 1000, 1000};
+    /* Equal work: every limit is the average maximum, 16/4 = 4; diffs 6, -4,
+     * 2, -4: the most over (0) pairs with the first under (1), then 2 with 3. */
+    plan(q, 4, (const size_t[]){10, 0, 6, 0}, even);
+    expect_path(&q[0], MIGRATE_OUT, 1, 4, 4);
+    expect_path(&q[1], MIGRATE_IN, 0, 4, 4);
+    expect_path(&q[2], MIGRATE_OUT, 3, 4, 4);
+    expect_path(&q[3], MIGRATE_IN, 2, 4, 4);
+    CU_ASSERT_FALSE(q[0].evacuate);
+    /* One over, two under (limit 3, diffs 6, -3, -3): the under queue left
+     * over immigrates from the over one, round the over side. */
+    plan(q, 3, (const size_t[]){9, 0, 0}, even);
+    expect_path(&q[0], MIGRATE_OUT, 1, 3, 3);
+    expect_path(&q[1], MIGRATE_IN, 0, 3, 3);
+    expect_path(&q[2], MIGRATE_IN, 0, 3, 3);
+    /* A queue that ran nothing has availability 0, limit 0: it evacuates
+     * to the one that did the work (availability 200, limit 4). */
+    plan(q, 2, (const size_t[]){4, 0}, (const uint64_t[]){0, 1000});
+    expect_path(&q[0], MIGRATE_OUT, 1, 0, 4);
+    CU_ASSERT_TRUE(q[0].evacuate);
+    expect_path(&q[1], MIGRATE_IN, 0, 4, 0);
+    /* Balanced queues: no path, whatever the plan said before. */
+    plan(q, 2, (const size_t[]){3, 3}, even);
+    CU_ASSERT_EQUAL(q[0].migrate, MIGRATE_NONE);
+    CU_ASSERT_EQUAL(q[1].migrate, MIGRATE_NONE);
+}
+
 static CU_TestInfo tests[] = {
     {"otp: processes join their own queue", test_otp_processes_join_their_own_queue},
     {"otp: steals one from the next unprotected queue", test_otp_steals_one_from_the_next_unprotected_queue},
     {"otp: priorities and RESCHEDULE_LOW", test_otp_priorities_and_reschedule_low},
     {"otp: balance limits are enforced lazily", test_otp_balance_limits_are_enforced_lazily},
+    {"otp: balance plan pairs over with under", test_otp_balance_plan_pairs_over_with_under},
     {"otp: wakeup_other counts reductions", test_otp_wakeup_other_counts_reductions},
     {"otp: process_flag(priority) is applied", test_otp_process_flag_priority_is_applied},
     CU_TEST_INFO_NULL,
