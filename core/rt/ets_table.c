@@ -49,20 +49,28 @@ struct ets_table {
     term heir;          /* a pid or THE_NON_VALUE (table lock) */
     struct ets_obj *heir_data;
     struct ets_options options;
-    size_t n;                                                    /* objects */
-    struct ets_obj *root;                                        /* ordered_set: the AVL tree */
-    struct ets_obj **buckets;                                    /* the other types: chains, see ets_table.h */
-    unsigned bits;                                               /* log2 of the bucket count */
-    size_t object_words;                                         /* words of the stored objects */
-    struct ets_table *id_next, *name_next, *all_prev, *all_next; /* registry lock */
+    size_t n;                      /* objects */
+    struct ets_obj *root;          /* ordered_set: the AVL tree */
+    struct ets_obj **buckets;      /* the other types: chains, see ets_table.h */
+    unsigned bits;                 /* log2 of the bucket count */
+    size_t object_words;           /* words of the stored objects */
+    struct ets_registry *registry; /* whose spare list takes it back */
+    /* The registry's chains, written under its lock and read without it by
+     * ets_access's fast path, with their own copies of the id and the name
+     * (the fields above are the table lock's). */
+    _Atomic(struct ets_table *) id_next, name_next;
+    _Atomic uint64_t chain_id;
+    _Atomic term chain_name;
+    struct ets_table *all_prev, *all_next; /* registry lock */
 };
 
 struct ets_registry {
     pthread_rwlock_t lock;
     _Atomic uint64_t next_id;
-    struct ets_table *by_id[ID_BUCKETS];
-    struct ets_table *by_name[NAME_BUCKETS_ETS]; /* named tables only */
-    struct ets_table *all_first, *all_last;      /* in creation order */
+    _Atomic(struct ets_table *) by_id[ID_BUCKETS];
+    _Atomic(struct ets_table *) by_name[NAME_BUCKETS_ETS]; /* named tables only */
+    struct ets_table *all_first, *all_last;                /* in creation order */
+    struct ets_table *spare;                               /* emptied tables kept for reuse, by all_next */
 };
 
 /* ---- objects ---- */
@@ -102,43 +110,86 @@ static void obj_free(struct ets_obj *o)
     free(o);
 }
 
-/* ---- tables ---- */
+/* ---- tables ----
+ *
+ * ets_access's fast path finds a table without the registry's lock or a
+ * reference, then locks it and checks that it is still the table asked
+ * for. So a table's memory, its lock above all, lives as long as its
+ * registry: a table whose last reference goes is emptied and kept on the
+ * registry's spare list, and the next new table reuses it. A caller that
+ * locks a table just deleted or reused sees it dead or with another id
+ * or name, and takes the slow path. */
 
-static struct ets_table *table_new(uint64_t id, term name, term owner, const struct ets_options *o)
+static struct ets_table *take_spare(struct ets_registry *r)
 {
-    struct ets_table *t = calloc(1, sizeof *t);
-    if (!t)
-        return NULL;
-    if (is_value(o->heir) && !(t->heir_data = obj_new(o->heir_data))) {
-        free(t);
-        return NULL;
-    }
-    pthread_rwlock_init(&t->lock, NULL);
-    atomic_init(&t->refs, 1);
-    atomic_init(&t->owner, owner);
-    t->id = id;
-    t->name = name;
-    t->heir = o->heir;
-    t->options = *o;
-    t->options.heir_data = THE_NON_VALUE; /* kept in heir_data */
+    pthread_rwlock_wrlock(&r->lock);
+    struct ets_table *t = r->spare;
+    if (t)
+        r->spare = t->all_next;
+    pthread_rwlock_unlock(&r->lock);
     return t;
+}
+
+static void give_spare(struct ets_table *t)
+{
+    struct ets_registry *r = t->registry;
+    pthread_rwlock_wrlock(&r->lock);
+    t->all_next = r->spare;
+    r->spare = t;
+    pthread_rwlock_unlock(&r->lock);
 }
 
 static void table_clear(struct ets_table *t);
 
-static void table_free(struct ets_table *t)
+static struct ets_table *table_new(struct ets_registry *r, uint64_t id, term name, term owner,
+                                   const struct ets_options *o)
 {
+    struct ets_table *t = take_spare(r);
+    if (!t) {
+        if (!(t = calloc(1, sizeof *t)))
+            return NULL;
+        pthread_rwlock_init(&t->lock, NULL);
+        t->registry = r;
+    }
+    /* A spare may be locked meanwhile by a caller that found it stale. */
+    pthread_rwlock_wrlock(&t->lock);
+    bool ok = is_non_value(o->heir) || (t->heir_data = obj_new(o->heir_data));
+    if (ok) {
+        atomic_store_explicit(&t->refs, 1, memory_order_relaxed);
+        atomic_store_explicit(&t->owner, owner, memory_order_relaxed);
+        t->dead = t->registered = false;
+        t->id = id;
+        t->name = name;
+        t->heir = o->heir;
+        t->options = *o;
+        t->options.heir_data = THE_NON_VALUE; /* kept in heir_data */
+    } else {
+        t->dead = true;
+    }
+    pthread_rwlock_unlock(&t->lock);
+    if (!ok) {
+        give_spare(t);
+        return NULL;
+    }
+    return t;
+}
+
+/* Empties t, whose last reference went, onto the spare list. */
+static void table_retire(struct ets_table *t)
+{
+    pthread_rwlock_wrlock(&t->lock);
+    t->dead = true;
     table_clear(t);
-    free(t->buckets);
     obj_free(t->heir_data);
-    pthread_rwlock_destroy(&t->lock);
-    free(t);
+    t->heir_data = NULL;
+    pthread_rwlock_unlock(&t->lock);
+    give_spare(t);
 }
 
 static void table_release(struct ets_table *t)
 {
     if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) == 1)
-        table_free(t);
+        table_retire(t);
 }
 
 static void table_retain(struct ets_table *t) { atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed); }
@@ -168,46 +219,79 @@ void ets_registry_free(struct ets_registry *r)
         table_release(t);
         t = next;
     }
+    while ((t = r->spare)) {
+        r->spare = t->all_next;
+        pthread_rwlock_destroy(&t->lock);
+        free(t);
+    }
     pthread_rwlock_destroy(&r->lock);
     free(r);
 }
 
 struct ets_registry *ets_registry_of(const struct process *self) { return self->sched->ets; }
 
-/* The named table name (registry lock held). */
-static struct ets_table *by_name_locked(struct ets_registry *r, term name)
+static struct ets_table *next_in(_Atomic(struct ets_table *) *link)
 {
-    struct ets_table *t = r->by_name[name_bucket(name)];
-    while (t && t->name != name)
-        t = t->name_next;
+    return atomic_load_explicit(link, memory_order_acquire);
+}
+
+/* The chains' readers: under the registry's lock, exact; without it, a
+ * hint that ets_access checks under the table's lock (a walk may follow
+ * a table unlinked or reused meanwhile into another chain, and miss). */
+static struct ets_table *find_by_name(struct ets_registry *r, term name)
+{
+    struct ets_table *t = next_in(&r->by_name[name_bucket(name)]);
+    while (t && atomic_load_explicit(&t->chain_name, memory_order_relaxed) != name)
+        t = next_in(&t->name_next);
     return t;
 }
 
-static struct ets_table *by_id_locked(struct ets_registry *r, uint64_t id)
+static struct ets_table *find_by_id(struct ets_registry *r, uint64_t id)
 {
-    struct ets_table *t = r->by_id[id_bucket(id)];
-    while (t && t->id != id)
-        t = t->id_next;
+    struct ets_table *t = next_in(&r->by_id[id_bucket(id)]);
+    while (t && atomic_load_explicit(&t->chain_id, memory_order_relaxed) != id)
+        t = next_in(&t->id_next);
     return t;
 }
+
+/* Links t at the head of a chain (registry write lock held): its own link
+ * first, then the head, with release, so a reader that sees t sees it whole. */
+static void link_head(_Atomic(struct ets_table *) *head, _Atomic(struct ets_table *) *own, struct ets_table *t)
+{
+    atomic_store_explicit(own, next_in(head), memory_order_relaxed);
+    atomic_store_explicit(head, t, memory_order_release);
+}
+
+static void link_name_locked(struct ets_registry *r, struct ets_table *t, term name)
+{
+    atomic_store_explicit(&t->chain_name, name, memory_order_relaxed);
+    link_head(&r->by_name[name_bucket(name)], &t->name_next, t);
+}
+
+/* Unlinks t from a chain (registry write lock held). t keeps its own link,
+ * so a reader standing on it walks on. */
+static void unlink_from(_Atomic(struct ets_table *) *at, _Atomic(struct ets_table *) *(*link_of)(struct ets_table *),
+                        struct ets_table *t)
+{
+    struct ets_table *x;
+    while ((x = next_in(at)) && x != t)
+        at = link_of(x);
+    if (x)
+        atomic_store_explicit(at, next_in(link_of(t)), memory_order_release);
+}
+
+static _Atomic(struct ets_table *) *id_link(struct ets_table *t) { return &t->id_next; }
+static _Atomic(struct ets_table *) *name_link(struct ets_table *t) { return &t->name_next; }
 
 static void unlink_name_locked(struct ets_registry *r, struct ets_table *t)
 {
-    struct ets_table **at = &r->by_name[name_bucket(t->name)];
-    while (*at && *at != t)
-        at = &(*at)->name_next;
-    if (*at)
-        *at = t->name_next;
-    t->name_next = NULL;
+    unlink_from(&r->by_name[name_bucket(t->name)], name_link, t);
 }
 
 /* Takes t out of the registry (registry write lock held). */
 static void unregister_locked(struct ets_registry *r, struct ets_table *t)
 {
-    struct ets_table **at = &r->by_id[id_bucket(t->id)];
-    while (*at != t)
-        at = &(*at)->id_next;
-    *at = t->id_next;
+    unlink_from(&r->by_id[id_bucket(t->id)], id_link, t);
     if (t->options.named)
         unlink_name_locked(r, t);
     if (t->all_prev)
@@ -224,23 +308,19 @@ static void unregister_locked(struct ets_registry *r, struct ets_table *t)
 enum ets_status ets_create(struct ets_registry *r, term name, term owner, const struct ets_options *o, uint64_t *id)
 {
     uint64_t new_id = atomic_fetch_add_explicit(&r->next_id, 1, memory_order_relaxed);
-    struct ets_table *t = table_new(new_id, name, owner, o);
+    struct ets_table *t = table_new(r, new_id, name, owner, o);
     if (!t)
         return ETS_NOMEM;
     pthread_rwlock_wrlock(&r->lock);
-    if (o->named && by_name_locked(r, name)) {
+    if (o->named && find_by_name(r, name)) {
         pthread_rwlock_unlock(&r->lock);
-        table_free(t);
+        table_release(t);
         return ETS_EXISTS;
     }
-    size_t b = id_bucket(new_id);
-    t->id_next = r->by_id[b];
-    r->by_id[b] = t;
-    if (o->named) {
-        size_t nb = name_bucket(name);
-        t->name_next = r->by_name[nb];
-        r->by_name[nb] = t;
-    }
+    atomic_store_explicit(&t->chain_id, new_id, memory_order_relaxed);
+    link_head(&r->by_id[id_bucket(new_id)], &t->id_next, t);
+    if (o->named)
+        link_name_locked(r, t, name);
     t->all_prev = r->all_last;
     if (r->all_last)
         r->all_last->all_next = t;
@@ -287,7 +367,7 @@ static struct ets_table *acquire(struct ets_registry *r, term tab)
     if (!by_id && !is_atom(tab))
         return NULL;
     pthread_rwlock_rdlock(&r->lock);
-    struct ets_table *t = by_id ? by_id_locked(r, id) : by_name_locked(r, tab);
+    struct ets_table *t = by_id ? find_by_id(r, id) : find_by_name(r, tab);
     if (t)
         table_retain(t);
     pthread_rwlock_unlock(&r->lock);
@@ -311,16 +391,49 @@ static enum ets_status check_locked(const struct ets_table *t, term caller, enum
     }
 }
 
-enum ets_status ets_access(struct ets_registry *r, term tab, term caller, enum ets_need need,
-                           enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg)
+static void lock_for(struct ets_table *t, enum ets_need need)
 {
-    struct ets_table *t = acquire(r, tab);
-    if (!t)
-        return not_found(tab);
     if (need == ETS_WRITE)
         pthread_rwlock_wrlock(&t->lock);
     else
         pthread_rwlock_rdlock(&t->lock);
+}
+
+/* Whether t, locked, is still the live table tab names. */
+static bool still_named_by(const struct ets_table *t, term tab)
+{
+    uint64_t id;
+    return !t->dead && (is_atom(tab) ? t->options.named && t->name == tab : ets_ref_id(tab, &id) && t->id == id);
+}
+
+enum ets_status ets_access(struct ets_registry *r, term tab, term caller, enum ets_need need,
+                           enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg)
+{
+    /* The fast path: the chains walked without the registry's lock and no
+     * reference taken (see "tables" above for why the table can be locked). */
+    uint64_t id;
+    struct ets_table *hint = ets_ref_id(tab, &id) ? find_by_id(r, id) : is_atom(tab) ? find_by_name(r, tab) : NULL;
+    return ets_access_hinted(r, hint, tab, caller, need, fn, arg);
+}
+
+enum ets_status ets_access_hinted(struct ets_registry *r, struct ets_table *hint, term tab, term caller,
+                                  enum ets_need need, enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg)
+{
+    struct ets_table *t = hint;
+    if (t) {
+        lock_for(t, need);
+        if (still_named_by(t, tab)) {
+            enum ets_status st = check_locked(t, caller, need);
+            if (st == ETS_OK)
+                st = fn(t, arg);
+            pthread_rwlock_unlock(&t->lock);
+            return st;
+        }
+        pthread_rwlock_unlock(&t->lock);
+    }
+    if (!(t = acquire(r, tab)))
+        return not_found(tab);
+    lock_for(t, need);
     enum ets_status st = check_locked(t, caller, need);
     if (st == ETS_OK)
         st = fn(t, arg);
@@ -372,14 +485,12 @@ enum ets_status ets_rename(struct ets_registry *r, term tab, term caller, term n
             t->name = name;
         } else if (name == t->name) {
             /* nothing changes */
-        } else if (by_name_locked(r, name)) {
+        } else if (find_by_name(r, name)) {
             st = ETS_EXISTS;
         } else {
             unlink_name_locked(r, t);
             t->name = name;
-            size_t nb = name_bucket(name);
-            t->name_next = r->by_name[nb];
-            r->by_name[nb] = t;
+            link_name_locked(r, t, name);
         }
         pthread_rwlock_unlock(&r->lock);
     }
@@ -391,7 +502,7 @@ enum ets_status ets_rename(struct ets_registry *r, term tab, term caller, term n
 bool ets_whereis(struct ets_registry *r, term name, uint64_t *id)
 {
     pthread_rwlock_rdlock(&r->lock);
-    struct ets_table *t = by_name_locked(r, name);
+    struct ets_table *t = find_by_name(r, name);
     if (t)
         *id = t->id;
     pthread_rwlock_unlock(&r->lock);
@@ -524,11 +635,14 @@ static term key_of(const struct ets_table *t, const struct ets_obj *o)
     return tuple_element(o->tuple, t->options.keypos);
 }
 
-/* term_hash is 32 bits wide; the chains are placed by the top bits of the
- * hash, so it is spread over 64 (a bijection: equal hashes stay equal). */
+/* The chains are placed by the top bits of the hash, so it is spread over
+ * 64 bits (a bijection: equal hashes stay equal). An immediate key (a small
+ * integer, an atom, a pid: the common keys) is exactly equal only to the
+ * same word, so its word is spread as it is; other keys take the 32-bit
+ * internal hash first, which walks the term. */
 static uint64_t key_hash(term key)
 {
-    uint64_t h = term_hash(key);
+    uint64_t h = is_immed(key) ? key : term_hash(key);
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdu;
     h ^= h >> 33;

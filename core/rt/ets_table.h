@@ -7,7 +7,7 @@
  * with the ProcBins it references and the links of the structure that
  * holds it). An ordered_set is an AVL tree in Erlang's term order (1 and
  * 1.0 are one key): lookup, insert, delete, next and prev in O(log n). A
- * set, bag or duplicate_bag is a chained hash table on term_hash (exact
+ * set, bag or duplicate_bag is a chained hash table on the keys' hashes (exact
  * equality: 1 and 1.0 are two keys), doubling past one object per bucket
  * and halving below one per eight, whose chains are sorted by hash so
  * that the table's order (first/next, tab2list, select; OTP leaves it
@@ -17,13 +17,17 @@
  * key are adjacent, in insertion order. next/2 of a set, bag or
  * duplicate_bag needs its key present (OTP's badarg otherwise).
  *
- * Concurrency: the registry's lock is held only to find a table and take
- * a reference on it (or to add and remove tables); the work itself runs
- * under the table's own lock, read or write, taken by ets_access. A table
+ * Concurrency: ets_access finds a table without any lock or shared
+ * counter written (the registry's chains are read lock-free), then works
+ * under the table's own lock, read or write, after checking under it that
+ * the table is still the one named. Tables are added and removed under
+ * the registry's lock; the other entry points (and ets_access when its
+ * check fails) find a table under that lock and take a reference. A table
  * deleted meanwhile is marked dead under its lock (later callers get
- * ETS_BADID) and freed when its last reference goes, so a lookup can
- * never reach freed memory. Lock order: executor mutex, then a table's
- * lock, then the registry's lock.
+ * ETS_BADID); when its last reference goes it is emptied and kept for the
+ * next new table, never freed before the registry, so a lookup can never
+ * reach freed memory. Lock order: executor mutex, then a table's lock,
+ * then the registry's lock.
  *
  * Builtins never take these locks: they call ets_access with a callback,
  * which runs with the lock held and may use the "locked" functions below.
@@ -112,6 +116,11 @@ bool ets_ref_id(term ref, uint64_t *id);
  * status, or ETS_BADID / ETS_ACCESS without calling fn. */
 enum ets_status ets_access(struct ets_registry *r, term tab, term caller, enum ets_need need,
                            enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg);
+/* ets_access with a hint: a table that tab may name (NULL for none), such
+ * as its own lock-free lookup finds and the tests hand it stale. The hint
+ * is used only if, under its lock, it is still the live table tab names. */
+enum ets_status ets_access_hinted(struct ets_registry *r, struct ets_table *hint, term tab, term caller,
+                                  enum ets_need need, enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg);
 
 /* delete/1: the table goes (write access needed). */
 enum ets_status ets_delete_table(struct ets_registry *r, term tab, term caller);

@@ -528,6 +528,62 @@ static void test_walk_while_inserting(void)
     heap_destroy(&h);
 }
 
+/* A deleted table's memory goes to the next new table (ets_access finds
+ * tables without a lock, so none is freed before the registry): the old id
+ * and name still say BADID, the new table starts empty. */
+static enum ets_status cb_table(struct ets_table *t, void *arg)
+{
+    *(struct ets_table **)arg = t;
+    return ETS_OK;
+}
+
+static void test_deleted_tables_are_reused(void)
+{
+    atom_table_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    struct ets_registry *r = ets_registry_new();
+    struct ets_options named = SET;
+    named.named = true;
+    term a = atom_intern_cstr("ets_test_reused_a"), b = atom_intern_cstr("ets_test_reused_b");
+    for (int round = 0; round < 3; round++) {
+        uint64_t id1, id2, id3, id4;
+        CU_ASSERT_EQUAL_FATAL(ets_create(r, A(set), make_pid(1), &SET, &id1), ETS_OK);
+        term t1 = ets_ref_term(&h, NULL, id1);
+        put(r, t1, pair(&h, 1, 100));
+        struct ets_table *gone = NULL;
+        CU_ASSERT_EQUAL(ets_access(r, t1, make_pid(1), ETS_READ, cb_table, &gone), ETS_OK);
+        CU_ASSERT_EQUAL(ets_delete_table(r, t1, make_pid(1)), ETS_OK);
+        CU_ASSERT_EQUAL_FATAL(ets_create(r, A(set), make_pid(1), &SET, &id2), ETS_OK);
+        term t2 = ets_ref_term(&h, NULL, id2);
+        CU_ASSERT_NOT_EQUAL(id1, id2);
+        struct probe pr = {make_small(1), 0, THE_NON_VALUE};
+        CU_ASSERT_EQUAL(ets_access(r, t1, make_pid(1), ETS_READ, cb_find, &pr), ETS_BADID);
+        CU_ASSERT_EQUAL(size_of(r, t2), 0);
+        /* A caller that found t1 just before it went, and locks it once
+         * it is t2: the old id must not reach t2. */
+        struct ets_table *mem1 = NULL, *mem2 = NULL;
+        CU_ASSERT_EQUAL(ets_access(r, t2, make_pid(1), ETS_READ, cb_table, &mem2), ETS_OK);
+        CU_ASSERT_EQUAL(mem2, gone);
+        CU_ASSERT_EQUAL(ets_access_hinted(r, mem2, t1, make_pid(1), ETS_READ, cb_find, &pr), ETS_BADID);
+        CU_ASSERT_EQUAL(ets_access_hinted(r, mem2, t2, make_pid(1), ETS_READ, cb_table, &mem1), ETS_OK);
+        CU_ASSERT_EQUAL(mem1, mem2);
+        CU_ASSERT_EQUAL(ets_create(r, a, make_pid(1), &named, &id3), ETS_OK);
+        put(r, a, pair(&h, 1, 100));
+        CU_ASSERT_EQUAL(ets_delete_table(r, a, make_pid(1)), ETS_OK);
+        CU_ASSERT_EQUAL(ets_create(r, b, make_pid(1), &named, &id4), ETS_OK);
+        CU_ASSERT_EQUAL(ets_access(r, a, make_pid(1), ETS_READ, cb_find, &pr), ETS_BADID);
+        CU_ASSERT_EQUAL(size_of(r, b), 0);
+        CU_ASSERT_EQUAL(ets_access(r, b, make_pid(1), ETS_READ, cb_table, &mem2), ETS_OK);
+        CU_ASSERT_EQUAL(ets_access_hinted(r, mem2, a, make_pid(1), ETS_READ, cb_find, &pr), ETS_BADID);
+        CU_ASSERT_EQUAL(ets_delete_table(r, b, make_pid(1)), ETS_OK);
+        CU_ASSERT_EQUAL(ets_delete_table(r, t2, make_pid(1)), ETS_OK);
+        heap_recycle(&h);
+    }
+    ets_registry_free(r);
+    heap_destroy(&h);
+}
+
 static CU_TestInfo tests[] = {
     {"four types: insert rules, keys, delete", test_types},
     {"objects are copies off the heap", test_copies},
@@ -535,6 +591,7 @@ static CU_TestInfo tests[] = {
     {"match-spec engine", test_match_spec},
     {"four types against a model: random inserts, deletes, next/prev", test_model},
     {"next/2 while inserting: each key once, and an end", test_walk_while_inserting},
+    {"deleted tables are reused, their ids and names stay dead", test_deleted_tables_are_reused},
     CU_TEST_INFO_NULL,
 };
 
@@ -547,11 +604,15 @@ TEST_SUITE(ets, tests)
 
 struct shared {
     struct ets_registry *r;
-    term tab;   /* the table every worker uses */
-    term named; /* a table deleted and recreated meanwhile */
+    term tab;                 /* the table every worker uses */
+    term named;               /* a table deleted and recreated meanwhile */
+    _Atomic uint64_t churned; /* the id of an unnamed table replaced meanwhile */
     _Atomic int errors;
     _Atomic bool stop;
 };
+
+/* The value stored under key 0 of the churned table with this id. */
+static term churn_mark(uint64_t id) { return make_small((int64_t)(id & 0xFFFFFFF)); }
 
 struct worker_arg {
     struct shared *s;
@@ -583,6 +644,14 @@ static void *worker(void *p)
             enum ets_status st = ets_access(s->r, s->named, make_pid(1), ETS_WRITE, cb_put, &obj);
             if (st != ETS_OK && st != ETS_BADID)
                 s->errors++;
+            /* The churned table by an id that may be stale, its memory
+             * reused by the next one: BADID, or that id's own table. */
+            uint64_t id = atomic_load(&s->churned);
+            term ref[1 + REF_WORDS];
+            struct probe mark = {make_small(0), 0, THE_NON_VALUE};
+            st = ets_access(s->r, ets_ref_term(NULL, ref, id), make_pid(1), ETS_READ, cb_find, &mark);
+            if (st == ETS_OK ? mark.count != 1 || mark.first_value != churn_mark(id) : st != ETS_BADID)
+                s->errors++;
         }
         for (int k = 0; k < KEYS; k += 2) {
             term key = make_small((int64_t)w->index * KEYS + k);
@@ -595,18 +664,39 @@ static void *worker(void *p)
     return NULL;
 }
 
+/* Creates the churned table with id's mark under key 0. */
+static bool create_marked(struct shared *s, heap_t *h, uint64_t *id)
+{
+    if (ets_create(s->r, A(set), make_pid(1), &SET, id) != ETS_OK)
+        return false;
+    term obj = heap_tuple2(h, make_small(0), churn_mark(*id));
+    term ref[1 + REF_WORDS];
+    return ets_access(s->r, ets_ref_term(NULL, ref, *id), make_pid(1), ETS_WRITE, cb_put, &obj) == ETS_OK;
+}
+
 static void *recreator(void *p)
 {
     struct shared *s = p;
     struct ets_options o = SET;
     o.named = true;
+    heap_t h;
+    if (!heap_init(&h, 0, 0))
+        return NULL;
     while (!atomic_load(&s->stop)) {
-        uint64_t id;
+        uint64_t id, old = atomic_load(&s->churned);
         if (ets_delete_table(s->r, s->named, make_pid(1)) != ETS_OK)
             s->errors++;
         if (ets_create(s->r, s->named, make_pid(1), &o, &id) != ETS_OK)
             s->errors++;
+        term ref[1 + REF_WORDS];
+        if (!create_marked(s, &h, &id))
+            s->errors++;
+        atomic_store(&s->churned, id);
+        if (ets_delete_table(s->r, ets_ref_term(NULL, ref, old), make_pid(1)) != ETS_OK)
+            s->errors++;
+        heap_recycle(&h);
     }
+    heap_destroy(&h);
     return NULL;
 }
 
@@ -615,9 +705,11 @@ static void test_concurrent(void)
     atom_table_init();
     heap_t h;
     CU_ASSERT_FATAL(heap_init(&h, 0, 0));
-    struct shared s = {ets_registry_new(), 0, atom_intern_cstr("ets_test_recreated"), 0, false};
+    struct shared s = {ets_registry_new(), 0, atom_intern_cstr("ets_test_recreated"), 0, 0, false};
     CU_ASSERT_FATAL(s.r != NULL);
     uint64_t id;
+    CU_ASSERT_FATAL(create_marked(&s, &h, &id));
+    atomic_store(&s.churned, id);
     CU_ASSERT_EQUAL_FATAL(ets_create(s.r, A(set), make_pid(1), &SET, &id), ETS_OK);
     s.tab = ets_ref_term(&h, NULL, id);
     struct ets_options o = SET;
@@ -643,7 +735,7 @@ static void test_concurrent(void)
 }
 
 static CU_TestInfo concurrent_tests[] = {
-    {"threads insert, read and delete; a named table churns", test_concurrent},
+    {"threads insert, read and delete; a named table and an unnamed one churn", test_concurrent},
     CU_TEST_INFO_NULL,
 };
 
