@@ -12,15 +12,21 @@
 #include <stddef.h>
 
 /* A gen_server OTP's boot starts as {local, name} with module:init(Args)
- * where Args is []. */
+ * where Args is [], or a supervisor (module supervisor) whose children
+ * come from supervisor_module:init(supervisor_arg). */
 struct gen_server_service {
     const char *name;
     const char *module;
+    const char *supervisor_module, *supervisor_arg;
 };
 
 static const struct gen_server_service gen_server_services[] = {
-    {"file_server_2", "file_server"}, /* file:'s calls (kernel's file_server) */
-    {"timer_server", "timer"},        /* timer:apply_after, send_interval, ... (stdlib's timer) */
+    {"file_server_2", "file_server", NULL, NULL}, /* file:'s calls (kernel's file_server) */
+    {"timer_server", "timer", NULL, NULL},        /* timer:apply_after, send_interval, ... (stdlib's timer) */
+    /* kernel's supervisor of the services started on demand (disk_log's
+     * server and supervisor, which ets:tab2file/2 uses), as kernel's
+     * supervisor starts it: kernel:init(safe) */
+    {"kernel_safe_sup", "supervisor", "kernel", "safe"},
 };
 
 /* Cons cells in a C array: terms anywhere may be passed to a spawn, which
@@ -41,7 +47,14 @@ static term start_gen_server(struct process *self, term name, void *arg)
     const struct gen_server_service *svc = arg;
     term parent = make_pid(0); /* no process has pid 0: nothing is linked, acks go nowhere */
     term local[3] = {make_header(SUBTAG_TUPLE, 2), atom_intern_cstr("local"), name};
-    term init_args[6] = {parent, parent, make_boxed(local), atom_intern_cstr(svc->module), NIL, NIL};
+    term supervisor_args[4] = {make_header(SUBTAG_TUPLE, 3), make_boxed(local), THE_NON_VALUE, THE_NON_VALUE};
+    term module_args = NIL;
+    if (svc->supervisor_module) {
+        supervisor_args[2] = atom_intern_cstr(svc->supervisor_module);
+        supervisor_args[3] = atom_intern_cstr(svc->supervisor_arg);
+        module_args = make_boxed(supervisor_args);
+    }
+    term init_args[6] = {parent, parent, make_boxed(local), atom_intern_cstr(svc->module), module_args, NIL};
     term init_cells[12];
     term args[5] = {parent, NIL, atom_intern_cstr("gen_server"), atom_intern_cstr("init_it"),
                     list_in(init_cells, init_args, 6)};

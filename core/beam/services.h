@@ -3,8 +3,10 @@
  * first use (rt/names.h's services), running OTP's own Erlang code.
  *
  * The table (services.c) names each service and how OTP starts it; the
- * only entries today are gen_servers: `file_server_2` (kernel's
- * file_server). A gen_server service's process runs
+ * entries today are gen_servers: `file_server_2` (kernel's file_server),
+ * `timer_server` (stdlib's timer) and `kernel_safe_sup` (a supervisor:
+ * Module supervisor, Args {{local, kernel_safe_sup}, kernel, safe}). A
+ * gen_server service's process runs
  * proc_lib:init_p(Parent, [], gen_server, init_it, [Parent, Parent,
  * {local, Name}, Module, Args, []]) with Parent <0.0.0> (a pid no process
  * ever has, which stands where OTP's boot has init or a supervisor):

@@ -6,6 +6,13 @@
  * error_info cause (id, access, already_exists, owner, badkey, keypos)
  * where OTP gives one. Results are copied onto the caller's heap inside
  * the callback, before the lock is let go.
+ *
+ * Match specifications (term/match_spec.h) serve select and its kin, in
+ * one call or in chunks with continuations, and ets:match_spec_compile/1,
+ * match_spec_run/2 and erlang:match_spec_test/3; the guard functions a
+ * spec calls are the builtins themselves. A traversal runs to its end in
+ * one call and costs one reduction, as the other ETS builtins do; only
+ * match_spec_run_r/3, a walk over a list, goes on in portions as OTP's.
  */
 #include "bif/bif.h"
 #include "bif/bif_tables.h"
@@ -13,10 +20,13 @@
 #include "rt/ets_table.h"
 #include "term/atom.h"
 #include "term/bignum.h"
+#include "term/binary.h"
 #include "term/compare.h"
 #include "term/copy.h"
+#include "term/etf.h"
 #include "term/heap.h"
 #include "term/match_spec.h"
+#include "term/strbuf.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +53,8 @@ static term fail(struct process *p, enum ets_status st)
     case ETS_BADTYPE:
         return bif_badarg_cause(p, A(type));
     case ETS_NOMEM:
-        return bif_out_of_memory(p);
+        /* A builtin a match spec called may have reported it already. */
+        return p->fault_class == FAULT_SYSTEM ? THE_NON_VALUE : bif_out_of_memory(p);
     default:
         return bif_badarg(p);
     }
@@ -770,32 +781,212 @@ static term ets_bif_all(struct process *p, const term *a)
 
 /* ---- match specifications ---- */
 
-/* select/2 and friends: what is done with each object the spec matches. */
-enum ms_use { MS_SELECT, MS_COUNT, MS_DELETE };
+/* A guard function a spec calls ({'>', '$1', 5}): the builtin erlang:F/N,
+ * run to its end as in a guard. Its exception is the call's failure only:
+ * the process goes on as if it had not been raised. */
+static term call_guard_builtin(void *context, term function, unsigned arity, const term *args, bool *nomem)
+{
+    struct process *p = context;
+    const struct bif_entry *b = bif_lookup(A(erlang), function, arity);
+    if (!b)
+        return THE_NON_VALUE;
+    bool may_trap = p->bif_may_trap;
+    p->bif_may_trap = false;
+    term v = b->fn(p, args);
+    p->bif_may_trap = may_trap;
+    if (is_non_value(v)) {
+        if (p->fault_class == FAULT_SYSTEM)
+            *nomem = true; /* reported already (see fail) */
+        else
+            p->fault_class = FAULT_NONE;
+    }
+    return v;
+}
+
+static struct ms_run run_by(struct process *p) { return (struct ms_run){&p->heap, p->pid, call_guard_builtin, p}; }
+
+/* ---- compiled match specifications ----
+ *
+ * A compiled spec (ets:match_spec_compile/1, and the one a continuation
+ * carries) is a binary: this prefix, then the spec in the external term
+ * format, where OTP gives a reference to its compiled program. A binary
+ * needs no owner: it is shared, sent and freed as any other. Each use
+ * decodes the spec and compiles it again, a cost of the spec's size for a
+ * call that then runs it over many objects. */
+static const char compiled_prefix[] = "clause:compiled_match_spec:";
+#define COMPILED_PREFIX_BYTES (sizeof compiled_prefix - 1)
+
+/* spec (which compiles) as a compiled spec on p's heap; THE_NON_VALUE
+ * with *st set when it cannot be (a local fun inside: ETS_BADARG). */
+static term compiled_term(struct process *p, term spec, enum ets_status *st)
+{
+    struct strbuf b = STRBUF_INIT;
+    strbuf_append(&b, compiled_prefix, COMPILED_PREFIX_BYTES);
+    const char *error;
+    term bin = THE_NON_VALUE;
+    *st = ETS_BADARG;
+    if (etf_encode(spec, &b, &error)) {
+        bin = bin_from_bytes(&p->heap, b.data, b.len);
+        *st = is_value(bin) ? ETS_OK : ETS_NOMEM;
+    }
+    strbuf_free(&b);
+    return bin;
+}
+
+/* The spec compiled term holds, decoded onto p's heap and compiled into
+ * *ms: MS_BAD for a term that is no compiled spec. */
+static enum ms_status compiled_spec(struct process *p, term compiled, struct match_spec **ms)
+{
+    const uint8_t *data;
+    size_t size, used;
+    const char *error;
+    if (!bif_binary_arg(compiled, &data, &size) || size <= COMPILED_PREFIX_BYTES ||
+        memcmp(data, compiled_prefix, COMPILED_PREFIX_BYTES) != 0)
+        return MS_BAD;
+    term spec = etf_decode(&p->heap, data + COMPILED_PREFIX_BYTES, size - COMPILED_PREFIX_BYTES, &used, &error);
+    if (is_non_value(spec))
+        return p->heap.failure != HEAP_OK ? MS_NOMEM : MS_BAD;
+    return used == size - COMPILED_PREFIX_BYTES ? match_spec_compile(spec, ms) : MS_BAD;
+}
+
+static term ms_failure(struct process *p, enum ms_status st)
+{
+    return st == MS_NOMEM ? bif_out_of_memory(p) : bif_badarg(p);
+}
+
+/* match_spec_compile/1. [] is a table's spec matching nothing, but no set
+ * OTP compiles. */
+static term ets_bif_match_spec_compile(struct process *p, const term *a)
+{
+    struct match_spec *ms;
+    enum ms_status st = a[0] == NIL ? MS_BAD : match_spec_compile(a[0], &ms);
+    if (st != MS_OK)
+        return ms_failure(p, st);
+    match_spec_free(ms);
+    enum ets_status est;
+    term compiled = compiled_term(p, a[0], &est);
+    return est == ETS_OK ? compiled : fail(p, est);
+}
+
+static term ets_bif_is_compiled_ms(struct process *p, const term *a)
+{
+    struct match_spec *ms;
+    enum ms_status st = compiled_spec(p, a[0], &ms);
+    if (st == MS_NOMEM)
+        return bif_out_of_memory(p);
+    if (st == MS_OK)
+        match_spec_free(ms);
+    return st == MS_OK ? A(true) : A(false);
+}
+
+/* match_spec_run_r(List, Compiled, Acc): each element's result in front
+ * of Acc, last first (match_spec_run/2 reverses it). Like OTP's, it
+ * charges a reduction an element and goes on in the next slice when the
+ * slice is spent, as itself with the rest of the list. */
+static term ets_bif_match_spec_run_r(struct process *p, const term *a)
+{
+    struct match_spec *ms;
+    if (!is_list_or_nil(a[0]))
+        return bif_badarg(p);
+    enum ms_status st = compiled_spec(p, a[1], &ms);
+    if (st != MS_OK)
+        return ms_failure(p, st);
+    struct ms_run run = run_by(p);
+    size_t budget = bif_portion(p, 1), done = 0;
+    term l = a[0], acc = a[2];
+    for (; is_list(l) && done < budget && st != MS_NOMEM; l = list_tail(l), done++) {
+        term out;
+        st = match_spec_run(ms, list_head(l), &run, false, &out);
+        if (st == MS_OK && is_non_value(acc = heap_cons(&p->heap, out, acc)))
+            st = MS_NOMEM;
+    }
+    match_spec_free(ms);
+    bif_spend(p, done, 1);
+    if (st == MS_NOMEM)
+        return fail(p, ETS_NOMEM);
+    if (is_list(l)) {
+        term next[3] = {l, a[1], acc};
+        return bif_trap(p, ets_bif_match_spec_run_r, 3, next);
+    }
+    return l == NIL ? acc : bif_badarg(p);
+}
+
+/* erlang:match_spec_test(Term, Spec, table): {ok, Result, [], []} (Result
+ * false when no clause matches), or {error, Errors} in OTP's words. The
+ * trace dialect is not there (clause has no tracing): badarg. */
+static term erlang_bif_match_spec_test(struct process *p, const term *a)
+{
+    if (a[2] != A(table))
+        return bif_badarg(p);
+    term errors = match_spec_errors(a[1], &p->heap);
+    if (is_non_value(errors))
+        return bif_out_of_memory(p);
+    if (errors != NIL) {
+        term r = heap_tuple2(&p->heap, A(error), errors);
+        return is_value(r) ? r : bif_out_of_memory(p);
+    }
+    struct match_spec *ms;
+    enum ms_status st = match_spec_compile(a[1], &ms);
+    if (st != MS_OK)
+        return ms_failure(p, st);
+    struct ms_run run = run_by(p);
+    term out;
+    st = match_spec_run(ms, a[0], &run, false, &out);
+    match_spec_free(ms);
+    if (st == MS_NOMEM)
+        return fail(p, ETS_NOMEM);
+    term r = heap_tuple(&p->heap, 4, (term[]){A(ok), st == MS_OK ? out : A(false), NIL, NIL});
+    return is_value(r) ? r : bif_out_of_memory(p);
+}
+
+/* ---- select and its kin ---- */
+
+/* What is done with each object a spec matches. */
+enum ms_use { MS_SELECT, MS_COUNT, MS_DELETE, MS_REPLACE };
 
 struct select_call {
     struct call c;
     struct match_spec *ms;
+    struct ms_run run;
     enum ms_use use;
+    bool reverse; /* an ordered_set walked from its last key */
 };
+
+/* Whether a select_replace result may take o's place: a valid object with
+ * o's key (the spec's text promises it; a body that raised gives 'EXIT'). */
+static bool replaces(struct ets_table *t, struct ets_obj *o, term out)
+{
+    return ets_valid_object_locked(t, out) &&
+           term_eq_exact(tuple_element(out, ets_keypos_locked(t)), ets_obj_key_locked(t, o));
+}
+
+/* The object after o in the walk: a key's next object when the spec fixes
+ * the key, else the next (or, reversed, the previous) in the table. */
+static struct ets_obj *walk_step(struct ets_table *t, struct ets_obj *o, bool keyed, bool reverse)
+{
+    return keyed ? ets_same_key_next_locked(t, o) : reverse ? ets_prev_locked(t, o) : ets_next_locked(t, o);
+}
 
 static enum ets_status do_select(struct ets_table *t, void *arg)
 {
     struct select_call *sc = arg;
     struct call *c = &sc->c;
+    if (sc->use == MS_REPLACE && (ets_type_locked(t) == ETS_BAG || !match_spec_keeps_key(sc->ms, ets_keypos_locked(t))))
+        return ETS_BADARG; /* OTP replaces in no bag */
+    bool reverse = sc->reverse && is_ordered(t);
     /* A spec whose one head fixes the key reads that key's objects only. */
     term key = match_spec_bound_key(sc->ms, ets_keypos_locked(t));
     bool keyed = is_value(key);
-    struct ets_obj *o = keyed ? ets_lookup_locked(t, key) : ets_first_locked(t);
+    struct ets_obj *o = keyed ? ets_lookup_locked(t, key) : reverse ? ets_last_locked(t) : ets_first_locked(t);
     heap_t *h = &c->p->heap;
     struct list_builder b;
     list_builder_init(&b);
     size_t count = 0;
     while (o) {
         /* The next one first: o may go. */
-        struct ets_obj *next = keyed ? ets_same_key_next_locked(t, o) : ets_next_locked(t, o);
+        struct ets_obj *next = walk_step(t, o, keyed, reverse);
         term out;
-        enum ms_status r = match_spec_run(sc->ms, ets_obj_term(o), h, c->p->pid, sc->use == MS_SELECT, &out);
+        enum ms_status r = match_spec_run(sc->ms, ets_obj_term(o), &sc->run, sc->use == MS_SELECT, &out);
         if (r == MS_NOMEM)
             return ETS_NOMEM;
         if (r == MS_OK) {
@@ -804,8 +995,12 @@ static enum ets_status do_select(struct ets_table *t, void *arg)
                     return ETS_NOMEM;
             } else if (sc->use == MS_COUNT) {
                 count += out == A(true);
-            } else if (out == A(true)) {
+            } else if (sc->use == MS_DELETE && out == A(true)) {
                 ets_erase_locked(t, o);
+                count++;
+            } else if (sc->use == MS_REPLACE && replaces(t, o, out)) {
+                if (!ets_replace_locked(t, o, out))
+                    return ETS_NOMEM;
                 count++;
             }
         }
@@ -815,15 +1010,15 @@ static enum ets_status do_select(struct ets_table *t, void *arg)
     return ETS_OK;
 }
 
-static term select_with(struct process *p, const term *a, term spec, enum ms_use use)
+static term select_with(struct process *p, const term *a, term spec, enum ms_use use, bool reverse)
 {
     struct match_spec *ms;
     enum ms_status ms_st = match_spec_compile(spec, &ms);
     if (ms_st != MS_OK)
-        return ms_st == MS_NOMEM ? bif_out_of_memory(p) : bif_badarg(p);
-    struct select_call sc = {{p, a, THE_NON_VALUE}, ms, use};
-    enum ets_status st =
-        ets_access(ets_registry_of(p), a[0], p->pid, use == MS_DELETE ? ETS_WRITE : ETS_READ, do_select, &sc);
+        return ms_failure(p, ms_st);
+    struct select_call sc = {{p, a, THE_NON_VALUE}, ms, run_by(p), use, reverse};
+    bool writes = use == MS_DELETE || use == MS_REPLACE;
+    enum ets_status st = ets_access(ets_registry_of(p), a[0], p->pid, writes ? ETS_WRITE : ETS_READ, do_select, &sc);
     match_spec_free(ms);
     return st == ETS_OK ? sc.c.result : fail(p, st);
 }
@@ -831,20 +1026,282 @@ static term select_with(struct process *p, const term *a, term spec, enum ms_use
 static term ets_bif_select(struct process *p, const term *a)
 {
     return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(select), a, 2)
-                                       : select_with(p, a, a[1], MS_SELECT);
+                                       : select_with(p, a, a[1], MS_SELECT, false);
 }
-static term ets_bif_select_count(struct process *p, const term *a) { return select_with(p, a, a[1], MS_COUNT); }
-static term ets_bif_select_delete(struct process *p, const term *a) { return select_with(p, a, a[1], MS_DELETE); }
+static term ets_bif_select_reverse(struct process *p, const term *a)
+{
+    return select_with(p, a, a[1], MS_SELECT, true);
+}
+static term ets_bif_select_count(struct process *p, const term *a) { return select_with(p, a, a[1], MS_COUNT, false); }
+static term ets_bif_select_delete(struct process *p, const term *a)
+{
+    return select_with(p, a, a[1], MS_DELETE, false);
+}
+static term ets_bif_select_replace(struct process *p, const term *a)
+{
+    return select_with(p, a, a[1], MS_REPLACE, false);
+}
 
-/* match/2 ([{Pattern, [], ['$$']}]) and match_object/2 ([{Pattern, [],
- * ['$_']}]) as specs built here. */
+/* ---- select in chunks: select/1,3, select_reverse/1,3, match/1,3,
+ * match_object/1,3 ----
+ *
+ * A chunk holds the first `limit` matches; the call answers {Chunk, More}
+ * or, when nothing matched, '$end_of_table'. More is '$end_of_table' or a
+ * continuation of OTP's shape, which select/1 takes:
+ *   ordered_set: {Tab, LastKey, [], Limit, Compiled, [], Reverse, 0}: the
+ *     walk goes on after LastKey (before it, reversed), present or not;
+ *   the others: {Tid, Position, Limit, Compiled, Rest, RestSize}: Rest the
+ *     matches beyond the chunk, Position where the walk stopped (-1 at the
+ *     end; see ets_position_locked). As OTP stops only between its
+ *     buckets, the walk stops only between positions, so a chunk is Limit
+ *     long but for the last.
+ * An ordered_set's walk stops at the Limit-th match, so a chunk that ends
+ * exactly at the last object still gives a continuation, as OTP's does. */
+
+struct chunk_call {
+    struct select_call s;
+    term spec;    /* the first call's spec (to compile into the continuation), or THE_NON_VALUE */
+    term cont;    /* select/1's continuation, or THE_NON_VALUE */
+    term tab;     /* the first call's table argument */
+    size_t limit; /* matches a chunk holds */
+    struct list_builder chunk, rest;
+    size_t got;
+};
+
+static bool chunk_add(struct chunk_call *k, term item)
+{
+    struct list_builder *to = k->got < k->limit ? &k->chunk : &k->rest;
+    k->got++;
+    return list_builder_add(to, &k->s.c.p->heap, item);
+}
+
+/* Runs the spec on o, a match joining the chunk. */
+static enum ets_status chunk_visit(struct chunk_call *k, struct ets_obj *o)
+{
+    term out;
+    enum ms_status r = match_spec_run(k->s.ms, ets_obj_term(o), &k->s.run, true, &out);
+    if (r == MS_NOMEM || (r == MS_OK && !chunk_add(k, out)))
+        return ETS_NOMEM;
+    return ETS_OK;
+}
+
+/* {Chunk, More}, or '$end_of_table' when the chunk is empty. */
+static enum ets_status chunk_answer(struct chunk_call *k, term more)
+{
+    if (k->chunk.list == NIL) {
+        k->s.c.result = A(end_of_table);
+        return ETS_OK;
+    }
+    k->s.c.result = heap_tuple2(&k->s.c.p->heap, k->chunk.list, more);
+    return is_value(k->s.c.result) ? ETS_OK : ETS_NOMEM;
+}
+
+/* The continuation's compiled spec: select/1's own, or the spec compiled. */
+static term continuation_spec(struct chunk_call *k, uint64_t at, enum ets_status *st)
+{
+    *st = ETS_OK;
+    return is_value(k->cont) ? tuple_element(k->cont, at) : compiled_term(k->s.c.p, k->spec, st);
+}
+
+static enum ets_status tree_chunk(struct ets_table *t, struct chunk_call *k, struct ets_obj *o)
+{
+    struct ets_obj *last = NULL;
+    for (; o && k->got < k->limit; o = walk_step(t, o, false, k->s.reverse)) {
+        enum ets_status st = chunk_visit(k, o);
+        if (st != ETS_OK)
+            return st;
+        last = o;
+    }
+    if (k->got < k->limit || !last)
+        return chunk_answer(k, A(end_of_table));
+    heap_t *h = &k->s.c.p->heap;
+    enum ets_status st;
+    term compiled = continuation_spec(k, 5, &st);
+    term tab = is_value(k->cont) ? tuple_element(k->cont, 1) : k->tab;
+    term key;
+    if (st != ETS_OK || !copy_out(&k->s.c, ets_obj_key_locked(t, last), &key))
+        return st != ETS_OK ? st : ETS_NOMEM;
+    term more = heap_tuple(
+        h, 8,
+        (term[]){tab, key, NIL, make_small((int64_t)k->limit), compiled, NIL, make_small(k->s.reverse), make_small(0)});
+    return is_value(more) ? chunk_answer(k, more) : ETS_NOMEM;
+}
+
+/* A hash table's walk from o (keyed: o's key's objects only), resumed at
+ * position `from` (-1 at the end) when o comes from a continuation. */
+static enum ets_status hash_chunk(struct ets_table *t, struct chunk_call *k, struct ets_obj *o, bool keyed, term from)
+{
+    struct ets_obj *last = NULL;
+    while (o) {
+        struct ets_obj *next = walk_step(t, o, keyed, false);
+        enum ets_status st = chunk_visit(k, o);
+        if (st != ETS_OK)
+            return st;
+        last = o;
+        o = next;
+        /* Objects of one position go into one chunk, so that the walk
+         * resumes after a position, as OTP's after a bucket. */
+        if (o && !keyed && k->got >= k->limit && ets_position_locked(t, o) != ets_position_locked(t, last))
+            break;
+    }
+    term position = last ? (o && !keyed ? make_small((int64_t)ets_position_locked(t, last)) : make_small(-1)) : from;
+    if (k->rest.list == NIL && position == make_small(-1))
+        return chunk_answer(k, A(end_of_table));
+    heap_t *h = &k->s.c.p->heap;
+    enum ets_status st;
+    term compiled = continuation_spec(k, 4, &st);
+    if (st != ETS_OK)
+        return st;
+    term tid = ets_ref_term(h, NULL, ets_id_locked(t));
+    size_t rest_size = k->got > k->limit ? k->got - k->limit : 0;
+    term more = is_value(tid) ? heap_tuple(h, 6,
+                                           (term[]){tid, position, make_small((int64_t)k->limit), compiled,
+                                                    k->rest.list, make_small((int64_t)rest_size)})
+                              : tid;
+    return is_value(more) ? chunk_answer(k, more) : ETS_NOMEM;
+}
+
+/* The first call: a spec whose one head fixes the key looks that key up
+ * (an ordered_set then answers in one chunk, as OTP's does). */
+static enum ets_status do_select_chunk(struct ets_table *t, void *arg)
+{
+    struct chunk_call *k = arg;
+    term key = match_spec_bound_key(k->s.ms, ets_keypos_locked(t));
+    if (is_value(key) && is_ordered(t)) {
+        struct ets_obj *o = ets_lookup_locked(t, key);
+        k->limit = SIZE_MAX;
+        enum ets_status st = o ? chunk_visit(k, o) : ETS_OK;
+        return st == ETS_OK ? chunk_answer(k, A(end_of_table)) : st;
+    }
+    if (is_ordered(t))
+        return tree_chunk(t, k, k->s.reverse ? ets_last_locked(t) : ets_first_locked(t));
+    if (is_value(key))
+        return hash_chunk(t, k, ets_lookup_locked(t, key), true, make_small(-1));
+    return hash_chunk(t, k, ets_first_locked(t), false, make_small(-1));
+}
+
+/* A small of at least `min`. */
+static bool small_from(term t, int64_t min, int64_t *out) { return bif_small_arg(t, out) && *out >= min; }
+
+/* select/1: the continuation checked as OTP checks it, its spec compiled,
+ * and the walk resumed. */
+static enum ets_status do_select_continue(struct ets_table *t, void *arg)
+{
+    struct chunk_call *k = arg;
+    term cont = k->cont;
+    int64_t limit, n;
+    bool tree = is_ordered(t);
+    uint64_t arity = tree ? 8 : 6;
+    if (tuple_arity(cont) != arity || !small_from(tuple_element(cont, tree ? 4 : 3), 1, &limit) ||
+        !is_list_or_nil(tuple_element(cont, tree ? 6 : 5)) || !small_from(tuple_element(cont, tree ? 8 : 6), 0, &n) ||
+        !small_from(tuple_element(cont, tree ? 7 : 2), -1, &n))
+        return ETS_BADARG;
+    enum ms_status ms_st = compiled_spec(k->s.c.p, tuple_element(cont, tree ? 5 : 4), &k->s.ms);
+    if (ms_st != MS_OK)
+        return ms_st == MS_NOMEM ? ETS_NOMEM : ETS_BADARG;
+    k->limit = (size_t)limit;
+    enum ets_status st = ETS_OK;
+    /* Matches the continuation carries come first. */
+    for (term l = tuple_element(cont, tree ? 6 : 5); is_list(l) && st == ETS_OK; l = list_tail(l))
+        st = chunk_add(k, list_head(l)) ? ETS_OK : ETS_NOMEM;
+    if (st == ETS_OK && tree) {
+        term last_key = tuple_element(cont, 2);
+        k->s.reverse = tuple_element(cont, 7) != make_small(0);
+        struct ets_obj *o = NULL;
+        if (k->s.reverse)
+            o = ets_key_before_locked(t, last_key);
+        else
+            ets_key_after_locked(t, last_key, &o);
+        st = tree_chunk(t, k, o);
+    } else if (st == ETS_OK) {
+        term position = tuple_element(cont, 2);
+        bool walk = position != make_small(-1) && k->got < k->limit;
+        struct ets_obj *o = walk ? ets_after_position_locked(t, (uint64_t)small_value(position)) : NULL;
+        st = hash_chunk(t, k, o, false, walk && !o ? make_small(-1) : position);
+    }
+    match_spec_free(k->s.ms);
+    return st;
+}
+
+static term select_chunk(struct process *p, const term *a, term spec, term limit, bool reverse)
+{
+    int64_t n;
+    if (!small_from(limit, 1, &n))
+        return bif_badarg(p);
+    struct match_spec *ms;
+    enum ms_status ms_st = match_spec_compile(spec, &ms);
+    if (ms_st != MS_OK)
+        return ms_failure(p, ms_st);
+    struct chunk_call k = {.s = {{p, a, THE_NON_VALUE}, ms, run_by(p), MS_SELECT, reverse},
+                           .spec = spec,
+                           .cont = THE_NON_VALUE,
+                           .tab = a[0],
+                           .limit = (size_t)n};
+    list_builder_init(&k.chunk);
+    list_builder_init(&k.rest);
+    enum ets_status st = ets_access(ets_registry_of(p), a[0], p->pid, ETS_READ, do_select_chunk, &k);
+    match_spec_free(ms);
+    return st == ETS_OK ? k.s.c.result : fail(p, st);
+}
+
+/* select/1, select_reverse/1, match/1 and match_object/1 (the direction and
+ * what the spec gives are the continuation's). */
+static term ets_bif_select_1(struct process *p, const term *a)
+{
+    term cont = a[0];
+    if (cont == A(end_of_table))
+        return cont;
+    if (!is_tuple(cont) || tuple_arity(cont) < 1)
+        return bif_badarg(p);
+    struct chunk_call k = {.s = {{p, a, THE_NON_VALUE}, NULL, run_by(p), MS_SELECT, false},
+                           .spec = THE_NON_VALUE,
+                           .cont = cont,
+                           .tab = THE_NON_VALUE};
+    list_builder_init(&k.chunk);
+    list_builder_init(&k.rest);
+    enum ets_status st =
+        ets_access(ets_registry_of(p), tuple_element(cont, 1), p->pid, ETS_READ, do_select_continue, &k);
+    return st == ETS_OK ? k.s.c.result : fail(p, st);
+}
+
+static term ets_bif_select_3(struct process *p, const term *a)
+{
+    return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(select), a, 3)
+                                       : select_chunk(p, a, a[1], a[2], false);
+}
+static term ets_bif_select_reverse_3(struct process *p, const term *a) { return select_chunk(p, a, a[1], a[2], true); }
+
+/* ---- match/2,3 and match_object/2,3: [{Pattern, [], [Body]}] ---- */
+
+/* The spec match and match_object run (built in words, not on the heap:
+ * nothing keeps it past the call but a continuation's compiled copy). */
+struct pattern_spec {
+    term clause[4], body[2], spec[2];
+};
+
+static term pattern_spec(struct pattern_spec *w, term pattern, term body)
+{
+    w->clause[0] = make_header(SUBTAG_TUPLE, 3);
+    w->clause[1] = pattern;
+    w->clause[2] = NIL;
+    w->body[0] = body;
+    w->body[1] = NIL;
+    w->clause[3] = make_list(w->body);
+    w->spec[0] = make_boxed(w->clause);
+    w->spec[1] = NIL;
+    return make_list(w->spec);
+}
+
 static term match_with(struct process *p, const term *a, term body)
 {
-    term clause[4] = {make_header(SUBTAG_TUPLE, 3), a[1], NIL, THE_NON_VALUE};
-    term body_list[2] = {body, NIL};
-    clause[3] = make_list(body_list);
-    term spec[2] = {make_boxed(clause), NIL};
-    return select_with(p, a, make_list(spec), MS_SELECT);
+    struct pattern_spec w;
+    return select_with(p, a, pattern_spec(&w, a[1], body), MS_SELECT, false);
+}
+
+static term match_chunk(struct process *p, const term *a, term body)
+{
+    struct pattern_spec w;
+    return select_chunk(p, a, pattern_spec(&w, a[1], body), a[2], false);
 }
 
 static term ets_bif_match(struct process *p, const term *a)
@@ -856,6 +1313,42 @@ static term ets_bif_match_object(struct process *p, const term *a)
     return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(match_object), a, 2)
                                        : match_with(p, a, A(ms_object));
 }
+static term ets_bif_match_3(struct process *p, const term *a)
+{
+    return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(match), a, 3)
+                                       : match_chunk(p, a, A(ms_bindings));
+}
+static term ets_bif_match_object_3(struct process *p, const term *a)
+{
+    return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(match_object), a, 3)
+                                       : match_chunk(p, a, A(ms_object));
+}
+
+/* ---- slot/2 ---- */
+
+static enum ets_status do_slot(struct ets_table *t, void *arg)
+{
+    struct call *c = arg;
+    int64_t i;
+    size_t count = ets_slot_count_locked(t);
+    if (!small_from(c->a[1], 0, &i) || (uint64_t)i > count)
+        return ETS_BADARG;
+    if ((uint64_t)i == count) {
+        c->result = A(end_of_table);
+        return ETS_OK;
+    }
+    struct list_builder b;
+    list_builder_init(&b);
+    for (struct ets_obj *o = ets_slot_first_locked(t, (size_t)i); o; o = ets_slot_next_locked(t, o)) {
+        term copy = ets_obj_copy(o, &c->p->heap);
+        if (is_non_value(copy) || !list_builder_add(&b, &c->p->heap, copy))
+            return ETS_NOMEM;
+    }
+    c->result = b.list;
+    return ETS_OK;
+}
+
+static term ets_bif_slot(struct process *p, const term *a) { return run(p, a, ETS_READ, do_slot); }
 
 const struct bif_def bif_table_ets[] = {
     {"ets", "new", 2, ets_bif_new, 0},
@@ -889,5 +1382,20 @@ const struct bif_def bif_table_ets[] = {
     {"ets", "internal_select_delete", 2, ets_bif_select_delete, 0},
     {"ets", "match", 2, ets_bif_match, 0},
     {"ets", "match_object", 2, ets_bif_match_object, 0},
+    {"ets", "select", 3, ets_bif_select_3, 0},
+    {"ets", "select", 1, ets_bif_select_1, 0},
+    {"ets", "select_reverse", 2, ets_bif_select_reverse, 0},
+    {"ets", "select_reverse", 3, ets_bif_select_reverse_3, 0},
+    {"ets", "select_reverse", 1, ets_bif_select_1, 0},
+    {"ets", "match", 3, ets_bif_match_3, 0},
+    {"ets", "match", 1, ets_bif_select_1, 0},
+    {"ets", "match_object", 3, ets_bif_match_object_3, 0},
+    {"ets", "match_object", 1, ets_bif_select_1, 0},
+    {"ets", "select_replace", 2, ets_bif_select_replace, 0},
+    {"ets", "slot", 2, ets_bif_slot, 0},
+    {"ets", "match_spec_compile", 1, ets_bif_match_spec_compile, 0},
+    {"ets", "is_compiled_ms", 1, ets_bif_is_compiled_ms, 0},
+    {"ets", "match_spec_run_r", 3, ets_bif_match_spec_run_r, 0},
+    {"erlang", "match_spec_test", 3, erlang_bif_match_spec_test, 0},
     {NULL, NULL, 0, NULL, 0},
 };

@@ -322,6 +322,7 @@ enum ets_status ets_create(struct ets_registry *r, term name, term owner, const 
     if (o->named)
         link_name_locked(r, t, name);
     t->all_prev = r->all_last;
+    t->all_next = NULL; /* a spare's still held the spare list */
     if (r->all_last)
         r->all_last->all_next = t;
     else
@@ -636,13 +637,9 @@ static term key_of(const struct ets_table *t, const struct ets_obj *o)
 }
 
 /* The chains are placed by the top bits of the hash, so it is spread over
- * 64 bits (a bijection: equal hashes stay equal). An immediate key (a small
- * integer, an atom, a pid: the common keys) is exactly equal only to the
- * same word, so its word is spread as it is; other keys take the 32-bit
- * internal hash first, which walks the term. */
-static uint64_t key_hash(term key)
+ * 64 bits (a bijection: equal hashes stay equal). */
+static uint64_t spread_hash(uint64_t h)
 {
-    uint64_t h = is_immed(key) ? key : term_hash(key);
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdu;
     h ^= h >> 33;
@@ -650,6 +647,11 @@ static uint64_t key_hash(term key)
     h ^= h >> 33;
     return h;
 }
+
+/* An immediate key (a small integer, an atom, a pid: the common keys) is
+ * exactly equal only to the same word, so its word is spread as it is;
+ * other keys take the 32-bit internal hash first, which walks the term. */
+static uint64_t key_hash(term key) { return spread_hash(is_immed(key) ? key : term_hash(key)); }
 
 /* ---- ordered_set: an AVL tree with parent links ---- */
 
@@ -974,6 +976,7 @@ void ets_describe_locked(const struct ets_table *t, struct ets_description *d)
 }
 
 enum ets_type ets_type_locked(const struct ets_table *t) { return t->options.type; }
+uint64_t ets_id_locked(const struct ets_table *t) { return t->id; }
 unsigned ets_keypos_locked(const struct ets_table *t) { return t->options.keypos; }
 size_t ets_count_locked(const struct ets_table *t) { return t->n; }
 term ets_obj_term(const struct ets_obj *o) { return o->tuple; }
@@ -1053,6 +1056,50 @@ bool ets_key_after_locked(const struct ets_table *t, term key, struct ets_obj **
 }
 
 struct ets_obj *ets_key_before_locked(const struct ets_table *t, term key) { return tree_beyond(t, key, 0); }
+
+/* A position is the hash's top bits, few enough for a small integer in a
+ * continuation: the order of positions is the order of the hashes. */
+#define POSITION_SHIFT 5u
+
+uint64_t ets_position_locked(const struct ets_table *t, const struct ets_obj *o)
+{
+    (void)t;
+    return o->hash >> POSITION_SHIFT;
+}
+
+struct ets_obj *ets_after_position_locked(const struct ets_table *t, uint64_t position)
+{
+    if (!t->buckets || position > UINT64_MAX >> POSITION_SHIFT)
+        return NULL;
+    uint64_t h = position << POSITION_SHIFT | ((1u << POSITION_SHIFT) - 1); /* the position's last hash */
+    size_t b = bucket_of(t, h);
+    struct ets_obj *o = t->buckets[b];
+    while (o && o->hash <= h)
+        o = o->link[0];
+    return o ? o : hash_from(t, b + 1);
+}
+
+/* A hash table without buckets yet counts the buckets its first insert
+ * makes, so that slot 0 of an empty table is [] as in OTP. */
+size_t ets_slot_count_locked(const struct ets_table *t)
+{
+    return is_tree(t) ? t->n : t->buckets ? bucket_count(t) : (size_t)1 << MIN_BITS;
+}
+
+struct ets_obj *ets_slot_first_locked(const struct ets_table *t, size_t slot)
+{
+    if (!is_tree(t))
+        return t->buckets && slot < bucket_count(t) ? t->buckets[slot] : NULL;
+    struct ets_obj *o = tree_edge(t->root, 0);
+    for (; o && slot > 0; slot--)
+        o = tree_step(o, 1);
+    return o;
+}
+
+struct ets_obj *ets_slot_next_locked(const struct ets_table *t, const struct ets_obj *o)
+{
+    return is_tree(t) ? NULL : o->link[0];
+}
 
 bool ets_valid_object_locked(const struct ets_table *t, term object)
 {

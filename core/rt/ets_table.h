@@ -151,6 +151,7 @@ struct ets_obj;
 
 void ets_describe_locked(const struct ets_table *t, struct ets_description *d);
 enum ets_type ets_type_locked(const struct ets_table *t);
+uint64_t ets_id_locked(const struct ets_table *t);
 unsigned ets_keypos_locked(const struct ets_table *t);
 /* Objects in the table. */
 size_t ets_count_locked(const struct ets_table *t);
@@ -181,6 +182,21 @@ struct ets_obj *ets_prev_locked(const struct ets_table *t, const struct ets_obj 
 bool ets_key_after_locked(const struct ets_table *t, term key, struct ets_obj **out);
 /* prev/2 of an ordered_set: the last object whose key orders before key. */
 struct ets_obj *ets_key_before_locked(const struct ets_table *t, term key);
+/* Where a walk over a set, bag or duplicate_bag stopped, for select/3's
+ * continuations: a position is the top bits of the objects' hashes (below
+ * 2^59, a small integer; objects of one key share it), and those after
+ * position are the ones a walk resumed there must see, whatever was
+ * inserted, deleted or resized meanwhile. */
+uint64_t ets_position_locked(const struct ets_table *t, const struct ets_obj *o);
+struct ets_obj *ets_after_position_locked(const struct ets_table *t, uint64_t position);
+/* slot/2: the slots are numbered from 0; a set's, bag's or duplicate_bag's
+ * are its buckets (a resize renumbers them), an ordered_set's its objects
+ * in key order (one each, the i-th found in O(i)). The first object of
+ * slot i (< ets_slot_count_locked) and the one after o in its slot; NULL
+ * at the end. */
+size_t ets_slot_count_locked(const struct ets_table *t);
+struct ets_obj *ets_slot_first_locked(const struct ets_table *t, size_t slot);
+struct ets_obj *ets_slot_next_locked(const struct ets_table *t, const struct ets_obj *o);
 /* Whether object is valid for this table (a tuple with the key position
  * inside it). */
 bool ets_valid_object_locked(const struct ets_table *t, term object);

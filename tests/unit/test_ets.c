@@ -82,6 +82,18 @@ static struct probe find(struct ets_registry *r, term tab, term key)
     return pr;
 }
 
+static const enum ets_type all_types[] = {ETS_SET, ETS_ORDERED_SET, ETS_BAG, ETS_DUPLICATE_BAG};
+
+/* A new public table of type, as its reference on h. */
+static term new_table(struct ets_registry *r, heap_t *h, enum ets_type type)
+{
+    struct ets_options o = SET;
+    o.type = type;
+    uint64_t id;
+    CU_ASSERT_EQUAL_FATAL(ets_create(r, A(set), make_pid(1), &o, &id), ETS_OK);
+    return ets_ref_term(h, NULL, id);
+}
+
 static void test_types(void)
 {
     atom_table_init();
@@ -89,16 +101,11 @@ static void test_types(void)
     CU_ASSERT_FATAL(heap_init(&h, 0, 0));
     struct ets_registry *r = ets_registry_new();
     CU_ASSERT_FATAL(r != NULL);
-    enum ets_type types[] = {ETS_SET, ETS_ORDERED_SET, ETS_BAG, ETS_DUPLICATE_BAG};
     size_t sizes[] = {2, 2, 3, 4};     /* after inserting {1,1} {1,1} {1,2} {2,0} */
     size_t key1[] = {1, 1, 2, 3};      /* objects with key 1 */
     size_t float_key[] = {0, 1, 0, 0}; /* objects with key 1.0: only ordered_set makes 1 == 1.0 */
     for (int i = 0; i < 4; i++) {
-        struct ets_options o = SET;
-        o.type = types[i];
-        uint64_t id;
-        CU_ASSERT_EQUAL_FATAL(ets_create(r, A(set), make_pid(1), &o, &id), ETS_OK);
-        term tab = ets_ref_term(&h, NULL, id);
+        term tab = new_table(r, &h, all_types[i]);
         put(r, tab, pair(&h, 1, 1));
         put(r, tab, pair(&h, 1, 1));
         put(r, tab, pair(&h, 1, 2));
@@ -184,45 +191,124 @@ static void test_access_and_names(void)
 
 /* ---- the match-spec engine ---- */
 
+/* The guard functions the tests' specs call ('>' and element/2), as the
+ * builtins would answer. */
+static term test_guard_call(void *context, term function, unsigned arity, const term *args, bool *nomem)
+{
+    (void)context;
+    (void)nomem;
+    if (function == A(op_gt) && arity == 2)
+        return term_compare(args[0], args[1]) > 0 ? A(true) : A(false);
+    if (function == A(element) && arity == 2 && is_small(args[0]) && is_tuple(args[1]) && small_value(args[0]) >= 1 &&
+        (uint64_t)small_value(args[0]) <= tuple_arity(args[1]))
+        return tuple_element(args[1], (uint64_t)small_value(args[0]));
+    return THE_NON_VALUE;
+}
+
+static term list1(heap_t *h, term t) { return heap_cons(h, t, NIL); }
+
+/* [{Head, Guards, [Body]}] */
+static term spec1(heap_t *h, term head, term guards, term body)
+{
+    return list1(h, heap_tuple3(h, head, guards, list1(h, body)));
+}
+
+/* A string (a list of bytes) equal to text. */
+static bool string_is(term s, const char *text)
+{
+    for (; *text; text++, s = list_tail(s))
+        if (!is_list(s) || list_head(s) != make_small((unsigned char)*text))
+            return false;
+    return s == NIL;
+}
+
 static void test_match_spec(void)
 {
     atom_table_init();
     heap_t h;
     CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    struct ms_run run = {&h, make_pid(1), test_guard_call, NULL};
     term v1 = atom_intern_cstr("$1"), v2 = atom_intern_cstr("$2");
     /* [{{'$1', '$2'}, [{'>', '$2', 5}], [{{'$2', '$1'}}]}] */
     term head = heap_tuple2(&h, v1, v2);
     term guard = heap_tuple3(&h, A(op_gt), v2, make_small(5));
     term swapped = heap_tuple(&h, 1, (term[]){heap_tuple2(&h, v2, v1)});
-    term clause = heap_tuple3(&h, head, heap_cons(&h, guard, NIL), heap_cons(&h, swapped, NIL));
-    term spec = heap_cons(&h, clause, NIL);
+    term spec = spec1(&h, head, list1(&h, guard), swapped);
     struct match_spec *ms;
     CU_ASSERT_EQUAL_FATAL(match_spec_compile(spec, &ms), MS_OK);
     term out;
-    CU_ASSERT_EQUAL(match_spec_run(ms, pair(&h, 1, 9), &h, make_pid(1), true, &out), MS_OK);
+    CU_ASSERT_EQUAL(match_spec_run(ms, pair(&h, 1, 9), &run, true, &out), MS_OK);
     CU_ASSERT(term_eq_exact(out, pair(&h, 9, 1)));
-    CU_ASSERT_EQUAL(match_spec_run(ms, pair(&h, 1, 2), &h, make_pid(1), true, &out), MS_NOMATCH);
-    /* A guard that raises (an atom compared as a number is fine; element
-     * out of range is not) fails the clause. */
-    CU_ASSERT_EQUAL(match_spec_run(ms, heap_tuple3(&h, A(ok), A(ok), A(ok)), &h, make_pid(1), true, &out), MS_NOMATCH);
+    CU_ASSERT_EQUAL(match_spec_run(ms, pair(&h, 1, 2), &run, true, &out), MS_NOMATCH);
+    CU_ASSERT_EQUAL(match_spec_run(ms, heap_tuple3(&h, A(ok), A(ok), A(ok)), &run, true, &out), MS_NOMATCH);
     CU_ASSERT(is_non_value(match_spec_bound_key(ms, 1)));
+    CU_ASSERT_FALSE(match_spec_keeps_key(ms, 1)); /* the key moves to position 2 */
     match_spec_free(ms);
     /* A variable bound twice must match the same term. */
-    term same = heap_tuple3(&h, heap_tuple2(&h, v1, v1), NIL, heap_cons(&h, A(ms_object), NIL));
-    CU_ASSERT_EQUAL_FATAL(match_spec_compile(heap_cons(&h, same, NIL), &ms), MS_OK);
-    CU_ASSERT_EQUAL(match_spec_run(ms, pair(&h, 4, 4), &h, make_pid(1), false, &out), MS_OK);
-    CU_ASSERT_EQUAL(match_spec_run(ms, pair(&h, 4, 5), &h, make_pid(1), false, &out), MS_NOMATCH);
+    CU_ASSERT_EQUAL_FATAL(match_spec_compile(spec1(&h, heap_tuple2(&h, v1, v1), NIL, A(ms_object)), &ms), MS_OK);
+    CU_ASSERT_EQUAL(match_spec_run(ms, pair(&h, 4, 4), &run, false, &out), MS_OK);
+    CU_ASSERT_EQUAL(match_spec_run(ms, pair(&h, 4, 5), &run, false, &out), MS_NOMATCH);
+    CU_ASSERT(match_spec_keeps_key(ms, 1));
     match_spec_free(ms);
-    /* A constant key is found for the lookup shortcut. */
-    term keyed = heap_tuple3(&h, heap_tuple2(&h, A(ok), A(ms_any)), NIL, heap_cons(&h, A(true), NIL));
-    CU_ASSERT_EQUAL_FATAL(match_spec_compile(heap_cons(&h, keyed, NIL), &ms), MS_OK);
-    CU_ASSERT_EQUAL(match_spec_bound_key(ms, 1), A(ok));
+    /* A guard that raises fails its clause; a body that raises gives
+     * 'EXIT'. Any term is a head, as in OTP. */
+    term bad_element = heap_tuple3(&h, A(element), make_small(7), A(ms_object));
+    CU_ASSERT_EQUAL_FATAL(match_spec_compile(spec1(&h, v1, NIL, bad_element), &ms), MS_OK);
+    CU_ASSERT_EQUAL(match_spec_run(ms, pair(&h, 1, 2), &run, false, &out), MS_OK);
+    CU_ASSERT_EQUAL(out, A(EXIT));
     match_spec_free(ms);
-    /* Bad specs: not a list, a clause of the wrong size, an unbound variable. */
-    CU_ASSERT_EQUAL(match_spec_compile(A(ok), &ms), MS_BAD);
-    CU_ASSERT_EQUAL(match_spec_compile(heap_cons(&h, heap_tuple2(&h, head, NIL), NIL), &ms), MS_BAD);
-    term unbound = heap_tuple3(&h, heap_tuple2(&h, v1, A(ms_any)), NIL, heap_cons(&h, v2, NIL));
-    CU_ASSERT_EQUAL(match_spec_compile(heap_cons(&h, unbound, NIL), &ms), MS_BAD);
+    CU_ASSERT_EQUAL_FATAL(match_spec_compile(spec1(&h, v1, list1(&h, bad_element), A(true)), &ms), MS_OK);
+    CU_ASSERT_EQUAL(match_spec_run(ms, pair(&h, 1, 2), &run, false, &out), MS_NOMATCH);
+    match_spec_free(ms);
+    /* Unknown functions and unbound variables are refused, and listed in
+     * OTP's words, oldest first. */
+    term unknown = heap_tuple2(&h, atom_intern_cstr("foo"), v1);
+    term faulty = spec1(&h, heap_tuple(&h, 1, (term[]){v1}), list1(&h, unknown), v2);
+    CU_ASSERT_EQUAL(match_spec_compile(faulty, &ms), MS_BAD);
+    term errors = match_spec_errors(faulty, &h);
+    CU_ASSERT_FATAL(is_list(errors) && is_list(list_tail(errors)) && list_tail(list_tail(errors)) == NIL);
+    CU_ASSERT(string_is(tuple_element(list_head(errors), 2), "Function foo/1 does_not_exist."));
+    CU_ASSERT(string_is(tuple_element(list_head(list_tail(errors)), 2), "Variable $2 is unbound."));
+    CU_ASSERT_EQUAL(match_spec_errors(spec, &h), NIL);
+    CU_ASSERT(string_is(tuple_element(list_head(match_spec_errors(NIL, &h)), 2), "Match programs are not in a list."));
+    heap_destroy(&h);
+}
+
+/* select_replace's rule: the body gives back the head's key, written the
+ * same way. */
+static void test_keeps_key(void)
+{
+    atom_table_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term v1 = atom_intern_cstr("$1"), v2 = atom_intern_cstr("$2"), b = atom_intern_cstr("b");
+    term head = heap_tuple2(&h, v1, v2);
+    term by_element = heap_tuple3(&h, A(element), make_small(1), A(ms_object));
+    struct {
+        term head, body;
+        bool keeps;
+    } cases[] = {
+        {head, A(ms_object), true},
+        {head, heap_tuple(&h, 1, (term[]){heap_tuple2(&h, v1, b)}), true},
+        {head, heap_tuple(&h, 1, (term[]){heap_tuple2(&h, by_element, v1)}), true},
+        {heap_tuple2(&h, b, v2), heap_tuple2(&h, A(const), heap_tuple2(&h, b, make_small(1))), true},
+        {head, heap_tuple(&h, 1, (term[]){heap_tuple2(&h, v2, v1)}), false},
+        {heap_tuple2(&h, A(ms_any), v2), heap_tuple(&h, 1, (term[]){heap_tuple2(&h, A(ms_any), v2)}), false},
+        {heap_tuple2(&h, b, v2), heap_tuple2(&h, A(const), heap_tuple2(&h, A(ok), make_small(1))), false},
+        {v1, heap_tuple(&h, 1, (term[]){heap_tuple2(&h, v1, b)}), false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct match_spec *ms;
+        CU_ASSERT_EQUAL_FATAL(match_spec_compile(spec1(&h, cases[i].head, NIL, cases[i].body), &ms), MS_OK);
+        CU_ASSERT_EQUAL(match_spec_keeps_key(ms, 1), cases[i].keeps);
+        match_spec_free(ms);
+    }
+    /* Two body expressions never keep it. */
+    term two = list1(&h, heap_tuple3(&h, head, NIL, heap_cons(&h, A(ms_object), list1(&h, A(ms_object)))));
+    struct match_spec *ms;
+    CU_ASSERT_EQUAL_FATAL(match_spec_compile(two, &ms), MS_OK);
+    CU_ASSERT_FALSE(match_spec_keeps_key(ms, 1));
+    match_spec_free(ms);
     heap_destroy(&h);
 }
 
@@ -456,16 +542,11 @@ static void test_model(void)
     CU_ASSERT_FATAL(heap_init(&h, 0, 0));
     struct ets_registry *r = ets_registry_new();
     static struct model m;
-    enum ets_type types[] = {ETS_SET, ETS_ORDERED_SET, ETS_BAG, ETS_DUPLICATE_BAG};
     int64_t ranges[] = {8, 60, 700};
     for (int i = 0; i < 4; i++) {
         for (int j = 0; j < 3; j++) {
-            struct ets_options o = SET;
-            o.type = types[i];
-            uint64_t id;
-            CU_ASSERT_EQUAL_FATAL(ets_create(r, A(set), make_pid(1), &o, &id), ETS_OK);
-            term tab = ets_ref_term(&h, NULL, id);
-            m.type = types[i];
+            term tab = new_table(r, &h, all_types[i]);
+            m.type = all_types[i];
             m.n = 0;
             struct model_run run = {&m, &h, ranges[j], 3000};
             CU_ASSERT_EQUAL(ets_access(r, tab, make_pid(1), ETS_WRITE, cb_model, &run), ETS_OK);
@@ -528,6 +609,157 @@ static void test_walk_while_inserting(void)
     heap_destroy(&h);
 }
 
+/* ---- walks resumed: select/3's continuations ---- */
+
+#define RESUME_KEYS 600
+
+/* A walk in chunks, resumed where the last one stopped (after the last
+ * key of an ordered_set, after the last position of the others), with the
+ * table changed between chunks. */
+struct resumed_walk {
+    bool started, done;
+    term last_key;     /* ordered_set */
+    uint64_t position; /* the others */
+    unsigned seen[2 * RESUME_KEYS];
+};
+
+static enum ets_status cb_walk_chunk(struct ets_table *t, void *arg)
+{
+    struct resumed_walk *w = arg;
+    bool tree = ets_type_locked(t) == ETS_ORDERED_SET;
+    struct ets_obj *o = NULL;
+    if (!w->started) {
+        o = ets_first_locked(t);
+    } else if (tree) {
+        CU_ASSERT_FATAL(ets_key_after_locked(t, w->last_key, &o));
+    } else {
+        o = ets_after_position_locked(t, w->position);
+    }
+    w->started = true;
+    struct ets_obj *last = NULL;
+    for (size_t n = 0; o; n++) {
+        /* A chunk ends between positions only, as hash_chunk's do. */
+        if (n >= 37 && (tree || ets_position_locked(t, o) != ets_position_locked(t, last)))
+            break;
+        w->seen[small_value(ets_obj_key_locked(t, o))]++;
+        last = o;
+        o = ets_next_locked(t, o);
+    }
+    w->done = !o;
+    if (last && tree)
+        w->last_key = ets_obj_key_locked(t, last); /* a small: no copy needed */
+    else if (last)
+        w->position = ets_position_locked(t, last);
+    return ETS_OK;
+}
+
+struct churn {
+    heap_t *h;
+    bool *deleted;
+    int64_t next_new, delete_at;
+};
+
+/* Between chunks: deletes old keys (among them, often, the one the walk
+ * stopped at) and adds new ones, enough to resize a hash table both ways. */
+static enum ets_status cb_churn(struct ets_table *t, void *arg)
+{
+    struct churn *c = arg;
+    bool bag = ets_type_locked(t) == ETS_BAG || ets_type_locked(t) == ETS_DUPLICATE_BAG;
+    for (int i = 0; i < 9; i++) {
+        int64_t k = (int64_t)rnd(RESUME_KEYS);
+        c->deleted[k] = true;
+        ets_erase_key_locked(t, make_small(k));
+    }
+    if (c->delete_at >= 0) {
+        c->deleted[c->delete_at] = true;
+        ets_erase_key_locked(t, make_small(c->delete_at));
+    }
+    for (int i = 0; i < 12 && c->next_new < 2 * RESUME_KEYS; i++, c->next_new++)
+        for (int j = 0; j < (bag ? 2 : 1); j++)
+            CU_ASSERT_FATAL(ets_put_locked(t, pair(c->h, c->next_new, j)));
+    CU_ASSERT(ets_check_locked(t));
+    return ETS_OK;
+}
+
+/* Every object there from the start to the end is seen once, none twice;
+ * deleting the key a walk stopped at does not lose its place. */
+static void test_resumed_walks(void)
+{
+    atom_table_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    struct ets_registry *r = ets_registry_new();
+    for (int i = 0; i < 4; i++) {
+        enum ets_type type = all_types[i];
+        unsigned per_key = type == ETS_BAG || type == ETS_DUPLICATE_BAG ? 2 : 1;
+        term tab = new_table(r, &h, type);
+        for (int64_t k = 0; k < RESUME_KEYS; k++)
+            for (unsigned j = 0; j < per_key; j++)
+                put(r, tab, pair(&h, k, j));
+        static struct resumed_walk w;
+        static bool deleted[RESUME_KEYS];
+        memset(&w, 0, sizeof w);
+        memset(deleted, 0, sizeof deleted);
+        struct churn c = {&h, deleted, RESUME_KEYS, -1};
+        size_t chunks = 0;
+        while (!w.done) {
+            CU_ASSERT_EQUAL(ets_access(r, tab, make_pid(1), ETS_READ, cb_walk_chunk, &w), ETS_OK);
+            bool old_key = type == ETS_ORDERED_SET && small_value(w.last_key) < RESUME_KEYS;
+            c.delete_at = old_key && chunks % 2 == 0 ? small_value(w.last_key) : -1;
+            CU_ASSERT_EQUAL(ets_access(r, tab, make_pid(1), ETS_WRITE, cb_churn, &c), ETS_OK);
+            CU_ASSERT_FATAL(++chunks < 1000);
+        }
+        CU_ASSERT(chunks > 10);
+        for (int64_t k = 0; k < 2 * RESUME_KEYS; k++) {
+            if (k < RESUME_KEYS && !deleted[k])
+                CU_ASSERT_EQUAL(w.seen[k], per_key);
+            CU_ASSERT(w.seen[k] <= per_key);
+        }
+        CU_ASSERT_EQUAL(ets_delete_table(r, tab, make_pid(1)), ETS_OK);
+    }
+    ets_registry_free(r);
+    heap_destroy(&h);
+}
+
+/* slot/2's slots hold every object once: buckets, or one object each in
+ * key order. */
+static enum ets_status cb_slots(struct ets_table *t, void *arg)
+{
+    unsigned *seen = arg;
+    size_t count = ets_slot_count_locked(t);
+    bool tree = ets_type_locked(t) == ETS_ORDERED_SET;
+    for (size_t i = 0; i < count; i++) {
+        struct ets_obj *o = ets_slot_first_locked(t, i);
+        if (tree)
+            CU_ASSERT(o && small_value(ets_obj_key_locked(t, o)) == (int64_t)i && !ets_slot_next_locked(t, o));
+        for (; o; o = ets_slot_next_locked(t, o))
+            seen[small_value(ets_obj_key_locked(t, o))]++;
+    }
+    return ETS_OK;
+}
+
+static void test_slots(void)
+{
+    atom_table_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    struct ets_registry *r = ets_registry_new();
+    for (int i = 0; i < 4; i++) {
+        term tab = new_table(r, &h, all_types[i]);
+        unsigned seen[100] = {0};
+        CU_ASSERT_EQUAL(ets_access(r, tab, make_pid(1), ETS_READ, cb_slots, seen),
+                        ETS_OK); /* empty: no slot holds any */
+        for (int64_t k = 0; k < 100; k++)
+            put(r, tab, pair(&h, k, 0));
+        CU_ASSERT_EQUAL(ets_access(r, tab, make_pid(1), ETS_READ, cb_slots, seen), ETS_OK);
+        for (int k = 0; k < 100; k++)
+            CU_ASSERT_EQUAL(seen[k], 1);
+        CU_ASSERT_EQUAL(ets_delete_table(r, tab, make_pid(1)), ETS_OK);
+    }
+    ets_registry_free(r);
+    heap_destroy(&h);
+}
+
 /* A deleted table's memory goes to the next new table (ets_access finds
  * tables without a lock, so none is freed before the registry): the old id
  * and name still say BADID, the new table starts empty. */
@@ -580,6 +812,27 @@ static void test_deleted_tables_are_reused(void)
         CU_ASSERT_EQUAL(ets_delete_table(r, t2, make_pid(1)), ETS_OK);
         heap_recycle(&h);
     }
+    /* Three spares reused at once: all/0 lists the three new tables alone
+     * (a reused table must not bring the spare list into the registry's). */
+    term old[3];
+    for (int i = 0; i < 3; i++) {
+        uint64_t id;
+        CU_ASSERT_EQUAL_FATAL(ets_create(r, A(set), make_pid(1), &SET, &id), ETS_OK);
+        old[i] = ets_ref_term(&h, NULL, id);
+    }
+    for (int i = 0; i < 3; i++)
+        CU_ASSERT_EQUAL(ets_delete_table(r, old[i], make_pid(1)), ETS_OK);
+    for (int i = 0; i < 3; i++) {
+        uint64_t id;
+        CU_ASSERT_EQUAL_FATAL(ets_create(r, A(set), make_pid(1), &SET, &id), ETS_OK);
+    }
+    uint64_t *ids;
+    term *names;
+    size_t n;
+    CU_ASSERT_FATAL(ets_all(r, &ids, &names, &n));
+    CU_ASSERT_EQUAL(n, 3);
+    free(ids);
+    free(names);
     ets_registry_free(r);
     heap_destroy(&h);
 }
@@ -591,6 +844,9 @@ static CU_TestInfo tests[] = {
     {"match-spec engine", test_match_spec},
     {"four types against a model: random inserts, deletes, next/prev", test_model},
     {"next/2 while inserting: each key once, and an end", test_walk_while_inserting},
+    {"select_replace's rule: the key given back", test_keeps_key},
+    {"walks resumed in chunks while the table changes", test_resumed_walks},
+    {"slots hold every object once", test_slots},
     {"deleted tables are reused, their ids and names stay dead", test_deleted_tables_are_reused},
     CU_TEST_INFO_NULL,
 };
