@@ -30,8 +30,11 @@ struct ets_obj {
      * is the next object in the bucket's chain. */
     struct ets_obj *link[2];
     struct ets_obj *parent; /* ordered_set */
-    uint64_t hash;          /* the other types: the key's hash, mixed */
-    int height;             /* ordered_set: the subtree's height (AVL) */
+    union {
+        uint64_t hash; /* the other types: the key's hash, mixed */
+        term key;      /* ordered_set: the key, read here by a walk down the tree without the tuple's cache line */
+    };
+    int height; /* ordered_set: the subtree's height (AVL) */
     term *mso;
     size_t words;
     term tuple;
@@ -655,6 +658,15 @@ static uint64_t key_hash(term key) { return spread_hash(is_immed(key) ? key : te
 
 /* ---- ordered_set: an AVL tree with parent links ---- */
 
+/* term_compare, with the common small-integer keys compared here: a
+ * walk down the tree makes one comparison a level. */
+static inline int key_compare(term a, term b)
+{
+    if (is_small(a) && is_small(b))
+        return (small_value(a) > small_value(b)) - (small_value(a) < small_value(b));
+    return term_compare(a, b);
+}
+
 static int height_of(const struct ets_obj *n) { return n ? n->height : 0; }
 
 static void fix_height(struct ets_obj *n)
@@ -730,7 +742,7 @@ static struct ets_obj *tree_find(const struct ets_table *t, term key)
 {
     struct ets_obj *n = t->root;
     while (n) {
-        int c = term_compare(key, key_of(t, n));
+        int c = key_compare(key, n->key);
         if (c == 0)
             return n;
         n = n->link[c > 0];
@@ -744,7 +756,7 @@ static struct ets_obj *tree_beyond(const struct ets_table *t, term key, int d)
 {
     struct ets_obj *n = t->root, *best = NULL;
     while (n) {
-        int c = term_compare(key_of(t, n), key);
+        int c = key_compare(n->key, key);
         if (d ? c > 0 : c < 0) {
             best = n;
             n = n->link[!d];
@@ -758,11 +770,11 @@ static struct ets_obj *tree_beyond(const struct ets_table *t, term key, int d)
 /* Links o in; its key is in no other object. */
 static void tree_insert(struct ets_table *t, struct ets_obj *o)
 {
-    term key = key_of(t, o);
+    term key = o->key = key_of(t, o);
     struct ets_obj *p = NULL, **at = &t->root;
     while (*at) {
         p = *at;
-        at = &p->link[term_compare(key, key_of(t, p)) > 0];
+        at = &p->link[key_compare(key, p->key) > 0];
     }
     o->link[0] = o->link[1] = NULL;
     o->parent = p;
@@ -805,6 +817,7 @@ static void tree_remove(struct ets_table *t, struct ets_obj *z)
 static void tree_swap(struct ets_table *t, struct ets_obj *old, struct ets_obj *o)
 {
     *slot_of(t, old) = o;
+    o->key = key_of(t, o);
     o->parent = old->parent;
     o->height = old->height;
     for (int d = 0; d < 2; d++) {
