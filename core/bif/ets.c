@@ -529,6 +529,25 @@ struct counter_call {
  * operation on a short tuple) allocates nothing. */
 #define COUNTER_STACK 8
 
+/* The common call, a small increment of the small integer after the key
+ * of an object that is there: written in place, its value the result.
+ * False (nothing done) for anything else, which the general path takes. */
+static bool counter_in_place(struct ets_table *t, struct call *c, term incr)
+{
+    struct ets_obj *found = ets_lookup_locked(t, c->a[1]);
+    if (!found)
+        return false;
+    term object = ets_obj_term(found);
+    unsigned pos = ets_keypos_locked(t) + 1;
+    int64_t sum;
+    if (tuple_arity(object) < pos || !is_small(tuple_element(object, pos)) ||
+        __builtin_add_overflow(small_value(tuple_element(object, pos)), small_value(incr), &sum) || !small_fits(sum))
+        return false;
+    ets_set_immediate_locked(t, found, pos, make_small(sum));
+    c->result = make_small(sum);
+    return true;
+}
+
 static enum ets_status do_update_counter(struct ets_table *t, void *arg)
 {
     struct counter_call *cc = arg;
@@ -536,6 +555,8 @@ static enum ets_status do_update_counter(struct ets_table *t, void *arg)
     term spec = c->a[2];
     if (!set_like(t))
         return ETS_TABLE_TYPE;
+    if (is_small(spec) && counter_in_place(t, c, spec))
+        return ETS_OK;
     bool many = is_list(spec) || spec == NIL;
     int64_t count = many ? bif_list_length(spec) : 1;
     if (count < 0)

@@ -29,6 +29,10 @@ main(_) ->
     ets:insert(c, {big, 1 bsl 62}),
     io:format("~p~n", [ets:update_counter(c, big, 1 bsl 62)]),
     io:format("~p~n", [ets:update_counter(c, big, -(1 bsl 63))]),
+    %% A small counter leaving the small integers and coming back.
+    ets:insert(c, {edge, (1 bsl 59) - 1, x}),
+    io:format("~p~n", [[ets:update_counter(c, edge, I) || I <- [1, 1, -2, -(1 bsl 60), 1 bsl 60]]]),
+    io:format("~p~n", [ets:lookup(c, edge)]),
     io:format("errors: ~p~n", [[t(F) || F <- [
         fun() -> ets:update_counter(c, missing, 1) end,
         fun() -> ets:update_counter(c, k, {1, 1}) end,
