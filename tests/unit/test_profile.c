@@ -298,6 +298,11 @@ static enum body_stop mover_step(struct process *p, void *state)
     struct mover *m = state;
     proc_spend(p, 1);
     count_move(p, m);
+    /* Until something moved, each slice holds its worker a little, so that
+     * the other worker gets the run queue: an unfair lock kind (adaptive)
+     * otherwise let one worker take every slice for the whole ten seconds. */
+    if (!atomic_load_explicit(&m->all->moved, memory_order_relaxed))
+        nanosleep(&(struct timespec){0, 100000}, NULL);
     if (!movers_may_stop(m))
         return BODY_YIELD;
     atomic_fetch_add_explicit(&m->all->done, 1, memory_order_release);
