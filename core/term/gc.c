@@ -711,14 +711,13 @@ static enum heap_failure minor_collection(heap_t *h, size_t need, const struct g
         }
     }
     size_t old_block = heap_block_words(h), to_size;
-    size_t floor = young_floor(new_old ? new_old_words : heap_old_block_words(h));
+    size_t young_min = young_floor(new_old ? new_old_words : heap_old_block_words(h));
     /* OTP sizes a minor collection's new block by what the process used
      * before it, stack included (erl_gc.c: stack_size + size_before): a
      * process that fills its block between collections gets a larger one,
      * whatever survives. */
     size_t used_before = gc_next_heap_size(young + h->stack_words);
-    if (floor < used_before)
-        floor = used_before;
+    size_t floor = young_min < used_before ? used_before : young_min;
     term *to = alloc_to_space(h, old_block, young - mature + need, floor, true,
                               new_old ? new_old_words : heap_old_block_words(h), &to_size);
     if (!to) {
@@ -747,6 +746,13 @@ static enum heap_failure minor_collection(heap_t *h, size_t need, const struct g
     /* A remembered word that could not be recorded refers into `to` unseen:
      * the block must not move before the full sweep that follows. */
     bool may_move = h->need_fullsweep == lost_before;
+    /* The size used before is kept unless that block would be large and
+     * mostly empty, which OTP shrinks after a minor collection as any other
+     * (minor_may_shrink): a process that filled a big block with data now
+     * promoted or dead gets a small one. */
+    size_t old_gen_block = heap_old_block_words(h);
+    if (minor_may_shrink(floor, old_gen_block) && 4 * (live + need) < floor)
+        floor = young_min;
     finish(h, &fs, to, to_size, live, need, old_block, floor, roots, nroots, may_move, false);
     prune_remembered(h);
     h->minor_gcs++;
