@@ -364,14 +364,17 @@ bool ets_ref_id(term ref, uint64_t *id)
 }
 
 /* The table tab names, with a reference taken; NULL when none. */
-static struct ets_table *acquire(struct ets_registry *r, term tab)
+/* The table tab (a reference or a name) denotes, by the chains' rules. */
+static struct ets_table *find_named(struct ets_registry *r, term tab)
 {
     uint64_t id;
-    bool by_id = ets_ref_id(tab, &id);
-    if (!by_id && !is_atom(tab))
-        return NULL;
+    return ets_ref_id(tab, &id) ? find_by_id(r, id) : is_atom(tab) ? find_by_name(r, tab) : NULL;
+}
+
+static struct ets_table *acquire(struct ets_registry *r, term tab)
+{
     pthread_rwlock_rdlock(&r->lock);
-    struct ets_table *t = by_id ? find_by_id(r, id) : find_by_name(r, tab);
+    struct ets_table *t = find_named(r, tab);
     if (t)
         table_retain(t);
     pthread_rwlock_unlock(&r->lock);
@@ -415,34 +418,31 @@ enum ets_status ets_access(struct ets_registry *r, term tab, term caller, enum e
 {
     /* The fast path: the chains walked without the registry's lock and no
      * reference taken (see "tables" above for why the table can be locked). */
-    uint64_t id;
-    struct ets_table *hint = ets_ref_id(tab, &id) ? find_by_id(r, id) : is_atom(tab) ? find_by_name(r, tab) : NULL;
-    return ets_access_hinted(r, hint, tab, caller, need, fn, arg);
+    return ets_access_hinted(r, find_named(r, tab), tab, caller, need, fn, arg);
 }
 
 enum ets_status ets_access_hinted(struct ets_registry *r, struct ets_table *hint, term tab, term caller,
                                   enum ets_need need, enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg)
 {
-    struct ets_table *t = hint;
+    struct ets_table *t = hint, *held = NULL; /* held: the slow path's reference */
     if (t) {
         lock_for(t, need);
-        if (still_named_by(t, tab)) {
-            enum ets_status st = check_locked(t, caller, need);
-            if (st == ETS_OK)
-                st = fn(t, arg);
+        if (!still_named_by(t, tab)) {
             pthread_rwlock_unlock(&t->lock);
-            return st;
+            t = NULL;
         }
-        pthread_rwlock_unlock(&t->lock);
     }
-    if (!(t = acquire(r, tab)))
-        return not_found(tab);
-    lock_for(t, need);
+    if (!t) {
+        if (!(t = held = acquire(r, tab)))
+            return not_found(tab);
+        lock_for(t, need);
+    }
     enum ets_status st = check_locked(t, caller, need);
     if (st == ETS_OK)
         st = fn(t, arg);
     pthread_rwlock_unlock(&t->lock);
-    table_release(t);
+    if (held)
+        table_release(held);
     return st;
 }
 
