@@ -227,6 +227,7 @@ bench: build/rel/clause
 	experiments/bench_portions.sh
 	experiments/bench_idioms.sh
 	experiments/bench_gc.sh
+	experiments/bench_memory.sh
 
 # make test's stages, run in this order, each timed (scripts/run-stages
 # prints the table at the end: where the time goes, in every CI log). A

@@ -21,6 +21,7 @@ checks=(
   "cmd:gcc gcc"
   "py:jsonschema python3-jsonschema"
   "cmd:gnuplot gnuplot-nox"
+  "cmd:/usr/bin/time time"
 )
 fuzz=0
 [ "${1:-}" = fuzz ] && fuzz=1 && checks+=("cmd:clang clang")

@@ -2916,7 +2916,7 @@ term beam_spawn_tied(struct sched *s, struct process *parent, struct code_server
     struct process *p = beam_new_call(s, parent, module, function, args, argc);
     if (!p)
         return THE_NON_VALUE;
-    if (min_heap_words > p->heap.min_words)
-        p->heap.min_words = min_heap_words; /* from its first collection */
+    if (min_heap_words > proc_min_heap_size(p))
+        p->heap.min_words = PROC_HEAP_FLOOR(min_heap_words); /* from its first collection */
     return sched_start_process_tied(s, parent, p, ties);
 }

@@ -111,7 +111,7 @@ static term messages_of(struct process *self, struct process *q)
 static term garbage_collection_of(struct process *self, struct process *q)
 {
     heap_t *h = &self->heap;
-    term min = heap_tuple2(h, A(min_heap_size), make_small((int64_t)q->heap.min_words));
+    term min = heap_tuple2(h, A(min_heap_size), make_small((int64_t)proc_min_heap_size(q)));
     term sweep = heap_tuple2(h, A(fullsweep_after), make_small((int64_t)q->heap.fullsweep_after));
     /* OTP's minor_gcs: minor collections since the last full sweep. */
     term minor = heap_tuple2(h, A(minor_gcs), make_small((int64_t)q->heap.minor_gcs));

@@ -348,10 +348,10 @@ static term bif_process_flag(struct process *self, const term *args)
     if (flag == A(min_heap_size)) {
         if (!is_small(value) || small_value(value) < 0)
             return bif_badarg(self);
-        term old = make_small((int64_t)self->heap.min_words);
+        term old = make_small((int64_t)proc_min_heap_size(self));
         /* From the next collection on. */
-        self->heap.min_words =
-            (size_t)small_value(value) > HEAP_DEFAULT_MIN_WORDS ? (size_t)small_value(value) : HEAP_DEFAULT_MIN_WORDS;
+        self->heap.min_words = PROC_HEAP_FLOOR(
+            (size_t)small_value(value) > HEAP_DEFAULT_MIN_WORDS ? (size_t)small_value(value) : HEAP_DEFAULT_MIN_WORDS);
         return old;
     }
     if (flag == A(fullsweep_after)) {

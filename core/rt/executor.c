@@ -525,7 +525,7 @@ static struct process *new_context(struct sched *s, struct worker *w)
         return p;
     }
     p = calloc(1, sizeof *p);
-    if (p && !heap_init(&p->heap, 0, s->max_heap_words)) {
+    if (p && !heap_init(&p->heap, PROC_DEFAULT_HEAP_FLOOR, s->max_heap_words)) {
         free(p);
         p = NULL;
     }
@@ -908,7 +908,7 @@ static void release_process(struct worker *w, struct process *p)
     if (w) {
         /* It ended on w (settle_locked): its reason is still on its heap. */
         METRIC(metrics_count_exit(&w->sched->metrics[w->id], signals_exit_kind(p->exit_reason)));
-        if (!heap_recycle(&p->heap))
+        if (!heap_recycle(&p->heap, PROC_DEFAULT_HEAP_FLOOR))
             p->heap.start = NULL; /* destroyed: no block to keep */
         /* reclaim_context runs on w (its epoch record) and keeps the
          * context among w's spares: a process ended by a signal from

@@ -28,6 +28,13 @@
 #include <stdint.h>
 
 #define PROC_INLINE_STACK 64
+
+/* min_heap_size, as OTP's, counts a heap block that holds the stack too.
+ * A process keeps its first PROC_INLINE_STACK stack words in its context,
+ * so its heap block's floor (heap.min_words) is that many words smaller:
+ * heap and stack together get OTP's 233 words by default. */
+#define PROC_HEAP_FLOOR(min_heap_size) ((min_heap_size) - PROC_INLINE_STACK)
+#define PROC_DEFAULT_HEAP_FLOOR PROC_HEAP_FLOOR(HEAP_DEFAULT_MIN_WORDS)
 /* OTP's CONTEXT_REDS: reductions in one time slice, unless the policy
  * gives a slice another budget. */
 #define CONTEXT_REDS POLICY_DEFAULT_BUDGET
@@ -195,6 +202,9 @@ static inline bool proc_spend(struct process *p, int32_t n)
     p->reds_left -= n;
     return p->reds_left > 0;
 }
+
+/* Its min_heap_size as OTP counts it (PROC_HEAP_FLOOR). */
+static inline size_t proc_min_heap_size(const struct process *p) { return p->heap.min_words + PROC_INLINE_STACK; }
 
 static inline enum proc_state proc_state(const struct process *p)
 {

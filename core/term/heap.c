@@ -133,13 +133,14 @@ void heap_destroy(heap_t *h)
     h->start = h->top = h->high_water = h->end = NULL;
 }
 
-bool heap_recycle(heap_t *h)
+bool heap_recycle(heap_t *h, size_t words)
 {
-    if (heap_block_words(h) != h->min_words) {
+    if (heap_block_words(h) != words) {
         heap_destroy(h);
         return false;
     }
     release_off_block(h);
+    h->min_words = words;
     return true;
 }
 

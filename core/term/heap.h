@@ -107,11 +107,12 @@ term *heap_block_realloc(term *block, size_t words);
  * binaries. The heap may be initialised again afterwards. */
 void heap_destroy(heap_t *h);
 
-/* Empties the heap for a new owner: drops its off-heap references and
- * fragments and keeps its block when that is exactly min_words, so a
- * recycled process context needs no new block. Returns false (the heap is
- * then destroyed) when the block was not kept. */
-bool heap_recycle(heap_t *h);
+/* Empties the heap for a new owner whose floor is `words`: drops its
+ * off-heap references and fragments and keeps its block when that is
+ * exactly `words` (the floor becomes `words`: the old owner's may have been
+ * raised), so a recycled process context needs no new block. Returns false
+ * (the heap is then destroyed) when the block was not kept. */
+bool heap_recycle(heap_t *h, size_t words);
 
 /* `words` as the old generation of a heap that has none, in a block sized
  * as a collection would size it: for a new process's arguments too large
