@@ -9,7 +9,7 @@
  * could ever run, so a wait is final (CLAUSE_BUSY). The executor goes when
  * the invocation returns, and with it whatever the call spawned (queued,
  * never run), registered or left in timers; loaded code stays with the
- * runtime. The engine keeps the call's outcome in its process (host_call)
+ * runtime. The engine keeps the call's outcome where its process points (host)
  * instead of reporting a crash, and a runtime failure's text in the
  * executor instead of writing it to stderr.
  */
@@ -139,13 +139,14 @@ static CLAUSE_status_v1 outcome(struct process *p, CLAUSE_result_v1 *result)
 {
     const char *why = NULL;
     struct strbuf text = STRBUF_INIT;
-    if (is_non_value(p->host_class) && is_value(p->host_value)) { /* it returned */
-        if (encode_result(result, p->host_value, &why))
+    const struct host_outcome *host = p->host;
+    if (is_non_value(host->class) && is_value(host->value)) { /* it returned */
+        if (encode_result(result, host->value, &why))
             return CLAUSE_OK;
         strbuf_printf(&text, "the result cannot be encoded: %s", why);
         return end_with(result, CLAUSE_FAILED, &text);
     }
-    term class = p->host_class, reason = p->host_value, trace = p->host_trace;
+    term class = host->class, reason = host->value, trace = host->trace;
     if (is_non_value(class)) { /* an exit signal ended it (exit(self(), normal) too): no exception, no trace */
         class = A(exit);
         reason = p->exit_reason;
@@ -288,9 +289,11 @@ CLAUSE_status_v1 CLAUSE_invoke_v1(CLAUSE_runtime_v1 *runtime, const char *module
     sched_set_engine(s, runtime->code);
     struct process *p = beam_new_call(s, NULL, m, f, args, argc);
     heap_destroy(&scratch);
+    /* The call's outcome outlives its process, until sched_destroy. */
+    struct host_outcome host = {THE_NON_VALUE, THE_NON_VALUE, THE_NON_VALUE};
     CLAUSE_status_v1 status;
     if (p) {
-        p->host_call = true;
+        p->host = &host;
         p = is_value(sched_start_host_process(s, p)) ? p : NULL;
     }
     if (p)

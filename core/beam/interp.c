@@ -1234,8 +1234,8 @@ op_repeat_call:
 
 op_normal_exit:
     p->exit_reason = A(normal);
-    if (p->host_call)
-        p->host_value = X[0]; /* what the call returned, for the host */
+    if (p->host)
+        p->host->value = X[0]; /* what the call returned, for the host */
     p->stack_top = NULL;
     return BODY_EXIT;
 
@@ -2827,11 +2827,11 @@ rethrow : {
     if (is_non_value(why))
         goto out_of_memory;
     p->exit_reason = why;
-    if (p->host_call) {
+    if (p->host) {
         /* The host gets the exception itself; nothing is reported. */
-        p->host_class = class_atom(c);
-        p->host_value = reason;
-        p->host_trace = trace;
+        p->host->class = class_atom(c);
+        p->host->value = reason;
+        p->host->trace = trace;
     } else if (p->pid == sched_main_pid(p->sched)) {
         p->crash_status = BEAM_UNCAUGHT_STATUS;
         report_crash(p, c, reason);

@@ -60,6 +60,13 @@ struct alias_entry;
 struct suspension;
 struct proc_resource;
 
+/* The outcome of a host invocation's call (embed.c), held by the host. */
+struct host_outcome {
+    term class; /* error, exit or throw: its uncaught exception's class; THE_NON_VALUE when none */
+    term value; /* what it returned, or the exception's reason; THE_NON_VALUE when neither */
+    term trace; /* the exception's stack trace */
+};
+
 struct process {
     /* --- scheduling: executor and policy --- */
     void *policy_link[2]; /* the policy's queue links (sched_policy_proc_link) */
@@ -101,6 +108,7 @@ struct process {
     struct process *blocked_senders; /* processes waiting for this one's slice to end */
     struct process *holding;         /* the target it holds until it repeats its builtin */
     unsigned holds;                  /* processes holding this one */
+    unsigned suspends;               /* suspend_process holds on it (executor mutex) */
 
     struct bif_timer *timers_to_me; /* send_after/start_timer timers aimed at it (executor mutex) */
 
@@ -114,11 +122,10 @@ struct process {
     bool message_queue_off_heap;     /* process_flag(message_queue_data, off_heap): kept, changes nothing */
     bool release_when_unheld;        /* ended while held: freed when its last holder lets go */
     bool ended_by_signal;            /* an exit signal ended it, not its own code */
+    _Atomic unsigned ets_owned;      /* ETS tables it owns (ets_table.c): its end scans for them only if any */
     term group_leader;               /* a pid (immediate) */
-    unsigned suspends;               /* suspend_process holds on it (executor mutex) */
     struct suspension *suspending;   /* the processes it suspends (suspend.c), executor mutex */
     struct alias_entry *aliases;     /* its active aliases (aliases.c), executor mutex */
-    _Atomic unsigned ets_owned;      /* ETS tables it owns (ets_table.c): its end scans for them only if any */
     struct proc_resource *resources; /* C objects it owns, newest first (resources.h); this process only */
 
     /* --- identity and outcome --- */
@@ -127,8 +134,8 @@ struct process {
     term exit_reason;
     term registered_name; /* THE_NON_VALUE or its name (names.c, executor mutex) */
 
-    /* --- the exception a builtin or the engine is raising (bif.h) --- */
-    uint8_t fault_class; /* enum fault_class */
+    /* --- the exception a builtin or the engine is raising (bif.h; its
+     * class, fault_class, is among the engine's small fields below) --- */
     term fault_reason;
     term fault_args;  /* error/2's argument list, or THE_NON_VALUE */
     term fault_trace; /* erlang:raise/3's stack trace, used as given, or THE_NON_VALUE */
@@ -152,6 +159,8 @@ struct process {
     const uint64_t *beam_cp;  /* the continuation pointer */
     uint32_t beam_saved_x;    /* x registers saved on top of the stack */
     bool beam_resume_timeout; /* it waits in a receive with a timeout: resume decides timeout or rescan */
+    uint8_t fault_class;      /* enum fault_class of the exception being raised (fault_reason...) */
+    bool bif_may_trap;        /* the engine's call of a builtin outside a guard: it may end in a portion */
     /* While a builtin called through an export runs: the calling instruction
      * and the continuation, for process_info(self(), current_stacktrace). */
     const uint64_t *beam_bif_pc, *beam_bif_cp;
@@ -173,19 +182,16 @@ struct process {
         unsigned arity;
         term args[PROC_TRAP_MAX_ARGS];
     } bif_trap;
-    bool bif_may_trap; /* the engine's call of a builtin outside a guard: it may end in a portion */
-    int crash_status;  /* the program's status if this main process ends abnormally (0: 1) */
+    int crash_status; /* the program's status if this main process ends abnormally (0: 1) */
 
     /* --- process dictionary: a map on its heap (keys compare exactly, as a
      * map's do), or THE_NON_VALUE while empty; a collection root --- */
     term dictionary;
 
-    /* --- a host invocation's call (embed.c): the engine keeps its outcome
-     * here as it ends, instead of reporting an uncaught exception --- */
-    bool host_call;
-    term host_class; /* error, exit or throw: its uncaught exception's class; THE_NON_VALUE when none */
-    term host_value; /* what it returned, or the exception's reason; THE_NON_VALUE when neither */
-    term host_trace; /* the exception's stack trace */
+    /* --- a host invocation's call (embed.c): where the engine keeps its
+     * outcome as it ends, instead of reporting an uncaught exception; NULL
+     * for every other process --- */
+    struct host_outcome *host;
 
     /* --- memory --- */
     heap_t heap;

@@ -72,12 +72,12 @@ typedef struct heap {
     size_t old_bin_vheap_limit;          /* old_off_heap_bytes past this ask for a full sweep */
     term **remembered;                   /* old words written in place since the last collection (heap_write) */
     size_t remembered_len, remembered_cap;
-    enum heap_failure failure;     /* why the last allocation returned NULL */
     unsigned long collections;     /* gc_collect calls that completed */
     unsigned long minor_gcs;       /* minor collections since the last full sweep */
     unsigned long full_sweeps;     /* full sweeps completed */
     unsigned long fullsweep_after; /* minor collections allowed between full sweeps (OTP's option) */
     size_t moved_words;            /* words the last collection copied */
+    enum heap_failure failure;     /* why the last allocation returned NULL */
     bool need_fullsweep;           /* the next collection must be full (a word could not be remembered) */
     bool gc_requested;             /* garbage_collect/0,1: a full sweep at the next safepoint */
     size_t bin_vheap_limit;        /* off_heap_bytes past this ask for a collection (binary.h) */

@@ -68,7 +68,8 @@ static int run_sliced(const char *module, const char *function, const term *args
     sched_set_engine(s, cs);
     struct process *p = beam_new_call(s, NULL, atom_intern_cstr(module), atom_intern_cstr(function), args, argc);
     CU_ASSERT_FATAL(p != NULL);
-    p->host_call = true;
+    struct host_outcome host = {THE_NON_VALUE, THE_NON_VALUE, THE_NON_VALUE};
+    p->host = &host;
     CU_ASSERT_FATAL(is_value(sched_start_host_process(s, p)));
     *result = THE_NON_VALUE;
     *raised = THE_NON_VALUE;
@@ -78,10 +79,10 @@ static int run_sliced(const char *module, const char *function, const term *args
         enum body_stop stop = p->body->resume(p);
         slices++;
         if (stop == BODY_EXIT) {
-            if (is_value(p->host_value) && is_non_value(p->host_class))
-                *result = copy_to_heap(result_heap, p->host_value);
-            else if (is_value(p->host_value))
-                *raised = copy_to_heap(result_heap, p->host_value);
+            if (is_value(host.value) && is_non_value(host.class))
+                *result = copy_to_heap(result_heap, host.value);
+            else if (is_value(host.value))
+                *raised = copy_to_heap(result_heap, host.value);
             break;
         }
         CU_ASSERT_FATAL(stop == BODY_YIELD);
