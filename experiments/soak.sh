@@ -39,7 +39,7 @@ seconds=$(awk -v m="$minutes" 'BEGIN { if (m + 0 <= 0) exit 1; printf "%.1f", m 
 # The sample the growth is measured from, in seconds.
 base=$(awk -v s="$seconds" 'BEGIN { b = s >= 300 ? 60 : s / 2; printf "%d", b < 1 ? 1 : b }')
 # The growth in kB a run shorter than 5 minutes may have whatever its share.
-short_slack=$(awk -v s="$seconds" 'BEGIN { print s >= 300 ? 0 : 1024 }')
+short_slack=$(awk -v s="$seconds" 'BEGIN { print (s >= 300 ? 0 : 1024) }')
 
 # One policy's run, its samples (seconds and VmRSS in kB, a line each) in
 # $out/POLICY.rss; returns clause's status.
