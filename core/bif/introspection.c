@@ -163,7 +163,7 @@ static term item_value(struct process *self, struct process *q, term item)
     case ATOM_INDEX_memory:
         /* Bytes: the context, the heap with its fragments and off-heap
          * binaries, and a stack that outgrew the context. */
-        return make_small((int64_t)(sizeof *q + all_heap_words * sizeof(term) + q->heap.off_heap_bytes +
+        return make_small((int64_t)(proc_context_bytes(q) + all_heap_words * sizeof(term) + q->heap.off_heap_bytes +
                                     q->heap.old_off_heap_bytes +
                                     (q->stack != q->stack_inline ? q->stack_words * sizeof(term) : 0)));
     case ATOM_INDEX_reductions:

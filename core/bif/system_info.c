@@ -310,7 +310,7 @@ struct memory_figures {
 static void add_process(const struct process *q, struct memory_figures *m)
 {
     uint64_t stack = q->stack != q->stack_inline ? q->stack_words * sizeof(term) : 0;
-    uint64_t base = sizeof *q + stack + q->heap.frag_words * sizeof(term);
+    uint64_t base = proc_context_bytes(q) + stack + q->heap.frag_words * sizeof(term);
     m->processes += base + (heap_block_words(&q->heap) + heap_old_block_words(&q->heap)) * sizeof(term);
     m->processes_used += base + ((uint64_t)(q->heap.top - q->heap.start) + heap_old_words(&q->heap)) * sizeof(term);
     m->binary += q->heap.off_heap_bytes + q->heap.old_off_heap_bytes;

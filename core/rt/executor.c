@@ -270,7 +270,8 @@ struct sched *sched_create(const struct sched_config *config, const char **error
     if (s->policy_blocks)
         memset(s->policy_blocks, 0, s->policy_block_bytes * s->worker_count);
     if (!rt_lock_init(&s->exec_lock, config->locks, RT_LOCK_SLOT_EXEC) ||
-        !rt_lock_init(&s->rq_lock, config->locks, RT_LOCK_SLOT_RUNQ)) {
+        !rt_lock_init(&s->rq_lock, config->locks, RT_LOCK_SLOT_RUNQ) ||
+        !context_pool_init(&s->contexts, sizeof(struct process))) {
         free(s->policy_shared);
         free(s->workers);
         free(s->metrics);
@@ -510,25 +511,20 @@ static void unblock_senders_locked(struct sched *s, struct worker *w, struct pro
     }
 }
 
-/* A zeroed context with an empty heap: a spare of the spawning worker when
- * it has one (spawning then allocates nothing), else a new one. */
+/* A zeroed context with an empty heap in its first block: a spare of the
+ * spawning worker when it has one (spawning then allocates nothing), else
+ * a new one. */
 static struct process *new_context(struct sched *s, struct worker *w)
 {
     struct process *p = w ? w->spares : NULL;
     if (p) {
         w->spares = p->next_released;
         w->spare_count--;
-        heap_t kept = p->heap;
-        memset(p, 0, sizeof *p);
-        p->heap = kept;
-        p->heap.max_words = s->max_heap_words;
-        return p;
+    } else if (!(p = context_pool_take(&s->contexts, w ? &w->context_cursor : NULL))) {
+        return NULL;
     }
-    p = calloc(1, sizeof *p);
-    if (p && !heap_init(&p->heap, PROC_DEFAULT_HEAP_FLOOR, s->max_heap_words)) {
-        free(p);
-        p = NULL;
-    }
+    memset(p, 0, offsetof(struct process, first_block));
+    heap_init_in(&p->heap, p->first_block, PROC_DEFAULT_HEAP_FLOOR, s->max_heap_words);
     return p;
 }
 
@@ -558,7 +554,7 @@ void sched_discard_process(struct process *p)
     if (p->stack != p->stack_inline)
         free(p->stack);
     heap_destroy(&p->heap);
-    free(p);
+    context_pool_give(&p->sched->contexts, p);
 }
 
 term sched_start_process(struct sched *s, struct process *parent, struct process *p)
@@ -882,20 +878,18 @@ static void reclaim_context(ck_epoch_entry_t *entry)
     struct process *p = (struct process *)(void *)((char *)entry - offsetof(struct process, reclaim));
     struct worker *w = &p->sched->workers[p->last_worker];
     sched_tsan_acquire(p);
-    if (p->heap.start && w->spare_count < SPARE_CONTEXTS) {
+    if (w->spare_count < SPARE_CONTEXTS) {
         p->next_released = w->spares;
         w->spares = p;
         w->spare_count++;
         return;
     }
-    if (p->heap.start)
-        heap_destroy(&p->heap);
-    free(p);
+    context_pool_give(&p->sched->contexts, p);
 }
 
-/* Frees what an ended process holds. On a worker (w), its heap block is
- * kept when it can serve a spare and the context goes through the epoch;
- * at shutdown (w NULL, no sender left) everything is freed at once. */
+/* Frees what an ended process holds. On a worker (w), the context (with
+ * its first heap block) goes through the epoch and may serve a spare; at
+ * shutdown (w NULL, no sender left) everything is freed at once. */
 static void release_process(struct worker *w, struct process *p)
 {
     p->body->release(p);
@@ -908,8 +902,7 @@ static void release_process(struct worker *w, struct process *p)
     if (w) {
         /* It ended on w (settle_locked): its reason is still on its heap. */
         METRIC(metrics_count_exit(&w->sched->metrics[w->id], signals_exit_kind(p->exit_reason)));
-        if (!heap_recycle(&p->heap, PROC_DEFAULT_HEAP_FLOOR))
-            p->heap.start = NULL; /* destroyed: no block to keep */
+        heap_destroy(&p->heap);
         /* reclaim_context runs on w (its epoch record) and keeps the
          * context among w's spares: a process ended by a signal from
          * another worker may still name the worker whose queue held it. */
@@ -918,7 +911,7 @@ static void release_process(struct worker *w, struct process *p)
         return;
     }
     heap_destroy(&p->heap);
-    free(p);
+    context_pool_give(&p->sched->contexts, p);
 }
 
 void sched_release_ended(struct process *p) { release_process(NULL, p); }
@@ -1484,22 +1477,15 @@ void sched_destroy(struct sched *s)
     signals_destroy(s);
     bif_timers_destroy(s);
     /* Run what every record still has pending (ended contexts, replaced
-     * table arrays); contexts may land among the spares, freed next. */
+     * table arrays); contexts land among the spares, which go with the
+     * pool's chunks below. */
     for (unsigned i = 0; i < s->worker_count; i++)
         ck_epoch_barrier(&s->workers[i].epoch_record);
-    for (unsigned i = 0; i < s->worker_count; i++) {
-        struct process *p = s->workers[i].spares;
-        while (p) {
-            struct process *next = p->next_released;
-            heap_destroy(&p->heap);
-            free(p);
-            p = next;
-        }
-    }
     watchdog_destroy(s); /* the original policy back in place */
     if (s->policy->fini)
         s->policy->fini(s);
     proc_table_destroy(&s->table);
+    context_pool_destroy(&s->contexts); /* every context, spares included */
     persistent_destroy(&s->persistent);
     for (unsigned i = 0; i < s->worker_count; i++) {
         ck_epoch_unregister(&s->workers[i].epoch_record);

@@ -9,6 +9,7 @@
 #include "metrics/metrics.h"
 #include "metrics/trace.h"
 #include "rt/body.h"
+#include "rt/context_pool.h"
 #include "rt/executor.h"
 #include "rt/lock.h"
 #include "rt/node.h"
@@ -31,6 +32,7 @@ struct worker {
     struct process *released; /* ended processes to free after the mutex; this worker only */
     struct process *spares;   /* freed contexts kept for this worker's next spawns; this worker only */
     unsigned spare_count;
+    struct pool_cursor context_cursor; /* its part of a chunk of s->contexts; this worker only */
     ck_epoch_record_t epoch_record;
     unsigned slices_since_poll;
     /* The process whose slice runs or is being settled here: the waker
@@ -86,6 +88,7 @@ struct sched {
     struct worker *workers;
     struct worker_metrics *metrics;
     struct sched_profile *profile; /* --profile's state, NULL without it (sched_profile.c) */
+    struct context_pool contexts;  /* every process context (context_pool.h) */
     /* --trace: a ring per worker, then one for the events recorded under
      * the run-queue lock by any thread (balance moves, the watchdog); NULL
      * without it (sched_trace.c). */

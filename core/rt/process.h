@@ -199,7 +199,17 @@ struct process {
     term *stack_top; /* lowest word in use; NULL or the end: empty (collection roots above it) */
     size_t stack_words;
     term stack_inline[PROC_INLINE_STACK];
+    /* Its first heap block (heap_init_in), last: a spawn allocates the
+     * context and the block at once, and zeroes the context alone. */
+    term first_block[PROC_DEFAULT_HEAP_FLOOR];
 };
+
+/* The context's bytes but for its first block while the heap uses it,
+ * which the heap's own figures count. */
+static inline size_t proc_context_bytes(const struct process *p)
+{
+    return sizeof *p - (p->heap.borrowed_block ? sizeof p->first_block : 0);
+}
 
 /* Spends n reductions; false when the slice's budget is used up, which is
  * the point where a native body should return BODY_YIELD. */

@@ -658,7 +658,7 @@ static void finish(heap_t *h, struct from_space *fs, term *to, size_t to_size, s
         free(f);
         f = next;
     }
-    free(h->start);
+    heap_free_block(h);
     from_space_free(fs);
     h->start = to;
     h->top = h->high_water = to + live;

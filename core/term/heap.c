@@ -105,8 +105,26 @@ bool heap_init(heap_t *h, size_t min_words, size_t max_words)
     h->end = block + size;
     h->min_words = min_words;
     h->max_words = max_words;
+    h->borrowed_block = false;
     reset_generations(h);
     return true;
+}
+
+void heap_init_in(heap_t *h, term *block, size_t words, size_t max_words)
+{
+    h->start = block;
+    h->end = block + (max_words != 0 && words > max_words ? max_words : words);
+    h->min_words = words;
+    h->max_words = max_words;
+    h->borrowed_block = true;
+    reset_generations(h);
+}
+
+void heap_free_block(heap_t *h)
+{
+    if (!h->borrowed_block)
+        free(h->start);
+    h->borrowed_block = false;
 }
 
 /* What both destroy and recycle give up: off-heap references, fragments,
@@ -129,7 +147,7 @@ static void release_off_block(heap_t *h)
 void heap_destroy(heap_t *h)
 {
     release_off_block(h);
-    free(h->start);
+    heap_free_block(h);
     h->start = h->top = h->high_water = h->end = NULL;
 }
 

@@ -79,6 +79,7 @@ typedef struct heap {
     size_t moved_words;            /* words the last collection copied */
     enum heap_failure failure;     /* why the last allocation returned NULL */
     bool need_fullsweep;           /* the next collection must be full (a word could not be remembered) */
+    bool borrowed_block;           /* the young block is its owner's (heap_init_in): never freed here */
     bool gc_requested;             /* garbage_collect/0,1: a full sweep at the next safepoint */
     size_t bin_vheap_limit;        /* off_heap_bytes past this ask for a collection (binary.h) */
     size_t stack_words;            /* words the owner's stack holds at this collection (its caller sets it) */
@@ -96,6 +97,17 @@ typedef struct heap {
 /* A fresh heap of at least min_words (0: the default). max_words 0 means no
  * cap. Returns false, leaving nothing allocated, when the host refuses. */
 bool heap_init(heap_t *h, size_t min_words, size_t max_words);
+
+/* A fresh heap whose first block is the caller's `words` words at `block`
+ * (at most max_words of them when that is not 0), with `words` as its
+ * floor: a process's first block inside its context, one allocation for
+ * both. The first collection leaves it for a block of the heap's own, and
+ * neither it nor heap_destroy frees it. */
+void heap_init_in(heap_t *h, term *block, size_t words, size_t max_words);
+
+/* Frees the young block unless it is borrowed; the caller installs another
+ * (a collection's to-space) or none. */
+void heap_free_block(heap_t *h);
 
 /* A block of `words` for a generation (free it with free), or NULL; big
  * blocks are advised to use huge pages. heap_block_realloc is realloc's

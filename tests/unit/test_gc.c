@@ -951,6 +951,42 @@ static void test_recycle_floor(void)
     CU_ASSERT_PTR_NULL(h.start);
 }
 
+/* A heap in a block its owner holds (a process's first block, inside its
+ * context): collections leave it for a block of their own and never free
+ * it, nor does heap_destroy (a free of it would fail under ASan); the floor
+ * and a cap below the block's size hold. */
+static void test_borrowed_block(void)
+{
+    static term block[169];
+    heap_t h;
+    heap_init_in(&h, block, 169, 0);
+    CU_ASSERT_PTR_EQUAL(h.start, block);
+    CU_ASSERT_EQUAL(heap_block_words(&h), 169);
+    CU_ASSERT_EQUAL(h.min_words, 169);
+    term root = make_list_of(&h, 50);
+    struct gc_root_range r = {&root, 1};
+    CU_ASSERT_PTR_EQUAL(h.start, block);
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT_PTR_NOT_EQUAL(h.start, block);
+    CU_ASSERT_FALSE(h.borrowed_block);
+    CU_ASSERT_TRUE(list_is(root, 50));
+    root = make_list_of(&h, 500); /* grows past the floor: collections of its own blocks */
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT_TRUE(list_is(root, 500));
+    heap_destroy(&h);
+
+    /* Destroyed while still in the borrowed block. */
+    heap_init_in(&h, block, 169, 0);
+    root = make_list_of(&h, 20);
+    heap_destroy(&h);
+    CU_ASSERT_PTR_NULL(h.start);
+
+    /* A cap below the block: only the capped part is the heap's. */
+    heap_init_in(&h, block, 169, 100);
+    CU_ASSERT_EQUAL(heap_block_words(&h), 100);
+    heap_destroy(&h);
+}
+
 static void test_sharing_and_fragments(void)
 {
     heap_t h;
@@ -1434,6 +1470,7 @@ static CU_TestInfo tests[] = {
     {"minor collections size the young block as OTP", test_minor_sizing},
     {"block allocation", test_block_allocation},
     {"a recycled heap takes its new owner's floor", test_recycle_floor},
+    {"a heap in its owner's block never frees it", test_borrowed_block},
     CU_TEST_INFO_NULL,
 };
 

@@ -1,0 +1,138 @@
+/* The context pool: contexts carved from aligned chunks, each cursor's
+ * first chunk on small pages and the later ones advised to use huge pages,
+ * released contexts handed out again, and threads taking and giving at
+ * once (concurrent suite: `make tsan`). */
+#include "rt/context_pool.h"
+#include "test_main.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define OBJECT 3000 /* rounded up to 3008 */
+
+/* The VmFlags of the mapping holding addr, from /proc/self/smaps; "" when
+ * not found. */
+static void vm_flags_of(const void *addr, char *flags, size_t size)
+{
+    flags[0] = '\0';
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f)
+        return;
+    char line[512];
+    bool inside = false;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {
+            inside = (uintptr_t)addr >= lo && (uintptr_t)addr < hi;
+        } else if (inside && strncmp(line, "VmFlags:", 8) == 0) {
+            snprintf(flags, size, "%s", line + 8);
+            break;
+        }
+    }
+    fclose(f);
+}
+
+static void test_carving_and_chunks(void)
+{
+    struct context_pool pool;
+    CU_ASSERT_FATAL(context_pool_init(&pool, OBJECT));
+    CU_ASSERT_EQUAL(pool.object_bytes, 3008);
+    struct pool_cursor cursor = {0};
+    size_t per_chunk = CONTEXT_POOL_CHUNK_BYTES / pool.object_bytes;
+    char *first = context_pool_take(&pool, &cursor), *previous = first;
+    CU_ASSERT_FATAL(first != NULL);
+    CU_ASSERT_EQUAL((uintptr_t)first % CONTEXT_POOL_CHUNK_BYTES, 0); /* a chunk is aligned to its size */
+    memset(first, 0xab, OBJECT);
+    for (size_t i = 1; i < per_chunk; i++) {
+        char *c = context_pool_take(&pool, &cursor);
+        CU_ASSERT_PTR_EQUAL(c, previous + pool.object_bytes);
+        memset(c, 0xab, OBJECT);
+        previous = c;
+    }
+    CU_ASSERT_EQUAL(pool.chunk_count, 1);
+    char *second = context_pool_take(&pool, &cursor); /* the chunk is used up */
+    CU_ASSERT_FATAL(second != NULL);
+    CU_ASSERT_EQUAL(pool.chunk_count, 2);
+    CU_ASSERT_EQUAL((uintptr_t)second % CONTEXT_POOL_CHUNK_BYTES, 0);
+    memset(second, 0xcd, OBJECT);
+    /* Huge pages are asked for the second chunk, not the first. */
+    char flags[512];
+    vm_flags_of(first, flags, sizeof flags);
+    CU_ASSERT(flags[0] != '\0');
+    CU_ASSERT_PTR_NULL(strstr(flags, " hg"));
+    vm_flags_of(second, flags, sizeof flags);
+    CU_ASSERT_PTR_NOT_NULL(strstr(flags, " hg"));
+    /* A released context is the next one a thread without a cursor gets,
+     * and so is the next one of a cursor whose chunk is used up. */
+    context_pool_give(&pool, first);
+    CU_ASSERT_PTR_EQUAL(context_pool_take(&pool, NULL), first);
+    struct pool_cursor used_up = {previous + pool.object_bytes, previous + pool.object_bytes, 1};
+    context_pool_give(&pool, previous);
+    CU_ASSERT_PTR_EQUAL(context_pool_take(&pool, &used_up), previous);
+    /* With none released, a thread without a cursor gets a chunk of its own. */
+    char *host = context_pool_take(&pool, NULL);
+    CU_ASSERT_EQUAL(pool.chunk_count, 3);
+    CU_ASSERT_EQUAL((uintptr_t)host % CONTEXT_POOL_CHUNK_BYTES, 0);
+    context_pool_destroy(&pool);
+    CU_ASSERT_EQUAL(pool.chunk_count, 0);
+}
+
+struct churn {
+    struct context_pool *pool;
+    unsigned char mark;
+    bool intact;
+};
+
+/* Takes contexts, marks them, checks the marks, gives them back: two of
+ * these at once must never hold the same context. */
+static void *churn(void *arg)
+{
+    struct churn *c = arg;
+    struct pool_cursor cursor = {0};
+    char *held[64];
+    for (int round = 0; round < 2000; round++) {
+        int n = 1 + round % 64;
+        for (int i = 0; i < n; i++) {
+            held[i] = context_pool_take(c->pool, round % 3 ? &cursor : NULL);
+            if (!held[i])
+                return c->intact = false, NULL;
+            memset(held[i] + 16, c->mark, 256);
+        }
+        for (int i = 0; i < n; i++) {
+            for (int k = 16; k < 16 + 256; k++)
+                if ((unsigned char)held[i][k] != c->mark)
+                    c->intact = false;
+            context_pool_give(c->pool, held[i]);
+        }
+    }
+    return NULL;
+}
+
+static void test_threads_take_and_give(void)
+{
+    struct context_pool pool;
+    CU_ASSERT_FATAL(context_pool_init(&pool, OBJECT));
+    struct churn a = {&pool, 0x11, true}, b = {&pool, 0x22, true};
+    pthread_t ta, tb;
+    CU_ASSERT_FATAL(pthread_create(&ta, NULL, churn, &a) == 0);
+    CU_ASSERT_FATAL(pthread_create(&tb, NULL, churn, &b) == 0);
+    pthread_join(ta, NULL);
+    pthread_join(tb, NULL);
+    CU_ASSERT_TRUE(a.intact);
+    CU_ASSERT_TRUE(b.intact);
+    context_pool_destroy(&pool);
+}
+
+static CU_TestInfo tests[] = {
+    {"contexts are carved from aligned chunks, huge pages from the second", test_carving_and_chunks},
+    CU_TEST_INFO_NULL,
+};
+TEST_SUITE(context_pool, tests)
+
+static CU_TestInfo concurrent_tests[] = {
+    {"threads take and give contexts at once", test_threads_take_and_give},
+    CU_TEST_INFO_NULL,
+};
+TEST_SUITE_CONCURRENT(context_pool_threads, concurrent_tests)
