@@ -302,6 +302,7 @@ static term bif_system_flag(struct process *p, const term *args)
 
 struct memory_figures {
     uint64_t total, processes, processes_used, system, atom, atom_used, binary, code, ets;
+    uint64_t pooled; /* of processes, the contexts: the executor's pool, not the C heap */
 };
 
 /* What a process holds: its context, young and old heap blocks and
@@ -314,6 +315,7 @@ static void add_process(const struct process *q, struct memory_figures *m)
     m->processes += base + (heap_block_words(&q->heap) + heap_old_block_words(&q->heap)) * sizeof(term);
     m->processes_used += base + ((uint64_t)(q->heap.top - q->heap.start) + heap_old_words(&q->heap)) * sizeof(term);
     m->binary += q->heap.off_heap_bytes + q->heap.old_off_heap_bytes;
+    m->pooled += sizeof *q;
 }
 
 static void visit_process(const struct process *q, bool whole, void *arg)
@@ -324,6 +326,7 @@ static void visit_process(const struct process *q, bool whole, void *arg)
     } else {
         m->processes += sizeof *q;
         m->processes_used += sizeof *q;
+        m->pooled += sizeof *q;
     }
 }
 
@@ -357,12 +360,13 @@ static bool memory_figures(struct process *p, struct memory_figures *m)
     m->atom = m->atom_used = atom_bytes();
     struct code_server *cs = sched_engine(p->sched);
     m->code = cs ? code_loaded_bytes(cs) : 0; /* native processes only: no code */
-    /* The system part: what the C heap holds beyond the processes, at
-     * least the parts counted above. */
+    /* The system part: what the C heap holds beyond the processes' part of
+     * it (their contexts are in the executor's pool), at least the parts
+     * counted above. */
     struct mallinfo2 info = mallinfo2();
     uint64_t in_use = (uint64_t)info.uordblks + (uint64_t)info.hblkhd;
-    uint64_t counted = m->atom + m->binary + m->code;
-    m->system = in_use > m->processes + counted ? in_use - m->processes : counted;
+    uint64_t counted = m->atom + m->binary + m->code, processes_in_heap = m->processes - m->pooled;
+    m->system = in_use > processes_in_heap + counted ? in_use - processes_in_heap : counted;
     m->total = m->processes + m->system;
     return true;
 }
