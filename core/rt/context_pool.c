@@ -63,7 +63,8 @@ static char *map_chunk(bool huge)
     char *mapped = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mapped == MAP_FAILED)
         return NULL;
-    char *chunk = (char *)(((uintptr_t)mapped + CONTEXT_POOL_CHUNK_BYTES - 1) & ~(uintptr_t)(CONTEXT_POOL_CHUNK_BYTES - 1));
+    char *chunk =
+        (char *)(((uintptr_t)mapped + CONTEXT_POOL_CHUNK_BYTES - 1) & ~(uintptr_t)(CONTEXT_POOL_CHUNK_BYTES - 1));
     if (chunk > mapped)
         munmap(mapped, (size_t)(chunk - mapped));
     if (mapped + span > chunk + CONTEXT_POOL_CHUNK_BYTES)

@@ -33,7 +33,7 @@
  * A process keeps its first PROC_INLINE_STACK stack words in its context,
  * so its heap block's floor (heap.min_words) is that many words smaller:
  * heap and stack together get OTP's 233 words by default. */
-#define PROC_HEAP_FLOOR(min_heap_size) ((min_heap_size) - PROC_INLINE_STACK)
+#define PROC_HEAP_FLOOR(min_heap_size) ((min_heap_size)-PROC_INLINE_STACK)
 #define PROC_DEFAULT_HEAP_FLOOR PROC_HEAP_FLOOR(HEAP_DEFAULT_MIN_WORDS)
 /* OTP's CONTEXT_REDS: reductions in one time slice, unless the policy
  * gives a slice another budget. */
