@@ -1378,7 +1378,7 @@ call_handed_over:
      * only stack traces read, so that they show the caller at the call's
      * line), popped by op_handover_return. */
     p->fault_class = FAULT_NONE;
-    memcpy(X, p->bif_trap.args, p->bif_trap.arity * sizeof(term));
+    memcpy(X, proc_handover.args, p->bif_trap.arity * sizeof(term));
     if (call_how != 0) {
         if (call_how == 1) {
             cp = (const uint64_t *)(uintptr_t)E[0];
@@ -1396,7 +1396,7 @@ call_handed_over:
         cp = handover_return_code;
         call_how = 2;
     }
-    call_target = code_export(sched_engine(p->sched), p->bif_trap.module, p->bif_trap.function, p->bif_trap.arity);
+    call_target = code_export(sched_engine(p->sched), proc_handover.module, proc_handover.function, p->bif_trap.arity);
     if (!call_target)
         goto out_of_memory;
     goto call_export;
@@ -1816,7 +1816,7 @@ gc_bif_trapped:
     /* Keep the live registers and, after them, the continuation's
      * arguments; resume at this instruction's continuation. */
     p->fault_class = FAULT_NONE;
-    memcpy(X + trap_base, p->bif_trap.args, p->bif_trap.arity * sizeof(term));
+    memcpy(X + trap_base, proc_handover.args, p->bif_trap.arity * sizeof(term));
     p->beam_repeat.site = I;
     p->beam_repeat.how = REPEAT_INSTRUCTION;
     if (!save_state(p, E, trap_resume_code, cp, trap_base + p->bif_trap.arity))
@@ -2758,7 +2758,7 @@ call_trapped:
     p->beam_repeat.after = call_after;
     p->beam_repeat.dealloc = call_dealloc;
     p->beam_repeat.how = call_how;
-    memcpy(X, p->bif_trap.args, p->bif_trap.arity * sizeof(term));
+    memcpy(X, proc_handover.args, p->bif_trap.arity * sizeof(term));
     if (!save_state(p, E, trap_resume_code, cp, p->bif_trap.arity))
         goto out_of_memory;
     return BODY_YIELD;

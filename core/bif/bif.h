@@ -155,7 +155,7 @@ static inline term bif_trap(struct process *p, bif_fn cont, unsigned arity, cons
     p->bif_trap.fn = cont;
     p->bif_trap.arity = arity;
     for (unsigned i = 0; i < arity; i++)
-        p->bif_trap.args[i] = args[i];
+        proc_handover.args[i] = args[i];
     if (p->reds_left > 0)
         p->reds_left = 0;
     return bif_raise(p, FAULT_TRAP, NIL);
@@ -169,11 +169,11 @@ static inline term bif_trap(struct process *p, bif_fn cont, unsigned arity, cons
 static inline term bif_call_erlang(struct process *p, term module, term function, unsigned arity, const term *args)
 {
     p->bif_trap.fn = NULL;
-    p->bif_trap.module = module;
-    p->bif_trap.function = function;
     p->bif_trap.arity = arity;
+    proc_handover.module = module;
+    proc_handover.function = function;
     for (unsigned i = 0; i < arity; i++)
-        p->bif_trap.args[i] = args[i];
+        proc_handover.args[i] = args[i];
     return bif_raise(p, FAULT_CALL, NIL);
 }
 

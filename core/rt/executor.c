@@ -181,6 +181,8 @@ static void native_release(struct process *p)
 
 const struct body_ops native_body_ops = {"native", native_resume, native_release, NULL, NULL};
 
+_Thread_local struct proc_handover proc_handover;
+
 /* ---- creation ---- */
 
 uint64_t sched_clock_ns(void)

@@ -60,6 +60,18 @@ struct alias_entry;
 struct suspension;
 struct proc_resource;
 
+/* What a builtin that traps or hands its call over (bif.h: bif_trap,
+ * bif_call_erlang) leaves for the engine: the arguments, and
+ * bif_call_erlang's callee. They live from the builtin's return to the
+ * engine's next step, which moves them into x registers, on the thread that
+ * ran both: the thread's, so that no process context carries them, and
+ * never collection roots themselves. */
+struct proc_handover {
+    term module, function; /* bif_call_erlang's callee (bif_trap.fn NULL) */
+    term args[PROC_TRAP_MAX_ARGS];
+};
+extern _Thread_local struct proc_handover proc_handover;
+
 /* The outcome of a host invocation's call (embed.c), held by the host. */
 struct host_outcome {
     term class; /* error, exit or throw: its uncaught exception's class; THE_NON_VALUE when none */
@@ -173,14 +185,12 @@ struct process {
     } beam_repeat;
     /* A builtin that did a portion of its work and continues later (bif.h,
      * bif_trap), or hands its call over to Erlang code (bif_call_erlang):
-     * its continuation or callee, and the arguments. The
-     * engine moves the arguments into x registers as soon as the builtin
-     * returns, so these words are never collection roots themselves. */
+     * its continuation and the number of arguments, which the engine keeps
+     * in x registers until the continuation runs. The arguments and the
+     * callee themselves are the thread's (proc_handover). */
     struct {
         term (*fn)(struct process *p, const term *args);
-        term module, function; /* bif_call_erlang's callee (fn unused then) */
         unsigned arity;
-        term args[PROC_TRAP_MAX_ARGS];
     } bif_trap;
     int crash_status; /* the program's status if this main process ends abnormally (0: 1) */
 
