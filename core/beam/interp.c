@@ -2743,7 +2743,7 @@ stop_to_repeat_call:
     p->beam_repeat.target = call_target;
     p->beam_repeat.site = I;
     p->beam_repeat.after = call_after;
-    p->beam_repeat.dealloc = call_dealloc;
+    p->beam_repeat.dealloc = (uint32_t)call_dealloc;
     p->beam_repeat.how = call_how;
     if (!save_state(p, E, repeat_call_code, cp, bif->arity))
         goto out_of_memory;
@@ -2756,7 +2756,7 @@ call_trapped:
     p->beam_repeat.target = call_target;
     p->beam_repeat.site = I;
     p->beam_repeat.after = call_after;
-    p->beam_repeat.dealloc = call_dealloc;
+    p->beam_repeat.dealloc = (uint32_t)call_dealloc;
     p->beam_repeat.how = call_how;
     memcpy(X, proc_handover.args, p->bif_trap.arity * sizeof(term));
     if (!save_state(p, E, trap_resume_code, cp, p->bif_trap.arity))

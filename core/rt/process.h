@@ -94,6 +94,8 @@ struct process {
     _Atomic int state;             /* enum proc_state; written under the executor mutex, read anywhere */
     int32_t reds_left;             /* what is left of the current slice's budget */
     int32_t slice_budget;          /* the current slice's budget (the policy's running(), or CONTEXT_REDS) */
+    int crash_status;              /* the program's status if this main process ends abnormally (0: 1); here
+                                      for the padding */
     uint64_t reductions;           /* spent over its life */
     uint64_t slices;               /* time slices it ran */
     struct process *next_released; /* worker's list of contexts to free after the mutex */
@@ -180,7 +182,7 @@ struct process {
         const void *target;   /* its export */
         const uint64_t *site; /* the calling instruction */
         const uint64_t *after;
-        uint64_t dealloc;
+        uint32_t dealloc; /* stack words the call's frame gives back (an instruction's operand) */
         int how;
     } beam_repeat;
     /* A builtin that did a portion of its work and continues later (bif.h,
@@ -192,7 +194,6 @@ struct process {
         term (*fn)(struct process *p, const term *args);
         unsigned arity;
     } bif_trap;
-    int crash_status; /* the program's status if this main process ends abnormally (0: 1) */
 
     /* --- process dictionary: a map on its heap (keys compare exactly, as a
      * map's do), or THE_NON_VALUE while empty; a collection root --- */
