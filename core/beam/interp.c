@@ -254,12 +254,12 @@ term beam_current_stacktrace(struct process *p)
 {
     term frames[STACKTRACE_DEPTH];
     unsigned n = 0;
-    term top = frame_at(p, &p->heap, p->beam_bif_pc, THE_NON_VALUE);
+    term top = frame_at(p, &p->heap, proc_bif_call.pc, THE_NON_VALUE);
     if (is_non_value(top))
         return top;
     if (top != NIL)
         frames[n++] = top;
-    return continuation_trace(p, &p->heap, p->stack_top, p->beam_bif_cp, frames, n);
+    return continuation_trace(p, &p->heap, p->stack_top, proc_bif_call.cp, frames, n);
 }
 
 /* ---- raw traces ----
@@ -321,23 +321,23 @@ static term optional_term(term t, unsigned flag, unsigned *flags)
 static term raw_extra(struct process *p, const struct fault_site *site, const struct bif_entry *bif, bool fun_call,
                       term override)
 {
-    if (!bif && !site->function_clause && !fun_call && is_non_value(p->fault_args) && is_non_value(p->fault_cause) &&
-        is_non_value(p->fault_info) && is_non_value(override))
+    if (!bif && !site->function_clause && !fun_call && is_non_value(proc_bif_call.fault_args) &&
+        is_non_value(proc_bif_call.fault_cause) && is_non_value(proc_bif_call.fault_info) && is_non_value(override))
         return NIL;
     heap_t *h = &p->heap;
     unsigned flags = fun_call ? RAW_FUN_CALL : 0;
     term bif_args = NIL;
     if (bif && is_non_value(bif_args = list_of_registers(h, site->bif_args, bif->arity)))
         return bif_args;
-    term top_args = p->fault_args;
+    term top_args = proc_bif_call.fault_args;
     if (site->function_clause && is_non_value(top_args = list_of_registers(h, x_regs, (unsigned)site->pc[3])))
         return top_args;
     term e[EXTRA_SIZE];
     e[EXTRA_BIF - 1] = raw_address(bif);
     e[EXTRA_BIF_ARGS - 1] = bif_args;
     e[EXTRA_TOP_ARGS - 1] = optional_term(top_args, RAW_HAS_TOP_ARGS, &flags);
-    e[EXTRA_CAUSE - 1] = optional_term(p->fault_cause, RAW_HAS_CAUSE, &flags);
-    e[EXTRA_INFO - 1] = optional_term(p->fault_info, RAW_HAS_INFO, &flags);
+    e[EXTRA_CAUSE - 1] = optional_term(proc_bif_call.fault_cause, RAW_HAS_CAUSE, &flags);
+    e[EXTRA_INFO - 1] = optional_term(proc_bif_call.fault_info, RAW_HAS_INFO, &flags);
     e[EXTRA_OVERRIDE - 1] = optional_term(override, RAW_HAS_OVERRIDE, &flags);
     e[EXTRA_FLAGS - 1] = make_small(flags);
     return heap_tuple(h, EXTRA_SIZE, e);
@@ -351,8 +351,8 @@ static term capture_raw_trace(struct process *p, const struct fault_site *site, 
 {
     heap_t *h = &p->heap;
     term class = class_atom((enum fault_class)p->fault_class);
-    if (is_value(p->fault_trace)) {
-        term trace = p->fault_trace;
+    if (is_value(proc_bif_call.fault_trace)) {
+        term trace = proc_bif_call.fault_trace;
         if (is_value(override))
             trace = heap_cons(h, override, trace);
         return is_non_value(trace) ? trace : heap_tuple2(h, class, trace);
@@ -502,7 +502,7 @@ static enum call_kind resolve_export(struct process *p, struct beam_export *e, c
         return CALL_FAULT;
     }
     bif_error(p, A(undef));
-    p->fault_args = frame; /* picked up by raise: an undef frame of its own */
+    proc_bif_call.fault_args = frame; /* picked up by raise: an undef frame of its own */
     return CALL_FAULT;
 }
 
@@ -1205,8 +1205,8 @@ op_trap_resume : {
      * it saved in x registers, in the original call's place. A collection
      * may happen here, between two portions, as anywhere in BEAM. */
     I = p->beam_repeat.site;
-    bif_now = p->bif_trap.fn;
-    unsigned nargs = p->bif_trap.arity;
+    bif_now = p->bif_trap_fn;
+    unsigned nargs = p->bif_trap_arity;
     if (p->beam_repeat.how == REPEAT_INSTRUCTION) {
         trap_base = (unsigned)I[2];
         if (gc_stress || heap_wants_gc(&p->heap))
@@ -1298,8 +1298,8 @@ call_export:
         for (unsigned i = 0; i < bif->arity && i < 3; i++)
             bif_args[i] = X[i];
         p->stack_top = E; /* what process_info(self(), stack_size) reads */
-        p->beam_bif_pc = I;
-        p->beam_bif_cp = cp;
+        proc_bif_call.pc = I;
+        proc_bif_call.cp = cp;
         p->bif_may_trap = true;
         result = bif_now(p, X);
         p->bif_may_trap = false;
@@ -1378,7 +1378,7 @@ call_handed_over:
      * only stack traces read, so that they show the caller at the call's
      * line), popped by op_handover_return. */
     p->fault_class = FAULT_NONE;
-    memcpy(X, proc_handover.args, p->bif_trap.arity * sizeof(term));
+    memcpy(X, proc_bif_call.args, p->bif_trap_arity * sizeof(term));
     if (call_how != 0) {
         if (call_how == 1) {
             cp = (const uint64_t *)(uintptr_t)E[0];
@@ -1396,7 +1396,7 @@ call_handed_over:
         cp = handover_return_code;
         call_how = 2;
     }
-    call_target = code_export(sched_engine(p->sched), proc_handover.module, proc_handover.function, p->bif_trap.arity);
+    call_target = code_export(sched_engine(p->sched), proc_bif_call.module, proc_bif_call.function, p->bif_trap_arity);
     if (!call_target)
         goto out_of_memory;
     goto call_export;
@@ -1816,10 +1816,10 @@ gc_bif_trapped:
     /* Keep the live registers and, after them, the continuation's
      * arguments; resume at this instruction's continuation. */
     p->fault_class = FAULT_NONE;
-    memcpy(X + trap_base, proc_handover.args, p->bif_trap.arity * sizeof(term));
+    memcpy(X + trap_base, proc_bif_call.args, p->bif_trap_arity * sizeof(term));
     p->beam_repeat.site = I;
     p->beam_repeat.how = REPEAT_INSTRUCTION;
-    if (!save_state(p, E, trap_resume_code, cp, trap_base + p->bif_trap.arity))
+    if (!save_state(p, E, trap_resume_code, cp, trap_base + p->bif_trap_arity))
         goto out_of_memory;
     return BODY_YIELD;
 
@@ -2758,8 +2758,8 @@ call_trapped:
     p->beam_repeat.after = call_after;
     p->beam_repeat.dealloc = (uint32_t)call_dealloc;
     p->beam_repeat.how = call_how;
-    memcpy(X, proc_handover.args, p->bif_trap.arity * sizeof(term));
-    if (!save_state(p, E, trap_resume_code, cp, p->bif_trap.arity))
+    memcpy(X, proc_bif_call.args, p->bif_trap_arity * sizeof(term));
+    if (!save_state(p, E, trap_resume_code, cp, p->bif_trap_arity))
         goto out_of_memory;
     return BODY_YIELD;
 
@@ -2785,16 +2785,16 @@ raise_with_site : {
         return BODY_EXIT;
     }
     term frame_override = THE_NON_VALUE;
-    if (p->fault_reason == A(undef) && is_tuple(p->fault_args)) {
+    if (p->fault_reason == A(undef) && is_tuple(proc_bif_call.fault_args)) {
         /* resolve_export's undef frame goes on top of the caller's. */
-        frame_override = p->fault_args;
-        p->fault_args = THE_NON_VALUE;
+        frame_override = proc_bif_call.fault_args;
+        proc_bif_call.fault_args = THE_NON_VALUE;
     }
     /* The trace term is built only when something asks for it. */
     result = capture_raw_trace(p, &site, E, cp, frame_override);
-    p->fault_trace = THE_NON_VALUE;
-    p->fault_cause = THE_NON_VALUE;
-    p->fault_info = THE_NON_VALUE;
+    proc_bif_call.fault_trace = THE_NON_VALUE;
+    proc_bif_call.fault_cause = THE_NON_VALUE;
+    proc_bif_call.fault_info = THE_NON_VALUE;
     if (is_non_value(result))
         goto out_of_memory;
     site = (struct fault_site){NULL, NULL, NULL, false, false, false};
@@ -2804,7 +2804,7 @@ rethrow : {
     enum fault_class c = (enum fault_class)p->fault_class;
     term reason = p->fault_reason;
     p->fault_class = FAULT_NONE;
-    p->fault_args = THE_NON_VALUE;
+    proc_bif_call.fault_args = THE_NON_VALUE;
     term *end = stack_end(p), *frame = E;
     for (term *w = E; w < end; w++) {
         term v = *w;

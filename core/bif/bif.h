@@ -95,10 +95,10 @@ static inline term bif_raise(struct process *p, enum fault_class class, term rea
 {
     p->fault_class = (uint8_t) class;
     p->fault_reason = reason;
-    p->fault_args = THE_NON_VALUE;
-    p->fault_trace = THE_NON_VALUE;
-    p->fault_cause = THE_NON_VALUE;
-    p->fault_info = THE_NON_VALUE;
+    proc_bif_call.fault_args = THE_NON_VALUE;
+    proc_bif_call.fault_trace = THE_NON_VALUE;
+    proc_bif_call.fault_cause = THE_NON_VALUE;
+    proc_bif_call.fault_info = THE_NON_VALUE;
     return THE_NON_VALUE;
 }
 static inline term bif_error(struct process *p, term reason) { return bif_raise(p, FAULT_ERROR, reason); }
@@ -152,10 +152,10 @@ static inline void bif_spend(struct process *p, size_t units, size_t per_red)
  * arity is at most PROC_TRAP_MAX_ARGS. */
 static inline term bif_trap(struct process *p, bif_fn cont, unsigned arity, const term *args)
 {
-    p->bif_trap.fn = cont;
-    p->bif_trap.arity = arity;
+    p->bif_trap_fn = cont;
+    p->bif_trap_arity = (uint8_t)arity;
     for (unsigned i = 0; i < arity; i++)
-        proc_handover.args[i] = args[i];
+        proc_bif_call.args[i] = args[i];
     if (p->reds_left > 0)
         p->reds_left = 0;
     return bif_raise(p, FAULT_TRAP, NIL);
@@ -168,12 +168,12 @@ static inline term bif_trap(struct process *p, bif_fn cont, unsigned arity, cons
  * PROC_TRAP_MAX_ARGS, and args are terms, as bif_trap's. */
 static inline term bif_call_erlang(struct process *p, term module, term function, unsigned arity, const term *args)
 {
-    p->bif_trap.fn = NULL;
-    p->bif_trap.arity = arity;
-    proc_handover.module = module;
-    proc_handover.function = function;
+    p->bif_trap_fn = NULL;
+    p->bif_trap_arity = (uint8_t)arity;
+    proc_bif_call.module = module;
+    proc_bif_call.function = function;
     for (unsigned i = 0; i < arity; i++)
-        proc_handover.args[i] = args[i];
+        proc_bif_call.args[i] = args[i];
     return bif_raise(p, FAULT_CALL, NIL);
 }
 

@@ -13,14 +13,14 @@ term bif_badarith(struct process *p) { return bif_error(p, A(badarith)); }
 term bif_badarg_cause(struct process *p, term cause)
 {
     bif_badarg(p);
-    p->fault_cause = cause;
+    proc_bif_call.fault_cause = cause;
     return THE_NON_VALUE;
 }
 
 term bif_error_with_args(struct process *p, term reason, term args)
 {
     bif_raise(p, FAULT_ERROR, reason);
-    p->fault_args = args;
+    proc_bif_call.fault_args = args;
     return THE_NON_VALUE;
 }
 
@@ -56,7 +56,7 @@ static term bif_error_3(struct process *p, const term *args)
     for (term l = args[2]; is_list(l); l = list_tail(l)) {
         term o = list_head(l);
         if (is_tuple(o) && tuple_arity(o) == 2 && tuple_element(o, 1) == A(error_info) && is_map(tuple_element(o, 2)))
-            p->fault_info = tuple_element(o, 2);
+            proc_bif_call.fault_info = tuple_element(o, 2);
     }
     return THE_NON_VALUE;
 }
@@ -73,7 +73,7 @@ static term bif_raise_3(struct process *p, const term *args)
     if (c == FAULT_NONE || bif_list_length(args[2]) < 0)
         return A(badarg);
     bif_raise(p, c, args[1]);
-    p->fault_trace = args[2];
+    proc_bif_call.fault_trace = args[2];
     return THE_NON_VALUE;
 }
 

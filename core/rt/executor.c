@@ -181,7 +181,7 @@ static void native_release(struct process *p)
 
 const struct body_ops native_body_ops = {"native", native_resume, native_release, NULL, NULL};
 
-_Thread_local struct proc_handover proc_handover;
+_Thread_local struct proc_bif_call proc_bif_call;
 
 /* ---- creation ---- */
 

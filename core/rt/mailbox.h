@@ -46,6 +46,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define MAILBOX_INLINE_NODES 4
 #define MAILBOX_SPARE_LIMIT 64
@@ -74,9 +75,9 @@ struct mailbox {
     struct message *head, **tail; /* the message queue, oldest first */
     struct message **scan;        /* link to the next unexamined message */
     struct message *inbox_head, **inbox_tail;
-    size_t queued;  /* messages in the queue */
-    size_t inboxed; /* messages in the inbox */
+    size_t queued; /* messages in the queue */
     struct message *spares;
+    uint32_t inboxed; /* messages in the inbox (a mailbox of 2^32 messages would hold over 100 GB) */
     unsigned spare_count;
     struct mailbox_markers *markers; /* NULL until the first reserve */
     /* Links to the first message, of the queue and of the inbox, that may

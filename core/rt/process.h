@@ -60,17 +60,27 @@ struct alias_entry;
 struct suspension;
 struct proc_resource;
 
-/* What a builtin that traps or hands its call over (bif.h: bif_trap,
- * bif_call_erlang) leaves for the engine: the arguments, and
- * bif_call_erlang's callee. They live from the builtin's return to the
- * engine's next step, which moves them into x registers, on the thread that
- * ran both: the thread's, so that no process context carries them, and
- * never collection roots themselves. */
-struct proc_handover {
-    term module, function; /* bif_call_erlang's callee (bif_trap.fn NULL) */
+/* What a builtin call and the engine hand each other within that call, on
+ * the thread that runs both: the thread's, so that no process context
+ * carries it. None of it outlives the call's return to the engine's next
+ * step, and none of it is a collection root (the engine moves what it keeps
+ * into x registers or onto the heap before anything can collect).
+ * - A builtin that traps or hands its call over (bif.h: bif_trap,
+ *   bif_call_erlang): the arguments, and bif_call_erlang's callee.
+ * - A builtin that raises (bif.h, errors.c): the exception's extras.
+ * - The engine, while a builtin called through an export runs: the calling
+ *   instruction and the continuation, for process_info(self(),
+ *   current_stacktrace). */
+struct proc_bif_call {
+    term module, function; /* bif_call_erlang's callee (bif_trap_fn NULL) */
     term args[PROC_TRAP_MAX_ARGS];
+    term fault_args;  /* error/2's argument list, or THE_NON_VALUE */
+    term fault_trace; /* erlang:raise/3's stack trace, used as given, or THE_NON_VALUE */
+    term fault_cause; /* the cause in a builtin's error_info (badopt...), or THE_NON_VALUE */
+    term fault_info;  /* error/3's error_info map, for the raising frame, or THE_NON_VALUE */
+    const uint64_t *pc, *cp;
 };
-extern _Thread_local struct proc_handover proc_handover;
+extern _Thread_local struct proc_bif_call proc_bif_call;
 
 /* The outcome of a host invocation's call (embed.c), held by the host. */
 struct host_outcome {
@@ -106,6 +116,7 @@ struct process {
      * under a policy that honours_priority), read by the policy. In what was
      * padding. */
     uint8_t priority;
+    uint8_t bif_trap_arity; /* a trapped builtin's continuation's (bif_trap_fn, below); at most PROC_TRAP_MAX_ARGS */
     /* When it last became runnable: the executor's coarse clock (ms since
      * it started, sched.coarse_ms), run-queue lock. In what was padding. */
     uint32_t runnable_ms;
@@ -150,11 +161,7 @@ struct process {
 
     /* --- the exception a builtin or the engine is raising (bif.h; its
      * class, fault_class, is among the engine's small fields below) --- */
-    term fault_reason;
-    term fault_args;  /* error/2's argument list, or THE_NON_VALUE */
-    term fault_trace; /* erlang:raise/3's stack trace, used as given, or THE_NON_VALUE */
-    term fault_cause; /* the cause in a builtin's error_info (badopt...), or THE_NON_VALUE */
-    term fault_info;  /* error/3's error_info map, for the raising frame, or THE_NON_VALUE */
+    term fault_reason; /* its extras are the thread's (proc_bif_call) */
 
     /* --- what it runs --- */
     const struct body_ops *body;
@@ -175,9 +182,6 @@ struct process {
     bool beam_resume_timeout; /* it waits in a receive with a timeout: resume decides timeout or rescan */
     uint8_t fault_class;      /* enum fault_class of the exception being raised (fault_reason...) */
     bool bif_may_trap;        /* the engine's call of a builtin outside a guard: it may end in a portion */
-    /* While a builtin called through an export runs: the calling instruction
-     * and the continuation, for process_info(self(), current_stacktrace). */
-    const uint64_t *beam_bif_pc, *beam_bif_cp;
     struct {                  /* a builtin call that blocked, to repeat (interp.c) */
         const void *target;   /* its export */
         const uint64_t *site; /* the calling instruction */
@@ -187,13 +191,11 @@ struct process {
     } beam_repeat;
     /* A builtin that did a portion of its work and continues later (bif.h,
      * bif_trap), or hands its call over to Erlang code (bif_call_erlang):
-     * its continuation and the number of arguments, which the engine keeps
-     * in x registers until the continuation runs. The arguments and the
-     * callee themselves are the thread's (proc_handover). */
-    struct {
-        term (*fn)(struct process *p, const term *args);
-        unsigned arity;
-    } bif_trap;
+     * its continuation (NULL for a handover), and the number of arguments
+     * (bif_trap_arity, among the small fields above), which the engine
+     * keeps in x registers until the continuation runs. The arguments and
+     * the callee themselves are the thread's (proc_bif_call). */
+    term (*bif_trap_fn)(struct process *p, const term *args);
 
     /* --- process dictionary: a map on its heap (keys compare exactly, as a
      * map's do), or THE_NON_VALUE while empty; a collection root --- */

@@ -268,10 +268,10 @@ static void test_builtins(void)
     p->bif_may_trap = true;
     CU_ASSERT_TRUE(is_non_value(call_bif(p, "io", "nl", 1, dev)));
     CU_ASSERT_EQUAL(p->fault_class, FAULT_CALL);
-    CU_ASSERT_EQUAL(proc_handover.module, A(clause_io));
-    CU_ASSERT_EQUAL(proc_handover.function, A(nl));
-    CU_ASSERT_EQUAL(p->bif_trap.arity, 1);
-    CU_ASSERT_EQUAL(proc_handover.args[0], dev[0]);
+    CU_ASSERT_EQUAL(proc_bif_call.module, A(clause_io));
+    CU_ASSERT_EQUAL(proc_bif_call.function, A(nl));
+    CU_ASSERT_EQUAL(p->bif_trap_arity, 1);
+    CU_ASSERT_EQUAL(proc_bif_call.args[0], dev[0]);
     p->bif_may_trap = false;
     CU_ASSERT_EQUAL(call_bif(p, "io", "put_chars", 1, none), A(ok));
     term bad[2] = {A(ok), NIL};
