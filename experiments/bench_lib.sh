@@ -26,6 +26,30 @@ best_of() {
 }
 
 # ratio: best_clause / best_otp, two decimals (below 1: clause is faster).
-ratio() {
-    awk -v c="$best_clause" -v o="$best_otp" 'BEGIN { printf "%.2f", c / o }'
+ratio() { ratio_of "$best_clause" "$best_otp"; }
+
+# run_line RUNTIME WORKERS MODULE ARG...: what one run of MODULE:main(ARGs)
+# printed, on clause or on OTP (erl +S WORKERS:WORKERS).
+run_line() {
+    runtime=$1 workers=$2 module=$3
+    shift 3
+    if [ "$runtime" = clause ]; then
+        "$clause" --schedulers "$workers" "$out/$module.beam" "$@" </dev/null
+    else
+        erl +S "$workers:$workers" -noshell -pa "$out" -run "$module" main "$@" -s init stop </dev/null
+    fi
 }
+
+# field NAME LINE: the number after NAME= in LINE (a run's output); fails
+# the bench without it.
+field() {
+    v=$(echo "$2" | sed -n "s/.*$1=\\([0-9.]*\\).*/\\1/p")
+    [ -n "$v" ] || { echo "$(basename "$0"): no $1= in '$2'" >&2; exit 1; }
+    echo "$v"
+}
+
+# median: of the numbers on standard input, a line each.
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# ratio_of C O: C / O, two decimals.
+ratio_of() { awk -v c="$1" -v o="$2" 'BEGIN { printf "%.2f", c / o }'; }

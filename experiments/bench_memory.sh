@@ -18,23 +18,6 @@ for m in procmem spawnrel hello; do
     erlc -o "$out" "$root/experiments/workloads/$m.erl"
 done
 
-# field NAME LINE: the value of NAME= in LINE; fails the bench without it.
-field() {
-    v=$(echo "$2" | sed -n "s/.*$1=\\([0-9.]*\\).*/\\1/p")
-    [ -n "$v" ] || { echo "bench_memory: no $1= in '$2'" >&2; exit 1; }
-    echo "$v"
-}
-run() { # RUNTIME WORKERS MODULE ARG...
-    runtime=$1 workers=$2 module=$3
-    shift 3
-    if [ "$runtime" = clause ]; then
-        "$clause" --schedulers "$workers" "$out/$module.beam" "$@" </dev/null
-    else
-        erl +S "$workers:$workers" -noshell -pa "$out" -run "$module" main "$@" -s init stop </dev/null
-    fi
-}
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-ratio() { awk -v c="$1" -v o="$2" 'BEGIN { printf "%.2f", c / o }'; }
 
 echo "memory and process creation, median of $repeat interleaved runs; machine: $(nproc) CPUs"
 printf '%-34s %7s %11s %11s %7s\n' measure workers clause otp ratio
@@ -42,22 +25,22 @@ printf '%-34s %7s %11s %11s %7s\n' measure workers clause otp ratio
 : >"$out/mem_clause" && : >"$out/mem_otp"
 for _ in $(seq "$repeat"); do
     for rt in clause otp; do
-        none=$(field rss_kb "$(run "$rt" 1 procmem 0)")
-        many=$(field rss_kb "$(run "$rt" 1 procmem "$procs")")
+        none=$(field rss_kb "$(run_line "$rt" 1 procmem 0)")
+        many=$(field rss_kb "$(run_line "$rt" 1 procmem "$procs")")
         awk -v a="$none" -v b="$many" -v n="$procs" 'BEGIN { printf "%.0f\n", (b - a) * 1024 / n }' >>"$out/mem_$rt"
     done
 done
 c=$(median <"$out/mem_clause") o=$(median <"$out/mem_otp")
-printf '%-34s %7s %11s %11s %7s\n' "bytes per waiting process ($procs)" 1 "$c" "$o" "$(ratio "$c" "$o")"
+printf '%-34s %7s %11s %11s %7s\n' "bytes per waiting process ($procs)" 1 "$c" "$o" "$(ratio_of "$c" "$o")"
 
 for w in 1 2; do
     : >"$out/spawn_clause" && : >"$out/spawn_otp"
     for _ in $(seq "$repeat"); do
-        field time_ms "$(run clause "$w" spawnrel 1000000)" >>"$out/spawn_clause"
-        field time_ms "$(run otp "$w" spawnrel 1000000)" >>"$out/spawn_otp"
+        field time_ms "$(run_line clause "$w" spawnrel 1000000)" >>"$out/spawn_clause"
+        field time_ms "$(run_line otp "$w" spawnrel 1000000)" >>"$out/spawn_otp"
     done
     c=$(median <"$out/spawn_clause") o=$(median <"$out/spawn_otp")
-    printf '%-34s %7s %11s %11s %7s\n' "spawn and release 10^6, ms" "$w" "$c" "$o" "$(ratio "$c" "$o")"
+    printf '%-34s %7s %11s %11s %7s\n' "spawn and release 10^6, ms" "$w" "$c" "$o" "$(ratio_of "$c" "$o")"
 done
 
 # Start-up: wall milliseconds and maximum resident KiB of one run, by GNU
@@ -77,5 +60,5 @@ for what in ms kb; do
     [ "$what" = kb ] && col=2 label="start-up (hello), max resident KiB"
     c=$(awk -v k=$col '{ print $k }' "$out/start_clause" | median)
     o=$(awk -v k=$col '{ print $k }' "$out/start_otp" | median)
-    printf '%-34s %7s %11s %11s %7s\n' "$label" 1 "$c" "$o" "$(ratio "$c" "$o")"
+    printf '%-34s %7s %11s %11s %7s\n' "$label" 1 "$c" "$o" "$(ratio_of "$c" "$o")"
 done

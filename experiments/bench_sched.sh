@@ -21,20 +21,7 @@ counts="1 2"
 
 # time_ms of one run of MODULE ARG... on RUNTIME (clause or otp) with
 # WORKERS workers; fails the bench when the run printed no time.
-run_once() {
-    runtime=$1 workers=$2 module=$3
-    shift 3
-    if [ "$runtime" = clause ]; then
-        line=$("$clause" --schedulers "$workers" "$out/$module.beam" "$@" </dev/null)
-    else
-        line=$(erl +S "$workers:$workers" -noshell -pa "$out" -run "$module" main "$@" -s init stop </dev/null)
-    fi
-    t=$(echo "$line" | sed -n 's/.*time_ms=\([0-9.]*\).*/\1/p')
-    [ -n "$t" ] || { echo "bench_sched: $runtime $module $*: no time_ms in '$line'" >&2; exit 1; }
-    echo "$t"
-}
-
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+run_once() { field time_ms "$(run_line "$@")"; }
 
 echo "scheduling set, erts and the default lock kind, median of $repeat interleaved runs; machine: $cpus CPUs"
 printf '%-12s %-16s %7s %11s %11s %7s\n' workload args workers clause_ms otp_ms ratio
@@ -52,6 +39,6 @@ for case in "pingpong 100 5000" "threadring 503 1000000" "bang 64 10000" "big 20
         done
         c=$(median <"$out/sched_clause") o=$(median <"$out/sched_otp")
         printf '%-12s %-16s %7s %11s %11s %7s\n' "$module" "$*" "$w" "$c" "$o" \
-            "$(awk -v c="$c" -v o="$o" 'BEGIN { printf "%.2f", c / o }')"
+            "$(ratio_of "$c" "$o")"
     done
 done
