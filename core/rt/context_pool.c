@@ -69,10 +69,7 @@ static char *map_chunk(bool huge)
         munmap(mapped, (size_t)(chunk - mapped));
     if (mapped + span > chunk + CONTEXT_POOL_CHUNK_BYTES)
         munmap(chunk + CONTEXT_POOL_CHUNK_BYTES, (size_t)(mapped + span - (chunk + CONTEXT_POOL_CHUNK_BYTES)));
-    /* Advice: without transparent huge pages it is 4 KiB pages as before. */
-    if (huge)
-        madvise(chunk, CONTEXT_POOL_CHUNK_BYTES, MADV_HUGEPAGE);
-    return chunk;
+    return huge ? heap_advise_huge(chunk, CONTEXT_POOL_CHUNK_BYTES) : chunk;
 }
 
 /* A new chunk for `cursor` (lock held). */

@@ -24,11 +24,14 @@
 #ifndef CLAUSE_RT_CONTEXT_POOL_H
 #define CLAUSE_RT_CONTEXT_POOL_H
 
+#include "term/heap.h"
+
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 
-#define CONTEXT_POOL_CHUNK_BYTES ((size_t)2 << 20)
+/* A chunk is a huge page. */
+#define CONTEXT_POOL_CHUNK_BYTES ((size_t)HEAP_HUGE_PAGE_BYTES)
 
 /* A worker's part of a chunk: contexts not yet handed out. */
 struct pool_cursor {

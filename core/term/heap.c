@@ -24,15 +24,12 @@
  * 4 KiB page's first touch cost about 8 us, so promoting 100,000 queued
  * messages (a fresh 4 MB old block) spent most of its time faulting. With
  * transparent huge pages in madvise mode (the usual default), advising the
- * block's 2 MiB-aligned inside makes that one fault per 2 MiB. Advice only:
- * where it is refused or unknown nothing changes. */
-#define HUGE_PAGE_BYTES ((uintptr_t)2 << 20)
-
-static void *advise_huge(void *p, size_t bytes)
+ * block's 2 MiB-aligned inside makes that one fault per 2 MiB. */
+void *heap_advise_huge(void *p, size_t bytes)
 {
 #ifdef MADV_HUGEPAGE
-    uintptr_t lo = ((uintptr_t)p + HUGE_PAGE_BYTES - 1) & ~(HUGE_PAGE_BYTES - 1);
-    uintptr_t hi = ((uintptr_t)p + bytes) & ~(HUGE_PAGE_BYTES - 1);
+    uintptr_t lo = ((uintptr_t)p + HEAP_HUGE_PAGE_BYTES - 1) & ~(HEAP_HUGE_PAGE_BYTES - 1);
+    uintptr_t hi = ((uintptr_t)p + bytes) & ~(HEAP_HUGE_PAGE_BYTES - 1);
     if (p && hi > lo)
         (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 #else
@@ -44,16 +41,16 @@ static void *advise_huge(void *p, size_t bytes)
 term *heap_block_alloc(size_t words)
 {
     size_t bytes = words * sizeof(term);
-    if (bytes < 2 * HUGE_PAGE_BYTES)
+    if (bytes < 2 * HEAP_HUGE_PAGE_BYTES)
         return malloc(bytes);
     /* Aligned, so that all but the last partial huge page can be one. */
     void *p;
-    return posix_memalign(&p, HUGE_PAGE_BYTES, bytes) == 0 ? advise_huge(p, bytes) : NULL;
+    return posix_memalign(&p, HEAP_HUGE_PAGE_BYTES, bytes) == 0 ? heap_advise_huge(p, bytes) : NULL;
 }
 
 term *heap_block_realloc(term *block, size_t words)
 {
-    return advise_huge(realloc(block, words * sizeof(term)), words * sizeof(term));
+    return heap_advise_huge(realloc(block, words * sizeof(term)), words * sizeof(term));
 }
 
 /* erlang:system_flag(fullsweep_after, N); relaxed: a new setting needs to
@@ -211,7 +208,7 @@ term *heap_alloc_slow(heap_t *h, size_t words)
             size = FRAGMENT_MIN_WORDS;
         if (size < words)
             size = words;
-        f = advise_huge(malloc(sizeof *f + size * sizeof(term)), sizeof *f + size * sizeof(term));
+        f = heap_advise_huge(malloc(sizeof *f + size * sizeof(term)), sizeof *f + size * sizeof(term));
         if (!f) {
             h->failure = HEAP_FAIL_NOMEM;
             return NULL;

@@ -110,10 +110,20 @@ void heap_init_in(heap_t *h, term *block, size_t words, size_t max_words);
 void heap_free_block(heap_t *h);
 
 /* A block of `words` for a generation (free it with free), or NULL; big
- * blocks are advised to use huge pages. heap_block_realloc is realloc's
- * counterpart. */
+ * blocks are advised to use huge pages (heap_advise_huge).
+ * heap_block_realloc is realloc's counterpart. */
 term *heap_block_alloc(size_t words);
 term *heap_block_realloc(term *block, size_t words);
+
+/* A transparent huge page's size (2 MiB on x86-64). */
+#define HEAP_HUGE_PAGE_BYTES ((uintptr_t)2 << 20)
+
+/* Advises the huge pages inside [p, p + bytes) (its 2 MiB-aligned part)
+ * to be backed by transparent huge pages: memory written once, front to
+ * back, and new to the process then costs a fault per huge page, not per
+ * 4 KiB (on a VM about 8 us each). Advice only: where it is refused or
+ * unknown nothing changes. Returns p. */
+void *heap_advise_huge(void *p, size_t bytes);
 
 /* Releases the block, every fragment, and the heap's references to off-heap
  * binaries. The heap may be initialised again afterwards. */
