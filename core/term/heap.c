@@ -148,14 +148,13 @@ void heap_destroy(heap_t *h)
     h->start = h->top = h->high_water = h->end = NULL;
 }
 
-bool heap_recycle(heap_t *h, size_t words)
+bool heap_recycle(heap_t *h)
 {
-    if (heap_block_words(h) != words) {
+    if (heap_block_words(h) != h->min_words) {
         heap_destroy(h);
         return false;
     }
     release_off_block(h);
-    h->min_words = words;
     return true;
 }
 

@@ -129,12 +129,11 @@ void *heap_advise_huge(void *p, size_t bytes);
  * binaries. The heap may be initialised again afterwards. */
 void heap_destroy(heap_t *h);
 
-/* Empties the heap for a new owner whose floor is `words`: drops its
- * off-heap references and fragments and keeps its block when that is
- * exactly `words` (the floor becomes `words`: the old owner's may have been
- * raised), so a recycled process context needs no new block. Returns false
- * (the heap is then destroyed) when the block was not kept. */
-bool heap_recycle(heap_t *h, size_t words);
+/* Empties the heap for reuse: drops its off-heap references and fragments
+ * and keeps its block when that is exactly min_words (native bodies and
+ * tests start over on the same block). Returns false (the heap is then
+ * destroyed) when the block was not kept. */
+bool heap_recycle(heap_t *h);
 
 /* `words` as the old generation of a heap that has none, in a block sized
  * as a collection would size it: for a new process's arguments too large

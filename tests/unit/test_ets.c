@@ -563,7 +563,7 @@ static void test_model(void)
             }
             CU_ASSERT_EQUAL(size_of(r, tab), 0);
             CU_ASSERT_EQUAL(ets_delete_table(r, tab, make_pid(1)), ETS_OK);
-            heap_recycle(&h, h.min_words);
+            heap_recycle(&h);
         }
     }
     ets_registry_free(r);
@@ -810,7 +810,7 @@ static void test_deleted_tables_are_reused(void)
         CU_ASSERT_EQUAL(ets_access_hinted(r, mem2, a, make_pid(1), ETS_READ, cb_find, &pr), ETS_BADID);
         CU_ASSERT_EQUAL(ets_delete_table(r, b, make_pid(1)), ETS_OK);
         CU_ASSERT_EQUAL(ets_delete_table(r, t2, make_pid(1)), ETS_OK);
-        heap_recycle(&h, h.min_words);
+        heap_recycle(&h);
     }
     /* Three spares reused at once: all/0 lists the three new tables alone
      * (a reused table must not bring the spare list into the registry's). */
@@ -914,7 +914,7 @@ static void *worker(void *p)
             if (ets_access(s->r, s->tab, make_pid(1), ETS_WRITE, cb_delete_key, &key) != ETS_OK)
                 s->errors++;
         }
-        heap_recycle(&h, h.min_words);
+        heap_recycle(&h);
     }
     heap_destroy(&h);
     return NULL;
@@ -950,7 +950,7 @@ static void *recreator(void *p)
         atomic_store(&s->churned, id);
         if (ets_delete_table(s->r, ets_ref_term(NULL, ref, old), make_pid(1)) != ETS_OK)
             s->errors++;
-        heap_recycle(&h, h.min_words);
+        heap_recycle(&h);
     }
     heap_destroy(&h);
     return NULL;

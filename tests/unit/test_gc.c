@@ -927,9 +927,7 @@ static void test_grow_and_shrink(void)
     heap_destroy(&h);
 }
 
-/* A recycled heap keeps its block only when that is the new owner's floor,
- * and takes that floor: an old owner's raised min_heap_size does not pass
- * to the next process spawned into its context. */
+/* A recycled heap keeps its block, emptied, only when that is its floor. */
 static void test_recycle_floor(void)
 {
     heap_t h;
@@ -937,8 +935,7 @@ static void test_recycle_floor(void)
     term root = make_list_of(&h, 20);
     struct gc_root_range r = {&root, 1};
     CU_ASSERT_FATAL(heap_alloc(&h, 10) != NULL);
-    h.min_words = 1000; /* process_flag(min_heap_size, ...) after the block was made */
-    CU_ASSERT_TRUE(heap_recycle(&h, 169));
+    CU_ASSERT_TRUE(heap_recycle(&h));
     CU_ASSERT_EQUAL(h.min_words, 169);
     CU_ASSERT_EQUAL(heap_block_words(&h), 169);
     CU_ASSERT_EQUAL(heap_used_words(&h), 0);
@@ -946,8 +943,9 @@ static void test_recycle_floor(void)
     root = NIL;
     CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
     CU_ASSERT_EQUAL(heap_block_words(&h), 169);
-    /* A block of another size is not kept. */
-    CU_ASSERT_FALSE(heap_recycle(&h, 233));
+    /* A block of another size than the floor is not kept. */
+    h.min_words = 1000; /* process_flag(min_heap_size, ...) after the block was made */
+    CU_ASSERT_FALSE(heap_recycle(&h));
     CU_ASSERT_PTR_NULL(h.start);
 }
 
@@ -1469,7 +1467,7 @@ static CU_TestInfo tests[] = {
     {"cap counted over both generations", test_cap_over_generations},
     {"minor collections size the young block as OTP", test_minor_sizing},
     {"block allocation", test_block_allocation},
-    {"a recycled heap takes its new owner's floor", test_recycle_floor},
+    {"a recycled heap keeps its block at its floor", test_recycle_floor},
     {"a heap in its owner's block never frees it", test_borrowed_block},
     CU_TEST_INFO_NULL,
 };

@@ -102,7 +102,7 @@ static enum body_stop flood_sender_step(struct process *p, void *state)
         snd->sent++;
         /* Fresh heap each batch: native bodies do not collect. */
         if (!proc_spend(p, 1)) {
-            heap_recycle(&p->heap, p->heap.min_words);
+            heap_recycle(&p->heap);
             return BODY_YIELD;
         }
     }
@@ -471,7 +471,7 @@ static enum body_stop spam_step(struct process *p, void *state)
     term bin = bin_from_bytes(&p->heap, bytes, sizeof bytes);
     for (int i = 0; i < 50; i++)
         sched_send(p, *target, heap_tuple2(&p->heap, make_small(i), bin));
-    heap_recycle(&p->heap, p->heap.min_words);
+    heap_recycle(&p->heap);
     return BODY_YIELD;
 }
 
