@@ -838,7 +838,7 @@ static enum bits_result create_append(heap_t *h, const struct bits_segment *s, c
             return BITS_NO_MEMORY;
     } else {
         struct binary *b;
-        term pb = bin_writable(h, writable_capacity(bytes), &b);
+        term pb = bin_writable(h, writable_capacity(bytes), bytes, &b);
         if (is_non_value(pb))
             return BITS_NO_MEMORY;
         t = bin_sub(h, pb, 0, (size_t)(total / 8), (unsigned)(total % 8));
@@ -858,13 +858,42 @@ term bits_init_writable(heap_t *h, term size_hint)
     if (!is_small(size_hint) || small_value(size_hint) <= BIN_HEAP_MAX)
         return bin_alloc(h, 0, &unused);
     struct binary *b;
-    term pb = bin_writable(h, (size_t)small_value(size_hint), &b);
+    term pb = bin_writable(h, (size_t)small_value(size_hint), 0, &b);
     if (is_non_value(pb) && h->failure == HEAP_FAIL_NOMEM) {
         /* Only a hint: without the room, appends grow the binary. */
         h->failure = HEAP_OK;
         return bin_alloc(h, 0, &unused);
     }
     return is_value(pb) ? bin_sub(h, pb, 0, 0, 0) : pb;
+}
+
+bool bits_append_integers_in_place(term acc, const uint64_t *values, const unsigned *widths, size_t n)
+{
+    if (!is_bitstring(acc) || header_subtag(boxed_header(acc)) != SUBTAG_SUB_BIN)
+        return false;
+    term *w = boxed_ptr(acc);
+    const term *ob = boxed_ptr(w[SUBBIN_ORIG]);
+    if (header_subtag(ob[0]) != SUBTAG_REFC_BIN)
+        return false;
+    /* create_append's in-place case, whose safety argument holds here. */
+    struct binary *b = (struct binary *)(uintptr_t)ob[PROCBIN_BINARY];
+    uint64_t start = 8 * (uint64_t)w[SUBBIN_OFFSET];
+    uint64_t at = start + 8 * (uint64_t)w[SUBBIN_SIZE] + (uint64_t)w[SUBBIN_BITSIZE];
+    if (atomic_load_explicit(&b->refc, memory_order_acquire) != 1 || b->tip_bits != at)
+        return false;
+    uint64_t added = 0;
+    for (size_t i = 0; i < n; i++)
+        added += widths[i];
+    if (added > (uint64_t)b->size * 8 - at)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        write_bits(b->data, at, values[i], widths[i]);
+        at += widths[i];
+    }
+    b->tip_bits = at;
+    w[SUBBIN_SIZE] = (term)((at - start) / 8);
+    w[SUBBIN_BITSIZE] = (term)((at - start) % 8);
+    return true;
 }
 
 #define INLINE_SEGMENTS 16

@@ -89,6 +89,15 @@ struct bits_segment {
     term size;      /* small integer, or the atom all / undefined */
 };
 
+/* A binary comprehension's step, its commonest append: private_append of
+ * n big-endian integers, values[i] in its low widths[i] (<= 64) bits, to the
+ * accumulator acc in place, when acc's window ends at the tip of a
+ * writable binary with room that only this heap refers to (then acc itself
+ * is the result, grown). False, with nothing written, in every other case:
+ * bits_create then does the append. */
+#define BITS_APPEND_INTEGERS_MAX 8
+bool bits_append_integers_in_place(term acc, const uint64_t *values, const unsigned *widths, size_t n);
+
 /* bs_init_writable: an empty binary to append to, with room for about
  * size_hint bytes (a comprehension's computed size) when that is large. */
 term bits_init_writable(heap_t *h, term size_hint);

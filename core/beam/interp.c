@@ -607,7 +607,7 @@ static void init_handler_table(void)
     S(is_lt_xc) S(is_lt_cx) S(is_ge_xc) S(is_ge_cx) S(is_lt_xx) S(is_ge_xx)                                            \
     S(test_arity_x) S(is_tuple_x) S(is_tagged_tuple_x) S(is_nonempty_list_x) S(is_nil_x)                               \
     S(fmove_ff) S(fmove_xf) S(fmove_yf) S(fmove_cf) S(fmove_fx) S(fmove_fy)                                            \
-    S(select_val_immediate)                                                                                            \
+    S(select_val_immediate) S(bs_private_append_integers)                                                              \
     S(deallocate_return) S(move_return) S(move_deallocate_return)
 // clang-format on
 enum special_handler {
@@ -761,6 +761,25 @@ static int special_for(const uint64_t *instr, unsigned op, const uint64_t *end)
         if (s == 'f')
             return d == 'f' ? SPECIAL_fmove_ff : d == 'x' ? SPECIAL_fmove_fx : SPECIAL_fmove_fy;
         return s == 'x' ? SPECIAL_fmove_xf : s == 'y' ? SPECIAL_fmove_yf : SPECIAL_fmove_cf;
+    }
+    case BEAM_OP_bs_create_bin: {
+        /* A binary comprehension's step: private_append to the accumulator
+         * (whole) of big-endian integers whose sizes are constants of at
+         * most 64 bits (the segments already decoded: bits.h). */
+        uint64_t count = instr[6] / 6;
+        const uint64_t *segment = instr + 7;
+        if (count < 2 || count - 1 > BITS_APPEND_INTEGERS_MAX || segment[0] != BITS_SEG_PRIVATE_APPEND ||
+            is_small((term)segment[5]))
+            return -1;
+        for (uint64_t i = 1; i < count; i++) {
+            const uint64_t *g = segment + 6 * i;
+            term size = (term)g[5];
+            if (g[0] != BITS_SEG_INTEGER || g[3] & (BITS_FLAG_LITTLE | BITS_FLAG_NATIVE) ||
+                operand_shape(g[5]) != 'i' || !is_small(size) || small_value(size) < 0 || small_value(size) > 64 ||
+                (uint64_t)small_value(size) * g[2] > 64)
+                return -1;
+        }
+        return SPECIAL_bs_private_append_integers;
     }
     case BEAM_OP_select_val: {
         /* Every value immediate: the table is sorted by word (the loader's
@@ -2697,6 +2716,29 @@ op_raw_raise : {
             goto bits_failed;
         }
         DST(I[5]) = value;
+        NEXT(7 + I[6]);
+    }
+    special_bs_private_append_integers : {
+        /* op_bs_create_bin's operands, of the shape special_for checked: no
+         * allocation, so no collection first (under CLAUSE_GC_STRESS the
+         * generic path keeps its collection). */
+        if (gc_stress)
+            goto op_bs_create_bin;
+        uint64_t count = I[6] / 6 - 1;
+        uint64_t values[BITS_APPEND_INTEGERS_MAX];
+        unsigned widths[BITS_APPEND_INTEGERS_MAX];
+        const uint64_t *w = I + 13;
+        for (uint64_t i = 0; i < count; i++, w += 6) {
+            term v = SRC(w[4]);
+            if (!is_small(v))
+                goto op_bs_create_bin;
+            values[i] = (uint64_t)small_value(v);
+            widths[i] = (unsigned)((uint64_t)small_value((term)w[5]) * w[2]);
+        }
+        term acc = SRC(I[11]);
+        if (!bits_append_integers_in_place(acc, values, widths, count))
+            goto op_bs_create_bin;
+        DST(I[5]) = acc;
         NEXT(7 + I[6]);
     }
     bits_failed:

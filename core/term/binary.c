@@ -58,8 +58,10 @@ void bin_release_mso(term *mso)
     }
 }
 
-/* A ProcBin for b that takes over one reference the caller already holds. */
-static term make_procbin(heap_t *h, struct binary *b)
+/* A ProcBin for b that takes over one reference the caller already holds;
+ * `charge` bytes count towards the virtual binary heap until the next
+ * collection counts the ProcBin's size. */
+static term make_procbin(heap_t *h, struct binary *b, size_t charge)
 {
     term *p = heap_alloc(h, 1 + REFC_BIN_WORDS);
     if (!p)
@@ -70,13 +72,13 @@ static term make_procbin(heap_t *h, struct binary *b)
     p[PROCBIN_DATA] = (term)(uintptr_t)b->data;
     p[PROCBIN_NEXT] = (term)(uintptr_t)h->mso;
     h->mso = p;
-    h->off_heap_bytes += b->size;
+    h->off_heap_bytes += charge;
     return make_boxed(p);
 }
 
 term bin_procbin(heap_t *h, struct binary *b)
 {
-    term t = make_procbin(h, b);
+    term t = make_procbin(h, b, b->size);
     if (is_value(t))
         binary_ref(b);
     return t;
@@ -102,7 +104,7 @@ term bin_alloc(heap_t *h, size_t size, uint8_t **data)
         h->failure = HEAP_FAIL_NOMEM;
         return THE_NON_VALUE;
     }
-    term t = make_procbin(h, b);
+    term t = make_procbin(h, b, b->size);
     if (is_non_value(t)) {
         binary_unref(b);
         return THE_NON_VALUE;
@@ -111,7 +113,7 @@ term bin_alloc(heap_t *h, size_t size, uint8_t **data)
     return t;
 }
 
-term bin_writable(heap_t *h, size_t capacity, struct binary **out)
+term bin_writable(heap_t *h, size_t capacity, size_t written, struct binary **out)
 {
     struct binary *b = binary_alloc(capacity);
     if (!b) {
@@ -122,7 +124,7 @@ term bin_writable(heap_t *h, size_t capacity, struct binary **out)
      * uninitialised when bits are added to it. */
     memset(b->data, 0, capacity);
     b->tip_bits = 0;
-    term t = make_procbin(h, b);
+    term t = make_procbin(h, b, written);
     if (is_non_value(t)) {
         binary_unref(b);
         return THE_NON_VALUE;

@@ -90,8 +90,12 @@ term bin_from_bytes(heap_t *h, const void *bytes, size_t size);
 /* A binary of `size` bytes whose contents the caller writes at *data. */
 term bin_alloc(heap_t *h, size_t size, uint8_t **data);
 /* A ProcBin on h for a new writable binary of `capacity` bytes, its tip at
- * 0 and its bytes zeroed; THE_NON_VALUE when the heap or the host refuses. */
-term bin_writable(heap_t *h, size_t capacity, struct binary **b);
+ * 0 and its bytes zeroed; THE_NON_VALUE when the heap or the host refuses.
+ * Until the next collection it counts towards the virtual binary heap with
+ * the `written` bytes the caller is about to fill, not its spare room (OTP
+ * charges a writable binary its used size): reserving room for a
+ * comprehension's result must not force a collection of everything live. */
+term bin_writable(heap_t *h, size_t capacity, size_t written, struct binary **b);
 /* The next virtual binary heap limits after a collection (gc.c calls it once
  * h->off_heap_bytes holds the surviving young ProcBins' bytes). The old
  * generation's limit adapts only after a full sweep, to the bytes the next

@@ -16,6 +16,7 @@ main(_) ->
     in_ets(),
     after_gc(),
     comprehensions(),
+    comprehension_shapes(),
     tails(),
     bit_sized(),
     loops(),
@@ -120,6 +121,31 @@ comprehensions() ->
     [show(Lb, V) || {Lb, V} <- [{"B7", B7}, {"B8", B8}, {"F", F}, {"X1", X1}, {"X2", X2}, {"Y1", Y1}, {"Y2", Y2}]],
     Nested = << <<(<< <<J>> || J <- lists:seq(1, I rem 7) >>)/binary, 0>> || I <- lists:seq(1, 200) >>,
     show("nested", Nested).
+
+comprehension_shapes() ->
+    L = lists:seq(-3000, 3000),
+    Cases =
+        [{"one 7", << <<I:7>> || I <- L >>},
+         {"three", << <<I:3, (I * 7):13, (I band 1):1>> || I <- L >>},
+         {"sixty-four", << <<(I * 16#123456789AB):64>> || I <- L >>},
+         {"two 64", << <<I:64, (-I):64>> || I <- L >>},
+         {"eight", << <<I:1, I:2, I:3, I:4, I:5, I:6, I:7, I:8>> || I <- L >>},
+         {"nine", << <<I:1, I:2, I:3, I:4, I:5, I:6, I:7, I:8, I:9>> || I <- L >>},
+         {"zero", << <<I:0, I:5>> || I <- L >>},
+         {"unit", << <<I:3/unit:8>> || I <- L >>},
+         {"signed", << <<I:12/signed>> || I <- L >>},
+         {"little", << <<I:16/little, I:12/little>> || I <- L >>},
+         {"native", << <<I:32/native>> || I <- L >>},
+         {"bignum", << <<(I bsl 70):80, (I bsl 62):64>> || I <- L >>},
+         {"variable", << <<I:(I band 15)>> || I <- L >>},
+         {"float", << <<(I / 3):64/float, I:5>> || I <- L >>},
+         {"small", << <<I:7>> || I <- lists:seq(1, 9) >>},
+         {"filter", << <<I:11>> || I <- L, I rem 3 =:= 0 >>},
+         {"generator", << <<X:5, Y:9>> || <<X:4, Y:12>> <= << <<I:16>> || I <- L >> >>}],
+    [show(Label, B) || {Label, B} <- Cases],
+    Bad = lists:seq(1, 5000) ++ [bad],
+    io:format("bad element: ~p~n", [try << <<I:8>> || I <- Bad >> catch C1:R1 -> {C1, R1} end]),
+    io:format("bad float: ~p~n", [try << <<I:16/float>> || I <- [1.0, 2, x] >> catch C2:R2 -> {C2, R2} end]).
 
 tails() ->
     A = grow(<<>>, 300),

@@ -3,7 +3,9 @@
  * 16-bit floats, utf16/utf32, more segments than fit inline; appending in
  * place (two appends to one base, an older version after a newer one, a
  * binary another heap refers to, as after a send or an ETS insert, which
- * must be copied and stay intact), and the virtual binary heap limit. */
+ * must be copied and stay intact), a comprehension's step of integers in
+ * place and where it must refuse, and the virtual binary heap limit and a
+ * writable binary's charge to it. */
 #include "test_main.h"
 
 #include "beam/bits.h"
@@ -375,6 +377,85 @@ static void test_vheap(void)
     heap_destroy(&h);
 }
 
+/* bits_append_integers_in_place: a comprehension's accumulator from
+ * bits_init_writable takes integer segments where it is; every case it
+ * cannot take leaves the accumulator untouched and says so. */
+static void test_append_integers_in_place(void)
+{
+    atom_table_init();
+    heap_t h, other;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    CU_ASSERT_FATAL(heap_init(&other, 0, 0));
+    term acc = bits_init_writable(&h, make_small(4096));
+    struct binary *under = binary_under(acc);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(under);
+    /* 7 + 3 + 64 bits a step, the values' low bits most significant
+     * first: the same bits as bits_create builds from the 300 segments. */
+    uint64_t values[3] = {0xFF, 0x5, 0x0123456789ABCDE};
+    unsigned widths[3] = {7, 3, 64};
+    struct bits_segment segs[300];
+    for (int i = 0; i < 100; i++) {
+        CU_ASSERT_FATAL(bits_append_integers_in_place(acc, values, widths, 3));
+        for (int j = 0; j < 3; j++)
+            segs[3 * i + j] = seg("integer", 1, NIL, make_small((int64_t)values[j]), make_small(widths[j]));
+    }
+    CU_ASSERT_PTR_EQUAL(binary_under(acc), under);
+    CU_ASSERT_EQUAL(under->tip_bits, 7400);
+    term plain = THE_NON_VALUE;
+    CU_ASSERT_FATAL(bits_create(&h, segs, 300, &plain) == BITS_OK);
+    CU_ASSERT_EQUAL(term_compare_exact(acc, plain), 0);
+    char text[24];
+    bit_text(acc, text, sizeof text);
+    CU_ASSERT_STRING_EQUAL(text, "11111111010000000000010");
+    /* No room for 64 more bits past the capacity: refused, nothing written. */
+    uint64_t tip = under->tip_bits;
+    unsigned wide[1] = {64};
+    size_t room = (size_t)under->size * 8 - (size_t)tip;
+    for (size_t i = 0; i < room / 64; i++)
+        CU_ASSERT_FATAL(bits_append_integers_in_place(acc, values + 2, wide, 1));
+    tip = under->tip_bits;
+    CU_ASSERT_FALSE(bits_append_integers_in_place(acc, values + 2, wide, 1));
+    CU_ASSERT_EQUAL(under->tip_bits, tip);
+    /* Another heap refers to the binary: refused. */
+    term acc2 = bits_init_writable(&h, make_small(4096));
+    struct binary *under2 = binary_under(acc2);
+    term theirs = copy_to_heap(&other, acc2);
+    (void)theirs;
+    CU_ASSERT_FALSE(bits_append_integers_in_place(acc2, values, widths, 1));
+    CU_ASSERT_EQUAL(under2->tip_bits, 0);
+    heap_destroy(&other);
+    CU_ASSERT_TRUE(bits_append_integers_in_place(acc2, values, widths, 1));
+    /* A window that no longer ends at the tip (an older version): refused. */
+    term older = bin_sub(&h, boxed_ptr(acc2)[SUBBIN_ORIG], 0, 0, 0);
+    CU_ASSERT_FALSE(bits_append_integers_in_place(older, values, widths, 1));
+    /* A heap binary (a small hint's accumulator): refused. */
+    term small_acc = bits_init_writable(&h, make_small(10));
+    CU_ASSERT_FALSE(bits_append_integers_in_place(small_acc, values, widths, 1));
+    heap_destroy(&h);
+}
+
+/* A writable binary counts towards the virtual binary heap with what was
+ * written into it when made, not its capacity (OTP's charge): reserving a
+ * comprehension's room does not ask for a collection. */
+static void test_writable_charge(void)
+{
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term acc = bits_init_writable(&h, make_small(8 * HEAP_BIN_VHEAP_MIN_BYTES));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(binary_under(acc));
+    CU_ASSERT_EQUAL(h.off_heap_bytes, 0);
+    CU_ASSERT_FALSE(heap_wants_gc(&h));
+    struct binary *b;
+    CU_ASSERT_FATAL(is_value(bin_writable(&h, 4 * HEAP_BIN_VHEAP_MIN_BYTES, 1000, &b)));
+    CU_ASSERT_EQUAL(h.off_heap_bytes, 1000);
+    /* A plain off-heap binary counts its size. */
+    uint8_t *data;
+    CU_ASSERT_FATAL(is_value(bin_alloc(&h, 2 * HEAP_BIN_VHEAP_MIN_BYTES, &data)));
+    CU_ASSERT_EQUAL(h.off_heap_bytes, 1000 + 2 * HEAP_BIN_VHEAP_MIN_BYTES);
+    CU_ASSERT_TRUE(heap_wants_gc(&h));
+    heap_destroy(&h);
+}
+
 static CU_TestInfo tests[] = {
     {"wide integers", test_wide_integers},
     {"little endian odd sizes", test_little_odd_sizes},
@@ -384,7 +465,9 @@ static CU_TestInfo tests[] = {
     {"more segments than inline", test_many_segments},
     {"append in place", test_append_in_place},
     {"append to a shared binary", test_append_shared},
+    {"integers appended in place", test_append_integers_in_place},
     {"virtual binary heap", test_vheap},
+    {"a writable binary's charge", test_writable_charge},
     CU_TEST_INFO_NULL,
 };
 
