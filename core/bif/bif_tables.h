@@ -40,5 +40,6 @@ extern const struct bif_def bif_table_zlib[];
 extern const struct bif_def bif_table_init[];
 extern const struct bif_def bif_table_kernel[];
 extern const struct bif_def bif_table_ports[];
+extern const struct bif_def bif_table_atomics[];
 
 #endif

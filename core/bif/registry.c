@@ -45,6 +45,7 @@ static const struct bif_def *const bif_tables[] = {
     bif_table_init,
     bif_table_kernel,
     bif_table_ports,
+    bif_table_atomics,
 };
 
 #define BIF_SLOTS 2048 /* a power of two, well above the number of builtins */

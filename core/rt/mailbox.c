@@ -192,7 +192,7 @@ static struct mailbox_marker *marker_of(struct mailbox *mb, term ref)
 {
     if (!mb->markers || !is_ref(ref))
         return NULL;
-    const term *id = boxed_ptr(ref) + 1;
+    const term *id = ref_id_words(ref);
     for (int i = 0; i < MAILBOX_MARKERS; i++) {
         struct mailbox_marker *mk = &mb->markers->slot[i];
         if (mk->bound && mk->ref_low == id[0] && mk->ref_high == id[1])
@@ -208,7 +208,7 @@ void mailbox_marker_bind(struct mailbox *mb, term token, term ref)
     for (int i = 0; i < MAILBOX_MARKERS; i++) {
         struct mailbox_marker *mk = &mb->markers->slot[i];
         if (mk->token == token && !mk->bound) {
-            const term *id = boxed_ptr(ref) + 1;
+            const term *id = ref_id_words(ref);
             mk->ref_low = id[0];
             mk->ref_high = id[1];
             mk->bound = true;

@@ -58,6 +58,52 @@ void bin_release_mso(term *mso)
     }
 }
 
+struct binary *magic_binary_alloc(uint64_t tag, size_t payload_bytes)
+{
+    if (payload_bytes > SIZE_MAX - sizeof(struct binary) - sizeof tag)
+        return NULL;
+    struct binary *b = binary_alloc(sizeof tag + payload_bytes);
+    if (!b)
+        return NULL;
+    memcpy(b->data, &tag, sizeof tag);
+    memset(b->data + sizeof tag, 0, payload_bytes);
+    return b;
+}
+
+term magic_ref(heap_t *h, struct binary *b)
+{
+    term *p = heap_alloc(h, 1 + MAGIC_REF_WORDS);
+    if (!p)
+        return THE_NON_VALUE;
+    p[0] = make_header(SUBTAG_MAGIC_REF, MAGIC_REF_WORDS);
+    p[PROCBIN_SIZE] = b->size;
+    p[PROCBIN_BINARY] = (term)(uintptr_t)b;
+    p[PROCBIN_DATA] = (term)(uintptr_t)(b->data + sizeof(uint64_t));
+    p[PROCBIN_NEXT] = (term)(uintptr_t)h->mso;
+    p[MAGIC_REF_ID] = heap_new_ref_id();
+    p[MAGIC_REF_ID + 1] = 0;
+    h->mso = p;
+    h->off_heap_bytes += b->size;
+    return make_boxed(p);
+}
+
+uint64_t magic_ref_tag(term t)
+{
+    const struct binary *b = (const struct binary *)(uintptr_t)boxed_ptr(t)[PROCBIN_BINARY];
+    uint64_t tag;
+    memcpy(&tag, b->data, sizeof tag);
+    return tag;
+}
+
+void *magic_ref_payload(term t, uint64_t tag)
+{
+    if (!is_magic_ref(t) || magic_ref_tag(t) != tag)
+        return NULL;
+    return (void *)(uintptr_t)boxed_ptr(t)[PROCBIN_DATA];
+}
+
+size_t magic_ref_memory(term t) { return sizeof(struct binary) + boxed_ptr(t)[PROCBIN_SIZE]; }
+
 /* A ProcBin for b that takes over one reference the caller already holds;
  * `charge` bytes count towards the virtual binary heap until the next
  * collection counts the ProcBin's size. */

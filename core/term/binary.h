@@ -32,6 +32,21 @@
  * as OTP's virtual binary heap size does. The old generation's ProcBins
  * count in h->old_off_heap_bytes against their own limit, which asks for a
  * full sweep (OTP's BIN_OLD_VHEAP), the only collection that frees them.
+ *
+ * Magic references (SUBTAG_MAGIC_REF, OTP's magic refs): a reference term
+ * naming a C object that lives as long as some term names it. The object is
+ * the payload of a "magic" struct binary (its data: a uint64_t type tag,
+ * then the payload); the term is laid out as a ProcBin (the same PROCBIN_*
+ * words, the payload's address in PROCBIN_DATA) followed by the
+ * reference's two id words. So everything that handles ProcBins without
+ * reading their bytes handles magic references too: a copy takes a
+ * reference and joins the destination's mso chain (copy.c), the collector
+ * drops the reference of one that died (gc.c), a heap, message buffer, ETS
+ * object or persistent term being freed drops its chain's (bin_release_mso),
+ * and the object's bytes count towards the virtual binary heap, so a loop
+ * that makes and drops them gets collected. Copies keep the id, so every
+ * copy is the same reference (=:=, hashing, printing). The payload must own
+ * nothing else: the last unref frees it with free(). It is no bitstring.
  */
 #ifndef CLAUSE_BINARY_H
 #define CLAUSE_BINARY_H
@@ -107,6 +122,23 @@ term bin_procbin(heap_t *h, struct binary *b);
 /* A window of `size` bytes at byte `offset` of binary `bin` (plus bitsize
  * trailing bits); the caller checks the bounds. */
 term bin_sub(heap_t *h, term bin, size_t offset, size_t size, unsigned bitsize);
+
+/* ---- magic references ---- */
+
+/* A magic struct binary of type `tag` with `payload_bytes` zeroed bytes of
+ * payload and one reference; NULL when the host refuses. */
+struct binary *magic_binary_alloc(uint64_t tag, size_t payload_bytes);
+/* A new magic reference on h (a fresh id) that takes over the caller's
+ * reference to b; THE_NON_VALUE when the heap refuses (b then still holds
+ * the caller's reference). */
+term magic_ref(heap_t *h, struct binary *b);
+/* The payload of magic reference t when its type is `tag`, else NULL (also
+ * for any term that is no magic reference). */
+void *magic_ref_payload(term t, uint64_t tag);
+/* The type tag of magic reference t. */
+uint64_t magic_ref_tag(term t);
+/* Bytes the object holds off the heap (struct binary, tag and payload). */
+size_t magic_ref_memory(term t);
 
 /* The bytes of any bitstring: *data, whole bytes in *size, trailing bits in
  * *bitsize (0 for a binary). The trailing bits are the high bits of

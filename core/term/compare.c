@@ -107,6 +107,7 @@ static enum rank rank_of(term t)
         case SUBTAG_FLOAT:
             return RANK_NUMBER;
         case SUBTAG_REF:
+        case SUBTAG_MAGIC_REF:
             return RANK_REF;
         case SUBTAG_FUN:
         case SUBTAG_EXPORT:
@@ -721,7 +722,8 @@ static uint32_t hash_term(term t, uint32_t salt)
                     h = fold2(h, (uint32_t)p[i], (uint32_t)(p[i] >> 32), k);
                 break;
             }
-            case SUBTAG_REF: {
+            case SUBTAG_REF:
+            case SUBTAG_MAGIC_REF: {
                 /* OTP's numbers n0, n1, n2 are our low word and the low half
                  * of the high word (etf.c); a fourth number is ours only. */
                 uint64_t lo = ref_id_low(t), hi = ref_id_high(t);

@@ -5,10 +5,11 @@
  * Invariant: the source is only ever read (another thread may be reading it
  * too), and copy_term writes exactly copy_size(t) words — every pointer
  * reached is copied once per reference, in both walks alike. Off-heap
- * binaries are shared: the copy of a ProcBin takes its own reference and
- * joins the destination's mso chain. Sub-binaries are copied as sub-binaries
- * together with their original (a heap binary of at most BIN_HEAP_MAX bytes
- * or a ProcBin), which keeps the two walks type-blind.
+ * binaries are shared: the copy of a ProcBin (or of a magic reference) takes
+ * its own reference and joins the destination's mso chain. Sub-binaries are
+ * copied as sub-binaries together with their original (a heap binary of at
+ * most BIN_HEAP_MAX bytes or a ProcBin), which keeps the two walks
+ * type-blind.
  */
 #include "term/copy.h"
 
@@ -115,7 +116,9 @@ static inline term copy_object(struct dest *d, term t)
     size_t words = boxed_object_words(p[0]);
     memcpy(n, p, words * sizeof(term));
     d->top += words;
-    if (header_subtag(p[0]) == SUBTAG_REFC_BIN) {
+    /* A magic reference is laid out as a ProcBin (binary.h) and shares its
+     * object the same way. */
+    if (header_subtag(p[0]) == SUBTAG_REFC_BIN || header_subtag(p[0]) == SUBTAG_MAGIC_REF) {
         binary_ref((struct binary *)(uintptr_t)n[PROCBIN_BINARY]);
         n[PROCBIN_NEXT] = (term)(uintptr_t)*d->mso;
         *d->mso = n;

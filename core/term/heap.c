@@ -415,10 +415,11 @@ term heap_ref_with_id(heap_t *h, uint64_t lo, uint64_t hi)
     return make_boxed(p);
 }
 
-term heap_make_ref(heap_t *h)
+uint64_t heap_new_ref_id(void)
 {
     /* Relaxed: uniqueness needs only atomicity, not ordering. */
     static atomic_uint_fast64_t next_ref = 1;
-    uint64_t id = atomic_fetch_add_explicit(&next_ref, 1, memory_order_relaxed);
-    return heap_ref_with_id(h, id, 0);
+    return atomic_fetch_add_explicit(&next_ref, 1, memory_order_relaxed);
 }
+
+term heap_make_ref(heap_t *h) { return heap_ref_with_id(h, heap_new_ref_id(), 0); }

@@ -287,10 +287,18 @@ term heap_export_fun(heap_t *h, term module, term function, unsigned arity);
 term heap_local_fun(heap_t *h, const struct fun_entry *entry, const term *free_vars);
 /* A new reference, unique within the run (thread-safe counter). */
 term heap_make_ref(heap_t *h);
+/* The next id of that counter, for a reference made elsewhere (a magic one). */
+uint64_t heap_new_ref_id(void);
 /* A reference with a given id (the ETF decoder's and tests' use). */
 term heap_ref_with_id(heap_t *h, uint64_t lo, uint64_t hi);
 
-static inline uint64_t ref_id_low(term t) { return boxed_ptr(t)[1]; }
-static inline uint64_t ref_id_high(term t) { return boxed_ptr(t)[2]; }
+/* The id words of either kind of reference (term.h). */
+static inline const term *ref_id_words(term t)
+{
+    const term *p = boxed_ptr(t);
+    return header_subtag(p[0]) == SUBTAG_MAGIC_REF ? p + MAGIC_REF_ID : p + 1;
+}
+static inline uint64_t ref_id_low(term t) { return ref_id_words(t)[0]; }
+static inline uint64_t ref_id_high(term t) { return ref_id_words(t)[1]; }
 
 #endif

@@ -482,6 +482,7 @@ static void put_atomic(struct strbuf *out, term t)
             print_float_short(out, float_value(t));
             return;
         case SUBTAG_REF:
+        case SUBTAG_MAGIC_REF:
             strbuf_printf(out, "#Ref<0.%" PRIu32 ".%" PRIu32 ".%" PRIu32 ">", (uint32_t)ref_id_high(t),
                           (uint32_t)(ref_id_low(t) >> 32), (uint32_t)ref_id_low(t));
             return;

@@ -85,6 +85,10 @@ enum term_subtag {
     SUBTAG_SUB_BIN = 9,  /* [hdr][original][size][offset][bitsize] see below */
     SUBTAG_FLATMAP = 10, /* [hdr][size small][keys tuple][values...]          */
     SUBTAG_HASHMAP = 11, /* HAMT node, bitmap in the extra field; see map.h   */
+    /* A reference that owns an off-heap object (atomics, counters): laid out
+     * as a REFC_BIN, then its id, so the mso machinery keeps the object
+     * alive and drops it (binary.h, "Magic references"). */
+    SUBTAG_MAGIC_REF = 12, /* [hdr][size][binary*][payload*][next][id low][id high] (raw) */
 };
 
 #define HEADER_SUBTAG_SHIFT 2
@@ -196,7 +200,14 @@ static inline double float_value(term t)
 }
 static inline bool is_number(term t) { return is_integer(t) || is_float(t); }
 
-static inline bool is_ref(term t) { return is_boxed_subtag(t, SUBTAG_REF); }
+/* Both kinds of reference: a magic one is a reference wherever Erlang can
+ * look (is_reference/1, order, hashing, printing, the external format). */
+static inline bool is_ref(term t)
+{
+    return is_boxed(t) &&
+           (header_subtag(boxed_header(t)) == SUBTAG_REF || header_subtag(boxed_header(t)) == SUBTAG_MAGIC_REF);
+}
+static inline bool is_magic_ref(term t) { return is_boxed_subtag(t, SUBTAG_MAGIC_REF); }
 static inline bool is_export(term t) { return is_boxed_subtag(t, SUBTAG_EXPORT); }
 static inline bool is_local_fun(term t) { return is_boxed_subtag(t, SUBTAG_FUN); }
 static inline bool is_fun(term t) { return is_local_fun(t) || is_export(t); }
@@ -214,8 +225,11 @@ static inline bool is_bitstring(term t)
 }
 
 /* ---- references: [hdr arity 2][id low][id high] ----
- * Unique per run; printed #Ref<0.A.B.C> from the 96 low bits. */
+ * Unique per run; printed #Ref<0.A.B.C> from the 96 low bits. A magic
+ * reference keeps the same two id words after its ProcBin-like fields. */
 #define REF_WORDS 2
+#define MAGIC_REF_WORDS 6
+#define MAGIC_REF_ID 5 /* index of its id low word from the header */
 
 /* ---- export funs (fun M:F/A): all three payload words are terms ---- */
 #define EXPORT_WORDS 3
