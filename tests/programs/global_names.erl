@@ -73,7 +73,10 @@ main(_) ->
                                    gen_server:call({global, counter}, pong)]]),
     io:format("started again ~p~n", [gen_server:start({global, counter}, ?MODULE, 0, []) =:= {error, {already_started, S}}]),
     gen_server:cast({global, counter}, anything),
+    Ref = monitor(process, S),
     io:format("stop ~p~n", [gen_server:call({global, counter}, stop)]),
+    %% The reply comes before the server ends: its end is awaited.
+    receive {'DOWN', Ref, process, S, _} -> ok end,
     _ = sys:get_state(global_name_server),
     io:format("after stop ~p~n", [[global:whereis_name(counter), global:registered_names()]]),
     io:format("call unknown ~p~n", [t(fun() -> gen_server:call({global, counter}, ping) end)]),
