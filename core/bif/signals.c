@@ -14,6 +14,7 @@
 #include "rt/message.h"
 #include "rt/names.h"
 #include "rt/ports.h"
+#include "rt/proc_gc.h"
 #include "rt/resources.h"
 #include "rt/suspend.h"
 #include "term/atom.h"
@@ -469,6 +470,18 @@ static term bif_process_flag(struct process *self, const term *args)
                                    : value == A(low)  ? PRIORITY_LOW
                                                       : PRIORITY_NORMAL);
         return old;
+    }
+    if (flag == A(max_heap_size)) {
+        /* From the next collection on; the old setting as a map. */
+        struct proc_max_heap m, old = proc_max_heap(self);
+        if (!bif_max_heap_arg(value, proc_min_heap_size(self), &m))
+            return bif_badarg(self);
+        term map = bif_max_heap_map(&self->heap, &old);
+        if (is_non_value(map))
+            return bif_out_of_memory(self);
+        if (!proc_set_max_heap(self, m))
+            return host_refused(self, "out of memory for a max_heap_size");
+        return map;
     }
     if (flag == atom_intern_cstr("monitor_nodes"))
         return monitor_nodes(self, NIL, value);
