@@ -968,7 +968,7 @@ static term exit_reason_of(struct process *p, enum fault_class class, term reaso
         term *old_end = stack_end(p);                                                                                  \
         (void)old_end;                                                                                                 \
         if (proc_collect(p, (need), X, (live)) != HEAP_OK)                                                             \
-            goto out_of_memory;                                                                                        \
+            goto gc_failed;                                                                                            \
     } while (0)
 #define ENSURE_HEAP(need, live)                                                                                        \
     do {                                                                                                               \
@@ -2810,6 +2810,16 @@ yield:
         goto out_of_memory;
     return BODY_YIELD;
 
+gc_failed:
+    if (p->heap.failure != HEAP_FAIL_MAX_HEAP_SIZE)
+        goto out_of_memory;
+    /* Past its max_heap_size: killed, as by an untrappable exit signal. */
+    p->heap.failure = HEAP_OK;
+    p->exit_reason = A(killed);
+    p->ended_by_signal = true;
+    p->stack_top = NULL;
+    return BODY_EXIT;
+
 out_of_memory:
     bif_out_of_memory(p);
 fail_system:
@@ -2948,11 +2958,12 @@ struct process *beam_new_call(struct sched *s, struct process *parent, term modu
 term beam_spawn(struct sched *s, struct process *parent, struct code_server *cs, term module, term function,
                 const term *args, unsigned argc)
 {
-    return beam_spawn_tied(s, parent, cs, module, function, args, argc, NULL, 0);
+    return beam_spawn_tied(s, parent, cs, module, function, args, argc, NULL, 0, NULL);
 }
 
 term beam_spawn_tied(struct sched *s, struct process *parent, struct code_server *cs, term module, term function,
-                     const term *args, unsigned argc, const struct spawn_ties *ties, size_t min_heap_words)
+                     const term *args, unsigned argc, const struct spawn_ties *ties, size_t min_heap_words,
+                     const struct proc_max_heap *max_heap)
 {
     (void)cs;
     struct process *p = beam_new_call(s, parent, module, function, args, argc);
@@ -2960,5 +2971,9 @@ term beam_spawn_tied(struct sched *s, struct process *parent, struct code_server
         return THE_NON_VALUE;
     if (min_heap_words > proc_min_heap_size(p))
         p->heap.min_words = PROC_HEAP_FLOOR(min_heap_words); /* from its first collection */
+    if (!proc_set_max_heap(p, max_heap ? *max_heap : proc_max_heap_default())) {
+        sched_discard_process(p);
+        return THE_NON_VALUE;
+    }
     return sched_start_process_tied(s, parent, p, ties);
 }

@@ -50,9 +50,12 @@ struct process *beam_new_call(struct sched *s, struct process *parent, term modu
 term beam_spawn(struct sched *s, struct process *parent, struct code_server *cs, term module, term function,
                 const term *args, unsigned argc);
 /* The same with spawn options: ties to the parent (a link, a monitor) made
- * before the process can run, and its minimum heap (words; 0: default). */
+ * before the process can run, its minimum heap (words; 0: default) and its
+ * max_heap_size (NULL: the default, rt/proc_gc.h). */
+struct proc_max_heap;
 term beam_spawn_tied(struct sched *s, struct process *parent, struct code_server *cs, term module, term function,
-                     const term *args, unsigned argc, const struct spawn_ties *ties, size_t min_heap_words);
+                     const term *args, unsigned argc, const struct spawn_ties *ties, size_t min_heap_words,
+                     const struct proc_max_heap *max_heap);
 
 /* The status with which the main process's uncaught exception ends the
  * program, as escript's. */

@@ -2,8 +2,11 @@
 #include "bif/bif_util.h"
 
 #include "rt/node.h"
+#include "rt/proc_gc.h"
 #include "term/atom.h"
+#include "term/bignum.h"
 #include "term/heap.h"
+#include "term/map.h"
 
 #include <stdlib.h>
 
@@ -166,4 +169,47 @@ term bif_utf8_list_back(struct process *p, const uint8_t *data, size_t *size, si
         cells[2 * i + 1] = i + 1 < n ? make_list(&cells[2 * i + 2]) : tail;
     }
     return make_list(cells);
+}
+
+static bool max_heap_size_arg(term t, size_t *size)
+{
+    if (!is_small(t) || small_value(t) < 0 || (uint64_t)small_value(t) > PROC_MAX_HEAP_SIZE_LIMIT)
+        return false;
+    *size = (size_t)small_value(t);
+    return true;
+}
+
+static bool boolean_arg(term t, bool *out)
+{
+    if (t != A(true) && t != A(false))
+        return false;
+    *out = t == A(true);
+    return true;
+}
+
+bool bif_max_heap_arg(term value, size_t min_heap_size, struct proc_max_heap *out)
+{
+    *out = proc_max_heap_default();
+    if (is_map(value)) {
+        term size = map_get(value, atom_intern_cstr("size"));
+        term kill = map_get(value, A(kill));
+        term logger = map_get(value, atom_intern_cstr("error_logger"));
+        if (is_non_value(size) || !max_heap_size_arg(size, &out->size) ||
+            (is_value(kill) && !boolean_arg(kill, &out->kill)) ||
+            (is_value(logger) && !boolean_arg(logger, &out->error_logger)))
+            return false;
+    } else if (!max_heap_size_arg(value, &out->size)) {
+        return false;
+    }
+    return out->size == 0 || out->size >= min_heap_size;
+}
+
+term bif_max_heap_map(heap_t *h, const struct proc_max_heap *m)
+{
+    term size = int_from_int64(h, (int64_t)m->size);
+    if (is_non_value(size))
+        return size;
+    term keys[3] = {atom_intern_cstr("error_logger"), A(kill), atom_intern_cstr("size")};
+    term values[3] = {m->error_logger ? A(true) : A(false), m->kill ? A(true) : A(false), size};
+    return map_from_pairs(h, keys, values, 3);
 }

@@ -78,6 +78,16 @@ term dictionary_entries(heap_t *h, term dictionary, bool pairs, term only);
  * low. */
 term bif_priority_atom(enum proc_priority priority);
 
+/* A max_heap_size value (process_flag, spawn_opt, system_flag): a size in
+ * words, or a map with size (required), kill and error_logger (booleans;
+ * other keys are ignored, as OTP 25 ignores them), the flags not given
+ * being the default's. A size other than 0 must be at least min_heap_size
+ * (words). False for anything else. */
+struct proc_max_heap;
+bool bif_max_heap_arg(term value, size_t min_heap_size, struct proc_max_heap *out);
+/* #{error_logger => _, kill => _, size => _} on h, or THE_NON_VALUE. */
+term bif_max_heap_map(heap_t *h, const struct proc_max_heap *m);
+
 /* Runs `answer` on the live process `pid` (self included) under the
  * executor mutex (node_on_process), once it does not run on another worker: one that does
  * makes the caller block and repeat the builtin (bif_blocked), holding it

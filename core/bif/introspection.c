@@ -14,6 +14,7 @@
 #include "bif/bif_util.h"
 #include "rt/message.h"
 #include "rt/node.h"
+#include "rt/proc_gc.h"
 #include "rt/signals.h"
 #include "term/atom.h"
 #include "term/copy.h"
@@ -52,7 +53,6 @@ static const char *const unkept_items[] = {
     "trace",
     "async_dist",
     "fullsweep_after",
-    "max_heap_size",
 };
 
 static bool is_kept_item(term item)
@@ -174,6 +174,10 @@ static term item_value(struct process *self, struct process *q, term item)
         return A(error_handler);
     case ATOM_INDEX_garbage_collection:
         return garbage_collection_of(self, q);
+    case ATOM_INDEX_max_heap_size: {
+        struct proc_max_heap m = proc_max_heap(q);
+        return bif_max_heap_map(h, &m);
+    }
     case ATOM_INDEX_current_stacktrace: /* where it waits: gen_server's report of a client */
         return q == self ? beam_current_stacktrace(self) : beam_stacktrace_of(self, q);
     default:
@@ -194,7 +198,7 @@ static term item_pair(struct process *self, struct process *q, term item)
 static bool check_item(struct process *self, term item)
 {
     /* Kept, but not among process_info/1's items (nor are they on OTP). */
-    if (is_kept_item(item) || item == A(current_stacktrace))
+    if (is_kept_item(item) || item == A(current_stacktrace) || item == A(max_heap_size))
         return true;
     if (is_unkept_item(item)) {
         term reason = heap_tuple2(&self->heap, A(notsup), item);

@@ -7,6 +7,7 @@
 #include "rt/executor.h"
 #include "rt/message.h"
 #include "rt/names.h"
+#include "rt/proc_gc.h"
 #include "rt/signals.h"
 #include "term/atom.h"
 #include "term/strbuf.h"
@@ -28,6 +29,8 @@ static term bif_self(struct process *p, const term *args)
 struct spawn_request_opts {
     struct spawn_ties ties;
     size_t min_heap_words;
+    bool has_max_heap; /* else the default */
+    struct proc_max_heap max_heap;
 };
 
 /* A node argument: only this node (the seed: another node is badarg). */
@@ -68,8 +71,8 @@ bool bif_monitor_options(term options, term *tag, int *alias)
 }
 
 /* One of spawn_opt's options: link, monitor, {monitor, Opts} and the
- * tuning options, which are checked and (but for min_heap_size) not
- * applied. False for anything else. */
+ * tuning options, which are checked and (but for min_heap_size and
+ * max_heap_size) not applied. False for anything else. */
 static bool parse_spawn_option(term o, struct spawn_request_opts *out)
 {
     if (o == A(link)) {
@@ -97,8 +100,10 @@ static bool parse_spawn_option(term o, struct spawn_request_opts *out)
     }
     if (key == A(fullsweep_after) || key == A(min_bin_vheap_size))
         return is_non_negative_small(value);
-    if (key == A(max_heap_size))
-        return is_non_negative_small(value) || is_map(value);
+    if (key == A(max_heap_size)) {
+        out->has_max_heap = true;
+        return bif_max_heap_arg(value, HEAP_DEFAULT_MIN_WORDS, &out->max_heap);
+    }
     if (key == A(message_queue_data))
         return value == A(off_heap) || value == A(on_heap);
     if (key == A(async_dist))
@@ -155,7 +160,8 @@ static term spawn_with(struct process *p, term fun_or_module, term function, ter
         opts->ties.monitor_ref = ref;
     }
     term pid = beam_spawn_tied(p->sched, p, sched_engine(p->sched), fun_or_module, function, argv, argc,
-                               opts ? &opts->ties : NULL, opts ? opts->min_heap_words : 0);
+                               opts ? &opts->ties : NULL, opts ? opts->min_heap_words : 0,
+                               opts && opts->has_max_heap ? &opts->max_heap : NULL);
     if (is_non_value(pid))
         return bif_out_of_memory(p);
     if (is_non_value(ref))
@@ -166,13 +172,13 @@ static term spawn_with(struct process *p, term fun_or_module, term function, ter
 
 static term spawn_linked(struct process *p, term fun_or_module, term function, term args)
 {
-    struct spawn_request_opts opts = {{.link = true, .tag = A(DOWN)}, 0};
+    struct spawn_request_opts opts = {.ties = {.link = true, .tag = A(DOWN)}};
     return spawn_with(p, fun_or_module, function, args, &opts);
 }
 
 static term spawn_monitored(struct process *p, term fun_or_module, term function, term args)
 {
-    struct spawn_request_opts opts = {{.monitor = true, .tag = A(DOWN)}, 0};
+    struct spawn_request_opts opts = {.ties = {.monitor = true, .tag = A(DOWN)}};
     return spawn_with(p, fun_or_module, function, args, &opts);
 }
 

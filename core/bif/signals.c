@@ -14,8 +14,13 @@
 #include "rt/message.h"
 #include "rt/names.h"
 #include "rt/ports.h"
+#include "rt/proc_gc.h"
+#include "rt/resources.h"
 #include "rt/suspend.h"
 #include "term/atom.h"
+#include "term/map.h"
+
+#include <stdlib.h>
 
 /* The host refused memory for a link or monitor record. */
 static term host_refused(struct process *self, const char *what)
@@ -335,6 +340,88 @@ static term bif_resume_process(struct process *self, const term *args)
 
 /* ---- process flags ---- */
 
+/* monitor_nodes subscriptions. OTP keeps a count per process and per set
+ * of options; this node is never distributed, so no nodeup or nodedown
+ * ever comes and the counts are all there is. A subscription's options:
+ * the legacy form (process_flag(monitor_nodes, F), or {monitor_nodes, []})
+ * is the list format; a map names list (true only), nodedown_reason and
+ * connection_id (booleans, false as if absent) and node_type. */
+enum {
+    NODES_MON_LIST = 1,
+    NODES_MON_DOWN_REASON = 2,
+    NODES_MON_CONNECTION_ID = 4,
+    NODES_MON_VISIBLE = 8,
+    NODES_MON_HIDDEN = 16,
+    NODES_MON_KEYS = 32,
+};
+
+/* A process's counts, kept as a resource (freed when it ends) so that a
+ * process that never subscribes carries nothing. */
+struct nodes_monitors {
+    struct proc_resource res;
+    uint32_t count[NODES_MON_KEYS];
+};
+
+static void release_nodes_monitors(struct proc_resource *r) { free(r); }
+
+static const struct proc_resource_type nodes_monitors_type = {"monitor_nodes", release_nodes_monitors, false};
+
+/* The options' key, or -1 for options OTP refuses (badarg). */
+static int nodes_monitor_key(term options)
+{
+    if (options == NIL)
+        return NODES_MON_LIST;
+    if (!is_map(options))
+        return -1;
+    int key = 0;
+    struct map_iter it;
+    term k, v;
+    map_iter_init(&it, options);
+    while (map_iter_next(&it, &k, &v)) {
+        if (k == atom_intern_cstr("list") && v == A(true)) {
+            key |= NODES_MON_LIST;
+        } else if (k == atom_intern_cstr("nodedown_reason") && (v == A(true) || v == A(false))) {
+            key |= v == A(true) ? NODES_MON_DOWN_REASON : 0;
+        } else if (k == atom_intern_cstr("connection_id") && (v == A(true) || v == A(false))) {
+            key |= v == A(true) ? NODES_MON_CONNECTION_ID : 0;
+        } else if (k == atom_intern_cstr("node_type") && v == atom_intern_cstr("visible")) {
+            key |= NODES_MON_VISIBLE;
+        } else if (k == atom_intern_cstr("node_type") && v == atom_intern_cstr("hidden")) {
+            key |= NODES_MON_HIDDEN;
+        } else if (k == atom_intern_cstr("node_type") && v == atom_intern_cstr("all")) {
+            key |= NODES_MON_VISIBLE | NODES_MON_HIDDEN;
+        } else {
+            return -1;
+        }
+    }
+    return key;
+}
+
+/* The count before: true adds a subscription, false drops them all, as
+ * OTP 25 answers. */
+static term monitor_nodes(struct process *self, term options, term on)
+{
+    int key = nodes_monitor_key(options);
+    if (key < 0 || (on != A(true) && on != A(false)))
+        return bif_badarg(self);
+    struct nodes_monitors *m = NULL;
+    for (struct proc_resource *r = self->resources; r && !m; r = r->next)
+        if (r->type == &nodes_monitors_type)
+            m = (struct nodes_monitors *)r;
+    if (!m && on == A(false))
+        return make_small(0);
+    if (!m) {
+        m = calloc(1, sizeof *m);
+        if (!m)
+            return host_refused(self, "out of memory for a node monitor");
+        m->res.type = &nodes_monitors_type;
+        proc_resource_attach(self, &m->res);
+    }
+    uint32_t old = m->count[key];
+    m->count[key] = on == A(true) ? old + 1 : 0;
+    return make_small((int64_t)old);
+}
+
 static term bif_process_flag(struct process *self, const term *args)
 {
     term flag = args[0], value = args[1];
@@ -384,6 +471,22 @@ static term bif_process_flag(struct process *self, const term *args)
                                                       : PRIORITY_NORMAL);
         return old;
     }
+    if (flag == A(max_heap_size)) {
+        /* From the next collection on; the old setting as a map. */
+        struct proc_max_heap m, old = proc_max_heap(self);
+        if (!bif_max_heap_arg(value, proc_min_heap_size(self), &m))
+            return bif_badarg(self);
+        term map = bif_max_heap_map(&self->heap, &old);
+        if (is_non_value(map))
+            return bif_out_of_memory(self);
+        if (!proc_set_max_heap(self, m))
+            return host_refused(self, "out of memory for a max_heap_size");
+        return map;
+    }
+    if (flag == atom_intern_cstr("monitor_nodes"))
+        return monitor_nodes(self, NIL, value);
+    if (is_tuple(flag) && tuple_arity(flag) == 2 && tuple_elements(flag)[0] == atom_intern_cstr("monitor_nodes"))
+        return monitor_nodes(self, tuple_elements(flag)[1], value);
     return bif_badarg_cause(self, A(badopt));
 }
 

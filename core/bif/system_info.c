@@ -14,6 +14,7 @@
 #include "rt/executor.h"
 #include "rt/node.h"
 #include "rt/ports.h"
+#include "rt/proc_gc.h"
 #include "term/atom.h"
 #include "term/heap.h"
 #include "term/map.h"
@@ -82,7 +83,7 @@ static term garbage_collection_defaults(struct process *p)
 {
     heap_t *h = &p->heap;
     term items[4] = {
-        heap_tuple2(h, atom_named("max_heap_size"), make_small((int64_t)node_max_heap_words(p))),
+        heap_tuple2(h, atom_named("max_heap_size"), make_small((int64_t)proc_max_heap_default().size)),
         heap_tuple2(h, atom_named("min_bin_vheap_size"), make_small(DEFAULT_MIN_BIN_VHEAP_SIZE)),
         heap_tuple2(h, A(min_heap_size), make_small(HEAP_DEFAULT_MIN_WORDS)),
         heap_tuple2(h, A(fullsweep_after), make_small((int64_t)heap_default_fullsweep_after())),
@@ -94,13 +95,11 @@ static term garbage_collection_defaults(struct process *p)
     return is_value(list) ? list : bif_out_of_memory(p);
 }
 
-/* #{error_logger => true, kill => true, size => Words}: --max-heap (0, no
- * cap, without it). */
+/* The default max_heap_size of new processes (rt/proc_gc.h), as a map. */
 static term max_heap_size(struct process *p)
 {
-    term keys[3] = {atom_named("error_logger"), A(kill), atom_named("size")};
-    term values[3] = {A(true), A(true), make_small((int64_t)node_max_heap_words(p))};
-    term map = map_from_pairs(&p->heap, keys, values, 3);
+    struct proc_max_heap m = proc_max_heap_default();
+    term map = bif_max_heap_map(&p->heap, &m);
     return is_value(map) ? map : bif_out_of_memory(p);
 }
 
@@ -295,6 +294,16 @@ static term bif_system_flag(struct process *p, const term *args)
         return remembered(p, &min_bin_vheap_size, value);
     if (flag == A(system_logger))
         return system_logger_flag(p, value);
+    if (flag == A(max_heap_size)) {
+        /* The processes spawned from now on start with it. */
+        struct proc_max_heap m;
+        if (!bif_max_heap_arg(value, (size_t)atomic_load_explicit(&min_heap_size, memory_order_relaxed), &m))
+            return bif_badarg(p);
+        term old = max_heap_size(p);
+        if (is_value(old))
+            proc_set_max_heap_default(m);
+        return old;
+    }
     return bif_badarg(p);
 }
 

@@ -33,7 +33,7 @@
 %% code:load_file/1's refusal (core/bif/code.c).
 -export([sticky_directory/1]).
 %% Builtins (core/bif/kernel.c); these stubs are never called.
--export([boot_ended/0, hold_end/0]).
+-export([boot_ended/0, hold_end/0, global_started/0]).
 
 %% kernel's environment under `erl -noshell` (kernel.app), but for the
 %% default handler's device.
@@ -48,20 +48,51 @@ kernel_env() ->
      {prevent_overlapping_partitions, true}].
 
 %% In place of a builtin that touched the kernel's names before the boot
-%% ended: waits for it, then makes the call.
+%% ended, or global's before its servers started: waits for that, then
+%% makes the call.
 await_boot(Module, Function, Args) ->
+    await(await_boot, fun clause_kernel:boot_ended/0),
+    case is_global_call(Args) of
+        true -> await(await_global, fun clause_kernel:global_started/0);
+        false -> ok
+    end,
+    apply(Module, Function, Args).
+
+await(Request, Failed) ->
     Kernel = whereis(clause_kernel),
     Ref = monitor(process, Kernel),
-    Kernel ! {await_boot, self(), Ref},
+    Kernel ! {Request, self(), Ref},
     receive
         {Ref, booted} ->
             demonitor(Ref, [flush]);
         {'DOWN', Ref, process, Kernel, _} ->
             %% The boot failed (its error report says why): the names are
             %% left to whoever uses them, as if there were no kernel.
-            clause_kernel:boot_ended()
+            Failed()
+    end.
+
+%% Whether the call names one of global's servers or tables (core/bif/kernel.c
+%% has the same list): its first argument, or a send's {Name, Node}.
+is_global_call([{Name, _} | _]) -> is_global_name(Name);
+is_global_call([Name | _]) -> is_global_name(Name);
+is_global_call(_) -> false.
+
+is_global_name(Name) ->
+    lists:member(Name, [global_name_server, global_group, global_names, global_names_ext, global_pid_names,
+                        global_pid_ids, global_locks]).
+
+%% global's servers, as OTP's kernel supervisor starts them at boot (here on
+%% their first use: core/bif/kernel.c).
+start_global() ->
+    case whereis(global_name_server) of
+        undefined -> {ok, _} = global:start();
+        _ -> ok
     end,
-    apply(Module, Function, Args).
+    case whereis(global_group) of
+        undefined -> {ok, _} = global_group:start();
+        _ -> ok
+    end,
+    clause_kernel:global_started().
 
 boot() ->
     group_leader(self(), self()),
@@ -150,6 +181,10 @@ serve(Controller, MainRef) ->
         {await_boot, Waiter, Ref} ->
             Waiter ! {Ref, booted},
             serve(Controller, MainRef);
+        {await_global, Waiter, Ref} ->
+            ok = start_global(),
+            Waiter ! {Ref, booted},
+            serve(Controller, MainRef);
         {io_request, _, _, _} = Request ->
             relay(Request),
             serve(Controller, MainRef);
@@ -197,4 +232,5 @@ sticky_directory(Module) ->
     {error, sticky_directory}.
 
 boot_ended() -> erlang:nif_error(undef).
+global_started() -> erlang:nif_error(undef).
 hold_end() -> erlang:nif_error(undef).

@@ -11,6 +11,7 @@
 #include "term/strbuf.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 /* Writes a report: the header with the time, then body (its text ends
@@ -48,19 +49,18 @@ void error_report_exit_value(term pid, term reason, int64_t system_time_ns)
     strbuf_free(&body);
 }
 
-/* The event erts sends the system logger (error_report.h), built on h. */
-static term logger_event(heap_t *h, struct process *p, term gl)
+/* The event erts sends the system logger (error_report.h), built on h:
+ * format with the n arguments args. */
+static term logger_event(heap_t *h, struct process *p, term gl, const char *format, const term *args, size_t n)
 {
-    static const char format[] = "Error in process ~p with exit value:~n~p~n";
-    term args[2] = {p->pid, p->exit_reason};
     term inner_keys[2] = {atom_intern_cstr("emulator"), A(tag)};
     term inner_values[2] = {A(true), A(error)};
     term inner = map_from_pairs(h, inner_keys, inner_values, 2);
     term keys[4] = {atom_intern_cstr("error_logger"), atom_intern_cstr("gl"), A(pid), atom_intern_cstr("time")};
     term values[4] = {inner, gl, p->pid, int_from_int64(h, node_system_time_ns(p) / 1000)};
     term meta = is_value(inner) && is_value(values[3]) ? map_from_pairs(h, keys, values, 4) : THE_NON_VALUE;
-    term text = heap_string(h, format, sizeof format - 1);
-    term list = heap_list_from_array(h, args, 2);
+    term text = heap_string(h, format, strlen(format));
+    term list = heap_list_from_array(h, args, n);
     if (is_non_value(meta) || is_non_value(text) || is_non_value(list))
         return THE_NON_VALUE;
     term *event = heap_alloc(h, 6);
@@ -75,33 +75,28 @@ static term logger_event(heap_t *h, struct process *p, term gl)
     return make_boxed(event);
 }
 
-void error_report_process_exit(struct process *p)
+/* p's event for the system logger, a pid: format with the n arguments
+ * that build() makes on the heap it is given. False (nothing sent) when
+ * the host refused memory. */
+static bool send_to_system_logger(struct process *p, term logger, const char *format,
+                                  bool (*build)(heap_t *h, struct process *p, term *args, void *ctx), size_t n,
+                                  void *ctx)
 {
     struct sched *s = p->sched;
-    term logger = node_system_logger(p);
-    if (logger == A(undefined))
-        return; /* OTP's proxy in drop mode: the event is lost */
-    if (!is_pid(logger)) {
-        error_report_exit_value(p->pid, p->exit_reason, node_system_time_ns(p));
-        return;
-    }
     /* The user server stands for IO_LEADER_USER once started (the kernel's
      * boot starts it). */
     term gl = p->group_leader;
     if (gl == IO_LEADER_USER && is_value(io_server_started(s, IO_SERVER_USER)))
         gl = io_server_started(s, IO_SERVER_USER);
     heap_t scratch;
-    if (!heap_init(&scratch, 0, 0)) {
-        error_report_exit_value(p->pid, p->exit_reason, node_system_time_ns(p));
-        return;
-    }
-    term event = logger_event(&scratch, p, gl);
+    if (!heap_init(&scratch, 0, 0))
+        return false;
+    term args[8];
+    term event = build(&scratch, p, args, ctx) ? logger_event(&scratch, p, gl, format, args, n) : THE_NON_VALUE;
     struct arrival *buffer = is_value(event) ? message_buffer_new(event) : NULL;
     heap_destroy(&scratch);
-    if (!buffer) {
-        error_report_exit_value(p->pid, p->exit_reason, node_system_time_ns(p));
-        return;
-    }
+    if (!buffer)
+        return false;
     rt_lock(&s->exec_lock);
     struct process *target = sched_live_locked(s, logger);
     if (!target)
@@ -109,6 +104,118 @@ void error_report_process_exit(struct process *p)
     else if (!message_buffer_deliver_locked(s, target, buffer))
         sched_runtime_failure_locked(s, logger, "its heap refused a log event");
     rt_unlock(&s->exec_lock);
+    return true;
+}
+
+static bool exit_value_args(heap_t *h, struct process *p, term *args, void *ctx)
+{
+    (void)h;
+    (void)ctx;
+    args[0] = p->pid;
+    args[1] = p->exit_reason;
+    return true;
+}
+
+void error_report_process_exit(struct process *p)
+{
+    term logger = node_system_logger(p);
+    if (logger == A(undefined))
+        return; /* OTP's proxy in drop mode: the event is lost */
+    if (!is_pid(logger) ||
+        !send_to_system_logger(p, logger, "Error in process ~p with exit value:~n~p~n", exit_value_args, 2, NULL))
+        error_report_exit_value(p->pid, p->exit_reason, node_system_time_ns(p));
+}
+
+/* ---- max_heap_size ---- */
+
+struct max_heap_report {
+    size_t max, total, stack;
+    bool kill;
+};
+
+/* OTP's GC Info: the heap's figures after the collection (words; the
+ * virtual binary heaps' in words too, as OTP counts them). */
+static term gc_info(heap_t *h, const struct process *p, size_t stack)
+{
+    const heap_t *q = &p->heap;
+    static const char *const names[11] = {
+        "old_heap_block_size",     "heap_block_size", "mbuf_size",      "recent_size",          "stack_size",
+        "old_heap_size",           "heap_size",       "bin_vheap_size", "bin_vheap_block_size", "bin_old_vheap_size",
+        "bin_old_vheap_block_size"};
+    size_t values[11] = {heap_old_block_words(q),
+                         heap_block_words(q),
+                         q->frag_words,
+                         (size_t)(q->high_water - q->start),
+                         stack,
+                         heap_old_words(q),
+                         (size_t)(q->top - q->start),
+                         q->off_heap_bytes / sizeof(term),
+                         q->bin_vheap_limit / sizeof(term),
+                         q->old_off_heap_bytes / sizeof(term),
+                         q->old_bin_vheap_limit / sizeof(term)};
+    term items[11];
+    for (int i = 0; i < 11; i++) {
+        items[i] = heap_tuple2(h, atom_intern_cstr(names[i]), int_from_int64(h, (int64_t)values[i]));
+        if (is_non_value(items[i]))
+            return THE_NON_VALUE;
+    }
+    return heap_list_from_array(h, items, 11);
+}
+
+static bool max_heap_args(heap_t *h, struct process *p, term *args, void *ctx)
+{
+    const struct max_heap_report *r = ctx;
+    args[0] = p->pid;
+    args[1] = int_from_int64(h, (int64_t)r->max);
+    args[2] = int_from_int64(h, (int64_t)r->total);
+    args[3] = r->kill ? A(true) : A(false);
+    args[4] = A(true);
+    args[5] = make_small((int64_t)mailbox_length(&p->mailbox));
+    args[6] = gc_info(h, p, r->stack);
+    return is_value(args[1]) && is_value(args[2]) && is_value(args[6]);
+}
+
+/* Laid out as OTP's report of it. */
+static const char max_heap_format[] = "     Process:            ~p ~n"
+                                      "     Context:            maximum heap size reached~n"
+                                      "     Max Heap Size:      ~p~n"
+                                      "     Total Heap Size:    ~p~n"
+                                      "     Kill:               ~p~n"
+                                      "     Error Logger:       ~p~n"
+                                      "     Message Queue Len:  ~p~n"
+                                      "     GC Info:            ~p~n";
+
+/* The report written at once (no system logger yet). */
+static void write_max_heap(struct process *p, const struct max_heap_report *r)
+{
+    heap_t scratch;
+    if (!heap_init(&scratch, 0, 0))
+        return;
+    term info = gc_info(&scratch, p, r->stack);
+    struct strbuf body = STRBUF_INIT;
+    strbuf_puts(&body, "     Process:            ");
+    print_w(&body, p->pid, -1);
+    strbuf_printf(&body,
+                  " \n     Context:            maximum heap size reached\n     Max Heap Size:      %zu\n"
+                  "     Total Heap Size:    %zu\n     Kill:               %s\n     Error Logger:       true\n"
+                  "     Message Queue Len:  %zu\n     GC Info:            ",
+                  r->max, r->total, r->kill ? "true" : "false", mailbox_length(&p->mailbox));
+    if (is_value(info))
+        print_p(&body, info, 26, 80, -1);
+    strbuf_puts(&body, "\n\n");
+    write_report(&body, node_system_time_ns(p));
+    strbuf_free(&body);
+    heap_destroy(&scratch);
+}
+
+void error_report_max_heap_size(struct process *p, size_t max, size_t total, bool kill, size_t stack)
+{
+    struct max_heap_report r = {max, total, stack, kill};
+    term logger = node_system_logger(p);
+    if (logger == A(undefined))
+        return;
+    if (!is_pid(logger) || !send_to_system_logger(p, logger, max_heap_format, max_heap_args, 7, &r))
+        write_max_heap(p, &r);
 }
 
 void error_report_bad_port_value(const char *port_name, int64_t system_time_ns)

@@ -33,6 +33,10 @@ void error_report_exit_value(term pid, term reason, int64_t system_time_ns);
  * pid, nowhere when it is undefined, else (before the kernel's boot) it is
  * written at once (error_report_exit_value). */
 void error_report_process_exit(struct process *p);
+/* p (running: a collection just ended) passed its max_heap_size `max`
+ * with `total` words (stack words among them): OTP's report of it, to the
+ * system logger as error_report_process_exit sends one, or written. */
+void error_report_max_heap_size(struct process *p, size_t max, size_t total, bool kill, size_t stack);
 /* The report of a {command, Data} message to a port whose data is no
  * iodata, as erts logs it (the port then ends with badsig). */
 void error_report_bad_port_value(const char *port_name, int64_t system_time_ns);

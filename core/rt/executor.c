@@ -141,6 +141,16 @@ bool sched_kernel_booted(const struct sched *s)
 {
     return atomic_load_explicit(&s->kernel_booted, memory_order_acquire);
 }
+
+void sched_set_global_started(struct sched *s)
+{
+    atomic_store_explicit(&s->global_started, true, memory_order_release);
+}
+
+bool sched_global_started(const struct sched *s)
+{
+    return atomic_load_explicit(&s->global_started, memory_order_acquire);
+}
 uint64_t sched_blocked_builtins(const struct sched *s) { return s->blocked_builtins; }
 
 uint64_t sched_lookups_skipped(const struct sched *s) { return s->lookups_skipped; }

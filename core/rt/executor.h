@@ -229,6 +229,10 @@ term sched_hold_end(struct process *holder);
  * by any worker without a lock. */
 void sched_set_kernel_booted(struct sched *s);
 bool sched_kernel_booted(const struct sched *s);
+/* Whether the kernel has started global's servers (core/bif/kernel.c),
+ * which it does on their first use; as sched_kernel_booted. */
+void sched_set_global_started(struct sched *s);
+bool sched_global_started(const struct sched *s);
 
 /* The executor of a process. */
 struct sched *proc_sched(const struct process *p);

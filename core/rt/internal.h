@@ -125,8 +125,9 @@ struct sched {
     term end_holder;
     bool main_ended;
     int held_status;
-    _Atomic bool kernel_booted; /* sched_set_kernel_booted: release/acquire */
-    _Atomic term system_logger; /* erlang:system_flag(system_logger, _); 0: not set (the atom logger) */
+    _Atomic bool kernel_booted;  /* sched_set_kernel_booted: release/acquire */
+    _Atomic bool global_started; /* sched_set_global_started: release/acquire */
+    _Atomic term system_logger;  /* erlang:system_flag(system_logger, _); 0: not set (the atom logger) */
     struct proc_table table;
     ck_epoch_t epoch;
     struct persistent_table persistent; /* persistent_term's (node.c) */

@@ -1,10 +1,93 @@
 /* proc_gc.c — a process's roots for the collector (see proc_gc.h). */
 #include "rt/proc_gc.h"
 
+#include "rt/error_report.h"
 #include "rt/internal.h"
+#include "rt/resources.h"
 #include "term/gc.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
+
+/* ---- max_heap_size ---- */
+
+/* A process's setting, when it is not the one that means nothing (no limit,
+ * kill and error_logger): kept as a resource, so that a process without one
+ * carries nothing and its collections look no further than an empty list. */
+struct max_heap_resource {
+    struct proc_resource res;
+    struct proc_max_heap m;
+};
+
+static void release_max_heap(struct proc_resource *r) { free(r); }
+
+static const struct proc_resource_type max_heap_type = {"max_heap_size", release_max_heap, false};
+
+/* The default, packed: size << 2 | kill << 1 | error_logger. */
+static _Atomic uint64_t max_heap_default = 3;
+
+struct proc_max_heap proc_max_heap_default(void)
+{
+    uint64_t v = atomic_load_explicit(&max_heap_default, memory_order_relaxed);
+    return (struct proc_max_heap){(size_t)(v >> 2), (v & 2) != 0, (v & 1) != 0};
+}
+
+void proc_set_max_heap_default(struct proc_max_heap m)
+{
+    uint64_t v = (uint64_t)m.size << 2 | (uint64_t)m.kill << 1 | (uint64_t)m.error_logger;
+    atomic_store_explicit(&max_heap_default, v, memory_order_relaxed);
+}
+
+static struct max_heap_resource *max_heap_of(const struct process *p)
+{
+    for (struct proc_resource *r = p->resources; r; r = r->next)
+        if (r->type == &max_heap_type)
+            return (struct max_heap_resource *)r;
+    return NULL;
+}
+
+struct proc_max_heap proc_max_heap(const struct process *p)
+{
+    struct max_heap_resource *r = max_heap_of(p);
+    return r ? r->m : (struct proc_max_heap){0, true, true};
+}
+
+bool proc_set_max_heap(struct process *p, struct proc_max_heap m)
+{
+    struct max_heap_resource *r = max_heap_of(p);
+    if (!r && m.size == 0 && m.kill && m.error_logger)
+        return true;
+    if (!r) {
+        r = calloc(1, sizeof *r);
+        if (!r)
+            return false;
+        r->res.type = &max_heap_type;
+        proc_resource_attach(p, &r->res);
+    }
+    r->m = m;
+    return true;
+}
+
+/* The words OTP's check counts, after a collection. */
+static size_t total_heap_words(const struct process *p, size_t stack_used)
+{
+    return heap_block_words(&p->heap) + heap_old_block_words(&p->heap) + p->heap.frag_words + stack_used;
+}
+
+/* After a collection: HEAP_FAIL_MAX_HEAP_SIZE when p passed its limit with
+ * kill set; the report first when error_logger is. */
+static enum heap_failure check_max_heap(struct process *p, size_t stack_used)
+{
+    struct max_heap_resource *r = max_heap_of(p);
+    if (!r || r->m.size == 0)
+        return HEAP_OK;
+    size_t total = total_heap_words(p, stack_used);
+    if (total <= r->m.size)
+        return HEAP_OK;
+    if (r->m.error_logger)
+        error_report_max_heap_size(p, r->m.size, total, r->m.kill, stack_used);
+    return r->m.kill ? (p->heap.failure = HEAP_FAIL_MAX_HEAP_SIZE) : HEAP_OK;
+}
 
 struct payload_cursor {
     term *payloads;
@@ -80,5 +163,7 @@ enum heap_failure proc_collect(struct process *p, size_t need, term *registers, 
     }
     if (payloads != inline_payloads)
         free(payloads);
+    if (result == HEAP_OK && p->resources)
+        result = check_max_heap(p, stack_used);
     return result;
 }

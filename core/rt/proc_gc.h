@@ -15,7 +15,32 @@
 
 /* Collects p's heap with `need` free words after it; registers[0..count)
  * are rewritten in place. HEAP_OK, or the failure (the heap and every root
- * unchanged), which the caller turns into a runtime failure. */
+ * unchanged), which the caller turns into a runtime failure; but
+ * HEAP_FAIL_MAX_HEAP_SIZE (the collection done) means p passed its
+ * max_heap_size with kill set: the caller ends it with reason killed. */
 enum heap_failure proc_collect(struct process *p, size_t need, term *registers, size_t count);
+
+/* OTP's max_heap_size: past `size` words (0: no limit) a collection kills
+ * the process (kill) and logs an error report (error_logger). OTP counts
+ * both generations' blocks and the fragments; clause adds the stack, which
+ * OTP's young block holds. */
+struct proc_max_heap {
+    size_t size;
+    bool kill, error_logger;
+};
+
+/* OTP's largest size (its largest small integer). */
+#define PROC_MAX_HEAP_SIZE_LIMIT (((size_t)1 << 59) - 1)
+
+/* The default of processes spawned from now on (erlang:system_flag): no
+ * limit, kill and error_logger at first. Thread-safe. */
+struct proc_max_heap proc_max_heap_default(void);
+void proc_set_max_heap_default(struct proc_max_heap m);
+
+/* p's own (p itself, or under the executor mutex while p does not run). */
+struct proc_max_heap proc_max_heap(const struct process *p);
+/* Sets p's: p itself, or a process not yet started. False when the host
+ * refused memory (nothing changed). */
+bool proc_set_max_heap(struct process *p, struct proc_max_heap m);
 
 #endif

@@ -44,6 +44,9 @@ enum heap_failure {
     HEAP_OK = 0,
     HEAP_FAIL_CAP,   /* the cap (--max-heap) would be exceeded */
     HEAP_FAIL_NOMEM, /* the host refused the memory */
+    /* Not the heap's: a collection found its process past its
+     * max_heap_size, which kills it (rt/proc_gc.h). */
+    HEAP_FAIL_MAX_HEAP_SIZE,
 };
 
 /* mem is a pointer, not a flexible array, so that a fragment can head a
