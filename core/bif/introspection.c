@@ -46,13 +46,11 @@ static const char *const unkept_items[] = {
     "last_calls",
     "message_queue_data",
     "min_bin_vheap_size",
-    "min_heap_size",
     "parent",
     "sequential_trace_token",
     "suspending",
     "trace",
     "async_dist",
-    "fullsweep_after",
 };
 
 static bool is_kept_item(term item)
@@ -178,6 +176,10 @@ static term item_value(struct process *self, struct process *q, term item)
         struct proc_max_heap m = proc_max_heap(q);
         return bif_max_heap_map(h, &m);
     }
+    case ATOM_INDEX_min_heap_size: /* OTP's units (the stack's words included) */
+        return make_small((int64_t)proc_min_heap_size(q));
+    case ATOM_INDEX_fullsweep_after:
+        return make_small((int64_t)q->heap.fullsweep_after);
     case ATOM_INDEX_current_stacktrace: /* where it waits: gen_server's report of a client */
         return q == self ? beam_current_stacktrace(self) : beam_stacktrace_of(self, q);
     default:
@@ -198,7 +200,8 @@ static term item_pair(struct process *self, struct process *q, term item)
 static bool check_item(struct process *self, term item)
 {
     /* Kept, but not among process_info/1's items (nor are they on OTP). */
-    if (is_kept_item(item) || item == A(current_stacktrace) || item == A(max_heap_size))
+    if (is_kept_item(item) || item == A(current_stacktrace) || item == A(max_heap_size) || item == A(min_heap_size) ||
+        item == A(fullsweep_after))
         return true;
     if (is_unkept_item(item)) {
         term reason = heap_tuple2(&self->heap, A(notsup), item);

@@ -28,9 +28,7 @@ static term bif_self(struct process *p, const term *args)
 /* How a spawn_opt call asks for its process. */
 struct spawn_request_opts {
     struct spawn_ties ties;
-    size_t min_heap_words;
-    bool has_max_heap; /* else the default */
-    struct proc_max_heap max_heap;
+    struct spawn_heap_options heap;
 };
 
 /* A node argument: only this node (the seed: another node is badarg). */
@@ -71,8 +69,8 @@ bool bif_monitor_options(term options, term *tag, int *alias)
 }
 
 /* One of spawn_opt's options: link, monitor, {monitor, Opts} and the
- * tuning options, which are checked and (but for min_heap_size and
- * max_heap_size) not applied. False for anything else. */
+ * tuning options, which are checked and (but for min_heap_size,
+ * fullsweep_after and max_heap_size) not applied. False for anything else. */
 static bool parse_spawn_option(term o, struct spawn_request_opts *out)
 {
     if (o == A(link)) {
@@ -95,14 +93,21 @@ static bool parse_spawn_option(term o, struct spawn_request_opts *out)
     if (key == A(min_heap_size)) {
         if (!is_non_negative_small(value))
             return false;
-        out->min_heap_words = (size_t)small_value(value);
+        out->heap.min_heap_words = (size_t)small_value(value);
         return true;
     }
-    if (key == A(fullsweep_after) || key == A(min_bin_vheap_size))
+    if (key == A(fullsweep_after)) {
+        if (!is_non_negative_small(value))
+            return false;
+        out->heap.has_fullsweep_after = true;
+        out->heap.fullsweep_after = (unsigned long)small_value(value);
+        return true;
+    }
+    if (key == A(min_bin_vheap_size))
         return is_non_negative_small(value);
     if (key == A(max_heap_size)) {
-        out->has_max_heap = true;
-        return bif_max_heap_arg(value, HEAP_DEFAULT_MIN_WORDS, &out->max_heap);
+        out->heap.has_max_heap = true;
+        return bif_max_heap_arg(value, HEAP_DEFAULT_MIN_WORDS, &out->heap.max_heap);
     }
     if (key == A(message_queue_data))
         return value == A(off_heap) || value == A(on_heap);
@@ -160,8 +165,7 @@ static term spawn_with(struct process *p, term fun_or_module, term function, ter
         opts->ties.monitor_ref = ref;
     }
     term pid = beam_spawn_tied(p->sched, p, sched_engine(p->sched), fun_or_module, function, argv, argc,
-                               opts ? &opts->ties : NULL, opts ? opts->min_heap_words : 0,
-                               opts && opts->has_max_heap ? &opts->max_heap : NULL);
+                               opts ? &opts->ties : NULL, opts ? &opts->heap : NULL);
     if (is_non_value(pid))
         return bif_out_of_memory(p);
     if (is_non_value(ref))

@@ -1,7 +1,8 @@
 %% min_heap_size as processes see it: the default, process_flag/2's old
 %% value, spawn_opt/3's option, and a process spawned after one with a
 %% raised minimum ended (clause reuses ended processes' contexts: the next
-%% process must start with the default again). Values are from OTP's heap
+%% process must start with the default again), and process_info/2's own
+%% min_heap_size and fullsweep_after items. Values are from OTP's heap
 %% size table, which OTP rounds any other value up to. Heap sizes
 %% themselves are never printed (clause's stack lives outside the heap).
 -module(min_heap_size).
@@ -29,6 +30,20 @@ main(_) ->
     Later = [spawn(fun() -> Self ! {self(), min_heap(self())} end) || _ <- lists:seq(1, 300)],
     io:format("spawned after ~w~n", [lists:usort([receive {P, Min} -> Min end || P <- Later])]),
     io:format("flagged child ~p~n", [flagged_child()]),
+    {Q, QR} = spawn_opt(fun() -> receive go -> ok end end,
+                        [monitor, {min_heap_size, 987}, {fullsweep_after, 7}]),
+    io:format("items ~p~n", [process_info(Q, [min_heap_size, fullsweep_after])]),
+    io:format("own items ~p~n", [[process_info(self(), min_heap_size), process_info(self(), fullsweep_after)]]),
+    Q ! go,
+    receive {'DOWN', QR, process, Q, normal} -> ok end,
+    %% fullsweep_after 0 from spawn_opt: every collection a full sweep.
+    Sweeper = spawn_opt(fun() ->
+                            Keep = lists:seq(1, 1000),
+                            _ = [lists:reverse(Keep) || _ <- lists:seq(1, 200)],
+                            {garbage_collection, GC} = process_info(self(), garbage_collection),
+                            Self ! {self(), proplists:get_value(minor_gcs, GC)}
+                        end, [{fullsweep_after, 0}]),
+    io:format("swept minor_gcs ~p~n", [receive {Sweeper, Minor} -> Minor end]),
     ok.
 
 min_heap(P) ->
