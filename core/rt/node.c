@@ -14,8 +14,6 @@
 
 unsigned node_worker_count(const struct process *self) { return self->sched->worker_count; }
 
-size_t node_max_heap_words(const struct process *self) { return self->sched->max_heap_words; }
-
 unsigned node_workers_awake(struct process *self)
 {
     struct sched *s = self->sched;

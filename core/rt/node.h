@@ -18,8 +18,6 @@
 /* ---- figures ---- */
 
 unsigned node_worker_count(const struct process *self);
-/* --max-heap in words (0: no cap). */
-size_t node_max_heap_words(const struct process *self);
 /* Workers not asleep (run-queue lock inside). */
 unsigned node_workers_awake(struct process *self);
 /* Live processes (executor mutex inside). */
