@@ -55,7 +55,7 @@ drop_report(Event, _) ->
 grow(N) -> length(lists:seq(1, N)).
 
 killed(Setting) ->
-    {P, Ref} = spawn_monitor(fun() -> process_flag(max_heap_size, Setting), exit({survived, grow(100000)}) end),
+    {P, Ref} = spawn_monitor(fun() -> process_flag(max_heap_size, Setting), exit({survived, grow(20000)}) end),
     receive {'DOWN', Ref, process, P, Why} -> Why end.
 
 main(_) ->
@@ -97,8 +97,8 @@ main(_) ->
     io:format("not killed ~p~n", [killed(#{size => 10000, kill => false, error_logger => false})]),
     io:format("process_flag back to 0 ~p~n", [in_process(fun() -> process_flag(max_heap_size, 10000),
                                                                    process_flag(max_heap_size, 0),
-                                                                   grow(100000) end)]),
-    {P, Ref} = spawn_opt(fun() -> exit({survived, grow(100000)}) end, [monitor, {max_heap_size, #{size => 10000, error_logger => false}}]),
+                                                                   grow(20000) end)]),
+    {P, Ref} = spawn_opt(fun() -> exit({survived, grow(20000)}) end, [monitor, {max_heap_size, #{size => 10000, error_logger => false}}]),
     io:format("spawn_opt killed ~p~n", [receive {'DOWN', Ref, process, P, Why} -> Why end]),
     %% With error_logger: the report, kept from the default handler.
     ok = logger:add_handler_filter(default, no_max_heap, {fun drop_report/2, []}),
