@@ -82,3 +82,22 @@ enum heap_failure proc_collect(struct process *p, size_t need, term *registers, 
         free(payloads);
     return result;
 }
+
+bool proc_collect_elsewhere(const struct process *p, size_t need)
+{
+    if (!atomic_load_explicit(&p->sched->collectors.on, memory_order_relaxed) || p->host)
+        return false;
+    const heap_t *h = &p->heap;
+    term *stack_end = p->stack + p->stack_words;
+    size_t words = heap_young_words(h) + (p->stack_top ? (size_t)(stack_end - p->stack_top) : 0);
+    if (words < PROC_LONG_GC_WORDS && gc_next_is_full_sweep(h, need))
+        words += heap_old_words(h);
+    return words >= PROC_LONG_GC_WORDS;
+}
+
+void proc_collect_saved(struct process *p)
+{
+    int32_t before = p->reds_left;
+    p->collect_failed = proc_collect(p, p->collect_need, NULL, 0) != HEAP_OK;
+    p->collect_reds = before - p->reds_left;
+}

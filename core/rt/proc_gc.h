@@ -6,7 +6,8 @@
  * pointers and catch markers there are left alone), and every message in
  * its mailbox until a receive takes it (the seed's "every message is a
  * collection root of its receiver"), and its process dictionary.
- * Runs on the process's worker while it runs.
+ * Runs on the process's worker while it runs, or on a collector thread
+ * while the process's slice goes on there (BODY_COLLECT, collector.c).
  */
 #ifndef CLAUSE_PROC_GC_H
 #define CLAUSE_PROC_GC_H
@@ -17,5 +18,25 @@
  * are rewritten in place. HEAP_OK, or the failure (the heap and every root
  * unchanged), which the caller turns into a runtime failure. */
 enum heap_failure proc_collect(struct process *p, size_t need, term *registers, size_t count);
+
+/* OTP's ERTS_POTENTIALLY_LONG_GC_HSIZE: a collection estimated to move at
+ * least this many words runs on a collector thread (a dirty CPU scheduler
+ * on OTP) when the executor has them. */
+#define PROC_LONG_GC_WORDS (128 * 1024)
+
+/* Whether a collection of p now, with `need` words free after it, should
+ * go to a collector thread: the executor runs collectors (--gc-threads),
+ * p is no host invocation's, and OTP's estimate (check_for_possibly_long_gc:
+ * the young generation in use, fragments included, and the stack, and the
+ * old generation too when the collection will be a full sweep) reaches
+ * PROC_LONG_GC_WORDS. The body then saves its state (every root on its
+ * stack), sets collect_need and returns BODY_COLLECT. */
+bool proc_collect_elsewhere(const struct process *p, size_t need);
+
+/* The collection a body asked for with BODY_COLLECT (on a collector, or on
+ * the worker when there is none): collect_need words free after it, every
+ * root on p's stack, dictionary and mailbox. Sets collect_reds (what it
+ * cost) and collect_failed. */
+void proc_collect_saved(struct process *p);
 
 #endif
