@@ -19,6 +19,7 @@
 #include "rt/proc_gc.h"
 #include "rt/signals.h"
 #include "term/atom.h"
+#include "term/gc.h"
 #include "term/heap.h"
 #include "test_main.h"
 
@@ -272,8 +273,13 @@ static void run_scene(enum role role, unsigned gc_threads, void (*check)(struct 
         if (gc_threads)
             sched_test_collector_hook(s, hold_collection, &sc);
         term main = sched_spawn_native(s, NULL, other_step, &sc, NULL);
+        uint64_t before, after, reclaimed;
+        gc_totals(&before, &reclaimed);
         int status = sched_run(s, main);
         CU_ASSERT_EQUAL(status, 0);
+        gc_totals(&after, &reclaimed);
+        /* statistics(garbage_collection) counts them wherever they ran. */
+        CU_ASSERT_TRUE(after - before >= (uint64_t)sc.rounds_done);
         check(s, &sc);
         sched_destroy(s);
     }
