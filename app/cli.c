@@ -364,7 +364,8 @@ int CLAUSE_main_v1(int argc, char **argv)
                                   options.policy_params,
                                   options.busy_wait,
                                   options.watchdog_ms,
-                                  schedule};
+                                  schedule,
+                                  options.gc_threads < 0 ? workers : (unsigned)options.gc_threads};
     const char *why = NULL;
     struct sched *s = sched_create(&config, &why);
     if (!s) {

@@ -18,6 +18,7 @@
 #include "beam/code_server.h"
 #include "beam/interp.h"
 #include "rt/executor.h"
+#include "rt/proc_gc.h"
 #include "term/atom.h"
 #include "term/etf.h"
 #include "term/heap.h"
@@ -190,6 +191,11 @@ static CLAUSE_status_v1 run_call(struct sched *s, struct process *p, CLAUSE_resu
         }
         switch (why) {
         case BODY_YIELD:
+            continue;
+        case BODY_COLLECT:
+            /* An invocation's executor has no collectors (its workers never
+             * start): a body that asks anyway is collected here. */
+            proc_collect_saved(p);
             continue;
         case BODY_EXIT:
             return outcome(p, result);

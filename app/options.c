@@ -38,6 +38,10 @@ const char *options_usage(void)
            "  --watchdog MS          a process runnable for longer than MS, or a worker asleep through a\n"
            "                         tenth of that while one waits, is reported on stderr and the program\n"
            "                         goes on under global_fifo (default 30000; 0 turns it off)\n"
+           "  --gc-threads N         collector threads: a collection estimated at 128K words or more\n"
+           "                         (OTP's rule) runs on one while its worker runs other processes, as\n"
+           "                         OTP's dirty CPU schedulers (0..1024; default: one per worker; 0 keeps\n"
+           "                         every collection on its worker, as --schedule always does)\n"
            "  --profile              print the scheduling report to stderr at exit\n"
            "  --profile=FILE.json    write it as JSON to FILE.json (both forms may be given)\n"
            "  --profile-events=EV,.. PAPI events counted per worker thread (preset or native names;\n"
@@ -126,6 +130,7 @@ bool options_parse(int argc, char **argv, struct clause_options *out, char *erro
     memset(out, 0, sizeof *out);
     out->policy = policy_all()[0];
     out->watchdog_ms = SCHED_DEFAULT_WATCHDOG_MS;
+    out->gc_threads = -1;
     for (unsigned k = 0; k < out->policy->param_count; k++)
         out->policy_params[k] = out->policy->params[k].def;
     int i = 1;
@@ -227,6 +232,14 @@ bool options_parse(int argc, char **argv, struct clause_options *out, char *erro
                 return false;
             }
             out->watchdog_ms = (unsigned)n;
+            i++;
+        } else if (strcmp(arg, "--gc-threads") == 0) {
+            if (!parse_unsigned(value, SCHED_MAX_GC_THREADS, &n)) {
+                snprintf(error, error_len, "--gc-threads: '%s' is not a number from 0 to %u", value ? value : "",
+                         SCHED_MAX_GC_THREADS);
+                return false;
+            }
+            out->gc_threads = (int)n;
             i++;
         } else if (strcmp(arg, "--scheduler-cpus") == 0) {
             if (!value) {

@@ -31,6 +31,7 @@ struct clause_options {
     long long policy_params[POLICY_MAX_PARAMS]; /* its parameters' values (--policy NAME:key=value,...) */
     unsigned busy_wait;                         /* --busy-wait N: looks for work before an idle worker sleeps */
     unsigned watchdog_ms;                       /* --watchdog MS: stall watchdog (0: off) */
+    int gc_threads;                             /* --gc-threads N: collector threads; -1: the default (workers) */
     const char *scheduler_cpus;                 /* NULL: unbound */
     size_t max_heap_words;                      /* 0: no cap */
     bool blocking_sends;                        /* --send-mode blocking */

@@ -15,7 +15,9 @@
  * modules load from (then OTP's installed stdlib and kernel) and the heap
  * cap. Modules load on first use and stay loaded for the runtime's life.
  * Each invocation is a program of its own whose only process that runs is
- * the call's: it starts no thread, and no other process runs during it.
+ * the call's: it starts no thread (its collections, however long, run in
+ * the calling thread: no collector threads), and no other process runs
+ * during it.
  * What the call spawns is created but never runs; what it spawned,
  * registered, sent to others or started as timers is released when the
  * invocation returns. A call that would wait in a receive (for a message

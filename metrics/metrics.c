@@ -27,6 +27,7 @@ void metrics_add(struct worker_metrics *total, const struct worker_metrics *a)
     total->sends_dropped += a->sends_dropped;
     total->receives += a->receives;
     total->words_copied += a->words_copied;
+    total->collections_elsewhere += a->collections_elsewhere;
     total->exits_normal += a->exits_normal;
     total->exits_shutdown += a->exits_shutdown;
     total->exits_killed += a->exits_killed;
@@ -93,6 +94,6 @@ uint32_t sampler_next_gap(struct sampler *s)
 
 const char *slice_end_name(enum slice_end why)
 {
-    static const char *const names[SLICE_END_KINDS] = {"budget", "yield", "trap", "wait", "exit", "blocked"};
+    static const char *const names[SLICE_END_KINDS] = {"budget", "yield", "trap", "wait", "exit", "blocked", "collect"};
     return (unsigned)why < SLICE_END_KINDS ? names[why] : "?";
 }

@@ -74,19 +74,20 @@ struct worker_metrics {
     uint64_t busy_ns;        /* time awake (running processes or looking for them) */
     uint64_t idle_ns;        /* time asleep */
 
-    uint64_t wakeups_received; /* sleeps ended by a wakeup (not by a timer deadline or the program's end) */
-    uint64_t busy_wait_found;  /* --busy-wait: idle spells whose spinning found work before sleeping */
-    uint64_t busy_wait_slept;  /* --busy-wait: idle spells that spun their full count, then slept */
-    uint64_t first_runs;       /* processes whose first slice ran here */
-    uint64_t migrations_in;    /* slices of processes whose previous slice ran on another worker */
-    uint64_t migrations_out;   /* those, counted on the worker they left (bumped under the run-queue lock) */
-    uint64_t sends_self;       /* sends to the sender itself */
-    uint64_t sends_direct;     /* copied straight into a receiver that was not running */
-    uint64_t sends_arrivals;   /* pushed onto a running receiver's arrivals */
-    uint64_t sends_blocked;    /* blocking mode: the sender blocked on a running receiver (and repeats the send) */
-    uint64_t sends_dropped;    /* to no live process */
-    uint64_t receives;         /* messages taken by a receive */
-    uint64_t words_copied;     /* words of messages copied by sends (into a heap or an arrival buffer) */
+    uint64_t wakeups_received;      /* sleeps ended by a wakeup (not by a timer deadline or the program's end) */
+    uint64_t busy_wait_found;       /* --busy-wait: idle spells whose spinning found work before sleeping */
+    uint64_t busy_wait_slept;       /* --busy-wait: idle spells that spun their full count, then slept */
+    uint64_t first_runs;            /* processes whose first slice ran here */
+    uint64_t migrations_in;         /* slices of processes whose previous slice ran on another worker */
+    uint64_t migrations_out;        /* those, counted on the worker they left (bumped under the run-queue lock) */
+    uint64_t sends_self;            /* sends to the sender itself */
+    uint64_t sends_direct;          /* copied straight into a receiver that was not running */
+    uint64_t sends_arrivals;        /* pushed onto a running receiver's arrivals */
+    uint64_t sends_blocked;         /* blocking mode: the sender blocked on a running receiver (and repeats the send) */
+    uint64_t sends_dropped;         /* to no live process */
+    uint64_t receives;              /* messages taken by a receive */
+    uint64_t words_copied;          /* words of messages copied by sends (into a heap or an arrival buffer) */
+    uint64_t collections_elsewhere; /* slices that went on in a collection on a collector thread */
     uint64_t exits_normal, exits_shutdown, exits_killed, exits_other;
 
     /* --profile only */
@@ -134,9 +135,10 @@ enum slice_end {
     SLICE_WAIT,    /* it waits in a receive */
     SLICE_EXIT,    /* it ended */
     SLICE_BLOCKED, /* a builtin waits for a process running on another worker */
+    SLICE_COLLECT, /* it goes on in a long collection on a collector thread (--gc-threads) */
     SLICE_END_KINDS
 };
-/* "budget", "yield", "trap", "wait", "exit", "blocked". */
+/* "budget", "yield", "trap", "wait", "exit", "blocked", "collect". */
 const char *slice_end_name(enum slice_end why);
 
 /* Where a process's code stood when a slice started or ended: its

@@ -245,6 +245,11 @@ void profile_write_text(const struct profile *p, struct strbuf *out)
                   t->sends_direct + t->sends_arrivals + t->sends_self + t->sends_dropped, t->sends_direct,
                   t->sends_arrivals, t->sends_self, t->sends_dropped, t->sends_blocked, t->receives, t->words_copied,
                   p->blocked_builtins);
+    strbuf_printf(out,
+                  "collectors: %u threads (--gc-threads); %" PRIu64 " collections done there (%" PRIu64
+                  " slices handed over), %.3f ms in all, longest %.3f ms\n",
+                  p->collector_threads, p->collections, t->collections_elsewhere, (double)p->collection_ns / 1e6,
+                  (double)p->collection_max_ns / 1e6);
     if (p->watchdog_events)
         strbuf_printf(out,
                       "watchdog: --watchdog %u ms; %s at %" PRIu64 " ms: <0.%" PRIu64 ".0>%s%s runnable for %" PRIu64
@@ -618,6 +623,17 @@ void profile_write_json(const struct profile *p, struct strbuf *out)
         kv_u64(out, &c, "receives", t->receives);
         kv_u64(out, &c, "words_copied", t->words_copied);
         kv_u64(out, &c, "blocked_builtins", p->blocked_builtins);
+        strbuf_putc(out, '}');
+    }
+    key(out, &f, "collectors");
+    {
+        bool c = true;
+        strbuf_putc(out, '{');
+        kv_u64(out, &c, "threads", p->collector_threads);
+        kv_u64(out, &c, "collections", p->collections);
+        kv_u64(out, &c, "handed_over", t->collections_elsewhere);
+        kv_u64(out, &c, "total_ns", p->collection_ns);
+        kv_u64(out, &c, "max_ns", p->collection_max_ns);
         strbuf_putc(out, '}');
     }
     key(out, &f, "watchdog");

@@ -79,6 +79,10 @@ struct profile {
     uint64_t timer_thread_wakes, timer_thread_deadline_wakes;
     uint64_t timers_armed, timers_cancelled, timers_fired, receive_timeouts_fired;
     uint64_t blocked_builtins;
+    /* Collector threads (--gc-threads): how many, the collections done
+     * there, their total and longest time (ns). */
+    unsigned collector_threads;
+    uint64_t collections, collection_ns, collection_max_ns;
     /* The watchdog's event: at most one (it acts once). */
     unsigned watchdog_events;
     struct profile_watchdog {

@@ -37,6 +37,7 @@ enum trace_kind {
     /* On the ring written under the run-queue lock: */
     TRACE_BALANCE,  /* a balance move to worker `reds` from worker `other` */
     TRACE_WATCHDOG, /* the watchdog acted on pid, waiting `reds` ms; why: enum sched_watchdog_kind */
+    TRACE_COLLECT,  /* pid's collection on collector `other`, for worker `why`: stamp, ticks; reds: its cost */
 };
 
 struct trace_record {

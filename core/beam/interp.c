@@ -961,20 +961,40 @@ static term exit_reason_of(struct process *p, enum fault_class class, term reaso
         goto raise;                                                                                                    \
     } while (0)
 
-/* Collects with `live` x registers as roots and `need` words free after. */
-#define GC(need, live)                                                                                                 \
+/* Collects with `live` x registers as roots and `need` words free after.
+ * A collection estimated long (proc_gc.h: proc_collect_elsewhere), and one
+ * the heap asks for (`natural`: not one CLAUSE_GC_STRESS adds), goes to a
+ * collector thread instead: the engine saves its state to resume at
+ * `again` (after the collecting instruction, or that instruction itself
+ * when `site` is its line: it repeats there, and skips its collection
+ * once, RESUMED_AT) and ends the slice with BODY_COLLECT. */
+#define COLLECT(need, live, again, site, natural)                                                                      \
     do {                                                                                                               \
         p->stack_top = E;                                                                                              \
-        term *old_end = stack_end(p);                                                                                  \
-        (void)old_end;                                                                                                 \
+        if ((natural) && proc_collect_elsewhere(p, (need))) {                                                          \
+            p->collect_need = (uint32_t)(need);                                                                        \
+            p->collect_site = (site);                                                                                  \
+            collect_live = (live);                                                                                     \
+            collect_again = (again);                                                                                   \
+            goto collect_elsewhere;                                                                                    \
+        }                                                                                                              \
         if (proc_collect(p, (need), X, (live)) != HEAP_OK)                                                             \
             goto gc_failed;                                                                                            \
     } while (0)
-#define ENSURE_HEAP(need, live)                                                                                        \
+/* The instruction repeats after its collection was done on a collector
+ * (COLLECT with `site`, nonzero): true once, at that site. The sites:
+ * COLLECT_KEEPING's are its lines, the others these. */
+enum { SITE_TRAP_INSTRUCTION = 1, SITE_TRAP_CALL, SITE_GC_BIF, SITE_BS_CREATE_BIN };
+#define RESUMED_AT(site)                                                                                               \
+    (__builtin_expect(collect_resumed_at != 0, 0) && collect_resumed_at == (site) && (collect_resumed_at = 0, true))
+/* test_heap and allocate_heap: `need` words, or a collection, then the
+ * instruction's end (`again`: the next instruction). */
+#define ENSURE_HEAP(need, live, again)                                                                                 \
     do {                                                                                                               \
         size_t need_ = (need);                                                                                         \
         if (gc_stress || (size_t)(p->heap.end - p->heap.top) < need_ || heap_wants_gc(&p->heap))                       \
-            GC(need_, (live));                                                                                         \
+            COLLECT(need_, (live), (again), 0,                                                                         \
+                    (size_t)(p->heap.end - p->heap.top) < need_ || heap_wants_gc(&p->heap));                           \
     } while (0)
 
 /* The operands of +, - or * as doubles when one is a float and the other a
@@ -1005,9 +1025,11 @@ static inline bool float_operands(term a, term b, double *x, double *y)
  * here. */
 #define COLLECT_KEEPING(t, live)                                                                                       \
     do {                                                                                                               \
+        if (RESUMED_AT(__LINE__))                                                                                      \
+            break;                                                                                                     \
         if (gc_stress || heap_wants_gc(&p->heap)) {                                                                    \
             X[(live)] = (t);                                                                                           \
-            GC(0, (live) + 1);                                                                                         \
+            COLLECT(0, (live) + 1, I, __LINE__, heap_wants_gc(&p->heap));                                              \
             (t) = X[(live)];                                                                                           \
         }                                                                                                              \
     } while (0)
@@ -1184,6 +1206,24 @@ static enum body_stop run(struct process *p)
     unsigned trap_base = 0;   /* where a trapped gc_bif's continuation arguments start (its live registers) */
     double arith_float_value; /* a float sum, difference or product for arith_float */
 
+    unsigned collect_live = 0;            /* COLLECT: the live registers of a collection handed over */
+    const uint64_t *collect_again = NULL; /* and where the process resumes after it */
+    /* After a collection on a collector: the repeating instruction's site,
+     * which skips it (RESUMED_AT); 0: none. */
+    unsigned collect_resumed_at = p->collect_site;
+    p->collect_site = 0;
+
+    if (__builtin_expect(p->collected_elsewhere, 0)) {
+        /* Its collection on a collector found no memory (or the cap), or
+         * left it past its max_heap_size, checked here on its worker. */
+        p->collected_elsewhere = false;
+        if (p->collect_failed) {
+            p->collect_failed = false;
+            goto out_of_memory;
+        }
+        if (proc_collected_check(p) != HEAP_OK)
+            goto gc_failed;
+    }
     /* Restore the saved x registers. */
     memcpy(X, E, p->beam_saved_x * sizeof(term));
     E += p->beam_saved_x;
@@ -1228,12 +1268,12 @@ op_trap_resume : {
     unsigned nargs = p->bif_trap_arity;
     if (p->beam_repeat.how == REPEAT_INSTRUCTION) {
         trap_base = (unsigned)I[2];
-        if (gc_stress || heap_wants_gc(&p->heap))
-            GC(0, trap_base + nargs);
+        if (!RESUMED_AT(SITE_TRAP_INSTRUCTION) && (gc_stress || heap_wants_gc(&p->heap)))
+            COLLECT(0, trap_base + nargs, trap_resume_code, SITE_TRAP_INSTRUCTION, heap_wants_gc(&p->heap));
         goto gc_bif_continue;
     }
-    if (gc_stress || heap_wants_gc(&p->heap))
-        GC(0, nargs);
+    if (!RESUMED_AT(SITE_TRAP_CALL) && (gc_stress || heap_wants_gc(&p->heap)))
+        COLLECT(0, nargs, trap_resume_code, SITE_TRAP_CALL, heap_wants_gc(&p->heap));
     call_target = (struct beam_export *)(uintptr_t)p->beam_repeat.target;
     call_how = p->beam_repeat.how;
     call_dealloc = p->beam_repeat.dealloc;
@@ -1340,8 +1380,27 @@ call_export:
          * call (erts_gc_after_bif_call), where only x0 is live. A loop
          * whose other instructions allocate nothing and collect nowhere
          * would otherwise pile fragments up. */
-        if (gc_stress || heap_wants_gc(&p->heap))
-            GC(0, 1);
+        if (gc_stress || heap_wants_gc(&p->heap)) {
+            if (heap_wants_gc(&p->heap) && proc_collect_elsewhere(p, 0)) {
+                /* Handed over: the call returns first (a last call's frame
+                 * is dead), and the process resumes where it returns to. */
+                if (call_how == 0) {
+                    I = call_after;
+                } else {
+                    if (call_how == 1) {
+                        cp = (const uint64_t *)(uintptr_t)E[0];
+                        E += call_dealloc + 1;
+                    }
+                    I = cp;
+                }
+                p->collect_need = 0;
+                p->collect_site = 0;
+                collect_live = 1;
+                collect_again = I;
+                goto collect_elsewhere;
+            }
+            COLLECT(0, 1, NULL, 0, false);
+        }
         if (call_how == 0) {
             I = call_after;
             DISPATCH();
@@ -1786,11 +1845,11 @@ op_gc_bif3 : {
     }
     for (unsigned i = 0; i < n; i++)
         bif_args[i] = SRC(I[4 + i]);
-    if (gc_stress || heap_wants_gc(&p->heap)) {
+    if (!RESUMED_AT(SITE_GC_BIF) && (gc_stress || heap_wants_gc(&p->heap))) {
         /* The arguments are roots too: after the live registers. */
         for (unsigned i = 0; i < n; i++)
             X[live + i] = bif_args[i];
-        GC(0, live + n);
+        COLLECT(0, live + n, I, SITE_GC_BIF, heap_wants_gc(&p->heap));
         for (unsigned i = 0; i < n; i++)
             bif_args[i] = X[live + i];
     }
@@ -1894,13 +1953,13 @@ undefined_bif : {
         for (uint64_t i = 1; i <= slots; i++)
             E[i] = NIL;
         if (with_heap)
-            ENSURE_HEAP(need, live);
+            ENSURE_HEAP(need, live, I + 4);
         NEXT(with_heap ? 4 : 3);
     }
     }
 
 op_test_heap:
-    ENSURE_HEAP(I[1], (unsigned)I[2]);
+    ENSURE_HEAP(I[1], (unsigned)I[2], I + 3);
     NEXT(3);
 
 op_init:
@@ -2687,8 +2746,8 @@ op_raw_raise : {
          * OTP's, a construction may collect first (live x registers are the
          * roots, the sources among them): binaries appended to off-heap count
          * towards the virtual binary heap (binary.h). */
-        if (gc_stress || heap_wants_gc(&p->heap))
-            GC(0, (unsigned)I[3]);
+        if (!RESUMED_AT(SITE_BS_CREATE_BIN) && (gc_stress || heap_wants_gc(&p->heap)))
+            COLLECT(0, (unsigned)I[3], I, SITE_BS_CREATE_BIN, heap_wants_gc(&p->heap));
         uint64_t count = I[6] / 6;
         struct bits_segment inline_segments[16];
         struct bits_segment *segments = inline_segments;
@@ -2804,6 +2863,12 @@ call_trapped:
     if (!save_state(p, E, trap_resume_code, cp, p->bif_trap_arity))
         goto out_of_memory;
     return BODY_YIELD;
+
+collect_elsewhere:
+    /* COLLECT handed the collection over: every root on the stack. */
+    if (!save_state(p, E, collect_again, cp, collect_live))
+        goto out_of_memory;
+    return BODY_COLLECT;
 
 yield:
     if (!save_state(p, E, I, cp, stop_live))

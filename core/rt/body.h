@@ -24,6 +24,10 @@ enum body_stop {
     BODY_WAIT,    /* waiting in a receive: resume when a message arrives */
     BODY_EXIT,    /* ended: process.exit_reason holds why */
     BODY_BLOCKED, /* a builtin targets a process running on another worker: resume once its slice ended */
+    BODY_COLLECT, /* its heap wants a long collection (process.collect_need words free after it; the roots on
+                     its stack, dictionary and mailbox): the slice goes on on a collector thread, where the
+                     process stays running, and ends there; resumed, the body goes on as after the
+                     collection (collector.c) */
 };
 
 /* Where a process's code stands, as a slice's report names it (--profile's

@@ -33,6 +33,7 @@
 #include "rt/cpu_binding.h"
 #include "rt/internal.h"
 #include "rt/message.h"
+#include "rt/proc_gc.h"
 #include "rt/proc_table.h"
 #include "rt/signals.h"
 #include "term/atom.h"
@@ -154,6 +155,26 @@ bool sched_global_started(const struct sched *s)
 uint64_t sched_blocked_builtins(const struct sched *s) { return s->blocked_builtins; }
 
 uint64_t sched_lookups_skipped(const struct sched *s) { return s->lookups_skipped; }
+
+void sched_collector_counts(struct sched *s, uint64_t *collections, uint64_t *total_ns, uint64_t *max_ns,
+                            unsigned *threads)
+{
+    struct collectors *c = &s->collectors;
+    *collections = *total_ns = *max_ns = 0;
+    *threads = c->count;
+    if (c->count == 0)
+        return;
+    pthread_mutex_lock(&c->lock);
+    *collections = c->done;
+    *total_ns = c->total_ns;
+    *max_ns = c->max_ns;
+    pthread_mutex_unlock(&c->lock);
+}
+
+unsigned sched_collections_under_way(struct sched *s)
+{
+    return atomic_load_explicit(&s->collectors.busy, memory_order_relaxed);
+}
 
 void sched_timer_counts(const struct sched *s, uint64_t *clock_readings, uint64_t *fired)
 {
@@ -311,6 +332,13 @@ struct sched *sched_create(const struct sched_config *config, const char **error
     }
     if (policy->init && !policy->init(s)) {
         *error = "the policy refused the configuration";
+        sched_destroy(s);
+        return NULL;
+    }
+    if (!collectors_init(s, s->schedule                                 ? 0
+                            : config->gc_threads > SCHED_MAX_GC_THREADS ? SCHED_MAX_GC_THREADS
+                                                                        : config->gc_threads)) {
+        *error = "out of memory";
         sched_destroy(s);
         return NULL;
     }
@@ -1003,10 +1031,75 @@ static void settle_locked(struct sched *s, struct worker *w, struct process *p, 
         sched_enqueue_locked(s, w->id, p, ENQUEUE_UNBLOCKED);
         return;
     case BODY_YIELD:
+    case BODY_COLLECT: /* collected on the worker (worker_loop): it runs on */
         rt_lock(&s->rq_lock);
         stopping_locked(s, w, p, used, STOP_YIELD);
         sched_enqueue_locked(s, w->id, p, ENQUEUE_YIELD);
         return;
+    }
+}
+
+void sched_collected(struct sched *s, struct process *p, unsigned collector, uint64_t stamp, uint64_t ticks)
+{
+    struct worker *w = &s->workers[p->last_worker];
+    rt_lock(&s->rq_lock);
+    if (TRACING(s->trace)) {
+        struct trace_record *r = trace_ring_push(sched_trace_locked_ring(s->trace, s->worker_count));
+        r->stamp = stamp;
+        r->ticks = ticks;
+        r->pid = pid_number(p->pid);
+        r->name = __atomic_load_n(&p->registered_name, __ATOMIC_RELAXED);
+        r->reds = (uint32_t)p->collect_reds;
+        r->other = (uint16_t)collector;
+        r->kind = TRACE_COLLECT;
+        r->why = (uint8_t)w->id; /* its worker (at most 255 named; the pid says whose) */
+    }
+    p->next_released = w->collected;
+    w->collected = p;
+    atomic_fetch_add_explicit(&s->work_generation, 1, memory_order_release); /* a spinning worker looks */
+    wake_worker_locked(s, NOT_A_WORKER, w->id);
+    rt_unlock(&s->rq_lock);
+}
+
+/* The slice p ran on w is over: its reductions and the worker's counters;
+ * the reductions used. */
+static uint32_t account_slice(struct worker_metrics *m, struct process *p, int32_t spent)
+{
+    p->reductions += (uint64_t)spent;
+    p->slices++;
+    /* Atomic stores: statistics/1 reads these two while we run. */
+    __atomic_store_n(&m->slices, m->slices + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&m->reductions, m->reductions + (uint64_t)spent, __ATOMIC_RELAXED);
+    return (uint32_t)spent;
+}
+
+/* Settles the processes whose slices on w went on in collections on
+ * collector threads and have come back (sched_collected): the rest of
+ * settle_locked, once each, the policy having heard of the slice's end
+ * when w let it go (worker_loop). Both locks held on entry and on return. */
+static void settle_collected_locked(struct sched *s, struct worker *w)
+{
+    while (w->collected) {
+        struct process *p = w->collected;
+        w->collected = p->next_released;
+        p->next_released = NULL;
+        rt_unlock(&s->rq_lock);
+        /* The collection's cost, charged to the process (proc_collect). */
+        p->reductions += (uint64_t)p->collect_reds;
+        struct worker_metrics *m = &s->metrics[w->id];
+        __atomic_store_n(&m->reductions, m->reductions + (uint64_t)p->collect_reds, __ATOMIC_RELAXED);
+        w->running = p; /* the waker of what its settling wakes */
+        bool ends = p->pending_first && signals_settle_pending_locked(s, p);
+        if (p->blocked_senders)
+            unblock_senders_locked(s, w, p, ends);
+        if (ends) {
+            signals_finish_locked(s, w, p);
+            rt_lock(&s->rq_lock);
+        } else {
+            rt_lock(&s->rq_lock);
+            sched_enqueue_locked(s, w->id, p, ENQUEUE_YIELD);
+        }
+        w->running = NULL;
     }
 }
 
@@ -1089,6 +1182,8 @@ static enum slice_end slice_end_of(const struct process *p, enum body_stop why, 
         return SLICE_EXIT;
     case BODY_BLOCKED:
         return SLICE_BLOCKED;
+    case BODY_COLLECT:
+        return SLICE_COLLECT;
     case BODY_YIELD:
         break;
     }
@@ -1218,7 +1313,17 @@ static void worker_loop(struct worker *w)
         }
         if (s->timer_mode == TIMER_WORKERS && timer_wheel_armed_count(&s->wheel))
             fire_due_timeouts_locked(s); /* before each slice */
-        if (current) {
+        if (current && why == BODY_COLLECT) {
+            /* Its slice goes on in a collection on a collector thread: the
+             * policy hears that it left w, and it stays running, in no
+             * queue, until its collector hands it back (settle_collected_locked). */
+            rt_lock(&s->rq_lock);
+            stopping_locked(s, w, current, used, STOP_YIELD);
+            w->last_pid = current->pid;
+            w->last_end_ms = sched_coarse_ms(s);
+            METRIC(m->collections_elsewhere++);
+            collectors_submit(s, current); /* touched no more here */
+        } else if (current) {
             settle_locked(s, w, current, why, used);
             w->last_pid = current->pid; /* for the watchdog's report */
             w->last_end_ms = sched_coarse_ms(s);
@@ -1231,10 +1336,17 @@ static void worker_loop(struct worker *w)
             s->policy->tick(s, w->id);
         }
         current = NULL;
+        if (w->collected)
+            settle_collected_locked(s, w);
         struct process *next = NULL;
         unsigned looks_left = s->busy_wait;
         bool spun = false;
         while (!s->stopping && !(next = next_process_locked(s, w))) {
+            if (w->collected) {
+                /* A collection came back while w looked for work. */
+                settle_collected_locked(s, w);
+                continue;
+            }
             if (scheduled) {
                 idle_step(s, w);
                 continue;
@@ -1383,13 +1495,13 @@ static void worker_loop(struct worker *w)
         } else {
             why = current->body->resume(current);
         }
-        int32_t spent = current->slice_budget - (current->reds_left > 0 ? current->reds_left : 0);
-        used = (uint32_t)spent;
-        current->reductions += (uint64_t)spent;
-        current->slices++;
-        /* Atomic stores: statistics/1 reads these two while we run. */
-        __atomic_store_n(&m->slices, m->slices + 1, __ATOMIC_RELAXED);
-        __atomic_store_n(&m->reductions, m->reductions + (uint64_t)spent, __ATOMIC_RELAXED);
+        if (why == BODY_COLLECT && !atomic_load_explicit(&s->collectors.on, memory_order_relaxed)) {
+            /* No collector (a native body asked, or the pool stopped):
+             * the collection runs here, and the slice ends as a yield. */
+            proc_collect_saved(current); /* charges current->reds_left */
+            why = BODY_YIELD;
+        }
+        used = account_slice(m, current, current->slice_budget - (current->reds_left > 0 ? current->reds_left : 0));
         if (scheduled)
             schedule_end_step(s, w->id, current->pid, used);
     }
@@ -1427,6 +1539,10 @@ int sched_run(struct sched *s, term main_pid)
         fprintf(stderr, "clause: cannot start the timer thread\n");
         return EXIT_RUNTIME_FAILURE;
     }
+    /* Collector threads start before the workers (a body may hand a
+     * collection over from its first slice) and unbound. */
+    if (s->collectors.count)
+        collectors_start(s);
     unsigned started = 1;
     for (unsigned i = 1; i < s->worker_count; i++) {
         if (pthread_create(&s->workers[i].thread, NULL, worker_thread, &s->workers[i]) != 0) {
@@ -1447,6 +1563,9 @@ int sched_run(struct sched *s, term main_pid)
     worker_loop(&s->workers[0]);
     for (unsigned i = 1; i < started; i++)
         pthread_join(s->workers[i].thread, NULL);
+    /* A process still queued for a collector, or collected and not yet
+     * settled, is in the table: sched_destroy releases it. */
+    collectors_stop(s);
     if (s->schedule)
         schedule_end_run(s);
     if (timer_wanted) {
@@ -1474,6 +1593,7 @@ void sched_destroy(struct sched *s)
 {
     io_thread_stop(s); /* sched_run stopped it, unless it never ran */
     ports_stop(s);
+    collectors_destroy(s); /* stopped by sched_run, unless it never ran */
     /* Every worker has stopped: what is left in the table (queued, waiting)
      * is released without running further. The queues are emptied first, so
      * that no policy holds a freed process. */

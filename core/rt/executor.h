@@ -104,7 +104,16 @@ struct sched_config {
      * It replaces the timer thread, and turns busy-wait and the watchdog off. The caller frees it after
      * sched_destroy. */
     struct schedule *schedule;
+    /* Collector threads (--gc-threads N): a collection estimated at
+     * PROC_LONG_GC_WORDS words or more (rt/proc_gc.h) runs on one of them
+     * while the process's worker runs other processes, as OTP's dirty CPU
+     * schedulers collect. 0: every collection on its worker (also under
+     * --schedule, which keeps collections on the workers for its
+     * determinism, and in host invocations, whose workers never start). */
+    unsigned gc_threads;
 };
+/* The largest --gc-threads. */
+#define SCHED_MAX_GC_THREADS 1024u
 
 /* The largest --busy-wait. */
 #define SCHED_MAX_BUSY_WAIT 100000000u
@@ -242,6 +251,18 @@ size_t sched_live_processes(struct sched *s);
 
 /* Per-worker counters; valid after sched_run returned. */
 const struct worker_metrics *sched_metrics(const struct sched *s);
+
+/* Collections done on collector threads, their total and longest time in
+ * nanoseconds, and the collector threads asked for; valid after sched_run
+ * returned. */
+void sched_collector_counts(struct sched *s, uint64_t *collections, uint64_t *total_ns, uint64_t *max_ns,
+                            unsigned *threads);
+/* Collections under way on collector threads now (tests). */
+unsigned sched_collections_under_way(struct sched *s);
+/* For tests, before sched_run: hook(p, arg) runs on a collector thread
+ * before each collection of p (which counts as under way), e.g. to hold
+ * it until another process has acted. */
+void sched_test_collector_hook(struct sched *s, void (*hook)(struct process *p, void *arg), void *arg);
 
 /* The timer thread's clock readings and the timeouts it fired; valid after
  * sched_run returned. */

@@ -53,7 +53,32 @@ struct worker {
      * wakes). This worker only. */
     uint32_t trace_countdown;
     bool trace_sampled, trace_this_slice;
+    /* Processes whose slices here went on in collections on collector
+     * threads and came back (collector.c): this worker settles them at its
+     * next slice boundary. Newest first, linked by next_released; run-queue
+     * lock. */
+    struct process *collected;
 } __attribute__((aligned(64)));
+
+/* Collector threads (--gc-threads; collector.c): the slices of processes
+ * whose collections are long (proc_gc.h: proc_collect_elsewhere) go on
+ * there while their workers run other processes. */
+struct collectors {
+    unsigned count;     /* threads asked for; 0: every collection on its worker */
+    unsigned started;   /* threads running */
+    pthread_t *threads; /* [count] */
+    _Atomic bool on;    /* they run: bodies may hand collections over (relaxed; set before the workers start) */
+    pthread_mutex_t lock;
+    pthread_cond_t work;             /* signalled when a process is queued or the pool stops */
+    struct process *first, *last;    /* queued processes, oldest first (lock) */
+    bool stop;                       /* lock */
+    _Atomic unsigned busy;           /* collections under way (relaxed; tests, --profile) */
+    uint64_t done, total_ns, max_ns; /* collections done and their time (lock) */
+    /* Tests (sched_test_collector_hook): called on the collector before
+     * each collection; set before sched_run. */
+    void (*test_hook)(struct process *p, void *arg);
+    void *test_hook_arg;
+};
 
 #define EPOCH_POLL_SLICES 64
 /* ... or sooner when this many ended contexts wait for their grace period. */
@@ -176,7 +201,32 @@ struct sched {
     _Atomic uint64_t sysmon_long_schedule_ms; /* 0: off */
     _Atomic uint64_t sysmon_long_gc_ms;       /* 0: off */
     struct node_sysmon sysmon;                /* the whole setting; pid THE_NON_VALUE: none */
+    struct collectors collectors;             /* collector threads (collector.c) */
 };
+
+/* ---- collector threads (collector.c) ---- */
+
+/* Sets the pool up (no thread yet): `count` threads, 0 for none. False
+ * when memory was refused. */
+bool collectors_init(struct sched *s, unsigned count);
+/* Starts the threads (sched_run, before the workers); false when none
+ * could start (collections then stay on the workers). */
+bool collectors_start(struct sched *s);
+/* Stops and joins the threads: each finishes the collection it does; the
+ * processes still queued stay where they are, in the process table, for
+ * sched_destroy. Idempotent. */
+void collectors_stop(struct sched *s);
+/* Frees the pool (after collectors_stop). */
+void collectors_destroy(struct sched *s);
+/* Queues p, whose body returned BODY_COLLECT on worker p->last_worker,
+ * for a collector; its state stays PROC_RUNNING. The caller touches p no
+ * more. Any lock may be held (the pool's lock is taken last). */
+void collectors_submit(struct sched *s, struct process *p);
+/* A collector has collected p: it joins its worker's collected list and
+ * that worker is woken (takes the run-queue lock). */
+void sched_collected(struct sched *s, struct process *p, unsigned collector, uint64_t stamp, uint64_t ticks);
+/* True on a collector thread (sysmon_long_gc names no worker as the waker). */
+extern _Thread_local bool rt_on_collector;
 
 /* ThreadSanitizer cannot see ck_epoch's grace periods (libck is not
  * instrumented): a thread that touched an epoch-protected object releases

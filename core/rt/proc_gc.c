@@ -124,7 +124,13 @@ static bool settled(term payload, void *ctx)
     return heap_in_old(h, at) || !heap_contains(h, at);
 }
 
-enum heap_failure proc_collect(struct process *p, size_t need, term *registers, size_t count)
+static size_t stack_in_use(const struct process *p)
+{
+    return p->stack_top ? (size_t)(p->stack + p->stack_words - p->stack_top) : 0;
+}
+
+/* The collection itself, without the max_heap_size check. */
+static enum heap_failure collect(struct process *p, size_t need, term *registers, size_t count)
 {
     /* Messages live in a linked list; the collector wants ranges: copy the
      * payloads out, collect, and write the moved ones back in the same
@@ -163,7 +169,40 @@ enum heap_failure proc_collect(struct process *p, size_t need, term *registers, 
     }
     if (payloads != inline_payloads)
         free(payloads);
-    if (result == HEAP_OK && p->resources)
-        result = check_max_heap(p, stack_used);
     return result;
+}
+
+enum heap_failure proc_collect(struct process *p, size_t need, term *registers, size_t count)
+{
+    enum heap_failure result = collect(p, need, registers, count);
+    if (result == HEAP_OK && p->resources)
+        result = check_max_heap(p, stack_in_use(p));
+    return result;
+}
+
+enum heap_failure proc_collected_check(struct process *p)
+{
+    return p->resources ? check_max_heap(p, stack_in_use(p)) : HEAP_OK;
+}
+
+bool proc_collect_elsewhere(const struct process *p, size_t need)
+{
+    if (!atomic_load_explicit(&p->sched->collectors.on, memory_order_relaxed) || p->host)
+        return false;
+    const heap_t *h = &p->heap;
+    term *stack_end = p->stack + p->stack_words;
+    size_t words = heap_young_words(h) + (p->stack_top ? (size_t)(stack_end - p->stack_top) : 0);
+    if (words < PROC_LONG_GC_WORDS && gc_next_is_full_sweep(h, need))
+        words += heap_old_words(h);
+    return words >= PROC_LONG_GC_WORDS;
+}
+
+void proc_collect_saved(struct process *p)
+{
+    int32_t before = p->reds_left;
+    /* Without the max_heap_size check, which may log (a send, as from p):
+     * the body makes it when it resumes on its worker. */
+    p->collect_failed = collect(p, p->collect_need, NULL, 0) != HEAP_OK;
+    p->collected_elsewhere = true;
+    p->collect_reds = before - p->reds_left;
 }

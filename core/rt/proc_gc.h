@@ -6,7 +6,8 @@
  * pointers and catch markers there are left alone), and every message in
  * its mailbox until a receive takes it (the seed's "every message is a
  * collection root of its receiver"), and its process dictionary.
- * Runs on the process's worker while it runs.
+ * Runs on the process's worker while it runs, or on a collector thread
+ * while the process's slice goes on there (BODY_COLLECT, collector.c).
  */
 #ifndef CLAUSE_PROC_GC_H
 #define CLAUSE_PROC_GC_H
@@ -42,5 +43,30 @@ struct proc_max_heap proc_max_heap(const struct process *p);
 /* Sets p's: p itself, or a process not yet started. False when the host
  * refused memory (nothing changed). */
 bool proc_set_max_heap(struct process *p, struct proc_max_heap m);
+
+/* OTP's ERTS_POTENTIALLY_LONG_GC_HSIZE: a collection estimated to move at
+ * least this many words runs on a collector thread (a dirty CPU scheduler
+ * on OTP) when the executor has them. */
+#define PROC_LONG_GC_WORDS (128 * 1024)
+
+/* Whether a collection of p now, with `need` words free after it, should
+ * go to a collector thread: the executor runs collectors (--gc-threads),
+ * p is no host invocation's, and OTP's estimate (check_for_possibly_long_gc:
+ * the young generation in use, fragments included, and the stack, and the
+ * old generation too when the collection will be a full sweep) reaches
+ * PROC_LONG_GC_WORDS. The body then saves its state (every root on its
+ * stack), sets collect_need and returns BODY_COLLECT. */
+bool proc_collect_elsewhere(const struct process *p, size_t need);
+
+/* The collection a body asked for with BODY_COLLECT (on a collector, or on
+ * the worker when there is none): collect_need words free after it, every
+ * root on p's stack, dictionary and mailbox. Sets collect_reds (what it
+ * cost), collect_failed and collected_elsewhere: the max_heap_size check
+ * waits for the body's resume on p's worker (proc_collected_check). */
+void proc_collect_saved(struct process *p);
+/* On p's worker, after proc_collect_saved: HEAP_FAIL_MAX_HEAP_SIZE when p
+ * passed its max_heap_size with kill set (the report logged first when
+ * error_logger is), else HEAP_OK. */
+enum heap_failure proc_collected_check(struct process *p);
 
 #endif

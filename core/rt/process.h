@@ -43,7 +43,7 @@
 
 enum proc_state {
     PROC_RUNNABLE,  /* in a run queue */
-    PROC_RUNNING,   /* on a worker */
+    PROC_RUNNING,   /* on a worker, or its slice goes on in a collection on a collector thread (collector.c) */
     PROC_WAITING,   /* in a receive, in no queue */
     PROC_EXITED,    /* ended; its context is freed once its worker leaves the executor mutex */
     PROC_BLOCKED,   /* its builtin targets a process running elsewhere: in no queue until that slice ends */
@@ -99,19 +99,22 @@ struct process {
     /* The policy's per-process state (sched_policy_proc_data), zeroed at
      * spawn; run-queue lock. */
     _Alignas(8) unsigned char policy_data[POLICY_MAX_PROC_BYTES];
-    worker_id last_worker;         /* worker it runs on, or whose queue holds it (policies move it) */
-    worker_id ran_on;              /* worker of its latest slice (the migration counters) */
-    _Atomic int state;             /* enum proc_state; written under the executor mutex, read anywhere */
-    int32_t reds_left;             /* what is left of the current slice's budget */
-    int32_t slice_budget;          /* the current slice's budget (the policy's running(), or CONTEXT_REDS) */
-    int crash_status;              /* the program's status if this main process ends abnormally (0: 1); here
-                                      for the padding */
-    uint64_t reductions;           /* spent over its life */
-    uint64_t slices;               /* time slices it ran */
-    struct process *next_released; /* worker's list of contexts to free after the mutex */
-    ck_epoch_entry_t reclaim;      /* an ended context waits here for lock-free senders to let go */
-    bool wake_pending;             /* woken while not waiting: its next wait returns at once */
-    bool timed_out;                /* its last wait ended by its timeout (executor mutex) */
+    worker_id last_worker; /* worker it runs on, or whose queue holds it (policies move it) */
+    worker_id ran_on;      /* worker of its latest slice (the migration counters) */
+    _Atomic int state;     /* enum proc_state; written under the executor mutex, read anywhere */
+    int32_t reds_left;     /* what is left of the current slice's budget */
+    int32_t slice_budget;  /* the current slice's budget (the policy's running(), or CONTEXT_REDS) */
+    int crash_status;      /* the program's status if this main process ends abnormally (0: 1); here
+                              for the padding */
+    uint64_t reductions;   /* spent over its life */
+    uint64_t slices;       /* time slices it ran */
+    /* The worker's list of contexts to free after the mutex (an ended
+     * process); while it is alive, the collectors' queue and then its
+     * worker's list of collected processes (collector.c). */
+    struct process *next_released;
+    ck_epoch_entry_t reclaim; /* an ended context waits here for lock-free senders to let go */
+    bool wake_pending;        /* woken while not waiting: its next wait returns at once */
+    bool timed_out;           /* its last wait ended by its timeout (executor mutex) */
     /* enum proc_priority: written by the process itself (process_flag, only
      * under a policy that honours_priority), read by the policy. In what was
      * padding. */
@@ -182,6 +185,8 @@ struct process {
     bool beam_resume_timeout; /* it waits in a receive with a timeout: resume decides timeout or rescan */
     uint8_t fault_class;      /* enum fault_class of the exception being raised (fault_reason...) */
     bool bif_may_trap;        /* the engine's call of a builtin outside a guard: it may end in a portion */
+    bool collect_failed;      /* its collection on a collector (BODY_COLLECT) was refused: the body fails on resume */
+    bool collected_elsewhere; /* that collection done: the body checks max_heap_size on resume */
     struct {                  /* a builtin call that blocked, to repeat (interp.c) */
         const void *target;   /* its export */
         const uint64_t *site; /* the calling instruction */
@@ -196,6 +201,14 @@ struct process {
      * keeps in x registers until the continuation runs. The arguments and
      * the callee themselves are the thread's (proc_bif_call). */
     term (*bif_trap_fn)(struct process *p, const term *args);
+
+    /* --- a collection on a collector thread (BODY_COLLECT; collector.c).
+     * Written by the process's body before it stops, then by the collector;
+     * the worker that settles it reads them after the hand-back (the
+     * run-queue lock orders each hand-over). --- */
+    uint32_t collect_need; /* words free after the collection */
+    int32_t collect_reds;  /* what the collection cost it (reductions) */
+    uint32_t collect_site; /* the engine's: the site whose instruction repeats without collecting (0: none) */
 
     /* --- process dictionary: a map on its heap (keys compare exactly, as a
      * map's do), or THE_NON_VALUE while empty; a collection root --- */

@@ -81,6 +81,8 @@ static const char *instant_name(enum trace_kind kind)
         return "balance";
     case TRACE_WATCHDOG:
         return "watchdog";
+    case TRACE_COLLECT:
+        return "collection";
     case TRACE_SLICE:
         break;
     }
@@ -140,6 +142,19 @@ static void put_event(struct sched *s, struct strbuf *out, const struct trace_re
         strbuf_printf(out, ",\"reductions\":%u,\"end\":\"%s\"}}", e->reds, slice_end_name((enum slice_end)e->why));
         return;
     }
+    if (e->kind == TRACE_COLLECT) {
+        /* On its collector's track, after the workers'. */
+        strbuf_puts(out, ",\n{\"name\":\"collection\",\"cat\":\"collection\",\"ph\":\"X\",\"ts\":");
+        put_us(out, ts);
+        strbuf_puts(out, ",\"dur\":");
+        put_us(out, (uint64_t)((double)e->ticks * ns_per_tick));
+        strbuf_printf(out, ",\"pid\":1,\"tid\":%u,\"args\":{\"pid\":", tid);
+        put_pid(out, e->pid);
+        strbuf_puts(out, ",\"name\":");
+        put_name(out, e->name);
+        strbuf_printf(out, ",\"reductions\":%u,\"worker\":%u}}", e->reds, e->why);
+        return;
+    }
     /* The watchdog's act concerns every worker: a global instant. */
     bool global = e->kind == TRACE_WATCHDOG;
     strbuf_printf(out, ",\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"i\",\"s\":\"%s\",\"ts\":",
@@ -179,6 +194,7 @@ static void put_event(struct sched *s, struct strbuf *out, const struct trace_re
     case TRACE_SLICE:
     case TRACE_FLOW_START:
     case TRACE_FLOW_END:
+    case TRACE_COLLECT:
         break;
     }
     strbuf_puts(out, "}}");
@@ -206,6 +222,11 @@ void sched_trace_write_json(struct sched *s, const char *program, struct strbuf 
                       ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"ts\":0,\"args\":{\"name\":"
                       "\"worker %u\"}}",
                       w, w);
+    for (unsigned c = 0; c < s->collectors.count; c++)
+        strbuf_printf(out,
+                      ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"ts\":0,\"args\":{\"name\":"
+                      "\"collector %u\"}}",
+                      s->worker_count + c, c);
     const struct trace_ring *locked = sched_trace_locked_ring(s->trace, s->worker_count);
     for (unsigned ring = 0; ring <= s->worker_count; ring++) {
         const struct trace_ring *r = &s->trace[ring];
@@ -217,17 +238,20 @@ void sched_trace_write_json(struct sched *s, const char *program, struct strbuf 
             /* A stamp read before the start (none should be) is clamped to 0. */
             uint64_t ts = e->stamp > start ? (uint64_t)((double)(e->stamp - start) * ns_per_tick) : 0;
             /* A balance move shows on the worker that gained the process. */
-            unsigned tid = r != locked ? ring : e->kind == TRACE_BALANCE ? e->reds : 0;
+            unsigned tid = r != locked                ? ring
+                           : e->kind == TRACE_BALANCE ? e->reds
+                           : e->kind == TRACE_COLLECT ? s->worker_count + e->other
+                                                      : 0;
             put_event(s, out, e, tid, ts, ns_per_tick);
         }
     }
     strbuf_printf(out, "\n],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"program\":\"");
     put_json_text(out, program, strlen(program));
     strbuf_printf(out,
-                  "\",\"workers\":%u,\"policy\":\"%s\",\"trace_limit\":%llu,\"trace_sample\":%u,"
+                  "\",\"workers\":%u,\"collectors\":%u,\"policy\":\"%s\",\"trace_limit\":%llu,\"trace_sample\":%u,"
                   "\"events_recorded\":%llu,\"events_dropped\":%llu,\"dropped_per_worker\":[",
-                  s->worker_count, s->policy->name, (unsigned long long)s->trace[0].capacity, s->trace_sample,
-                  (unsigned long long)recorded, (unsigned long long)dropped);
+                  s->worker_count, s->collectors.count, s->policy->name, (unsigned long long)s->trace[0].capacity,
+                  s->trace_sample, (unsigned long long)recorded, (unsigned long long)dropped);
     for (unsigned w = 0; w < s->worker_count; w++)
         strbuf_printf(out, "%s%llu", w ? "," : "", (unsigned long long)trace_ring_dropped(&s->trace[w]));
     strbuf_printf(out, "],\"dropped_under_lock\":%llu}}\n", (unsigned long long)trace_ring_dropped(locked));

@@ -149,7 +149,9 @@ void sysmon_long_gc(struct process *p, uint64_t ms, size_t stack)
         term words[7 * 3], cells[2 * 7], items[7];
         for (unsigned i = 0; i < 7; i++)
             items[i] = pair(words + 3 * i, atom_intern_cstr(names[i]), count(values[i]));
-        send_locked(s, p->last_worker, monitor, p->pid, atom_intern_cstr("long_gc"), list_of(cells, items, 7));
+        /* On a collector, no worker wakes the monitor (as the timer thread). */
+        worker_id waker = rt_on_collector ? NOT_A_WORKER : p->last_worker;
+        send_locked(s, waker, monitor, p->pid, atom_intern_cstr("long_gc"), list_of(cells, items, 7));
     }
     rt_unlock(&s->exec_lock);
 }

@@ -7,8 +7,8 @@
 %% work: a process that passes it is killed (reason killed) unless kill is
 %% false, and with error_logger true the report reaches logger, whose
 %% Max Heap Size, Kill, Error Logger and queue length are printed (the
-%% other figures are the heap's own). Each setting is tried in a process of
-%% its own.
+%% other figures are the heap's own), also after a long collection. Each
+%% setting is tried in a process of its own.
 -module(max_heap_size_flag).
 -export([main/1]).
 -export([log/2]).
@@ -58,6 +58,17 @@ killed(Setting) ->
     {P, Ref} = spawn_monitor(fun() -> process_flag(max_heap_size, Setting), exit({survived, grow(20000)}) end),
     receive {'DOWN', Ref, process, P, Why} -> Why end.
 
+%% A heap of over 300,000 words: on clause its collections are long ones,
+%% done on a collector thread, and the limit is checked when the process
+%% resumes on its worker.
+killed_large() ->
+    {P, Ref} = spawn_monitor(fun() ->
+                                     process_flag(max_heap_size, #{size => 200000, error_logger => false}),
+                                     T = erlang:make_tuple(300000, x),
+                                     exit({survived, tuple_size(T), length(lists:seq(1, 20000))})
+                             end),
+    receive {'DOWN', Ref, process, P, Why} -> Why end.
+
 main(_) ->
     io:format("default ~p~n", [[info(), erlang:system_info(max_heap_size)]]),
     io:format("gc defaults ~p~n", [proplists:get_value(max_heap_size, erlang:system_info(garbage_collection))]),
@@ -95,6 +106,7 @@ main(_) ->
     io:format("under the limit ~p~n", [killed(#{size => 1000000, error_logger => false})]),
     io:format("killed ~p~n", [killed(#{size => 10000, error_logger => false})]),
     io:format("not killed ~p~n", [killed(#{size => 10000, kill => false, error_logger => false})]),
+    io:format("killed after a long collection ~p~n", [killed_large()]),
     io:format("process_flag back to 0 ~p~n", [in_process(fun() -> process_flag(max_heap_size, 10000),
                                                                    process_flag(max_heap_size, 0),
                                                                    grow(20000) end)]),

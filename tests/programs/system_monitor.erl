@@ -63,7 +63,11 @@ long_schedule() ->
                            Me ! {done, self(), tuple_size(T4)}
                    end),
     receive {ready, Worker} -> ok end,
-    erlang:system_monitor(Me, [{long_schedule, 5}]),
+    %% 1 ms: each slice of the worker holds at least one copy of the 4M-word
+    %% tuple (3 to 12 ms here), but no more than one once a collection of
+    %% the large heap ends it (on a dirty scheduler on OTP, a collector
+    %% thread on clause): at 5 ms a lone copy was under the threshold.
+    erlang:system_monitor(Me, [{long_schedule, 1}]),
     %% A slice is timed when the monitor is on as it starts (in OTP too):
     %% send go only once the worker waits for it, so that its copies run in
     %% a slice that starts after the monitor was set.
@@ -89,7 +93,7 @@ wait_until_waiting(Pid) ->
 flush(Acc) ->
     receive M -> flush([M | Acc]) after 300 -> lists:reverse(Acc) end.
 
-shape([{timeout, T}, {in, In}, {out, Out}]) when is_integer(T), T > 5 ->
+shape([{timeout, T}, {in, In}, {out, Out}]) when is_integer(T), T > 1 ->
     {timeout_above_threshold, location(In), location(Out)};
 shape(Other) ->
     {unexpected, Other}.

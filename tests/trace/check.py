@@ -18,7 +18,7 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-ENDS = {"budget", "yield", "trap", "wait", "exit", "blocked"}
+ENDS = {"budget", "yield", "trap", "wait", "exit", "blocked", "collect"}
 INSTANTS = {"steal", "migration", "sleep", "wakeup", "balance"}
 failures = []
 
@@ -46,6 +46,7 @@ def check_format(name, doc, workers):
         failures.append(f"{name}: no traceEvents list")
         return
     threads = set()
+    collectors = doc.get("otherData", {}).get("collectors", 0)
     for e in events:
         for field in ("name", "ph", "pid", "tid", "ts"):
             if field not in e:
@@ -56,6 +57,15 @@ def check_format(name, doc, workers):
             expect(f"{name}: metadata args", isinstance(e.get("args", {}).get("name"), str), True)
             if e["name"] == "thread_name":
                 threads.add(e["tid"])
+        elif e["ph"] == "X" and e.get("cat") == "collection":
+            # A collection on a collector thread: on that collector's track, after the workers'.
+            a = e.get("args", {})
+            ok = (e["name"] == "collection" and isinstance(e.get("dur"), (int, float)) and e["dur"] >= 0
+                  and a.get("pid", "").startswith("<0.") and isinstance(a.get("reductions"), int)
+                  and a.get("worker") in range(workers) and e["tid"] in range(workers, workers + collectors))
+            if not ok:
+                failures.append(f"{name}: malformed collection {e}")
+                return
         elif e["ph"] == "X":
             a = e.get("args", {})
             ok = (isinstance(e.get("dur"), (int, float)) and e["dur"] >= 0 and e["ts"] >= 0
@@ -80,9 +90,9 @@ def check_format(name, doc, workers):
         else:
             failures.append(f"{name}: unexpected phase {e['ph']}")
             return
-    expect(f"{name}: a named track per worker", threads, set(range(workers)))
+    expect(f"{name}: a named track per worker and collector", threads, set(range(workers + collectors)))
     other = doc.get("otherData", {})
-    for field in ("program", "workers", "trace_limit", "trace_sample", "events_recorded", "events_dropped",
+    for field in ("program", "workers", "collectors", "trace_limit", "trace_sample", "events_recorded", "events_dropped",
                   "dropped_per_worker", "dropped_under_lock"):
         expect(f"{name}: otherData has {field}", field in other, True)
     expect(f"{name}: otherData workers", other.get("workers"), workers)

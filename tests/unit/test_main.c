@@ -130,6 +130,7 @@ struct sched_config test_sched_config(const struct policy_ops *policy, unsigned 
         .locks = test_lock_kind(),
         .busy_wait = test_busy_wait(),
         .watchdog_ms = test_watchdog_ms(),
+        .gc_threads = 0, /* every collection on its worker; test_collector.c asks for collector threads */
     };
 }
 

@@ -297,6 +297,25 @@ static void test_watchdog_option(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(options_usage(), "--watchdog MS"));
 }
 
+static void test_gc_threads_option(void)
+{
+    struct clause_options o;
+    char e[256];
+    CU_ASSERT_TRUE(PARSE(&o, e, "--native", "spawn_exit", "1"));
+    CU_ASSERT_EQUAL(o.gc_threads, -1); /* the default: one per worker, chosen once the workers are known */
+    CU_ASSERT_TRUE(PARSE(&o, e, "--gc-threads", "0", "--native", "spawn_exit", "1"));
+    CU_ASSERT_EQUAL(o.gc_threads, 0);
+    CU_ASSERT_TRUE(PARSE(&o, e, "--gc-threads", "3", "--native", "spawn_exit", "1"));
+    CU_ASSERT_EQUAL(o.gc_threads, 3);
+    CU_ASSERT_TRUE(PARSE(&o, e, "--gc-threads", "1024", "--native", "spawn_exit", "1"));
+    CU_ASSERT_FALSE(PARSE(&o, e, "--gc-threads", "1025", "--native", "spawn_exit", "1"));
+    CU_ASSERT_STRING_EQUAL(e, "--gc-threads: '1025' is not a number from 0 to 1024");
+    CU_ASSERT_FALSE(PARSE(&o, e, "--gc-threads", "-1", "--native", "spawn_exit", "1"));
+    CU_ASSERT_FALSE(PARSE(&o, e, "--gc-threads"));
+    CU_ASSERT_STRING_EQUAL(e, "--gc-threads: '' is not a number from 0 to 1024");
+    CU_ASSERT_PTR_NOT_NULL(strstr(options_usage(), "--gc-threads N"));
+}
+
 static void test_schedule_options(void)
 {
     struct clause_options o;
@@ -322,6 +341,7 @@ static CU_TestInfo tests[] = {
     {"seeded schedules", test_schedule_options},
     {"lock kinds", test_lock_kinds},
     {"watchdog", test_watchdog_option},
+    {"gc-threads", test_gc_threads_option},
     {"policy parameters", test_policy_parameters},
     {"busy wait", test_busy_wait_option},
     {"defaults and program arguments", test_defaults_and_program_arguments},

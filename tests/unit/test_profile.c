@@ -568,6 +568,7 @@ static void test_slice_end_names(void)
     CU_ASSERT_STRING_EQUAL(slice_end_name(SLICE_WAIT), "wait");
     CU_ASSERT_STRING_EQUAL(slice_end_name(SLICE_EXIT), "exit");
     CU_ASSERT_STRING_EQUAL(slice_end_name(SLICE_BLOCKED), "blocked");
+    CU_ASSERT_STRING_EQUAL(slice_end_name(SLICE_COLLECT), "collect");
 }
 
 static CU_TestInfo tests[] = {
