@@ -3023,23 +3023,19 @@ struct process *beam_new_call(struct sched *s, struct process *parent, term modu
 term beam_spawn(struct sched *s, struct process *parent, struct code_server *cs, term module, term function,
                 const term *args, unsigned argc)
 {
-    return beam_spawn_tied(s, parent, cs, module, function, args, argc, NULL, NULL);
+    return beam_spawn_tied(s, parent, cs, module, function, args, argc, NULL, 0);
 }
 
 term beam_spawn_tied(struct sched *s, struct process *parent, struct code_server *cs, term module, term function,
-                     const term *args, unsigned argc, const struct spawn_ties *ties,
-                     const struct spawn_heap_options *heap)
+                     const term *args, unsigned argc, const struct spawn_ties *ties, size_t min_heap_words)
 {
     (void)cs;
     struct process *p = beam_new_call(s, parent, module, function, args, argc);
     if (!p)
         return THE_NON_VALUE;
-    /* Each from the process's first collection. */
-    if (heap && heap->min_heap_words > proc_min_heap_size(p))
-        p->heap.min_words = PROC_HEAP_FLOOR(heap->min_heap_words);
-    if (heap && heap->has_fullsweep_after)
-        p->heap.fullsweep_after = heap->fullsweep_after;
-    if (!proc_set_max_heap(p, heap && heap->has_max_heap ? heap->max_heap : proc_max_heap_default())) {
+    if (min_heap_words > proc_min_heap_size(p))
+        p->heap.min_words = PROC_HEAP_FLOOR(min_heap_words); /* from its first collection */
+    if (!proc_set_max_heap(p, proc_max_heap_default())) {
         sched_discard_process(p);
         return THE_NON_VALUE;
     }

@@ -13,7 +13,6 @@
 
 #include "beam/code_server.h"
 #include "rt/executor.h"
-#include "rt/proc_gc.h"
 
 /* The handler address of every opcode number (prepared code's opcode
  * words); unimplemented ones lead to a handler that fails the process. */
@@ -50,20 +49,13 @@ struct process *beam_new_call(struct sched *s, struct process *parent, term modu
  * new process then exits with undef, as on OTP. */
 term beam_spawn(struct sched *s, struct process *parent, struct code_server *cs, term module, term function,
                 const term *args, unsigned argc);
-/* spawn_opt's heap options: the minimum heap (OTP's words; 0: the
- * default), fullsweep_after (has_fullsweep_after false: the default) and
- * max_heap_size (has_max_heap false: the default, rt/proc_gc.h). */
-struct spawn_heap_options {
-    size_t min_heap_words;
-    bool has_fullsweep_after, has_max_heap;
-    unsigned long fullsweep_after;
-    struct proc_max_heap max_heap;
-};
 /* The same with spawn options: ties to the parent (a link, a monitor) made
- * before the process can run, and its heap options (NULL: the defaults). */
+ * before the process can run, and its minimum heap (OTP's words; 0: the
+ * default). spawn_opt's other tuning options are checked and accepted, not
+ * applied (the seed): the process takes the system's max_heap_size and
+ * fullsweep_after. */
 term beam_spawn_tied(struct sched *s, struct process *parent, struct code_server *cs, term module, term function,
-                     const term *args, unsigned argc, const struct spawn_ties *ties,
-                     const struct spawn_heap_options *heap);
+                     const term *args, unsigned argc, const struct spawn_ties *ties, size_t min_heap_words);
 
 /* The status with which the main process's uncaught exception ends the
  * program, as escript's. */

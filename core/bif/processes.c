@@ -28,7 +28,7 @@ static term bif_self(struct process *p, const term *args)
 /* How a spawn_opt call asks for its process. */
 struct spawn_request_opts {
     struct spawn_ties ties;
-    struct spawn_heap_options heap;
+    size_t min_heap_words;
 };
 
 /* A node argument: only this node (the seed: another node is badarg). */
@@ -69,8 +69,8 @@ bool bif_monitor_options(term options, term *tag, int *alias)
 }
 
 /* One of spawn_opt's options: link, monitor, {monitor, Opts} and the
- * tuning options, which are checked and (but for min_heap_size,
- * fullsweep_after and max_heap_size) not applied. False for anything else. */
+ * tuning options, which are checked and (but for min_heap_size) not
+ * applied, as the seed says (OTP applies them). False for anything else. */
 static bool parse_spawn_option(term o, struct spawn_request_opts *out)
 {
     if (o == A(link)) {
@@ -93,21 +93,14 @@ static bool parse_spawn_option(term o, struct spawn_request_opts *out)
     if (key == A(min_heap_size)) {
         if (!is_non_negative_small(value))
             return false;
-        out->heap.min_heap_words = (size_t)small_value(value);
+        out->min_heap_words = (size_t)small_value(value);
         return true;
     }
-    if (key == A(fullsweep_after)) {
-        if (!is_non_negative_small(value))
-            return false;
-        out->heap.has_fullsweep_after = true;
-        out->heap.fullsweep_after = (unsigned long)small_value(value);
-        return true;
-    }
-    if (key == A(min_bin_vheap_size))
+    if (key == A(fullsweep_after) || key == A(min_bin_vheap_size))
         return is_non_negative_small(value);
     if (key == A(max_heap_size)) {
-        out->heap.has_max_heap = true;
-        return bif_max_heap_arg(value, HEAP_DEFAULT_MIN_WORDS, &out->heap.max_heap);
+        struct proc_max_heap unused;
+        return bif_max_heap_arg(value, HEAP_DEFAULT_MIN_WORDS, &unused);
     }
     if (key == A(message_queue_data))
         return value == A(off_heap) || value == A(on_heap);
@@ -165,7 +158,7 @@ static term spawn_with(struct process *p, term fun_or_module, term function, ter
         opts->ties.monitor_ref = ref;
     }
     term pid = beam_spawn_tied(p->sched, p, sched_engine(p->sched), fun_or_module, function, argv, argc,
-                               opts ? &opts->ties : NULL, opts ? &opts->heap : NULL);
+                               opts ? &opts->ties : NULL, opts ? opts->min_heap_words : 0);
     if (is_non_value(pid))
         return bif_out_of_memory(p);
     if (is_non_value(ref))
