@@ -106,6 +106,22 @@ static void put_name(struct strbuf *out, term name)
     strbuf_putc(out, '"');
 }
 
+/* A complete event's fields after its name: category, start ts and e's
+ * duration on track tid, and its args opened with e's pid and name (the
+ * caller adds the rest and closes them). */
+static void put_span(struct strbuf *out, const struct trace_record *e, const char *category, unsigned tid, uint64_t ts,
+                     double ns_per_tick)
+{
+    strbuf_printf(out, ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":", category);
+    put_us(out, ts);
+    strbuf_puts(out, ",\"dur\":");
+    put_us(out, (uint64_t)((double)e->ticks * ns_per_tick));
+    strbuf_printf(out, ",\"pid\":1,\"tid\":%u,\"args\":{\"pid\":", tid);
+    put_pid(out, e->pid);
+    strbuf_puts(out, ",\"name\":");
+    put_name(out, e->name);
+}
+
 /* One record of the ring `tid` names (the run-queue lock's records say
  * their own track), at ts microseconds. */
 static void put_event(struct sched *s, struct strbuf *out, const struct trace_record *e, unsigned tid, uint64_t ts,
@@ -131,27 +147,15 @@ static void put_event(struct sched *s, struct strbuf *out, const struct trace_re
             put_json_text(out, name, len);
         else
             strbuf_printf(out, "<0.%llu.0>", (unsigned long long)e->pid);
-        strbuf_puts(out, "\",\"cat\":\"slice\",\"ph\":\"X\",\"ts\":");
-        put_us(out, ts);
-        strbuf_puts(out, ",\"dur\":");
-        put_us(out, (uint64_t)((double)e->ticks * ns_per_tick));
-        strbuf_printf(out, ",\"pid\":1,\"tid\":%u,\"args\":{\"pid\":", tid);
-        put_pid(out, e->pid);
-        strbuf_puts(out, ",\"name\":");
-        put_name(out, e->name);
+        strbuf_puts(out, "\"");
+        put_span(out, e, "slice", tid, ts, ns_per_tick);
         strbuf_printf(out, ",\"reductions\":%u,\"end\":\"%s\"}}", e->reds, slice_end_name((enum slice_end)e->why));
         return;
     }
     if (e->kind == TRACE_COLLECT) {
         /* On its collector's track, after the workers'. */
-        strbuf_puts(out, ",\n{\"name\":\"collection\",\"cat\":\"collection\",\"ph\":\"X\",\"ts\":");
-        put_us(out, ts);
-        strbuf_puts(out, ",\"dur\":");
-        put_us(out, (uint64_t)((double)e->ticks * ns_per_tick));
-        strbuf_printf(out, ",\"pid\":1,\"tid\":%u,\"args\":{\"pid\":", tid);
-        put_pid(out, e->pid);
-        strbuf_puts(out, ",\"name\":");
-        put_name(out, e->name);
+        strbuf_puts(out, ",\n{\"name\":\"collection\"");
+        put_span(out, e, "collection", tid, ts, ns_per_tick);
         strbuf_printf(out, ",\"reductions\":%u,\"worker\":%u}}", e->reds, e->why);
         return;
     }

@@ -20,39 +20,15 @@
 #include "term/print.h"
 #include "term/strbuf.h"
 #include "test_main.h"
+#include "test_support.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static struct process *new_process(void)
-{
-    atom_table_init();
-    bif_registry_init();
-    struct process *p = calloc(1, sizeof *p);
-    CU_ASSERT_FATAL(p != NULL);
-    CU_ASSERT_FATAL(heap_init(&p->heap, 0, 0));
-    return p;
-}
-
-static void free_process(struct process *p)
-{
-    heap_destroy(&p->heap);
-    free(p);
-}
-
-/* module:function(args); THE_NON_VALUE with p->fault_reason set when it raised. */
-static term call(struct process *p, const char *module, const char *function, unsigned arity, const term *args)
-{
-    const struct bif_entry *e = bif_lookup(atom_intern_cstr(module), atom_intern_cstr(function), arity);
-    CU_ASSERT_FATAL(e != NULL);
-    p->fault_class = FAULT_NONE;
-    return e->fn(p, args);
-}
-
 static term new_atomics(struct process *p, int64_t n, bool is_signed)
 {
     term args[2] = {make_small(n), make_small(is_signed ? 1 : 0)};
-    term ref = call(p, "erts_internal", "atomics_new", 2, args);
+    term ref = test_bif_call(p, "erts_internal", "atomics_new", 2, args);
     CU_ASSERT_FATAL(is_value(ref));
     return ref;
 }
@@ -90,7 +66,7 @@ static bool raised_badarg(struct process *p, term result)
 static void test_copies_share_one_array(void)
 {
     size_t base = binary_live_count();
-    struct process *p = new_process();
+    struct process *p = test_bif_process_new();
     term ref = new_atomics(p, 4, true);
     struct binary *b = binary_of(ref);
     CU_ASSERT(is_ref(ref) && is_magic_ref(ref) && !is_bitstring(ref));
@@ -128,9 +104,9 @@ static void test_copies_share_one_array(void)
 
     /* The update through one copy is seen through the others. */
     term put[3] = {msg, make_small(2), make_small(-7)};
-    CU_ASSERT_EQUAL(call(p, "atomics", "put", 3, put), A(ok));
+    CU_ASSERT_EQUAL(test_bif_call(p, "atomics", "put", 3, put), A(ok));
     term get[2] = {ref, make_small(2)};
-    CU_ASSERT_EQUAL(call(p, "atomics", "get", 2, get), make_small(-7));
+    CU_ASSERT_EQUAL(test_bif_call(p, "atomics", "get", 2, get), make_small(-7));
 
     /* Other's collection keeping only the message's copy drops the first. */
     term roots[1] = {msg};
@@ -146,20 +122,20 @@ static void test_copies_share_one_array(void)
     CU_ASSERT_EQUAL(atomic_load(&b->refc), 1);
     CU_ASSERT_EQUAL(binary_live_count(), base + 1);
     get[0] = roots[0];
-    CU_ASSERT_EQUAL(call(p, "atomics", "get", 2, get), make_small(-7));
+    CU_ASSERT_EQUAL(test_bif_call(p, "atomics", "get", 2, get), make_small(-7));
 
     /* The last term goes: the array is freed (ASan sees any later use). */
     CU_ASSERT_EQUAL(gc_collect(&other, 0, NULL, 0), HEAP_OK);
     CU_ASSERT_EQUAL(binary_live_count(), base);
     CU_ASSERT(other.mso == NULL && other.off_heap_bytes == 0);
     heap_destroy(&other);
-    free_process(p);
+    test_bif_process_free(p);
 }
 
 static void test_old_generation_and_buffers(void)
 {
     size_t base = binary_live_count();
-    struct process *p = new_process();
+    struct process *p = test_bif_process_new();
     term roots[1] = {new_atomics(p, 2, false)};
     struct gc_root_range r = {roots, 1};
     /* Survivors are promoted; the old generation keeps the array. */
@@ -196,12 +172,12 @@ static void test_old_generation_and_buffers(void)
             CU_ASSERT_EQUAL(gc_collect(&p->heap, 0, NULL, 0), HEAP_OK);
     }
     CU_ASSERT_EQUAL(binary_live_count(), base);
-    free_process(p);
+    test_bif_process_free(p);
 }
 
 static void test_a_reference_everywhere(void)
 {
-    struct process *p = new_process();
+    struct process *p = test_bif_process_new();
     term ref = new_atomics(p, 1, true);
     term plain = heap_make_ref(&p->heap);
     /* Order: among references, by id; other kinds of term as for any ref. */
@@ -223,14 +199,14 @@ static void test_a_reference_everywhere(void)
     strbuf_free(&a);
     strbuf_free(&b);
     /* The external format: an ordinary reference, decoding to an equal one. */
-    term bin1 = call(p, "erlang", "term_to_binary", 1, &ref);
-    term bin2 = call(p, "erlang", "term_to_binary", 1, &same);
+    term bin1 = test_bif_call(p, "erlang", "term_to_binary", 1, &ref);
+    term bin2 = test_bif_call(p, "erlang", "term_to_binary", 1, &same);
     CU_ASSERT_FATAL(is_value(bin1) && is_value(bin2));
     CU_ASSERT(term_eq_exact(bin1, bin2));
-    term back = call(p, "erlang", "binary_to_term", 1, &bin1);
+    term back = test_bif_call(p, "erlang", "binary_to_term", 1, &bin1);
     CU_ASSERT(is_ref(back) && term_eq_exact(back, ref));
-    CU_ASSERT_EQUAL(call(p, "erlang", "is_reference", 1, &ref), A(true));
-    free_process(p);
+    CU_ASSERT_EQUAL(test_bif_call(p, "erlang", "is_reference", 1, &ref), A(true));
+    test_bif_process_free(p);
 }
 
 /* ---- arithmetic ---- */
@@ -238,12 +214,12 @@ static void test_a_reference_everywhere(void)
 static term op3(struct process *p, const char *f, term ref, int64_t ix, term v)
 {
     term args[3] = {ref, make_small(ix), v};
-    return call(p, "atomics", f, 3, args);
+    return test_bif_call(p, "atomics", f, 3, args);
 }
 
 static void test_signed_wrap_around(void)
 {
-    struct process *p = new_process();
+    struct process *p = test_bif_process_new();
     term a = new_atomics(p, 2, true);
     const char *max = "9223372036854775807", *min = "-9223372036854775808";
     CU_ASSERT_EQUAL(op3(p, "put", a, 1, integer(p, max)), A(ok));
@@ -265,13 +241,13 @@ static void test_signed_wrap_around(void)
     CU_ASSERT(raised_badarg(p, op3(p, "add", a, 1, two64)));
     CU_ASSERT(is_integer_text(op3(p, "exchange", a, 1, integer(p, min)), "9223372036854775806"));
     term get[2] = {a, make_small(1)};
-    CU_ASSERT(is_integer_text(call(p, "atomics", "get", 2, get), min));
-    free_process(p);
+    CU_ASSERT(is_integer_text(test_bif_call(p, "atomics", "get", 2, get), min));
+    test_bif_process_free(p);
 }
 
 static void test_unsigned_wrap_around(void)
 {
-    struct process *p = new_process();
+    struct process *p = test_bif_process_new();
     term u = new_atomics(p, 1, false);
     const char *max = "18446744073709551615";
     CU_ASSERT(is_integer_text(op3(p, "add_get", u, 1, make_small(-1)), max));
@@ -281,77 +257,77 @@ static void test_unsigned_wrap_around(void)
     CU_ASSERT(raised_badarg(p, op3(p, "put", u, 1, make_small(-1))));
     CU_ASSERT(raised_badarg(p, op3(p, "exchange", u, 1, make_small(-1))));
     CU_ASSERT(is_integer_text(op3(p, "exchange", u, 1, make_small(3)), max));
-    term info = call(p, "atomics", "info", 1, &u);
+    term info = test_bif_call(p, "atomics", "info", 1, &u);
     CU_ASSERT(is_map(info));
     struct strbuf b = STRBUF_INIT;
     print_w(&b, info, -1);
     CU_ASSERT_STRING_EQUAL(strbuf_cstr(&b), "#{max => 18446744073709551615,memory => 48,min => 0,size => 1}");
     strbuf_free(&b);
-    free_process(p);
+    test_bif_process_free(p);
 }
 
 static void test_compare_exchange(void)
 {
-    struct process *p = new_process();
+    struct process *p = test_bif_process_new();
     term a = new_atomics(p, 1, true), u = new_atomics(p, 1, false);
     term args[4] = {a, make_small(1), make_small(0), make_small(5)};
-    CU_ASSERT_EQUAL(call(p, "atomics", "compare_exchange", 4, args), A(ok));
+    CU_ASSERT_EQUAL(test_bif_call(p, "atomics", "compare_exchange", 4, args), A(ok));
     /* A miss answers what the cell holds and leaves it. */
-    CU_ASSERT_EQUAL(call(p, "atomics", "compare_exchange", 4, args), make_small(5));
+    CU_ASSERT_EQUAL(test_bif_call(p, "atomics", "compare_exchange", 4, args), make_small(5));
     args[2] = make_small(5);
     args[3] = integer(p, "-9223372036854775808");
-    CU_ASSERT_EQUAL(call(p, "atomics", "compare_exchange", 4, args), A(ok));
+    CU_ASSERT_EQUAL(test_bif_call(p, "atomics", "compare_exchange", 4, args), A(ok));
     args[2] = make_small(0);
-    CU_ASSERT(is_integer_text(call(p, "atomics", "compare_exchange", 4, args), "-9223372036854775808"));
+    CU_ASSERT(is_integer_text(test_bif_call(p, "atomics", "compare_exchange", 4, args), "-9223372036854775808"));
     /* Unsigned: a large expected value, and a negative one is badarg. */
     term big = integer(p, "18446744073709551615");
     term uargs[4] = {u, make_small(1), make_small(0), big};
-    CU_ASSERT_EQUAL(call(p, "atomics", "compare_exchange", 4, uargs), A(ok));
+    CU_ASSERT_EQUAL(test_bif_call(p, "atomics", "compare_exchange", 4, uargs), A(ok));
     uargs[2] = big;
     uargs[3] = make_small(1);
-    CU_ASSERT_EQUAL(call(p, "atomics", "compare_exchange", 4, uargs), A(ok));
+    CU_ASSERT_EQUAL(test_bif_call(p, "atomics", "compare_exchange", 4, uargs), A(ok));
     uargs[2] = make_small(-1);
-    CU_ASSERT(raised_badarg(p, call(p, "atomics", "compare_exchange", 4, uargs)));
+    CU_ASSERT(raised_badarg(p, test_bif_call(p, "atomics", "compare_exchange", 4, uargs)));
     uargs[2] = make_small(1);
     uargs[3] = make_small(-1);
-    CU_ASSERT(raised_badarg(p, call(p, "atomics", "compare_exchange", 4, uargs)));
-    free_process(p);
+    CU_ASSERT(raised_badarg(p, test_bif_call(p, "atomics", "compare_exchange", 4, uargs)));
+    test_bif_process_free(p);
 }
 
 static void test_bad_arguments(void)
 {
-    struct process *p = new_process();
+    struct process *p = test_bif_process_new();
     term a = new_atomics(p, 2, true);
     term get[2] = {a, make_small(0)};
-    CU_ASSERT(raised_badarg(p, call(p, "atomics", "get", 2, get)));
+    CU_ASSERT(raised_badarg(p, test_bif_call(p, "atomics", "get", 2, get)));
     get[1] = make_small(3);
-    CU_ASSERT(raised_badarg(p, call(p, "atomics", "get", 2, get)));
+    CU_ASSERT(raised_badarg(p, test_bif_call(p, "atomics", "get", 2, get)));
     get[1] = A(ok);
-    CU_ASSERT(raised_badarg(p, call(p, "atomics", "get", 2, get)));
+    CU_ASSERT(raised_badarg(p, test_bif_call(p, "atomics", "get", 2, get)));
     get[0] = heap_make_ref(&p->heap);
     get[1] = make_small(1);
-    CU_ASSERT(raised_badarg(p, call(p, "atomics", "get", 2, get)));
+    CU_ASSERT(raised_badarg(p, test_bif_call(p, "atomics", "get", 2, get)));
     term n[2] = {make_small(0), make_small(1)};
-    CU_ASSERT(raised_badarg(p, call(p, "erts_internal", "atomics_new", 2, n)));
+    CU_ASSERT(raised_badarg(p, test_bif_call(p, "erts_internal", "atomics_new", 2, n)));
     n[0] = int_from_uint64(&p->heap, UINT64_MAX);
-    term r = call(p, "erts_internal", "atomics_new", 2, n);
+    term r = test_bif_call(p, "erts_internal", "atomics_new", 2, n);
     CU_ASSERT(is_non_value(r) && p->fault_reason == A(system_limit));
     /* Counters and atomics arrays are not each other's. */
     term one = make_small(1);
-    term c = call(p, "erts_internal", "counters_new", 1, &one);
+    term c = test_bif_call(p, "erts_internal", "counters_new", 1, &one);
     CU_ASSERT_FATAL(is_value(c));
     get[0] = c;
-    CU_ASSERT(raised_badarg(p, call(p, "atomics", "get", 2, get)));
-    CU_ASSERT(raised_badarg(p, call(p, "atomics", "info", 1, &c)));
-    CU_ASSERT_EQUAL(call(p, "erts_internal", "counters_get", 2, get), make_small(0));
+    CU_ASSERT(raised_badarg(p, test_bif_call(p, "atomics", "get", 2, get)));
+    CU_ASSERT(raised_badarg(p, test_bif_call(p, "atomics", "info", 1, &c)));
+    CU_ASSERT_EQUAL(test_bif_call(p, "erts_internal", "counters_get", 2, get), make_small(0));
     term cget[2] = {a, make_small(1)};
-    CU_ASSERT(raised_badarg(p, call(p, "erts_internal", "counters_get", 2, cget)));
+    CU_ASSERT(raised_badarg(p, test_bif_call(p, "erts_internal", "counters_get", 2, cget)));
     /* A counter's put keeps to int64_t; its add takes any 64-bit word. */
     term cput[3] = {c, make_small(1), integer(p, "9223372036854775808")};
-    CU_ASSERT(raised_badarg(p, call(p, "erts_internal", "counters_put", 3, cput)));
-    CU_ASSERT_EQUAL(call(p, "erts_internal", "counters_add", 3, cput), A(ok));
-    CU_ASSERT(is_integer_text(call(p, "erts_internal", "counters_get", 2, get), "-9223372036854775808"));
-    free_process(p);
+    CU_ASSERT(raised_badarg(p, test_bif_call(p, "erts_internal", "counters_put", 3, cput)));
+    CU_ASSERT_EQUAL(test_bif_call(p, "erts_internal", "counters_add", 3, cput), A(ok));
+    CU_ASSERT(is_integer_text(test_bif_call(p, "erts_internal", "counters_get", 2, get), "-9223372036854775808"));
+    test_bif_process_free(p);
 }
 
 static CU_TestInfo tests[] = {

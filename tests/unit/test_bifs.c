@@ -23,33 +23,7 @@
 
 #define MAX_ARGS 4
 
-/* A process with a heap is all a pure builtin needs. */
-static struct process *new_process(void)
-{
-    atom_table_init();
-    bif_registry_init();
-    struct process *p = calloc(1, sizeof *p);
-    CU_ASSERT_FATAL(p != NULL);
-    CU_ASSERT_FATAL(heap_init(&p->heap, 0, 0));
-    return p;
-}
-
-static void free_process(struct process *p)
-{
-    heap_destroy(&p->heap);
-    free(p);
-}
-
-/* Calls module:function with args; THE_NON_VALUE when it raised. */
-static term call(struct process *p, const char *module, const char *function, unsigned arity, const term *args)
-{
-    const struct bif_entry *e = bif_lookup(atom_intern_cstr(module), atom_intern_cstr(function), arity);
-    CU_ASSERT_FATAL(e != NULL);
-    p->fault_class = FAULT_NONE;
-    return e->fn(p, args);
-}
-
-static term call1(struct process *p, const char *m, const char *f, term a) { return call(p, m, f, 1, &a); }
+static term call1(struct process *p, const char *m, const char *f, term a) { return test_bif_call(p, m, f, 1, &a); }
 
 static const char *show(struct strbuf *b, term t)
 {
@@ -97,7 +71,7 @@ static void test_otp_cases(void)
         char *call_hex = strtok(line, " \n"), *kind = strtok(NULL, " \n"), *value_hex = strtok(NULL, " \n");
         CU_ASSERT_FATAL(call_hex && kind && value_hex);
         bool want_error = strcmp(kind, "error") == 0;
-        struct process *p = new_process();
+        struct process *p = test_bif_process_new();
         term c = test_term_from_hex(&p->heap, call_hex, strlen(call_hex));
         CU_ASSERT_FATAL(is_tuple(c) && tuple_arity(c) == 3);
         term args[MAX_ARGS];
@@ -109,7 +83,7 @@ static void test_otp_cases(void)
         if (!e) {
             if (++failures <= 20)
                 fprintf(stderr, "no builtin for %s\n", show(&b1, c));
-            free_process(p);
+            test_bif_process_free(p);
             continue;
         }
         p->fault_class = FAULT_NONE;
@@ -127,7 +101,7 @@ static void test_otp_cases(void)
         if (!ok && ++failures <= 40)
             fprintf(stderr, "%s: want %s %s, got %s\n", show(&b1, c), kind, show(&b2, want),
                     is_value(got) ? show(&b3, got) : show(&b3, p->fault_reason));
-        free_process(p);
+        test_bif_process_free(p);
     }
     free(line);
     fclose(f);
@@ -152,10 +126,10 @@ static int64_t int_of(term t)
 
 static void test_clocks(void)
 {
-    struct process *p = new_process();
+    struct process *p = test_bif_process_new();
     term none[1] = {NIL};
-    int64_t m1 = int_of(call(p, "erlang", "monotonic_time", 0, none));
-    int64_t m2 = int_of(call(p, "erlang", "monotonic_time", 0, none));
+    int64_t m1 = int_of(test_bif_call(p, "erlang", "monotonic_time", 0, none));
+    int64_t m2 = int_of(test_bif_call(p, "erlang", "monotonic_time", 0, none));
     CU_ASSERT(m2 >= m1);
     int64_t ms = int_of(call1(p, "erlang", "monotonic_time", A(millisecond)));
     CU_ASSERT(ms >= m2 / 1000000 && ms <= m2 / 1000000 + 60000);
@@ -163,7 +137,7 @@ static void test_clocks(void)
     int64_t now = (int64_t)time(NULL);
     int64_t s = int_of(call1(p, "erlang", "system_time", A(second)));
     CU_ASSERT(s >= now - 1 && s <= now + 1);
-    int64_t ns = int_of(call(p, "os", "system_time", 0, none));
+    int64_t ns = int_of(test_bif_call(p, "os", "system_time", 0, none));
     CU_ASSERT(ns / 1000000000 >= now - 1 && ns / 1000000000 <= now + 1);
     int64_t us = int_of(call1(p, "os", "system_time", A(microsecond)));
     CU_ASSERT(us / 1000000 >= now - 1 && us / 1000000 <= now + 1);
@@ -171,7 +145,7 @@ static void test_clocks(void)
     int64_t tenths = int_of(call1(p, "erlang", "system_time", make_small(10)));
     CU_ASSERT(tenths / 10 >= now - 1 && tenths / 10 <= now + 1);
 
-    term ts = call(p, "erlang", "timestamp", 0, none);
+    term ts = test_bif_call(p, "erlang", "timestamp", 0, none);
     CU_ASSERT_FATAL(is_tuple(ts) && tuple_arity(ts) == 3);
     int64_t secs = int_of(tuple_element(ts, 1)) * 1000000 + int_of(tuple_element(ts, 2));
     CU_ASSERT(secs >= now - 1 && secs <= now + 1);
@@ -181,61 +155,61 @@ static void test_clocks(void)
     CU_ASSERT(p->fault_class == FAULT_ERROR && p->fault_reason == A(badarg));
     CU_ASSERT(is_non_value(call1(p, "erlang", "system_time", make_small(0))));
     CU_ASSERT(p->fault_reason == A(badarg));
-    free_process(p);
+    test_bif_process_free(p);
 }
 
 static void test_unique_integer(void)
 {
-    struct process *p = new_process();
+    struct process *p = test_bif_process_new();
     term none[1] = {NIL};
     term opts = heap_cons(&p->heap, A(positive), heap_cons(&p->heap, A(monotonic), NIL));
     int64_t last = int_of(call1(p, "erlang", "unique_integer", opts));
     CU_ASSERT(last > 0);
     for (int i = 0; i < 1000; i++) {
-        int64_t v =
-            int_of(i % 2 ? call(p, "erlang", "unique_integer", 0, none) : call1(p, "erlang", "unique_integer", opts));
+        int64_t v = int_of(i % 2 ? test_bif_call(p, "erlang", "unique_integer", 0, none)
+                                 : call1(p, "erlang", "unique_integer", opts));
         CU_ASSERT(v > last);
         last = v;
     }
     CU_ASSERT(is_non_value(call1(p, "erlang", "unique_integer", heap_cons(&p->heap, A(ok), NIL))));
     CU_ASSERT(p->fault_reason == A(badarg));
     CU_ASSERT(is_non_value(call1(p, "erlang", "unique_integer", A(positive))));
-    free_process(p);
+    test_bif_process_free(p);
 }
 
 static void test_refs_and_node(void)
 {
-    struct process *p = new_process();
+    struct process *p = test_bif_process_new();
     term none[1] = {NIL};
-    term r1 = call(p, "erlang", "make_ref", 0, none), r2 = call(p, "erlang", "make_ref", 0, none);
+    term r1 = test_bif_call(p, "erlang", "make_ref", 0, none), r2 = test_bif_call(p, "erlang", "make_ref", 0, none);
     CU_ASSERT(is_ref(r1) && is_ref(r2) && !term_eq_exact(r1, r2));
-    CU_ASSERT(call(p, "erlang", "node", 0, none) == A(nonode_at_nohost));
-    free_process(p);
+    CU_ASSERT(test_bif_call(p, "erlang", "node", 0, none) == A(nonode_at_nohost));
+    test_bif_process_free(p);
 }
 
 /* ---- what OTP's logger asks of the runtime ---- */
 
 static void test_logger_flags(void)
 {
-    struct process *p = new_process();
+    struct process *p = test_bif_process_new();
     term none[1] = {NIL};
     term off[2] = {A(message_queue_data), A(off_heap)}, on[2] = {A(message_queue_data), A(on_heap)};
     term bad[2] = {A(message_queue_data), A(ok)};
-    CU_ASSERT(call(p, "erlang", "process_flag", 2, off) == A(on_heap)); /* OTP's default */
-    CU_ASSERT(call(p, "erlang", "process_flag", 2, on) == A(off_heap)); /* the old value, remembered */
-    CU_ASSERT(is_non_value(call(p, "erlang", "process_flag", 2, bad)));
+    CU_ASSERT(test_bif_call(p, "erlang", "process_flag", 2, off) == A(on_heap)); /* OTP's default */
+    CU_ASSERT(test_bif_call(p, "erlang", "process_flag", 2, on) == A(off_heap)); /* the old value, remembered */
+    CU_ASSERT(is_non_value(test_bif_call(p, "erlang", "process_flag", 2, bad)));
     /* The system logger is the node's: the process needs one. */
     p->sched = test_sched_new(NULL, 1, SEND_MODE_ARRIVALS, TIMER_THREAD);
     CU_ASSERT_FATAL(p->sched != NULL);
     term pid = make_pid(7);
     term to_pid[2] = {A(system_logger), pid}, back[2] = {A(system_logger), A(logger)};
     term wrong[2] = {A(system_logger), make_small(1)};
-    CU_ASSERT(call(p, "erlang", "system_flag", 2, to_pid) == A(logger));
-    CU_ASSERT(call(p, "erlang", "system_flag", 2, back) == pid);
-    CU_ASSERT(is_non_value(call(p, "erlang", "system_flag", 2, wrong)));
-    CU_ASSERT(call(p, "io", "printable_range", 0, none) == A(latin1));
+    CU_ASSERT(test_bif_call(p, "erlang", "system_flag", 2, to_pid) == A(logger));
+    CU_ASSERT(test_bif_call(p, "erlang", "system_flag", 2, back) == pid);
+    CU_ASSERT(is_non_value(test_bif_call(p, "erlang", "system_flag", 2, wrong)));
+    CU_ASSERT(test_bif_call(p, "io", "printable_range", 0, none) == A(latin1));
     sched_destroy(p->sched);
-    free_process(p);
+    test_bif_process_free(p);
 }
 
 /* ---- sizes the data file does not hold ---- */
@@ -244,24 +218,24 @@ static void test_logger_flags(void)
 
 static void test_long_lists(void)
 {
-    struct process *p = new_process();
+    struct process *p = test_bif_process_new();
     term l = NIL;
     for (int i = LONG_LIST; i > 0; i--)
         l = heap_cons(&p->heap, make_small(i), l);
     term args[3] = {l, NIL, NIL};
-    term r = call(p, "lists", "reverse", 2, args);
+    term r = test_bif_call(p, "lists", "reverse", 2, args);
     CU_ASSERT_FATAL(is_list(r));
     CU_ASSERT(list_head(r) == make_small(LONG_LIST));
     CU_ASSERT(int_of(call1(p, "erlang", "length", r)) == LONG_LIST);
 
     /* l ++ l, then removing l from it leaves l. */
     args[1] = l;
-    term twice = call(p, "erlang", "++", 2, args);
+    term twice = test_bif_call(p, "erlang", "++", 2, args);
     CU_ASSERT(int_of(call1(p, "erlang", "length", twice)) == 2 * LONG_LIST);
     term small_list = heap_cons(&p->heap, make_small(LONG_LIST), heap_cons(&p->heap, make_small(1), NIL));
     args[0] = twice;
     args[1] = small_list;
-    term fewer = call(p, "erlang", "--", 2, args);
+    term fewer = test_bif_call(p, "erlang", "--", 2, args);
     CU_ASSERT(int_of(call1(p, "erlang", "length", fewer)) == 2 * LONG_LIST - 2);
     CU_ASSERT(list_head(fewer) == make_small(2));
 
@@ -272,7 +246,7 @@ static void test_long_lists(void)
     args[0] = make_small(LONG_LIST - 1);
     args[1] = make_small(1);
     args[2] = pairs;
-    term found = call(p, "lists", "keyfind", 3, args);
+    term found = test_bif_call(p, "lists", "keyfind", 3, args);
     CU_ASSERT(is_tuple(found) && tuple_element(found, 1) == make_small(LONG_LIST - 1));
 
     /* A map of all the pairs. */
@@ -280,12 +254,12 @@ static void test_long_lists(void)
     CU_ASSERT_FATAL(is_map(m));
     CU_ASSERT(map_size(m) == LONG_LIST);
     CU_ASSERT(int_of(call1(p, "erlang", "length", call1(p, "maps", "keys", m))) == LONG_LIST);
-    free_process(p);
+    test_bif_process_free(p);
 }
 
 static void test_deep_iolist(void)
 {
-    struct process *p = new_process();
+    struct process *p = test_bif_process_new();
     /* [[[...[1]...]], 2] nested 100,000 deep: no recursion on the C stack. */
     term deep = heap_cons(&p->heap, make_small(1), NIL);
     for (int i = 0; i < 100000; i++)
@@ -299,20 +273,20 @@ static void test_deep_iolist(void)
     unsigned bits;
     bin_bytes(bin, &d, &n, &bits);
     CU_ASSERT(n == 2 && d[0] == 1 && d[1] == 2);
-    free_process(p);
+    test_bif_process_free(p);
 }
 
 /* A large binary lives off-heap; its parts are windows onto it. */
 static void test_large_binary(void)
 {
-    struct process *p = new_process();
+    struct process *p = test_bif_process_new();
     size_t live = binary_live_count();
     uint8_t *data;
     term big = bin_alloc(&p->heap, 1000, &data);
     for (size_t i = 0; i < 1000; i++)
         data[i] = (uint8_t)i;
     term args[3] = {big, make_small(500), make_small(-100)};
-    term part = call(p, "erlang", "binary_part", 3, args);
+    term part = test_bif_call(p, "erlang", "binary_part", 3, args);
     CU_ASSERT_FATAL(is_binary_whole(part));
     const uint8_t *d;
     size_t n;
@@ -322,7 +296,7 @@ static void test_large_binary(void)
     term l = call1(p, "erlang", "binary_to_list", part);
     CU_ASSERT(int_of(call1(p, "erlang", "length", l)) == 100);
     CU_ASSERT(small_value(list_head(l)) == 400 % 256);
-    free_process(p);
+    test_bif_process_free(p);
     CU_ASSERT(binary_live_count() == live);
 }
 

@@ -1,6 +1,8 @@
 /* test_support.c — see test_support.h. */
 #include "test_support.h"
 
+#include "bif/bif.h"
+#include "term/atom.h"
 #include "term/etf.h"
 #include "test_main.h"
 
@@ -63,4 +65,28 @@ uint8_t *read_whole_file(const char *path, size_t *size)
     fclose(f);
     *size = (size_t)n;
     return data;
+}
+
+struct process *test_bif_process_new(void)
+{
+    atom_table_init();
+    bif_registry_init();
+    struct process *p = calloc(1, sizeof *p);
+    CU_ASSERT_FATAL(p != NULL);
+    CU_ASSERT_FATAL(heap_init(&p->heap, 0, 0));
+    return p;
+}
+
+void test_bif_process_free(struct process *p)
+{
+    heap_destroy(&p->heap);
+    free(p);
+}
+
+term test_bif_call(struct process *p, const char *module, const char *function, unsigned arity, const term *args)
+{
+    const struct bif_entry *e = bif_lookup(atom_intern_cstr(module), atom_intern_cstr(function), arity);
+    CU_ASSERT_FATAL(e != NULL);
+    p->fault_class = FAULT_NONE;
+    return e->fn(p, args);
 }

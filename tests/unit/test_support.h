@@ -1,10 +1,12 @@
 /*
- * test_support.h — helpers the table-driven tests share: reading the hex
- * fields of the files tests/gen/ writes, and whole data files.
+ * test_support.h — helpers the tests share: reading the hex fields of the
+ * files tests/gen/ writes, whole data files, and calling builtins on a bare
+ * process.
  */
 #ifndef CLAUSE_TEST_SUPPORT_H
 #define CLAUSE_TEST_SUPPORT_H
 
+#include "rt/process.h"
 #include "term/heap.h"
 
 #include <stddef.h>
@@ -21,5 +23,14 @@ term test_term_from_hex(heap_t *h, const char *s, size_t n);
 
 /* A whole file in a malloc'd buffer (*size its length), or NULL. */
 uint8_t *read_whole_file(const char *path, size_t *size);
+
+/* A process with a heap and nothing else, all a pure builtin needs (the
+ * atom table and the builtins' registry initialised); freed with
+ * test_bif_process_free. */
+struct process *test_bif_process_new(void);
+void test_bif_process_free(struct process *p);
+/* The builtin module:function/arity on args (the test fails fatally when
+ * there is none); THE_NON_VALUE with p's fault set when it raised. */
+term test_bif_call(struct process *p, const char *module, const char *function, unsigned arity, const term *args);
 
 #endif
