@@ -1213,14 +1213,13 @@ static enum body_stop run(struct process *p)
     unsigned collect_resumed_at = p->collect_site;
     p->collect_site = 0;
 
-    if (__builtin_expect(p->collected_elsewhere, 0)) {
+    if (__builtin_expect(p->collected != PROC_COLLECTED_NONE, 0)) {
         /* Its collection on a collector found no memory (or the cap), or
          * left it past its max_heap_size, checked here on its worker. */
-        p->collected_elsewhere = false;
-        if (p->collect_failed) {
-            p->collect_failed = false;
+        bool failed = p->collected == PROC_COLLECTED_FAILED;
+        p->collected = PROC_COLLECTED_NONE;
+        if (failed)
             goto out_of_memory;
-        }
         if (proc_collected_check(p) != HEAP_OK)
             goto gc_failed;
     }

@@ -41,6 +41,14 @@
 /* Most arguments a builtin's continuation takes (bif.h, bif_trap). */
 #define PROC_TRAP_MAX_ARGS 6
 
+/* What became of a collection done on a collector thread (BODY_COLLECT),
+ * for the body to act on when it resumes on its worker. */
+enum proc_collected {
+    PROC_COLLECTED_NONE,   /* none since the body last resumed */
+    PROC_COLLECTED,        /* done: the body checks max_heap_size */
+    PROC_COLLECTED_FAILED, /* refused (memory, the cap): the body fails */
+};
+
 enum proc_state {
     PROC_RUNNABLE,  /* in a run queue */
     PROC_RUNNING,   /* on a worker, or its slice goes on in a collection on a collector thread (collector.c) */
@@ -185,8 +193,7 @@ struct process {
     bool beam_resume_timeout; /* it waits in a receive with a timeout: resume decides timeout or rescan */
     uint8_t fault_class;      /* enum fault_class of the exception being raised (fault_reason...) */
     bool bif_may_trap;        /* the engine's call of a builtin outside a guard: it may end in a portion */
-    bool collect_failed;      /* its collection on a collector (BODY_COLLECT) was refused: the body fails on resume */
-    bool collected_elsewhere; /* that collection done: the body checks max_heap_size on resume */
+    uint8_t collected;        /* enum proc_collected: its collection on a collector (BODY_COLLECT), for its resume */
     struct {                  /* a builtin call that blocked, to repeat (interp.c) */
         const void *target;   /* its export */
         const uint64_t *site; /* the calling instruction */
