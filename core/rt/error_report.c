@@ -185,25 +185,21 @@ static const char max_heap_format[] = "     Process:            ~p ~n"
                                       "     Message Queue Len:  ~p~n"
                                       "     GC Info:            ~p~n";
 
-/* The report written at once (no system logger yet). */
-static void write_max_heap(struct process *p, const struct max_heap_report *r)
+/* The report written at once (no system logger yet): the logger's format
+ * and arguments, formatted here as its handler would. */
+static void write_max_heap(struct process *p, struct max_heap_report *r)
 {
     heap_t scratch;
     if (!heap_init(&scratch, 0, 0))
         return;
-    term info = gc_info(&scratch, p, r->stack);
+    term args[7];
+    term format = heap_string(&scratch, max_heap_format, sizeof max_heap_format - 1);
+    term list = max_heap_args(&scratch, p, args, r) ? heap_list_from_array(&scratch, args, 7) : THE_NON_VALUE;
     struct strbuf body = STRBUF_INIT;
-    strbuf_puts(&body, "     Process:            ");
-    print_w(&body, p->pid, -1);
-    strbuf_printf(&body,
-                  " \n     Context:            maximum heap size reached\n     Max Heap Size:      %zu\n"
-                  "     Total Heap Size:    %zu\n     Kill:               %s\n     Error Logger:       true\n"
-                  "     Message Queue Len:  %zu\n     GC Info:            ",
-                  r->max, r->total, r->kill ? "true" : "false", mailbox_length(&p->mailbox));
-    if (is_value(info))
-        print_p(&body, info, 26, 80, -1);
-    strbuf_puts(&body, "\n\n");
-    write_report(&body, node_system_time_ns(p));
+    if (is_value(format) && is_value(list) && io_format(&body, format, list)) {
+        strbuf_puts(&body, "\n");
+        write_report(&body, node_system_time_ns(p));
+    }
     strbuf_free(&body);
     heap_destroy(&scratch);
 }
