@@ -1374,41 +1374,24 @@ call_export:
             goto raise_with_site;
         }
         X[0] = result;
-        /* What the builtin allocated past the block went into fragments:
-         * collect now if they are worth it, as OTP does after a builtin
-         * call (erts_gc_after_bif_call), where only x0 is live. A loop
-         * whose other instructions allocate nothing and collect nowhere
-         * would otherwise pile fragments up. */
-        if (gc_stress || heap_wants_gc(&p->heap)) {
-            if (heap_wants_gc(&p->heap) && proc_collect_elsewhere(p, 0)) {
-                /* Handed over: the call returns first (a last call's frame
-                 * is dead), and the process resumes where it returns to. */
-                if (call_how == 0) {
-                    I = call_after;
-                } else {
-                    if (call_how == 1) {
-                        cp = (const uint64_t *)(uintptr_t)E[0];
-                        E += call_dealloc + 1;
-                    }
-                    I = cp;
-                }
-                p->collect_need = 0;
-                p->collect_site = 0;
-                collect_live = 1;
-                collect_again = I;
-                goto collect_elsewhere;
-            }
-            COLLECT(0, 1, NULL, 0, false);
-        }
+        /* The call returns (a last call's frame is dead from here). What
+         * the builtin allocated past the block went into fragments: collect
+         * now if they are worth it, as OTP does after a builtin call
+         * (erts_gc_after_bif_call), where only x0 is live. A loop whose
+         * other instructions allocate nothing and collect nowhere would
+         * otherwise pile fragments up. Handed over, the process resumes
+         * where the call returned to. */
         if (call_how == 0) {
             I = call_after;
-            DISPATCH();
+        } else {
+            if (call_how == 1) {
+                cp = (const uint64_t *)(uintptr_t)E[0];
+                E += call_dealloc + 1;
+            }
+            I = cp;
         }
-        if (call_how == 1) {
-            cp = (const uint64_t *)(uintptr_t)E[0];
-            E += call_dealloc + 1;
-        }
-        I = cp;
+        if (gc_stress || heap_wants_gc(&p->heap))
+            COLLECT(0, 1, I, 0, heap_wants_gc(&p->heap));
         DISPATCH();
     case CALL_APPLY:
         if ((bif->flags & BIF_HIBERNATE) && mailbox_length(&p->mailbox) == 0 && !message_arrivals_pending(p)) {
