@@ -975,16 +975,25 @@ static void stopping_locked(struct sched *s, struct worker *w, struct process *p
         s->policy->stopping(s, w->id, p, used, why);
 }
 
+/* The end of p's slice for the signals (executor mutex held): exit
+ * signals that came during it act first, so that the processes blocked on
+ * p find it ended when they repeat; then those are released. Whether p
+ * ends (`ending`: it ended already). */
+static bool settle_signals_locked(struct sched *s, struct worker *w, struct process *p, bool ending)
+{
+    if (!ending && p->pending_first && signals_settle_pending_locked(s, p))
+        ending = true;
+    if (p->blocked_senders)
+        unblock_senders_locked(s, w, p, ending);
+    return ending;
+}
+
 /* Settles p after its slice, in which it used `used` reductions (executor
  * mutex held). Returns with the run-queue lock held too. */
 static void settle_locked(struct sched *s, struct worker *w, struct process *p, enum body_stop why, uint32_t used)
 {
-    /* Exit signals that came during the slice act first, so that the
-     * processes blocked on p find it ended when they repeat. */
-    if (why != BODY_EXIT && p->pending_first && signals_settle_pending_locked(s, p))
+    if (settle_signals_locked(s, w, p, why == BODY_EXIT))
         why = BODY_EXIT;
-    if (p->blocked_senders)
-        unblock_senders_locked(s, w, p, why == BODY_EXIT);
     switch (why) {
     case BODY_EXIT:
         signals_finish_locked(s, w, p);
@@ -1031,7 +1040,7 @@ static void settle_locked(struct sched *s, struct worker *w, struct process *p, 
         sched_enqueue_locked(s, w->id, p, ENQUEUE_UNBLOCKED);
         return;
     case BODY_YIELD:
-    case BODY_COLLECT: /* collected on the worker (worker_loop): it runs on */
+    case BODY_COLLECT: /* never here: worker_loop hands it over, or collects and makes it a yield */
         rt_lock(&s->rq_lock);
         stopping_locked(s, w, p, used, STOP_YIELD);
         sched_enqueue_locked(s, w->id, p, ENQUEUE_YIELD);
@@ -1089,10 +1098,7 @@ static void settle_collected_locked(struct sched *s, struct worker *w)
         struct worker_metrics *m = &s->metrics[w->id];
         __atomic_store_n(&m->reductions, m->reductions + (uint64_t)p->collect_reds, __ATOMIC_RELAXED);
         w->running = p; /* the waker of what its settling wakes */
-        bool ends = p->pending_first && signals_settle_pending_locked(s, p);
-        if (p->blocked_senders)
-            unblock_senders_locked(s, w, p, ends);
-        if (ends) {
+        if (settle_signals_locked(s, w, p, false)) {
             signals_finish_locked(s, w, p);
             rt_lock(&s->rq_lock);
         } else {
