@@ -153,12 +153,14 @@ static term bif_atomics_put(struct process *p, const term *a)
     return A(ok);
 }
 
-/* An increment may be any 64-bit word, read either way: adding 2^64 - 1
- * and adding -1 wrap to the same result, as on OTP. */
-static _Atomic uint64_t *add_args(struct process *p, const term *a, bool *s, uint64_t *incr)
+/* The cell of arr that a[1] names and the increment a[2] for it, or NULL
+ * after badarg. An increment may be any 64-bit word, read either way:
+ * adding 2^64 - 1 and adding -1 wrap to the same result, as on OTP (and
+ * for counters, whose put/3 alone keeps to int64_t's range). */
+static _Atomic uint64_t *add_args(struct process *p, struct atomics_array *arr, const term *a, uint64_t *incr)
 {
     bool negative;
-    _Atomic uint64_t *c = cell_of(atomics_of(a[0], s), a[1]);
+    _Atomic uint64_t *c = cell_of(arr, a[1]);
     if (!c || !word_arg(a[2], incr, &negative)) {
         bif_badarg(p);
         return NULL;
@@ -170,7 +172,7 @@ static term bif_atomics_add(struct process *p, const term *a)
 {
     bool s;
     uint64_t incr;
-    _Atomic uint64_t *c = add_args(p, a, &s, &incr);
+    _Atomic uint64_t *c = add_args(p, atomics_of(a[0], &s), a, &incr);
     if (!c)
         return THE_NON_VALUE;
     atomic_fetch_add(c, incr);
@@ -181,7 +183,7 @@ static term bif_atomics_add_get(struct process *p, const term *a)
 {
     bool s;
     uint64_t incr;
-    _Atomic uint64_t *c = add_args(p, a, &s, &incr);
+    _Atomic uint64_t *c = add_args(p, atomics_of(a[0], &s), a, &incr);
     if (!c)
         return THE_NON_VALUE;
     return word_term(p, atomic_fetch_add(c, incr) + incr, s);
@@ -242,14 +244,12 @@ static term bif_counters_get(struct process *p, const term *a)
     return c ? word_term(p, atomic_load(c), true) : bif_badarg(p);
 }
 
-/* As atomics:add/3, any 64-bit word; only put/3 keeps to int64_t's range. */
 static term bif_counters_add(struct process *p, const term *a)
 {
     uint64_t incr;
-    bool negative;
-    _Atomic uint64_t *c = cell_of(counters_of(a[0]), a[1]);
-    if (!c || !word_arg(a[2], &incr, &negative))
-        return bif_badarg(p);
+    _Atomic uint64_t *c = add_args(p, counters_of(a[0]), a, &incr);
+    if (!c)
+        return THE_NON_VALUE;
     atomic_fetch_add(c, incr);
     return A(ok);
 }
