@@ -404,10 +404,7 @@ static term monitor_nodes(struct process *self, term options, term on)
     int key = nodes_monitor_key(options);
     if (key < 0 || (on != A(true) && on != A(false)))
         return bif_badarg(self);
-    struct nodes_monitors *m = NULL;
-    for (struct proc_resource *r = self->resources; r && !m; r = r->next)
-        if (r->type == &nodes_monitors_type)
-            m = (struct nodes_monitors *)r;
+    struct nodes_monitors *m = (struct nodes_monitors *)proc_resource_of_type(self, &nodes_monitors_type);
     if (!m && on == A(false))
         return make_small(0);
     if (!m) {

@@ -40,10 +40,7 @@ void proc_set_max_heap_default(struct proc_max_heap m)
 
 static struct max_heap_resource *max_heap_of(const struct process *p)
 {
-    for (struct proc_resource *r = p->resources; r; r = r->next)
-        if (r->type == &max_heap_type)
-            return (struct max_heap_resource *)r;
-    return NULL;
+    return (struct max_heap_resource *)proc_resource_of_type(p, &max_heap_type);
 }
 
 struct proc_max_heap proc_max_heap(const struct process *p)

@@ -42,6 +42,14 @@ struct proc_resource *proc_resource_find(struct process *owner, term ref, const 
     return NULL;
 }
 
+struct proc_resource *proc_resource_of_type(const struct process *owner, const struct proc_resource_type *type)
+{
+    for (struct proc_resource *r = owner->resources; r; r = r->next)
+        if (r->type == type)
+            return r;
+    return NULL;
+}
+
 void proc_resource_release(struct process *owner, struct proc_resource *r)
 {
     for (struct proc_resource **at = &owner->resources; *at; at = &(*at)->next)

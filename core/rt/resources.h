@@ -53,6 +53,11 @@ void proc_resource_attach_companion(struct process *owner, struct proc_resource 
 /* The owner's resource of that type named by the reference ref, or NULL
  * (not a reference, another type, released, or someone else's). */
 struct proc_resource *proc_resource_find(struct process *owner, term ref, const struct proc_resource_type *type);
+/* The owner's newest resource of that type, or NULL: for a type a process
+ * has at most one of (a setting kept only by the processes that change
+ * it), named by no reference. The owner, or under the executor mutex
+ * while it does not run. */
+struct proc_resource *proc_resource_of_type(const struct process *owner, const struct proc_resource_type *type);
 /* Removes r from its owner's list and releases it. Owner only. */
 void proc_resource_release(struct process *owner, struct proc_resource *r);
 /* The process ended (or is freed at shutdown): releases everything it
