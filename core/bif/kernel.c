@@ -96,6 +96,14 @@ static term kernel_boot_ended(struct process *p, const term *args)
     return A(ok);
 }
 
+/* clause_kernel:is_global_name(Name): for the kernel's process, which
+ * waits for global's servers on a call that names one (global_name). */
+static term kernel_is_global_name(struct process *p, const term *args)
+{
+    (void)p;
+    return global_name(args[0]) ? A(true) : A(false);
+}
+
 /* clause_kernel:global_started(): global's names are everyone's from now
  * on (the kernel's process says so once it started global's servers). */
 static term kernel_global_started(struct process *p, const term *args)
@@ -130,5 +138,6 @@ const struct bif_def bif_table_kernel[] = {
     {"clause_kernel", "boot_ended", 0, kernel_boot_ended, 0},
     {"clause_kernel", "hold_end", 0, kernel_hold_end, 0},
     {"clause_kernel", "global_started", 0, kernel_global_started, 0},
+    {"clause_kernel", "is_global_name", 1, kernel_is_global_name, BIF_NOHEAP},
     {NULL, NULL, 0, NULL, 0},
 };

@@ -33,7 +33,7 @@
 %% code:load_file/1's refusal (core/bif/code.c).
 -export([sticky_directory/1]).
 %% Builtins (core/bif/kernel.c); these stubs are never called.
--export([boot_ended/0, hold_end/0, global_started/0]).
+-export([boot_ended/0, hold_end/0, global_started/0, is_global_name/1]).
 
 %% kernel's environment under `erl -noshell` (kernel.app), but for the
 %% default handler's device.
@@ -71,15 +71,11 @@ await(Request, Failed) ->
             Failed()
     end.
 
-%% Whether the call names one of global's servers or tables (core/bif/kernel.c
-%% has the same list): its first argument, or a send's {Name, Node}.
-is_global_call([{Name, _} | _]) -> is_global_name(Name);
-is_global_call([Name | _]) -> is_global_name(Name);
+%% Whether the call names one of global's servers or tables (the list is
+%% core/bif/kernel.c's): its first argument, or a send's {Name, Node}.
+is_global_call([{Name, _} | _]) -> clause_kernel:is_global_name(Name);
+is_global_call([Name | _]) -> clause_kernel:is_global_name(Name);
 is_global_call(_) -> false.
-
-is_global_name(Name) ->
-    lists:member(Name, [global_name_server, global_group, global_names, global_names_ext, global_pid_names,
-                        global_pid_ids, global_locks]).
 
 %% global's servers, as OTP's kernel supervisor starts them at boot (here on
 %% their first use: core/bif/kernel.c).
@@ -233,4 +229,5 @@ sticky_directory(Module) ->
 
 boot_ended() -> erlang:nif_error(undef).
 global_started() -> erlang:nif_error(undef).
+is_global_name(_) -> erlang:nif_error(undef).
 hold_end() -> erlang:nif_error(undef).
