@@ -64,20 +64,26 @@ struct scene {
     atomic_bool acted;
 };
 
+/* Waits (up to 20 s, yielding the CPU) until *flag is set. */
+static void wait_until_set(atomic_bool *flag)
+{
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    while (!atomic_load(flag)) {
+        sched_yield();
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec - start.tv_sec > 20)
+            return;
+    }
+}
+
 /* The collector's test hook: holds the collection (up to 20 s) until the
  * other process has acted during it. */
 static void hold_collection(struct process *p, void *arg)
 {
     (void)p;
     struct scene *sc = arg;
-    struct timespec start, now;
-    clock_gettime(CLOCK_MONOTONIC, &start);
-    while (!atomic_load(&sc->acted)) {
-        sched_yield();
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if (now.tv_sec - start.tv_sec > 20)
-            return;
-    }
+    wait_until_set(&sc->acted);
 }
 
 static term long_list(heap_t *h)
@@ -388,14 +394,7 @@ static void hold_beam_collection(struct process *p, void *arg)
 {
     (void)p;
     struct beam_scene *sc = arg;
-    struct timespec start, now;
-    clock_gettime(CLOCK_MONOTONIC, &start);
-    while (!atomic_load(&sc->acted)) {
-        sched_yield();
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if (now.tv_sec - start.tv_sec > 20)
-            return;
-    }
+    wait_until_set(&sc->acted);
 }
 
 static void run_seq(unsigned gc_threads, uint64_t *count, long *steps_during)
