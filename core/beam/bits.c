@@ -776,6 +776,38 @@ static size_t writable_capacity(size_t bytes)
     return cap < 256 ? 256 : cap;
 }
 
+/* The writable binary under bitstring a (a ProcBin, or a sub-binary over
+ * one) when `added` bits can follow a's a_bits where they are: a's bits
+ * end at the binary's tip, the room is there, and only this heap refers to
+ * the binary (create_append says why that is safe). NULL otherwise. *start
+ * gets a's first bit in the binary. */
+static struct binary *appendable_in_place(term a, uint64_t a_bits, uint64_t added, uint64_t *start)
+{
+    const term *box = boxed_ptr(a);
+    term orig = a;
+    *start = 0;
+    if (header_subtag(box[0]) == SUBTAG_SUB_BIN) {
+        orig = box[SUBBIN_ORIG];
+        *start = 8 * (uint64_t)box[SUBBIN_OFFSET];
+    }
+    const term *ob = boxed_ptr(orig);
+    if (header_subtag(ob[0]) != SUBTAG_REFC_BIN)
+        return NULL;
+    struct binary *b = (struct binary *)(uintptr_t)ob[PROCBIN_BINARY];
+    if (atomic_load_explicit(&b->refc, memory_order_acquire) != 1 || b->tip_bits != *start + a_bits ||
+        (uint64_t)b->size * 8 - b->tip_bits < added)
+        return NULL;
+    return b;
+}
+
+/* Sub-binary window a grown to `bits` bits from its start. */
+static void grow_window(term a, uint64_t bits)
+{
+    term *w = boxed_ptr(a);
+    w[SUBBIN_SIZE] = (term)(bits / 8);
+    w[SUBBIN_BITSIZE] = (term)(bits % 8);
+}
+
 /* segments[0] is append or private_append: its value A gets the other
  * segments after its first sizes[0] bits.
  *
@@ -793,40 +825,29 @@ static enum bits_result create_append(heap_t *h, const struct bits_segment *s, c
                                       uint64_t total, term *out)
 {
     term a = s[0].value;
-    const term *box = boxed_ptr(a);
-    term orig = a;
-    uint64_t start = 0;
-    if (header_subtag(box[0]) == SUBTAG_SUB_BIN) {
-        orig = box[SUBBIN_ORIG];
-        start = 8 * (uint64_t)box[SUBBIN_OFFSET];
-    }
-    const term *ob = boxed_ptr(orig);
-    if (header_subtag(ob[0]) == SUBTAG_REFC_BIN) {
-        struct binary *b = (struct binary *)(uintptr_t)ob[PROCBIN_BINARY];
-        if (atomic_load_explicit(&b->refc, memory_order_acquire) == 1 && b->tip_bits == start + sizes[0] &&
-            (uint64_t)b->size * 8 - b->tip_bits >= total - sizes[0]) {
-            uint64_t end = start + total;
-            if (s[0].kind == BITS_SEG_PRIVATE_APPEND && a != orig) {
-                /* The compiler emits private_append only for a binary
-                 * comprehension's accumulator, which nothing else holds:
-                 * its window grows where it is, and a comprehension
-                 * allocates nothing a segment. */
-                write_segments(b->data, b->tip_bits, s + 1, sizes + 1, n - 1);
-                b->tip_bits = end;
-                term *w = boxed_ptr(a);
-                w[SUBBIN_SIZE] = (term)(total / 8);
-                w[SUBBIN_BITSIZE] = (term)(total % 8);
-                *out = a;
-                return BITS_OK;
-            }
-            term t = bin_sub(h, orig, (size_t)(start / 8), (size_t)(total / 8), (unsigned)(total % 8));
-            if (is_non_value(t))
-                return BITS_NO_MEMORY;
+    uint64_t start;
+    struct binary *b = appendable_in_place(a, sizes[0], total - sizes[0], &start);
+    if (b) {
+        bool window = header_subtag(boxed_header(a)) == SUBTAG_SUB_BIN;
+        if (s[0].kind == BITS_SEG_PRIVATE_APPEND && window) {
+            /* The compiler emits private_append only for a binary
+             * comprehension's accumulator, which nothing else holds: its
+             * window grows where it is, and a comprehension allocates
+             * nothing a segment. */
             write_segments(b->data, b->tip_bits, s + 1, sizes + 1, n - 1);
-            b->tip_bits = end;
-            *out = t;
+            b->tip_bits = start + total;
+            grow_window(a, total);
+            *out = a;
             return BITS_OK;
         }
+        term orig = window ? boxed_ptr(a)[SUBBIN_ORIG] : a;
+        term t = bin_sub(h, orig, (size_t)(start / 8), (size_t)(total / 8), (unsigned)(total % 8));
+        if (is_non_value(t))
+            return BITS_NO_MEMORY;
+        write_segments(b->data, b->tip_bits, s + 1, sizes + 1, n - 1);
+        b->tip_bits = start + total;
+        *out = t;
+        return BITS_OK;
     }
     size_t bytes = (size_t)((total + 7) / 8);
     uint8_t *data;
@@ -837,15 +858,15 @@ static enum bits_result create_append(heap_t *h, const struct bits_segment *s, c
         if (is_non_value(t))
             return BITS_NO_MEMORY;
     } else {
-        struct binary *b;
-        term pb = bin_writable(h, writable_capacity(bytes), bytes, &b);
+        struct binary *fresh;
+        term pb = bin_writable(h, writable_capacity(bytes), bytes, &fresh);
         if (is_non_value(pb))
             return BITS_NO_MEMORY;
         t = bin_sub(h, pb, 0, (size_t)(total / 8), (unsigned)(total % 8));
         if (is_non_value(t))
             return BITS_NO_MEMORY;
-        b->tip_bits = total;
-        data = b->data;
+        fresh->tip_bits = total;
+        data = fresh->data;
     }
     write_segments(data, 0, s, sizes, n);
     *out = t;
@@ -871,28 +892,21 @@ bool bits_append_integers_in_place(term acc, const uint64_t *values, const unsig
 {
     if (!is_bitstring(acc) || header_subtag(boxed_header(acc)) != SUBTAG_SUB_BIN)
         return false;
-    term *w = boxed_ptr(acc);
-    const term *ob = boxed_ptr(w[SUBBIN_ORIG]);
-    if (header_subtag(ob[0]) != SUBTAG_REFC_BIN)
-        return false;
-    /* create_append's in-place case, whose safety argument holds here. */
-    struct binary *b = (struct binary *)(uintptr_t)ob[PROCBIN_BINARY];
-    uint64_t start = 8 * (uint64_t)w[SUBBIN_OFFSET];
-    uint64_t at = start + 8 * (uint64_t)w[SUBBIN_SIZE] + (uint64_t)w[SUBBIN_BITSIZE];
-    if (atomic_load_explicit(&b->refc, memory_order_acquire) != 1 || b->tip_bits != at)
-        return false;
+    const term *w = boxed_ptr(acc);
     uint64_t added = 0;
     for (size_t i = 0; i < n; i++)
         added += widths[i];
-    if (added > (uint64_t)b->size * 8 - at)
+    uint64_t start;
+    struct binary *b = appendable_in_place(acc, 8 * (uint64_t)w[SUBBIN_SIZE] + w[SUBBIN_BITSIZE], added, &start);
+    if (!b)
         return false;
+    uint64_t at = b->tip_bits;
     for (size_t i = 0; i < n; i++) {
         write_bits(b->data, at, values[i], widths[i]);
         at += widths[i];
     }
     b->tip_bits = at;
-    w[SUBBIN_SIZE] = (term)((at - start) / 8);
-    w[SUBBIN_BITSIZE] = (term)((at - start) % 8);
+    grow_window(acc, at - start);
     return true;
 }
 
