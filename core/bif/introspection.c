@@ -86,10 +86,7 @@ static term status_of(struct process *self, struct process *q)
     return proc_state(q) == PROC_WAITING ? A(waiting) : A(runnable);
 }
 
-static term stack_words(const struct process *q)
-{
-    return make_small(q->stack_top ? (int64_t)(q->stack + q->stack_words - q->stack_top) : 0);
-}
+static term stack_words(const struct process *q) { return make_small((int64_t)proc_stack_in_use(q)); }
 
 static term messages_of(struct process *self, struct process *q)
 {

@@ -121,11 +121,6 @@ static bool settled(term payload, void *ctx)
     return heap_in_old(h, at) || !heap_contains(h, at);
 }
 
-static size_t stack_in_use(const struct process *p)
-{
-    return p->stack_top ? (size_t)(p->stack + p->stack_words - p->stack_top) : 0;
-}
-
 /* The collection itself, without the max_heap_size check. */
 static enum heap_failure collect(struct process *p, size_t need, term *registers, size_t count)
 {
@@ -143,8 +138,7 @@ static enum heap_failure collect(struct process *p, size_t need, term *registers
         return p->heap.failure = HEAP_FAIL_NOMEM;
     struct payload_cursor cursor = {payloads, 0};
     mailbox_for_each_young_payload(&p->mailbox, gather, &cursor);
-    term *stack_end = p->stack + p->stack_words;
-    size_t stack_used = p->stack_top ? (size_t)(stack_end - p->stack_top) : 0;
+    size_t stack_used = proc_stack_in_use(p);
     struct gc_root_range roots[4] = {
         {registers, count}, {payloads, messages}, {p->stack_top, stack_used}, {&p->dictionary, 1}};
     /* Timed only while a system monitor watches long collections. */
@@ -173,13 +167,13 @@ enum heap_failure proc_collect(struct process *p, size_t need, term *registers, 
 {
     enum heap_failure result = collect(p, need, registers, count);
     if (result == HEAP_OK && p->resources)
-        result = check_max_heap(p, stack_in_use(p));
+        result = check_max_heap(p, proc_stack_in_use(p));
     return result;
 }
 
 enum heap_failure proc_collected_check(struct process *p)
 {
-    return p->resources ? check_max_heap(p, stack_in_use(p)) : HEAP_OK;
+    return p->resources ? check_max_heap(p, proc_stack_in_use(p)) : HEAP_OK;
 }
 
 bool proc_collect_elsewhere(const struct process *p, size_t need)
@@ -187,8 +181,7 @@ bool proc_collect_elsewhere(const struct process *p, size_t need)
     if (!atomic_load_explicit(&p->sched->collectors.on, memory_order_relaxed) || p->host)
         return false;
     const heap_t *h = &p->heap;
-    term *stack_end = p->stack + p->stack_words;
-    size_t words = heap_young_words(h) + (p->stack_top ? (size_t)(stack_end - p->stack_top) : 0);
+    size_t words = heap_young_words(h) + proc_stack_in_use(p);
     if (words < PROC_LONG_GC_WORDS && gc_next_is_full_sweep(h, need))
         words += heap_old_words(h);
     return words >= PROC_LONG_GC_WORDS;

@@ -254,6 +254,12 @@ static inline bool proc_spend(struct process *p, int32_t n)
 
 /* Its min_heap_size as OTP counts it (PROC_HEAP_FLOOR). */
 static inline size_t proc_min_heap_size(const struct process *p) { return p->heap.min_words + PROC_INLINE_STACK; }
+/* The words on p's stack where its body saved them (stack_top; 0 when
+ * none are saved). */
+static inline size_t proc_stack_in_use(const struct process *p)
+{
+    return p->stack_top ? (size_t)(p->stack + p->stack_words - p->stack_top) : 0;
+}
 
 static inline enum proc_state proc_state(const struct process *p)
 {
