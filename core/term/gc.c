@@ -517,16 +517,28 @@ static void sweep_chain(term *first, const struct from_space *fs, const heap_t *
 }
 
 /* Once h->old_top covers the promoted words (minor), or the old block is
- * no longer from-space's (full sweep: h->old_top == h->old_start first). */
-static void sweep_mso(heap_t *h, const struct from_space *fs)
+ * no longer from-space's (full sweep: h->old_top == h->old_start first).
+ * A minor collection leaves the old chain as it is (nothing old dies or
+ * moves in it) and puts the promoted ProcBins in front of it: walking it
+ * made every minor collection of a process holding many old binaries cost
+ * their number again. */
+static void sweep_mso(heap_t *h, const struct from_space *fs, bool full)
 {
     struct mso_chain young = {NULL, NULL, 0}, old = {NULL, NULL, 0};
     sweep_chain(h->mso, fs, h, &young, &old);
-    sweep_chain(h->old_mso, fs, h, &young, &old);
+    if (full) {
+        sweep_chain(h->old_mso, fs, h, &young, &old);
+        if (old.tail)
+            old.tail[PROCBIN_NEXT] = 0;
+    } else {
+        if (old.tail)
+            old.tail[PROCBIN_NEXT] = (term)(uintptr_t)h->old_mso;
+        else
+            old.head = h->old_mso;
+        old.bytes += h->old_off_heap_bytes;
+    }
     if (young.tail)
         young.tail[PROCBIN_NEXT] = 0;
-    if (old.tail)
-        old.tail[PROCBIN_NEXT] = 0;
     h->mso = young.head;
     h->off_heap_bytes = young.bytes;
     h->old_mso = old.head;
@@ -741,7 +753,7 @@ static enum heap_failure minor_collection(heap_t *h, size_t need, const struct g
     bool lost_before = h->need_fullsweep;
     scan(&c, h, to, promoted);
     h->old_top = c.old_top;
-    sweep_mso(h, &fs);
+    sweep_mso(h, &fs, false);
     size_t live = (size_t)(c.top - to), moved = live + (size_t)(c.old_top - promoted);
     /* A remembered word that could not be recorded refers into `to` unseen:
      * the block must not move before the full sweep that follows. */
@@ -798,7 +810,7 @@ static enum heap_failure full_sweep(heap_t *h, size_t need, const struct gc_root
     scan(&c, h, to, NULL);
     term *old_block_start = h->old_start;
     h->old_start = h->old_top = h->old_end = NULL;
-    sweep_mso(h, &fs);
+    sweep_mso(h, &fs, true);
     free(old_block_start);
     h->remembered_len = 0;
     size_t live = (size_t)(c.top - to);

@@ -1335,6 +1335,56 @@ static void test_procbin_generations(void)
     CU_ASSERT_EQUAL(binary_live_count(), base);
 }
 
+/* Minor collections promote ProcBins in front of an old chain they leave
+ * as it is: each live one stays chained exactly once (on the old chain
+ * after a minor collection promoted it, on the young one after a full
+ * sweep), each chain's bytes add up, and a full sweep then frees the dead. */
+static size_t chain_bytes(const term *first, size_t *count)
+{
+    size_t bytes = 0;
+    for (const term *pb = first; pb; pb = (const term *)(uintptr_t)pb[PROCBIN_NEXT]) {
+        ++*count;
+        bytes += pb[PROCBIN_SIZE];
+    }
+    return bytes;
+}
+
+static void test_procbin_promoted_onto_old_chain(void)
+{
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    size_t base = binary_live_count();
+    uint8_t bytes[160];
+    memset(bytes, 5, sizeof bytes);
+    term roots[6] = {NIL, NIL, NIL, NIL, NIL, NIL};
+    struct gc_root_range r = {roots, 6};
+    size_t expected = 0, onto_chain = 0;
+    for (int i = 0; i < 6; i++) {
+        roots[i] = bin_from_bytes(&h, bytes, (size_t)(100 + 10 * i));
+        expected += (size_t)(100 + 10 * i);
+        for (int k = 0; k < 2; k++) {
+            bool had_old = h.old_mso != NULL;
+            CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+            onto_chain += had_old && h.full_sweeps == 0 && h.mso == NULL;
+        }
+        size_t young = 0, old = 0;
+        CU_ASSERT_EQUAL(chain_bytes(h.old_mso, &old), h.old_off_heap_bytes);
+        CU_ASSERT_EQUAL(chain_bytes(h.mso, &young), h.off_heap_bytes);
+        CU_ASSERT_EQUAL(young + old, (size_t)i + 1);
+        CU_ASSERT_EQUAL(h.off_heap_bytes + h.old_off_heap_bytes, expected);
+    }
+    CU_ASSERT(onto_chain > 0);
+    CU_ASSERT_EQUAL(binary_live_count(), base + 6);
+    roots[1] = roots[2] = NIL;
+    h.gc_requested = true;
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT_EQUAL(binary_live_count(), base + 4);
+    CU_ASSERT_EQUAL(h.off_heap_bytes, expected - 110 - 120);
+    CU_ASSERT_EQUAL(bin_size(roots[3]), 130);
+    heap_destroy(&h);
+    CU_ASSERT_EQUAL(binary_live_count(), base);
+}
+
 /* The cap counts both generations: old words leave less room for young
  * ones, and a collection whose live data would pass it is refused. */
 static void test_cap_over_generations(void)
@@ -1464,6 +1514,7 @@ static CU_TestInfo tests[] = {
     {"full sweeps: fullsweep_after, 0, old block full, request", test_full_sweeps},
     {"remembered old words written in place", test_remembered_words},
     {"ProcBins dying young and old", test_procbin_generations},
+    {"ProcBins promoted onto the old chain", test_procbin_promoted_onto_old_chain},
     {"cap counted over both generations", test_cap_over_generations},
     {"minor collections size the young block as OTP", test_minor_sizing},
     {"block allocation", test_block_allocation},
