@@ -45,7 +45,6 @@ static const char *const unkept_items[] = {
     "initial_call",
     "last_calls",
     "message_queue_data",
-    "min_bin_vheap_size",
     "parent",
     "sequential_trace_token",
     "suspending",
@@ -103,17 +102,27 @@ static term messages_of(struct process *self, struct process *q)
     return b.list;
 }
 
+/* The minimum virtual binary heap every process has (clause keeps no other:
+ * the setting is checked and accepted, not applied), in OTP's words. */
+#define MIN_BIN_VHEAP_WORDS ((int64_t)(HEAP_BIN_VHEAP_MIN_BYTES / sizeof(term)))
+
 static term garbage_collection_of(struct process *self, struct process *q)
 {
     heap_t *h = &self->heap;
-    term min = heap_tuple2(h, A(min_heap_size), make_small((int64_t)proc_min_heap_size(q)));
-    term sweep = heap_tuple2(h, A(fullsweep_after), make_small((int64_t)q->heap.fullsweep_after));
+    struct proc_max_heap m = proc_max_heap(q);
+    term max = bif_max_heap_map(h, &m);
     /* OTP's minor_gcs: minor collections since the last full sweep. */
-    term minor = heap_tuple2(h, A(minor_gcs), make_small((int64_t)q->heap.minor_gcs));
-    term items[3] = {min, sweep, minor};
-    if (is_non_value(min) || is_non_value(sweep) || is_non_value(minor))
-        return THE_NON_VALUE;
-    return heap_list_from_array(h, items, 3);
+    term items[5] = {
+        is_value(max) ? heap_tuple2(h, A(max_heap_size), max) : max,
+        heap_tuple2(h, A(min_bin_vheap_size), make_small(MIN_BIN_VHEAP_WORDS)),
+        heap_tuple2(h, A(min_heap_size), make_small((int64_t)proc_min_heap_size(q))),
+        heap_tuple2(h, A(fullsweep_after), make_small((int64_t)q->heap.fullsweep_after)),
+        heap_tuple2(h, A(minor_gcs), make_small((int64_t)q->heap.minor_gcs)),
+    };
+    for (int i = 0; i < 5; i++)
+        if (is_non_value(items[i]))
+            return THE_NON_VALUE;
+    return heap_list_from_array(h, items, 5);
 }
 
 /* The value of one kept item of q, on self's heap (THE_NON_VALUE when the
@@ -173,6 +182,8 @@ static term item_value(struct process *self, struct process *q, term item)
         struct proc_max_heap m = proc_max_heap(q);
         return bif_max_heap_map(h, &m);
     }
+    case ATOM_INDEX_min_bin_vheap_size:
+        return make_small(MIN_BIN_VHEAP_WORDS);
     case ATOM_INDEX_min_heap_size: /* OTP's units (the stack's words included) */
         return make_small((int64_t)proc_min_heap_size(q));
     case ATOM_INDEX_fullsweep_after:
@@ -198,7 +209,7 @@ static bool check_item(struct process *self, term item)
 {
     /* Kept, but not among process_info/1's items (nor are they on OTP). */
     if (is_kept_item(item) || item == A(current_stacktrace) || item == A(max_heap_size) || item == A(min_heap_size) ||
-        item == A(fullsweep_after))
+        item == A(min_bin_vheap_size) || item == A(fullsweep_after))
         return true;
     if (is_unkept_item(item)) {
         term reason = heap_tuple2(&self->heap, A(notsup), item);

@@ -10,6 +10,7 @@
 #include "rt/proc_gc.h"
 #include "rt/signals.h"
 #include "term/atom.h"
+#include "term/gc.h"
 #include "term/strbuf.h"
 
 #include "bif/bif_tables.h"
@@ -93,7 +94,7 @@ static bool parse_spawn_option(term o, struct spawn_request_opts *out)
     if (key == A(min_heap_size)) {
         if (!is_non_negative_small(value))
             return false;
-        out->min_heap_words = (size_t)small_value(value);
+        out->min_heap_words = gc_min_size_setting((size_t)small_value(value), HEAP_DEFAULT_MIN_WORDS);
         return true;
     }
     if (key == A(fullsweep_after) || key == A(min_bin_vheap_size))

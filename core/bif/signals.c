@@ -18,6 +18,7 @@
 #include "rt/resources.h"
 #include "rt/suspend.h"
 #include "term/atom.h"
+#include "term/gc.h"
 #include "term/map.h"
 
 #include <stdlib.h>
@@ -434,8 +435,7 @@ static term bif_process_flag(struct process *self, const term *args)
             return bif_badarg(self);
         term old = make_small((int64_t)proc_min_heap_size(self));
         /* From the next collection on. */
-        self->heap.min_words = PROC_HEAP_FLOOR(
-            (size_t)small_value(value) > HEAP_DEFAULT_MIN_WORDS ? (size_t)small_value(value) : HEAP_DEFAULT_MIN_WORDS);
+        self->heap.min_words = PROC_HEAP_FLOOR(gc_min_size_setting((size_t)small_value(value), HEAP_DEFAULT_MIN_WORDS));
         return old;
     }
     if (flag == A(fullsweep_after)) {
@@ -444,6 +444,13 @@ static term bif_process_flag(struct process *self, const term *args)
         term old = make_small((int64_t)self->heap.fullsweep_after);
         self->heap.fullsweep_after = (unsigned long)small_value(value); /* from the next collection on */
         return old;
+    }
+    if (flag == A(min_bin_vheap_size)) {
+        /* Checked and accepted, not applied (as spawn_opt's): every process
+         * keeps the default minimum, which is the old value. */
+        if (!is_small(value) || small_value(value) < 0)
+            return bif_badarg(self);
+        return make_small((int64_t)(HEAP_BIN_VHEAP_MIN_BYTES / sizeof(term)));
     }
     if (flag == A(message_queue_data)) {
         /* Where OTP keeps the queue; clause's is always the same, so the

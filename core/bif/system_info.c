@@ -16,6 +16,7 @@
 #include "rt/ports.h"
 #include "rt/proc_gc.h"
 #include "term/atom.h"
+#include "term/gc.h"
 #include "term/heap.h"
 #include "term/map.h"
 
@@ -79,13 +80,35 @@ static term system_version(struct process *p)
     return text(p, buf);
 }
 
+/* Flags clause accepts without acting on them: the engine keeps 8 frames
+ * in stack traces and its own heap sizing; the value is remembered (the
+ * heap sizes rounded up to OTP's table, as OTP keeps them), so the next
+ * call answers it as the old value and system_info/1 reports it, as OTP's
+ * do. fullsweep_after is applied (bif_system_flag). */
+static _Atomic int64_t backtrace_depth = DEFAULT_BACKTRACE_DEPTH;
+static _Atomic int64_t min_heap_size = HEAP_DEFAULT_MIN_WORDS;
+static _Atomic int64_t min_bin_vheap_size = DEFAULT_MIN_BIN_VHEAP_SIZE;
+
+static term remembered(struct process *p, _Atomic int64_t *flag, term value, bool heap_size)
+{
+    if (!is_small(value) || small_value(value) < 0)
+        return bif_badarg(p);
+    int64_t kept = heap_size ? (int64_t)gc_next_heap_size((size_t)small_value(value)) : small_value(value);
+    return make_small(atomic_exchange_explicit(flag, kept, memory_order_relaxed));
+}
+
+static term remembered_value(_Atomic int64_t *flag)
+{
+    return make_small(atomic_load_explicit(flag, memory_order_relaxed));
+}
+
 static term garbage_collection_defaults(struct process *p)
 {
     heap_t *h = &p->heap;
     term items[4] = {
         heap_tuple2(h, atom_named("max_heap_size"), make_small((int64_t)proc_max_heap_default().size)),
-        heap_tuple2(h, atom_named("min_bin_vheap_size"), make_small(DEFAULT_MIN_BIN_VHEAP_SIZE)),
-        heap_tuple2(h, A(min_heap_size), make_small(HEAP_DEFAULT_MIN_WORDS)),
+        heap_tuple2(h, atom_named("min_bin_vheap_size"), remembered_value(&min_bin_vheap_size)),
+        heap_tuple2(h, A(min_heap_size), remembered_value(&min_heap_size)),
         heap_tuple2(h, A(fullsweep_after), make_small((int64_t)heap_default_fullsweep_after())),
     };
     for (int i = 0; i < 4; i++)
@@ -225,9 +248,9 @@ static term bif_system_info(struct process *p, const term *args)
     if (atom_text_is(item, "fullsweep_after"))
         return tagged(p, "fullsweep_after", make_small((int64_t)heap_default_fullsweep_after()));
     if (atom_text_is(item, "min_heap_size"))
-        return tagged(p, "min_heap_size", make_small(HEAP_DEFAULT_MIN_WORDS));
+        return tagged(p, "min_heap_size", remembered_value(&min_heap_size));
     if (atom_text_is(item, "min_bin_vheap_size"))
-        return tagged(p, "min_bin_vheap_size", make_small(DEFAULT_MIN_BIN_VHEAP_SIZE));
+        return tagged(p, "min_bin_vheap_size", remembered_value(&min_bin_vheap_size));
     if (atom_text_is(item, "garbage_collection"))
         return garbage_collection_defaults(p);
     if (atom_text_is(item, "max_heap_size"))
@@ -240,21 +263,6 @@ static term bif_system_info(struct process *p, const term *args)
 }
 
 /* ---- system_flag/2 ---- */
-
-/* Flags clause accepts without acting on them: the engine keeps 8 frames
- * in stack traces and its own heap sizing; the value is remembered, so the
- * next call answers it as the old value, as OTP's does. fullsweep_after is
- * applied (bif_system_flag). */
-static _Atomic int64_t backtrace_depth = DEFAULT_BACKTRACE_DEPTH;
-static _Atomic int64_t min_heap_size = HEAP_DEFAULT_MIN_WORDS;
-static _Atomic int64_t min_bin_vheap_size = DEFAULT_MIN_BIN_VHEAP_SIZE;
-
-static term remembered(struct process *p, _Atomic int64_t *flag, term value)
-{
-    if (!is_small(value) || small_value(value) < 0)
-        return bif_badarg(p);
-    return make_small(atomic_exchange_explicit(flag, small_value(value), memory_order_relaxed));
-}
 
 /* system_logger: who gets the runtime's own log events (rt/node.h). */
 static term system_logger_flag(struct process *p, term value)
@@ -279,7 +287,7 @@ static term bif_system_flag(struct process *p, const term *args)
     if (atom_text_is(flag, "scheduler_wall_time"))
         return value == A(false) ? A(false) : bif_badarg(p);
     if (atom_text_is(flag, "backtrace_depth"))
-        return remembered(p, &backtrace_depth, value);
+        return remembered(p, &backtrace_depth, value, false);
     if (atom_text_is(flag, "fullsweep_after")) {
         /* Applied: the processes spawned from now on start with it. */
         if (!is_small(value) || small_value(value) < 0)
@@ -289,9 +297,9 @@ static term bif_system_flag(struct process *p, const term *args)
         return old;
     }
     if (atom_text_is(flag, "min_heap_size"))
-        return remembered(p, &min_heap_size, value);
+        return remembered(p, &min_heap_size, value, true);
     if (atom_text_is(flag, "min_bin_vheap_size"))
-        return remembered(p, &min_bin_vheap_size, value);
+        return remembered(p, &min_bin_vheap_size, value, true);
     if (flag == A(system_logger))
         return system_logger_flag(p, value);
     if (flag == A(max_heap_size)) {

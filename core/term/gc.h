@@ -48,4 +48,11 @@ void gc_totals(uint64_t *collections, uint64_t *reclaimed);
 /* The heap size (words) OTP's table gives for at least `words`. */
 size_t gc_next_heap_size(size_t words);
 
+/* A process's min_heap_size (or min_bin_vheap_size) setting as OTP keeps
+ * it: at least `floor`, the default, rounded up to a size of the table. */
+static inline size_t gc_min_size_setting(size_t words, size_t floor)
+{
+    return gc_next_heap_size(words < floor ? floor : words);
+}
+
 #endif
