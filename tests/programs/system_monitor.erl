@@ -3,7 +3,9 @@
 %% setting cleared when the monitor ends, and a long_schedule message for a
 %% process whose slice runs long builtins (setelement/3 on a tuple of
 %% 4,000,000 elements copies it whole, for one reduction, in OTP 25 and in
-%% clause alike): the message's form is printed, not its times.
+%% clause alike), and a long_gc message for a process collecting a heap of
+%% 2,000,000 words (on a dirty scheduler on OTP, a collector thread on
+%% clause): the messages' form is printed, not their times.
 %% gc-stress: skip (a collection at every allocation makes the long tuple quadratic)
 -module(system_monitor).
 -export([main/1]).
@@ -36,6 +38,7 @@ main(_) ->
     io:format("after the monitor ended: ~p~n", [erlang:system_monitor()]),
     io:format("a dead monitor: ~p~n", [bad([Dead, [{long_gc, 5}]])]),
     long_schedule(),
+    long_gc(),
     erlang:system_monitor(undefined),
     ok.
 
@@ -83,6 +86,25 @@ long_schedule() ->
     io:format("long_schedule messages about the worker: ~p~n", [Mine =/= []]),
     [io:format("shape: ~p~n", [shape(I)]) || I <- Mine],
     io:format("only monitor messages: ~p~n", [[M || M <- Messages, element(1, M) =/= monitor] =:= []]).
+
+long_gc() ->
+    Me = self(),
+    Worker = spawn(fun() ->
+                           L = lists:seq(1, 1000000),
+                           Me ! {ready, self()},
+                           receive go -> ok end,
+                           erlang:garbage_collect(),
+                           Me ! {done, self(), length(L)}
+                   end),
+    receive {ready, Worker} -> ok end,
+    erlang:system_monitor(Me, [{long_gc, 1}]),
+    Worker ! go,
+    receive {done, Worker, N} -> io:format("collected ~p~n", [N]) end,
+    Mine = receive {monitor, Worker, long_gc, Info} -> [Info] after 10000 -> [] end,
+    erlang:system_monitor(undefined),
+    flush([]),
+    io:format("long_gc messages about the worker: ~p~n", [Mine =/= []]),
+    [io:format("gc shape: ~p~n", [[K || {K, V} <- I, is_integer(V), V >= 0]]) || I <- Mine].
 
 wait_until_waiting(Pid) ->
     case process_info(Pid, status) of
