@@ -45,10 +45,11 @@
 # "%% clause-options: ..." adds options to clause's command line, a line
 # "%% gc-stress: skip" leaves it out when CLAUSE_GC_STRESS=1 (a collection
 # at every allocation point makes large heaps quadratic), and a line
-# "%% policies: seeds" runs it under the seeds' configurations only (the
-# portioned builtins on 300,000 elements, a third of a release pass's CPU
-# time between them: each has a _small variant that runs under every
-# policy, where the other policies' paths are; --policy NAME still runs it).
+# "%% policies: seeds" runs it under the seeds' configurations only, and
+# all but the default one at 2 workers only (the portioned builtins on
+# 300,000 elements, a third of a release pass's CPU time between them: each
+# has a _small variant that runs under every policy and worker count, where
+# the other paths are; --policy NAME and --workers still run it there).
 #
 # Prints each failure with its first difference, then a table of
 # configurations x worker counts with pass and fail counts (also written to
@@ -104,7 +105,8 @@ for p in $policies; do
         ;;
     esac
 done
-configs="$configs $earlier --policy=$(echo "$policies" | head -n1),--send-mode=arrivals,--locks=cas@2"
+default_config=--policy=$(echo "$policies" | head -n1),--send-mode=arrivals
+configs="$configs $earlier $default_config,--locks=cas@2"
 if [ "$mode" = quick ]; then
     workers="1 2"
 else
@@ -192,7 +194,11 @@ while [ $round -le "$repeat" ]; do
             [ "$repeat" -gt 1 ] && label="$label, round $round"
             for name in $programs; do
                 case " $seeds_programs " in
-                *" $name "*) case " $other_configs " in *" $config "*) continue ;; esac ;;
+                *" $name "*)
+                    case " $other_configs " in *" $config "*) continue ;; esac
+                    [ -n "$only_policy$only_workers" ] || [ "$config" = "$default_config" ] || [ "$n" = 2 ] ||
+                        continue
+                    ;;
                 esac
                 index=$((index + 1))
                 printf '%s\t%s\t%s\t%s\t%s\n' "$index" "$config" "$n" "$label" "$name" >>"$runs"
