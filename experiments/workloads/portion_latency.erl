@@ -1,11 +1,15 @@
 %% portion_latency BUILTIN N [PINGS]: how long another process waits while
 %% a hog loops over a builtin whose work grows with its argument. The hog
 %% calls BUILTIN on a list of N integers over and over; the main process
-%% sends PINGS pings (default 200) to an echo process, one at a time, and
-%% times each round trip. With one worker the echo runs only when the hog's
-%% slice ends, so the longest round trip is about the longest slice (or
-%% collection: OTP collects a large heap on a dirty scheduler, outside the
-%% one normal worker, clause in the slice).
+%% sends pings to an echo process, one at a time, and times each round
+%% trip. With one worker the echo runs only when the hog's slice ends, so
+%% the longest round trip is about the longest slice (or collection: OTP
+%% collects a large heap on a dirty scheduler, outside the one normal
+%% worker). The pings start once the hog has finished its first call (its
+%% heap grown, its memory touched: a start-up cost, not a slice's) and go on
+%% until PINGS (default 200) were sent and the hog finished 3 more calls, so
+%% that they cover whole calls of the builtin on either runtime (at 300,000
+%% elements 200 pings alone took less than one call).
 %% BUILTIN: reverse, length, member, keyfind, append (++), subtract (--),
 %% binary_to_list (a binary of N bytes), list_to_binary (a list of N
 %% bytes), iolist_to_binary (N bytes in an iolist of nested lists and small
@@ -18,7 +22,7 @@
 %% (unicode:characters_to_binary/1 of N characters, half in lists, half in
 %% one-character UTF-8 binaries), chars_to_list (unicode:characters_to_list/1
 %% of those N characters' UTF-8 binary).
-%% Prints: workload=portion_latency builtin=B n=N result=PINGS max_us=M
+%% Prints: workload=portion_latency builtin=B n=N result=PINGS_SENT max_us=M
 %% median_us=D time_ms=T
 -module(portion_latency).
 -export([main/1]).
@@ -66,10 +70,11 @@ input(chars_to_binary, N) -> [[160 + I rem 1000, <<(160 + I rem 1000)/utf8>>] ||
 input(chars_to_list, N) -> unicode:characters_to_binary(input(chars_to_binary, N));
 input(_, N) -> lists:seq(1, N).
 
-%% The hog holds only the term its builtin walks (input/2).
-hog(B, L) ->
+%% The hog holds only the term its builtin walks (input/2), and tells Main
+%% each time a call returns.
+hog(B, L, Main) ->
     receive stop -> ok
-    after 0 -> _ = work(B, L), hog(B, L)
+    after 0 -> _ = work(B, L), Main ! hog_call, hog(B, L, Main)
     end.
 
 echo() ->
@@ -78,12 +83,17 @@ echo() ->
         stop -> ok
     end.
 
-pings(_, 0, Acc) -> Acc;
-pings(Echo, K, Acc) ->
+%% Pings until K more were sent and Calls more hog calls returned.
+pings(_, K, Calls, Acc) when K =< 0, Calls =< 0 -> Acc;
+pings(Echo, K, Calls, Acc) ->
     T0 = erlang:monotonic_time(microsecond),
     Echo ! {ping, self()},
     receive pong -> ok end,
-    pings(Echo, K - 1, [erlang:monotonic_time(microsecond) - T0 | Acc]).
+    T = erlang:monotonic_time(microsecond) - T0,
+    pings(Echo, K - 1, Calls - hog_calls(0), [T | Acc]).
+
+hog_calls(N) ->
+    receive hog_call -> hog_calls(N + 1) after 0 -> N end.
 
 main([B, N]) -> main([B, N, "200"]);
 main([B0, N0, P0]) ->
@@ -93,9 +103,10 @@ main([B0, N0, P0]) ->
     L = input(B, N),
     Echo = spawn(fun echo/0),
     Start = erlang:monotonic_time(millisecond),
-    Hog = spawn(fun() -> hog(B, L) end),
-    erlang:yield(),
-    Times = lists:sort(pings(Echo, Pings, [])),
+    Main = self(),
+    Hog = spawn(fun() -> hog(B, L, Main) end),
+    receive hog_call -> ok end,
+    Times = lists:sort(pings(Echo, Pings, 3, [])),
     Time = erlang:monotonic_time(millisecond) - Start,
     Hog ! stop,
     Echo ! stop,
