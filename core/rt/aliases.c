@@ -27,7 +27,7 @@ static struct alias_entry **find_locked(struct sched *s, uint64_t low, uint64_t 
 
 static void unlink_owned(struct alias_entry *e)
 {
-    struct alias_entry **at = &e->owner->aliases;
+    struct alias_entry **at = &e->owner->signals->aliases;
     while (*at != e)
         at = &(*at)->next_owned;
     *at = e->next_owned;
@@ -44,7 +44,7 @@ static void drop_at(struct alias_entry **at)
 
 bool aliases_add_locked(struct sched *s, struct process *owner, term ref, enum alias_mode mode)
 {
-    struct alias_entry *e = malloc(sizeof *e);
+    struct alias_entry *e = proc_signals_make(owner) ? malloc(sizeof *e) : NULL;
     if (!e)
         return false;
     e->low = ref_id_low(ref);
@@ -54,8 +54,8 @@ bool aliases_add_locked(struct sched *s, struct process *owner, term ref, enum a
     struct alias_entry **bucket = &s->alias_buckets[bucket_of(e->low)];
     e->next = *bucket;
     *bucket = e;
-    e->next_owned = owner->aliases;
-    owner->aliases = e;
+    e->next_owned = owner->signals->aliases;
+    owner->signals->aliases = e;
     return true;
 }
 
@@ -99,8 +99,8 @@ struct process *aliases_take_locked(struct sched *s, term ref)
 
 void aliases_release_locked(struct sched *s, struct process *p)
 {
-    while (p->aliases) {
-        struct alias_entry *e = p->aliases;
+    while (proc_signals_of(p)->aliases) {
+        struct alias_entry *e = p->signals->aliases;
         drop_at(find_locked(s, e->low, e->high));
     }
 }
@@ -111,7 +111,7 @@ void aliases_destroy(struct sched *s)
         while (s->alias_buckets[b]) {
             struct alias_entry *e = s->alias_buckets[b];
             s->alias_buckets[b] = e->next;
-            e->owner->aliases = NULL; /* the owners go with the executor */
+            e->owner->signals->aliases = NULL; /* the owners go with the executor */
             free(e);
         }
     }

@@ -91,7 +91,7 @@ static void unlink_target(struct bif_timer *t)
     if (t->target_prev)
         t->target_prev->target_next = t->target_next;
     else
-        t->target->timers_to_me = t->target_next;
+        t->target->signals->timers_to_me = t->target_next;
     if (t->target_next)
         t->target_next->target_prev = t->target_prev;
     t->target = NULL;
@@ -136,8 +136,8 @@ void bif_timer_fire_locked(struct sched *s, struct timer_node *node)
 
 void bif_timers_release_target_locked(struct sched *s, struct process *p)
 {
-    while (p->timers_to_me)
-        discard(s, p->timers_to_me);
+    while (proc_signals_of(p)->timers_to_me)
+        discard(s, p->signals->timers_to_me);
 }
 
 void bif_timers_destroy(struct sched *s)
@@ -229,12 +229,16 @@ static term start(struct process *self, term time, term dest, term msg, term opt
     bool ok = table_insert(s, t);
     if (ok && is_pid(dest)) {
         struct process *p = proc_table_lookup(&s->table, pid_number(dest));
-        if (p && proc_state(p) != PROC_EXITED) {
+        struct proc_signals *sig = p && proc_state(p) != PROC_EXITED ? proc_signals_make(p) : NULL;
+        if (sig) {
             t->target = p;
-            t->target_next = p->timers_to_me;
-            if (p->timers_to_me)
-                p->timers_to_me->target_prev = t;
-            p->timers_to_me = t;
+            t->target_next = sig->timers_to_me;
+            if (sig->timers_to_me)
+                sig->timers_to_me->target_prev = t;
+            sig->timers_to_me = t;
+        } else if (p && proc_state(p) != PROC_EXITED) {
+            table_remove(s, t); /* no memory for its ties */
+            ok = false;
         }
     }
     if (ok && (t->target || is_atom(dest)))

@@ -304,7 +304,7 @@ struct sched *sched_create(const struct sched_config *config, const char **error
         memset(s->policy_blocks, 0, s->policy_block_bytes * s->worker_count);
     if (!rt_lock_init(&s->exec_lock, config->locks, RT_LOCK_SLOT_EXEC) ||
         !rt_lock_init(&s->rq_lock, config->locks, RT_LOCK_SLOT_RUNQ) ||
-        !context_pool_init(&s->contexts, sizeof(struct process))) {
+        !context_pool_init(&s->contexts, sizeof(struct process) + policy->proc_bytes)) {
         free(s->policy_shared);
         free(s->workers);
         free(s->metrics);
@@ -564,6 +564,7 @@ static struct process *new_context(struct sched *s, struct worker *w)
         return NULL;
     }
     memset(p, 0, offsetof(struct process, first_block));
+    memset(p->policy_data, 0, s->policy->proc_bytes);
     heap_init_in(&p->heap, p->first_block, PROC_DEFAULT_HEAP_FLOOR, s->max_heap_words);
     return p;
 }
@@ -583,6 +584,7 @@ struct process *sched_new_process(struct sched *s, struct process *parent, const
     mailbox_init(&p->mailbox);
     /* A spawned process starts on its parent's worker. */
     p->last_worker = parent ? parent->last_worker : 0;
+    p->ran_on = NOT_A_WORKER; /* its first slice counts as a first run, not a migration */
     p->priority = PRIORITY_NORMAL;
     atomic_init(&p->state, PROC_RUNNABLE);
     return p;
@@ -981,7 +983,7 @@ static void stopping_locked(struct sched *s, struct worker *w, struct process *p
  * ends (`ending`: it ended already). */
 static bool settle_signals_locked(struct sched *s, struct worker *w, struct process *p, bool ending)
 {
-    if (!ending && p->pending_first && signals_settle_pending_locked(s, p))
+    if (!ending && proc_signals_of(p)->pending_first && signals_settle_pending_locked(s, p))
         ending = true;
     if (p->blocked_senders)
         unblock_senders_locked(s, w, p, ending);
@@ -1058,7 +1060,7 @@ void sched_collected(struct sched *s, struct process *p, unsigned collector, uin
         r->ticks = ticks;
         r->pid = pid_number(p->pid);
         r->name = __atomic_load_n(&p->registered_name, __ATOMIC_RELAXED);
-        r->reds = (uint32_t)p->collect_reds;
+        r->reds = proc_collected_reds(p);
         r->other = (uint16_t)collector;
         r->kind = TRACE_COLLECT;
         r->why = (uint8_t)w->id; /* its worker (at most 255 named; the pid says whose) */
@@ -1075,7 +1077,6 @@ void sched_collected(struct sched *s, struct process *p, unsigned collector, uin
 static uint32_t account_slice(struct worker_metrics *m, struct process *p, int32_t spent)
 {
     p->reductions += (uint64_t)spent;
-    p->slices++;
     /* Atomic stores: statistics/1 reads these two while we run. */
     __atomic_store_n(&m->slices, m->slices + 1, __ATOMIC_RELAXED);
     __atomic_store_n(&m->reductions, m->reductions + (uint64_t)spent, __ATOMIC_RELAXED);
@@ -1094,9 +1095,10 @@ static void settle_collected_locked(struct sched *s, struct worker *w)
         p->next_released = NULL;
         rt_unlock(&s->rq_lock);
         /* The collection's cost, charged to the process (proc_collect). */
-        p->reductions += (uint64_t)p->collect_reds;
+        uint32_t reds = proc_collected_reds(p);
+        p->reductions += reds;
         struct worker_metrics *m = &s->metrics[w->id];
-        __atomic_store_n(&m->reductions, m->reductions + (uint64_t)p->collect_reds, __ATOMIC_RELAXED);
+        __atomic_store_n(&m->reductions, m->reductions + reds, __ATOMIC_RELAXED);
         w->running = p; /* the waker of what its settling wakes */
         if (settle_signals_locked(s, w, p, false)) {
             signals_finish_locked(s, w, p);
@@ -1328,6 +1330,7 @@ static void worker_loop(struct worker *w)
             w->last_pid = current->pid;
             w->last_end_ms = sched_coarse_ms(s);
             METRIC(m->collections_elsewhere++);
+            current->reds_left = 0;        /* the slice is accounted: the collection charges its cost from 0 */
             collectors_submit(s, current); /* touched no more here */
         } else if (current) {
             settle_locked(s, w, current, why, used);
@@ -1417,7 +1420,7 @@ static void worker_loop(struct worker *w)
         uint32_t budget = s->policy->running ? s->policy->running(s, w->id, next) : 0;
         next->slice_budget = (int32_t)(budget == 0 ? CONTEXT_REDS : budget > 1000000 ? 1000000 : budget);
         w->running = next;
-        if (next->slices == 0) {
+        if (next->ran_on == NOT_A_WORKER) {
             METRIC(m->first_runs++);
         } else if (next->ran_on != w->id) {
             /* Not last_worker: a policy that queued it here (a steal, a

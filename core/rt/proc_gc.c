@@ -189,9 +189,7 @@ bool proc_collect_elsewhere(const struct process *p, size_t need)
 
 void proc_collect_saved(struct process *p)
 {
-    int32_t before = p->reds_left;
     /* Without the max_heap_size check, which may log (a send, as from p):
      * the body makes it when it resumes on its worker. */
     p->collected = collect(p, p->collect_need, NULL, 0) == HEAP_OK ? PROC_COLLECTED : PROC_COLLECTED_FAILED;
-    p->collect_reds = before - p->reds_left;
 }

@@ -60,8 +60,8 @@ bool proc_collect_elsewhere(const struct process *p, size_t need);
 
 /* The collection a body asked for with BODY_COLLECT (on a collector, or on
  * the worker when there is none): collect_need words free after it, every
- * root on p's stack, dictionary and mailbox. Sets collect_reds (what it
- * cost) and collected (enum proc_collected): the max_heap_size check
+ * root on p's stack, dictionary and mailbox. Charges its cost to reds_left
+ * (proc_collected_reds) and sets collected (enum proc_collected): the max_heap_size check
  * waits for the body's resume on p's worker (proc_collected_check). */
 void proc_collect_saved(struct process *p);
 /* On p's worker, after proc_collect_saved: HEAP_FAIL_MAX_HEAP_SIZE when p

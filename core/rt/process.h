@@ -97,6 +97,21 @@ struct host_outcome {
     term trace; /* the exception's stack trace */
 };
 
+/* A process's ties to others, which most processes never make: the
+ * seed's Signals, with the monitor maps that its first monitor makes. The
+ * first link, monitor, pending exit signal, timer aimed at it, suspend it
+ * holds or alias makes them (proc_signals_make); they go with its context.
+ * Executor mutex. */
+struct proc_signals {
+    struct link *links_first, *links_last;             /* in the order they were made */
+    struct monitor *monitors_first, *monitors_last;    /* monitors it holds, in the order made */
+    struct monitor *watchers_first, *watchers_last;    /* monitors held on it, in the order made */
+    struct pending_exit *pending_first, *pending_last; /* exit signals that came while it ran elsewhere */
+    struct bif_timer *timers_to_me;                    /* send_after/start_timer timers aimed at it */
+    struct suspension *suspending;                     /* the processes it suspends (suspend.c) */
+    struct alias_entry *aliases;                       /* its active aliases (aliases.c) */
+};
+
 struct process {
     /* --- scheduling: executor and policy --- */
     void *policy_link[2]; /* the policy's queue links (sched_policy_proc_link) */
@@ -104,25 +119,23 @@ struct process {
      * (internal.h: sched_runnable_*), whatever the policy does with its
      * queues; run-queue lock. Next to the policy's links: one cache line. */
     struct process *runnable_prev, *runnable_next;
-    /* The policy's per-process state (sched_policy_proc_data), zeroed at
-     * spawn; run-queue lock. */
-    _Alignas(8) unsigned char policy_data[POLICY_MAX_PROC_BYTES];
     worker_id last_worker; /* worker it runs on, or whose queue holds it (policies move it) */
-    worker_id ran_on;      /* worker of its latest slice (the migration counters) */
+    worker_id ran_on;      /* worker of its latest slice (the migration counters); NOT_A_WORKER: none yet */
     _Atomic int state;     /* enum proc_state; written under the executor mutex, read anywhere */
-    int32_t reds_left;     /* what is left of the current slice's budget */
-    int32_t slice_budget;  /* the current slice's budget (the policy's running(), or CONTEXT_REDS) */
-    int crash_status;      /* the program's status if this main process ends abnormally (0: 1); here
-                              for the padding */
-    uint64_t reductions;   /* spent over its life */
-    uint64_t slices;       /* time slices it ran */
+    /* What is left of the current slice's budget. A slice handed over to a
+     * collector was accounted at 0 (collector.c): the collection leaves it
+     * at minus its cost (proc_collected_reds). */
+    int32_t reds_left;
+    int32_t slice_budget; /* the current slice's budget (the policy's running(), or CONTEXT_REDS) */
+    int crash_status;     /* the program's status if this main process ends abnormally (0: 1); here
+                             for the padding */
+    uint64_t reductions;  /* spent over its life */
     /* The worker's list of contexts to free after the mutex (an ended
      * process); while it is alive, the collectors' queue and then its
      * worker's list of collected processes (collector.c). */
     struct process *next_released;
-    ck_epoch_entry_t reclaim; /* an ended context waits here for lock-free senders to let go */
-    bool wake_pending;        /* woken while not waiting: its next wait returns at once */
-    bool timed_out;           /* its last wait ended by its timeout (executor mutex) */
+    bool wake_pending; /* woken while not waiting: its next wait returns at once */
+    bool timed_out;    /* its last wait ended by its timeout (executor mutex) */
     /* enum proc_priority: written by the process itself (process_flag, only
      * under a policy that honours_priority), read by the policy. In what was
      * padding. */
@@ -134,9 +147,12 @@ struct process {
     int64_t wait_timeout_ms;   /* timeout of the coming wait; -1: infinity (this process only) */
     uint64_t receive_deadline; /* tick its current receive times out at; 0: not yet waited; RECEIVE_NO_DEADLINE:
                                   infinity (executor mutex) */
-    struct timer_node timer;   /* its receive timeout in the wheel (executor mutex) */
-    uint64_t queued_at;        /* when it was last queued (profile_stamp; --profile only, run-queue lock) */
-    uint64_t trace_flow;       /* --trace: the flow a process's wake of it started, ended by its next slice (0: none) */
+    union {
+        struct timer_node timer;  /* its receive timeout in the wheel (executor mutex) */
+        ck_epoch_entry_t reclaim; /* ended, no timer armed: the context waits here for lock-free senders to let go */
+    };
+    uint64_t queued_at;  /* when it was last queued (profile_stamp; --profile only, run-queue lock) */
+    uint64_t trace_flow; /* --trace: the flow a process's wake of it started, ended by its next slice (0: none) */
 
     /* --- blocked builtins (builtins::Blocked), executor mutex --- */
     struct process *blocked_on;      /* the running target this process waits for */
@@ -146,22 +162,15 @@ struct process {
     unsigned holds;                  /* processes holding this one */
     unsigned suspends;               /* suspend_process holds on it (executor mutex) */
 
-    struct bif_timer *timers_to_me; /* send_after/start_timer timers aimed at it (executor mutex) */
-
     /* --- links, monitors and exit signals (signals.c), executor mutex --- */
-    struct link *links_first, *links_last;             /* in the order they were made */
-    struct monitor *monitors_first, *monitors_last;    /* monitors it holds, in the order made */
-    struct monitor *watchers_first, *watchers_last;    /* monitors held on it, in the order made */
-    struct pending_exit *pending_first, *pending_last; /* exit signals that came while it ran elsewhere */
-    struct process *finish_next;                       /* the ending chain being finished (signals.c) */
+    struct proc_signals *signals;    /* NULL until its first tie (proc_signals_make) */
+    struct process *finish_next;     /* the ending chain being finished (signals.c) */
     bool trap_exit;                  /* written by the process itself, read by others only while it does not run */
     bool message_queue_off_heap;     /* process_flag(message_queue_data, off_heap): kept, changes nothing */
     bool release_when_unheld;        /* ended while held: freed when its last holder lets go */
     bool ended_by_signal;            /* an exit signal ended it, not its own code */
     _Atomic unsigned ets_owned;      /* ETS tables it owns (ets_table.c): its end scans for them only if any */
     term group_leader;               /* a pid (immediate) */
-    struct suspension *suspending;   /* the processes it suspends (suspend.c), executor mutex */
-    struct alias_entry *aliases;     /* its active aliases (aliases.c), executor mutex */
     struct proc_resource *resources; /* C objects it owns, newest first (resources.h); this process only */
 
     /* --- identity and outcome --- */
@@ -177,8 +186,6 @@ struct process {
     /* --- what it runs --- */
     const struct body_ops *body;
     void *body_state;
-    native_step_fn native_step;       /* native bodies only */
-    void (*native_free)(void *state); /* native bodies only; may be NULL */
 
     /* --- messages (message.h) --- */
     struct mailbox mailbox;   /* its worker's while it runs, the executor mutex's otherwise */
@@ -187,9 +194,19 @@ struct process {
     term last_receiver_not_running; /* its last send found this receiver not running (this process only) */
 
     /* --- the BEAM engine's state while the process does not run (interp.c) --- */
-    const uint64_t *beam_pc;  /* where it resumes */
-    const uint64_t *beam_cp;  /* the continuation pointer */
-    uint32_t beam_saved_x;    /* x registers saved on top of the stack */
+    union { /* by its body: a native body has no engine state */
+        struct {
+            const uint64_t *beam_pc; /* where it resumes */
+            const uint64_t *beam_cp; /* the continuation pointer */
+        };
+        struct {
+            native_step_fn native_step;       /* native bodies only */
+            void (*native_free)(void *state); /* native bodies only; may be NULL */
+        };
+    };
+    uint16_t beam_saved_x; /* x registers saved on top of the stack (at most BEAM_MAX_X) */
+    uint16_t
+        collect_site; /* the line of the instruction that repeats without collecting (0: none); with collect_need */
     bool beam_resume_timeout; /* it waits in a receive with a timeout: resume decides timeout or rescan */
     uint8_t fault_class;      /* enum fault_class of the exception being raised (fault_reason...) */
     bool bif_may_trap;        /* the engine's call of a builtin outside a guard: it may end in a portion */
@@ -213,9 +230,7 @@ struct process {
      * Written by the process's body before it stops, then by the collector;
      * the worker that settles it reads them after the hand-back (the
      * run-queue lock orders each hand-over). --- */
-    uint32_t collect_need; /* words free after the collection */
-    int32_t collect_reds;  /* what the collection cost it (reductions) */
-    uint32_t collect_site; /* the engine's: the site whose instruction repeats without collecting (0: none) */
+    uint32_t collect_need; /* words free after the collection; the engine's collect_site is among its small fields */
 
     /* --- process dictionary: a map on its heap (keys compare exactly, as a
      * map's do), or THE_NON_VALUE while empty; a collection root --- */
@@ -235,6 +250,11 @@ struct process {
     /* Its first heap block (heap_init_in), last: a spawn allocates the
      * context and the block at once, and zeroes the context alone. */
     term first_block[PROC_DEFAULT_HEAP_FLOOR];
+    /* The policy's per-process state (sched_policy_proc_data), zeroed at
+     * spawn; run-queue lock. As many bytes as the policy declares
+     * (proc_bytes), behind the context, so that a policy without any, as the
+     * default, costs no process a byte. */
+    _Alignas(8) unsigned char policy_data[];
 };
 
 /* The context's bytes but for its first block while the heap uses it,
@@ -252,6 +272,10 @@ static inline bool proc_spend(struct process *p, int32_t n)
     return p->reds_left > 0;
 }
 
+/* What p's collection on a collector cost it (reductions), once handed
+ * back: it was handed over with reds_left 0, which the collection charged. */
+static inline uint32_t proc_collected_reds(const struct process *p) { return (uint32_t)-p->reds_left; }
+
 /* Its min_heap_size as OTP counts it (PROC_HEAP_FLOOR). */
 static inline size_t proc_min_heap_size(const struct process *p) { return p->heap.min_words + PROC_INLINE_STACK; }
 /* The words on p's stack where its body saved them (stack_top; 0 when
@@ -260,6 +284,19 @@ static inline size_t proc_stack_in_use(const struct process *p)
 {
     return p->stack_top ? (size_t)(p->stack + p->stack_words - p->stack_top) : 0;
 }
+
+/* What a process without ties reads (proc_signals_of). */
+extern const struct proc_signals proc_signals_none;
+
+/* p's ties for reading, all empty when it never made any (executor mutex). */
+static inline const struct proc_signals *proc_signals_of(const struct process *p)
+{
+    return p->signals ? p->signals : &proc_signals_none;
+}
+
+/* p's ties for a change, made empty when it has none; NULL when the host
+ * refused the memory (executor mutex, or p not yet published). */
+struct proc_signals *proc_signals_make(struct process *p);
 
 static inline enum proc_state proc_state(const struct process *p)
 {

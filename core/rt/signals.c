@@ -20,6 +20,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+const struct proc_signals proc_signals_none;
+
+struct proc_signals *proc_signals_make(struct process *p)
+{
+    if (!p->signals)
+        p->signals = calloc(1, sizeof *p->signals);
+    return p->signals;
+}
+
 /* ---- links: one record in both processes' lists ---- */
 
 struct link {
@@ -30,35 +39,38 @@ struct link {
 static int link_side(const struct link *l, const struct process *p) { return l->end[1] == p; }
 static struct process *link_other(const struct link *l, const struct process *p) { return l->end[!link_side(l, p)]; }
 
+/* p's ties exist (proc_signals_make). */
 static void link_append(struct process *p, struct link *l)
 {
+    struct proc_signals *sig = p->signals;
     int k = link_side(l, p);
     l->next[k] = NULL;
-    l->prev[k] = p->links_last;
-    if (p->links_last)
-        p->links_last->next[link_side(p->links_last, p)] = l;
+    l->prev[k] = sig->links_last;
+    if (sig->links_last)
+        sig->links_last->next[link_side(sig->links_last, p)] = l;
     else
-        p->links_first = l;
-    p->links_last = l;
+        sig->links_first = l;
+    sig->links_last = l;
 }
 
 static void link_detach(struct process *p, struct link *l)
 {
+    struct proc_signals *sig = p->signals;
     int k = link_side(l, p);
     struct link *prev = l->prev[k], *next = l->next[k];
     if (prev)
         prev->next[link_side(prev, p)] = next;
     else
-        p->links_first = next;
+        sig->links_first = next;
     if (next)
         next->prev[link_side(next, p)] = prev;
     else
-        p->links_last = prev;
+        sig->links_last = prev;
 }
 
 static struct link *link_find(const struct process *p, term other)
 {
-    for (struct link *l = p->links_first; l; l = l->next[link_side(l, p)])
+    for (struct link *l = proc_signals_of(p)->links_first; l; l = l->next[link_side(l, p)])
         if (link_other(l, p)->pid == other)
             return l;
     return NULL;
@@ -68,7 +80,7 @@ bool signals_link_locked(struct process *a, struct process *b)
 {
     if (link_find(a, b->pid))
         return true;
-    struct link *l = malloc(sizeof *l);
+    struct link *l = proc_signals_make(a) && proc_signals_make(b) ? malloc(sizeof *l) : NULL;
     if (!l)
         return false;
     l->end[0] = a;
@@ -91,8 +103,11 @@ struct pending_exit {
 
 static void pending_free_all(struct process *p)
 {
-    struct pending_exit *e = p->pending_first;
-    p->pending_first = p->pending_last = NULL;
+    struct proc_signals *sig = p->signals;
+    if (!sig)
+        return;
+    struct pending_exit *e = sig->pending_first;
+    sig->pending_first = sig->pending_last = NULL;
     while (e) {
         struct pending_exit *next = e->next;
         message_buffer_free(e->message);
@@ -111,7 +126,10 @@ void signals_unlink_locked(struct process *self, term other)
     }
     /* The link has no effect after unlink returns: its signal, should the
      * other end have ended during this slice, goes too. */
-    struct pending_exit **at = &self->pending_first, *last = NULL;
+    struct proc_signals *sig = self->signals;
+    if (!sig)
+        return;
+    struct pending_exit **at = &sig->pending_first, *last = NULL;
     while (*at) {
         struct pending_exit *e = *at;
         if (e->from == other && !e->untrappable) {
@@ -123,7 +141,7 @@ void signals_unlink_locked(struct process *self, term other)
             at = &e->next;
         }
     }
-    self->pending_last = last;
+    sig->pending_last = last;
 }
 
 /* ---- monitors: one record in the watcher's list and the target's ---- */
@@ -139,50 +157,55 @@ struct monitor {
     enum monitor_alias alias;
 };
 
+/* The watcher's and the target's ties exist (proc_signals_make). */
 static void held_append(struct process *w, struct monitor *m)
 {
+    struct proc_signals *sig = w->signals;
     m->next_held = NULL;
-    m->prev_held = w->monitors_last;
-    if (w->monitors_last)
-        w->monitors_last->next_held = m;
+    m->prev_held = sig->monitors_last;
+    if (sig->monitors_last)
+        sig->monitors_last->next_held = m;
     else
-        w->monitors_first = m;
-    w->monitors_last = m;
+        sig->monitors_first = m;
+    sig->monitors_last = m;
 }
 
 static void held_detach(struct process *w, struct monitor *m)
 {
+    struct proc_signals *sig = w->signals;
     if (m->prev_held)
         m->prev_held->next_held = m->next_held;
     else
-        w->monitors_first = m->next_held;
+        sig->monitors_first = m->next_held;
     if (m->next_held)
         m->next_held->prev_held = m->prev_held;
     else
-        w->monitors_last = m->prev_held;
+        sig->monitors_last = m->prev_held;
 }
 
 static void watching_append(struct process *t, struct monitor *m)
 {
+    struct proc_signals *sig = t->signals;
     m->next_watching = NULL;
-    m->prev_watching = t->watchers_last;
-    if (t->watchers_last)
-        t->watchers_last->next_watching = m;
+    m->prev_watching = sig->watchers_last;
+    if (sig->watchers_last)
+        sig->watchers_last->next_watching = m;
     else
-        t->watchers_first = m;
-    t->watchers_last = m;
+        sig->watchers_first = m;
+    sig->watchers_last = m;
 }
 
 static void watching_detach(struct process *t, struct monitor *m)
 {
+    struct proc_signals *sig = t->signals;
     if (m->prev_watching)
         m->prev_watching->next_watching = m->next_watching;
     else
-        t->watchers_first = m->next_watching;
+        sig->watchers_first = m->next_watching;
     if (m->next_watching)
         m->next_watching->prev_watching = m->prev_watching;
     else
-        t->watchers_last = m->prev_watching;
+        sig->watchers_last = m->prev_watching;
 }
 
 static void monitor_free(struct monitor *m)
@@ -195,7 +218,7 @@ static void monitor_free(struct monitor *m)
 bool signals_monitor_locked(struct process *watcher, struct process *target, term ref, term name, term tag,
                             enum monitor_alias alias)
 {
-    struct monitor *m = calloc(1, sizeof *m);
+    struct monitor *m = proc_signals_make(watcher) && proc_signals_make(target) ? calloc(1, sizeof *m) : NULL;
     if (!m)
         return false;
     if (is_boxed(tag) || is_list(tag)) {
@@ -231,7 +254,7 @@ bool signals_monitor_locked(struct process *watcher, struct process *target, ter
 
 bool signals_demonitor_locked(struct process *watcher, term ref)
 {
-    for (struct monitor *m = watcher->monitors_first; m; m = m->next_held) {
+    for (struct monitor *m = proc_signals_of(watcher)->monitors_first; m; m = m->next_held) {
         if (m->ref_low == ref_id_low(ref) && m->ref_high == ref_id_high(ref)) {
             held_detach(watcher, m);
             watching_detach(m->target, m);
@@ -376,7 +399,8 @@ static bool send_exit_locked(struct sched *s, worker_id waker, struct process *p
         return true;
     case PROC_RUNNING: {
         term words[4];
-        struct pending_exit *pending = malloc(sizeof *pending);
+        struct proc_signals *sig = proc_signals_make(p);
+        struct pending_exit *pending = sig ? malloc(sizeof *pending) : NULL;
         struct arrival *message = pending ? message_buffer_new(exit_message(words, from, reason)) : NULL;
         if (!message) {
             free(pending);
@@ -387,11 +411,11 @@ static bool send_exit_locked(struct sched *s, worker_id waker, struct process *p
         pending->from = from;
         pending->untrappable = untrappable;
         pending->message = message;
-        if (p->pending_last)
-            p->pending_last->next = pending;
+        if (sig->pending_last)
+            sig->pending_last->next = pending;
         else
-            p->pending_first = pending;
-        p->pending_last = pending;
+            sig->pending_first = pending;
+        sig->pending_last = pending;
         return true;
     }
     default:
@@ -447,26 +471,27 @@ static void finish_one_locked(struct sched *s, struct worker *w, struct process 
     atomic_store_explicit(&p->state, PROC_EXITED, memory_order_seq_cst);
     message_close_arrivals(p); /* later pushes fail: messages to it are dropped */
     pending_free_all(p);
-    if (p->timers_to_me)
+    const struct proc_signals *sig = proc_signals_of(p);
+    if (sig->timers_to_me)
         bif_timers_release_target_locked(s, p);
     /* The monitors it holds are dropped. */
-    while (p->monitors_first) {
-        struct monitor *m = p->monitors_first;
+    while (sig->monitors_first) {
+        struct monitor *m = sig->monitors_first;
         held_detach(p, m);
         watching_detach(m->target, m);
         monitor_free(m);
     }
     bool ok = true;
-    while (p->links_first) {
-        struct link *l = p->links_first;
+    while (sig->links_first) {
+        struct link *l = sig->links_first;
         struct process *other = link_other(l, p);
         link_detach(p, l);
         link_detach(other, l);
         free(l);
         ok = ok && send_exit_locked(s, w->id, other, p->pid, p->exit_reason, false, e);
     }
-    while (p->watchers_first) {
-        struct monitor *m = p->watchers_first;
+    while (sig->watchers_first) {
+        struct monitor *m = sig->watchers_first;
         watching_detach(p, m);
         held_detach(m->watcher, m);
         ok = ok && send_down_locked(s, w->id, m, p->exit_reason);
@@ -528,11 +553,12 @@ bool signals_exit_locked(struct sched *s, struct worker *w, struct process *targ
 bool signals_settle_pending_locked(struct sched *s, struct process *p)
 {
     bool ended = false;
-    while (p->pending_first && !ended) {
-        struct pending_exit *pending = p->pending_first;
-        p->pending_first = pending->next;
-        if (!p->pending_first)
-            p->pending_last = NULL;
+    struct proc_signals *sig = p->signals;
+    while (sig && sig->pending_first && !ended) {
+        struct pending_exit *pending = sig->pending_first;
+        sig->pending_first = pending->next;
+        if (!sig->pending_first)
+            sig->pending_last = NULL;
         term reason = tuple_elements(message_buffer_payload(pending->message))[2];
         switch (exit_effect_of(p, &reason, pending->untrappable)) {
         case EXIT_IGNORED:
@@ -563,26 +589,31 @@ bool signals_settle_pending_locked(struct sched *s, struct process *p)
 
 void signals_forget(struct process *p)
 {
+    struct proc_signals *sig = p->signals;
+    if (!sig)
+        return;
     pending_free_all(p);
     suspend_forget(p);
-    while (p->links_first) {
-        struct link *l = p->links_first;
+    while (sig->links_first) {
+        struct link *l = sig->links_first;
         link_detach(p, l);
         link_detach(link_other(l, p), l);
         free(l);
     }
-    while (p->monitors_first) {
-        struct monitor *m = p->monitors_first;
+    while (sig->monitors_first) {
+        struct monitor *m = sig->monitors_first;
         held_detach(p, m);
         watching_detach(m->target, m);
         monitor_free(m);
     }
-    while (p->watchers_first) {
-        struct monitor *m = p->watchers_first;
+    while (sig->watchers_first) {
+        struct monitor *m = sig->watchers_first;
         watching_detach(p, m);
         held_detach(m->watcher, m);
         monitor_free(m);
     }
+    free(sig);
+    p->signals = NULL;
 }
 
 void signals_destroy(struct sched *s)
@@ -602,7 +633,7 @@ term signals_links_list_locked(const struct process *p, heap_t *h)
 {
     struct list_builder b;
     list_builder_init(&b);
-    for (struct link *l = p->links_first; l; l = l->next[link_side(l, p)])
+    for (struct link *l = proc_signals_of(p)->links_first; l; l = l->next[link_side(l, p)])
         if (!list_builder_add(&b, h, link_other(l, p)->pid))
             return THE_NON_VALUE;
     return b.list;
@@ -612,7 +643,7 @@ term signals_monitors_list_locked(const struct process *p, heap_t *h)
 {
     struct list_builder b;
     list_builder_init(&b);
-    for (struct monitor *m = p->monitors_first; m; m = m->next_held) {
+    for (struct monitor *m = proc_signals_of(p)->monitors_first; m; m = m->next_held) {
         term object = is_value(m->name) ? heap_tuple2(h, m->name, A(nonode_at_nohost)) : m->target->pid;
         term item = is_value(object) ? heap_tuple2(h, A(process), object) : object;
         if (is_non_value(item) || !list_builder_add(&b, h, item))
@@ -625,7 +656,7 @@ term signals_monitored_by_list_locked(const struct process *p, heap_t *h)
 {
     struct list_builder b;
     list_builder_init(&b);
-    for (struct monitor *m = p->watchers_first; m; m = m->next_watching)
+    for (struct monitor *m = proc_signals_of(p)->watchers_first; m; m = m->next_watching)
         if (!list_builder_add(&b, h, m->watcher->pid))
             return THE_NON_VALUE;
     return b.list;

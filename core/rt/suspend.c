@@ -12,9 +12,10 @@ struct suspension {
     struct suspension *next;
 };
 
+/* The suspender's ties exist (proc_signals_make). */
 static struct suspension **find(struct process *suspender, term target)
 {
-    struct suspension **at = &suspender->suspending;
+    struct suspension **at = &suspender->signals->suspending;
     while (*at && (*at)->target != target)
         at = &(*at)->next;
     return at;
@@ -22,7 +23,7 @@ static struct suspension **find(struct process *suspender, term target)
 
 unsigned suspend_count_locked(const struct process *suspender, term target)
 {
-    for (const struct suspension *r = suspender->suspending; r; r = r->next)
+    for (const struct suspension *r = proc_signals_of(suspender)->suspending; r; r = r->next)
         if (r->target == target)
             return r->count;
     return 0;
@@ -30,6 +31,8 @@ unsigned suspend_count_locked(const struct process *suspender, term target)
 
 bool suspend_add_locked(struct sched *s, struct process *suspender, struct process *target)
 {
+    if (!proc_signals_make(suspender))
+        return false;
     struct suspension **at = find(suspender, target->pid);
     if (!*at) {
         struct suspension *r = malloc(sizeof *r);
@@ -77,9 +80,10 @@ bool suspend_resume_locked(struct sched *s, struct process *suspender, term targ
 
 void suspend_release_locked(struct sched *s, struct process *suspender)
 {
-    while (suspender->suspending) {
-        struct suspension *r = suspender->suspending;
-        suspender->suspending = r->next;
+    struct proc_signals *sig = suspender->signals;
+    while (sig && sig->suspending) {
+        struct suspension *r = sig->suspending;
+        sig->suspending = r->next;
         for (unsigned i = 0; i < r->count; i++)
             release_one(s, suspender, r->target);
         free(r);
@@ -88,9 +92,10 @@ void suspend_release_locked(struct sched *s, struct process *suspender)
 
 void suspend_forget(struct process *p)
 {
-    while (p->suspending) {
-        struct suspension *r = p->suspending;
-        p->suspending = r->next;
+    struct proc_signals *sig = p->signals;
+    while (sig && sig->suspending) {
+        struct suspension *r = sig->suspending;
+        sig->suspending = r->next;
         free(r);
     }
 }

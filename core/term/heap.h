@@ -75,17 +75,19 @@ typedef struct heap {
     size_t old_bin_vheap_limit;          /* old_off_heap_bytes past this ask for a full sweep */
     term **remembered;                   /* old words written in place since the last collection (heap_write) */
     size_t remembered_len, remembered_cap;
-    unsigned long collections;     /* gc_collect calls that completed */
-    unsigned long minor_gcs;       /* minor collections since the last full sweep */
-    unsigned long full_sweeps;     /* full sweeps completed */
     unsigned long fullsweep_after; /* minor collections allowed between full sweeps (OTP's option) */
     size_t moved_words;            /* words the last collection copied */
-    enum heap_failure failure;     /* why the last allocation returned NULL */
-    bool need_fullsweep;           /* the next collection must be full (a word could not be remembered) */
-    bool borrowed_block;           /* the young block is its owner's (heap_init_in): never freed here */
-    bool gc_requested;             /* garbage_collect/0,1: a full sweep at the next safepoint */
     size_t bin_vheap_limit;        /* off_heap_bytes past this ask for a collection (binary.h) */
     size_t stack_words;            /* words the owner's stack holds at this collection (its caller sets it) */
+    /* Counters of 32 bits and a byte for the failure, in the words every
+     * process context holds (a 4-billionth collection wraps the counters). */
+    uint32_t collections; /* gc_collect calls that completed */
+    uint32_t minor_gcs;   /* minor collections since the last full sweep */
+    uint32_t full_sweeps; /* full sweeps completed */
+    uint8_t failure;      /* enum heap_failure: why the last allocation returned NULL */
+    bool need_fullsweep;  /* the next collection must be full (a word could not be remembered) */
+    bool borrowed_block;  /* the young block is its owner's (heap_init_in): never freed here */
+    bool gc_requested;    /* garbage_collect/0,1: a full sweep at the next safepoint */
 } heap_t;
 
 /* OTP's default fullsweep_after. */

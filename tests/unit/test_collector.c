@@ -169,7 +169,7 @@ static enum body_stop big_step(struct process *p, void *state)
 static enum body_stop doomed_step(struct process *p, void *state)
 {
     struct scene *sc = state;
-    if (!p->links_first) {
+    if (!proc_signals_of(p)->links_first) {
         CU_ASSERT_EQUAL(signals_link(p, sc->big), SIGNAL_DONE);
         return BODY_YIELD;
     }
