@@ -23,6 +23,7 @@ struct pattern_set {
     struct byte_pattern *patterns; /* with several: grouped by first byte, longest first in each group */
     size_t count;
     size_t shortest;
+    size_t bytes;     /* the patterns' sizes added up: the work of preparing them */
     size_t skip[256]; /* one pattern: Horspool's shift for the window's last byte */
     uint32_t
         group_start[256 + 1]; /* several: the patterns starting with byte b are [group_start[b], group_start[b + 1]) */
@@ -33,9 +34,16 @@ struct pattern_set {
 bool pattern_set_init(struct pattern_set *set, const struct byte_pattern *patterns, size_t count);
 void pattern_set_free(struct pattern_set *set);
 
-/* The leftmost-longest match lying wholly in subject[from, to): true with
- * its offset (from subject) in *at and its length in *size. */
-bool pattern_set_find(const struct pattern_set *set, const uint8_t *subject, size_t from, size_t to, size_t *at,
-                      size_t *size);
+enum search_status { SEARCH_FOUND, SEARCH_NONE, SEARCH_MORE };
+
+/* The leftmost-longest match lying wholly in subject[*from, to), found
+ * with at most *budget units of work, which it takes off *budget: a unit
+ * a window tried for one pattern; for several, a unit a position and one
+ * a pattern compared there. FOUND with its offset (from subject) in *at
+ * and its length in *size; MORE when the budget ran out first, with *from
+ * where to go on. The search keeps no state but that position, so a
+ * search resumed there finds what one search would have. */
+enum search_status pattern_set_search(const struct pattern_set *set, const uint8_t *subject, size_t *from, size_t to,
+                                      size_t *budget, size_t *at, size_t *size);
 
 #endif
