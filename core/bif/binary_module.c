@@ -541,6 +541,35 @@ static term split_part(struct process *p, term subject, size_t start, size_t end
     return is_value(part) ? heap_cons(&p->heap, part, built) : part;
 }
 
+/* Searches from *at_pos on within *budget, pushing the matches found on
+ * *found, newest first (only the first when first_only); SEARCH_FOUND
+ * once first_only found it. *found is THE_NON_VALUE when the heap
+ * refused; false for a bad pattern. A scope ending at 0 finds nothing,
+ * whatever the pattern, as OTP answers before reading it. */
+static bool search_matches(struct process *p, const struct search *s, term pattern, bool first_only, size_t *at_pos,
+                           size_t *budget, term *found, enum search_status *status)
+{
+    *status = SEARCH_NONE;
+    if (s->to == 0)
+        return true;
+    struct pattern_set set;
+    if (!pattern_arg(pattern, &set))
+        return false;
+    /* The pattern's preparation leaves the search a reduction's worth at least. */
+    *budget -= set.bytes < *budget - SEARCH_UNITS_PER_RED ? set.bytes : *budget - SEARCH_UNITS_PER_RED;
+    size_t at, size;
+    while ((*status = pattern_set_search(&set, s->subject, at_pos, s->to, budget, &at, &size)) == SEARCH_FOUND) {
+        term m = part_term(p, at, size);
+        *found = is_value(m) ? heap_cons(&p->heap, m, *found) : m;
+        *budget -= *budget > 0;
+        *at_pos = at + size;
+        if (first_only || is_non_value(*found))
+            break;
+    }
+    pattern_set_free(&set);
+    return true;
+}
+
 /* match, matches and split from state a: (Subject, Pattern, Options, At,
  * Found, Built). While searching, Built is `none`, At the position the
  * search goes on from and Found the matches so far, newest first, as
@@ -556,33 +585,10 @@ static term search_portion(struct process *p, const term *a, enum search_kind ki
     size_t at_pos = (size_t)small_value(a[3]), limit = bif_portion(p, SEARCH_UNITS_PER_RED), budget = limit;
     term found = a[4], built = a[5];
     if (built == A(none)) {
-        struct pattern_set set;
-        if (!pattern_arg(a[1], &set))
-            return bif_badarg(p);
-        /* The pattern's preparation leaves the search a portion's worth at least. */
-        budget = limit - (set.bytes < limit - SEARCH_UNITS_PER_RED ? set.bytes : limit - SEARCH_UNITS_PER_RED);
         bool first_only = kind == SEARCH_MATCH || (kind == SEARCH_SPLIT && !(flags & SPLIT_GLOBAL));
         enum search_status status;
-        for (;;) {
-            size_t at, size;
-            status = pattern_set_search(&set, s.subject, &at_pos, s.to, &budget, &at, &size);
-            if (status != SEARCH_FOUND)
-                break;
-            term m = part_term(p, at, size);
-            if (kind == SEARCH_MATCH || is_non_value(m)) {
-                pattern_set_free(&set);
-                bif_spend(p, limit - budget, SEARCH_UNITS_PER_RED);
-                return is_value(m) ? m : bif_out_of_memory(p);
-            }
-            found = heap_cons(&p->heap, m, found);
-            if (is_non_value(found))
-                break;
-            budget -= budget > 0;
-            at_pos = at + size;
-            if (first_only)
-                break;
-        }
-        pattern_set_free(&set);
+        if (!search_matches(p, &s, a[1], first_only, &at_pos, &budget, &found, &status))
+            return bif_badarg(p);
         if (is_non_value(found))
             return bif_out_of_memory(p);
         if (status == SEARCH_MORE) {
@@ -592,7 +598,7 @@ static term search_portion(struct process *p, const term *a, enum search_kind ki
         }
         if (kind == SEARCH_MATCH) {
             bif_spend(p, limit - budget, SEARCH_UNITS_PER_RED);
-            return A(nomatch);
+            return status == SEARCH_FOUND ? list_head(found) : A(nomatch);
         }
         built = NIL;
         at_pos = s.size; /* split's last part ends with the subject (whatever the scope) */
