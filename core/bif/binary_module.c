@@ -84,19 +84,39 @@ enum search_status pattern_set_search(const struct pattern_set *set, const uint8
     if (to < *from || to - *from < set->shortest)
         return SEARCH_NONE;
     if (set->count == 1) {
+        /* As OTP 25's: memchr finds the next window whose last byte is the
+         * pattern's (no match ends elsewhere), a unit per SEARCH_SKIP_BYTES
+         * bytes passed (MC_LOOP_FACTOR), at least one for a memchr that
+         * found nothing; then the window is compared, a unit, and a
+         * mismatch shifts it by Horspool's skip for that byte. */
         const uint8_t *needle = set->patterns[0].bytes;
-        size_t m = set->patterns[0].size;
-        for (size_t pos = *from; pos <= to - m; pos += set->skip[subject[pos + m - 1]]) {
+        size_t m = set->patterns[0].size, pos = *from;
+        uint8_t last = needle[m - 1];
+        while (pos <= to - m) {
+            if (*budget == 0) {
+                *from = pos;
+                return SEARCH_MORE;
+            }
+            /* A unit is kept for the window memchr finds. */
+            size_t room = to - (pos + m - 1);
+            size_t most = *budget - 1 >= room / SEARCH_SKIP_BYTES ? room : 1 + (*budget - 1) * SEARCH_SKIP_BYTES;
+            const uint8_t *hit = memchr(subject + pos + m - 1, last, most);
+            size_t passed = hit ? (size_t)(hit - (subject + pos + m - 1)) : most;
+            *budget -= hit || passed >= SEARCH_SKIP_BYTES ? passed / SEARCH_SKIP_BYTES : 1;
+            pos += passed;
+            if (!hit)
+                continue;
             if (*budget == 0) {
                 *from = pos;
                 return SEARCH_MORE;
             }
             --*budget;
-            if (subject[pos + m - 1] == needle[m - 1] && memcmp(subject + pos, needle, m - 1) == 0) {
+            if (memcmp(subject + pos, needle, m - 1) == 0) {
                 *at = pos;
                 *size = m;
                 return SEARCH_FOUND;
             }
+            pos += set->skip[last];
         }
         return SEARCH_NONE;
     }

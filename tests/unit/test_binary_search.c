@@ -143,9 +143,9 @@ static void test_random_against_the_rule(void)
     CU_ASSERT(many_portions > 400); /* 484: the rounds whose search took four portions or more */
 }
 
-/* A unit a window (one pattern) or a position and a pattern compared
- * there (several): an absent pattern of 4 bytes costs a quarter of the
- * subject's bytes; several patterns starting with bytes the subject lacks,
+/* One pattern: a unit per SEARCH_SKIP_BYTES bytes memchr passes and one
+ * a window compared; several: a unit a position and one a pattern
+ * compared there, so patterns starting with bytes the subject lacks cost
  * a unit a byte. */
 static void test_search_units(void)
 {
@@ -156,7 +156,16 @@ static void test_search_units(void)
     size_t from = 0, budget = SIZE_MAX, at, size;
     CU_ASSERT_FATAL(pattern_set_init(&set, &one, 1));
     CU_ASSERT_EQUAL(pattern_set_search(&set, subject, &from, sizeof subject, &budget, &at, &size), SEARCH_NONE);
-    CU_ASSERT_EQUAL(SIZE_MAX - budget, sizeof subject / 4);
+    CU_ASSERT_EQUAL(SIZE_MAX - budget, (sizeof subject - 3) / SEARCH_SKIP_BYTES);
+    subject[2000] = 'd'; /* a window ending there: compared, a unit */
+    budget = SIZE_MAX, from = 0;
+    CU_ASSERT_EQUAL(pattern_set_search(&set, subject, &from, sizeof subject, &budget, &at, &size), SEARCH_NONE);
+    CU_ASSERT_EQUAL(SIZE_MAX - budget, 1997 / SEARCH_SKIP_BYTES + 1 + (sizeof subject - 2004) / SEARCH_SKIP_BYTES);
+    budget = 10, from = 0;
+    CU_ASSERT_EQUAL(pattern_set_search(&set, subject, &from, sizeof subject, &budget, &at, &size), SEARCH_MORE);
+    CU_ASSERT_EQUAL(from, 9 * SEARCH_SKIP_BYTES + 2); /* 73 bytes for 9 units, then 1 for the last */
+    memset(subject, 'x', sizeof subject);
+    from = 0;
     pattern_set_free(&set);
     CU_ASSERT_FATAL(pattern_set_init(&set, two, 2));
     budget = SIZE_MAX;

@@ -1283,38 +1283,41 @@ static void test_binary_module_portions(void)
     beam_engine_init();
     heap_t h;
     CU_ASSERT_FATAL(heap_init(&h, 0, 0));
-    /* OTP's constants: 10 search units a reduction (a window for one
-     * pattern, a position for several), 100 bytes a reduction for copy,
-     * 10 comparisons for the longest common prefix and suffix. */
-    slice_reds = SHORT_SLICE;
+    /* OTP's constants: 10 search units a reduction (for one pattern, a
+     * window compared or 8 bytes memchr passes; for several, a position),
+     * 100 bytes a reduction for copy, 10 comparisons for the longest
+     * common prefix and suffix. */
+    slice_reds = TINY_SLICE;
     term subject = search_subject(&h, CONV - 10, "XYZ"), args[3];
     term one = bytes_term(&h, "Q"), several = list3(&h, bytes_term(&h, "XY"), bytes_term(&h, "XYZ"), one);
     /* Absent, and found only near the end (the longest of those there). */
     args[0] = subject, args[1] = one;
-    check_case("binary", "match", args, 2, CONV / (10 * SHORT_SLICE));
+    check_case("binary", "match", args, 2, CONV / (80 * TINY_SLICE));
+    slice_reds = SHORT_SLICE;
     args[1] = several;
     check_case("binary", "match", args, 2, CONV / (10 * SHORT_SLICE));
     term scope =
         heap_cons(&h, heap_tuple2(&h, A(scope), heap_tuple2(&h, make_small(CONV - 1), make_small(1 - CONV))), NIL);
     args[2] = scope;
     check_case("binary", "match", args, 3, CONV / (10 * SHORT_SLICE));
-    /* Sparse matches: "ga" every 7 bytes (a window every 2 bytes), "gab"
-     * among several (a position every byte but those a match spans). */
+    /* Sparse matches: "ga" every 7 bytes (a window and a match every 7
+     * bytes), "gab" among several (a position every byte but those a
+     * match spans). */
     term sparse = bytes_term(&h, "ga"),
          overlapping = list3(&h, bytes_term(&h, "gab"), bytes_term(&h, "ga"), bytes_term(&h, "bcdefg"));
     args[0] = subject, args[1] = sparse;
-    check_case("binary", "matches", args, 2, CONV / (20 * SHORT_SLICE));
+    check_case("binary", "matches", args, 2, CONV / (40 * SHORT_SLICE));
     args[1] = overlapping;
-    check_case("binary", "matches", args, 2, CONV / (20 * SHORT_SLICE));
+    check_case("binary", "matches", args, 2, CONV / (40 * SHORT_SLICE));
     args[2] = scope;
-    check_case("binary", "matches", args, 3, CONV / (20 * SHORT_SLICE));
+    check_case("binary", "matches", args, 3, CONV / (40 * SHORT_SLICE));
     static const char *const global[] = {"global"}, *const trim_all[] = {"global", "trim_all"};
     args[1] = sparse, args[2] = atom_list(&h, global, 1);
-    check_case("binary", "split", args, 3, CONV / (20 * SHORT_SLICE));
+    check_case("binary", "split", args, 3, CONV / (40 * SHORT_SLICE));
     args[1] = overlapping, args[2] = atom_list(&h, trim_all, 2);
-    check_case("binary", "split", args, 3, CONV / (20 * SHORT_SLICE));
+    check_case("binary", "split", args, 3, CONV / (40 * SHORT_SLICE));
     args[1] = several;
-    check_case("binary", "split", args, 2, CONV / (20 * SHORT_SLICE));
+    check_case("binary", "split", args, 2, CONV / (40 * SHORT_SLICE));
     /* Copies: 100 bytes a reduction. */
     slice_reds = TINY_SLICE;
     args[0] = subject, args[1] = make_small(3);
