@@ -1041,6 +1041,7 @@ const struct bif_def bif_table_binaries[] = {
     {"erlang", "split_binary", 2, bif_split_binary, 0},
     {"erlang", "iolist_to_binary", 1, bif_iolist_to_binary, 0},
     {"erlang", "list_to_binary", 1, bif_list_to_binary, 0},
+    {"binary", "list_to_bin", 1, bif_list_to_binary, 0}, /* OTP's is list_to_binary's too */
     {"erlang", "iolist_size", 1, bif_iolist_size, 0},
     {"erlang", "list_to_bitstring", 1, bif_list_to_bitstring, 0},
     {"erlang", "bitstring_to_list", 1, bif_bitstring_to_list, 0},

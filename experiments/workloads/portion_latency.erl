@@ -21,7 +21,14 @@
 %% subtract_long (N integers less the N / 2 evens), chars_to_binary
 %% (unicode:characters_to_binary/1 of N characters, half in lists, half in
 %% one-character UTF-8 binaries), chars_to_list (unicode:characters_to_list/1
-%% of those N characters' UTF-8 binary).
+%% of those N characters' UTF-8 binary); module binary on a binary of N
+%% bytes (I rem 251, so bytes 251..255 never occur): bin_match
+%% (binary:match/2, an absent byte), bin_match_several (an absent
+%% two-pattern list), bin_matches (a byte every 251), bin_split_global
+%% (binary:split/3 global on that byte), bin_replace (binary:replace/4
+%% global, Erlang over matches), bin_to_list (binary:bin_to_list/1),
+%% bin_copy (binary:copy/2, 4 copies), bin_common_prefix
+%% (binary:longest_common_prefix/1 of the binary and a copy).
 %% Prints: workload=portion_latency builtin=B n=N result=PINGS_SENT max_us=M
 %% median_us=D time_ms=T
 -module(portion_latency).
@@ -50,7 +57,15 @@ work(maps_from_list, L) -> maps:from_list(L);
 work(external_size, L) -> erlang:external_size(L);
 work(subtract_long, {L, Evens}) -> L -- Evens;
 work(chars_to_binary, D) -> unicode:characters_to_binary(D);
-work(chars_to_list, B) -> unicode:characters_to_list(B).
+work(chars_to_list, B) -> unicode:characters_to_list(B);
+work(bin_match, B) -> binary:match(B, <<255>>);
+work(bin_match_several, B) -> binary:match(B, [<<255>>, <<251, 0>>]);
+work(bin_matches, B) -> binary:matches(B, <<100>>);
+work(bin_split_global, B) -> binary:split(B, <<100>>, [global]);
+work(bin_replace, B) -> binary:replace(B, <<100>>, <<"hundred">>, [global]);
+work(bin_to_list, B) -> binary:bin_to_list(B);
+work(bin_copy, B) -> binary:copy(B, 4);
+work(bin_common_prefix, L) -> binary:longest_common_prefix(L).
 
 %% The argument the builtin works on, of N elements (bytes for binaries).
 input(keyfind, N) -> [{I} || I <- lists:seq(1, N)];
@@ -68,6 +83,10 @@ input(maps_from_list, N) -> [{I, I} || I <- lists:seq(1, N)];
 input(subtract_long, N) -> {lists:seq(1, N), lists:seq(2, N, 2)};
 input(chars_to_binary, N) -> [[160 + I rem 1000, <<(160 + I rem 1000)/utf8>>] || I <- lists:seq(1, N div 2)];
 input(chars_to_list, N) -> unicode:characters_to_binary(input(chars_to_binary, N));
+input(bin_common_prefix, N) -> B = input(bin_match, N), [B, binary:copy(B)];
+input(Bin, N) when Bin =:= bin_match; Bin =:= bin_match_several; Bin =:= bin_matches; Bin =:= bin_split_global;
+                   Bin =:= bin_replace; Bin =:= bin_to_list; Bin =:= bin_copy ->
+    << <<(I rem 251)>> || I <- lists:seq(0, N - 1) >>;
 input(_, N) -> lists:seq(1, N).
 
 %% The hog holds only the term its builtin walks (input/2), and tells Main

@@ -3,7 +3,9 @@
  * must both find the leftmost match lying wholly in the range and, of the
  * patterns matching there, the longest. Checked on fixed cases and against
  * a direct reading of that rule on random text over a two-letter alphabet,
- * where overlapping matches are everywhere. */
+ * where overlapping matches are everywhere, searched in one piece and in
+ * portions of a few units (each resumed where the last stopped), whose
+ * boundaries fall inside matches and between overlapping candidates. */
 #include "test_main.h"
 
 #include "bif/binary_search.h"
@@ -32,6 +34,21 @@ static bool reference_find(const struct byte_pattern *patterns, size_t count, co
     return false;
 }
 
+/* A search in portions of `portion` units (SIZE_MAX: one piece), each
+ * resumed where the last stopped; *portions counts them. */
+static bool find_in_portions(const struct pattern_set *set, const uint8_t *subject, size_t from, size_t to,
+                             size_t portion, size_t *at, size_t *size, size_t *portions)
+{
+    enum search_status status;
+    *portions = 0;
+    do {
+        size_t budget = portion;
+        status = pattern_set_search(set, subject, &from, to, &budget, at, size);
+        ++*portions;
+    } while (status == SEARCH_MORE);
+    return status == SEARCH_FOUND;
+}
+
 static void expect_find(const char *subject, const char *const *patterns, size_t count, size_t from, size_t to,
                         bool found, size_t at, size_t size)
 {
@@ -40,8 +57,8 @@ static void expect_find(const char *subject, const char *const *patterns, size_t
         prepared[i] = text_pattern(patterns[i]);
     struct pattern_set set;
     CU_ASSERT_FATAL(pattern_set_init(&set, prepared, count));
-    size_t got_at = 0, got_size = 0;
-    bool got = pattern_set_find(&set, (const uint8_t *)subject, from, to, &got_at, &got_size);
+    size_t got_at = 0, got_size = 0, portions;
+    bool got = find_in_portions(&set, (const uint8_t *)subject, from, to, SIZE_MAX, &got_at, &got_size, &portions);
     CU_ASSERT_EQUAL(got, found);
     if (got && found) {
         CU_ASSERT_EQUAL(got_at, at);
@@ -91,6 +108,7 @@ static void test_random_against_the_rule(void)
     uint8_t subject[64];
     uint8_t pattern_bytes[4][6];
     struct byte_pattern patterns[4];
+    int many_portions = 0;
     for (int round = 0; round < 4000; round++) {
         size_t n = next_random(&state) % sizeof subject;
         for (size_t i = 0; i < n; i++)
@@ -106,22 +124,65 @@ static void test_random_against_the_rule(void)
         size_t to = from + (n - from ? next_random(&state) % (n - from + 1) : 0);
         struct pattern_set set;
         CU_ASSERT_FATAL(pattern_set_init(&set, patterns, count));
-        size_t at = 0, size = 0, want_at = 0, want_size = 0;
-        bool got = pattern_set_find(&set, subject, from, to, &at, &size);
+        size_t want_at = 0, want_size = 0;
         bool want = reference_find(patterns, count, subject, from, to, &want_at, &want_size);
-        CU_ASSERT_EQUAL(got, want);
-        if (got && want) {
-            CU_ASSERT_EQUAL(at, want_at);
-            CU_ASSERT_EQUAL(size, want_size);
+        size_t portion_sizes[] = {SIZE_MAX, 1, 2, 3};
+        for (size_t k = 0; k < sizeof portion_sizes / sizeof portion_sizes[0]; k++) {
+            size_t at = 0, size = 0, portions;
+            bool got = find_in_portions(&set, subject, from, to, portion_sizes[k], &at, &size, &portions);
+            CU_ASSERT_EQUAL(got, want);
+            if (got && want) {
+                CU_ASSERT_EQUAL(at, want_at);
+                CU_ASSERT_EQUAL(size, want_size);
+            }
+            if (portion_sizes[k] == 1)
+                many_portions += portions > 3;
         }
         pattern_set_free(&set);
     }
+    CU_ASSERT(many_portions > 400); /* 484: the rounds whose search took four portions or more */
+}
+
+/* One pattern: a unit per SEARCH_SKIP_BYTES bytes memchr passes and one
+ * a window compared; several: a unit a position and one a pattern
+ * compared there, so patterns starting with bytes the subject lacks cost
+ * a unit a byte. */
+static void test_search_units(void)
+{
+    uint8_t subject[4000];
+    memset(subject, 'x', sizeof subject);
+    struct byte_pattern one = text_pattern("abcd"), two[2] = {text_pattern("ab"), text_pattern("cd")};
+    struct pattern_set set;
+    size_t from = 0, budget = SIZE_MAX, at, size;
+    CU_ASSERT_FATAL(pattern_set_init(&set, &one, 1));
+    CU_ASSERT_EQUAL(pattern_set_search(&set, subject, &from, sizeof subject, &budget, &at, &size), SEARCH_NONE);
+    CU_ASSERT_EQUAL(SIZE_MAX - budget, (sizeof subject - 3) / SEARCH_SKIP_BYTES);
+    subject[2000] = 'd'; /* a window ending there: compared, a unit */
+    budget = SIZE_MAX, from = 0;
+    CU_ASSERT_EQUAL(pattern_set_search(&set, subject, &from, sizeof subject, &budget, &at, &size), SEARCH_NONE);
+    CU_ASSERT_EQUAL(SIZE_MAX - budget, 1997 / SEARCH_SKIP_BYTES + 1 + (sizeof subject - 2004) / SEARCH_SKIP_BYTES);
+    budget = 10, from = 0;
+    CU_ASSERT_EQUAL(pattern_set_search(&set, subject, &from, sizeof subject, &budget, &at, &size), SEARCH_MORE);
+    CU_ASSERT_EQUAL(from, 9 * SEARCH_SKIP_BYTES + 2); /* 73 bytes for 9 units, then 1 for the last */
+    memset(subject, 'x', sizeof subject);
+    from = 0;
+    pattern_set_free(&set);
+    CU_ASSERT_FATAL(pattern_set_init(&set, two, 2));
+    budget = SIZE_MAX;
+    CU_ASSERT_EQUAL(pattern_set_search(&set, subject, &from, sizeof subject, &budget, &at, &size), SEARCH_NONE);
+    CU_ASSERT_EQUAL(SIZE_MAX - budget, sizeof subject - 1);
+    budget = 100;
+    CU_ASSERT_EQUAL(pattern_set_search(&set, subject, &from, sizeof subject, &budget, &at, &size), SEARCH_MORE);
+    CU_ASSERT_EQUAL(from, 100);
+    CU_ASSERT_EQUAL(budget, 0);
+    pattern_set_free(&set);
 }
 
 static CU_TestInfo tests[] = {
     {"one pattern: leftmost match inside the range", test_one_pattern},
     {"several patterns: leftmost, then longest", test_several_patterns},
-    {"random text agrees with the rule", test_random_against_the_rule},
+    {"random text agrees with the rule, in one piece and in portions", test_random_against_the_rule},
+    {"a search's units of work", test_search_units},
     CU_TEST_INFO_NULL,
 };
 

@@ -1253,6 +1253,183 @@ static void test_unicode_ended_mid_portion(void)
     heap_destroy(&h);
 }
 
+/* ---- module binary ---- */
+
+/* A subject of CONV bytes over 'a'..'g' (i % 7) with text written at
+ * `at`: what the searches look for. */
+static term search_subject(heap_t *h, size_t at, const char *text)
+{
+    uint8_t *bytes = malloc(CONV);
+    CU_ASSERT_FATAL(bytes != NULL);
+    for (size_t i = 0; i < CONV; i++)
+        bytes[i] = (uint8_t)('a' + i % 7);
+    memcpy(bytes + at, text, strlen(text));
+    term b = bin_from_bytes(h, bytes, CONV);
+    free(bytes);
+    CU_ASSERT_FATAL(is_value(b));
+    return b;
+}
+
+static term atom_list(heap_t *h, const char *const *atoms, size_t n)
+{
+    term l = NIL;
+    while (n-- > 0)
+        l = heap_cons(h, atom_intern_cstr(atoms[n]), l);
+    return l;
+}
+
+static void test_binary_module_portions(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    /* OTP's constants: 10 search units a reduction (for one pattern, a
+     * window compared or 8 bytes memchr passes; for several, a position),
+     * 100 bytes a reduction for copy, 10 comparisons for the longest
+     * common prefix and suffix. */
+    slice_reds = TINY_SLICE;
+    term subject = search_subject(&h, CONV - 10, "XYZ"), args[3];
+    term one = bytes_term(&h, "Q"), several = list3(&h, bytes_term(&h, "XY"), bytes_term(&h, "XYZ"), one);
+    /* Absent, and found only near the end (the longest of those there). */
+    args[0] = subject, args[1] = one;
+    check_case("binary", "match", args, 2, CONV / (80 * TINY_SLICE));
+    slice_reds = SHORT_SLICE;
+    args[1] = several;
+    check_case("binary", "match", args, 2, CONV / (10 * SHORT_SLICE));
+    term scope =
+        heap_cons(&h, heap_tuple2(&h, A(scope), heap_tuple2(&h, make_small(CONV - 1), make_small(1 - CONV))), NIL);
+    args[2] = scope;
+    check_case("binary", "match", args, 3, CONV / (10 * SHORT_SLICE));
+    /* Sparse matches: "ga" every 7 bytes (a window and a match every 7
+     * bytes), "gab" among several (a position every byte but those a
+     * match spans). */
+    term sparse = bytes_term(&h, "ga"),
+         overlapping = list3(&h, bytes_term(&h, "gab"), bytes_term(&h, "ga"), bytes_term(&h, "bcdefg"));
+    args[0] = subject, args[1] = sparse;
+    check_case("binary", "matches", args, 2, CONV / (40 * SHORT_SLICE));
+    args[1] = overlapping;
+    check_case("binary", "matches", args, 2, CONV / (40 * SHORT_SLICE));
+    args[2] = scope;
+    check_case("binary", "matches", args, 3, CONV / (40 * SHORT_SLICE));
+    static const char *const global[] = {"global"}, *const trim_all[] = {"global", "trim_all"};
+    args[1] = sparse, args[2] = atom_list(&h, global, 1);
+    check_case("binary", "split", args, 3, CONV / (40 * SHORT_SLICE));
+    args[1] = overlapping, args[2] = atom_list(&h, trim_all, 2);
+    check_case("binary", "split", args, 3, CONV / (40 * SHORT_SLICE));
+    args[1] = several;
+    check_case("binary", "split", args, 2, CONV / (40 * SHORT_SLICE));
+    /* Copies: 100 bytes a reduction. */
+    slice_reds = TINY_SLICE;
+    args[0] = subject, args[1] = make_small(3);
+    check_case("binary", "copy", args, 2, 3 * CONV / (100 * TINY_SLICE));
+    check_case("binary", "copy", args, 1, CONV / (100 * TINY_SLICE));
+    args[0] = bytes_term(&h, "abc"), args[1] = make_small(CONV);
+    check_case("binary", "copy", args, 2, 3 * CONV / (100 * TINY_SLICE));
+    /* Three binaries that differ only in one byte near the far end; a list
+     * of many short ones. */
+    slice_reds = SHORT_SLICE;
+    term start = search_subject(&h, CONV - 1, "X"), end = search_subject(&h, 0, "X");
+    args[0] = list3(&h, subject, search_subject(&h, CONV - 10, "XYZ"), start);
+    check_case("binary", "longest_common_prefix", args, 1, 2 * CONV / (10 * SHORT_SLICE));
+    args[0] = list3(&h, subject, search_subject(&h, CONV - 10, "XYZ"), end);
+    check_case("binary", "longest_common_suffix", args, 1, CONV / (10 * SHORT_SLICE));
+    term many = NIL;
+    for (size_t i = 0; i < CONV / 4; i++)
+        many = heap_cons(&h, one, many);
+    args[0] = many;
+    check_case("binary", "longest_common_prefix", args, 1, CONV / 2 / (10 * SHORT_SLICE));
+    args[0] = byte_list(&h);
+    check_case("binary", "list_to_bin", args, 1, 2 * CONV / (8 * SHORT_SLICE));
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
+/* Leftmost-longest across every portion boundary: overlapping patterns
+ * over "ab" repeated, searched 10 units a slice (a reduction's worth),
+ * where portions end inside matches and between overlapping candidates. */
+static void test_binary_smallest_portions(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    char text[601];
+    for (size_t i = 0; i < 600; i++)
+        text[i] = "aab"[i % 3 == 2 ? 2 : i % 2];
+    text[600] = 0;
+    term subject = bytes_term(&h, text), args[3];
+    term patterns[] = {
+        list3(&h, bytes_term(&h, "a"), bytes_term(&h, "ab"), bytes_term(&h, "aba")),
+        list3(&h, bytes_term(&h, "bab"), bytes_term(&h, "aabaa"), bytes_term(&h, "b")),
+        bytes_term(&h, "aba"),
+        bytes_term(&h, "abaab"),
+    };
+    static const char *const global[] = {"global", "trim"};
+    for (slice_reds = 1; slice_reds <= 3; slice_reds++)
+        for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; i++) {
+            args[0] = subject, args[1] = patterns[i], args[2] = atom_list(&h, global, 2);
+            check_case_on(&h, "binary", "matches", args, 2, 2);
+            check_case_on(&h, "binary", "split", args, 3, 2);
+            check_case_on(&h, "binary", "match", args, 2, 1);
+        }
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
+/* longest_common_prefix's list ends badly after many portions: badarg,
+ * its stack frame showing the original list. */
+static void test_binary_module_errors(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term abc = bytes_term(&h, "abc"), bad_element = heap_cons(&h, make_small(7), NIL), improper = A(undefined);
+    for (size_t i = 0; i < CONV / 4; i++) {
+        bad_element = heap_cons(&h, abc, bad_element);
+        improper = heap_cons(&h, abc, improper);
+    }
+    term cases[] = {bad_element, improper};
+    slice_reds = SHORT_SLICE;
+    const char *names[] = {"longest_common_prefix", "longest_common_suffix"};
+    for (size_t i = 0; i < 2; i++)
+        for (size_t j = 0; j < 2; j++) {
+            term got, raised;
+            int slices = run_sliced("binary", names[i], &cases[j], 1, 100000, &h, &got, &raised);
+            CU_ASSERT(slices > 2);
+            CU_ASSERT(is_non_value(got));
+            CU_ASSERT(raised == A(badarg));
+        }
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
+/* Ended while searching, while building the matches' list, and while
+ * copying into its off-heap binary: nothing is left. */
+static void test_binary_module_ended_mid_portion(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term subject = search_subject(&h, CONV - 10, "XYZ"), got, raised;
+    size_t live = binary_live_count();
+    slice_reds = SHORT_SLICE;
+    term args[3] = {subject, bytes_term(&h, "ga"), NIL};
+    int all = run_sliced("binary", "matches", args, 2, 100000, &h, &got, &raised);
+    CU_ASSERT(is_value(got));
+    int stops[] = {2, all / 2, all - 1};
+    for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++) {
+        CU_ASSERT(run_sliced("binary", "matches", args, 2, stops[i], &h, &got, &raised) == stops[i]);
+        CU_ASSERT(is_non_value(got));
+        CU_ASSERT(binary_live_count() == live);
+    }
+    slice_reds = TINY_SLICE;
+    args[1] = make_small(5);
+    CU_ASSERT(run_sliced("binary", "copy", args, 2, 3, &h, &got, &raised) == 3);
+    CU_ASSERT(is_non_value(got));
+    CU_ASSERT(binary_live_count() == live);
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
 static CU_TestInfo tests[] = {
     {"long lists span many slices, same results", test_portioned_results},
     {"errors after portions", test_portioned_errors},
@@ -1280,6 +1457,10 @@ static CU_TestInfo tests[] = {
     {"unicode errors and incomplete input after portions", test_unicode_errors},
     {"unicode conversions in the smallest portions", test_unicode_smallest_portions},
     {"unicode conversions ended in the middle of a portion", test_unicode_ended_mid_portion},
+    {"module binary spans many slices, same results", test_binary_module_portions},
+    {"module binary in the smallest portions", test_binary_smallest_portions},
+    {"module binary errors after portions", test_binary_module_errors},
+    {"module binary ended in the middle of a portion", test_binary_module_ended_mid_portion},
     CU_TEST_INFO_NULL,
 };
 
