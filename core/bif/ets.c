@@ -10,9 +10,10 @@
  * Match specifications (term/match_spec.h) serve select and its kin, in
  * one call or in chunks with continuations, and ets:match_spec_compile/1,
  * match_spec_run/2 and erlang:match_spec_test/3; the guard functions a
- * spec calls are the builtins themselves. A traversal runs to its end in
- * one call and costs one reduction, as the other ETS builtins do; only
- * match_spec_run_r/3, a walk over a list, goes on in portions as OTP's.
+ * spec calls are the builtins themselves. The traversals (select and its
+ * kin, tab2list) run in portions, a reduction an object, as OTP's do (see
+ * "select and its kin, in portions"), and so does match_spec_run_r/3, a
+ * walk over a list; the other ETS builtins cost one reduction.
  */
 #include "bif/bif.h"
 #include "bif/bif_tables.h"

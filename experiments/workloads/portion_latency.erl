@@ -17,7 +17,11 @@
 %% subtract_long (N integers less the N / 2 evens), chars_to_binary
 %% (unicode:characters_to_binary/1 of N characters, half in lists, half in
 %% one-character UTF-8 binaries), chars_to_list (unicode:characters_to_list/1
-%% of those N characters' UTF-8 binary).
+%% of those N characters' UTF-8 binary), ets_select (ets:select/2 of every
+%% object), ets_select_ordered (the same on an ordered_set), ets_match_object
+%% (ets:match_object/2 of every object), ets_select_count (every object
+%% counted), ets_select_delete (a spec that deletes none), ets_tab2list (a
+%% public set, or ordered_set, of N objects {I, I} the main process owns).
 %% Prints: workload=portion_latency builtin=B n=N result=PINGS max_us=M
 %% median_us=D time_ms=T
 -module(portion_latency).
@@ -46,7 +50,13 @@ work(maps_from_list, L) -> maps:from_list(L);
 work(external_size, L) -> erlang:external_size(L);
 work(subtract_long, {L, Evens}) -> L -- Evens;
 work(chars_to_binary, D) -> unicode:characters_to_binary(D);
-work(chars_to_list, B) -> unicode:characters_to_list(B).
+work(chars_to_list, B) -> unicode:characters_to_list(B);
+work(ets_select, T) -> ets:select(T, [{'_', [], ['$_']}]);
+work(ets_select_ordered, T) -> ets:select(T, [{'_', [], ['$_']}]);
+work(ets_match_object, T) -> ets:match_object(T, {'_', '_'});
+work(ets_select_count, T) -> ets:select_count(T, [{'_', [], [true]}]);
+work(ets_select_delete, T) -> ets:select_delete(T, [{{'_', absent}, [], [true]}]);
+work(ets_tab2list, T) -> ets:tab2list(T).
 
 %% The argument the builtin works on, of N elements (bytes for binaries).
 input(keyfind, N) -> [{I} || I <- lists:seq(1, N)];
@@ -64,7 +74,18 @@ input(maps_from_list, N) -> [{I, I} || I <- lists:seq(1, N)];
 input(subtract_long, N) -> {lists:seq(1, N), lists:seq(2, N, 2)};
 input(chars_to_binary, N) -> [[160 + I rem 1000, <<(160 + I rem 1000)/utf8>>] || I <- lists:seq(1, N div 2)];
 input(chars_to_list, N) -> unicode:characters_to_binary(input(chars_to_binary, N));
+input(ets_select_ordered, N) -> table(ordered_set, N);
+input(ets_select, N) -> table(set, N);
+input(ets_match_object, N) -> table(set, N);
+input(ets_select_count, N) -> table(set, N);
+input(ets_select_delete, N) -> table(set, N);
+input(ets_tab2list, N) -> table(set, N);
 input(_, N) -> lists:seq(1, N).
+
+table(Type, N) ->
+    T = ets:new(portion_latency, [Type, public]),
+    true = ets:insert(T, [{I, I} || I <- lists:seq(1, N)]),
+    T.
 
 %% The hog holds only the term its builtin walks (input/2).
 hog(B, L) ->

@@ -7,5 +7,6 @@
 %% sanitizers: skip (its size, not its paths, makes it long: see tests/golden/run.sh)
 -module(portioned_ets).
 -define(N, 100000).
+-define(ROUNDS, 5).
 
 -include("portioned_ets.hrl").

@@ -1,5 +1,6 @@
 %% The body of portioned_ets.erl and portioned_ets_small.erl, which differ in their sizes (the
-%% macro N they define before including it).
+%% macros N, the objects in a table, and ROUNDS, the walks while another process changes the table,
+%% they define before including it).
 -export([main/1]).
 
 show(Name, V) -> io:format("~s: ~p~n", [Name, V]).
@@ -78,7 +79,7 @@ changing(Type) ->
                            andalso Walk([K || {K, _, _} <- ets:tab2list(T)])
                            andalso Walk(element(2, chunks(ets:select(T, [{{'$1', '_', '_'}, [], ['$1']}], 500), [], 0)))
                            andalso ets:select_count(T, [{{'$1', '_', '_'}, [{'=<', '$1', ?N}], [true]}]) =:= ?N
-                   end, lists:seq(1, 5)),
+                   end, lists:seq(1, ?ROUNDS)),
     Changer ! stop,
     receive {changer_stopped, _} -> ok end,
     show(atom_to_list(Type) ++ " walks while another process changes the table", Ok),
