@@ -10,9 +10,10 @@
  * Match specifications (term/match_spec.h) serve select and its kin, in
  * one call or in chunks with continuations, and ets:match_spec_compile/1,
  * match_spec_run/2 and erlang:match_spec_test/3; the guard functions a
- * spec calls are the builtins themselves. A traversal runs to its end in
- * one call and costs one reduction, as the other ETS builtins do; only
- * match_spec_run_r/3, a walk over a list, goes on in portions as OTP's.
+ * spec calls are the builtins themselves. The traversals (select and its
+ * kin, tab2list) run in portions, a reduction an object, as OTP's do (see
+ * "select and its kin, in portions"), and so does match_spec_run_r/3, a
+ * walk over a list; the other ETS builtins cost one reduction.
  */
 #include "bif/bif.h"
 #include "bif/bif_tables.h"
@@ -75,19 +76,20 @@ static term run(struct process *p, const term *a, enum ets_need need, enum ets_s
     return st == ETS_OK ? c.result : fail(p, st);
 }
 
-static bool copy_out(struct call *c, term t, term *out)
+static bool copy_onto(heap_t *h, term t, term *out)
 {
-    *out = is_immed(t) ? t : copy_to_heap(&c->p->heap, t);
+    *out = is_immed(t) ? t : copy_to_heap(h, t);
     return is_value(*out);
 }
 
-/* The objects from o on as a list on the caller's heap: all of them
- * (whole) or o's key's only. */
-static enum ets_status objects_list(struct call *c, struct ets_table *t, struct ets_obj *o, bool whole, term *out)
+static bool copy_out(struct call *c, term t, term *out) { return copy_onto(&c->p->heap, t, out); }
+
+/* The objects of o's key from o on as a list on the caller's heap. */
+static enum ets_status objects_list(struct call *c, struct ets_table *t, struct ets_obj *o, term *out)
 {
     struct list_builder b;
     list_builder_init(&b);
-    for (; o; o = whole ? ets_next_locked(t, o) : ets_same_key_next_locked(t, o)) {
+    for (; o; o = ets_same_key_next_locked(t, o)) {
         term copy = ets_obj_copy(o, &c->p->heap);
         if (is_non_value(copy) || !list_builder_add(&b, &c->p->heap, copy))
             return ETS_NOMEM;
@@ -241,7 +243,7 @@ static term ets_bif_insert_new(struct process *p, const term *a) { return run(p,
 static enum ets_status do_lookup(struct ets_table *t, void *arg)
 {
     struct call *c = arg;
-    return objects_list(c, t, ets_lookup_locked(t, c->a[1]), false, &c->result);
+    return objects_list(c, t, ets_lookup_locked(t, c->a[1]), &c->result);
 }
 
 static enum ets_status do_member(struct ets_table *t, void *arg)
@@ -279,7 +281,7 @@ static enum ets_status do_lookup_element(struct ets_table *t, void *arg)
 static enum ets_status do_take(struct ets_table *t, void *arg)
 {
     struct call *c = arg;
-    enum ets_status st = objects_list(c, t, ets_lookup_locked(t, c->a[1]), false, &c->result);
+    enum ets_status st = objects_list(c, t, ets_lookup_locked(t, c->a[1]), &c->result);
     if (st == ETS_OK)
         ets_erase_key_locked(t, c->a[1]);
     return st;
@@ -389,12 +391,6 @@ static enum ets_status do_prev(struct ets_table *t, void *arg)
     return key_of(c, t, ets_key_before_locked(t, c->a[1]));
 }
 
-static enum ets_status do_tab2list(struct ets_table *t, void *arg)
-{
-    struct call *c = arg;
-    return objects_list(c, t, ets_first_locked(t), true, &c->result);
-}
-
 static enum ets_status do_fix(struct ets_table *t, void *arg)
 {
     (void)t;
@@ -406,11 +402,6 @@ static term ets_bif_first(struct process *p, const term *a) { return run(p, a, E
 static term ets_bif_last(struct process *p, const term *a) { return run(p, a, ETS_READ, do_last); }
 static term ets_bif_next(struct process *p, const term *a) { return run(p, a, ETS_READ, do_next); }
 static term ets_bif_prev(struct process *p, const term *a) { return run(p, a, ETS_READ, do_prev); }
-static term ets_bif_tab2list(struct process *p, const term *a)
-{
-    return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(tab2list), a, 1)
-                                       : run(p, a, ETS_READ, do_tab2list);
-}
 
 /* safe_fixtable/2: every traversal here is stable already (see
  * rt/ets_table.h), so fixing only checks the table and the flag. */
@@ -960,115 +951,28 @@ static term erlang_bif_match_spec_test(struct process *p, const term *a)
     return is_value(r) ? r : bif_out_of_memory(p);
 }
 
-/* ---- select and its kin ---- */
-
-/* What is done with each object a spec matches. */
-enum ms_use { MS_SELECT, MS_COUNT, MS_DELETE, MS_REPLACE };
-
-struct select_call {
-    struct call c;
-    struct match_spec *ms;
-    struct ms_run run;
-    enum ms_use use;
-    bool reverse; /* an ordered_set walked from its last key */
-};
-
-/* Whether a select_replace result may take o's place: a valid object with
- * o's key (the spec's text promises it; a body that raised gives 'EXIT'). */
-static bool replaces(struct ets_table *t, struct ets_obj *o, term out)
-{
-    return ets_valid_object_locked(t, out) &&
-           term_eq_exact(tuple_element(out, ets_keypos_locked(t)), ets_obj_key_locked(t, o));
-}
-
-/* The object after o in the walk: a key's next object when the spec fixes
- * the key, else the next (or, reversed, the previous) in the table. */
-static struct ets_obj *walk_step(struct ets_table *t, struct ets_obj *o, bool keyed, bool reverse)
-{
-    return keyed ? ets_same_key_next_locked(t, o) : reverse ? ets_prev_locked(t, o) : ets_next_locked(t, o);
-}
-
-static enum ets_status do_select(struct ets_table *t, void *arg)
-{
-    struct select_call *sc = arg;
-    struct call *c = &sc->c;
-    if (sc->use == MS_REPLACE && (ets_type_locked(t) == ETS_BAG || !match_spec_keeps_key(sc->ms, ets_keypos_locked(t))))
-        return ETS_BADARG; /* OTP replaces in no bag */
-    bool reverse = sc->reverse && is_ordered(t);
-    /* A spec whose one head fixes the key reads that key's objects only. */
-    term key = match_spec_bound_key(sc->ms, ets_keypos_locked(t));
-    bool keyed = is_value(key);
-    struct ets_obj *o = keyed ? ets_lookup_locked(t, key) : reverse ? ets_last_locked(t) : ets_first_locked(t);
-    heap_t *h = &c->p->heap;
-    struct list_builder b;
-    list_builder_init(&b);
-    size_t count = 0;
-    while (o) {
-        /* The next one first: o may go. */
-        struct ets_obj *next = walk_step(t, o, keyed, reverse);
-        term out;
-        enum ms_status r = match_spec_run(sc->ms, ets_obj_term(o), &sc->run, sc->use == MS_SELECT, &out);
-        if (r == MS_NOMEM)
-            return ETS_NOMEM;
-        if (r == MS_OK) {
-            if (sc->use == MS_SELECT) {
-                if (!list_builder_add(&b, h, out))
-                    return ETS_NOMEM;
-            } else if (sc->use == MS_COUNT) {
-                count += out == A(true);
-            } else if (sc->use == MS_DELETE && out == A(true)) {
-                ets_erase_locked(t, o);
-                count++;
-            } else if (sc->use == MS_REPLACE && replaces(t, o, out)) {
-                if (!ets_replace_locked(t, o, out))
-                    return ETS_NOMEM;
-                count++;
-            }
-        }
-        o = next;
-    }
-    c->result = sc->use == MS_SELECT ? b.list : make_small((int64_t)count);
-    return ETS_OK;
-}
-
-static term select_with(struct process *p, const term *a, term spec, enum ms_use use, bool reverse)
-{
-    struct match_spec *ms;
-    enum ms_status ms_st = match_spec_compile(spec, &ms);
-    if (ms_st != MS_OK)
-        return ms_failure(p, ms_st);
-    struct select_call sc = {{p, a, THE_NON_VALUE}, ms, run_by(p), use, reverse};
-    bool writes = use == MS_DELETE || use == MS_REPLACE;
-    enum ets_status st = ets_access(ets_registry_of(p), a[0], p->pid, writes ? ETS_WRITE : ETS_READ, do_select, &sc);
-    match_spec_free(ms);
-    return st == ETS_OK ? sc.c.result : fail(p, st);
-}
-
-static term ets_bif_select(struct process *p, const term *a)
-{
-    return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(select), a, 2)
-                                       : select_with(p, a, a[1], MS_SELECT, false);
-}
-static term ets_bif_select_reverse(struct process *p, const term *a)
-{
-    return select_with(p, a, a[1], MS_SELECT, true);
-}
-static term ets_bif_select_count(struct process *p, const term *a) { return select_with(p, a, a[1], MS_COUNT, false); }
-static term ets_bif_select_delete(struct process *p, const term *a)
-{
-    return select_with(p, a, a[1], MS_DELETE, false);
-}
-static term ets_bif_select_replace(struct process *p, const term *a)
-{
-    return select_with(p, a, a[1], MS_REPLACE, false);
-}
-
-/* ---- select in chunks: select/1,3, select_reverse/1,3, match/1,3,
- * match_object/1,3 ----
+/* ---- select and its kin, in portions ----
  *
- * A chunk holds the first `limit` matches; the call answers {Chunk, More}
- * or, when nothing matched, '$end_of_table'. More is '$end_of_table' or a
- * continuation of OTP's shape, which select/1 takes:
+ * select/1,2,3, select_reverse/1,2,3, match/1,2,3, match_object/1,2,3,
+ * select_count/2, select_delete/2 (and so match_delete/2), select_replace/2
+ * and tab2list/1 are one walk over the table running a match spec on each
+ * object (a walk). A walk charges a reduction an object it visits and, called
+ * by the engine, visits at most 1,000 objects a portion (OTP 25's
+ * MAX_SELECT_*_ITERATIONS in erl_db_hash.c and sc.max in erl_db_tree.c):
+ * with more to visit it ends the slice (OTP's BUMP_ALL_REDS) and goes on in
+ * the next one (walk_cont). Between portions its state is a tuple (struct
+ * walk_state) and the table's lock is let go, so another process may change
+ * the table meanwhile; the walk resumes as a chunked select's continuation
+ * does: a set's, bag's or duplicate_bag's after the last position it
+ * visited whole (it stops only between positions), an ordered_set's at the
+ * next key it had not visited, present or not. So each object present
+ * throughout is visited exactly once, as OTP's select on an unfixed table
+ * visits it. A table gone meanwhile (deleted, its owner ended) is badarg.
+ * A walk whose spec fixes the key reads that key's objects in one piece.
+ *
+ * A chunk holds the first `limit` matches; a chunked call answers {Chunk,
+ * More} or, when nothing matched, '$end_of_table'. More is '$end_of_table'
+ * or a continuation of OTP's shape, which select/1 takes:
  *   ordered_set: {Tab, LastKey, [], Limit, Compiled, [], Reverse, 0}: the
  *     walk goes on after LastKey (before it, reversed), present or not;
  *   the others: {Tid, Position, Limit, Compiled, Rest, RestSize}: Rest the
@@ -1079,126 +983,282 @@ static term ets_bif_select_replace(struct process *p, const term *a)
  * An ordered_set's walk stops at the Limit-th match, so a chunk that ends
  * exactly at the last object still gives a continuation, as OTP's does. */
 
-struct chunk_call {
-    struct select_call s;
-    term spec;    /* the first call's spec (to compile into the continuation), or THE_NON_VALUE */
-    term cont;    /* select/1's continuation, or THE_NON_VALUE */
-    term tab;     /* the first call's table argument */
-    size_t limit; /* matches a chunk holds */
+#define WALK_OBJECTS_PER_PORTION 1000
+
+/* What is done with each object a spec matches. */
+enum ms_use { MS_SELECT, MS_COUNT, MS_DELETE, MS_REPLACE };
+
+/* Why a portion of a walk ended. */
+enum walk_end { WALK_END, WALK_FULL, WALK_SPENT };
+
+struct walk {
+    struct process *p;
+    struct match_spec *ms;
+    struct ms_run run;
+    enum ms_use use;
+    bool reverse;       /* an ordered_set walked from its last key */
+    bool chunked;       /* select/1,3 and kin: answers a chunk and a continuation */
+    bool compiled;      /* spec is a compiled spec (select/1's), not a spec */
+    bool spec_in_words; /* spec is built in C words (match/2, tab2list/1): copy it before a trap */
+    term spec;
+    term tab;     /* the table as the call named it, for an ordered_set's continuation */
+    size_t limit; /* matches a chunk holds; SIZE_MAX unchunked */
     struct list_builder chunk, rest;
-    size_t got;
+    size_t got; /* matches (for select) or objects counted, deleted, replaced */
+    size_t budget, visited;
+    enum walk_end end;
+    term where; /* after WALK_SPENT: where the next portion starts (walk_state) */
+    term tid;   /* after WALK_SPENT: the table's id */
+    term result;
 };
 
-static bool chunk_add(struct chunk_call *k, term item)
+/* The trap's state: {Tid, Tab, Where, Spec, Limit, Flags, ChunkHead,
+ * ChunkLast, RestHead, RestLast, Got}. Where is a set's last position
+ * visited whole, or {Key}, the ordered_set's key to go on from; Limit 0
+ * for an unchunked call; Flags the use, reverse and compiled; the lists as
+ * their first and last cells ([] when empty). */
+enum walk_state {
+    WS_TID,
+    WS_TAB,
+    WS_WHERE,
+    WS_SPEC,
+    WS_LIMIT,
+    WS_FLAGS,
+    WS_CHUNK,
+    WS_CHUNK_LAST,
+    WS_REST,
+    WS_REST_LAST,
+    WS_GOT,
+    WS_SIZE
+};
+#define WALK_REVERSE 4
+#define WALK_COMPILED 8
+
+/* limit 0: unchunked. */
+static void walk_init(struct walk *w, struct process *p, enum ms_use use, bool reverse, term spec, term tab,
+                      size_t limit)
 {
-    struct list_builder *to = k->got < k->limit ? &k->chunk : &k->rest;
-    k->got++;
-    return list_builder_add(to, &k->s.c.p->heap, item);
+    *w = (struct walk){.p = p,
+                       .run = run_by(p),
+                       .use = use,
+                       .reverse = reverse,
+                       .chunked = limit > 0,
+                       .spec = spec,
+                       .tab = tab,
+                       .limit = limit ? limit : SIZE_MAX,
+                       .result = THE_NON_VALUE,
+                       .where = THE_NON_VALUE};
+    list_builder_init(&w->chunk);
+    list_builder_init(&w->rest);
+    size_t budget = bif_portion(p, 1);
+    w->budget = p->bif_may_trap && budget > WALK_OBJECTS_PER_PORTION ? WALK_OBJECTS_PER_PORTION : budget;
 }
 
-/* Runs the spec on o, a match joining the chunk. */
-static enum ets_status chunk_visit(struct chunk_call *k, struct ets_obj *o)
+/* Appends item to b, whose last cell may be old by now (a resumed walk's). */
+static bool walk_append(struct walk *w, struct list_builder *b, term item)
+{
+    term cell = heap_cons(&w->p->heap, item, NIL);
+    if (is_non_value(cell))
+        return false;
+    heap_write(&w->p->heap, b->tail, cell);
+    b->tail = &list_ptr(cell)[1];
+    return true;
+}
+
+static bool walk_add(struct walk *w, term item)
+{
+    struct list_builder *to = w->got < w->limit ? &w->chunk : &w->rest;
+    w->got++;
+    return walk_append(w, to, item);
+}
+
+/* Whether a select_replace result may take o's place: a valid object with
+ * o's key (the spec's text promises it; a body that raised gives 'EXIT'). */
+static bool replaces(struct ets_table *t, struct ets_obj *o, term out)
+{
+    return ets_valid_object_locked(t, out) &&
+           term_eq_exact(tuple_element(out, ets_keypos_locked(t)), ets_obj_key_locked(t, o));
+}
+
+/* Runs the spec on o and does with a match what the walk is for. */
+static enum ets_status visit(struct ets_table *t, struct walk *w, struct ets_obj *o)
 {
     term out;
-    enum ms_status r = match_spec_run(k->s.ms, ets_obj_term(o), &k->s.run, true, &out);
-    if (r == MS_NOMEM || (r == MS_OK && !chunk_add(k, out)))
-        return ETS_NOMEM;
+    w->visited++;
+    enum ms_status r = match_spec_run(w->ms, ets_obj_term(o), &w->run, w->use == MS_SELECT, &out);
+    if (r != MS_OK)
+        return r == MS_NOMEM ? ETS_NOMEM : ETS_OK;
+    switch (w->use) {
+    case MS_SELECT:
+        return walk_add(w, out) ? ETS_OK : ETS_NOMEM;
+    case MS_COUNT:
+        w->got += out == A(true);
+        return ETS_OK;
+    case MS_DELETE:
+        if (out == A(true)) {
+            ets_erase_locked(t, o);
+            w->got++;
+        }
+        return ETS_OK;
+    case MS_REPLACE:
+        if (!replaces(t, o, out))
+            return ETS_OK;
+        w->got++;
+        return ets_replace_locked(t, o, out) ? ETS_OK : ETS_NOMEM;
+    }
     return ETS_OK;
 }
 
-/* {Chunk, More}, or '$end_of_table' when the chunk is empty. */
-static enum ets_status chunk_answer(struct chunk_call *k, term more)
+/* The object after o in the walk: a key's next object when the spec fixes
+ * the key, else the next (or, reversed, the previous) in the table. */
+static struct ets_obj *walk_step(struct ets_table *t, struct ets_obj *o, bool keyed, bool reverse)
 {
-    if (k->chunk.list == NIL) {
-        k->s.c.result = A(end_of_table);
+    return keyed ? ets_same_key_next_locked(t, o) : reverse ? ets_prev_locked(t, o) : ets_next_locked(t, o);
+}
+
+/* The walk's answer once it ended or its chunk filled. */
+static enum ets_status walk_answer(struct walk *w, term more)
+{
+    if (!w->chunked) {
+        w->result = w->use == MS_SELECT ? w->chunk.list : make_small((int64_t)w->got);
         return ETS_OK;
     }
-    k->s.c.result = heap_tuple2(&k->s.c.p->heap, k->chunk.list, more);
-    return is_value(k->s.c.result) ? ETS_OK : ETS_NOMEM;
+    if (w->chunk.list == NIL) {
+        w->result = A(end_of_table);
+        return ETS_OK;
+    }
+    w->result = heap_tuple2(&w->p->heap, w->chunk.list, more);
+    return is_value(w->result) ? ETS_OK : ETS_NOMEM;
 }
 
 /* The continuation's compiled spec: select/1's own, or the spec compiled. */
-static term continuation_spec(struct chunk_call *k, uint64_t at, enum ets_status *st)
+static term continuation_spec(struct walk *w, enum ets_status *st)
 {
     *st = ETS_OK;
-    return is_value(k->cont) ? tuple_element(k->cont, at) : compiled_term(k->s.c.p, k->spec, st);
+    return w->compiled ? w->spec : compiled_term(w->p, w->spec, st);
 }
 
-static enum ets_status tree_chunk(struct ets_table *t, struct chunk_call *k, struct ets_obj *o)
+/* An ordered_set's walk from o, last the last object a chunk holds. */
+static enum ets_status tree_walk(struct ets_table *t, struct walk *w, struct ets_obj *o)
 {
     struct ets_obj *last = NULL;
-    for (; o && k->got < k->limit; o = walk_step(t, o, false, k->s.reverse)) {
-        enum ets_status st = chunk_visit(k, o);
-        if (st != ETS_OK)
-            return st;
-        last = o;
-    }
-    if (k->got < k->limit || !last)
-        return chunk_answer(k, A(end_of_table));
-    heap_t *h = &k->s.c.p->heap;
-    enum ets_status st;
-    term compiled = continuation_spec(k, 5, &st);
-    term tab = is_value(k->cont) ? tuple_element(k->cont, 1) : k->tab;
-    term key;
-    if (st != ETS_OK || !copy_out(&k->s.c, ets_obj_key_locked(t, last), &key))
-        return st != ETS_OK ? st : ETS_NOMEM;
-    term more = heap_tuple(
-        h, 8,
-        (term[]){tab, key, NIL, make_small((int64_t)k->limit), compiled, NIL, make_small(k->s.reverse), make_small(0)});
-    return is_value(more) ? chunk_answer(k, more) : ETS_NOMEM;
-}
-
-/* A hash table's walk from o (keyed: o's key's objects only), resumed at
- * position `from` (-1 at the end) when o comes from a continuation. */
-static enum ets_status hash_chunk(struct ets_table *t, struct chunk_call *k, struct ets_obj *o, bool keyed, term from)
-{
-    struct ets_obj *last = NULL;
+    w->end = WALK_END;
     while (o) {
-        struct ets_obj *next = walk_step(t, o, keyed, false);
-        enum ets_status st = chunk_visit(k, o);
+        if (w->got >= w->limit) {
+            w->end = WALK_FULL;
+            break;
+        }
+        if (w->visited >= w->budget) {
+            w->end = WALK_SPENT;
+            term key;
+            if (!copy_onto(&w->p->heap, ets_obj_key_locked(t, o), &key) ||
+                is_non_value(w->where = heap_tuple(&w->p->heap, 1, &key)))
+                return ETS_NOMEM;
+            return ETS_OK;
+        }
+        struct ets_obj *next = walk_step(t, o, false, w->reverse);
+        enum ets_status st = visit(t, w, o);
         if (st != ETS_OK)
             return st;
         last = o;
         o = next;
-        /* Objects of one position go into one chunk, so that the walk
-         * resumes after a position, as OTP's after a bucket. */
-        if (o && !keyed && k->got >= k->limit && ets_position_locked(t, o) != ets_position_locked(t, last))
-            break;
     }
-    term position = last ? (o && !keyed ? make_small((int64_t)ets_position_locked(t, last)) : make_small(-1)) : from;
-    if (k->rest.list == NIL && position == make_small(-1))
-        return chunk_answer(k, A(end_of_table));
-    heap_t *h = &k->s.c.p->heap;
+    if (!w->chunked || w->got < w->limit || !last)
+        return walk_answer(w, A(end_of_table));
     enum ets_status st;
-    term compiled = continuation_spec(k, 4, &st);
+    term compiled = continuation_spec(w, &st);
+    term key;
+    if (st != ETS_OK || !copy_onto(&w->p->heap, ets_obj_key_locked(t, last), &key))
+        return st != ETS_OK ? st : ETS_NOMEM;
+    term more = heap_tuple(&w->p->heap, 8,
+                           (term[]){w->tab, key, NIL, make_small((int64_t)w->limit), compiled, NIL,
+                                    make_small(w->reverse), make_small(0)});
+    return is_value(more) ? walk_answer(w, more) : ETS_NOMEM;
+}
+
+/* A hash table's walk from o (keyed: o's key's objects only), resumed at
+ * position `from` (-1 at the end) when o comes from a continuation. */
+static enum ets_status hash_walk(struct ets_table *t, struct walk *w, struct ets_obj *o, bool keyed, term from)
+{
+    bool visited = false;
+    uint64_t position = 0;
+    w->end = WALK_END;
+    while (o) {
+        struct ets_obj *next = walk_step(t, o, keyed, false);
+        position = ets_position_locked(t, o); /* before the visit: o may go */
+        enum ets_status st = visit(t, w, o);
+        if (st != ETS_OK)
+            return st;
+        visited = true;
+        o = next;
+        /* Objects of one position go into one chunk and one portion, so that
+         * the walk resumes after a position, as OTP's after a bucket. */
+        if (o && !keyed && ets_position_locked(t, o) != position) {
+            if (w->got >= w->limit) {
+                w->end = WALK_FULL;
+                break;
+            }
+            if (w->visited >= w->budget) {
+                w->end = WALK_SPENT;
+                w->where = make_small((int64_t)position);
+                return ETS_OK;
+            }
+        }
+    }
+    if (!w->chunked)
+        return walk_answer(w, A(end_of_table));
+    term at = visited ? (w->end == WALK_FULL ? make_small((int64_t)position) : make_small(-1)) : from;
+    if (w->rest.list == NIL && at == make_small(-1))
+        return walk_answer(w, A(end_of_table));
+    heap_t *h = &w->p->heap;
+    enum ets_status st;
+    term compiled = continuation_spec(w, &st);
     if (st != ETS_OK)
         return st;
     term tid = ets_ref_term(h, NULL, ets_id_locked(t));
-    size_t rest_size = k->got > k->limit ? k->got - k->limit : 0;
+    size_t rest_size = w->got > w->limit ? w->got - w->limit : 0;
     term more = is_value(tid) ? heap_tuple(h, 6,
-                                           (term[]){tid, position, make_small((int64_t)k->limit), compiled,
-                                                    k->rest.list, make_small((int64_t)rest_size)})
+                                           (term[]){tid, at, make_small((int64_t)w->limit), compiled, w->rest.list,
+                                                    make_small((int64_t)rest_size)})
                               : tid;
-    return is_value(more) ? chunk_answer(k, more) : ETS_NOMEM;
+    return is_value(more) ? walk_answer(w, more) : ETS_NOMEM;
+}
+
+/* A walk from o over t; a trap's state is completed after it. */
+static enum ets_status walk_from(struct ets_table *t, struct walk *w, struct ets_obj *o, bool keyed, term from)
+{
+    enum ets_status st = is_ordered(t) ? tree_walk(t, w, o) : hash_walk(t, w, o, keyed, from);
+    if (st == ETS_OK && w->end == WALK_SPENT &&
+        is_non_value(w->tid = ets_ref_term(&w->p->heap, NULL, ets_id_locked(t))))
+        return ETS_NOMEM;
+    return st;
+}
+
+static bool walk_checks(struct ets_table *t, struct walk *w)
+{
+    /* OTP replaces in no bag */
+    return w->use != MS_REPLACE || (ets_type_locked(t) != ETS_BAG && match_spec_keeps_key(w->ms, ets_keypos_locked(t)));
 }
 
 /* The first call: a spec whose one head fixes the key looks that key up
- * (an ordered_set then answers in one chunk, as OTP's does). */
-static enum ets_status do_select_chunk(struct ets_table *t, void *arg)
+ * (an ordered_set then answers in one piece, as OTP's does). */
+static enum ets_status do_walk_first(struct ets_table *t, void *arg)
 {
-    struct chunk_call *k = arg;
-    term key = match_spec_bound_key(k->s.ms, ets_keypos_locked(t));
+    struct walk *w = arg;
+    if (!walk_checks(t, w))
+        return ETS_BADARG;
+    w->reverse = w->reverse && is_ordered(t);
+    term key = match_spec_bound_key(w->ms, ets_keypos_locked(t));
     if (is_value(key) && is_ordered(t)) {
         struct ets_obj *o = ets_lookup_locked(t, key);
-        k->limit = SIZE_MAX;
-        enum ets_status st = o ? chunk_visit(k, o) : ETS_OK;
-        return st == ETS_OK ? chunk_answer(k, A(end_of_table)) : st;
+        w->limit = SIZE_MAX;
+        w->end = WALK_END;
+        enum ets_status st = o ? visit(t, w, o) : ETS_OK;
+        return st == ETS_OK ? walk_answer(w, A(end_of_table)) : st;
     }
-    if (is_ordered(t))
-        return tree_chunk(t, k, k->s.reverse ? ets_last_locked(t) : ets_first_locked(t));
     if (is_value(key))
-        return hash_chunk(t, k, ets_lookup_locked(t, key), true, make_small(-1));
-    return hash_chunk(t, k, ets_first_locked(t), false, make_small(-1));
+        return walk_from(t, w, ets_lookup_locked(t, key), true, make_small(-1));
+    return walk_from(t, w, w->reverse ? ets_last_locked(t) : ets_first_locked(t), false, make_small(-1));
 }
 
 /* A small of at least `min`. */
@@ -1206,63 +1266,158 @@ static bool small_from(term t, int64_t min, int64_t *out) { return bif_small_arg
 
 /* select/1: the continuation checked as OTP checks it, its spec compiled,
  * and the walk resumed. */
-static enum ets_status do_select_continue(struct ets_table *t, void *arg)
+static enum ets_status do_walk_continue(struct ets_table *t, void *arg)
 {
-    struct chunk_call *k = arg;
-    term cont = k->cont;
-    int64_t limit, n;
+    struct walk *w = arg;
+    term cont = w->where;
     bool tree = is_ordered(t);
-    uint64_t arity = tree ? 8 : 6;
-    if (tuple_arity(cont) != arity || !small_from(tuple_element(cont, tree ? 4 : 3), 1, &limit) ||
+    int64_t limit, n;
+    if (tuple_arity(cont) != (tree ? 8 : 6) || !small_from(tuple_element(cont, tree ? 4 : 3), 1, &limit) ||
         !is_list_or_nil(tuple_element(cont, tree ? 6 : 5)) || !small_from(tuple_element(cont, tree ? 8 : 6), 0, &n) ||
         !small_from(tuple_element(cont, tree ? 7 : 2), -1, &n))
         return ETS_BADARG;
-    enum ms_status ms_st = compiled_spec(k->s.c.p, tuple_element(cont, tree ? 5 : 4), &k->s.ms);
+    w->spec = tuple_element(cont, tree ? 5 : 4);
+    enum ms_status ms_st = compiled_spec(w->p, w->spec, &w->ms);
     if (ms_st != MS_OK)
         return ms_st == MS_NOMEM ? ETS_NOMEM : ETS_BADARG;
-    k->limit = (size_t)limit;
-    enum ets_status st = ETS_OK;
+    w->limit = (size_t)limit;
+    w->where = THE_NON_VALUE;
     /* Matches the continuation carries come first. */
-    for (term l = tuple_element(cont, tree ? 6 : 5); is_list(l) && st == ETS_OK; l = list_tail(l))
-        st = chunk_add(k, list_head(l)) ? ETS_OK : ETS_NOMEM;
-    if (st == ETS_OK && tree) {
+    for (term l = tuple_element(cont, tree ? 6 : 5); is_list(l); l = list_tail(l))
+        if (!walk_add(w, list_head(l)))
+            return ETS_NOMEM;
+    if (tree) {
         term last_key = tuple_element(cont, 2);
-        k->s.reverse = tuple_element(cont, 7) != make_small(0);
+        w->reverse = tuple_element(cont, 7) != make_small(0);
         struct ets_obj *o = NULL;
-        if (k->s.reverse)
+        if (w->reverse)
             o = ets_key_before_locked(t, last_key);
         else
             ets_key_after_locked(t, last_key, &o);
-        st = tree_chunk(t, k, o);
-    } else if (st == ETS_OK) {
-        term position = tuple_element(cont, 2);
-        bool walk = position != make_small(-1) && k->got < k->limit;
-        struct ets_obj *o = walk ? ets_after_position_locked(t, (uint64_t)small_value(position)) : NULL;
-        st = hash_chunk(t, k, o, false, walk && !o ? make_small(-1) : position);
+        return walk_from(t, w, o, false, make_small(-1));
     }
-    match_spec_free(k->s.ms);
-    return st;
+    term position = tuple_element(cont, 2);
+    bool walk = position != make_small(-1) && w->got < w->limit;
+    struct ets_obj *o = walk ? ets_after_position_locked(t, (uint64_t)small_value(position)) : NULL;
+    return walk_from(t, w, o, false, walk && !o ? make_small(-1) : position);
 }
 
-static term select_chunk(struct process *p, const term *a, term spec, term limit, bool reverse)
+/* A portion after a trap: on from where the last one stopped. */
+static enum ets_status do_walk_resume(struct ets_table *t, void *arg)
 {
-    int64_t n;
-    if (!small_from(limit, 1, &n))
-        return bif_badarg(p);
-    struct match_spec *ms;
-    enum ms_status ms_st = match_spec_compile(spec, &ms);
+    struct walk *w = arg;
+    term where = w->where;
+    w->where = THE_NON_VALUE;
+    struct ets_obj *o = NULL;
+    if (!is_ordered(t))
+        o = ets_after_position_locked(t, (uint64_t)small_value(where));
+    else if (!(o = ets_lookup_locked(t, tuple_element(where, 1)))) {
+        if (w->reverse)
+            o = ets_key_before_locked(t, tuple_element(where, 1));
+        else
+            ets_key_after_locked(t, tuple_element(where, 1), &o);
+    }
+    return walk_from(t, w, o, false, make_small(-1));
+}
+
+static term walk_cont(struct process *p, const term *a);
+
+/* Runs one portion of w on tab by fn, then answers, raises or traps with
+ * the original arguments a[0..argc) first. */
+static term walk_run(struct process *p, struct walk *w, term tab, enum ets_status (*fn)(struct ets_table *, void *),
+                     const term *a, unsigned argc)
+{
+    bool writes = w->use == MS_DELETE || w->use == MS_REPLACE;
+    enum ets_status st = ets_access(ets_registry_of(p), tab, p->pid, writes ? ETS_WRITE : ETS_READ, fn, w);
+    match_spec_free(w->ms); /* NULL when select/1's continuation was refused */
+    bif_spend(p, w->visited, 1);
+    if (st != ETS_OK)
+        return fail(p, st);
+    if (w->end != WALK_SPENT)
+        return w->result;
+    heap_t *h = &p->heap;
+    term spec = w->spec_in_words ? copy_to_heap(h, w->spec) : w->spec;
+    term chunk_last = w->chunk.list == NIL ? NIL : make_list(w->chunk.tail - 1);
+    term rest_last = w->rest.list == NIL ? NIL : make_list(w->rest.tail - 1);
+    int64_t flags = w->use | (w->reverse ? WALK_REVERSE : 0) | (w->compiled ? WALK_COMPILED : 0);
+    term state =
+        is_value(spec)
+            ? heap_tuple(h, WS_SIZE,
+                         (term[]){w->tid, w->tab, w->where, spec, make_small(w->chunked ? (int64_t)w->limit : 0),
+                                  make_small(flags), w->chunk.list, chunk_last, w->rest.list, rest_last,
+                                  make_small((int64_t)w->got)})
+            : spec;
+    if (is_non_value(state))
+        return bif_out_of_memory(p);
+    term next[4] = {NIL, NIL, NIL, state};
+    for (unsigned i = 0; i < argc; i++)
+        next[i] = a[i];
+    return bif_trap(p, walk_cont, 4, next);
+}
+
+/* A list builder ending in last ([] for an empty list head). */
+static void builder_restore(struct list_builder *b, term head, term last)
+{
+    b->list = head;
+    b->tail = head == NIL ? &b->list : &list_ptr(last)[1];
+}
+
+/* The next portion of a walk: (Arg1, Arg2, Arg3, State), the original
+ * call's arguments first. */
+static term walk_cont(struct process *p, const term *a)
+{
+    const term *s = tuple_elements(a[3]);
+    int64_t flags = small_value(s[WS_FLAGS]), limit = small_value(s[WS_LIMIT]);
+    struct walk w;
+    walk_init(&w, p, (enum ms_use)(flags & 3), (flags & WALK_REVERSE) != 0, s[WS_SPEC], s[WS_TAB], (size_t)limit);
+    w.compiled = (flags & WALK_COMPILED) != 0;
+    w.where = s[WS_WHERE];
+    w.got = (size_t)small_value(s[WS_GOT]);
+    builder_restore(&w.chunk, s[WS_CHUNK], s[WS_CHUNK_LAST]);
+    builder_restore(&w.rest, s[WS_REST], s[WS_REST_LAST]);
+    enum ms_status ms_st = w.compiled ? compiled_spec(p, w.spec, &w.ms) : match_spec_compile(w.spec, &w.ms);
     if (ms_st != MS_OK)
         return ms_failure(p, ms_st);
-    struct chunk_call k = {.s = {{p, a, THE_NON_VALUE}, ms, run_by(p), MS_SELECT, reverse},
-                           .spec = spec,
-                           .cont = THE_NON_VALUE,
-                           .tab = a[0],
-                           .limit = (size_t)n};
-    list_builder_init(&k.chunk);
-    list_builder_init(&k.rest);
-    enum ets_status st = ets_access(ets_registry_of(p), a[0], p->pid, ETS_READ, do_select_chunk, &k);
-    match_spec_free(ms);
-    return st == ETS_OK ? k.s.c.result : fail(p, st);
+    return walk_run(p, &w, s[WS_TID], do_walk_resume, a, 3);
+}
+
+/* select/2,3 and their kin: spec over table a[0], in chunks of limit
+ * (THE_NON_VALUE: unchunked). */
+static term walk_start(struct process *p, const term *a, unsigned argc, term spec, bool spec_in_words, enum ms_use use,
+                       bool reverse, term limit)
+{
+    int64_t n = 0;
+    if (is_value(limit) && !small_from(limit, 1, &n))
+        return bif_badarg(p);
+    struct walk w;
+    walk_init(&w, p, use, reverse, spec, a[0], (size_t)n);
+    w.spec_in_words = spec_in_words;
+    enum ms_status ms_st = match_spec_compile(spec, &w.ms);
+    if (ms_st != MS_OK)
+        return ms_failure(p, ms_st);
+    return walk_run(p, &w, a[0], do_walk_first, a, argc);
+}
+
+static term ets_bif_select(struct process *p, const term *a)
+{
+    return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(select), a, 2)
+                                       : walk_start(p, a, 2, a[1], false, MS_SELECT, false, THE_NON_VALUE);
+}
+static term ets_bif_select_reverse(struct process *p, const term *a)
+{
+    return walk_start(p, a, 2, a[1], false, MS_SELECT, true, THE_NON_VALUE);
+}
+static term ets_bif_select_count(struct process *p, const term *a)
+{
+    return walk_start(p, a, 2, a[1], false, MS_COUNT, false, THE_NON_VALUE);
+}
+static term ets_bif_select_delete(struct process *p, const term *a)
+{
+    return walk_start(p, a, 2, a[1], false, MS_DELETE, false, THE_NON_VALUE);
+}
+static term ets_bif_select_replace(struct process *p, const term *a)
+{
+    return walk_start(p, a, 2, a[1], false, MS_REPLACE, false, THE_NON_VALUE);
 }
 
 /* select/1, select_reverse/1, match/1 and match_object/1 (the direction and
@@ -1274,28 +1429,27 @@ static term ets_bif_select_1(struct process *p, const term *a)
         return cont;
     if (!is_tuple(cont) || tuple_arity(cont) < 1)
         return bif_badarg(p);
-    struct chunk_call k = {.s = {{p, a, THE_NON_VALUE}, NULL, run_by(p), MS_SELECT, false},
-                           .spec = THE_NON_VALUE,
-                           .cont = cont,
-                           .tab = THE_NON_VALUE};
-    list_builder_init(&k.chunk);
-    list_builder_init(&k.rest);
-    enum ets_status st =
-        ets_access(ets_registry_of(p), tuple_element(cont, 1), p->pid, ETS_READ, do_select_continue, &k);
-    return st == ETS_OK ? k.s.c.result : fail(p, st);
+    struct walk w;
+    walk_init(&w, p, MS_SELECT, false, THE_NON_VALUE, tuple_element(cont, 1), 1);
+    w.compiled = true;
+    w.where = cont;
+    return walk_run(p, &w, tuple_element(cont, 1), do_walk_continue, a, 1);
 }
 
 static term ets_bif_select_3(struct process *p, const term *a)
 {
     return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(select), a, 3)
-                                       : select_chunk(p, a, a[1], a[2], false);
+                                       : walk_start(p, a, 3, a[1], false, MS_SELECT, false, a[2]);
 }
-static term ets_bif_select_reverse_3(struct process *p, const term *a) { return select_chunk(p, a, a[1], a[2], true); }
+static term ets_bif_select_reverse_3(struct process *p, const term *a)
+{
+    return walk_start(p, a, 3, a[1], false, MS_SELECT, true, a[2]);
+}
 
-/* ---- match/2,3 and match_object/2,3: [{Pattern, [], [Body]}] ---- */
+/* ---- match/2,3, match_object/2,3 and tab2list/1: [{Pattern, [], [Body]}] ---- */
 
 /* The spec match and match_object run (built in words, not on the heap:
- * nothing keeps it past the call but a continuation's compiled copy). */
+ * a trap copies it there). */
 struct pattern_spec {
     term clause[4], body[2], spec[2];
 };
@@ -1313,36 +1467,37 @@ static term pattern_spec(struct pattern_spec *w, term pattern, term body)
     return make_list(w->spec);
 }
 
-static term match_with(struct process *p, const term *a, term body)
+static term match_walk(struct process *p, const term *a, unsigned argc, term pattern, term body, term limit)
 {
     struct pattern_spec w;
-    return select_with(p, a, pattern_spec(&w, a[1], body), MS_SELECT, false);
-}
-
-static term match_chunk(struct process *p, const term *a, term body)
-{
-    struct pattern_spec w;
-    return select_chunk(p, a, pattern_spec(&w, a[1], body), a[2], false);
+    return walk_start(p, a, argc, pattern_spec(&w, pattern, body), true, MS_SELECT, false, limit);
 }
 
 static term ets_bif_match(struct process *p, const term *a)
 {
-    return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(match), a, 2) : match_with(p, a, A(ms_bindings));
+    return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(match), a, 2)
+                                       : match_walk(p, a, 2, a[1], A(ms_bindings), THE_NON_VALUE);
 }
 static term ets_bif_match_object(struct process *p, const term *a)
 {
     return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(match_object), a, 2)
-                                       : match_with(p, a, A(ms_object));
+                                       : match_walk(p, a, 2, a[1], A(ms_object), THE_NON_VALUE);
 }
 static term ets_bif_match_3(struct process *p, const term *a)
 {
     return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(match), a, 3)
-                                       : match_chunk(p, a, A(ms_bindings));
+                                       : match_walk(p, a, 3, a[1], A(ms_bindings), a[2]);
 }
 static term ets_bif_match_object_3(struct process *p, const term *a)
 {
     return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(match_object), a, 3)
-                                       : match_chunk(p, a, A(ms_object));
+                                       : match_walk(p, a, 3, a[1], A(ms_object), a[2]);
+}
+/* tab2list/1 is OTP's match_object(T, '_'). */
+static term ets_bif_tab2list(struct process *p, const term *a)
+{
+    return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(tab2list), a, 1)
+                                       : match_walk(p, a, 1, A(ms_any), A(ms_object), THE_NON_VALUE);
 }
 
 /* ---- slot/2 ---- */

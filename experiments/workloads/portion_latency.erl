@@ -28,7 +28,12 @@
 %% (binary:split/3 global on that byte), bin_replace (binary:replace/4
 %% global, Erlang over matches), bin_to_list (binary:bin_to_list/1),
 %% bin_copy (binary:copy/2, 4 copies), bin_common_prefix
-%% (binary:longest_common_prefix/1 of the binary and a copy).
+%% (binary:longest_common_prefix/1 of the binary and a copy); ets_select
+%% (ets:select/2 of every object), ets_select_ordered (the same on an
+%% ordered_set), ets_match_object (ets:match_object/2 of every object),
+%% ets_select_count (every object counted), ets_select_delete (a spec that
+%% deletes none), ets_tab2list (a public set, or ordered_set, of N objects
+%% {I, I} the main process owns).
 %% Prints: workload=portion_latency builtin=B n=N result=PINGS_SENT max_us=M
 %% median_us=D time_ms=T
 -module(portion_latency).
@@ -65,7 +70,13 @@ work(bin_split_global, B) -> binary:split(B, <<100>>, [global]);
 work(bin_replace, B) -> binary:replace(B, <<100>>, <<"hundred">>, [global]);
 work(bin_to_list, B) -> binary:bin_to_list(B);
 work(bin_copy, B) -> binary:copy(B, 4);
-work(bin_common_prefix, L) -> binary:longest_common_prefix(L).
+work(bin_common_prefix, L) -> binary:longest_common_prefix(L);
+work(ets_select, T) -> ets:select(T, [{'_', [], ['$_']}]);
+work(ets_select_ordered, T) -> ets:select(T, [{'_', [], ['$_']}]);
+work(ets_match_object, T) -> ets:match_object(T, {'_', '_'});
+work(ets_select_count, T) -> ets:select_count(T, [{'_', [], [true]}]);
+work(ets_select_delete, T) -> ets:select_delete(T, [{{'_', absent}, [], [true]}]);
+work(ets_tab2list, T) -> ets:tab2list(T).
 
 %% The argument the builtin works on, of N elements (bytes for binaries).
 input(keyfind, N) -> [{I} || I <- lists:seq(1, N)];
@@ -87,7 +98,18 @@ input(bin_common_prefix, N) -> B = input(bin_match, N), [B, binary:copy(B)];
 input(Bin, N) when Bin =:= bin_match; Bin =:= bin_match_several; Bin =:= bin_matches; Bin =:= bin_split_global;
                    Bin =:= bin_replace; Bin =:= bin_to_list; Bin =:= bin_copy ->
     << <<(I rem 251)>> || I <- lists:seq(0, N - 1) >>;
+input(ets_select_ordered, N) -> table(ordered_set, N);
+input(ets_select, N) -> table(set, N);
+input(ets_match_object, N) -> table(set, N);
+input(ets_select_count, N) -> table(set, N);
+input(ets_select_delete, N) -> table(set, N);
+input(ets_tab2list, N) -> table(set, N);
 input(_, N) -> lists:seq(1, N).
+
+table(Type, N) ->
+    T = ets:new(portion_latency, [Type, public]),
+    true = ets:insert(T, [{I, I} || I <- lists:seq(1, N)]),
+    T.
 
 %% The hog holds only the term its builtin walks (input/2), and tells Main
 %% each time a call returns.

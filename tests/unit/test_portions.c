@@ -23,6 +23,7 @@
 #include "term/phash2.h"
 #include "term/strbuf.h"
 #include "test_main.h"
+#include "test_support.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +55,12 @@ static term long_list(heap_t *h, bool tuples)
  * whose constant pays for much work a slice span many slices still). */
 static int32_t slice_reds = FULL_SLICE;
 
+/* What run_sliced calls, when set: once its executor exists (before the
+ * call), after each slice's collection, and before the executor goes. */
+static void (*at_start)(struct sched *s);
+static void (*between_slices)(struct sched *s, int slices);
+static void (*at_end)(struct sched *s);
+
 /* Runs module:function(args) as a host call, a collection between every
  * two slices; stops after max_slices (then the process is still in the
  * middle of its builtin). Returns the slices run; *result is what it
@@ -66,6 +73,8 @@ static int run_sliced(const char *module, const char *function, const term *args
     struct sched_config config = {.workers = 1}; /* its workers never start: every default */
     struct sched *s = test_sched_create(&config);
     sched_set_engine(s, cs);
+    if (at_start)
+        at_start(s);
     struct process *p = beam_new_call(s, NULL, atom_intern_cstr(module), atom_intern_cstr(function), args, argc);
     CU_ASSERT_FATAL(p != NULL);
     struct host_outcome host = {THE_NON_VALUE, THE_NON_VALUE, THE_NON_VALUE};
@@ -88,7 +97,11 @@ static int run_sliced(const char *module, const char *function, const term *args
         CU_ASSERT_FATAL(stop == BODY_YIELD);
         /* Between portions: everything the builtin keeps must be a root. */
         CU_ASSERT_FATAL(proc_collect(p, 0, NULL, 0) == HEAP_OK);
+        if (between_slices)
+            between_slices(s, slices);
     }
+    if (at_end)
+        at_end(s);
     sched_destroy(s);
     code_server_free(cs);
     return slices;
@@ -1430,6 +1443,280 @@ static void test_binary_module_ended_mid_portion(void)
     heap_destroy(&h);
 }
 
+/* ---- ETS walks (select and its kin, tab2list) ----
+ * A named public table of ETS_OBJECTS objects {K, K rem 10} (K from 1),
+ * made in the run's own executor before the call, walked in slices of
+ * ETS_SLICE reductions (a portion visits at most as many objects). */
+#define ETS_OBJECTS (20000 / SCALE)
+#define ETS_SLICE (200 / SCALE)
+#define ETS_MIN_SLICES (ETS_OBJECTS / ETS_SLICE / 2)
+
+static const char *ets_type = "set"; /* the next table's */
+static heap_t *ets_heap;             /* where at_end copies the table's objects */
+static term ets_after;               /* tab2list after the call */
+static uint8_t *ets_deleted;         /* keys a hook deleted during the call */
+
+static term ets_name(void) { return atom_intern_cstr("portion_tab"); }
+static term var(const char *name) { return atom_intern_cstr(name); }
+
+/* A bare process of s's (pid 1) to call ETS builtins on in one C call. */
+static struct process *ets_caller(struct sched *s)
+{
+    struct process *p = test_bif_process_new();
+    p->sched = s;
+    p->pid = make_pid(1);
+    return p;
+}
+
+static term ets_call(struct process *p, const char *function, const term *args, unsigned argc)
+{
+    term r = test_bif_call(p, "ets", function, argc, args);
+    CU_ASSERT_FATAL(p->fault_class != FAULT_TRAP);
+    return r;
+}
+
+static void ets_insert_range(struct process *p, int64_t from, int64_t to)
+{
+    for (int64_t k = from; k <= to; k++) {
+        term args[2] = {ets_name(), heap_tuple2(&p->heap, make_small(k), make_small(k % 10))};
+        CU_ASSERT_FATAL(ets_call(p, "insert", args, 2) == A(true));
+    }
+}
+
+static void ets_fill(struct sched *s)
+{
+    struct process *p = ets_caller(s);
+    term type = atom_intern_cstr(ets_type);
+    term opts = heap_list_from_array(&p->heap, (term[]){var("named_table"), var("public"), type}, 3);
+    CU_ASSERT_FATAL(ets_call(p, "new", (term[]){ets_name(), opts}, 2) == ets_name());
+    ets_insert_range(p, 1, ETS_OBJECTS);
+    test_bif_process_free(p);
+}
+
+static void ets_capture(struct sched *s)
+{
+    struct process *p = ets_caller(s);
+    term all = ets_call(p, "tab2list", (term[]){ets_name()}, 1);
+    ets_after = is_value(all) ? copy_to_heap(ets_heap, all) : THE_NON_VALUE;
+    test_bif_process_free(p);
+}
+
+/* function(args) in one C call on a fresh table (the unlimited budget);
+ * *after gets the table's objects after it. */
+static term ets_unportioned(heap_t *h, const char *function, const term *args, unsigned argc, term *after)
+{
+    struct sched_config config = {.workers = 1};
+    struct sched *s = test_sched_create(&config);
+    ets_fill(s);
+    struct process *p = ets_caller(s);
+    term r = ets_call(p, function, args, argc);
+    CU_ASSERT_FATAL(is_value(r));
+    term copy = copy_to_heap(h, r);
+    *after = copy_to_heap(h, ets_call(p, "tab2list", (term[]){ets_name()}, 1));
+    test_bif_process_free(p);
+    sched_destroy(s);
+    return copy;
+}
+
+/* The part of two answers that must agree: a chunk's continuation names
+ * its table by an id each executor numbers itself. */
+static bool same_answer(term a, term b)
+{
+    if (!is_tuple(a) || tuple_arity(a) != 2 || !is_tuple(b) || tuple_arity(b) != 2)
+        return term_eq_exact(a, b);
+    term ca = tuple_element(a, 2), cb = tuple_element(b, 2);
+    return term_eq_exact(tuple_element(a, 1), tuple_element(b, 1)) &&
+           (!is_tuple(ca) ? term_eq_exact(ca, cb)
+                          : is_tuple(cb) && tuple_arity(ca) == tuple_arity(cb) &&
+                                term_eq_exact(tuple_element(ca, 2), tuple_element(cb, 2)));
+}
+
+/* ets:function(args) in slices, a collection between every two, against
+ * one C call on a table filled alike: the same answer, the same table after. */
+static void ets_case(heap_t *h, const char *type, const char *function, const term *args, unsigned argc, int min_slices)
+{
+    ets_type = type;
+    term after, expected = ets_unportioned(h, function, args, argc, &after), got, raised;
+    ets_heap = h;
+    at_start = ets_fill;
+    at_end = ets_capture;
+    int slices = run_sliced("ets", function, args, argc, 100000, h, &got, &raised);
+    at_start = NULL;
+    at_end = NULL;
+    bool same = is_value(got) && same_answer(got, expected) && term_eq_exact(ets_after, after);
+    if (slices < min_slices || !same)
+        fprintf(stderr, "\nets:%s/%u on a %s: %d slices (at least %d), %s\n", function, argc, type, slices, min_slices,
+                same ? "same result" : "another result");
+    CU_ASSERT(slices >= min_slices);
+    CU_ASSERT(same);
+}
+
+/* [{Head, Guards, Body}] */
+static term spec1(heap_t *h, term head, term guards, term body)
+{
+    return heap_cons(h, heap_tuple(h, 3, (term[]){head, guards, body}), NIL);
+}
+
+/* [{'<', '$2', N}] */
+static term below(heap_t *h, const char *v, int64_t n)
+{
+    return heap_cons(h, heap_tuple(h, 3, (term[]){var("<"), var(v), make_small(n)}), NIL);
+}
+
+static void test_ets_portions(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    slice_reds = ETS_SLICE;
+    term kv = heap_tuple2(&h, var("$1"), var("$2"));
+    term one = heap_cons(&h, var("$_"), NIL), yes = heap_cons(&h, A(true), NIL);
+    term select = spec1(&h, kv, below(&h, "$2", 5), one), count = spec1(&h, kv, below(&h, "$2", 5), yes);
+    /* {{'$1', {'+', '$2', 1}}} */
+    term plus = heap_tuple(&h, 3, (term[]){var("+"), var("$2"), make_small(1)});
+    term replace =
+        spec1(&h, kv, NIL, heap_cons(&h, heap_tuple(&h, 1, (term[]){heap_tuple2(&h, var("$1"), plus)}), NIL));
+    /* one object in 997: a chunk of 5 walks some 5,000 */
+    term rem = heap_tuple(&h, 3, (term[]){var("rem"), var("$1"), make_small(997)});
+    term rare = heap_cons(&h, heap_tuple(&h, 3, (term[]){var("=="), rem, make_small(0)}), NIL);
+    term sparse = spec1(&h, kv, rare, heap_cons(&h, var("$1"), NIL));
+    term bound = heap_tuple2(&h, var("$1"), make_small(3)), any3 = heap_tuple2(&h, var("_"), make_small(3));
+    const char *types[] = {"set", "ordered_set", "bag"};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        const char *type = types[i];
+        ets_case(&h, type, "select", (term[]){ets_name(), select}, 2, ETS_MIN_SLICES);
+        ets_case(&h, type, "select_reverse", (term[]){ets_name(), select}, 2, ETS_MIN_SLICES);
+        ets_case(&h, type, "match", (term[]){ets_name(), bound}, 2, ETS_MIN_SLICES);
+        ets_case(&h, type, "match_object", (term[]){ets_name(), any3}, 2, ETS_MIN_SLICES);
+        ets_case(&h, type, "select_count", (term[]){ets_name(), count}, 2, ETS_MIN_SLICES);
+        ets_case(&h, type, "internal_select_delete", (term[]){ets_name(), count}, 2, ETS_MIN_SLICES);
+        if (strcmp(type, "bag") != 0)
+            ets_case(&h, type, "select_replace", (term[]){ets_name(), replace}, 2, ETS_MIN_SLICES);
+        ets_case(&h, type, "tab2list", (term[]){ets_name()}, 1, ETS_MIN_SLICES);
+        ets_case(&h, type, "select", (term[]){ets_name(), sparse, make_small(5)}, 3, ETS_MIN_SLICES / 10);
+        ets_case(&h, type, "match_object", (term[]){ets_name(), any3, make_small(ETS_OBJECTS / 20)}, 3,
+                 ETS_MIN_SLICES / 2);
+    }
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
+/* Between slices, another process's changes: keys deleted here and there,
+ * then many inserted (the hash table doubles) and deleted again with a
+ * quarter of the first ones (it halves). */
+static void ets_churn(struct sched *s, int slices)
+{
+    struct process *p = ets_caller(s);
+    term args[2] = {ets_name(), THE_NON_VALUE};
+    int64_t first = (int64_t)slices * 37 % ETS_OBJECTS + 1;
+    for (int64_t k = first; k < first + 5 && k <= ETS_OBJECTS; k++) {
+        args[1] = make_small(k);
+        ets_call(p, "delete", args, 2);
+        ets_deleted[k] = 1;
+    }
+    if (slices == 5)
+        ets_insert_range(p, ETS_OBJECTS + 1, ETS_OBJECTS + ETS_OBJECTS / 2);
+    for (int64_t k = 1; slices == 20 && k <= ETS_OBJECTS + ETS_OBJECTS / 2; k++) {
+        if (k > ETS_OBJECTS / 4 && k <= ETS_OBJECTS)
+            continue;
+        args[1] = make_small(k);
+        ets_call(p, "delete", args, 2);
+        if (k <= ETS_OBJECTS)
+            ets_deleted[k] = 1;
+    }
+    test_bif_process_free(p);
+}
+
+/* A walk over a table changed between its portions gives each object
+ * present throughout exactly once, and no object twice (OTP's select on a
+ * table it does not fix). */
+static void test_ets_changed_between_portions(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    slice_reds = ETS_SLICE;
+    term all = spec1(&h, heap_tuple2(&h, var("$1"), var("_")), NIL, heap_cons(&h, var("$1"), NIL));
+    const char *types[] = {"set", "ordered_set", "duplicate_bag"};
+    uint8_t *seen = malloc(2 * ETS_OBJECTS);
+    ets_deleted = malloc(2 * ETS_OBJECTS);
+    CU_ASSERT_FATAL(seen && ets_deleted);
+    for (size_t i = 0; i < 3; i++) {
+        for (int reverse = 0; reverse < 2; reverse++) {
+            memset(seen, 0, 2 * ETS_OBJECTS);
+            memset(ets_deleted, 0, 2 * ETS_OBJECTS);
+            ets_type = types[i];
+            at_start = ets_fill;
+            between_slices = ets_churn;
+            term got, raised;
+            int slices = run_sliced("ets", reverse ? "select_reverse" : "select", (term[]){ets_name(), all}, 2, 100000,
+                                    &h, &got, &raised);
+            at_start = NULL;
+            between_slices = NULL;
+            CU_ASSERT(slices > 20);
+            CU_ASSERT_FATAL(is_value(got));
+            bool twice = false, missed = false;
+            for (term l = got; is_list(l); l = list_tail(l)) {
+                int64_t k = small_value(list_head(l));
+                twice |= seen[k]++ != 0;
+            }
+            for (int64_t k = 1; k <= ETS_OBJECTS; k++)
+                missed |= !ets_deleted[k] && !seen[k];
+            if (twice || missed)
+                fprintf(stderr, "\n%s%s over a changing %s: %s\n", reverse ? "select_reverse" : "select", "", types[i],
+                        twice ? "an object twice" : "an object missed");
+            CU_ASSERT(!twice && !missed);
+        }
+    }
+    free(seen);
+    free(ets_deleted);
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
+static void ets_drop(struct sched *s, int slices)
+{
+    if (slices != 3)
+        return;
+    struct process *p = ets_caller(s);
+    CU_ASSERT(ets_call(p, "delete", (term[]){ets_name()}, 1) == A(true));
+    test_bif_process_free(p);
+}
+
+/* A table deleted between portions: badarg, as OTP's. A process ended in
+ * the middle of a walk leaves nothing behind (LeakSanitizer). */
+static void test_ets_deleted_or_ended_mid_walk(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    slice_reds = ETS_SLICE;
+    term all = spec1(&h, heap_tuple2(&h, var("$1"), var("_")), NIL, heap_cons(&h, var("$_"), NIL));
+    const char *types[] = {"set", "ordered_set"};
+    for (size_t i = 0; i < 2; i++) {
+        ets_type = types[i];
+        at_start = ets_fill;
+        between_slices = ets_drop;
+        term got, raised;
+        int slices = run_sliced("ets", "select", (term[]){ets_name(), all}, 2, 100000, &h, &got, &raised);
+        CU_ASSERT(slices == 4);
+        CU_ASSERT(is_non_value(got) && raised == A(badarg));
+        between_slices = NULL;
+        const char *functions[] = {"select", "internal_select_delete", "select_replace", "tab2list"};
+        for (size_t f = 0; f < 4; f++) {
+            unsigned argc = f == 3 ? 1 : 2;
+            slices = run_sliced("ets", functions[f], (term[]){ets_name(), all}, argc, 3, &h, &got, &raised);
+            CU_ASSERT(slices == 3 && is_non_value(got) && is_non_value(raised));
+        }
+        slices =
+            run_sliced("ets", "select", (term[]){ets_name(), all, make_small(ETS_OBJECTS)}, 3, 3, &h, &got, &raised);
+        CU_ASSERT(slices == 3 && is_non_value(got));
+        at_start = NULL;
+    }
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
 static CU_TestInfo tests[] = {
     {"long lists span many slices, same results", test_portioned_results},
     {"errors after portions", test_portioned_errors},
@@ -1461,6 +1748,9 @@ static CU_TestInfo tests[] = {
     {"module binary in the smallest portions", test_binary_smallest_portions},
     {"module binary errors after portions", test_binary_module_errors},
     {"module binary ended in the middle of a portion", test_binary_module_ended_mid_portion},
+    {"ETS walks span many slices, same results", test_ets_portions},
+    {"ETS walks over a table changed between portions", test_ets_changed_between_portions},
+    {"ETS walks: table deleted, process ended mid-walk", test_ets_deleted_or_ended_mid_walk},
     CU_TEST_INFO_NULL,
 };
 
