@@ -800,12 +800,22 @@ static struct binary *appendable_in_place(term a, uint64_t a_bits, uint64_t adde
     return b;
 }
 
-/* Sub-binary window a grown to `bits` bits from its start. */
-static void grow_window(term a, uint64_t bits)
+/* The result of appending in place to a (appendable_in_place found its
+ * binary, a starting at bit `start` of it) up to `total` bits: a itself,
+ * its window grown, for a private_append to a window (the compiler emits
+ * private_append only for a binary comprehension's accumulator, which
+ * nothing else holds); else a new window over a's binary. THE_NON_VALUE
+ * when memory is refused. The caller writes the bits at the tip. */
+static term in_place_result(heap_t *h, term a, bool private_append, uint64_t start, uint64_t total)
 {
     term *w = boxed_ptr(a);
-    w[SUBBIN_SIZE] = (term)(bits / 8);
-    w[SUBBIN_BITSIZE] = (term)(bits % 8);
+    bool window = header_subtag(w[0]) == SUBTAG_SUB_BIN;
+    if (private_append && window) {
+        w[SUBBIN_SIZE] = (term)(total / 8);
+        w[SUBBIN_BITSIZE] = (term)(total % 8);
+        return a;
+    }
+    return bin_sub(h, window ? w[SUBBIN_ORIG] : a, (size_t)(start / 8), (size_t)(total / 8), (unsigned)(total % 8));
 }
 
 /* segments[0] is append or private_append: its value A gets the other
@@ -828,20 +838,7 @@ static enum bits_result create_append(heap_t *h, const struct bits_segment *s, c
     uint64_t start;
     struct binary *b = appendable_in_place(a, sizes[0], total - sizes[0], &start);
     if (b) {
-        bool window = header_subtag(boxed_header(a)) == SUBTAG_SUB_BIN;
-        if (s[0].kind == BITS_SEG_PRIVATE_APPEND && window) {
-            /* The compiler emits private_append only for a binary
-             * comprehension's accumulator, which nothing else holds: its
-             * window grows where it is, and a comprehension allocates
-             * nothing a segment. */
-            write_segments(b->data, b->tip_bits, s + 1, sizes + 1, n - 1);
-            b->tip_bits = start + total;
-            grow_window(a, total);
-            *out = a;
-            return BITS_OK;
-        }
-        term orig = window ? boxed_ptr(a)[SUBBIN_ORIG] : a;
-        term t = bin_sub(h, orig, (size_t)(start / 8), (size_t)(total / 8), (unsigned)(total % 8));
+        term t = in_place_result(h, a, s[0].kind == BITS_SEG_PRIVATE_APPEND, start, total);
         if (is_non_value(t))
             return BITS_NO_MEMORY;
         write_segments(b->data, b->tip_bits, s + 1, sizes + 1, n - 1);
@@ -888,25 +885,30 @@ term bits_init_writable(heap_t *h, term size_hint)
     return is_value(pb) ? bin_sub(h, pb, 0, 0, 0) : pb;
 }
 
-bool bits_append_integers_in_place(term acc, const uint64_t *values, const unsigned *widths, size_t n)
+bool bits_append_integers(heap_t *h, term acc, bool private_append, unsigned acc_unit, const uint64_t *values,
+                          const unsigned *widths, const unsigned *flags, size_t n, term *out)
 {
-    if (!is_bitstring(acc) || header_subtag(boxed_header(acc)) != SUBTAG_SUB_BIN)
+    if (!is_bitstring(acc) || (private_append && header_subtag(boxed_header(acc)) != SUBTAG_SUB_BIN))
         return false;
-    const term *w = boxed_ptr(acc);
-    uint64_t added = 0;
+    uint64_t acc_bits = bitstring_bits(acc), added = 0;
+    if (acc_unit > 1 && acc_bits % acc_unit)
+        return false;
     for (size_t i = 0; i < n; i++)
         added += widths[i];
     uint64_t start;
-    struct binary *b = appendable_in_place(acc, 8 * (uint64_t)w[SUBBIN_SIZE] + w[SUBBIN_BITSIZE], added, &start);
+    struct binary *b = appendable_in_place(acc, acc_bits, added, &start);
     if (!b)
+        return false;
+    term t = in_place_result(h, acc, private_append, start, acc_bits + added);
+    if (is_non_value(t))
         return false;
     uint64_t at = b->tip_bits;
     for (size_t i = 0; i < n; i++) {
-        write_bits(b->data, at, values[i], widths[i]);
+        write_bits(b->data, at, little_endian(flags[i]) ? swap_bytes(values[i], widths[i] / 8) : values[i], widths[i]);
         at += widths[i];
     }
     b->tip_bits = at;
-    grow_window(acc, at - start);
+    *out = t;
     return true;
 }
 

@@ -607,8 +607,10 @@ static void init_handler_table(void)
     S(is_lt_xc) S(is_lt_cx) S(is_ge_xc) S(is_ge_cx) S(is_lt_xx) S(is_ge_xx)                                            \
     S(test_arity_x) S(is_tuple_x) S(is_tagged_tuple_x) S(is_nonempty_list_x) S(is_nil_x)                               \
     S(fmove_ff) S(fmove_xf) S(fmove_yf) S(fmove_cf) S(fmove_fx) S(fmove_fy)                                            \
-    S(select_val_immediate) S(bs_private_append_integers)                                                              \
-    S(deallocate_return) S(move_return) S(move_deallocate_return)
+    S(select_val_immediate) S(bs_append_integers)                                                              \
+    S(deallocate_return) S(move_return) S(move_deallocate_return)                                                      \
+    S(move_xx_xx) S(move_xx_xy) S(move_xx_yx) S(move_xy_xx) S(move_xy_xy) S(move_xy_yx)                               \
+    S(move_yx_xx) S(move_yx_xy) S(move_yx_yx) S(allocate)
 // clang-format on
 enum special_handler {
 #define SPECIAL_ENUM(name) SPECIAL_##name,
@@ -672,6 +674,15 @@ static int fused_for(const uint64_t *instr, unsigned op, const uint64_t *end)
         if (next_op == BEAM_OP_deallocate && next_opcode(next, end, &after) == BEAM_OP_return)
             return SPECIAL_move_deallocate_return;
     }
+    if (op == BEAM_OP_move && next_op == BEAM_OP_move) {
+        /* Two moves between registers (OTP's move_shift, a frame's saved
+         * registers): one dispatch. */
+        static const char *const shapes[] = {"xx", "xy", "yx"};
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                if (shapes_are(shapes[i], instr + 1) && shapes_are(shapes[j], next + 1))
+                    return SPECIAL_move_xx_xx + 3 * i + j;
+    }
     return -1;
 }
 
@@ -704,6 +715,9 @@ static int special_for(const uint64_t *instr, unsigned op, const uint64_t *end)
                 return (plus ? SPECIAL_plus_xc : SPECIAL_minus_xc) + i;
         return plus ? SPECIAL_plus : SPECIAL_minus;
     }
+    case BEAM_OP_allocate:
+    case BEAM_OP_allocate_zero:
+        return SPECIAL_allocate;
     case BEAM_OP_move: {
         static const char *const shapes[] = {"xx", "xy", "yx", "yy", "cx", "cy"};
         for (int i = 0; i < 6; i++)
@@ -763,23 +777,24 @@ static int special_for(const uint64_t *instr, unsigned op, const uint64_t *end)
         return s == 'x' ? SPECIAL_fmove_xf : s == 'y' ? SPECIAL_fmove_yf : SPECIAL_fmove_cf;
     }
     case BEAM_OP_bs_create_bin: {
-        /* A binary comprehension's step: private_append to the accumulator
-         * (whole) of big-endian integers whose sizes are constants of at
-         * most 64 bits (the segments already decoded: bits.h). */
+        /* A loop's or a binary comprehension's step: append or
+         * private_append to the accumulator (whole) of integers whose sizes
+         * are constants of at most 64 bits, whole bytes when little-endian
+         * (the segments already decoded: bits.h). */
         uint64_t count = instr[6] / 6;
         const uint64_t *segment = instr + 7;
-        if (count < 2 || count - 1 > BITS_APPEND_INTEGERS_MAX || segment[0] != BITS_SEG_PRIVATE_APPEND ||
-            is_small((term)segment[5]))
+        if (count < 2 || count - 1 > BITS_APPEND_INTEGERS_MAX ||
+            (segment[0] != BITS_SEG_PRIVATE_APPEND && segment[0] != BITS_SEG_APPEND) || is_small((term)segment[5]))
             return -1;
         for (uint64_t i = 1; i < count; i++) {
             const uint64_t *g = segment + 6 * i;
             term size = (term)g[5];
-            if (g[0] != BITS_SEG_INTEGER || g[3] & (BITS_FLAG_LITTLE | BITS_FLAG_NATIVE) ||
-                operand_shape(g[5]) != 'i' || !is_small(size) || small_value(size) < 0 || small_value(size) > 64 ||
-                (uint64_t)small_value(size) * g[2] > 64)
+            if (g[0] != BITS_SEG_INTEGER || operand_shape(g[5]) != 'i' || !is_small(size) || small_value(size) < 0 ||
+                small_value(size) > 64 || (uint64_t)small_value(size) * g[2] > 64 ||
+                (g[3] & (BITS_FLAG_LITTLE | BITS_FLAG_NATIVE) && (uint64_t)small_value(size) * g[2] % 8))
                 return -1;
         }
-        return SPECIAL_bs_private_append_integers;
+        return SPECIAL_bs_append_integers;
     }
     case BEAM_OP_select_val: {
         /* Every value immediate: the table is sorted by word (the loader's
@@ -923,8 +938,14 @@ static term exit_reason_of(struct process *p, enum fault_class class, term reaso
     }
 }
 
-#define SRC(w) (((w)&3) == 0 ? (((w)&BEAM_REG_KIND_MASK) == BEAM_REG_X ? X[(w) >> 4] : E[((w) >> 4) + 1]) : (term)(w))
-#define DST(w) (*(((w)&BEAM_REG_KIND_MASK) == BEAM_REG_X ? &X[(w) >> 4] : &E[((w) >> 4) + 1]))
+/* Registers are their byte offsets (module.h): XR and YR read one known to
+ * be an x or a y register, SRC and DST either, SRC a term too. */
+#define XR(w) (*(term *)((char *)X + (w)))
+#define YR(w) (*(term *)((char *)E + 4 + (w)))
+#define SRC(w) (((w)&7) == 0 ? XR(w) : ((w)&3) == 0 ? YR(w) : (term)(w))
+#define DST(w) (*((w)&4 ? &YR(w) : &XR(w)))
+/* A float register. */
+#define FR_OF(w) (*(double *)((char *)FR + (uint32_t)(w)-4))
 #define LABEL(w) ((const uint64_t *)(uintptr_t)(w))
 #define DISPATCH() goto *(const void *)(uintptr_t)I[0]
 #define NEXT(words)                                                                                                    \
@@ -951,7 +972,7 @@ static term exit_reason_of(struct process *p, enum fault_class class, term reaso
  * registers saved. */
 #define ENTRY(live)                                                                                                    \
     do {                                                                                                               \
-        if (--p->reds_left <= 0) {                                                                                     \
+        if (__builtin_expect(p->reds_left-- <= 1, 0)) {                                                                \
             stop_live = (live);                                                                                        \
             goto yield;                                                                                                \
         }                                                                                                              \
@@ -1531,21 +1552,19 @@ op_bif2 : {
 }
 
 /* gc_bif2 of erlang:'+' / '-' (fail, live, bif, a, b, dst). */
-/* Operand-shape specialisations (special_for). XR and YR read a
- * register operand known to be x or y; a constant operand is its word. */
-#define XR(w) X[(w) >> BEAM_REG_SHIFT]
-#define YR(w) E[((w) >> BEAM_REG_SHIFT) + 1]
+/* Operand-shape specialisations (special_for): a constant operand is its
+ * word. */
 #define CR(w) ((term)(w))
 /* On tagged words: a small's word is its value times 16 plus the tag, and
  * smalls span the whole 64-bit range, so a + (b - tag) is the sum's word,
  * and it overflows exactly when the sum is not a small. */
-#define SMALL_ARITH(name, A_, B_, B_IS_SMALL, DST_, OVERFLOWS, FLOAT_OP)                                               \
+#define SMALL_ARITH(name, A_, B_, SMALLS, DST_, OVERFLOWS, FLOAT_OP)                                                   \
     special_##name:                                                                                                    \
     {                                                                                                                  \
         term a = A_(I[4]), b = B_(I[5]);                                                                               \
         int64_t r;                                                                                                     \
         double x, y;                                                                                                   \
-        if (is_small(a) && B_IS_SMALL(b) && !OVERFLOWS((int64_t)a, (int64_t)(b - TAG_IMMED1_SMALL), &r)) {             \
+        if (SMALLS(a, b) && !OVERFLOWS((int64_t)a, (int64_t)(b - TAG_IMMED1_SMALL), &r)) {                             \
             DST_(I[6]) = (term)r;                                                                                      \
             NEXT(7);                                                                                                   \
         }                                                                                                              \
@@ -1554,22 +1573,25 @@ op_bif2 : {
         arith_float_value = x FLOAT_OP y;                                                                              \
         goto arith_float;                                                                                              \
     }
-/* A constant operand was checked to be a small when the module was
- * prepared. */
-#define KNOWN_SMALL(t) true
-    SMALL_ARITH(plus, SRC, SRC, is_small, DST, __builtin_add_overflow, +)
+/* Both smalls: the small tag is all ones, so the words' AND keeps it only
+ * when both have it. A constant operand was checked to be a small when the
+ * module was prepared: only the register's tag is tested. */
+#define BOTH_SMALL(a, b) is_small((a) & (b))
+#define KNOWN_SMALL(a, b) is_small(a)
+    SMALL_ARITH(plus, SRC, SRC, BOTH_SMALL, DST, __builtin_add_overflow, +)
     SMALL_ARITH(plus_xc, XR, CR, KNOWN_SMALL, XR, __builtin_add_overflow, +)
     SMALL_ARITH(plus_yc, YR, CR, KNOWN_SMALL, XR, __builtin_add_overflow, +)
-    SMALL_ARITH(plus_xx, XR, XR, is_small, XR, __builtin_add_overflow, +)
-    SMALL_ARITH(plus_xy, XR, YR, is_small, XR, __builtin_add_overflow, +)
-    SMALL_ARITH(plus_yx, YR, XR, is_small, XR, __builtin_add_overflow, +)
-    SMALL_ARITH(minus, SRC, SRC, is_small, DST, __builtin_sub_overflow, -)
+    SMALL_ARITH(plus_xx, XR, XR, BOTH_SMALL, XR, __builtin_add_overflow, +)
+    SMALL_ARITH(plus_xy, XR, YR, BOTH_SMALL, XR, __builtin_add_overflow, +)
+    SMALL_ARITH(plus_yx, YR, XR, BOTH_SMALL, XR, __builtin_add_overflow, +)
+    SMALL_ARITH(minus, SRC, SRC, BOTH_SMALL, DST, __builtin_sub_overflow, -)
     SMALL_ARITH(minus_xc, XR, CR, KNOWN_SMALL, XR, __builtin_sub_overflow, -)
     SMALL_ARITH(minus_yc, YR, CR, KNOWN_SMALL, XR, __builtin_sub_overflow, -)
-    SMALL_ARITH(minus_xx, XR, XR, is_small, XR, __builtin_sub_overflow, -)
-    SMALL_ARITH(minus_xy, XR, YR, is_small, XR, __builtin_sub_overflow, -)
-    SMALL_ARITH(minus_yx, YR, XR, is_small, XR, __builtin_sub_overflow, -)
+    SMALL_ARITH(minus_xx, XR, XR, BOTH_SMALL, XR, __builtin_sub_overflow, -)
+    SMALL_ARITH(minus_xy, XR, YR, BOTH_SMALL, XR, __builtin_sub_overflow, -)
+    SMALL_ARITH(minus_yx, YR, XR, BOTH_SMALL, XR, __builtin_sub_overflow, -)
 #undef KNOWN_SMALL
+#undef BOTH_SMALL
 #undef SMALL_ARITH
     {
         /* The other operators on two smalls; anything else, or a result
@@ -1661,6 +1683,23 @@ special_move_cy:
     YR(I[2]) = CR(I[1]);
     NEXT(3);
 
+/* Two moves: the second one's operands follow the first's opcode and
+ * operands. */
+#define MOVE2(name, DST1, SRC1, DST2, SRC2)                                                                            \
+    special_##name : DST1(I[2]) = SRC1(I[1]);                                                                          \
+    DST2(I[5]) = SRC2(I[4]);                                                                                           \
+    NEXT(6);
+    MOVE2(move_xx_xx, XR, XR, XR, XR)
+    MOVE2(move_xx_xy, XR, XR, YR, XR)
+    MOVE2(move_xx_yx, XR, XR, XR, YR)
+    MOVE2(move_xy_xx, YR, XR, XR, XR)
+    MOVE2(move_xy_xy, YR, XR, YR, XR)
+    MOVE2(move_xy_yx, YR, XR, XR, YR)
+    MOVE2(move_yx_xx, XR, YR, XR, XR)
+    MOVE2(move_yx_xy, XR, YR, YR, XR)
+    MOVE2(move_yx_yx, XR, YR, XR, YR)
+#undef MOVE2
+
 special_get_tuple_element_xx:
     XR(I[3]) = tuple_elements(XR(I[1]))[I[2]];
     NEXT(4);
@@ -1700,13 +1739,19 @@ special_is_eq_exact_yi:
     TEST(YR(I[2]) == CR(I[3]), 4);
     {
         term a, b;
+        /* The constant was checked to be a small when the module was
+         * prepared: a small register orders against it as their words. */
     special_is_lt_xc:
         a = XR(I[2]);
         b = CR(I[3]);
+        if (is_small(a))
+            TEST((int64_t)a < (int64_t)b, 4);
         goto is_lt;
     special_is_lt_cx:
         a = CR(I[2]);
         b = XR(I[3]);
+        if (is_small(b))
+            TEST((int64_t)a < (int64_t)b, 4);
         goto is_lt;
     special_is_lt_xx:
         a = XR(I[2]);
@@ -1722,10 +1767,14 @@ special_is_eq_exact_yi:
     special_is_ge_xc:
         a = XR(I[2]);
         b = CR(I[3]);
+        if (is_small(a))
+            TEST((int64_t)a >= (int64_t)b, 4);
         goto is_ge;
     special_is_ge_cx:
         a = CR(I[2]);
         b = XR(I[3]);
+        if (is_small(b))
+            TEST((int64_t)a >= (int64_t)b, 4);
         goto is_ge;
     special_is_ge_xx:
         a = XR(I[2]);
@@ -1758,7 +1807,6 @@ special_is_nonempty_list_x:
 special_is_nil_x:
     TEST(XR(I[2]) == NIL, 3);
 
-#define FR_OF(w) FR[(w) >> BEAM_REG_SHIFT]
 special_fmove_ff:
     FR_OF(I[2]) = FR_OF(I[1]);
     NEXT(3);
@@ -1785,7 +1833,6 @@ special_fmove_cf:
         memcpy(&boxed[1], &FR_OF(I[1]), sizeof(double));
         NEXT(3);
     }
-#undef FR_OF
 
 special_select_val_immediate : {
     /* Pairs sorted by word: a binary search on words, none of which a
@@ -1811,8 +1858,6 @@ special_select_val_immediate : {
     I = LABEL(I[2]);
     DISPATCH();
 }
-#undef XR
-#undef YR
 #undef CR
 
 op_gc_bif1:
@@ -1939,6 +1984,21 @@ undefined_bif : {
         NEXT(with_heap ? 4 : 3);
     }
     }
+
+special_allocate : {
+    /* allocate without a heap need, where the stack has the room (else the
+     * generic one grows it): the frame, its slots [] until written. */
+    uint64_t slots = I[1];
+    if (__builtin_expect((size_t)(E - p->stack) <= slots, 0))
+        goto op_allocate;
+    term *y = E - 1;
+    E -= slots + 1;
+    E[0] = (term)(uintptr_t)cp;
+    cp = NULL;
+    for (; y > E; y--)
+        *y = NIL;
+    NEXT(3);
+}
 
 op_test_heap:
     ENSURE_HEAP(I[1], (unsigned)I[2], I + 3);
@@ -2399,33 +2459,33 @@ op_fconv : {
         site.pc = I;
         goto raise_with_site;
     }
-    FR[I[2] >> 4] = d;
+    FR_OF(I[2]) = d;
     NEXT(3);
 }
     {
         double r;
     op_fadd:
-        r = FR[I[2] >> 4] + FR[I[3] >> 4];
+        r = FR_OF(I[2]) + FR_OF(I[3]);
         goto float_result;
     op_fsub:
-        r = FR[I[2] >> 4] - FR[I[3] >> 4];
+        r = FR_OF(I[2]) - FR_OF(I[3]);
         goto float_result;
     op_fmul:
-        r = FR[I[2] >> 4] * FR[I[3] >> 4];
+        r = FR_OF(I[2]) * FR_OF(I[3]);
         goto float_result;
     op_fdiv:
-        r = FR[I[2] >> 4] / FR[I[3] >> 4];
+        r = FR_OF(I[2]) / FR_OF(I[3]);
     float_result:
         if (!isfinite(r)) {
             bif_badarith(p);
             site.pc = I;
             goto raise_with_site;
         }
-        FR[I[4] >> 4] = r;
+        FR_OF(I[4]) = r;
         NEXT(5);
     }
 op_fnegate:
-    FR[I[3] >> 4] = -FR[I[2] >> 4];
+    FR_OF(I[3]) = -FR_OF(I[2]);
     NEXT(4);
 
     /* ---- maps ---- */
@@ -2759,15 +2819,17 @@ op_raw_raise : {
         DST(I[5]) = value;
         NEXT(7 + I[6]);
     }
-    special_bs_private_append_integers : {
-        /* op_bs_create_bin's operands, of the shape special_for checked: no
-         * allocation, so no collection first (under CLAUSE_GC_STRESS the
-         * generic path keeps its collection). */
-        if (gc_stress)
+    special_bs_append_integers : {
+        /* op_bs_create_bin's operands, of the shape special_for checked. A
+         * private_append allocates nothing, so it collects nowhere; an
+         * append allocates its result: where a collection is due, and
+         * under CLAUSE_GC_STRESS, the generic path collects first. */
+        bool private_append = I[7] == BITS_SEG_PRIVATE_APPEND;
+        if (gc_stress || (!private_append && heap_wants_gc(&p->heap)))
             goto op_bs_create_bin;
         uint64_t count = I[6] / 6 - 1;
         uint64_t values[BITS_APPEND_INTEGERS_MAX];
-        unsigned widths[BITS_APPEND_INTEGERS_MAX];
+        unsigned widths[BITS_APPEND_INTEGERS_MAX], flags[BITS_APPEND_INTEGERS_MAX];
         const uint64_t *w = I + 13;
         for (uint64_t i = 0; i < count; i++, w += 6) {
             term v = SRC(w[4]);
@@ -2775,11 +2837,12 @@ op_raw_raise : {
                 goto op_bs_create_bin;
             values[i] = (uint64_t)small_value(v);
             widths[i] = (unsigned)((uint64_t)small_value((term)w[5]) * w[2]);
+            flags[i] = (unsigned)w[3];
         }
-        term acc = SRC(I[11]);
-        if (!bits_append_integers_in_place(acc, values, widths, count))
+        if (!bits_append_integers(&p->heap, SRC(I[11]), private_append, (unsigned)I[9], values, widths, flags, count,
+                                  &result))
             goto op_bs_create_bin;
-        DST(I[5]) = acc;
+        DST(I[5]) = result;
         NEXT(7 + I[6]);
     }
     bits_failed:

@@ -172,6 +172,17 @@ static void test_operand_shapes_pick_their_handlers(void)
     CU_ASSERT_PTR_NOT_EQUAL(beam_prepared_handler(code, BEAM_OP_move, code + 5), move_return);
     code[2] = x1; /* a move into x1 is no return value */
     CU_ASSERT_PTR_NOT_EQUAL(beam_prepared_handler(code, BEAM_OP_move, code + 6), move_return);
+    /* Two moves between registers fuse (the second keeps its own handler);
+     * one from a constant does not. */
+    uint64_t moves[] = {BEAM_OP_move, x0, y0, BEAM_OP_move, x1, x0, BEAM_OP_move, ok, x1};
+    const void *move_shift = beam_prepared_handler(moves, BEAM_OP_move, moves + 9);
+    const void *second = beam_prepared_handler(moves + 3, BEAM_OP_move, moves + 9);
+    CU_ASSERT(beam_handler_is_special(move_shift) && beam_handler_is_special(second));
+    CU_ASSERT_PTR_NOT_EQUAL(move_shift, beam_prepared_handler(moves, BEAM_OP_move, moves + 3));
+    CU_ASSERT_PTR_EQUAL(second, beam_prepared_handler(moves + 3, BEAM_OP_move, moves + 6));
+    /* allocate without a heap need. */
+    CU_ASSERT(special(BEAM_OP_allocate, (uint64_t[]){0, 2, 1}));
+    CU_ASSERT_FALSE(special(BEAM_OP_allocate_heap, (uint64_t[]){0, 2, 3, 1}));
     heap_destroy(&h);
     code_server_free(cs);
 }
