@@ -273,16 +273,47 @@ static term wide_integer(heap_t *h, const uint8_t *data, uint64_t at, uint64_t b
     return t;
 }
 
+/* read_bits where the 8 bytes from at's are the binary's (end its bits)
+ * and hold the n bits: one load. */
+static uint64_t read_bits_within(const uint8_t *data, uint64_t at, unsigned n, uint64_t end)
+{
+    if (n == 0 || at % 8 + n > 64 || at / 8 + 8 > (end + 7) / 8)
+        return read_bits(data, at, n);
+    uint64_t w;
+    memcpy(&w, data + at / 8, sizeof w);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    return w << (at % 8) >> (64 - n);
+}
+
+bool bits_get_small(term ctx, unsigned bits, unsigned flags, term *out)
+{
+    uint64_t at = ctx_offset(ctx), end = ctx_end(ctx);
+    if (bits > end - at)
+        return false;
+    uint64_t v = read_bits_within(ctx_data(ctx), at, bits, end);
+    if (little_endian(flags))
+        v = swap_bytes(v, bits / 8);
+    if ((flags & BITS_FLAG_SIGNED) && bits > 0 && (v >> (bits - 1)) & 1)
+        v |= ~(((uint64_t)1 << bits) - 1);
+    ctx_advance(ctx, bits);
+    *out = make_small((int64_t)v);
+    return true;
+}
+
 enum bits_result bits_get_integer(heap_t *h, term ctx, uint64_t bits, unsigned flags, term *out)
 {
     if (bits > ctx_remaining(ctx))
         return BITS_NO_MATCH;
+    if (bits < SMALL_BITS && !(little_endian(flags) && bits % 8)) {
+        bits_get_small(ctx, (unsigned)bits, flags, out);
+        return BITS_OK;
+    }
     const uint8_t *data = ctx_data(ctx);
     uint64_t at = ctx_offset(ctx);
     term t;
-    if (bits == 0) {
-        t = make_small(0);
-    } else if (bits > 64 || (little_endian(flags) && bits % 8)) {
+    if (bits > 64 || (little_endian(flags) && bits % 8)) {
         enum bits_result r;
         t = wide_integer(h, data, at, bits, flags, &r);
         if (r != BITS_OK)
@@ -291,9 +322,7 @@ enum bits_result bits_get_integer(heap_t *h, term ctx, uint64_t bits, unsigned f
         uint64_t v = read_bits(data, at, (unsigned)bits);
         if (little_endian(flags))
             v = swap_bytes(v, (unsigned)(bits / 8));
-        if (bits < SMALL_BITS && !((flags & BITS_FLAG_SIGNED) && (v >> (bits - 1)) & 1))
-            t = make_small((int64_t)v); /* the common case: no bignum to consider */
-        else if ((flags & BITS_FLAG_SIGNED) && bits < 64 && (v >> (bits - 1)) & 1)
+        if ((flags & BITS_FLAG_SIGNED) && bits < 64 && (v >> (bits - 1)) & 1)
             t = int_from_int64(h, (int64_t)(v | ~(((uint64_t)1 << bits) - 1)));
         else if ((flags & BITS_FLAG_SIGNED) && bits == 64)
             t = int_from_int64(h, (int64_t)v);
@@ -902,12 +931,24 @@ bool bits_append_integers(heap_t *h, term acc, bool private_append, unsigned acc
     term t = in_place_result(h, acc, private_append, start, acc_bits + added);
     if (is_non_value(t))
         return false;
-    uint64_t at = b->tip_bits;
+    /* Consecutive fields gathered into words of up to 64 bits, each
+     * written once. */
+    uint64_t at = b->tip_bits, word = 0;
+    unsigned word_bits = 0;
     for (size_t i = 0; i < n; i++) {
-        write_bits(b->data, at, little_endian(flags[i]) ? swap_bytes(values[i], widths[i] / 8) : values[i], widths[i]);
-        at += widths[i];
+        unsigned w = widths[i];
+        uint64_t v = little_endian(flags[i]) ? swap_bytes(values[i], w / 8) : values[i];
+        if (word_bits + w > 64) {
+            write_bits(b->data, at, word, word_bits);
+            at += word_bits;
+            word = 0;
+            word_bits = 0;
+        }
+        word = w == 64 ? v : word << w | (v & (((uint64_t)1 << w) - 1));
+        word_bits += w;
     }
-    b->tip_bits = at;
+    write_bits(b->data, at, word, word_bits);
+    b->tip_bits = at + word_bits;
     *out = t;
     return true;
 }

@@ -41,6 +41,10 @@ bool bits_is_context(term t);
 term bits_start_match(heap_t *h, term src, enum bits_result *result);
 
 enum bits_result bits_get_integer(heap_t *h, term ctx, uint64_t bits, unsigned flags, term *out);
+/* bits_get_integer of an integer that is always a small: fewer than
+ * SMALL_BITS bits, whole bytes if little-endian. False, the context as it
+ * was, when fewer bits remain. */
+bool bits_get_small(term ctx, unsigned bits, unsigned flags, term *out);
 /* bits == UINT64_MAX: the rest, which must be a multiple of unit. */
 enum bits_result bits_get_binary(heap_t *h, term ctx, uint64_t bits, unsigned unit, term *out);
 enum bits_result bits_get_float(heap_t *h, term ctx, uint64_t bits, unsigned flags, term *out);

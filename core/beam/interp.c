@@ -607,10 +607,10 @@ static void init_handler_table(void)
     S(is_lt_xc) S(is_lt_cx) S(is_ge_xc) S(is_ge_cx) S(is_lt_xx) S(is_ge_xx)                                            \
     S(test_arity_x) S(is_tuple_x) S(is_tagged_tuple_x) S(is_nonempty_list_x) S(is_nil_x)                               \
     S(fmove_ff) S(fmove_xf) S(fmove_yf) S(fmove_cf) S(fmove_fx) S(fmove_fy)                                            \
-    S(select_val_immediate) S(bs_append_integers)                                                              \
-    S(deallocate_return) S(move_return) S(move_deallocate_return)                                                      \
+    S(select_val_immediate) S(bs_append_integers) S(bs_get_small)                                                              \
+    S(deallocate_return) S(move_return) S(move_deallocate_return) S(is_lt_xc_return)                                  \
     S(move_xx_xx) S(move_xx_xy) S(move_xx_yx) S(move_xy_xx) S(move_xy_xy) S(move_xy_yx)                               \
-    S(move_yx_xx) S(move_yx_xy) S(move_yx_yx) S(allocate)
+    S(move_yx_xx) S(move_yx_xy) S(move_yx_yx) S(move_shift_call) S(allocate)
 // clang-format on
 enum special_handler {
 #define SPECIAL_ENUM(name) SPECIAL_##name,
@@ -668,6 +668,8 @@ static int fused_for(const uint64_t *instr, unsigned op, const uint64_t *end)
     unsigned next_op = next_opcode(instr, end, &next);
     if (op == BEAM_OP_deallocate && next_op == BEAM_OP_return)
         return SPECIAL_deallocate_return;
+    if (op == BEAM_OP_is_lt && next_op == BEAM_OP_return && shapes_are("xi", instr + 2) && is_small((term)instr[3]))
+        return SPECIAL_is_lt_xc_return; /* a recursion's base case: fib(N) when N < 2 -> N */
     if (op == BEAM_OP_move && instr[2] == beam_x(0)) {
         if (next_op == BEAM_OP_return)
             return SPECIAL_move_return;
@@ -678,6 +680,8 @@ static int fused_for(const uint64_t *instr, unsigned op, const uint64_t *end)
         /* Two moves between registers (OTP's move_shift, a frame's saved
          * registers): one dispatch. */
         static const char *const shapes[] = {"xx", "xy", "yx"};
+        if (shapes_are("xy", instr + 1) && shapes_are("xx", next + 1) && next_opcode(next, end, &after) == BEAM_OP_call)
+            return SPECIAL_move_shift_call;
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++)
                 if (shapes_are(shapes[i], instr + 1) && shapes_are(shapes[j], next + 1))
@@ -795,6 +799,17 @@ static int special_for(const uint64_t *instr, unsigned op, const uint64_t *end)
                 return -1;
         }
         return SPECIAL_bs_append_integers;
+    }
+    case BEAM_OP_bs_get_integer2: {
+        /* fail, ctx, live, size, unit, flags, dst: a constant size whose
+         * integer is always a small (bits_get_small). */
+        term size = (term)instr[4];
+        if (operand_shape(instr[2]) != 'x' || operand_shape(instr[4]) != 'i' || !is_small(size) ||
+            small_value(size) < 0 || small_value(size) >= SMALL_BITS ||
+            (uint64_t)small_value(size) * instr[5] >= SMALL_BITS ||
+            (instr[6] & (BITS_FLAG_LITTLE | BITS_FLAG_NATIVE) && (uint64_t)small_value(size) * instr[5] % 8))
+            return -1;
+        return SPECIAL_bs_get_small;
     }
     case BEAM_OP_select_val: {
         /* Every value immediate: the table is sorted by word (the loader's
@@ -1699,6 +1714,12 @@ special_move_cy:
     MOVE2(move_yx_xy, XR, YR, YR, XR)
     MOVE2(move_yx_yx, XR, YR, XR, YR)
 #undef MOVE2
+special_move_shift_call:
+    /* The two moves, then the call (I at it: it repeats after a yield). */
+    YR(I[2]) = XR(I[1]);
+    XR(I[5]) = XR(I[4]);
+    I += 6;
+    goto op_call;
 
 special_get_tuple_element_xx:
     XR(I[3]) = tuple_elements(XR(I[1]))[I[2]];
@@ -1747,6 +1768,20 @@ special_is_eq_exact_yi:
         if (is_small(a))
             TEST((int64_t)a < (int64_t)b, 4);
         goto is_lt;
+    special_is_lt_xc_return:
+        /* and the return after it, where the test holds (the generic
+         * comparison goes on to the return's own handler). */
+        a = XR(I[2]);
+        b = CR(I[3]);
+        if (!is_small(a))
+            goto is_lt;
+        if ((int64_t)a >= (int64_t)b) {
+            I = LABEL(I[1]);
+            DISPATCH();
+        }
+        I = cp;
+        cp = NULL;
+        DISPATCH();
     special_is_lt_cx:
         a = CR(I[2]);
         b = XR(I[3]);
@@ -2688,6 +2723,20 @@ op_raw_raise : {
         DST(I[7]) = value;
         NEXT(8);
     }
+    special_bs_get_small : {
+        /* op_bs_get_integer2's operands, of the shape special_for checked;
+         * where a collection is due (or repeats after one on a collector)
+         * the generic one collects first. */
+        term value;
+        if (collect_resumed_at || gc_stress || heap_wants_gc(&p->heap))
+            goto op_bs_get_integer2;
+        if (!bits_get_small(XR(I[2]), (unsigned)((uint64_t)small_value((term)I[4]) * I[5]), (unsigned)I[6], &value)) {
+            I = LABEL(I[1]);
+            DISPATCH();
+        }
+        DST(I[7]) = value;
+        NEXT(8);
+    }
     op_bs_skip_bits2 : {
         term size = SRC(I[3]);
         uint64_t bits;
@@ -2822,10 +2871,11 @@ op_raw_raise : {
     special_bs_append_integers : {
         /* op_bs_create_bin's operands, of the shape special_for checked. A
          * private_append allocates nothing, so it collects nowhere; an
-         * append allocates its result: where a collection is due, and
-         * under CLAUSE_GC_STRESS, the generic path collects first. */
+         * append allocates its result: where a collection is due (or
+         * repeats after one on a collector), and under CLAUSE_GC_STRESS,
+         * the generic path collects first. */
         bool private_append = I[7] == BITS_SEG_PRIVATE_APPEND;
-        if (gc_stress || (!private_append && heap_wants_gc(&p->heap)))
+        if (gc_stress || (!private_append && (collect_resumed_at || heap_wants_gc(&p->heap))))
             goto op_bs_create_bin;
         uint64_t count = I[6] / 6 - 1;
         uint64_t values[BITS_APPEND_INTEGERS_MAX];

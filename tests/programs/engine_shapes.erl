@@ -30,6 +30,10 @@ main(_) ->
     io:format("deep ~w~n", [deep(100000)]),
     [io:format("appended ~w: ~w~n", [V, result(catch appended(V))]) || V <- [0, 5, -1, ?MAX_SMALL, 1 bsl 70, 1.5]],
     io:format("older ~w~n", [older()]),
+    Bin = <<16#F0E1D2C3B4A5968778695A4B3C2D1E0F:128, 16#FFFFFFFFFFFFFFFF:64, 16#0123456789ABCDEF:128, 5:3>>,
+    [io:format("matched ~w: ~w~n", [Skip, matched(Skip, Bin)])
+     || Skip <- [0, 1, 3, 7, 8, 13, 15, 16, 60, 100, 130, 190, 300, 319]],
+    io:format("unpacked ~w~n", [unpack(append_bits(30, 3, <<>>), 0)]),
     %% (Its frame's error_info, which clause does not give for bit syntax yet, left out.)
     io:format("bad append ~p~n", [[{M, F, A} || {M, F, A, _} <- element(3, top_frames(catch bad_append(<<1:3>>)))]]),
     ok.
@@ -174,6 +178,22 @@ append_words(N, V, Acc) -> append_words(N - 1, V, <<Acc/binary, (V + N):32/littl
 
 append_bits(0, _, Acc) -> Acc;
 append_bits(N, V, Acc) -> append_bits(N - 1, V, <<Acc/bitstring, (V + N):3, N:13/little-unit:1, (V * N):64, 1:1>>).
+
+%% Integers of constant sizes matched at every bit offset, big- and
+%% little-endian, signed and not, up to the small range's width and past it;
+%% near the end, and past it.
+matched(Skip, Bin) ->
+    <<_:Skip, Rest/bitstring>> = Bin,
+    [case Rest of
+         <<A:3, B:13/signed, C:16/little, D:32/little-signed, E:59, F:59/signed, G:60, H:64/signed, _/bitstring>> ->
+             {A, B, C, D, E, F, G, H};
+         <<A:3, B:13/signed, C:8/little, _/bitstring>> -> {short, A, B, C};
+         <<A:7/signed, _/bitstring>> -> {shorter, A};
+         _ -> none
+     end].
+
+unpack(<<Tag:3, A:13/little-unit:1, B:64, 1:1, Rest/bitstring>>, Sum) -> unpack(Rest, Sum + Tag + A + B);
+unpack(<<>>, Sum) -> Sum.
 
 %% Appending to an older version of a binary copies it, and both stay as
 %% they were.
