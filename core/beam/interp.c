@@ -607,7 +607,7 @@ static void init_handler_table(void)
     S(is_lt_xc) S(is_lt_cx) S(is_ge_xc) S(is_ge_cx) S(is_lt_xx) S(is_ge_xx)                                            \
     S(test_arity_x) S(is_tuple_x) S(is_tagged_tuple_x) S(is_nonempty_list_x) S(is_nil_x)                               \
     S(fmove_ff) S(fmove_xf) S(fmove_yf) S(fmove_cf) S(fmove_fx) S(fmove_fy)                                            \
-    S(select_val_immediate) S(bs_append_integers) S(bs_get_small)                                                              \
+    S(select_val_immediate) S(bs_append_integers) S(bs_get_small) S(put_tuple2_registers)                                                              \
     S(deallocate_return) S(move_return) S(move_deallocate_return) S(is_lt_xc_return)                                  \
     S(move_xx_xx) S(move_xx_xy) S(move_xx_yx) S(move_xy_xx) S(move_xy_xy) S(move_xy_yx)                               \
     S(move_yx_xx) S(move_yx_xy) S(move_yx_yx) S(move_shift_call) S(allocate)
@@ -800,6 +800,12 @@ static int special_for(const uint64_t *instr, unsigned op, const uint64_t *end)
         }
         return SPECIAL_bs_append_integers;
     }
+    case BEAM_OP_put_tuple2:
+        /* dst, count, sources: every source an x or y register. */
+        for (uint64_t i = 0; i < instr[2]; i++)
+            if (!shapes_are("x", instr + 3 + i) && !shapes_are("y", instr + 3 + i))
+                return -1;
+        return SPECIAL_put_tuple2_registers;
     case BEAM_OP_bs_get_integer2: {
         /* fail, ctx, live, size, unit, flags, dst: a constant size whose
          * integer is always a small (bits_get_small). */
@@ -2375,6 +2381,22 @@ op_put_tuple2 : {
     t[0] = make_header(SUBTAG_TUPLE, n);
     for (uint64_t i = 0; i < n; i++)
         t[1 + i] = SRC(I[3 + i]);
+    DST(I[1]) = make_boxed(t);
+    NEXT(3 + n);
+}
+
+special_put_tuple2_registers : {
+    /* The register file chosen by the operand's y bit, not branched on: the
+     * sources of a tuple mix x and y registers in no pattern. */
+    uint64_t n = I[2];
+    term *t;
+    HALLOC(t, n + 1);
+    t[0] = make_header(SUBTAG_TUPLE, n);
+    const char *x_base = (const char *)X, *y_base = (const char *)E + 4;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t w = I[3 + i];
+        t[1 + i] = *(const term *)((w & 4 ? y_base : x_base) + w);
+    }
     DST(I[1]) = make_boxed(t);
     NEXT(3 + n);
 }

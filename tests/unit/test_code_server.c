@@ -195,6 +195,9 @@ static void test_operand_shapes_pick_their_handlers(void)
     CU_ASSERT_FALSE(special(BEAM_OP_bs_get_integer2, (uint64_t[]){0, 0, x0, 2, sixty, 1, 0, x1}));
     CU_ASSERT_FALSE(special(BEAM_OP_bs_get_integer2, (uint64_t[]){0, 0, y0, 2, u, 8, 0, x1}));
     CU_ASSERT_FALSE(special(BEAM_OP_bs_get_integer2, (uint64_t[]){0, 0, x0, 2, x1, 8, 0, x1}));
+    /* put_tuple2 of registers only. */
+    CU_ASSERT(special(BEAM_OP_put_tuple2, (uint64_t[]){0, x0, 3, x1, y0, x0}));
+    CU_ASSERT_FALSE(special(BEAM_OP_put_tuple2, (uint64_t[]){0, x0, 3, x1, ok, x0}));
     /* allocate without a heap need. */
     CU_ASSERT(special(BEAM_OP_allocate, (uint64_t[]){0, 2, 1}));
     CU_ASSERT_FALSE(special(BEAM_OP_allocate_heap, (uint64_t[]){0, 2, 3, 1}));
