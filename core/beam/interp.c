@@ -2519,28 +2519,26 @@ op_fconv : {
     FR_OF(I[2]) = d;
     NEXT(3);
 }
-    {
-        double r;
-    op_fadd:
-        r = FR_OF(I[2]) + FR_OF(I[3]);
-        goto float_result;
-    op_fsub:
-        r = FR_OF(I[2]) - FR_OF(I[3]);
-        goto float_result;
-    op_fmul:
-        r = FR_OF(I[2]) * FR_OF(I[3]);
-        goto float_result;
-    op_fdiv:
-        r = FR_OF(I[2]) / FR_OF(I[3]);
-    float_result:
-        if (!isfinite(r)) {
-            bif_badarith(p);
-            site.pc = I;
-            goto raise_with_site;
-        }
-        FR_OF(I[4]) = r;
-        NEXT(5);
+/* Each operation with its own check and dispatch (no jump to a shared
+ * tail): a result that is not finite is badarith. */
+#define FLOAT_OP(name, OP)                                                                                             \
+    op_##name:                                                                                                         \
+    {                                                                                                                  \
+        double r = FR_OF(I[2]) OP FR_OF(I[3]);                                                                         \
+        if (__builtin_expect(!isfinite(r), 0))                                                                         \
+            goto float_not_finite;                                                                                     \
+        FR_OF(I[4]) = r;                                                                                               \
+        NEXT(5);                                                                                                       \
     }
+    FLOAT_OP(fadd, +)
+    FLOAT_OP(fsub, -)
+    FLOAT_OP(fmul, *)
+    FLOAT_OP(fdiv, /)
+#undef FLOAT_OP
+float_not_finite:
+    bif_badarith(p);
+    site.pc = I;
+    goto raise_with_site;
 op_fnegate:
     FR_OF(I[3]) = -FR_OF(I[2]);
     NEXT(4);
