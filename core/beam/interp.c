@@ -610,7 +610,9 @@ static void init_handler_table(void)
     S(select_val_immediate) S(bs_append_integers) S(bs_get_small) S(put_tuple2_registers)                                                              \
     S(deallocate_return) S(move_return) S(move_deallocate_return) S(is_lt_xc_return)                                  \
     S(move_xx_xx) S(move_xx_xy) S(move_xx_yx) S(move_xy_xx) S(move_xy_xy) S(move_xy_yx)                               \
-    S(move_yx_xx) S(move_yx_xy) S(move_yx_yx) S(move_shift_call) S(allocate)
+    S(move_yx_xx) S(move_yx_xy) S(move_yx_yx) S(move_shift_call) S(allocate)                                          \
+    S(fmove_xf_xf) S(fmove_xf_yf) S(fmove_yf_xf) S(fmove_yf_yf)                                                        \
+    S(get_tuple_element_xx_fmove) S(get_tuple_element_yx_fmove)
 // clang-format on
 enum special_handler {
 #define SPECIAL_ENUM(name) SPECIAL_##name,
@@ -675,6 +677,23 @@ static int fused_for(const uint64_t *instr, unsigned op, const uint64_t *end)
             return SPECIAL_move_return;
         if (next_op == BEAM_OP_deallocate && next_opcode(next, end, &after) == BEAM_OP_return)
             return SPECIAL_move_deallocate_return;
+    }
+    if (op == BEAM_OP_fmove && next_op == BEAM_OP_fmove) {
+        /* Two floats unboxed into float registers (the operands of an
+         * arithmetic block). */
+        static const char *const shapes[] = {"xf", "yf"};
+        for (int i = 0; i < 2; i++)
+            for (int j = 0; j < 2; j++)
+                if (shapes_are(shapes[i], instr + 1) && shapes_are(shapes[j], next + 1))
+                    return SPECIAL_fmove_xf_xf + 2 * i + j;
+    }
+    if (op == BEAM_OP_get_tuple_element && next_op == BEAM_OP_fmove && shapes_are("x", instr + 3) &&
+        next[1] == instr[3] && shapes_are("f", next + 2)) {
+        /* A float field taken out of a tuple, then unboxed. */
+        if (shapes_are("x", instr + 1))
+            return SPECIAL_get_tuple_element_xx_fmove;
+        if (shapes_are("y", instr + 1))
+            return SPECIAL_get_tuple_element_yx_fmove;
     }
     if (op == BEAM_OP_move && next_op == BEAM_OP_move) {
         /* Two moves between registers (OTP's move_shift, a frame's saved
@@ -1854,6 +1873,31 @@ special_fmove_ff:
 special_fmove_xf:
     FR_OF(I[2]) = float_value(XR(I[1]));
     NEXT(3);
+    /* Two unboxings: the second's operands follow the first's opcode and
+     * operands. */
+#define FMOVE2(name, SRC1, SRC2)                                                                                       \
+    special_##name : FR_OF(I[2]) = float_value(SRC1(I[1]));                                                            \
+    FR_OF(I[5]) = float_value(SRC2(I[4]));                                                                             \
+    NEXT(6);
+    FMOVE2(fmove_xf_xf, XR, XR)
+    FMOVE2(fmove_xf_yf, XR, YR)
+    FMOVE2(fmove_yf_xf, YR, XR)
+    FMOVE2(fmove_yf_yf, YR, YR)
+#undef FMOVE2
+    {
+        /* get_tuple_element into x, then fmove of that x into a float
+         * register (the fmove's operands from I[5]). */
+        term field;
+    special_get_tuple_element_xx_fmove:
+        field = tuple_elements(XR(I[1]))[I[2]];
+        goto tuple_field_fmove;
+    special_get_tuple_element_yx_fmove:
+        field = tuple_elements(YR(I[1]))[I[2]];
+    tuple_field_fmove:
+        XR(I[3]) = field;
+        FR_OF(I[6]) = float_value(field);
+        NEXT(7);
+    }
 special_fmove_yf:
     FR_OF(I[2]) = float_value(YR(I[1]));
     NEXT(3);

@@ -25,6 +25,9 @@ main(_) ->
     io:format("lists ~w~n", [walk([1, [2, 3], 4, {5}], [])]),
     io:format("floats ~w~n", [floats(1.5, 10, 0.0)]),
     io:format("floats kept ~w~n", [kept(2.0, 3.0)]),
+    io:format("bodies ~w~n", [pull(id({1.0, 2.0, 3.0, 0.5}), id({-1.5, 4.0, 0.25, 2.0}))]),
+    io:format("bodies ~p~n", [top_frames(catch pull(id({1.0, 2.0, 3.0, 0.5}), id({1.0, 2.0, 3.0, 2.0})))]),
+    io:format("bodies ~w~n", [[pull_typed(body(A), body(B)) || A <- [1, 2.5], B <- [-3, 0.125]]]),
     io:format("fib ~w~n", [fib(25)]),
     [io:format("pairs ~w ~w: ~p~n", [V, W, top_frames(catch pairs(V, W))]) || {V, W} <- [{a, 2}, {b, 3}, {1, x}, {a, y}, {b, 1.5}]],
     io:format("deep ~w~n", [deep(100000)]),
@@ -205,6 +208,26 @@ older() ->
 
 %% A bitstring of 3 bits is no binary: badarg, with its stack trace.
 bad_append(Acc) -> {ok, <<Acc/binary, 1:32/little>>}.
+
+%% Float fields taken out of tuples and unboxed in pairs, kept across a
+%% call; coincident bodies divide by zero (badarith).
+pull({X1, Y1, Z1, M1}, {X2, Y2, Z2, M2}) when is_float(X1), is_float(Y1), is_float(Z1), is_float(M1),
+                                            is_float(X2), is_float(Y2), is_float(Z2), is_float(M2) ->
+    Dx = X1 - X2, Dy = Y1 - Y2, Dz = Z1 - Z2,
+    D2 = Dx * Dx + Dy * Dy + Dz * Dz,
+    D = id(D2),
+    Mag = M1 * M2 / (D2 * D),
+    {Dx * Mag, Dy * Mag, Dz * Mag}.
+
+%% The same with the fields' types inferred: each field taken out of its
+%% tuple just before it is unboxed.
+body(V) -> {V * 1.0, V * 2.0, V * -0.5, V * V + 1.0}.
+
+pull_typed({X1, Y1, Z1, M1}, {X2, Y2, Z2, M2}) ->
+    Dx = X1 - X2, Dy = Y1 - Y2, Dz = Z1 - Z2,
+    D2 = Dx * Dx + Dy * Dy + Dz * Dz + 1.0,
+    Mag = M1 * M2 / (D2 * id(D2)),
+    {Dx * Mag, Dy * Mag, Dz * Mag}.
 
 fib(N) when N < 2 -> N;
 fib(N) -> fib(N - 1) + fib(N - 2).

@@ -195,6 +195,16 @@ static void test_operand_shapes_pick_their_handlers(void)
     CU_ASSERT_FALSE(special(BEAM_OP_bs_get_integer2, (uint64_t[]){0, 0, x0, 2, sixty, 1, 0, x1}));
     CU_ASSERT_FALSE(special(BEAM_OP_bs_get_integer2, (uint64_t[]){0, 0, y0, 2, u, 8, 0, x1}));
     CU_ASSERT_FALSE(special(BEAM_OP_bs_get_integer2, (uint64_t[]){0, 0, x0, 2, x1, 8, 0, x1}));
+    /* Two unboxings fuse, and a tuple field taken into x then unboxed. */
+    uint64_t unbox[] = {BEAM_OP_get_tuple_element, y0, 1, x1, BEAM_OP_fmove, x1, fr0, BEAM_OP_fmove, x0, fr0};
+    const void *field = beam_prepared_handler(unbox, BEAM_OP_get_tuple_element, unbox + 10);
+    const void *unbox2 = beam_prepared_handler(unbox + 4, BEAM_OP_fmove, unbox + 10);
+    CU_ASSERT(beam_handler_is_special(field) && beam_handler_is_special(unbox2));
+    CU_ASSERT_PTR_NOT_EQUAL(field, beam_prepared_handler(unbox, BEAM_OP_get_tuple_element, unbox + 4));
+    CU_ASSERT_PTR_NOT_EQUAL(unbox2, beam_prepared_handler(unbox + 4, BEAM_OP_fmove, unbox + 7));
+    unbox[5] = x0; /* the fmove reads another register than the field's */
+    CU_ASSERT_PTR_EQUAL(beam_prepared_handler(unbox, BEAM_OP_get_tuple_element, unbox + 10),
+                        beam_prepared_handler(unbox, BEAM_OP_get_tuple_element, unbox + 4));
     /* put_tuple2 of registers only. */
     CU_ASSERT(special(BEAM_OP_put_tuple2, (uint64_t[]){0, x0, 3, x1, y0, x0}));
     CU_ASSERT_FALSE(special(BEAM_OP_put_tuple2, (uint64_t[]){0, x0, 3, x1, ok, x0}));
