@@ -2074,7 +2074,7 @@ special_allocate : {
     /* allocate without a heap need, where the stack has the room (else the
      * generic one grows it): the frame, its slots [] until written. */
     uint64_t slots = I[1];
-    if (__builtin_expect((size_t)(E - p->stack) <= slots, 0))
+    if (__builtin_expect(E <= p->stack + slots, 0))
         goto op_allocate;
     term *y = E - 1;
     E -= slots + 1;
