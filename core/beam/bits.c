@@ -41,14 +41,7 @@ static void ctx_advance(term ctx, uint64_t bits)
 {
     boxed_ptr(ctx)[CTX_OFFSET] = make_small((int64_t)(ctx_offset(ctx) + bits));
 }
-static const uint8_t *ctx_data(term ctx)
-{
-    const uint8_t *data;
-    size_t size;
-    unsigned bitsize;
-    bin_bytes(boxed_ptr(ctx)[CTX_BINARY], &data, &size, &bitsize);
-    return data;
-}
+static const uint8_t *ctx_data(term ctx) { return bin_data(boxed_ptr(ctx)[CTX_BINARY]); }
 static uint64_t ctx_remaining(term ctx) { return ctx_end(ctx) - ctx_offset(ctx); }
 
 term bits_start_match(heap_t *h, term src, enum bits_result *result)
@@ -139,12 +132,10 @@ static void copy_bits(uint8_t *dst, uint64_t dst_at, const uint8_t *src, uint64_
     write_bits(dst, dst_at, read_bits(src, src_at, (unsigned)n), (unsigned)n);
 }
 
+/* The low `bytes` (<= 8) bytes of v in the other order. */
 static uint64_t swap_bytes(uint64_t v, unsigned bytes)
 {
-    uint64_t r = 0;
-    for (unsigned i = 0; i < bytes; i++, v >>= 8)
-        r = r << 8 | (v & 0xFF);
-    return r;
+    return bytes == 0 ? 0 : __builtin_bswap64(v) >> (64 - 8 * bytes);
 }
 
 static bool little_endian(unsigned flags) { return flags & (BITS_FLAG_LITTLE | BITS_FLAG_NATIVE); }

@@ -231,24 +231,15 @@ term bin_sub(heap_t *h, term bin, size_t offset, size_t size, unsigned bitsize)
     return make_boxed(p);
 }
 
-/* The bytes of a heap binary or a ProcBin. */
-static const uint8_t *whole_bytes(const term *p)
-{
-    return header_subtag(p[0]) == SUBTAG_HEAP_BIN ? (const uint8_t *)&p[2]
-                                                  : (const uint8_t *)(uintptr_t)p[PROCBIN_DATA];
-}
-
 void bin_bytes(term bin, const uint8_t **data, size_t *size, unsigned *bitsize)
 {
     const term *p = boxed_ptr(bin);
+    *data = bin_data(bin);
     if (header_subtag(p[0]) == SUBTAG_SUB_BIN) {
-        /* Its original is never a window (bin_sub). */
-        *data = whole_bytes(boxed_ptr(p[SUBBIN_ORIG])) + p[SUBBIN_OFFSET];
         *size = p[SUBBIN_SIZE];
         *bitsize = (unsigned)p[SUBBIN_BITSIZE];
         return;
     }
-    *data = whole_bytes(p);
     *size = header_subtag(p[0]) == SUBTAG_HEAP_BIN ? p[1] : p[PROCBIN_SIZE];
     *bitsize = 0;
 }
