@@ -41,14 +41,7 @@ static void ctx_advance(term ctx, uint64_t bits)
 {
     boxed_ptr(ctx)[CTX_OFFSET] = make_small((int64_t)(ctx_offset(ctx) + bits));
 }
-static const uint8_t *ctx_data(term ctx)
-{
-    const uint8_t *data;
-    size_t size;
-    unsigned bitsize;
-    bin_bytes(boxed_ptr(ctx)[CTX_BINARY], &data, &size, &bitsize);
-    return data;
-}
+static const uint8_t *ctx_data(term ctx) { return bin_data(boxed_ptr(ctx)[CTX_BINARY]); }
 static uint64_t ctx_remaining(term ctx) { return ctx_end(ctx) - ctx_offset(ctx); }
 
 term bits_start_match(heap_t *h, term src, enum bits_result *result)
@@ -139,12 +132,10 @@ static void copy_bits(uint8_t *dst, uint64_t dst_at, const uint8_t *src, uint64_
     write_bits(dst, dst_at, read_bits(src, src_at, (unsigned)n), (unsigned)n);
 }
 
+/* The low `bytes` (<= 8) bytes of v in the other order. */
 static uint64_t swap_bytes(uint64_t v, unsigned bytes)
 {
-    uint64_t r = 0;
-    for (unsigned i = 0; i < bytes; i++, v >>= 8)
-        r = r << 8 | (v & 0xFF);
-    return r;
+    return bytes == 0 ? 0 : __builtin_bswap64(v) >> (64 - 8 * bytes);
 }
 
 static bool little_endian(unsigned flags) { return flags & (BITS_FLAG_LITTLE | BITS_FLAG_NATIVE); }
@@ -273,16 +264,47 @@ static term wide_integer(heap_t *h, const uint8_t *data, uint64_t at, uint64_t b
     return t;
 }
 
+/* read_bits where the 8 bytes from at's are the binary's (end its bits)
+ * and hold the n bits: one load. */
+static uint64_t read_bits_within(const uint8_t *data, uint64_t at, unsigned n, uint64_t end)
+{
+    if (n == 0 || at % 8 + n > 64 || at / 8 + 8 > (end + 7) / 8)
+        return read_bits(data, at, n);
+    uint64_t w;
+    memcpy(&w, data + at / 8, sizeof w);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    return w << (at % 8) >> (64 - n);
+}
+
+bool bits_get_small(term ctx, unsigned bits, unsigned flags, term *out)
+{
+    uint64_t at = ctx_offset(ctx), end = ctx_end(ctx);
+    if (bits > end - at)
+        return false;
+    uint64_t v = read_bits_within(ctx_data(ctx), at, bits, end);
+    if (little_endian(flags))
+        v = swap_bytes(v, bits / 8);
+    if ((flags & BITS_FLAG_SIGNED) && bits > 0 && (v >> (bits - 1)) & 1)
+        v |= ~(((uint64_t)1 << bits) - 1);
+    ctx_advance(ctx, bits);
+    *out = make_small((int64_t)v);
+    return true;
+}
+
 enum bits_result bits_get_integer(heap_t *h, term ctx, uint64_t bits, unsigned flags, term *out)
 {
     if (bits > ctx_remaining(ctx))
         return BITS_NO_MATCH;
+    if (bits < SMALL_BITS && !(little_endian(flags) && bits % 8)) {
+        bits_get_small(ctx, (unsigned)bits, flags, out);
+        return BITS_OK;
+    }
     const uint8_t *data = ctx_data(ctx);
     uint64_t at = ctx_offset(ctx);
     term t;
-    if (bits == 0) {
-        t = make_small(0);
-    } else if (bits > 64 || (little_endian(flags) && bits % 8)) {
+    if (bits > 64 || (little_endian(flags) && bits % 8)) {
         enum bits_result r;
         t = wide_integer(h, data, at, bits, flags, &r);
         if (r != BITS_OK)
@@ -291,9 +313,7 @@ enum bits_result bits_get_integer(heap_t *h, term ctx, uint64_t bits, unsigned f
         uint64_t v = read_bits(data, at, (unsigned)bits);
         if (little_endian(flags))
             v = swap_bytes(v, (unsigned)(bits / 8));
-        if (bits < SMALL_BITS && !((flags & BITS_FLAG_SIGNED) && (v >> (bits - 1)) & 1))
-            t = make_small((int64_t)v); /* the common case: no bignum to consider */
-        else if ((flags & BITS_FLAG_SIGNED) && bits < 64 && (v >> (bits - 1)) & 1)
+        if ((flags & BITS_FLAG_SIGNED) && bits < 64 && (v >> (bits - 1)) & 1)
             t = int_from_int64(h, (int64_t)(v | ~(((uint64_t)1 << bits) - 1)));
         else if ((flags & BITS_FLAG_SIGNED) && bits == 64)
             t = int_from_int64(h, (int64_t)v);
@@ -800,12 +820,22 @@ static struct binary *appendable_in_place(term a, uint64_t a_bits, uint64_t adde
     return b;
 }
 
-/* Sub-binary window a grown to `bits` bits from its start. */
-static void grow_window(term a, uint64_t bits)
+/* The result of appending in place to a (appendable_in_place found its
+ * binary, a starting at bit `start` of it) up to `total` bits: a itself,
+ * its window grown, for a private_append to a window (the compiler emits
+ * private_append only for a binary comprehension's accumulator, which
+ * nothing else holds); else a new window over a's binary. THE_NON_VALUE
+ * when memory is refused. The caller writes the bits at the tip. */
+static term in_place_result(heap_t *h, term a, bool private_append, uint64_t start, uint64_t total)
 {
     term *w = boxed_ptr(a);
-    w[SUBBIN_SIZE] = (term)(bits / 8);
-    w[SUBBIN_BITSIZE] = (term)(bits % 8);
+    bool window = header_subtag(w[0]) == SUBTAG_SUB_BIN;
+    if (private_append && window) {
+        w[SUBBIN_SIZE] = (term)(total / 8);
+        w[SUBBIN_BITSIZE] = (term)(total % 8);
+        return a;
+    }
+    return bin_sub(h, window ? w[SUBBIN_ORIG] : a, (size_t)(start / 8), (size_t)(total / 8), (unsigned)(total % 8));
 }
 
 /* segments[0] is append or private_append: its value A gets the other
@@ -828,20 +858,7 @@ static enum bits_result create_append(heap_t *h, const struct bits_segment *s, c
     uint64_t start;
     struct binary *b = appendable_in_place(a, sizes[0], total - sizes[0], &start);
     if (b) {
-        bool window = header_subtag(boxed_header(a)) == SUBTAG_SUB_BIN;
-        if (s[0].kind == BITS_SEG_PRIVATE_APPEND && window) {
-            /* The compiler emits private_append only for a binary
-             * comprehension's accumulator, which nothing else holds: its
-             * window grows where it is, and a comprehension allocates
-             * nothing a segment. */
-            write_segments(b->data, b->tip_bits, s + 1, sizes + 1, n - 1);
-            b->tip_bits = start + total;
-            grow_window(a, total);
-            *out = a;
-            return BITS_OK;
-        }
-        term orig = window ? boxed_ptr(a)[SUBBIN_ORIG] : a;
-        term t = bin_sub(h, orig, (size_t)(start / 8), (size_t)(total / 8), (unsigned)(total % 8));
+        term t = in_place_result(h, a, s[0].kind == BITS_SEG_PRIVATE_APPEND, start, total);
         if (is_non_value(t))
             return BITS_NO_MEMORY;
         write_segments(b->data, b->tip_bits, s + 1, sizes + 1, n - 1);
@@ -888,25 +905,42 @@ term bits_init_writable(heap_t *h, term size_hint)
     return is_value(pb) ? bin_sub(h, pb, 0, 0, 0) : pb;
 }
 
-bool bits_append_integers_in_place(term acc, const uint64_t *values, const unsigned *widths, size_t n)
+bool bits_append_integers(heap_t *h, term acc, bool private_append, unsigned acc_unit, const uint64_t *values,
+                          const unsigned *widths, const unsigned *flags, size_t n, term *out)
 {
-    if (!is_bitstring(acc) || header_subtag(boxed_header(acc)) != SUBTAG_SUB_BIN)
+    if (!is_bitstring(acc) || (private_append && header_subtag(boxed_header(acc)) != SUBTAG_SUB_BIN))
         return false;
-    const term *w = boxed_ptr(acc);
-    uint64_t added = 0;
+    uint64_t acc_bits = bitstring_bits(acc), added = 0;
+    if (acc_unit > 1 && acc_bits % acc_unit)
+        return false;
     for (size_t i = 0; i < n; i++)
         added += widths[i];
     uint64_t start;
-    struct binary *b = appendable_in_place(acc, 8 * (uint64_t)w[SUBBIN_SIZE] + w[SUBBIN_BITSIZE], added, &start);
+    struct binary *b = appendable_in_place(acc, acc_bits, added, &start);
     if (!b)
         return false;
-    uint64_t at = b->tip_bits;
+    term t = in_place_result(h, acc, private_append, start, acc_bits + added);
+    if (is_non_value(t))
+        return false;
+    /* Consecutive fields gathered into words of up to 64 bits, each
+     * written once. */
+    uint64_t at = b->tip_bits, word = 0;
+    unsigned word_bits = 0;
     for (size_t i = 0; i < n; i++) {
-        write_bits(b->data, at, values[i], widths[i]);
-        at += widths[i];
+        unsigned w = widths[i];
+        uint64_t v = little_endian(flags[i]) ? swap_bytes(values[i], w / 8) : values[i];
+        if (word_bits + w > 64) {
+            write_bits(b->data, at, word, word_bits);
+            at += word_bits;
+            word = 0;
+            word_bits = 0;
+        }
+        word = w == 64 ? v : word << w | (v & (((uint64_t)1 << w) - 1));
+        word_bits += w;
     }
-    b->tip_bits = at;
-    grow_window(acc, at - start);
+    write_bits(b->data, at, word, word_bits);
+    b->tip_bits = at + word_bits;
+    *out = t;
     return true;
 }
 

@@ -41,6 +41,10 @@ bool bits_is_context(term t);
 term bits_start_match(heap_t *h, term src, enum bits_result *result);
 
 enum bits_result bits_get_integer(heap_t *h, term ctx, uint64_t bits, unsigned flags, term *out);
+/* bits_get_integer of an integer that is always a small: fewer than
+ * SMALL_BITS bits, whole bytes if little-endian. False, the context as it
+ * was, when fewer bits remain. */
+bool bits_get_small(term ctx, unsigned bits, unsigned flags, term *out);
 /* bits == UINT64_MAX: the rest, which must be a multiple of unit. */
 enum bits_result bits_get_binary(heap_t *h, term ctx, uint64_t bits, unsigned unit, term *out);
 enum bits_result bits_get_float(heap_t *h, term ctx, uint64_t bits, unsigned flags, term *out);
@@ -89,14 +93,18 @@ struct bits_segment {
     term size;      /* small integer, or the atom all / undefined */
 };
 
-/* A binary comprehension's step, its commonest append: private_append of
- * n big-endian integers, values[i] in its low widths[i] (<= 64) bits, to the
- * accumulator acc in place, when acc's window ends at the tip of a
- * writable binary with room that only this heap refers to (then acc itself
- * is the result, grown). False, with nothing written, in every other case:
- * bits_create then does the append. */
+/* The commonest appends, a loop's step and a binary comprehension's: n
+ * integers after acc, the ith values[i]'s low widths[i] (<= 64) bits, in the
+ * byte order of flags[i] (BITS_FLAG_ bits; little-endian ones whole bytes),
+ * where acc is, when acc's bits (a multiple of acc_unit) end at the tip of a
+ * writable binary with room that only this heap refers to. *out is the
+ * result: for private_append to a window, acc itself, grown; else a new
+ * window over the binary, allocated on h. False, with nothing written or
+ * allocated, in every other case (private_append to a binary that is no
+ * window too): bits_create then does the append. */
 #define BITS_APPEND_INTEGERS_MAX 8
-bool bits_append_integers_in_place(term acc, const uint64_t *values, const unsigned *widths, size_t n);
+bool bits_append_integers(heap_t *h, term acc, bool private_append, unsigned acc_unit, const uint64_t *values,
+                          const unsigned *widths, const unsigned *flags, size_t n, term *out);
 
 /* bs_init_writable: an empty binary to append to, with room for about
  * size_hint bytes (a comprehension's computed size) when that is large. */

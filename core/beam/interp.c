@@ -607,8 +607,12 @@ static void init_handler_table(void)
     S(is_lt_xc) S(is_lt_cx) S(is_ge_xc) S(is_ge_cx) S(is_lt_xx) S(is_ge_xx)                                            \
     S(test_arity_x) S(is_tuple_x) S(is_tagged_tuple_x) S(is_nonempty_list_x) S(is_nil_x)                               \
     S(fmove_ff) S(fmove_xf) S(fmove_yf) S(fmove_cf) S(fmove_fx) S(fmove_fy)                                            \
-    S(select_val_immediate) S(bs_private_append_integers)                                                              \
-    S(deallocate_return) S(move_return) S(move_deallocate_return)
+    S(select_val_immediate) S(bs_append_integers) S(bs_get_small) S(put_tuple2_registers)                                                              \
+    S(deallocate_return) S(move_return) S(move_deallocate_return) S(is_lt_xc_return)                                  \
+    S(move_xx_xx) S(move_xx_xy) S(move_xx_yx) S(move_xy_xx) S(move_xy_xy) S(move_xy_yx)                               \
+    S(move_yx_xx) S(move_yx_xy) S(move_yx_yx) S(move_shift_call) S(allocate)                                          \
+    S(fmove_xf_xf) S(fmove_xf_yf) S(fmove_yf_xf) S(fmove_yf_yf)                                                        \
+    S(get_tuple_element_xx_fmove) S(get_tuple_element_yx_fmove)
 // clang-format on
 enum special_handler {
 #define SPECIAL_ENUM(name) SPECIAL_##name,
@@ -666,11 +670,41 @@ static int fused_for(const uint64_t *instr, unsigned op, const uint64_t *end)
     unsigned next_op = next_opcode(instr, end, &next);
     if (op == BEAM_OP_deallocate && next_op == BEAM_OP_return)
         return SPECIAL_deallocate_return;
+    if (op == BEAM_OP_is_lt && next_op == BEAM_OP_return && shapes_are("xi", instr + 2) && is_small((term)instr[3]))
+        return SPECIAL_is_lt_xc_return; /* a recursion's base case: fib(N) when N < 2 -> N */
     if (op == BEAM_OP_move && instr[2] == beam_x(0)) {
         if (next_op == BEAM_OP_return)
             return SPECIAL_move_return;
         if (next_op == BEAM_OP_deallocate && next_opcode(next, end, &after) == BEAM_OP_return)
             return SPECIAL_move_deallocate_return;
+    }
+    if (op == BEAM_OP_fmove && next_op == BEAM_OP_fmove) {
+        /* Two floats unboxed into float registers (the operands of an
+         * arithmetic block). */
+        static const char *const shapes[] = {"xf", "yf"};
+        for (int i = 0; i < 2; i++)
+            for (int j = 0; j < 2; j++)
+                if (shapes_are(shapes[i], instr + 1) && shapes_are(shapes[j], next + 1))
+                    return SPECIAL_fmove_xf_xf + 2 * i + j;
+    }
+    if (op == BEAM_OP_get_tuple_element && next_op == BEAM_OP_fmove && shapes_are("x", instr + 3) &&
+        next[1] == instr[3] && shapes_are("f", next + 2)) {
+        /* A float field taken out of a tuple, then unboxed. */
+        if (shapes_are("x", instr + 1))
+            return SPECIAL_get_tuple_element_xx_fmove;
+        if (shapes_are("y", instr + 1))
+            return SPECIAL_get_tuple_element_yx_fmove;
+    }
+    if (op == BEAM_OP_move && next_op == BEAM_OP_move) {
+        /* Two moves between registers (OTP's move_shift, a frame's saved
+         * registers): one dispatch. */
+        static const char *const shapes[] = {"xx", "xy", "yx"};
+        if (shapes_are("xy", instr + 1) && shapes_are("xx", next + 1) && next_opcode(next, end, &after) == BEAM_OP_call)
+            return SPECIAL_move_shift_call;
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                if (shapes_are(shapes[i], instr + 1) && shapes_are(shapes[j], next + 1))
+                    return SPECIAL_move_xx_xx + 3 * i + j;
     }
     return -1;
 }
@@ -704,6 +738,9 @@ static int special_for(const uint64_t *instr, unsigned op, const uint64_t *end)
                 return (plus ? SPECIAL_plus_xc : SPECIAL_minus_xc) + i;
         return plus ? SPECIAL_plus : SPECIAL_minus;
     }
+    case BEAM_OP_allocate:
+    case BEAM_OP_allocate_zero:
+        return SPECIAL_allocate;
     case BEAM_OP_move: {
         static const char *const shapes[] = {"xx", "xy", "yx", "yy", "cx", "cy"};
         for (int i = 0; i < 6; i++)
@@ -763,23 +800,41 @@ static int special_for(const uint64_t *instr, unsigned op, const uint64_t *end)
         return s == 'x' ? SPECIAL_fmove_xf : s == 'y' ? SPECIAL_fmove_yf : SPECIAL_fmove_cf;
     }
     case BEAM_OP_bs_create_bin: {
-        /* A binary comprehension's step: private_append to the accumulator
-         * (whole) of big-endian integers whose sizes are constants of at
-         * most 64 bits (the segments already decoded: bits.h). */
+        /* A loop's or a binary comprehension's step: append or
+         * private_append to the accumulator (whole) of integers whose sizes
+         * are constants of at most 64 bits, whole bytes when little-endian
+         * (the segments already decoded: bits.h). */
         uint64_t count = instr[6] / 6;
         const uint64_t *segment = instr + 7;
-        if (count < 2 || count - 1 > BITS_APPEND_INTEGERS_MAX || segment[0] != BITS_SEG_PRIVATE_APPEND ||
-            is_small((term)segment[5]))
+        if (count < 2 || count - 1 > BITS_APPEND_INTEGERS_MAX ||
+            (segment[0] != BITS_SEG_PRIVATE_APPEND && segment[0] != BITS_SEG_APPEND) || is_small((term)segment[5]))
             return -1;
         for (uint64_t i = 1; i < count; i++) {
             const uint64_t *g = segment + 6 * i;
             term size = (term)g[5];
-            if (g[0] != BITS_SEG_INTEGER || g[3] & (BITS_FLAG_LITTLE | BITS_FLAG_NATIVE) ||
-                operand_shape(g[5]) != 'i' || !is_small(size) || small_value(size) < 0 || small_value(size) > 64 ||
-                (uint64_t)small_value(size) * g[2] > 64)
+            if (g[0] != BITS_SEG_INTEGER || operand_shape(g[5]) != 'i' || !is_small(size) || small_value(size) < 0 ||
+                small_value(size) > 64 || (uint64_t)small_value(size) * g[2] > 64 ||
+                (g[3] & (BITS_FLAG_LITTLE | BITS_FLAG_NATIVE) && (uint64_t)small_value(size) * g[2] % 8))
                 return -1;
         }
-        return SPECIAL_bs_private_append_integers;
+        return SPECIAL_bs_append_integers;
+    }
+    case BEAM_OP_put_tuple2:
+        /* dst, count, sources: every source an x or y register. */
+        for (uint64_t i = 0; i < instr[2]; i++)
+            if (!shapes_are("x", instr + 3 + i) && !shapes_are("y", instr + 3 + i))
+                return -1;
+        return SPECIAL_put_tuple2_registers;
+    case BEAM_OP_bs_get_integer2: {
+        /* fail, ctx, live, size, unit, flags, dst: a constant size whose
+         * integer is always a small (bits_get_small). */
+        term size = (term)instr[4];
+        if (operand_shape(instr[2]) != 'x' || operand_shape(instr[4]) != 'i' || !is_small(size) ||
+            small_value(size) < 0 || small_value(size) >= SMALL_BITS ||
+            (uint64_t)small_value(size) * instr[5] >= SMALL_BITS ||
+            (instr[6] & (BITS_FLAG_LITTLE | BITS_FLAG_NATIVE) && (uint64_t)small_value(size) * instr[5] % 8))
+            return -1;
+        return SPECIAL_bs_get_small;
     }
     case BEAM_OP_select_val: {
         /* Every value immediate: the table is sorted by word (the loader's
@@ -923,8 +978,14 @@ static term exit_reason_of(struct process *p, enum fault_class class, term reaso
     }
 }
 
-#define SRC(w) (((w)&3) == 0 ? (((w)&BEAM_REG_KIND_MASK) == BEAM_REG_X ? X[(w) >> 4] : E[((w) >> 4) + 1]) : (term)(w))
-#define DST(w) (*(((w)&BEAM_REG_KIND_MASK) == BEAM_REG_X ? &X[(w) >> 4] : &E[((w) >> 4) + 1]))
+/* Registers are their byte offsets (module.h): XR and YR read one known to
+ * be an x or a y register, SRC and DST either, SRC a term too. */
+#define XR(w) (*(term *)((char *)X + (w)))
+#define YR(w) (*(term *)((char *)E + 4 + (w)))
+#define SRC(w) (((w)&7) == 0 ? XR(w) : ((w)&3) == 0 ? YR(w) : (term)(w))
+#define DST(w) (*((w)&4 ? &YR(w) : &XR(w)))
+/* A float register. */
+#define FR_OF(w) (*(double *)((char *)FR + (uint32_t)(w)-4))
 #define LABEL(w) ((const uint64_t *)(uintptr_t)(w))
 #define DISPATCH() goto *(const void *)(uintptr_t)I[0]
 #define NEXT(words)                                                                                                    \
@@ -951,7 +1012,7 @@ static term exit_reason_of(struct process *p, enum fault_class class, term reaso
  * registers saved. */
 #define ENTRY(live)                                                                                                    \
     do {                                                                                                               \
-        if (--p->reds_left <= 0) {                                                                                     \
+        if (__builtin_expect(p->reds_left-- <= 1, 0)) {                                                                \
             stop_live = (live);                                                                                        \
             goto yield;                                                                                                \
         }                                                                                                              \
@@ -1531,21 +1592,19 @@ op_bif2 : {
 }
 
 /* gc_bif2 of erlang:'+' / '-' (fail, live, bif, a, b, dst). */
-/* Operand-shape specialisations (special_for). XR and YR read a
- * register operand known to be x or y; a constant operand is its word. */
-#define XR(w) X[(w) >> BEAM_REG_SHIFT]
-#define YR(w) E[((w) >> BEAM_REG_SHIFT) + 1]
+/* Operand-shape specialisations (special_for): a constant operand is its
+ * word. */
 #define CR(w) ((term)(w))
 /* On tagged words: a small's word is its value times 16 plus the tag, and
  * smalls span the whole 64-bit range, so a + (b - tag) is the sum's word,
  * and it overflows exactly when the sum is not a small. */
-#define SMALL_ARITH(name, A_, B_, B_IS_SMALL, DST_, OVERFLOWS, FLOAT_OP)                                               \
+#define SMALL_ARITH(name, A_, B_, SMALLS, DST_, OVERFLOWS, FLOAT_OP)                                                   \
     special_##name:                                                                                                    \
     {                                                                                                                  \
         term a = A_(I[4]), b = B_(I[5]);                                                                               \
         int64_t r;                                                                                                     \
         double x, y;                                                                                                   \
-        if (is_small(a) && B_IS_SMALL(b) && !OVERFLOWS((int64_t)a, (int64_t)(b - TAG_IMMED1_SMALL), &r)) {             \
+        if (SMALLS(a, b) && !OVERFLOWS((int64_t)a, (int64_t)(b - TAG_IMMED1_SMALL), &r)) {                             \
             DST_(I[6]) = (term)r;                                                                                      \
             NEXT(7);                                                                                                   \
         }                                                                                                              \
@@ -1554,22 +1613,25 @@ op_bif2 : {
         arith_float_value = x FLOAT_OP y;                                                                              \
         goto arith_float;                                                                                              \
     }
-/* A constant operand was checked to be a small when the module was
- * prepared. */
-#define KNOWN_SMALL(t) true
-    SMALL_ARITH(plus, SRC, SRC, is_small, DST, __builtin_add_overflow, +)
+/* Both smalls: the small tag is all ones, so the words' AND keeps it only
+ * when both have it. A constant operand was checked to be a small when the
+ * module was prepared: only the register's tag is tested. */
+#define BOTH_SMALL(a, b) is_small((a) & (b))
+#define KNOWN_SMALL(a, b) is_small(a)
+    SMALL_ARITH(plus, SRC, SRC, BOTH_SMALL, DST, __builtin_add_overflow, +)
     SMALL_ARITH(plus_xc, XR, CR, KNOWN_SMALL, XR, __builtin_add_overflow, +)
     SMALL_ARITH(plus_yc, YR, CR, KNOWN_SMALL, XR, __builtin_add_overflow, +)
-    SMALL_ARITH(plus_xx, XR, XR, is_small, XR, __builtin_add_overflow, +)
-    SMALL_ARITH(plus_xy, XR, YR, is_small, XR, __builtin_add_overflow, +)
-    SMALL_ARITH(plus_yx, YR, XR, is_small, XR, __builtin_add_overflow, +)
-    SMALL_ARITH(minus, SRC, SRC, is_small, DST, __builtin_sub_overflow, -)
+    SMALL_ARITH(plus_xx, XR, XR, BOTH_SMALL, XR, __builtin_add_overflow, +)
+    SMALL_ARITH(plus_xy, XR, YR, BOTH_SMALL, XR, __builtin_add_overflow, +)
+    SMALL_ARITH(plus_yx, YR, XR, BOTH_SMALL, XR, __builtin_add_overflow, +)
+    SMALL_ARITH(minus, SRC, SRC, BOTH_SMALL, DST, __builtin_sub_overflow, -)
     SMALL_ARITH(minus_xc, XR, CR, KNOWN_SMALL, XR, __builtin_sub_overflow, -)
     SMALL_ARITH(minus_yc, YR, CR, KNOWN_SMALL, XR, __builtin_sub_overflow, -)
-    SMALL_ARITH(minus_xx, XR, XR, is_small, XR, __builtin_sub_overflow, -)
-    SMALL_ARITH(minus_xy, XR, YR, is_small, XR, __builtin_sub_overflow, -)
-    SMALL_ARITH(minus_yx, YR, XR, is_small, XR, __builtin_sub_overflow, -)
+    SMALL_ARITH(minus_xx, XR, XR, BOTH_SMALL, XR, __builtin_sub_overflow, -)
+    SMALL_ARITH(minus_xy, XR, YR, BOTH_SMALL, XR, __builtin_sub_overflow, -)
+    SMALL_ARITH(minus_yx, YR, XR, BOTH_SMALL, XR, __builtin_sub_overflow, -)
 #undef KNOWN_SMALL
+#undef BOTH_SMALL
 #undef SMALL_ARITH
     {
         /* The other operators on two smalls; anything else, or a result
@@ -1661,6 +1723,29 @@ special_move_cy:
     YR(I[2]) = CR(I[1]);
     NEXT(3);
 
+/* Two moves: the second one's operands follow the first's opcode and
+ * operands. */
+#define MOVE2(name, DST1, SRC1, DST2, SRC2)                                                                            \
+    special_##name : DST1(I[2]) = SRC1(I[1]);                                                                          \
+    DST2(I[5]) = SRC2(I[4]);                                                                                           \
+    NEXT(6);
+    MOVE2(move_xx_xx, XR, XR, XR, XR)
+    MOVE2(move_xx_xy, XR, XR, YR, XR)
+    MOVE2(move_xx_yx, XR, XR, XR, YR)
+    MOVE2(move_xy_xx, YR, XR, XR, XR)
+    MOVE2(move_xy_xy, YR, XR, YR, XR)
+    MOVE2(move_xy_yx, YR, XR, XR, YR)
+    MOVE2(move_yx_xx, XR, YR, XR, XR)
+    MOVE2(move_yx_xy, XR, YR, YR, XR)
+    MOVE2(move_yx_yx, XR, YR, XR, YR)
+#undef MOVE2
+special_move_shift_call:
+    /* The two moves, then the call (I at it: it repeats after a yield). */
+    YR(I[2]) = XR(I[1]);
+    XR(I[5]) = XR(I[4]);
+    I += 6;
+    goto op_call;
+
 special_get_tuple_element_xx:
     XR(I[3]) = tuple_elements(XR(I[1]))[I[2]];
     NEXT(4);
@@ -1700,13 +1785,33 @@ special_is_eq_exact_yi:
     TEST(YR(I[2]) == CR(I[3]), 4);
     {
         term a, b;
+        /* The constant was checked to be a small when the module was
+         * prepared: a small register orders against it as their words. */
     special_is_lt_xc:
         a = XR(I[2]);
         b = CR(I[3]);
+        if (is_small(a))
+            TEST((int64_t)a < (int64_t)b, 4);
         goto is_lt;
+    special_is_lt_xc_return:
+        /* and the return after it, where the test holds (the generic
+         * comparison goes on to the return's own handler). */
+        a = XR(I[2]);
+        b = CR(I[3]);
+        if (!is_small(a))
+            goto is_lt;
+        if ((int64_t)a >= (int64_t)b) {
+            I = LABEL(I[1]);
+            DISPATCH();
+        }
+        I = cp;
+        cp = NULL;
+        DISPATCH();
     special_is_lt_cx:
         a = CR(I[2]);
         b = XR(I[3]);
+        if (is_small(b))
+            TEST((int64_t)a < (int64_t)b, 4);
         goto is_lt;
     special_is_lt_xx:
         a = XR(I[2]);
@@ -1722,10 +1827,14 @@ special_is_eq_exact_yi:
     special_is_ge_xc:
         a = XR(I[2]);
         b = CR(I[3]);
+        if (is_small(a))
+            TEST((int64_t)a >= (int64_t)b, 4);
         goto is_ge;
     special_is_ge_cx:
         a = CR(I[2]);
         b = XR(I[3]);
+        if (is_small(b))
+            TEST((int64_t)a >= (int64_t)b, 4);
         goto is_ge;
     special_is_ge_xx:
         a = XR(I[2]);
@@ -1758,13 +1867,37 @@ special_is_nonempty_list_x:
 special_is_nil_x:
     TEST(XR(I[2]) == NIL, 3);
 
-#define FR_OF(w) FR[(w) >> BEAM_REG_SHIFT]
 special_fmove_ff:
     FR_OF(I[2]) = FR_OF(I[1]);
     NEXT(3);
 special_fmove_xf:
     FR_OF(I[2]) = float_value(XR(I[1]));
     NEXT(3);
+    /* Two unboxings: the second's operands follow the first's opcode and
+     * operands. */
+#define FMOVE2(name, SRC1, SRC2)                                                                                       \
+    special_##name : FR_OF(I[2]) = float_value(SRC1(I[1]));                                                            \
+    FR_OF(I[5]) = float_value(SRC2(I[4]));                                                                             \
+    NEXT(6);
+    FMOVE2(fmove_xf_xf, XR, XR)
+    FMOVE2(fmove_xf_yf, XR, YR)
+    FMOVE2(fmove_yf_xf, YR, XR)
+    FMOVE2(fmove_yf_yf, YR, YR)
+#undef FMOVE2
+    {
+        /* get_tuple_element into x, then fmove of that x into a float
+         * register (the fmove's operands from I[5]). */
+        term field;
+    special_get_tuple_element_xx_fmove:
+        field = tuple_elements(XR(I[1]))[I[2]];
+        goto tuple_field_fmove;
+    special_get_tuple_element_yx_fmove:
+        field = tuple_elements(YR(I[1]))[I[2]];
+    tuple_field_fmove:
+        XR(I[3]) = field;
+        FR_OF(I[6]) = float_value(field);
+        NEXT(7);
+    }
 special_fmove_yf:
     FR_OF(I[2]) = float_value(YR(I[1]));
     NEXT(3);
@@ -1785,7 +1918,6 @@ special_fmove_cf:
         memcpy(&boxed[1], &FR_OF(I[1]), sizeof(double));
         NEXT(3);
     }
-#undef FR_OF
 
 special_select_val_immediate : {
     /* Pairs sorted by word: a binary search on words, none of which a
@@ -1811,8 +1943,6 @@ special_select_val_immediate : {
     I = LABEL(I[2]);
     DISPATCH();
 }
-#undef XR
-#undef YR
 #undef CR
 
 op_gc_bif1:
@@ -1939,6 +2069,21 @@ undefined_bif : {
         NEXT(with_heap ? 4 : 3);
     }
     }
+
+special_allocate : {
+    /* allocate without a heap need, where the stack has the room (else the
+     * generic one grows it): the frame, its slots [] until written. */
+    uint64_t slots = I[1];
+    if (__builtin_expect(E <= p->stack + slots, 0))
+        goto op_allocate;
+    term *y = E - 1;
+    E -= slots + 1;
+    E[0] = (term)(uintptr_t)cp;
+    cp = NULL;
+    for (; y > E; y--)
+        *y = NIL;
+    NEXT(3);
+}
 
 op_test_heap:
     ENSURE_HEAP(I[1], (unsigned)I[2], I + 3);
@@ -2284,6 +2429,22 @@ op_put_tuple2 : {
     NEXT(3 + n);
 }
 
+special_put_tuple2_registers : {
+    /* The register file chosen by the operand's y bit, not branched on: the
+     * sources of a tuple mix x and y registers in no pattern. */
+    uint64_t n = I[2];
+    term *t;
+    HALLOC(t, n + 1);
+    t[0] = make_header(SUBTAG_TUPLE, n);
+    const char *x_base = (const char *)X, *y_base = (const char *)E + 4;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t w = I[3 + i];
+        t[1 + i] = *(const term *)((w & 4 ? y_base : x_base) + w);
+    }
+    DST(I[1]) = make_boxed(t);
+    NEXT(3 + n);
+}
+
 op_badmatch:
     error_tuple(p, A(badmatch), SRC(I[1]));
     site.pc = I;
@@ -2399,33 +2560,31 @@ op_fconv : {
         site.pc = I;
         goto raise_with_site;
     }
-    FR[I[2] >> 4] = d;
+    FR_OF(I[2]) = d;
     NEXT(3);
 }
-    {
-        double r;
-    op_fadd:
-        r = FR[I[2] >> 4] + FR[I[3] >> 4];
-        goto float_result;
-    op_fsub:
-        r = FR[I[2] >> 4] - FR[I[3] >> 4];
-        goto float_result;
-    op_fmul:
-        r = FR[I[2] >> 4] * FR[I[3] >> 4];
-        goto float_result;
-    op_fdiv:
-        r = FR[I[2] >> 4] / FR[I[3] >> 4];
-    float_result:
-        if (!isfinite(r)) {
-            bif_badarith(p);
-            site.pc = I;
-            goto raise_with_site;
-        }
-        FR[I[4] >> 4] = r;
-        NEXT(5);
+/* Each operation with its own check and dispatch (no jump to a shared
+ * tail): a result that is not finite is badarith. */
+#define FLOAT_OP(name, OP)                                                                                             \
+    op_##name:                                                                                                         \
+    {                                                                                                                  \
+        double r = FR_OF(I[2]) OP FR_OF(I[3]);                                                                         \
+        if (__builtin_expect(!isfinite(r), 0))                                                                         \
+            goto float_not_finite;                                                                                     \
+        FR_OF(I[4]) = r;                                                                                               \
+        NEXT(5);                                                                                                       \
     }
+    FLOAT_OP(fadd, +)
+    FLOAT_OP(fsub, -)
+    FLOAT_OP(fmul, *)
+    FLOAT_OP(fdiv, /)
+#undef FLOAT_OP
+float_not_finite:
+    bif_badarith(p);
+    site.pc = I;
+    goto raise_with_site;
 op_fnegate:
-    FR[I[3] >> 4] = -FR[I[2] >> 4];
+    FR_OF(I[3]) = -FR_OF(I[2]);
     NEXT(4);
 
     /* ---- maps ---- */
@@ -2628,6 +2787,20 @@ op_raw_raise : {
         DST(I[7]) = value;
         NEXT(8);
     }
+    special_bs_get_small : {
+        /* op_bs_get_integer2's operands, of the shape special_for checked;
+         * where a collection is due (or repeats after one on a collector)
+         * the generic one collects first. */
+        term value;
+        if (collect_resumed_at || gc_stress || heap_wants_gc(&p->heap))
+            goto op_bs_get_integer2;
+        if (!bits_get_small(XR(I[2]), (unsigned)((uint64_t)small_value((term)I[4]) * I[5]), (unsigned)I[6], &value)) {
+            I = LABEL(I[1]);
+            DISPATCH();
+        }
+        DST(I[7]) = value;
+        NEXT(8);
+    }
     op_bs_skip_bits2 : {
         term size = SRC(I[3]);
         uint64_t bits;
@@ -2759,15 +2932,18 @@ op_raw_raise : {
         DST(I[5]) = value;
         NEXT(7 + I[6]);
     }
-    special_bs_private_append_integers : {
-        /* op_bs_create_bin's operands, of the shape special_for checked: no
-         * allocation, so no collection first (under CLAUSE_GC_STRESS the
-         * generic path keeps its collection). */
-        if (gc_stress)
+    special_bs_append_integers : {
+        /* op_bs_create_bin's operands, of the shape special_for checked. A
+         * private_append allocates nothing, so it collects nowhere; an
+         * append allocates its result: where a collection is due (or
+         * repeats after one on a collector), and under CLAUSE_GC_STRESS,
+         * the generic path collects first. */
+        bool private_append = I[7] == BITS_SEG_PRIVATE_APPEND;
+        if (gc_stress || (!private_append && (collect_resumed_at || heap_wants_gc(&p->heap))))
             goto op_bs_create_bin;
         uint64_t count = I[6] / 6 - 1;
         uint64_t values[BITS_APPEND_INTEGERS_MAX];
-        unsigned widths[BITS_APPEND_INTEGERS_MAX];
+        unsigned widths[BITS_APPEND_INTEGERS_MAX], flags[BITS_APPEND_INTEGERS_MAX];
         const uint64_t *w = I + 13;
         for (uint64_t i = 0; i < count; i++, w += 6) {
             term v = SRC(w[4]);
@@ -2775,11 +2951,12 @@ op_raw_raise : {
                 goto op_bs_create_bin;
             values[i] = (uint64_t)small_value(v);
             widths[i] = (unsigned)((uint64_t)small_value((term)w[5]) * w[2]);
+            flags[i] = (unsigned)w[3];
         }
-        term acc = SRC(I[11]);
-        if (!bits_append_integers_in_place(acc, values, widths, count))
+        if (!bits_append_integers(&p->heap, SRC(I[11]), private_append, (unsigned)I[9], values, widths, flags, count,
+                                  &result))
             goto op_bs_create_bin;
-        DST(I[5]) = acc;
+        DST(I[5]) = result;
         NEXT(7 + I[6]);
     }
     bits_failed:

@@ -1713,8 +1713,8 @@ static void dump_register_or_term(struct strbuf *out, uint64_t w)
         print_w(out, (term)w, -1);
         return;
     }
-    static const char *const names[] = {"x", "y", "fr", "?"};
-    strbuf_printf(out, "%s(%u)", names[beam_register_kind(w) >> 2], beam_register_index(w));
+    static const char *const names[] = {"x", "y", "fr"};
+    strbuf_printf(out, "%s(%u)", names[beam_register_kind(w)], beam_register_index(w));
 }
 
 static void dump_label(const struct beam_module *m, struct strbuf *out, uint64_t w)

@@ -48,11 +48,15 @@
  *          `string` segment the unsigned byte offset into `strings`), size (i)
  *
  * Registers and terms in one word. A term is never a word whose two low bits
- * are 00 (a header, term.h), so registers use exactly those words:
- *   x(N)  = N << 4 | 0x0      y(N)  = N << 4 | 0x4      fr(N) = N << 4 | 0x8
- * and a source operand is fetched with one bit test:
- *   (w & 3) == 0 ? register file [(w >> 2) & 3][w >> 4] : (term)w
- * y(N) is the Nth slot of the current stack frame as BEAM numbers them.
+ * are 00 (a header, term.h), so registers use exactly those words, each the
+ * register's byte offset where the engine reads it (a handler adds it to a
+ * base, without a shift):
+ *   x(N)  = 8N      y(N)  = 8N + 4      fr(N) = BEAM_REG_FR_FLAG | 8N + 4
+ * x(N) is X's byte N * 8; y(N), the Nth slot of the current stack frame as
+ * BEAM numbers them, is E's byte w + 4 (E[N + 1]: E[0] is the continuation);
+ * fr(N) is the float registers' byte (uint32_t)w - 4, the flag being above
+ * the low 32 bits. A source operand is fetched with bit tests:
+ *   (w & 7) == 0 ? x : (w & 3) == 0 ? y : (term)w
  * Register numbers are below BEAM_MAX_X, BEAM_MAX_Y and BEAM_MAX_FR.
  *
  * Everything a module holds belongs to it and is freed by beam_module_free:
@@ -72,23 +76,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Register operands. */
-#define BEAM_REG_X 0x0u
-#define BEAM_REG_Y 0x4u
-#define BEAM_REG_FR 0x8u
-#define BEAM_REG_KIND_MASK 0xCu
-#define BEAM_REG_SHIFT 4
+/* Register operands (above): their kinds, and the bit of a float
+ * register's word. */
+#define BEAM_REG_X 0u
+#define BEAM_REG_Y 1u
+#define BEAM_REG_FR 2u
+#define BEAM_REG_FR_FLAG ((uint64_t)1 << 32)
 
 #define BEAM_MAX_X 1024u    /* OTP's MAX_REG */
 #define BEAM_MAX_FR 1024u   /* same bound for float registers */
 #define BEAM_MAX_Y 1048576u /* stack frame slots; far beyond any compiler output */
 
-static inline uint64_t beam_x(unsigned n) { return (uint64_t)n << BEAM_REG_SHIFT | BEAM_REG_X; }
-static inline uint64_t beam_y(unsigned n) { return (uint64_t)n << BEAM_REG_SHIFT | BEAM_REG_Y; }
-static inline uint64_t beam_fr(unsigned n) { return (uint64_t)n << BEAM_REG_SHIFT | BEAM_REG_FR; }
+static inline uint64_t beam_x(unsigned n) { return (uint64_t)n << 3; }
+static inline uint64_t beam_y(unsigned n) { return (uint64_t)n << 3 | 4; }
+static inline uint64_t beam_fr(unsigned n) { return BEAM_REG_FR_FLAG | (uint64_t)n << 3 | 4; }
 static inline bool beam_is_register(uint64_t w) { return (w & TAG_PRIMARY_MASK) == 0; }
-static inline unsigned beam_register_kind(uint64_t w) { return (unsigned)(w & BEAM_REG_KIND_MASK); }
-static inline unsigned beam_register_index(uint64_t w) { return (unsigned)(w >> BEAM_REG_SHIFT); }
+static inline unsigned beam_register_kind(uint64_t w)
+{
+    return !(w & 4) ? BEAM_REG_X : w & BEAM_REG_FR_FLAG ? BEAM_REG_FR : BEAM_REG_Y;
+}
+static inline unsigned beam_register_index(uint64_t w) { return (uint32_t)w >> 3; }
 
 /* Heap words of the objects an allocation list counts: a float is a header
  * and the double, a fun a header and the entry pointer (its free variables

@@ -234,28 +234,14 @@ term bin_sub(heap_t *h, term bin, size_t offset, size_t size, unsigned bitsize)
 void bin_bytes(term bin, const uint8_t **data, size_t *size, unsigned *bitsize)
 {
     const term *p = boxed_ptr(bin);
-    switch (header_subtag(p[0])) {
-    case SUBTAG_HEAP_BIN:
-        *data = (const uint8_t *)&p[2];
-        *size = p[1];
-        *bitsize = 0;
-        return;
-    case SUBTAG_REFC_BIN:
-        *data = (const uint8_t *)(uintptr_t)p[PROCBIN_DATA];
-        *size = p[PROCBIN_SIZE];
-        *bitsize = 0;
-        return;
-    default: { /* SUBTAG_SUB_BIN */
-        const uint8_t *orig;
-        size_t orig_size;
-        unsigned orig_bits;
-        bin_bytes(p[SUBBIN_ORIG], &orig, &orig_size, &orig_bits);
-        *data = orig + p[SUBBIN_OFFSET];
+    *data = bin_data(bin);
+    if (header_subtag(p[0]) == SUBTAG_SUB_BIN) {
         *size = p[SUBBIN_SIZE];
         *bitsize = (unsigned)p[SUBBIN_BITSIZE];
         return;
     }
-    }
+    *size = header_subtag(p[0]) == SUBTAG_HEAP_BIN ? p[1] : p[PROCBIN_SIZE];
+    *bitsize = 0;
 }
 
 size_t bin_size(term bin)

@@ -144,6 +144,20 @@ size_t magic_ref_memory(term t);
  * *bitsize (0 for a binary). The trailing bits are the high bits of
  * data[size]. */
 void bin_bytes(term bin, const uint8_t **data, size_t *size, unsigned *bitsize);
+/* bin_bytes's *data alone, inline (a match reads it at every field). A
+ * window's original is never a window (bin_sub). */
+static inline const uint8_t *bin_data(term bin)
+{
+    const term *p = boxed_ptr(bin);
+    size_t offset = 0;
+    if (header_subtag(p[0]) == SUBTAG_SUB_BIN) {
+        offset = p[SUBBIN_OFFSET];
+        p = boxed_ptr(p[SUBBIN_ORIG]);
+    }
+    const uint8_t *data =
+        header_subtag(p[0]) == SUBTAG_HEAP_BIN ? (const uint8_t *)&p[2] : (const uint8_t *)(uintptr_t)p[PROCBIN_DATA];
+    return data + offset;
+}
 /* Whole-byte size (byte_size/1 rounds up; this does not). */
 size_t bin_size(term bin);
 static inline bool is_binary_whole(term t)

@@ -377,7 +377,16 @@ static void test_vheap(void)
     heap_destroy(&h);
 }
 
-/* bits_append_integers_in_place: a comprehension's accumulator from
+/* A comprehension's step (private_append) of n big-endian integers to acc:
+ * true when acc itself grew. */
+static bool append_in_place(heap_t *h, term acc, const uint64_t *values, const unsigned *widths, size_t n)
+{
+    static const unsigned big[BITS_APPEND_INTEGERS_MAX];
+    term out = THE_NON_VALUE;
+    return bits_append_integers(h, acc, true, 1, values, widths, big, n, &out) && out == acc;
+}
+
+/* bits_append_integers: a comprehension's accumulator from
  * bits_init_writable takes integer segments where it is; every case it
  * cannot take leaves the accumulator untouched and says so. */
 static void test_append_integers_in_place(void)
@@ -395,7 +404,7 @@ static void test_append_integers_in_place(void)
     unsigned widths[3] = {7, 3, 64};
     struct bits_segment segs[300];
     for (int i = 0; i < 100; i++) {
-        CU_ASSERT_FATAL(bits_append_integers_in_place(acc, values, widths, 3));
+        CU_ASSERT_FATAL(append_in_place(&h, acc, values, widths, 3));
         for (int j = 0; j < 3; j++)
             segs[3 * i + j] = seg("integer", 1, NIL, make_small((int64_t)values[j]), make_small(widths[j]));
     }
@@ -412,25 +421,50 @@ static void test_append_integers_in_place(void)
     unsigned wide[1] = {64};
     size_t room = (size_t)under->size * 8 - (size_t)tip;
     for (size_t i = 0; i < room / 64; i++)
-        CU_ASSERT_FATAL(bits_append_integers_in_place(acc, values + 2, wide, 1));
+        CU_ASSERT_FATAL(append_in_place(&h, acc, values + 2, wide, 1));
     tip = under->tip_bits;
-    CU_ASSERT_FALSE(bits_append_integers_in_place(acc, values + 2, wide, 1));
+    CU_ASSERT_FALSE(append_in_place(&h, acc, values + 2, wide, 1));
     CU_ASSERT_EQUAL(under->tip_bits, tip);
     /* Another heap refers to the binary: refused. */
     term acc2 = bits_init_writable(&h, make_small(4096));
     struct binary *under2 = binary_under(acc2);
     term theirs = copy_to_heap(&other, acc2);
     (void)theirs;
-    CU_ASSERT_FALSE(bits_append_integers_in_place(acc2, values, widths, 1));
+    CU_ASSERT_FALSE(append_in_place(&h, acc2, values, widths, 1));
     CU_ASSERT_EQUAL(under2->tip_bits, 0);
     heap_destroy(&other);
-    CU_ASSERT_TRUE(bits_append_integers_in_place(acc2, values, widths, 1));
+    CU_ASSERT_TRUE(append_in_place(&h, acc2, values, widths, 1));
     /* A window that no longer ends at the tip (an older version): refused. */
     term older = bin_sub(&h, boxed_ptr(acc2)[SUBBIN_ORIG], 0, 0, 0);
-    CU_ASSERT_FALSE(bits_append_integers_in_place(older, values, widths, 1));
+    CU_ASSERT_FALSE(append_in_place(&h, older, values, widths, 1));
     /* A heap binary (a small hint's accumulator): refused. */
     term small_acc = bits_init_writable(&h, make_small(10));
-    CU_ASSERT_FALSE(bits_append_integers_in_place(small_acc, values, widths, 1));
+    CU_ASSERT_FALSE(append_in_place(&h, small_acc, values, widths, 1));
+    heap_destroy(&h);
+}
+
+/* An append (a loop's step) keeps the binary appended to as it was and
+ * returns a new window over the same bytes, little-endian integers in
+ * their byte order; an accumulator whose size is no multiple of its unit
+ * is refused. */
+static void test_append_integers_new_window(void)
+{
+    atom_table_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term acc = bits_init_writable(&h, make_small(4096));
+    uint64_t values[2] = {0x01020304, 0xA};
+    unsigned widths[2] = {32, 4}, flags[2] = {BITS_FLAG_LITTLE, 0};
+    term out = THE_NON_VALUE;
+    CU_ASSERT_FATAL(bits_append_integers(&h, acc, false, 8, values, widths, flags, 2, &out));
+    CU_ASSERT_NOT_EQUAL(out, acc);
+    CU_ASSERT_EQUAL(bin_size(acc), 0);
+    char text[40];
+    bit_text(out, text, sizeof text);
+    CU_ASSERT_STRING_EQUAL(text, "000001000000001100000010000000011010");
+    term next = THE_NON_VALUE;
+    CU_ASSERT_FALSE(bits_append_integers(&h, out, false, 8, values, widths, flags, 1, &next));
+    CU_ASSERT_TRUE(bits_append_integers(&h, out, false, 1, values, widths, flags, 1, &next));
     heap_destroy(&h);
 }
 
@@ -466,6 +500,7 @@ static CU_TestInfo tests[] = {
     {"append in place", test_append_in_place},
     {"append to a shared binary", test_append_shared},
     {"integers appended in place", test_append_integers_in_place},
+    {"integers appended in a new window", test_append_integers_new_window},
     {"virtual binary heap", test_vheap},
     {"a writable binary's charge", test_writable_charge},
     CU_TEST_INFO_NULL,

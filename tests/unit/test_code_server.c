@@ -172,6 +172,45 @@ static void test_operand_shapes_pick_their_handlers(void)
     CU_ASSERT_PTR_NOT_EQUAL(beam_prepared_handler(code, BEAM_OP_move, code + 5), move_return);
     code[2] = x1; /* a move into x1 is no return value */
     CU_ASSERT_PTR_NOT_EQUAL(beam_prepared_handler(code, BEAM_OP_move, code + 6), move_return);
+    /* Two moves between registers fuse (the second keeps its own handler);
+     * one from a constant does not. */
+    uint64_t moves[] = {BEAM_OP_move, x0, y0, BEAM_OP_move, x1, x0, BEAM_OP_move, ok, x1};
+    const void *move_shift = beam_prepared_handler(moves, BEAM_OP_move, moves + 9);
+    const void *second = beam_prepared_handler(moves + 3, BEAM_OP_move, moves + 9);
+    CU_ASSERT(beam_handler_is_special(move_shift) && beam_handler_is_special(second));
+    CU_ASSERT_PTR_NOT_EQUAL(move_shift, beam_prepared_handler(moves, BEAM_OP_move, moves + 3));
+    CU_ASSERT_PTR_EQUAL(second, beam_prepared_handler(moves + 3, BEAM_OP_move, moves + 6));
+    /* ... and a call after move_shift; is_lt against a small constant
+     * with the return after it. */
+    uint64_t shift_call[] = {BEAM_OP_move, x0, y0, BEAM_OP_move, x1, x0, BEAM_OP_call, 1, 0};
+    CU_ASSERT_PTR_NOT_EQUAL(beam_prepared_handler(shift_call, BEAM_OP_move, shift_call + 9), move_shift);
+    CU_ASSERT(beam_handler_is_special(beam_prepared_handler(shift_call, BEAM_OP_move, shift_call + 9)));
+    uint64_t lt_return[] = {BEAM_OP_is_lt, 0, x0, two, BEAM_OP_return};
+    const void *base_case = beam_prepared_handler(lt_return, BEAM_OP_is_lt, lt_return + 5);
+    CU_ASSERT(beam_handler_is_special(base_case));
+    CU_ASSERT_PTR_NOT_EQUAL(base_case, beam_prepared_handler(lt_return, BEAM_OP_is_lt, lt_return + 4));
+    /* bs_get_integer2 of a constant size below a small's width, from x. */
+    uint64_t u = (uint64_t)make_small(1), fifty = (uint64_t)make_small(59), sixty = (uint64_t)make_small(60);
+    CU_ASSERT(special(BEAM_OP_bs_get_integer2, (uint64_t[]){0, 0, x0, 2, fifty, 1, 0, x1}));
+    CU_ASSERT_FALSE(special(BEAM_OP_bs_get_integer2, (uint64_t[]){0, 0, x0, 2, sixty, 1, 0, x1}));
+    CU_ASSERT_FALSE(special(BEAM_OP_bs_get_integer2, (uint64_t[]){0, 0, y0, 2, u, 8, 0, x1}));
+    CU_ASSERT_FALSE(special(BEAM_OP_bs_get_integer2, (uint64_t[]){0, 0, x0, 2, x1, 8, 0, x1}));
+    /* Two unboxings fuse, and a tuple field taken into x then unboxed. */
+    uint64_t unbox[] = {BEAM_OP_get_tuple_element, y0, 1, x1, BEAM_OP_fmove, x1, fr0, BEAM_OP_fmove, x0, fr0};
+    const void *field = beam_prepared_handler(unbox, BEAM_OP_get_tuple_element, unbox + 10);
+    const void *unbox2 = beam_prepared_handler(unbox + 4, BEAM_OP_fmove, unbox + 10);
+    CU_ASSERT(beam_handler_is_special(field) && beam_handler_is_special(unbox2));
+    CU_ASSERT_PTR_NOT_EQUAL(field, beam_prepared_handler(unbox, BEAM_OP_get_tuple_element, unbox + 4));
+    CU_ASSERT_PTR_NOT_EQUAL(unbox2, beam_prepared_handler(unbox + 4, BEAM_OP_fmove, unbox + 7));
+    unbox[5] = x0; /* the fmove reads another register than the field's */
+    CU_ASSERT_PTR_EQUAL(beam_prepared_handler(unbox, BEAM_OP_get_tuple_element, unbox + 10),
+                        beam_prepared_handler(unbox, BEAM_OP_get_tuple_element, unbox + 4));
+    /* put_tuple2 of registers only. */
+    CU_ASSERT(special(BEAM_OP_put_tuple2, (uint64_t[]){0, x0, 3, x1, y0, x0}));
+    CU_ASSERT_FALSE(special(BEAM_OP_put_tuple2, (uint64_t[]){0, x0, 3, x1, ok, x0}));
+    /* allocate without a heap need. */
+    CU_ASSERT(special(BEAM_OP_allocate, (uint64_t[]){0, 2, 1}));
+    CU_ASSERT_FALSE(special(BEAM_OP_allocate_heap, (uint64_t[]){0, 2, 3, 1}));
     heap_destroy(&h);
     code_server_free(cs);
 }
