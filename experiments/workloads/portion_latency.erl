@@ -33,7 +33,7 @@
 %% ordered_set), ets_match_object (ets:match_object/2 of every object),
 %% ets_select_count (every object counted), ets_select_delete (a spec that
 %% deletes none), ets_tab2list (a public set, or ordered_set, of N objects
-%% {I, I} the main process owns).
+%% {I, I} the hog owns).
 %% Prints: workload=portion_latency builtin=B n=N result=PINGS_SENT max_us=M
 %% median_us=D time_ms=T
 -module(portion_latency).
@@ -111,8 +111,10 @@ table(Type, N) ->
     true = ets:insert(T, [{I, I} || I <- lists:seq(1, N)]),
     T.
 
-%% The hog holds only the term its builtin walks (input/2), and tells Main
-%% each time a call returns.
+%% The hog makes the term its builtin walks (input/2) and holds only that;
+%% the pinger holds none of it, so that its own collections, part of each
+%% round trip it times, stay small. The hog tells Main each time a call
+%% returns.
 hog(B, L, Main) ->
     receive stop -> ok
     after 0 -> _ = work(B, L), Main ! hog_call, hog(B, L, Main)
@@ -141,11 +143,10 @@ main([B0, N0, P0]) ->
     B = list_to_atom(B0),
     N = list_to_integer(N0),
     Pings = list_to_integer(P0),
-    L = input(B, N),
     Echo = spawn(fun echo/0),
     Start = erlang:monotonic_time(millisecond),
     Main = self(),
-    Hog = spawn(fun() -> hog(B, L, Main) end),
+    Hog = spawn(fun() -> hog(B, input(B, N), Main) end),
     receive hog_call -> ok end,
     Times = lists:sort(pings(Echo, Pings, 3, [])),
     Time = erlang:monotonic_time(millisecond) - Start,
