@@ -3,8 +3,11 @@
 # a builtin whose work grows with its argument (portion_latency.erl: from
 # the hog's second call on, over PINGS pings and at least 3 whole calls),
 # on clause and on OTP from the same .beam, one worker each (erl +S 1), at
-# 2,000 and 300,000 elements; the worst of REPEAT runs' longest trips, and
-# clause/OTP ratios (above 1: clause's other processes wait longer).
+# 2,000 and 300,000 elements: the worst of REPEAT runs' longest trips and
+# their clause/OTP ratio (above 1: clause's other processes wait longer),
+# then the median of the runs' longest trips and its ratio (a rare stall
+# of the machine's, which either runtime meets now and then, moves the
+# worst but not the median), then the last run's median trips.
 #
 #   experiments/bench_portions.sh [REPEAT] [PINGS]
 #
@@ -20,22 +23,28 @@ mkdir -p "$out"
 erlc -o "$out" "$root/experiments/workloads/portion_latency.erl"
 echo "longest echo reply while a hog loops over a builtin, 1 worker, $pings pings, worst of $repeat;" \
     "machine: $(nproc) CPUs available, 1 used by each runtime"
-printf '%-16s %8s %14s %12s %8s %14s %12s\n' builtin n clause_max_us otp_max_us ratio clause_med_us otp_med_us
+printf '%-16s %8s %14s %12s %8s %12s %12s %8s %14s %12s\n' builtin n clause_max_us otp_max_us ratio \
+    clause_mmax otp_mmax ratio clause_med_us otp_med_us
 builtins=${BUILTINS:-reverse length member keyfind append subtract binary_to_list list_to_binary iolist_to_binary iolist_size list_to_tuple tuple_to_list term_to_binary binary_to_term phash2 maps_to_list maps_keys maps_values maps_fold maps_from_list external_size subtract_long chars_to_binary chars_to_list bin_match bin_match_several bin_matches bin_split_global bin_replace bin_to_list bin_copy bin_common_prefix ets_select ets_select_ordered ets_match_object ets_select_count ets_select_delete ets_tab2list}
+# The median of its arguments (the lower middle one of an even count).
+median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+ratio_of() { awk -v c="$1" -v o="$2" 'BEGIN { printf "%.2f", c / (o > 0 ? o : 1) }'; }
 for builtin in $builtins; do
     for n in ${SIZES:-2000 300000}; do
-        worst_c=0 worst_o=0 med_c= med_o=
+        worst_c=0 worst_o=0 med_c= med_o= all_c= all_o=
         for _ in $(seq "$repeat"); do
             c=$("$clause" --schedulers 1 "$out/portion_latency.beam" "$builtin" "$n" "$pings")
             o=$(erl +S 1 -noshell -pa "$out" -run portion_latency main "$builtin" "$n" "$pings" -s init stop)
             cm=$(echo "$c" | sed -n 's/.*max_us=\([0-9]*\).*/\1/p')
             om=$(echo "$o" | sed -n 's/.*max_us=\([0-9]*\).*/\1/p')
+            all_c="$all_c $cm" all_o="$all_o $om"
             [ "$cm" -gt "$worst_c" ] && worst_c=$cm
             [ "$om" -gt "$worst_o" ] && worst_o=$om
             med_c=$(echo "$c" | sed -n 's/.*median_us=\([0-9]*\).*/\1/p')
             med_o=$(echo "$o" | sed -n 's/.*median_us=\([0-9]*\).*/\1/p')
         done
-        printf '%-16s %8s %14s %12s %8s %14s %12s\n' "$builtin" "$n" "$worst_c" "$worst_o" \
-            "$(awk -v c="$worst_c" -v o="$worst_o" 'BEGIN { printf "%.2f", c / (o > 0 ? o : 1) }')" "$med_c" "$med_o"
+        mmax_c=$(median $all_c) mmax_o=$(median $all_o)
+        printf '%-16s %8s %14s %12s %8s %12s %12s %8s %14s %12s\n' "$builtin" "$n" "$worst_c" "$worst_o" \
+            "$(ratio_of "$worst_c" "$worst_o")" "$mmax_c" "$mmax_o" "$(ratio_of "$mmax_c" "$mmax_o")" "$med_c" "$med_o"
     done
 done
