@@ -102,10 +102,6 @@ static term messages_of(struct process *self, struct process *q)
     return b.list;
 }
 
-/* The minimum virtual binary heap every process has (clause keeps no other:
- * the setting is checked and accepted, not applied), in OTP's words. */
-#define MIN_BIN_VHEAP_WORDS ((int64_t)(HEAP_BIN_VHEAP_MIN_BYTES / sizeof(term)))
-
 static term garbage_collection_of(struct process *self, struct process *q)
 {
     heap_t *h = &self->heap;
@@ -114,7 +110,7 @@ static term garbage_collection_of(struct process *self, struct process *q)
     /* OTP's minor_gcs: minor collections since the last full sweep. */
     term items[5] = {
         is_value(max) ? heap_tuple2(h, A(max_heap_size), max) : max,
-        heap_tuple2(h, A(min_bin_vheap_size), make_small(MIN_BIN_VHEAP_WORDS)),
+        heap_tuple2(h, A(min_bin_vheap_size), make_small(HEAP_BIN_VHEAP_MIN_WORDS)),
         heap_tuple2(h, A(min_heap_size), make_small((int64_t)proc_min_heap_size(q))),
         heap_tuple2(h, A(fullsweep_after), make_small((int64_t)q->heap.fullsweep_after)),
         heap_tuple2(h, A(minor_gcs), make_small((int64_t)q->heap.minor_gcs)),
@@ -182,8 +178,8 @@ static term item_value(struct process *self, struct process *q, term item)
         struct proc_max_heap m = proc_max_heap(q);
         return bif_max_heap_map(h, &m);
     }
-    case ATOM_INDEX_min_bin_vheap_size:
-        return make_small(MIN_BIN_VHEAP_WORDS);
+    case ATOM_INDEX_min_bin_vheap_size: /* every process's (the setting is checked, not applied) */
+        return make_small(HEAP_BIN_VHEAP_MIN_WORDS);
     case ATOM_INDEX_min_heap_size: /* OTP's units (the stack's words included) */
         return make_small((int64_t)proc_min_heap_size(q));
     case ATOM_INDEX_fullsweep_after:

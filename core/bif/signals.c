@@ -450,7 +450,7 @@ static term bif_process_flag(struct process *self, const term *args)
          * keeps the default minimum, which is the old value. */
         if (!is_small(value) || small_value(value) < 0)
             return bif_badarg(self);
-        return make_small((int64_t)(HEAP_BIN_VHEAP_MIN_BYTES / sizeof(term)));
+        return make_small(HEAP_BIN_VHEAP_MIN_WORDS);
     }
     if (flag == A(message_queue_data)) {
         /* Where OTP keeps the queue; clause's is always the same, so the

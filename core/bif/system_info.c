@@ -37,7 +37,6 @@
  * what a program that sizes itself by it expects. */
 #define PROCESS_LIMIT 262144
 #define DEFAULT_BACKTRACE_DEPTH 8
-#define DEFAULT_MIN_BIN_VHEAP_SIZE 46422
 
 static term atom_named(const char *name) { return atom_intern_cstr(name); }
 
@@ -87,7 +86,7 @@ static term system_version(struct process *p)
  * do. fullsweep_after is applied (bif_system_flag). */
 static _Atomic int64_t backtrace_depth = DEFAULT_BACKTRACE_DEPTH;
 static _Atomic int64_t min_heap_size = HEAP_DEFAULT_MIN_WORDS;
-static _Atomic int64_t min_bin_vheap_size = DEFAULT_MIN_BIN_VHEAP_SIZE;
+static _Atomic int64_t min_bin_vheap_size = HEAP_BIN_VHEAP_MIN_WORDS;
 
 static term remembered(struct process *p, _Atomic int64_t *flag, term value, bool heap_size)
 {

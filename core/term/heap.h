@@ -93,8 +93,10 @@ typedef struct heap {
 /* OTP's default fullsweep_after. */
 #define HEAP_DEFAULT_FULLSWEEP_AFTER 65535
 
-/* OTP's initial virtual binary heap (BIN_VH_MIN_SIZE, 46422 words), in bytes. */
-#define HEAP_BIN_VHEAP_MIN_BYTES ((size_t)46422 * 8)
+/* OTP's initial virtual binary heap (BIN_VH_MIN_SIZE: min_bin_vheap_size's
+ * default, in words), and in bytes. */
+#define HEAP_BIN_VHEAP_MIN_WORDS 46422
+#define HEAP_BIN_VHEAP_MIN_BYTES ((size_t)HEAP_BIN_VHEAP_MIN_WORDS * 8)
 
 /* OTP's default minimum heap size (words). */
 #define HEAP_DEFAULT_MIN_WORDS 233
