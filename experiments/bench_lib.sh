@@ -51,5 +51,6 @@ field() {
 # median: of the numbers on standard input, a line each.
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# ratio_of C O: C / O, two decimals.
-ratio_of() { awk -v c="$1" -v o="$2" 'BEGIN { printf "%.2f", c / o }'; }
+# ratio_of C O: C / O, two decimals (O taken as 1 when 0: a latency of
+# 0 us, which bench_portions can read).
+ratio_of() { awk -v c="$1" -v o="$2" 'BEGIN { printf "%.2f", c / (o > 0 ? o : 1) }'; }

@@ -18,32 +18,27 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 repeat=${1:-3}
 pings=${2:-200}
 clause=${CLAUSE:-$root/build/rel/clause}
-out=$root/build/bench
-mkdir -p "$out"
+. "$root/experiments/bench_lib.sh"
 erlc -o "$out" "$root/experiments/workloads/portion_latency.erl"
 echo "longest echo reply while a hog loops over a builtin, 1 worker, $pings pings, worst of $repeat;" \
     "machine: $(nproc) CPUs available, 1 used by each runtime"
 printf '%-16s %8s %14s %12s %8s %12s %12s %8s %14s %12s\n' builtin n clause_max_us otp_max_us ratio \
     clause_mmax otp_mmax ratio clause_med_us otp_med_us
 builtins=${BUILTINS:-reverse length member keyfind append subtract binary_to_list list_to_binary iolist_to_binary iolist_size list_to_tuple tuple_to_list term_to_binary binary_to_term phash2 maps_to_list maps_keys maps_values maps_fold maps_from_list external_size subtract_long chars_to_binary chars_to_list bin_match bin_match_several bin_matches bin_split_global bin_replace bin_to_list bin_copy bin_common_prefix ets_select ets_select_ordered ets_match_object ets_select_count ets_select_delete ets_tab2list}
-# The median of its arguments (the lower middle one of an even count).
-median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-ratio_of() { awk -v c="$1" -v o="$2" 'BEGIN { printf "%.2f", c / (o > 0 ? o : 1) }'; }
 for builtin in $builtins; do
     for n in ${SIZES:-2000 300000}; do
         worst_c=0 worst_o=0 med_c= med_o= all_c= all_o=
         for _ in $(seq "$repeat"); do
             c=$("$clause" --schedulers 1 "$out/portion_latency.beam" "$builtin" "$n" "$pings")
             o=$(erl +S 1 -noshell -pa "$out" -run portion_latency main "$builtin" "$n" "$pings" -s init stop)
-            cm=$(echo "$c" | sed -n 's/.*max_us=\([0-9]*\).*/\1/p')
-            om=$(echo "$o" | sed -n 's/.*max_us=\([0-9]*\).*/\1/p')
+            cm=$(field max_us "$c") om=$(field max_us "$o")
             all_c="$all_c $cm" all_o="$all_o $om"
             [ "$cm" -gt "$worst_c" ] && worst_c=$cm
             [ "$om" -gt "$worst_o" ] && worst_o=$om
-            med_c=$(echo "$c" | sed -n 's/.*median_us=\([0-9]*\).*/\1/p')
-            med_o=$(echo "$o" | sed -n 's/.*median_us=\([0-9]*\).*/\1/p')
+            med_c=$(field median_us "$c") med_o=$(field median_us "$o")
         done
-        mmax_c=$(median $all_c) mmax_o=$(median $all_o)
+        # shellcheck disable=SC2086 # a number a word
+        mmax_c=$(printf '%s\n' $all_c | median) mmax_o=$(printf '%s\n' $all_o | median)
         printf '%-16s %8s %14s %12s %8s %12s %12s %8s %14s %12s\n' "$builtin" "$n" "$worst_c" "$worst_o" \
             "$(ratio_of "$worst_c" "$worst_o")" "$mmax_c" "$mmax_o" "$(ratio_of "$mmax_c" "$mmax_o")" "$med_c" "$med_o"
     done
