@@ -86,6 +86,7 @@ static void *collector_thread(void *arg)
             c->test_hook(p, c->test_hook_arg);
         uint64_t stamp = profile_stamp(), started = sched_clock_ns();
         proc_collect_saved(p);
+        heap_prefault_free(&p->heap);
         uint64_t ns = sched_clock_ns() - started, ticks = profile_stamp() - stamp;
 
         pthread_mutex_lock(&c->lock);

@@ -38,6 +38,22 @@ void *heap_advise_huge(void *p, size_t bytes)
     return p;
 }
 
+void heap_prefault_free(heap_t *h)
+{
+    const uintptr_t page = 4096;
+    uintptr_t lo = ((uintptr_t)h->top + page - 1) & ~(page - 1);
+    uintptr_t hi = (uintptr_t)h->end & ~(page - 1);
+    if (!h->top || hi <= lo || hi - lo < HEAP_HUGE_PAGE_BYTES)
+        return;
+#ifdef MADV_POPULATE_WRITE
+    if (madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0)
+        return;
+#endif
+    /* Older kernels: a write a page does the same (the words are free). */
+    for (uintptr_t a = lo; a < hi; a += page)
+        *(volatile term *)a = 0;
+}
+
 term *heap_block_alloc(size_t words)
 {
     size_t bytes = words * sizeof(term);

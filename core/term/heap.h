@@ -132,6 +132,14 @@ term *heap_block_realloc(term *block, size_t words);
  * unknown nothing changes. Returns p. */
 void *heap_advise_huge(void *p, size_t bytes);
 
+/* Faults in the young block's free part (the pages a process allocates
+ * into next) on the calling thread. A collector thread calls it after a
+ * long collection: the first touch of a new huge page zeroes 2 MiB and may
+ * compact memory, milliseconds on a VM, which otherwise fell inside the
+ * process's next slices on its worker, where the collector thread is
+ * there to keep such work away. Small free parts are left alone. */
+void heap_prefault_free(heap_t *h);
+
 /* Releases the block, every fragment, and the heap's references to off-heap
  * binaries. The heap may be initialised again afterwards. */
 void heap_destroy(heap_t *h);

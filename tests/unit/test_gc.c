@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static void *xrealloc(void *p, size_t bytes)
 {
@@ -864,6 +866,40 @@ static void test_heap_sizes(void)
     }
 }
 
+/* Resident pages of [lo, hi), by mincore. */
+static size_t resident_pages(uintptr_t lo, uintptr_t hi)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), n = (hi - lo) / page, count = 0;
+    unsigned char *vec = malloc(n);
+    CU_ASSERT_FATAL(vec != NULL);
+    CU_ASSERT_FATAL(mincore((void *)lo, hi - lo, vec) == 0);
+    for (size_t i = 0; i < n; i++)
+        count += vec[i] & 1;
+    free(vec);
+    return count;
+}
+
+/* heap_prefault_free makes the young block's free part resident (a
+ * collector thread's work, so that the worker's next allocations do not
+ * fault). The block may be memory malloc had before: its free pages are
+ * dropped first (MADV_DONTNEED), so that none is resident before. */
+static void test_prefault_free(void)
+{
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, (40u << 20) / sizeof(term), 0));
+    term root = make_list_of(&h, 100);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = ((uintptr_t)h.top + page - 1) & ~(uintptr_t)(page - 1),
+              hi = (uintptr_t)h.end & ~(uintptr_t)(page - 1);
+    size_t pages = (hi - lo) / page;
+    CU_ASSERT_FATAL(madvise((void *)lo, hi - lo, MADV_DONTNEED) == 0);
+    CU_ASSERT(resident_pages(lo, hi) < pages / 2);
+    heap_prefault_free(&h);
+    CU_ASSERT_EQUAL(resident_pages(lo, hi), pages);
+    CU_ASSERT(list_is(root, 100)); /* what the heap held is unchanged */
+    heap_destroy(&h);
+}
+
 /* The full sweep's sizing (fullsweep_after 0: every collection is one). */
 static void test_grow_and_shrink(void)
 {
@@ -1501,6 +1537,7 @@ static void test_block_allocation(void)
 
 static CU_TestInfo tests[] = {
     {"heap size table", test_heap_sizes},
+    {"prefault of the free part", test_prefault_free},
     {"random graphs, thousands of collections", test_stress},
     {"random graphs under a cap", test_stress_capped},
     {"random graphs, generations and in-place writes", test_stress_generational},
