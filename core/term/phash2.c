@@ -235,7 +235,8 @@ static void hash_bytes_step(struct walk *w)
         count = 0, packed = 0;
         /* A head that pushes nothing (an integer, atom, float...) is hashed
          * here and its tail starts a new run, as erts does after hashing
-         * the head: the same order without a push and pop per element. */
+         * the head: the same order without a push and pop per element, and
+         * the same two units (the head, then the tail's restart). */
         if (!is_list(rest) || !is_leaf(list_head(rest)))
             break;
         if (w->units >= w->limit) {
@@ -243,6 +244,7 @@ static void hash_bytes_step(struct walk *w)
             return;
         }
         hash_term(w, list_head(rest));
+        w->units++;
         rest = list_tail(rest);
     }
     w->n--;
