@@ -414,6 +414,28 @@ static inline enum iol_status iol_take_bytes(struct iol_walk *w, term t, size_t 
     return IOL_NEXT;
 }
 
+/* The tails a walk still owes are kept in a C array while they fit
+ * (IOL_LOCAL_TAILS), as OTP's ESTACK, and put on the heap's Stack list only
+ * when the array is full or the walk stops: a hog converting nested
+ * iolists otherwise made two words of garbage per list entered, and its
+ * collections, not the walk, set its slices' length. */
+#define IOL_LOCAL_TAILS 64
+
+/* Moves the local tails onto w->stack, the oldest deepest. Rare, and kept
+ * out of line so that iol_walk stays small enough to be inlined with its
+ * take function. */
+__attribute__((noinline)) static bool iol_spill(struct process *p, struct iol_walk *w, const term *local, size_t *depth)
+{
+    for (size_t i = 0; i < *depth; i++) {
+        term cell = heap_cons(&p->heap, local[i], w->stack);
+        if (is_non_value(cell))
+            return false;
+        w->stack = cell;
+    }
+    *depth = 0;
+    return true;
+}
+
 /* Walks until the data ends (IOL_DONE), about `limit` units are used
  * (IOL_MORE), or take stops the walk (IOL_STOP, IOL_BAD); *units says how
  * many were. A list entered, a [] and a list's end cost a unit each; take
@@ -421,7 +443,8 @@ static inline enum iol_status iol_take_bytes(struct iol_walk *w, term t, size_t 
 static inline enum iol_status iol_walk(struct process *p, struct iol_walk *w, iol_take take, size_t limit,
                                        size_t *units)
 {
-    term cur = w->cur;
+    term cur = w->cur, local[IOL_LOCAL_TAILS];
+    size_t depth = 0;
     enum iol_status status;
     *units = 0;
     for (;;) {
@@ -432,10 +455,9 @@ static inline enum iol_status iol_walk(struct process *p, struct iol_walk *w, io
         if (is_list(cur)) {
             term h = list_head(cur);
             if (is_list(h)) {
-                term pending = heap_cons(&p->heap, list_tail(cur), w->stack);
-                if (is_non_value(pending))
+                if (depth == IOL_LOCAL_TAILS && !iol_spill(p, w, local, &depth))
                     return IOL_NOMEM;
-                w->stack = pending;
+                local[depth++] = list_tail(cur);
                 (*units)++;
                 cur = h;
             } else if (h == NIL) {
@@ -460,6 +482,10 @@ static inline enum iol_status iol_walk(struct process *p, struct iol_walk *w, io
         } else {
             (*units)++;
         }
+        if (depth > 0) {
+            cur = local[--depth];
+            continue;
+        }
         if (w->stack == NIL) {
             cur = NIL;
             status = IOL_DONE;
@@ -469,6 +495,10 @@ static inline enum iol_status iol_walk(struct process *p, struct iol_walk *w, io
         w->stack = list_tail(w->stack);
     }
     w->cur = cur;
+    /* Where the walk goes on (a trap) or an error names its place, the
+     * state is whole; at its end nothing is left to keep. */
+    if (status != IOL_DONE && !iol_spill(p, w, local, &depth))
+        return IOL_NOMEM;
     return status;
 }
 
