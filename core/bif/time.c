@@ -37,9 +37,31 @@ static term unit_per_second(term u)
     return THE_NON_VALUE;
 }
 
+/* floor(v / d), d > 0. */
+static int64_t floor_div(int64_t v, int64_t d)
+{
+    int64_t q = v / d;
+    return v % d != 0 && v < 0 ? q - 1 : q;
+}
+
 /* floor(t * to / from). */
 static enum int_status convert(heap_t *h, term t, term from, term to, term *out)
 {
+    if (is_small(t) && is_small(from) && is_small(to)) {
+        /* The named units divide one another: machine integers, where the
+         * general path makes a bignum of t * to and divides it (a timed
+         * loop's every monotonic_time(microsecond)). */
+        int64_t v = small_value(t), f = small_value(from), u = small_value(to), r;
+        bool done = false;
+        if (f % u == 0)
+            r = floor_div(v, f / u), done = true;
+        else if (u % f == 0)
+            done = !__builtin_mul_overflow(v, u / f, &r);
+        if (done) {
+            *out = int_from_int64(h, r);
+            return is_value(*out) ? INT_OK : INT_HEAP_FAILED;
+        }
+    }
     term scaled;
     enum int_status st = int_mul(h, t, to, &scaled);
     if (st != INT_OK)
@@ -74,6 +96,8 @@ static term time_in(struct process *p, int64_t ns, term unit)
     term per_second = unit_per_second(unit);
     if (is_non_value(per_second))
         return bif_badarg(p);
+    if (is_small(per_second) && NS_PER_SECOND % small_value(per_second) == 0) /* ns since the epoch pass a small */
+        return checked(p, int_from_int64(&p->heap, floor_div(ns, NS_PER_SECOND / small_value(per_second))));
     term r, t = int_from_int64(&p->heap, ns);
     if (is_non_value(t))
         return bif_out_of_memory(p);
