@@ -1292,9 +1292,17 @@ static void idle_step(struct sched *s, struct worker *w)
         sched_trace_instant(&s->trace[w->id], TRACE_WAKEUP, 0, 0, !s->stopping);
 }
 
+/* Each worker's warm arena (heap_arena_warm), made in its own thread
+ * before its first slice: 4 MiB, less where the workers would hold more
+ * than 64 MiB in all. */
+#define WORKER_WARM_BYTES ((size_t)4 << 20)
+#define WORKERS_WARM_BYTES ((size_t)64 << 20)
+
 static void worker_loop(struct worker *w)
 {
     struct sched *s = w->sched;
+    size_t warm = WORKERS_WARM_BYTES / s->worker_count;
+    void *warm_kept = heap_arena_warm(warm < WORKER_WARM_BYTES ? warm : WORKER_WARM_BYTES);
     /* Under --schedule the worker takes turns (schedule.h). A loop
      * specialised for each case made gcc stop inlining settle_locked and
      * next_process_locked, which cost more than these two tests a slice. */
@@ -1516,6 +1524,7 @@ static void worker_loop(struct worker *w)
     }
     ck_epoch_end(&w->epoch_record, NULL);
     free_released(w);
+    heap_arena_warm_end(warm_kept);
     m->busy_ns = sched_clock_ns() - loop_started - m->idle_ns;
     if (lat)
         sched_profile_worker_end(s, w->id);

@@ -38,21 +38,74 @@ void *heap_advise_huge(void *p, size_t bytes)
     return p;
 }
 
-void heap_prefault_free(heap_t *h)
+#define PAGE_BYTES ((uintptr_t)4096)
+
+/* Faults in the whole pages of [lo, hi) without writing them, as a write
+ * to each would; false where the kernel cannot (before Linux 5.14) or
+ * part of the range is not mapped. */
+static bool populate_advised(uintptr_t lo, uintptr_t hi)
 {
-    const uintptr_t page = 4096;
-    uintptr_t lo = ((uintptr_t)h->top + page - 1) & ~(page - 1);
-    uintptr_t hi = (uintptr_t)h->end & ~(page - 1);
-    if (!h->top || hi <= lo || hi - lo < HEAP_HUGE_PAGE_BYTES)
-        return;
+    lo = (lo + PAGE_BYTES - 1) & ~(PAGE_BYTES - 1);
+    hi &= ~(PAGE_BYTES - 1);
 #ifdef MADV_POPULATE_WRITE
-    if (madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0)
-        return;
+    return hi <= lo || madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0;
+#else
+    return hi <= lo;
 #endif
-    /* Older kernels: a write a page does the same (the words are free). */
-    for (uintptr_t a = lo; a < hi; a += page)
+}
+
+/* Faults in [lo, hi), memory the caller owns and whose contents do not
+ * matter: where the kernel cannot, by a write a page. */
+static void populate(uintptr_t lo, uintptr_t hi)
+{
+    if (populate_advised(lo, hi))
+        return;
+    for (uintptr_t a = (lo + PAGE_BYTES - 1) & ~(PAGE_BYTES - 1); a + PAGE_BYTES <= hi; a += PAGE_BYTES)
         *(volatile term *)a = 0;
 }
+
+void heap_prefault_free(heap_t *h)
+{
+    if (h->top && (uintptr_t)h->end - (uintptr_t)h->top >= HEAP_HUGE_PAGE_BYTES)
+        populate((uintptr_t)h->top, (uintptr_t)h->end);
+}
+
+/* Below glibc's smallest mmap threshold (128 KiB), so arena memory. */
+#define WARM_PIECE_BYTES ((size_t)32 << 10)
+
+void *heap_arena_warm(size_t bytes)
+{
+    size_t n = bytes / WARM_PIECE_BYTES, got = 0, highest = 0;
+    void **pieces = n >= 2 ? malloc(n * sizeof *pieces) : NULL;
+    if (!pieces)
+        return NULL;
+    while (got < n && (pieces[got] = malloc(WARM_PIECE_BYTES))) {
+        /* Populating each piece is a system call apiece; in a fresh arena
+         * they are adjacent, and one call covers them below. */
+        if ((uintptr_t)pieces[got] > (uintptr_t)pieces[highest])
+            highest = got;
+        got++;
+    }
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (size_t i = 0; i < got; i++) {
+        uintptr_t a = (uintptr_t)pieces[i];
+        lo = a < lo ? a : lo;
+        hi = a + WARM_PIECE_BYTES > hi ? a + WARM_PIECE_BYTES : hi;
+    }
+    /* What lies between pieces is the process's own memory: advice only,
+     * never a write, over the span. */
+    if (got == 0 || hi - lo > 2 * got * WARM_PIECE_BYTES || !populate_advised(lo, hi))
+        for (size_t i = 0; i < got; i++)
+            populate((uintptr_t)pieces[i], (uintptr_t)pieces[i] + WARM_PIECE_BYTES);
+    void *kept = got > 0 ? pieces[highest] : NULL;
+    for (size_t i = 0; i < got; i++)
+        if (i != highest)
+            free(pieces[i]);
+    free(pieces);
+    return kept;
+}
+
+void heap_arena_warm_end(void *kept) { free(kept); }
 
 term *heap_block_alloc(size_t words)
 {
