@@ -19,10 +19,12 @@
 #define REVERSE_CELLS_PER_RED 40
 /* OTP 25's lists_member_2: max_iter = 16 * ERTS_BIF_REDS_LEFT (erl_bif_lists.c). */
 #define MEMBER_ELEMS_PER_RED 16
-/* clause's own: OTP 25's keyfind charges nothing below 10 * CONTEXT_REDS
- * elements and then uses the whole slice; clause charges as member/2 does,
- * so a loop of keyfinds on long lists yields as often as its work asks. */
-#define KEYFIND_ELEMS_PER_RED 16
+/* OTP 25's keyfind charges nothing below 10 * CONTEXT_REDS elements and
+ * then ends the slice (BUMP_ALL_REDS): at most 10 elements a reduction.
+ * clause charges that rate throughout, so a loop of short keyfinds yields
+ * as often as its work asks and a long one covers what OTP's covers in a
+ * slice. */
+#define KEYFIND_ELEMS_PER_RED 10
 
 /* reverse(List, Tail): List must be proper; Tail may be anything. A portion
  * first checks its cells are a list, then builds them onto Tail. */
@@ -66,8 +68,9 @@ static enum keyfind_outcome keyfind(struct process *p, term key, term pos, term 
     if (!is_small(pos) || small_value(pos) < 1)
         return KEYFIND_BAD;
     uint64_t n = (uint64_t)small_value(pos);
-    /* Exact comparison is enough unless key is a number. */
-    bool numeric = is_number(key);
+    /* Exact comparison is enough unless key is a number; an immediate's is
+     * the word's. */
+    bool numeric = is_number(key), word = !numeric && is_immed(key);
     size_t limit = bif_portion(p, KEYFIND_ELEMS_PER_RED), i = 0;
     term l = *list;
     for (; is_list(l); l = list_tail(l), i++) {
@@ -79,7 +82,7 @@ static enum keyfind_outcome keyfind(struct process *p, term key, term pos, term 
         term e = list_head(l);
         if (is_tuple(e) && tuple_arity(e) >= n) {
             term k = tuple_element(e, n);
-            if (numeric ? term_eq(k, key) : term_eq_exact(k, key)) {
+            if (word ? k == key : numeric ? term_eq(k, key) : term_eq_exact(k, key)) {
                 bif_spend(p, i, KEYFIND_ELEMS_PER_RED);
                 *found = e;
                 return KEYFIND_FOUND;
