@@ -37,30 +37,28 @@ static term unit_per_second(term u)
     return THE_NON_VALUE;
 }
 
-/* floor(v / d), d > 0. */
-static int64_t floor_div(int64_t v, int64_t d)
+/* floor(v * to / from) in machine integers, where the units divide one
+ * another (all the named ones do) and nothing overflows; false otherwise.
+ * The general path multiplies into a bignum and divides it with GMP: a
+ * timed loop's every monotonic_time(microsecond). */
+static bool scale_int64(int64_t v, int64_t from, int64_t to, int64_t *r)
 {
-    int64_t q = v / d;
-    return v % d != 0 && v < 0 ? q - 1 : q;
+    if (from % to == 0) {
+        int64_t d = from / to, q = v / d;
+        *r = v % d != 0 && v < 0 ? q - 1 : q;
+        return true;
+    }
+    return to % from == 0 && !__builtin_mul_overflow(v, to / from, r);
 }
 
 /* floor(t * to / from). */
 static enum int_status convert(heap_t *h, term t, term from, term to, term *out)
 {
-    if (is_small(t) && is_small(from) && is_small(to)) {
-        /* The named units divide one another: machine integers, where the
-         * general path makes a bignum of t * to and divides it (a timed
-         * loop's every monotonic_time(microsecond)). */
-        int64_t v = small_value(t), f = small_value(from), u = small_value(to), r;
-        bool done = false;
-        if (f % u == 0)
-            r = floor_div(v, f / u), done = true;
-        else if (u % f == 0)
-            done = !__builtin_mul_overflow(v, u / f, &r);
-        if (done) {
-            *out = int_from_int64(h, r);
-            return is_value(*out) ? INT_OK : INT_HEAP_FAILED;
-        }
+    int64_t r;
+    if (is_small(t) && is_small(from) && is_small(to) &&
+        scale_int64(small_value(t), small_value(from), small_value(to), &r)) {
+        *out = int_from_int64(h, r);
+        return is_value(*out) ? INT_OK : INT_HEAP_FAILED;
     }
     term scaled;
     enum int_status st = int_mul(h, t, to, &scaled);
@@ -96,8 +94,9 @@ static term time_in(struct process *p, int64_t ns, term unit)
     term per_second = unit_per_second(unit);
     if (is_non_value(per_second))
         return bif_badarg(p);
-    if (is_small(per_second) && NS_PER_SECOND % small_value(per_second) == 0) /* ns since the epoch pass a small */
-        return checked(p, int_from_int64(&p->heap, floor_div(ns, NS_PER_SECOND / small_value(per_second))));
+    int64_t scaled;
+    if (is_small(per_second) && scale_int64(ns, NS_PER_SECOND, small_value(per_second), &scaled))
+        return checked(p, int_from_int64(&p->heap, scaled));
     term r, t = int_from_int64(&p->heap, ns);
     if (is_non_value(t))
         return bif_out_of_memory(p);
