@@ -19,6 +19,14 @@
 
 #define FRAGMENT_MIN_WORDS 256
 
+/* The whole units (a power of two) inside [lo, hi): lo rounded up, hi
+ * down. */
+static void inner_span(uintptr_t *lo, uintptr_t *hi, uintptr_t unit)
+{
+    *lo = (*lo + unit - 1) & ~(unit - 1);
+    *hi &= ~(unit - 1);
+}
+
 /* A collection writes its new blocks front to back once, and the memory
  * of a block of megabytes is usually new to the process: on a 2-CPU VM a
  * 4 KiB page's first touch cost about 8 us, so promoting 100,000 queued
@@ -28,8 +36,8 @@
 void *heap_advise_huge(void *p, size_t bytes)
 {
 #ifdef MADV_HUGEPAGE
-    uintptr_t lo = ((uintptr_t)p + HEAP_HUGE_PAGE_BYTES - 1) & ~(HEAP_HUGE_PAGE_BYTES - 1);
-    uintptr_t hi = ((uintptr_t)p + bytes) & ~(HEAP_HUGE_PAGE_BYTES - 1);
+    uintptr_t lo = (uintptr_t)p, hi = (uintptr_t)p + bytes;
+    inner_span(&lo, &hi, HEAP_HUGE_PAGE_BYTES);
     if (p && hi > lo)
         (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 #else
@@ -45,8 +53,7 @@ void *heap_advise_huge(void *p, size_t bytes)
  * part of the range is not mapped. */
 static bool populate_advised(uintptr_t lo, uintptr_t hi)
 {
-    lo = (lo + PAGE_BYTES - 1) & ~(PAGE_BYTES - 1);
-    hi &= ~(PAGE_BYTES - 1);
+    inner_span(&lo, &hi, PAGE_BYTES);
 #ifdef MADV_POPULATE_WRITE
     return hi <= lo || madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0;
 #else
@@ -60,7 +67,8 @@ static void populate(uintptr_t lo, uintptr_t hi)
 {
     if (populate_advised(lo, hi))
         return;
-    for (uintptr_t a = (lo + PAGE_BYTES - 1) & ~(PAGE_BYTES - 1); a + PAGE_BYTES <= hi; a += PAGE_BYTES)
+    inner_span(&lo, &hi, PAGE_BYTES);
+    for (uintptr_t a = lo; a < hi; a += PAGE_BYTES)
         *(volatile term *)a = 0;
 }
 
@@ -79,22 +87,17 @@ void *heap_arena_warm(size_t bytes)
     void **pieces = n >= 2 ? malloc(n * sizeof *pieces) : NULL;
     if (!pieces)
         return NULL;
-    while (got < n && (pieces[got] = malloc(WARM_PIECE_BYTES))) {
-        /* Populating each piece is a system call apiece; in a fresh arena
-         * they are adjacent, and one call covers them below. */
-        if ((uintptr_t)pieces[got] > (uintptr_t)pieces[highest])
-            highest = got;
-        got++;
-    }
     uintptr_t lo = UINTPTR_MAX, hi = 0;
-    for (size_t i = 0; i < got; i++) {
-        uintptr_t a = (uintptr_t)pieces[i];
+    for (; got < n && (pieces[got] = malloc(WARM_PIECE_BYTES)); got++) {
+        uintptr_t a = (uintptr_t)pieces[got];
+        highest = a > (uintptr_t)pieces[highest] ? got : highest;
         lo = a < lo ? a : lo;
         hi = a + WARM_PIECE_BYTES > hi ? a + WARM_PIECE_BYTES : hi;
     }
-    /* What lies between pieces is the process's own memory: advice only,
-     * never a write, over the span. */
-    if (got == 0 || hi - lo > 2 * got * WARM_PIECE_BYTES || !populate_advised(lo, hi))
+    /* In a fresh arena the pieces are adjacent and one system call covers
+     * their span; what lies between them is the process's own memory, so
+     * over the span advice only, never a write. */
+    if (got > 0 && (hi - lo > 2 * got * WARM_PIECE_BYTES || !populate_advised(lo, hi)))
         for (size_t i = 0; i < got; i++)
             populate((uintptr_t)pieces[i], (uintptr_t)pieces[i] + WARM_PIECE_BYTES);
     void *kept = got > 0 ? pieces[highest] : NULL;
