@@ -139,6 +139,20 @@ static term check_case_on(heap_t *h, const char *module, const char *function, c
     return got;
 }
 
+/* module:function(args) raises badarg, after at least min_slices slices. */
+static void check_badarg(heap_t *h, const char *module, const char *function, const term *args, unsigned argc,
+                         int min_slices)
+{
+    term got, raised;
+    int slices = run_sliced(module, function, args, argc, 100000, h, &got, &raised);
+    if (slices < min_slices || is_value(got) || raised != A(badarg))
+        fprintf(stderr, "\n%s:%s/%u: %d slices (at least %d), %s\n", module, function, argc, slices, min_slices,
+                is_value(got) ? "a result" : "an error");
+    CU_ASSERT(slices >= min_slices);
+    CU_ASSERT(is_non_value(got));
+    CU_ASSERT(raised == A(badarg));
+}
+
 static void check_case(const char *module, const char *function, const term *args, unsigned argc, int min_slices)
 {
     heap_t h;
@@ -198,11 +212,7 @@ static void test_portioned_errors(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         unsigned argc = cases[i][1][0] == 'l' && cases[i][1][1] == 'e' ? 1 : 2;
         args[0] = l, args[1] = NIL;
-        term got, raised;
-        int slices = run_sliced(cases[i][0], cases[i][1], args, argc, 100000, &h, &got, &raised);
-        CU_ASSERT(slices > 2);
-        CU_ASSERT(is_non_value(got));
-        CU_ASSERT(raised == A(badarg));
+        check_badarg(&h, cases[i][0], cases[i][1], args, argc, 3);
     }
     heap_destroy(&h);
 }
@@ -343,14 +353,7 @@ static void test_conversion_errors(void)
         for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
             if (names[i][8] == 't' && j > 0) /* list_to_tuple takes any elements */
                 continue;
-            term got, raised;
-            int slices = run_sliced("erlang", names[i], &cases[j], 1, 100000, &h, &got, &raised);
-            if (slices <= 2 || is_value(got) || raised != A(badarg))
-                fprintf(stderr, "\n%s, case %zu: %d slices, %s\n", names[i], j, slices,
-                        is_value(got) ? "a result" : "an error");
-            CU_ASSERT(slices > 2);
-            CU_ASSERT(is_non_value(got));
-            CU_ASSERT(raised == A(badarg));
+            check_badarg(&h, "erlang", names[i], &cases[j], 1, 3);
         }
     }
     slice_reds = FULL_SLICE;
@@ -476,14 +479,9 @@ static void test_external_errors(void)
     for (int64_t i = CONV; i > 0; i--)
         l = heap_cons(&h, make_small(i), l);
     slice_reds = SHORT_SLICE;
-    term got, raised, args[2] = {l, NIL};
-    int slices = run_sliced("erlang", "term_to_binary", args, 1, 100000, &h, &got, &raised);
-    CU_ASSERT(slices >= (int)(CONV / (32 * SHORT_SLICE)));
-    CU_ASSERT(is_non_value(got));
-    CU_ASSERT(raised == A(badarg));
-    slices = run_sliced("erlang", "term_to_binary", args, 2, 100000, &h, &got, &raised);
-    CU_ASSERT(slices >= (int)(CONV / (32 * SHORT_SLICE)));
-    CU_ASSERT(raised == A(badarg));
+    term args[2] = {l, NIL};
+    check_badarg(&h, "erlang", "term_to_binary", args, 1, (int)(CONV / (32 * SHORT_SLICE)));
+    check_badarg(&h, "erlang", "term_to_binary", args, 2, (int)(CONV / (32 * SHORT_SLICE)));
     slice_reds = FULL_SLICE;
     heap_destroy(&h);
 }
@@ -612,13 +610,9 @@ static void test_decode_errors(void)
     size_t terms = CONV / 4 + 5 * CONV / 8 + 3 * CONV / 16;
     slice_reds = TINY_SLICE;
     for (int i = 0; i < 2; i++) {
-        term got, raised, args[2] = {cases[i], NIL};
-        for (unsigned argc = 1; argc <= 2; argc++) {
-            int slices = run_sliced("erlang", "binary_to_term", args, argc, 100000, &h, &got, &raised);
-            CU_ASSERT(slices >= (int)(terms / (128 * TINY_SLICE)));
-            CU_ASSERT(is_non_value(got));
-            CU_ASSERT(raised == A(badarg));
-        }
+        term args[2] = {cases[i], NIL};
+        for (unsigned argc = 1; argc <= 2; argc++)
+            check_badarg(&h, "erlang", "binary_to_term", args, argc, (int)(terms / (128 * TINY_SLICE)));
     }
     slice_reds = FULL_SLICE;
     heap_destroy(&h);
@@ -1416,11 +1410,7 @@ static void test_binary_module_errors(void)
     const char *names[] = {"longest_common_prefix", "longest_common_suffix"};
     for (size_t i = 0; i < 2; i++)
         for (size_t j = 0; j < 2; j++) {
-            term got, raised;
-            int slices = run_sliced("binary", names[i], &cases[j], 1, 100000, &h, &got, &raised);
-            CU_ASSERT(slices > 2);
-            CU_ASSERT(is_non_value(got));
-            CU_ASSERT(raised == A(badarg));
+            check_badarg(&h, "binary", names[i], &cases[j], 1, 3);
         }
     slice_reds = FULL_SLICE;
     heap_destroy(&h);
