@@ -151,6 +151,11 @@ struct from_space {
     size_t block_bytes;
     uintptr_t old_lo; /* the old block, in a full sweep (also among frags, for the bitmap) */
     size_t old_bytes;
+    /* The newest fragment (also among frags), tested before the search: a
+     * builtin's result in one fragment, the common case, costs a range test
+     * a pointer instead of a call. */
+    uintptr_t newest_lo;
+    size_t newest_bytes;
     struct region *frags; /* sorted by lo; inline_frags or malloc'd */
     size_t nfrags;
     size_t total_words;
@@ -237,9 +242,16 @@ static bool from_space_init(struct from_space *fs, const heap_t *h, bool full)
         return false;
     fs->nfrags = 0;
     fs->total_words = block_words;
+    fs->newest_lo = 0;
+    fs->newest_bytes = 0;
     for (const struct heap_fragment *f = h->frags; f; f = f->next)
-        if (f->used > 0)
+        if (f->used > 0) {
+            if (fs->newest_bytes == 0) {
+                fs->newest_lo = (uintptr_t)f->mem;
+                fs->newest_bytes = f->used * sizeof(term);
+            }
             add_region(fs, f->mem, f->used);
+        }
     if (old_words > 0)
         add_region(fs, h->old_start, old_words);
     sort_regions(fs->frags, fs->nfrags);
@@ -286,7 +298,7 @@ static const struct region *find_frag(const struct from_space *fs, uintptr_t a)
 
 static inline bool in_from(const struct from_space *fs, uintptr_t a)
 {
-    if (a - fs->block_lo < fs->block_bytes || a - fs->old_lo < fs->old_bytes)
+    if (a - fs->block_lo < fs->block_bytes || a - fs->old_lo < fs->old_bytes || a - fs->newest_lo < fs->newest_bytes)
         return true;
     return fs->nfrags > 0 && find_frag(fs, a) != NULL;
 }
@@ -759,12 +771,19 @@ static enum heap_failure minor_collection(heap_t *h, size_t need, const struct g
      * the block must not move before the full sweep that follows. */
     bool may_move = h->need_fullsweep == lost_before;
     /* The size used before is kept unless that block would be large and
-     * mostly empty, which OTP shrinks after a minor collection as any other
-     * (minor_may_shrink): a process that filled a big block with data now
-     * promoted or dead gets a small one. */
+     * under a quarter used, which OTP shrinks after a minor collection to
+     * one a third used (minor_may_shrink; erl_gc.c: 3 * need_after): a
+     * process that filled a big block with data now promoted or dead gets
+     * a smaller one, but one that still holds its next few allocations.
+     * Shrunk further, to the old block's floor, a process making 4,000
+     * words a call beside little live data (tuple_to_list of 2,000
+     * elements) collected every second call where OTP collects every
+     * fourth or later, copying the last result each time. */
     size_t old_gen_block = heap_old_block_words(h);
-    if (minor_may_shrink(floor, old_gen_block) && 4 * (live + need) < floor)
-        floor = young_min;
+    if (minor_may_shrink(floor, old_gen_block) && 4 * (live + need) < floor) {
+        size_t third_full = gc_next_heap_size(3 * (live + need));
+        floor = third_full > young_min ? third_full : young_min;
+    }
     finish(h, &fs, to, to_size, live, need, old_block, floor, roots, nroots, may_move, false);
     prune_remembered(h);
     h->minor_gcs++;

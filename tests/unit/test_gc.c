@@ -830,11 +830,36 @@ static void test_cap(void)
     CU_ASSERT(list_is(root, 600));
     heap_destroy(&h);
 
-    /* Without a cap, a nearly full block asks for one: it may grow. */
+    /* Without a cap, a block with less free than an eighth of it asks for
+     * one while that is under HEAP_MESSAGE_ROOM_WORDS (room for small
+     * messages); a larger block only at that room, so that it fills and
+     * can grow; and any allocation that went to a fragment asks. */
     CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    size_t block = heap_block_words(&h);
+    CU_ASSERT(block / 8 < HEAP_MESSAGE_ROOM_WORDS);
     CU_ASSERT_FALSE(heap_wants_gc(&h));
-    CU_ASSERT_PTR_NOT_NULL(heap_alloc(&h, heap_block_words(&h) - heap_block_words(&h) / 16));
+    CU_ASSERT_PTR_NOT_NULL(heap_alloc(&h, block - block / 8 - 1));
+    CU_ASSERT_FALSE(heap_wants_gc(&h));
+    CU_ASSERT_PTR_NOT_NULL(heap_alloc(&h, 2));
     CU_ASSERT_TRUE(heap_wants_gc(&h));
+    heap_destroy(&h);
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term big_root[1] = {make_list_of(&h, 20000)};
+    struct gc_root_range big = {big_root, 1};
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &big, 1), HEAP_OK);
+    block = heap_block_words(&h);
+    size_t left = (size_t)(h.end - h.top);
+    CU_ASSERT(block / 8 > 2 * HEAP_MESSAGE_ROOM_WORDS && left > block / 8);
+    CU_ASSERT_PTR_NOT_NULL(heap_alloc(&h, left - block / 8 + 1));
+    CU_ASSERT_FALSE(heap_wants_gc(&h)); /* under an eighth free, not under the room */
+    CU_ASSERT_PTR_NOT_NULL(heap_alloc(&h, (size_t)(h.end - h.top) - HEAP_MESSAGE_ROOM_WORDS));
+    CU_ASSERT_FALSE(heap_wants_gc(&h));
+    CU_ASSERT_PTR_NOT_NULL(heap_alloc(&h, 1));
+    CU_ASSERT_TRUE(heap_wants_gc(&h));
+    CU_ASSERT_PTR_NOT_NULL(heap_alloc(&h, 2 * HEAP_MESSAGE_ROOM_WORDS));
+    CU_ASSERT_PTR_NOT_NULL(h.frags);
+    CU_ASSERT_TRUE(heap_wants_gc(&h));
+    CU_ASSERT(list_is(big_root[0], 20000));
     heap_destroy(&h);
 
     /* Without a cap, a request no host can meet is out of memory. */
@@ -1482,8 +1507,8 @@ static void test_cap_over_generations(void)
 
 /* Minor collections size the young block by OTP's rule: a small block
  * (under 3,000 words) keeps its size however little survives; a large one
- * (28,690) that is mostly garbage shrinks, to about twice what
- * survives; one that survivors fill grows; and the new block holds at least
+ * (28,690) that is mostly garbage shrinks, to about three times what
+ * survives (OTP's 3 * need_after); one that survivors fill grows; and the new block holds at least
  * what the process used before the collection, its stack included, so one
  * that overflowed into fragments grows however little survives, unless the
  * grown block is large and mostly empty, which shrinks as any other. */
@@ -1542,6 +1567,28 @@ static void test_minor_sizing(void)
     CU_ASSERT(heap_block_words(&h) >= 2 * heap_young_words(&h));
     CU_ASSERT(list_is(roots[0], 100));
     heap_destroy(&h);
+
+    /* A process making 4,000 words a call (tuple_to_list of 2,000
+     * elements) whose last result survives: having used 20,000 words, the
+     * block shrinks no further than a third used (OTP's 3 * need_after), so
+     * that the next three results fit without a fragment or a collection
+     * (shrunk to twice the survivors, it held one). */
+    heap_t v;
+    CU_ASSERT_FATAL(heap_init(&v, 0, 0));
+    while (heap_young_words(&v) < 16000)
+        CU_ASSERT_FATAL(heap_alloc(&v, 4000) != NULL);
+    term v_roots[1] = {make_list_of(&v, 2000)};
+    struct gc_root_range vr = {v_roots, 1};
+    CU_ASSERT(heap_young_words(&v) >= 20000);
+    CU_ASSERT_EQUAL(gc_collect(&v, 0, &vr, 1), HEAP_OK);
+    CU_ASSERT_EQUAL(heap_young_words(&v), 4000);
+    CU_ASSERT_EQUAL(heap_block_words(&v), gc_next_heap_size(3 * 4000));
+    for (int call = 0; call < 3; call++)
+        CU_ASSERT_FATAL(heap_alloc(&v, 4000) != NULL);
+    CU_ASSERT_PTR_NULL(v.frags);
+    CU_ASSERT_FALSE(heap_wants_gc(&v));
+    CU_ASSERT(list_is(v_roots[0], 2000));
+    heap_destroy(&v);
 }
 
 /* Blocks of megabytes start on a 2 MiB boundary (so huge pages can back
