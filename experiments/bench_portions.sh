@@ -1,7 +1,7 @@
 #!/bin/sh
 # The longest echo round trip another process sees while a hog loops over
-# a builtin whose work grows with its argument (portion_latency.erl: from
-# the hog's second call on, over PINGS pings and at least 3 whole calls),
+# a builtin whose work grows with its argument (portion_latency.erl: after
+# the hog's start-up, over PINGS pings and at least 3 whole calls),
 # on clause and on OTP from the same .beam, one worker each (erl +S 1), at
 # 2,000 and 300,000 elements: the worst of REPEAT runs' longest trips and
 # their clause/OTP ratio (above 1: clause's other processes wait longer),
