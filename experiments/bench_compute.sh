@@ -9,7 +9,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 repeat=${1:-3}
 . "$root/experiments/bench_lib.sh"
 erlc -o "$out" "$root/experiments/workloads/compute.erl"
-echo "compute-bound kernels, 1 worker, best of $repeat; machine: $(nproc) CPUs"
+echo "compute-bound kernels, 1 worker, best of $repeat; machine: $(nproc) CPUs, $(bind_note 1)"
 printf '%-8s %10s %12s %12s %8s\n' kernel n clause_us otp_us ratio
 logs=0 count=0
 for case in "fib 30" "sort 200000" "floats 1000000" "nbody 200000" "bits 200000" "maps 1000000" \

@@ -13,7 +13,7 @@ repeat=${1:-3}
 n=${2:-400000}
 . "$root/experiments/bench_lib.sh"
 erlc -o "$out" "$root/experiments/workloads/ets_bench.erl"
-echo "ETS throughput, $n operations per worker, best of $repeat; machine: $(nproc) CPUs"
+echo "ETS throughput, $n operations per worker, best of $repeat; machine: $(nproc) CPUs, workers bound to the first CPUs (unbound beyond $(nproc))"
 printf '%-15s %-12s %7s %12s %12s %8s\n' op type workers clause_us otp_us ratio
 for case in "insert set" "lookup set" "update_counter set" "insert ordered_set" "lookup ordered_set"; do
     # shellcheck disable=SC2086

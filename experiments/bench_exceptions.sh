@@ -12,7 +12,7 @@ n=${2:-1000000}
 clause=${3:-$root/build/rel/clause}
 . "$root/experiments/bench_lib.sh"
 erlc -o "$out" "$root/experiments/workloads/exc_idioms.erl"
-echo "exceptions, $n each, 1 worker, best of $repeat; machine: $(nproc) CPUs"
+echo "exceptions, $n each, 1 worker, best of $repeat; machine: $(nproc) CPUs, $(bind_note 1)"
 printf '%-11s %12s %12s %8s\n' kind clause_us otp_us ratio
 for kind in throw error catch stacktrace deep; do
     best_of 1 exc_idioms "$kind" "$n"

@@ -14,7 +14,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 repeat=${1:-3}
 . "$root/experiments/bench_lib.sh"
 erlc -o "$out" "$root/experiments/workloads/gc_idioms.erl"
-echo "collections with live data, 1 worker, best of $repeat; machine: $(nproc) CPUs"
+echo "collections with live data, 1 worker, best of $repeat; machine: $(nproc) CPUs, $(bind_note 1)"
 printf '%-36s %12s %12s %8s\n' idiom clause_us otp_us ratio
 while read -r args; do
     # shellcheck disable=SC2086 # the arguments are words

@@ -12,7 +12,7 @@ repeat=${1:-3}
 . "$root/experiments/bench_lib.sh"
 workloads="recv_idioms bin_idioms"
 for w in $workloads; do erlc -o "$out" "$root/experiments/workloads/$w.erl"; done
-echo "idioms, 1 worker, best of $repeat; machine: $(nproc) CPUs"
+echo "idioms, 1 worker, best of $repeat; machine: $(nproc) CPUs, $(bind_note 1)"
 printf '%-34s %12s %12s %8s\n' idiom clause_us otp_us ratio
 # Each case: the module, then its arguments.
 while read -r module args; do

@@ -9,6 +9,31 @@ clause=${clause:-$root/build/rel/clause}
 out=$root/build/bench # the workloads' .beam files
 mkdir -p "$out"
 
+# Both runtimes' workers are bound to the same CPUs, the machine's first
+# WORKERS (clause --scheduler-cpus, erl +sbt db; their collector and dirty
+# threads stay free): CPUs of one machine need not be equally fast (on the
+# 2-vCPU development VM one tuple_to_list call took 1.9 us on CPU 0 and 3.8
+# on CPU 1, OTP's 2.0 and 3.1), and an unbound worker landed on either, run
+# to run, which made a row's ratio move by 2x. With more workers than CPUs
+# nothing is bound.
+# clause_bind WORKERS: clause's binding option for WORKERS workers.
+clause_bind() {
+    if [ "$1" -gt "$(nproc)" ]; then return; fi
+    if [ "$1" -eq 1 ]; then echo "--scheduler-cpus 0"; else echo "--scheduler-cpus 0-$(($1 - 1))"; fi
+}
+# otp_bind WORKERS: erl's.
+otp_bind() { if [ "$1" -le "$(nproc)" ]; then echo "+sbt db"; fi; }
+# bind_note WORKERS: what the headers say of it.
+bind_note() {
+    if [ "$1" -gt "$(nproc)" ]; then
+        echo "workers unbound"
+    elif [ "$1" -eq 1 ]; then
+        echo "the worker bound to CPU 0 in both runtimes"
+    else
+        echo "workers bound to CPUs 0-$(($1 - 1)) in both runtimes"
+    fi
+}
+
 # best_of WORKERS MODULE ARG...: runs MODULE:main(ARGs) on clause and on OTP
 # with WORKERS workers each (erl +S WORKERS), `repeat` times interleaved;
 # sets best_clause and best_otp to the least time_us of each.
@@ -17,8 +42,11 @@ best_of() {
     shift 2
     best_clause='' best_otp=''
     for _ in $(seq "$repeat"); do
-        c=$("$clause" --schedulers "$workers" "$out/$module.beam" "$@" </dev/null | sed -n 's/.*time_us=//p')
-        o=$(erl +S "$workers" -noshell -pa "$out" -run "$module" main "$@" -s init stop </dev/null |
+        # shellcheck disable=SC2046 # the binding options are words
+        c=$("$clause" --schedulers "$workers" $(clause_bind "$workers") "$out/$module.beam" "$@" </dev/null |
+            sed -n 's/.*time_us=//p')
+        # shellcheck disable=SC2046
+        o=$(erl +S "$workers" $(otp_bind "$workers") -noshell -pa "$out" -run "$module" main "$@" -s init stop </dev/null |
             sed -n 's/.*time_us=//p')
         if [ -z "$best_clause" ] || [ "$c" -lt "$best_clause" ]; then best_clause=$c; fi
         if [ -z "$best_otp" ] || [ "$o" -lt "$best_otp" ]; then best_otp=$o; fi
@@ -34,9 +62,11 @@ run_line() {
     runtime=$1 workers=$2 module=$3
     shift 3
     if [ "$runtime" = clause ]; then
-        "$clause" --schedulers "$workers" "$out/$module.beam" "$@" </dev/null
+        # shellcheck disable=SC2046 # the binding options are words
+        "$clause" --schedulers "$workers" $(clause_bind "$workers") "$out/$module.beam" "$@" </dev/null
     else
-        erl +S "$workers:$workers" -noshell -pa "$out" -run "$module" main "$@" -s init stop </dev/null
+        # shellcheck disable=SC2046
+        erl +S "$workers:$workers" $(otp_bind "$workers") -noshell -pa "$out" -run "$module" main "$@" -s init stop </dev/null
     fi
 }
 

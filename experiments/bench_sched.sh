@@ -23,7 +23,7 @@ counts="1 2"
 # WORKERS workers; fails the bench when the run printed no time.
 run_once() { field time_ms "$(run_line "$@")"; }
 
-echo "scheduling set, erts and the default lock kind, median of $repeat interleaved runs; machine: $cpus CPUs"
+echo "scheduling set, erts and the default lock kind, median of $repeat interleaved runs; machine: $cpus CPUs, workers bound to the first CPUs (unbound beyond $(nproc))"
 printf '%-12s %-16s %7s %11s %11s %7s\n' workload args workers clause_ms otp_ms ratio
 for case in "pingpong 100 5000" "threadring 503 1000000" "bang 64 10000" "big 200 1000" "fjthrput 60 5000" \
     "fjcreate 100000" "spawntree 24" "chameneos 100 100000" "serialmsg 8 5000 32" "mixed 50 100 100 8"; do
