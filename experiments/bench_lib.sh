@@ -16,22 +16,14 @@ mkdir -p "$out"
 # on CPU 1, OTP's 2.0 and 3.1), and an unbound worker landed on either, run
 # to run, which made a row's ratio move by 2x. With more workers than CPUs
 # nothing is bound.
-# clause_bind WORKERS: clause's binding option for WORKERS workers.
-clause_bind() {
-    if [ "$1" -gt "$(nproc)" ]; then return; fi
-    if [ "$1" -eq 1 ]; then echo "--scheduler-cpus 0"; else echo "--scheduler-cpus 0-$(($1 - 1))"; fi
-}
-# otp_bind WORKERS: erl's.
-otp_bind() { if [ "$1" -le "$(nproc)" ]; then echo "+sbt db"; fi; }
+# bound_cpus WORKERS: the CPUs the workers are bound to (0-N), or nothing.
+bound_cpus() { if [ "$1" -le "$(nproc)" ]; then echo "0-$(($1 - 1))"; fi; }
+# clause_bind WORKERS, otp_bind WORKERS: each runtime's binding options.
+clause_bind() { if [ -n "$(bound_cpus "$1")" ]; then echo "--scheduler-cpus $(bound_cpus "$1")"; fi; }
+otp_bind() { if [ -n "$(bound_cpus "$1")" ]; then echo "+sbt db"; fi; }
 # bind_note WORKERS: what the headers say of it.
 bind_note() {
-    if [ "$1" -gt "$(nproc)" ]; then
-        echo "workers unbound"
-    elif [ "$1" -eq 1 ]; then
-        echo "the worker bound to CPU 0 in both runtimes"
-    else
-        echo "workers bound to CPUs 0-$(($1 - 1)) in both runtimes"
-    fi
+    if [ -n "$(bound_cpus "$1")" ]; then echo "workers bound to CPUs $(bound_cpus "$1") in both runtimes"; else echo "workers unbound"; fi
 }
 
 # best_of WORKERS MODULE ARG...: runs MODULE:main(ARGs) on clause and on OTP

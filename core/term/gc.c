@@ -95,11 +95,10 @@ static bool minor_may_shrink(size_t young_block, size_t old_gen_block)
  * (OTP's adjust_after_fullsweep, with its deferred grow done at once):
  * grow to the first table size at most 3/4 full; shrink, to a size about
  * half full, when under 1/4 would be used and, after a minor collection
- * (minor), minor_may_shrink allows; otherwise keep the size. (OTP's minor
- * collections shrink to a third full; with that, building 3,000,000 cells
- * and a copy ended in a full sweep holding both, which doubled the old
- * block and with it the young block's floor.) Never below floor
- * (young_floor) or min_words, never above the cap, never below need_after. */
+ * (minor), minor_may_shrink allows; otherwise keep the size. Never below
+ * floor, min_words or need_after, never above the cap. A minor collection
+ * that shrinks passes a floor of a third full (minor_collection), so its
+ * block ends a third full, as OTP's; a full sweep's ends about half full. */
 static size_t block_size(const heap_t *h, size_t old_block, size_t need_after, size_t floor, bool minor,
                          size_t old_gen_block)
 {
