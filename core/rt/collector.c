@@ -24,6 +24,7 @@
  * run-queue lock, and the process it collects, which nobody else touches
  * while it is there (it runs, and is on no worker).
  */
+#include "rt/cpu_binding.h"
 #include "rt/internal.h"
 #include "rt/proc_gc.h"
 
@@ -68,6 +69,11 @@ static void *collector_thread(void *arg)
     struct sched_param batch = {0};
     (void)pthread_setschedparam(pthread_self(), SCHED_BATCH, &batch);
 #endif
+    /* With bound workers, a collector keeps off their CPUs when any are
+     * spare: on a worker's CPU the OS time-slices the two, and a ping
+     * answered in microseconds otherwise waited a scheduler slice. */
+    if (s->binding)
+        (void)cpu_binding_bind_spare_thread(s->binding, s->worker_count);
     pthread_mutex_lock(&c->lock);
     for (;;) {
         while (!c->stop && !c->first)

@@ -543,6 +543,21 @@ int cpu_binding_unbind_current_thread(const struct cpu_binding *b)
     return bind_thread(b, b->affinity);
 }
 
+int cpu_binding_bind_spare_thread(const struct cpu_binding *b, unsigned worker_count)
+{
+    if (b->kind == SET_UNBOUND)
+        return 0;
+    hwloc_bitmap_t spare = hwloc_bitmap_dup(b->affinity);
+    if (spare == NULL)
+        return ENOMEM;
+    unsigned used = worker_count < b->ncpus ? worker_count : b->ncpus;
+    for (unsigned i = 0; i < used; i++)
+        hwloc_bitmap_clr(spare, b->cpus[i]);
+    int rc = bind_thread(b, hwloc_bitmap_iszero(spare) ? b->affinity : spare);
+    hwloc_bitmap_free(spare);
+    return rc;
+}
+
 /* ---- Description -------------------------------------------------------- */
 
 static void put_size(struct strbuf *out, hwloc_uint64_t bytes)

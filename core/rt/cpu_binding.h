@@ -22,6 +22,10 @@
  * never pays for loading an hwloc topology. The timer and I/O threads stay
  * unbound; a thread that inherits a worker's binding (threads start with
  * their creator's mask) undoes it with cpu_binding_unbind_current_thread.
+ * Collector threads, whose long collections would otherwise share a bound
+ * worker's CPU with it (the OS time-slices the two, and the worker's other
+ * processes wait), bind to the CPUs no worker uses when there are any
+ * (cpu_binding_bind_spare_thread).
  *
  * The list parser and the choice of the performance class are pure functions
  * of their arguments (a mask, a topology, a sysfs folder), so the tests can
@@ -133,6 +137,15 @@ int cpu_binding_bind_current_thread(const struct cpu_binding *b, unsigned worker
  * value. Thread contract as cpu_binding_bind_current_thread.
  */
 int cpu_binding_unbind_current_thread(const struct cpu_binding *b);
+
+/*
+ * Binds the calling thread to the CPUs of the affinity mask that none of
+ * worker_count bound workers uses, so that a helper thread (a collector)
+ * never takes a worker's CPU from it; to the whole mask when every CPU has a
+ * worker. Does nothing when unbound. Returns 0 or an errno value. Thread
+ * contract as cpu_binding_bind_current_thread.
+ */
+int cpu_binding_bind_spare_thread(const struct cpu_binding *b, unsigned worker_count);
 
 /*
  * Appends one paragraph (no final newline): packages, cores, PUs, the L1d, L2

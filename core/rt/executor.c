@@ -231,10 +231,12 @@ uint64_t sched_clock_ns(void)
  * those fixes glibc's mmap threshold at its 128 KiB start, so every heap
  * block above it would be a fresh mapping, faulted in page by page and
  * unmapped when the next collection frees it: a third of the time of a
- * program collecting 300,000-element lists went to page faults. Blocks up
- * to 128 MiB come from malloc's reusable memory instead (golden
- * portioned_bifs: 2.4 s to 0.7 s, peak resident 120 to 129 MB;
- * portioned_binaries: 4.7 s to 1.6 s, 236 to 340 MB). */
+ * program collecting 300,000-element lists went to page faults. Heap
+ * blocks up to 4 MiB, fragments and binaries up to 128 MiB come from
+ * malloc's reusable memory instead; bigger heap blocks are mappings of
+ * their own, kept warm by heap.c's cache (golden portioned_bifs: 2.4 s to
+ * 0.7 s, peak resident 120 to 129 MB; portioned_binaries: 4.7 s to 1.6 s,
+ * 236 to 340 MB; with the cache, 146 and 291 MB). */
 static void tune_malloc(void)
 {
     mallopt(M_TRIM_THRESHOLD, 256 << 20);

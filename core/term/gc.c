@@ -580,11 +580,11 @@ static inline void move_raw(const struct move *mv, term *slot)
 }
 
 /* Only the remembered old words refer into the young block (fix_old). */
-static term *resize_block(heap_t *h, term *block, size_t live, size_t size, const struct gc_root_range *roots,
-                          size_t nroots)
+static term *resize_block(heap_t *h, term *block, size_t block_words, size_t live, size_t size,
+                          const struct gc_root_range *roots, size_t nroots)
 {
     struct move mv = {(uintptr_t)block, live * sizeof(term), 0};
-    term *moved = heap_block_realloc(block, size);
+    term *moved = heap_block_realloc(block, block_words, size);
     if (!moved)
         return NULL;
     if ((uintptr_t)moved == mv.lo)
@@ -670,7 +670,7 @@ static void finish(heap_t *h, struct from_space *fs, term *to, size_t to_size, s
 {
     size_t want = block_size(h, old_block, live + need, floor, !full_sweep, heap_old_block_words(h));
     if (want != to_size && may_move) {
-        term *resized = resize_block(h, to, live, want, roots, nroots);
+        term *resized = resize_block(h, to, to_size, live, want, roots, nroots);
         if (resized) {
             to = resized;
             to_size = want;
@@ -744,7 +744,7 @@ static enum heap_failure minor_collection(heap_t *h, size_t need, const struct g
     term *to = alloc_to_space(h, old_block, young - mature + need, floor, true,
                               new_old ? new_old_words : heap_old_block_words(h), &to_size);
     if (!to) {
-        free(new_old);
+        heap_block_free(new_old, new_old_words);
         from_space_free(&fs);
         return fail(h, HEAP_FAIL_NOMEM);
     }
@@ -827,9 +827,10 @@ static enum heap_failure full_sweep(heap_t *h, size_t need, const struct gc_root
     fix_roots(&c, roots, nroots);
     scan(&c, h, to, NULL);
     term *old_block_start = h->old_start;
+    size_t old_block_words = heap_old_block_words(h);
     h->old_start = h->old_top = h->old_end = NULL;
     sweep_mso(h, &fs, true);
-    free(old_block_start);
+    heap_block_free(old_block_start, old_block_words);
     h->remembered_len = 0;
     size_t live = (size_t)(c.top - to);
     finish(h, &fs, to, to_size, live, need, old_block, 0, roots, nroots, true, true);

@@ -12,10 +12,21 @@
 #include "term/binary.h"
 #include "term/gc.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define HEAP_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define HEAP_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define HEAP_POISON(p, n) ((void)(p), (void)(n))
+#define HEAP_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
 
 #define FRAGMENT_MIN_WORDS 256
 
@@ -110,19 +121,173 @@ void *heap_arena_warm(size_t bytes)
 
 void heap_arena_warm_end(void *kept) { free(kept); }
 
-term *heap_block_alloc(size_t words)
+/* ---- Big blocks -----------------------------------------------------------
+ *
+ * A block of HEAP_BIG_BLOCK_BYTES or more is a mapping of its own, whole
+ * huge pages advised to be huge (heap_advise_huge), and a freed one waits
+ * in a cache for the next request of its size, as OTP's segment cache
+ * (erl_mseg.c) keeps freed carriers. A process holding much old data gets
+ * a young block of megabytes at each minor collection however little
+ * survives, and the kernel zeroes a fresh mapping's every huge page at its
+ * first touch: a hog folding over a 300,000-key map spent 4-7 ms a minor
+ * collection faulting where the copying took 50 us, and on a VM the
+ * other CPU's worker stalled now and then meanwhile. Mappings of their own
+ * also keep the huge-page advice out of malloc's arenas, where it outlived
+ * the block and a later small allocation's first touch zeroed a whole
+ * huge page. A request takes the smallest cached block that holds it, cut
+ * to its size; the cache keeps the newest HEAP_BIG_CACHE_BLOCKS blocks up
+ * to HEAP_BIG_CACHE_BYTES and unmaps the oldest beyond. */
+
+static struct {
+    pthread_mutex_t lock;
+    struct big_slot {
+        void *p;
+        size_t bytes;
+    } slot[HEAP_BIG_CACHE_BLOCKS + 1]; /* oldest first */
+    unsigned n;
+    size_t bytes;
+} big_cache = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static bool is_big(size_t words) { return words >= HEAP_BIG_BLOCK_BYTES / sizeof(term); }
+
+static size_t big_bytes(size_t words)
 {
-    size_t bytes = words * sizeof(term);
-    if (bytes < 2 * HEAP_HUGE_PAGE_BYTES)
-        return malloc(bytes);
-    /* Aligned, so that all but the last partial huge page can be one. */
-    void *p;
-    return posix_memalign(&p, HEAP_HUGE_PAGE_BYTES, bytes) == 0 ? heap_advise_huge(p, bytes) : NULL;
+    return (words * sizeof(term) + HEAP_HUGE_PAGE_BYTES - 1) & ~(HEAP_HUGE_PAGE_BYTES - 1);
 }
 
-term *heap_block_realloc(term *block, size_t words)
+/* A fresh mapping of `bytes` (whole huge pages) on a huge-page boundary. */
+static void *big_map(size_t bytes)
 {
-    return heap_advise_huge(realloc(block, words * sizeof(term)), words * sizeof(term));
+    size_t span = bytes + HEAP_HUGE_PAGE_BYTES;
+    char *m = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    uintptr_t lo = (uintptr_t)m, hi = lo + span;
+    inner_span(&lo, &hi, HEAP_HUGE_PAGE_BYTES);
+    if (lo > (uintptr_t)m)
+        munmap(m, lo - (uintptr_t)m);
+    if (lo + bytes < (uintptr_t)m + span)
+        munmap((void *)(lo + bytes), (uintptr_t)m + span - (lo + bytes));
+    return heap_advise_huge((void *)lo, bytes);
+}
+
+/* The smallest cached block of `bytes` or more (of equals, the newest),
+ * its tail beyond `bytes` unmapped (a freed block is given back with the
+ * size it was asked for), or NULL. */
+static void *big_take(size_t bytes)
+{
+    struct big_slot got = {NULL, 0};
+    pthread_mutex_lock(&big_cache.lock);
+    unsigned best = big_cache.n;
+    for (unsigned i = 0; i < big_cache.n; i++)
+        if (big_cache.slot[i].bytes >= bytes &&
+            (best == big_cache.n || big_cache.slot[i].bytes <= big_cache.slot[best].bytes))
+            best = i;
+    if (best < big_cache.n) {
+        got = big_cache.slot[best];
+        big_cache.bytes -= got.bytes;
+        big_cache.n--;
+        memmove(&big_cache.slot[best], &big_cache.slot[best + 1], (big_cache.n - best) * sizeof big_cache.slot[0]);
+    }
+    pthread_mutex_unlock(&big_cache.lock);
+    if (!got.p)
+        return NULL;
+    HEAP_UNPOISON(got.p, got.bytes);
+    if (got.bytes > bytes)
+        munmap((char *)got.p + bytes, got.bytes - bytes);
+    return got.p;
+}
+
+static void big_give(void *p, size_t bytes)
+{
+    struct big_slot evicted[HEAP_BIG_CACHE_BLOCKS + 1];
+    unsigned gone = 0;
+    if (bytes > HEAP_BIG_CACHE_BYTES) {
+        munmap(p, bytes);
+        return;
+    }
+    /* Poisoned while cached, so that a use after free is caught. */
+    HEAP_POISON(p, bytes);
+    pthread_mutex_lock(&big_cache.lock);
+    big_cache.slot[big_cache.n++] = (struct big_slot){p, bytes};
+    big_cache.bytes += bytes;
+    while (big_cache.n > HEAP_BIG_CACHE_BLOCKS || big_cache.bytes > HEAP_BIG_CACHE_BYTES) {
+        evicted[gone++] = big_cache.slot[0];
+        big_cache.bytes -= big_cache.slot[0].bytes;
+        big_cache.n--;
+        memmove(&big_cache.slot[0], &big_cache.slot[1], big_cache.n * sizeof big_cache.slot[0]);
+    }
+    pthread_mutex_unlock(&big_cache.lock);
+    /* Unmapped outside the lock: a big unmap takes milliseconds. */
+    for (unsigned i = 0; i < gone; i++) {
+        HEAP_UNPOISON(evicted[i].p, evicted[i].bytes);
+        munmap(evicted[i].p, evicted[i].bytes);
+    }
+}
+
+void heap_big_cache_figures(size_t *blocks, size_t *bytes)
+{
+    pthread_mutex_lock(&big_cache.lock);
+    *blocks = big_cache.n;
+    *bytes = big_cache.bytes;
+    pthread_mutex_unlock(&big_cache.lock);
+}
+
+void heap_big_cache_drop(void)
+{
+    for (;;) {
+        pthread_mutex_lock(&big_cache.lock);
+        struct big_slot last = big_cache.n ? big_cache.slot[--big_cache.n] : (struct big_slot){NULL, 0};
+        big_cache.bytes -= last.bytes;
+        pthread_mutex_unlock(&big_cache.lock);
+        if (!last.p)
+            return;
+        HEAP_UNPOISON(last.p, last.bytes);
+        munmap(last.p, last.bytes);
+    }
+}
+
+term *heap_block_alloc(size_t words)
+{
+    if (!is_big(words))
+        return malloc(words * sizeof(term));
+    size_t bytes = big_bytes(words);
+    void *p = big_take(bytes);
+    return p ? p : big_map(bytes);
+}
+
+void heap_block_free(term *block, size_t words)
+{
+    if (!block)
+        return;
+    if (is_big(words))
+        big_give(block, big_bytes(words));
+    else
+        free(block);
+}
+
+term *heap_block_realloc(term *block, size_t old_words, size_t words)
+{
+    if (!is_big(old_words) && !is_big(words))
+        return realloc(block, words * sizeof(term));
+    if (is_big(old_words) && is_big(words)) {
+        size_t had = big_bytes(old_words), want = big_bytes(words);
+        if (want <= had) {
+            /* The tail goes back to the system; the block stays put. */
+            if (want < had)
+                munmap((char *)block + want, had - want);
+            return block;
+        }
+        /* Grown by moving page tables, not words; the advice moves too. */
+        void *moved = mremap(block, had, want, MREMAP_MAYMOVE);
+        return moved == MAP_FAILED ? NULL : moved;
+    }
+    term *to = heap_block_alloc(words);
+    if (!to)
+        return NULL;
+    memcpy(to, block, (old_words < words ? old_words : words) * sizeof(term));
+    heap_block_free(block, old_words);
+    return to;
 }
 
 /* erlang:system_flag(fullsweep_after, N); relaxed: a new setting needs to
@@ -192,7 +357,7 @@ void heap_init_in(heap_t *h, term *block, size_t words, size_t max_words)
 void heap_free_block(heap_t *h)
 {
     if (!h->borrowed_block)
-        free(h->start);
+        heap_block_free(h->start, heap_block_words(h));
     h->borrowed_block = false;
 }
 
@@ -208,7 +373,7 @@ static void release_off_block(heap_t *h)
         free(f);
         f = next;
     }
-    free(h->old_start);
+    heap_block_free(h->old_start, heap_old_block_words(h));
     free(h->remembered);
     reset_generations(h);
 }

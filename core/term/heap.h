@@ -116,14 +116,29 @@ void heap_init_in(heap_t *h, term *block, size_t words, size_t max_words);
  * (a collection's to-space) or none. */
 void heap_free_block(heap_t *h);
 
-/* A block of `words` for a generation (free it with free), or NULL; big
- * blocks are advised to use huge pages (heap_advise_huge).
- * heap_block_realloc is realloc's counterpart. */
-term *heap_block_alloc(size_t words);
-term *heap_block_realloc(term *block, size_t words);
-
 /* A transparent huge page's size (2 MiB on x86-64). */
 #define HEAP_HUGE_PAGE_BYTES ((uintptr_t)2 << 20)
+
+/* Blocks of this size or more are big: mappings of their own, in whole huge
+ * pages advised to be huge, cached when freed (heap.c). */
+#define HEAP_BIG_BLOCK_BYTES (2 * HEAP_HUGE_PAGE_BYTES)
+/* The big-block cache keeps at most this many blocks and bytes (the newest
+ * blocks). */
+#define HEAP_BIG_CACHE_BLOCKS 8u
+#define HEAP_BIG_CACHE_BYTES ((size_t)64 << 20)
+
+/* A block of `words` for a generation, or NULL; free it with
+ * heap_block_free, giving the same size. heap_block_realloc is realloc's
+ * counterpart (old_words: the size it was allocated or last resized to),
+ * and may move it. Any thread may call them. */
+term *heap_block_alloc(size_t words);
+void heap_block_free(term *block, size_t words);
+term *heap_block_realloc(term *block, size_t old_words, size_t words);
+
+/* The big blocks cached now and their bytes (for tests and reports). */
+void heap_big_cache_figures(size_t *blocks, size_t *bytes);
+/* Unmaps every cached big block. */
+void heap_big_cache_drop(void);
 
 /* Advises the huge pages inside [p, p + bytes) (its 2 MiB-aligned part)
  * to be backed by transparent huge pages: memory written once, front to

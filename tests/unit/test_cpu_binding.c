@@ -545,6 +545,62 @@ static void test_unbound_binding_changes_nothing(void)
     cpu_binding_destroy(b);
 }
 
+struct spare_check {
+    const struct cpu_binding *b;
+    unsigned workers;
+    int rc;
+    cpu_set_t mask;
+};
+
+static void *spare_in_thread(void *arg)
+{
+    struct spare_check *c = arg;
+    c->rc = cpu_binding_bind_spare_thread(c->b, c->workers);
+    CPU_ZERO(&c->mask);
+    pthread_getaffinity_np(pthread_self(), sizeof c->mask, &c->mask);
+    return NULL;
+}
+
+static cpu_set_t spare_mask(const struct cpu_binding *b, unsigned workers)
+{
+    struct spare_check c = {.b = b, .workers = workers};
+    pthread_t th;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, spare_in_thread, &c), 0);
+    CU_ASSERT_EQUAL(pthread_join(th, NULL), 0);
+    CU_ASSERT_EQUAL(c.rc, 0);
+    return c.mask;
+}
+
+/* A helper thread keeps off the CPUs of the bound workers while any CPU of
+ * the mask is left over, and has the whole mask when none is (or when the
+ * workers are unbound). */
+static void test_spare_thread_avoids_worker_cpus(void)
+{
+    cpu_set_t mine = thread_affinity();
+    struct cpu_binding *b = create_ok(NULL);
+    cpu_set_t got = spare_mask(b, 1);
+    CU_ASSERT_TRUE(CPU_EQUAL(&got, &mine));
+    cpu_binding_destroy(b);
+
+    b = create_ok("all");
+    unsigned n = cpu_binding_default_workers(b);
+    got = spare_mask(b, n);
+    CU_ASSERT_TRUE(CPU_EQUAL(&got, &mine));
+    if (n >= 2) {
+        /* One worker, on the first CPU of the set: every other CPU. */
+        cpu_set_t expect = mine;
+        CPU_CLR(cpu_binding_cpu_of_worker(b, 0), &expect);
+        got = spare_mask(b, 1);
+        CU_ASSERT_TRUE(CPU_EQUAL(&got, &expect));
+        /* More workers than CPUs: none is spare. */
+        got = spare_mask(b, 2 * n);
+        CU_ASSERT_TRUE(CPU_EQUAL(&got, &mine));
+    }
+    cpu_binding_destroy(b);
+    cpu_set_t after = thread_affinity();
+    CU_ASSERT_TRUE(CPU_EQUAL(&after, &mine));
+}
+
 static void test_create_reports_errors(void)
 {
     cpu_set_t mine = process_affinity();
@@ -679,6 +735,7 @@ static CU_TestInfo tests[] = {
     {"round-robin", test_round_robin},
     {"bind current thread pins one CPU", test_bind_current_thread_pins_one_cpu},
     {"unbound binding changes nothing", test_unbound_binding_changes_nothing},
+    {"a helper thread keeps off the workers' CPUs", test_spare_thread_avoids_worker_cpus},
     {"create reports errors", test_create_reports_errors},
     {"restricted mask as taskset", test_restricted_mask_as_taskset},
     {"describe mentions topology and set", test_describe_mentions_topology_and_set},

@@ -1593,30 +1593,104 @@ static void test_minor_sizing(void)
 
 /* Blocks of megabytes start on a 2 MiB boundary (so huge pages can back
  * them), small ones come from malloc as they are, and a resize keeps the
- * words. */
+ * words, in either kind and across them. */
 static void test_block_allocation(void)
 {
+    heap_big_cache_drop();
     size_t words = (size_t)1 << 20; /* 8 MiB */
     term *big = heap_block_alloc(words);
     CU_ASSERT_FATAL(big != NULL);
     CU_ASSERT_EQUAL((uintptr_t)big % ((uintptr_t)2 << 20), 0);
     for (size_t i = 0; i < words; i += 4096)
         big[i] = make_small((int64_t)i);
-    term *grown = heap_block_realloc(big, words + words / 2);
+    term *grown = heap_block_realloc(big, words, words + words / 2);
     CU_ASSERT_FATAL(grown != NULL);
     int intact = 0;
     for (size_t i = 0; i < words; i += 4096)
         intact += grown[i] == make_small((int64_t)i);
     CU_ASSERT_EQUAL(intact, (int)(words / 4096));
-    free(grown);
-    term *small = heap_block_alloc(233);
+    grown[words + words / 2 - 1] = NIL;
+    /* Shrunk to a small block: the first words move to malloc's memory. */
+    term *small = heap_block_realloc(grown, words + words / 2, 1000);
     CU_ASSERT_FATAL(small != NULL);
-    small[232] = NIL;
-    free(small);
+    CU_ASSERT_EQUAL(small[0], make_small(0));
+    small[999] = NIL;
+    /* And grown to a big one again. */
+    term *again = heap_block_realloc(small, 1000, words);
+    CU_ASSERT_FATAL(again != NULL);
+    CU_ASSERT_EQUAL(again[0], make_small(0));
+    again[words - 1] = NIL;
+    heap_block_free(again, words);
+    term *tiny = heap_block_alloc(233);
+    CU_ASSERT_FATAL(tiny != NULL);
+    tiny[232] = NIL;
+    heap_block_free(tiny, 233);
+    heap_big_cache_drop();
+}
+
+/* A freed big block serves the next request it can hold, the smallest
+ * such, with its pages still in place, cut to the request's size (rounded
+ * to huge pages); the cache keeps HEAP_BIG_CACHE_BLOCKS blocks at most,
+ * the newest. */
+static void test_big_block_cache(void)
+{
+    heap_big_cache_drop();
+    size_t blocks, bytes;
+    size_t words = (size_t)600000; /* 4.8 MB: three huge pages */
+    term *a = heap_block_alloc(words);
+    CU_ASSERT_FATAL(a != NULL);
+    a[0] = make_small(1);
+    heap_block_free(a, words);
+    heap_big_cache_figures(&blocks, &bytes);
+    CU_ASSERT_EQUAL(blocks, 1);
+    CU_ASSERT_EQUAL(bytes, 3 * HEAP_HUGE_PAGE_BYTES);
+    /* A larger size is a fresh mapping; the cached block stays. */
+    term *larger = heap_block_alloc(words * 2);
+    CU_ASSERT_FATAL(larger != NULL);
+    CU_ASSERT_PTR_NOT_EQUAL(larger, a);
+    larger[words] = make_small(2);
+    heap_block_free(larger, words * 2);
+    heap_big_cache_figures(&blocks, &bytes);
+    CU_ASSERT_EQUAL(blocks, 2);
+    CU_ASSERT_EQUAL(bytes, 8 * HEAP_HUGE_PAGE_BYTES);
+    /* The smallest that holds a request: the first block, with the word
+     * written before it was freed. */
+    term *b = heap_block_alloc(words - 1000);
+    CU_ASSERT_PTR_EQUAL(b, a);
+    CU_ASSERT_EQUAL(b[0], make_small(1));
+    /* Then the larger one, cut to three huge pages. */
+    term *c = heap_block_alloc(words);
+    CU_ASSERT_PTR_EQUAL(c, larger);
+    heap_big_cache_figures(&blocks, &bytes);
+    CU_ASSERT_EQUAL(blocks, 0);
+    c[words - 1] = NIL;
+    heap_block_free(c, words);
+    heap_block_free(b, words - 1000);
+    heap_big_cache_figures(&blocks, &bytes);
+    CU_ASSERT_EQUAL(blocks, 2);
+    CU_ASSERT_EQUAL(bytes, 6 * HEAP_HUGE_PAGE_BYTES);
+    /* Beyond the count the oldest go. */
+    term *many[HEAP_BIG_CACHE_BLOCKS + 4];
+    for (unsigned i = 0; i < HEAP_BIG_CACHE_BLOCKS + 4; i++)
+        CU_ASSERT_FATAL((many[i] = heap_block_alloc(words)) != NULL);
+    for (unsigned i = 0; i < HEAP_BIG_CACHE_BLOCKS + 4; i++)
+        heap_block_free(many[i], words);
+    heap_big_cache_figures(&blocks, &bytes);
+    CU_ASSERT_EQUAL(blocks, HEAP_BIG_CACHE_BLOCKS);
+    CU_ASSERT(bytes <= HEAP_BIG_CACHE_BYTES);
+    /* Among blocks of one size the newest, likeliest in the caches. */
+    term *next = heap_block_alloc(words);
+    CU_ASSERT_PTR_EQUAL(next, many[HEAP_BIG_CACHE_BLOCKS + 3]);
+    heap_block_free(next, words);
+    heap_big_cache_drop();
+    heap_big_cache_figures(&blocks, &bytes);
+    CU_ASSERT_EQUAL(blocks, 0);
+    CU_ASSERT_EQUAL(bytes, 0);
 }
 
 static CU_TestInfo tests[] = {
     {"heap size table", test_heap_sizes},
+    {"big blocks cached by size", test_big_block_cache},
     {"prefault of the free part", test_prefault_free},
     {"a warm arena", test_arena_warm},
     {"random graphs, thousands of collections", test_stress},
