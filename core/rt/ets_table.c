@@ -57,6 +57,7 @@ struct ets_table {
     struct ets_obj **buckets;      /* the other types: chains, see ets_table.h */
     unsigned bits;                 /* log2 of the bucket count */
     size_t object_words;           /* words of the stored objects */
+    struct ets_batch *pending;     /* a long insert under way (see "batches"); table lock */
     struct ets_registry *registry; /* whose spare list takes it back */
     /* The registry's chains, written under its lock and read without it by
      * ets_access's fast path, with their own copies of the id and the name
@@ -398,12 +399,31 @@ static enum ets_status check_locked(const struct ets_table *t, term caller, enum
     }
 }
 
+static void settle_locked(struct ets_table *t);
+
+/* Write-locks t with no long insert left half done: whoever takes the lock
+ * while one is under way finishes it first (OTP's helping), so that no
+ * caller ever sees part of one insert/2 call's objects. */
+static void table_wrlock(struct ets_table *t)
+{
+    pthread_rwlock_wrlock(&t->lock);
+    settle_locked(t);
+}
+
 static void lock_for(struct ets_table *t, enum ets_need need)
 {
-    if (need == ETS_WRITE)
-        pthread_rwlock_wrlock(&t->lock);
-    else
+    if (need == ETS_WRITE) {
+        table_wrlock(t);
+        return;
+    }
+    for (;;) {
         pthread_rwlock_rdlock(&t->lock);
+        if (!t->pending)
+            return;
+        pthread_rwlock_unlock(&t->lock);
+        table_wrlock(t);
+        pthread_rwlock_unlock(&t->lock);
+    }
 }
 
 /* Whether t, locked, is still the live table tab names. */
@@ -466,7 +486,7 @@ enum ets_status ets_delete_table(struct ets_registry *r, term tab, term caller)
     struct ets_table *t = acquire(r, tab);
     if (!t)
         return not_found(tab);
-    pthread_rwlock_wrlock(&t->lock);
+    table_wrlock(t);
     enum ets_status st = check_locked(t, caller, ETS_WRITE);
     if (st == ETS_OK)
         delete_locked(r, t);
@@ -480,7 +500,7 @@ enum ets_status ets_rename(struct ets_registry *r, term tab, term caller, term n
     struct ets_table *t = acquire(r, tab);
     if (!t)
         return not_found(tab);
-    pthread_rwlock_wrlock(&t->lock);
+    table_wrlock(t);
     enum ets_status st = check_locked(t, caller, ETS_WRITE);
     if (st == ETS_OK) {
         *named = t->options.named;
@@ -563,7 +583,7 @@ enum ets_status ets_give_away(struct process *self, term tab, term to, term data
     /* The executor mutex keeps the receiver from ending before it counts
      * the table as its own. */
     rt_lock(&s->exec_lock);
-    pthread_rwlock_wrlock(&t->lock);
+    table_wrlock(t);
     struct process *q = is_pid(to) ? sched_live_locked(s, to) : NULL;
     if (t->dead)
         st = ETS_BADID;
@@ -613,7 +633,7 @@ void ets_owner_ended_locked(struct sched *s, worker_id waker, struct process *p)
     pthread_rwlock_unlock(&r->lock);
     for (size_t i = 0; i < n; i++) {
         struct ets_table *t = owned[i];
-        pthread_rwlock_wrlock(&t->lock);
+        table_wrlock(t);
         if (!t->dead && atomic_load_explicit(&t->owner, memory_order_relaxed) == p->pid) {
             struct process *heir = is_value(t->heir) && t->heir != p->pid ? sched_live_locked(s, t->heir) : NULL;
             if (heir) {
@@ -1119,11 +1139,9 @@ bool ets_valid_object_locked(const struct ets_table *t, term object)
     return is_tuple(object) && tuple_arity(object) >= t->options.keypos;
 }
 
-bool ets_replace_locked(struct ets_table *t, struct ets_obj *old, term object)
+/* Puts o in old's place. */
+static void replace_with(struct ets_table *t, struct ets_obj *old, struct ets_obj *o)
 {
-    struct ets_obj *o = obj_new(object);
-    if (!o)
-        return false;
     if (is_tree(t)) {
         tree_swap(t, old, o);
     } else {
@@ -1134,6 +1152,14 @@ bool ets_replace_locked(struct ets_table *t, struct ets_obj *old, term object)
     t->object_words += o->words;
     t->object_words -= old->words;
     obj_free(old);
+}
+
+bool ets_replace_locked(struct ets_table *t, struct ets_obj *old, term object)
+{
+    struct ets_obj *o = obj_new(object);
+    if (!o)
+        return false;
+    replace_with(t, old, o);
     return true;
 }
 
@@ -1143,16 +1169,20 @@ void ets_set_immediate_locked(struct ets_table *t, struct ets_obj *o, unsigned p
     boxed_ptr(o->tuple)[pos] = value;
 }
 
-bool ets_put_locked(struct ets_table *t, term object)
+/* Puts object in t: its copy `made` when not NULL (taken over: linked in
+ * or freed), else a copy made here when it goes in. */
+static bool put(struct ets_table *t, term object, struct ets_obj *made)
 {
     term key = tuple_element(object, t->options.keypos);
+    struct ets_obj *o = made;
     if (is_tree(t)) {
         struct ets_obj *old = tree_find(t, key);
-        if (old)
-            return ets_replace_locked(t, old, object);
-        struct ets_obj *o = obj_new(object);
-        if (!o)
+        if (!o && !(o = obj_new(object)))
             return false;
+        if (old) {
+            replace_with(t, old, o);
+            return true;
+        }
         tree_insert(t, o);
         t->n++;
         t->object_words += o->words;
@@ -1160,19 +1190,22 @@ bool ets_put_locked(struct ets_table *t, term object)
     }
     uint64_t h = key_hash(key);
     struct ets_obj *found = hash_find(t, key, h), *after = NULL;
-    if (found) {
-        if (t->options.type == ETS_SET)
-            return ets_replace_locked(t, found, object);
-        /* A bag's new object goes after its key's last one; a bag skips
-         * an object it holds already. */
-        for (struct ets_obj *o = found; o && same_key(t, o, h, key); o = o->link[0]) {
-            if (t->options.type == ETS_BAG && term_eq_exact(o->tuple, object))
-                return true;
-            after = o;
-        }
+    if (found && t->options.type == ETS_SET) {
+        if (!o && !(o = obj_new(object)))
+            return false;
+        replace_with(t, found, o);
+        return true;
     }
-    struct ets_obj *o = obj_new(object);
-    if (!o)
+    /* A bag's new object goes after its key's last one; a bag skips an
+     * object it holds already. */
+    for (struct ets_obj *k = found; k && same_key(t, k, h, key); k = k->link[0]) {
+        if (t->options.type == ETS_BAG && term_eq_exact(k->tuple, object)) {
+            obj_free(made);
+            return true;
+        }
+        after = k;
+    }
+    if (!o && !(o = obj_new(object)))
         return false;
     o->hash = h;
     if (!hash_insert(t, o, after)) {
@@ -1186,6 +1219,177 @@ bool ets_put_locked(struct ets_table *t, term object)
     if (t->n > bucket_count(t) && t->bits < 8 * sizeof(size_t) - 2)
         hash_resize(t, t->bits + 1);
     return true;
+}
+
+bool ets_put_locked(struct ets_table *t, term object) { return put(t, object, NULL); }
+
+/* ---- batches: a long insert's objects, made off the table ----
+ *
+ * insert/2 and insert_new/2 of a list too long for the caller's slice copy
+ * its objects into a batch first, in portions and without the table's
+ * lock, then commit it: under the write lock a portion of the objects goes
+ * in, and the batch stays the table's pending one until the last does.
+ * Every other taker of the lock finishes a pending batch before it does
+ * anything (table_wrlock, lock_for), so the objects of one call appear
+ * together, as OTP's helping does for its yielding insert. The caller's
+ * batch outlives its commit (helped or not) until ets_batch_free, which
+ * finishes a commit still pending, as the caller's end must: once begun,
+ * an insert happens. */
+
+struct ets_batch {
+    struct ets_obj *first, *last; /* chained by link[0], in the list's order */
+    size_t count;
+    unsigned keypos;         /* the objects were checked against it */
+    struct ets_table *table; /* committing: the table (one reference held) */
+};
+
+struct ets_batch *ets_batch_new(unsigned keypos)
+{
+    struct ets_batch *b = calloc(1, sizeof *b);
+    if (b)
+        b->keypos = keypos;
+    return b;
+}
+
+size_t ets_batch_count(const struct ets_batch *b) { return b->count; }
+
+bool ets_batch_add(struct ets_batch *b, term object)
+{
+    struct ets_obj *o = obj_new(object);
+    if (!o)
+        return false;
+    o->link[0] = NULL;
+    if (b->last)
+        b->last->link[0] = o;
+    else
+        b->first = o;
+    b->last = o;
+    b->count++;
+    return true;
+}
+
+/* Puts up to `budget` of b's objects in t (write-locked); the last one
+ * ends the commit. *done gets the objects put. False when memory ran out
+ * (the object that found none is dropped). */
+static bool batch_put(struct ets_table *t, struct ets_batch *b, size_t budget, size_t *done)
+{
+    bool ok = true;
+    size_t n = 0;
+    for (; n < budget && b->first; n++) {
+        struct ets_obj *o = b->first;
+        b->first = o->link[0];
+        b->count--;
+        ok = put(t, o->tuple, o) && ok;
+    }
+    if (!b->first) {
+        b->last = NULL;
+        t->pending = NULL;
+    }
+    *done = n;
+    return ok;
+}
+
+static void settle_locked(struct ets_table *t)
+{
+    size_t done;
+    if (t->pending)
+        (void)batch_put(t, t->pending, SIZE_MAX, &done);
+}
+
+/* Whether a key of b's objects is in t already (insert_new/2). */
+static bool batch_meets(const struct ets_table *t, const struct ets_batch *b)
+{
+    for (const struct ets_obj *o = b->first; o; o = o->link[0])
+        if (ets_lookup_locked(t, tuple_element(o->tuple, t->options.keypos)))
+            return true;
+    return false;
+}
+
+static void batch_drop(struct ets_batch *b)
+{
+    while (b->first) {
+        struct ets_obj *o = b->first;
+        b->first = o->link[0];
+        obj_free(o);
+    }
+    b->last = NULL;
+    b->count = 0;
+}
+
+/* The commit of b ended (by its caller or a helper): the table's
+ * reference goes. */
+static void batch_detach(struct ets_batch *b)
+{
+    struct ets_table *t = b->table;
+    b->table = NULL;
+    table_release(t);
+}
+
+enum ets_status ets_batch_commit(struct ets_registry *r, term tab, term caller, struct ets_batch *b, bool insert_new,
+                                 size_t budget, size_t *done, bool *inserted)
+{
+    *done = 0;
+    *inserted = false;
+    struct ets_table *t = acquire(r, tab);
+    if (!t)
+        return not_found(tab);
+    table_wrlock(t);
+    enum ets_status st = check_locked(t, caller, ETS_WRITE);
+    bool met = st == ETS_OK && insert_new && batch_meets(t, b);
+    /* A table of that name made anew meanwhile may have another keypos. */
+    if (st == ETS_OK && !met && t->options.keypos != b->keypos) {
+        for (const struct ets_obj *o = b->first; o && st == ETS_OK; o = o->link[0])
+            if (!ets_valid_object_locked(t, o->tuple))
+                st = ETS_BADARG;
+    }
+    if (st == ETS_OK && !met && b->first) {
+        *inserted = true;
+        b->table = t;
+        t->pending = b;
+        table_retain(t);
+        if (!batch_put(t, b, budget, done))
+            st = ETS_NOMEM;
+    }
+    /* Read under the lock: a helper may finish the batch once it is let go. */
+    bool finished = *inserted && !b->first;
+    pthread_rwlock_unlock(&t->lock);
+    if (finished)
+        batch_detach(b);
+    if (met)
+        batch_drop(b);
+    table_release(t);
+    return st;
+}
+
+bool ets_batch_go_on(struct ets_batch *b, size_t budget, size_t *done, bool *out_of_memory)
+{
+    *done = 0;
+    *out_of_memory = false;
+    struct ets_table *t = b->table;
+    if (!t)
+        return true;
+    pthread_rwlock_wrlock(&t->lock);
+    /* Helped to the end meanwhile: pending no more (or another's). */
+    if (t->pending == b)
+        *out_of_memory = !batch_put(t, b, budget, done);
+    bool finished = !b->first;
+    pthread_rwlock_unlock(&t->lock);
+    if (finished)
+        batch_detach(b);
+    return finished;
+}
+
+void ets_batch_free(struct ets_batch *b)
+{
+    if (!b)
+        return;
+    if (b->table) {
+        table_wrlock(b->table);
+        pthread_rwlock_unlock(&b->table->lock);
+        batch_detach(b);
+    }
+    batch_drop(b);
+    free(b);
 }
 
 void ets_erase_locked(struct ets_table *t, struct ets_obj *o)

@@ -221,4 +221,42 @@ void ets_clear_locked(struct ets_table *t);
  * and balance; each chain's placement and order; the count): for tests. */
 bool ets_check_locked(const struct ets_table *t);
 
+/* ---- long inserts (insert/2 and insert_new/2 of a long list) ----
+ *
+ * The objects are copied into a batch off the table, in portions and
+ * without its lock (ets_batch_add, after the caller checked each against
+ * the table's keypos), then committed under the write lock in portions of
+ * `budget` objects. Until the last is in, the batch is the table's pending
+ * one, which any other caller that locks the table finishes first: no
+ * caller sees part of a batch. A commit that has begun always ends, even
+ * if its caller goes (ets_batch_free finishes it). */
+struct ets_batch;
+
+/* An empty batch for objects checked against keypos, or NULL when memory
+ * ran out. */
+struct ets_batch *ets_batch_new(unsigned keypos);
+/* Copies object (a tuple of keypos elements or more) into b; false when
+ * memory ran out. */
+bool ets_batch_add(struct ets_batch *b, term object);
+/* The objects in b not yet in a table. */
+size_t ets_batch_count(const struct ets_batch *b);
+/*
+ * Begins committing b to table tab for caller: checks the access as
+ * ets_access for ETS_WRITE, and each object against the table when its
+ * keypos is not b's (ETS_BADARG);
+ * for insert_new, when a key of b is in the table already, inserts nothing
+ * (*inserted false, b emptied). Otherwise puts up to `budget` objects in,
+ * *done of them, and leaves the rest pending (ets_batch_go_on);
+ * *inserted true. ETS_NOMEM: memory ran out for an object (dropped; the
+ * rest still go in).
+ */
+enum ets_status ets_batch_commit(struct ets_registry *r, term tab, term caller, struct ets_batch *b, bool insert_new,
+                                 size_t budget, size_t *done, bool *inserted);
+/* Puts up to `budget` more of b's objects in its table, *done of them;
+ * true once none is left (a helper may have put them in). */
+bool ets_batch_go_on(struct ets_batch *b, size_t budget, size_t *done, bool *out_of_memory);
+/* Finishes b's commit if it is under way, then frees b and the objects
+ * never committed. NULL is allowed. */
+void ets_batch_free(struct ets_batch *b);
+
 #endif

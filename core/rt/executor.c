@@ -1622,10 +1622,12 @@ void sched_destroy(struct sched *s)
             ;
     s->runnable_head = s->runnable_tail = NULL;
     names_destroy(s); /* before the processes its entries point at */
-    ets_registry_free(s->ets);
-    s->ets = NULL;
     aliases_destroy(s);
     proc_table_drain(&s->table, release_left, NULL);
+    /* After the processes: one in the middle of a long ets:insert holds a
+     * table (ets_batch_free finishes the insert). */
+    ets_registry_free(s->ets);
+    s->ets = NULL;
     signals_destroy(s);
     bif_timers_destroy(s);
     /* Run what every record still has pending (ended contexts, replaced

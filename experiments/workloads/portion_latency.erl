@@ -35,7 +35,8 @@
 %% ordered_set), ets_match_object (ets:match_object/2 of every object),
 %% ets_select_count (every object counted), ets_select_delete (a spec that
 %% deletes none), ets_tab2list (a public set, or ordered_set, of N objects
-%% {I, I} the hog owns).
+%% {I, I} the hog owns), ets_insert (ets:insert/2 of those N objects into
+%% such a set, again and again: the first call inserts, the others replace).
 %% Prints: workload=portion_latency builtin=B n=N result=PINGS_SENT max_us=M
 %% median_us=D time_ms=T
 -module(portion_latency).
@@ -81,7 +82,8 @@ work(ets_select_ordered, T) -> ets:select(T, [{'_', [], ['$_']}]);
 work(ets_match_object, T) -> ets:match_object(T, {'_', '_'});
 work(ets_select_count, T) -> ets:select_count(T, [{'_', [], [true]}]);
 work(ets_select_delete, T) -> ets:select_delete(T, [{{'_', absent}, [], [true]}]);
-work(ets_tab2list, T) -> ets:tab2list(T).
+work(ets_tab2list, T) -> ets:tab2list(T);
+work(ets_insert, {T, L}) -> ets:insert(T, L).
 
 %% The argument the builtin works on, of N elements (bytes for binaries).
 input(keyfind, N) -> [{I} || I <- lists:seq(1, N)];
@@ -109,6 +111,7 @@ input(ets_match_object, N) -> table(set, N);
 input(ets_select_count, N) -> table(set, N);
 input(ets_select_delete, N) -> table(set, N);
 input(ets_tab2list, N) -> table(set, N);
+input(ets_insert, N) -> {ets:new(portion_latency, [set, public]), [{I, I} || I <- lists:seq(1, N)]};
 input(_, N) -> lists:seq(1, N).
 
 table(Type, N) ->

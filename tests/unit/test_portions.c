@@ -1718,6 +1718,102 @@ static void test_ets_deleted_or_ended_mid_walk(void)
     heap_destroy(&h);
 }
 
+/* [{K, K rem 7} || K <- lists:seq(From, To)] */
+static term pairs(heap_t *h, int64_t from, int64_t to)
+{
+    term l = NIL;
+    for (int64_t k = to; k >= from && is_value(l); k--) {
+        term e = heap_tuple2(h, make_small(k), make_small(k % 7));
+        l = is_value(e) ? heap_cons(h, e, l) : e;
+    }
+    CU_ASSERT_FATAL(is_value(l));
+    return l;
+}
+
+static int64_t cells(term l)
+{
+    int64_t n = 0;
+    for (; is_list(l); l = list_tail(l))
+        n++;
+    return n;
+}
+
+/* insert/2 of a long list copies 4 objects a reduction, then commits as
+ * many: at least this many slices of ETS_SLICE reductions for each. */
+#define INSERT_OBJECTS (2 * ETS_OBJECTS)
+#define INSERT_SLICES (INSERT_OBJECTS / (ETS_SLICE * 4))
+
+static int64_t ets_sizes[2]; /* the table's size seen at slices 10 and 30 */
+
+static void ets_observe(struct sched *s, int slices)
+{
+    if (slices != INSERT_SLICES * 2 / 5 && slices != INSERT_SLICES * 6 / 5)
+        return;
+    struct process *p = ets_caller(s);
+    term size = ets_call(p, "info", (term[]){ets_name(), var("size")}, 2);
+    ets_sizes[slices > INSERT_SLICES] = is_small(size) ? small_value(size) : -1;
+    test_bif_process_free(p);
+}
+
+/* insert/2 and insert_new/2 of a long list: many slices copying, then many
+ * committing, the same answer and table as in one call; another process's
+ * access in the middle of the commit finishes it first (it sees all of the
+ * call's objects or none), a bad object found late leaves the table as it
+ * was, and a process ended while copying or committing leaves nothing
+ * behind (LeakSanitizer). */
+static void test_ets_insert_portions(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    slice_reds = ETS_SLICE;
+    /* Half the keys are in the filled table already, half are new. */
+    term half_new = pairs(&h, ETS_OBJECTS / 2 + 1, ETS_OBJECTS / 2 + INSERT_OBJECTS);
+    term all_new = pairs(&h, ETS_OBJECTS + 1, ETS_OBJECTS + INSERT_OBJECTS);
+    term bad_last = pairs(&h, ETS_OBJECTS + 1, ETS_OBJECTS + INSERT_OBJECTS);
+    term last = bad_last;
+    while (list_tail(last) != NIL)
+        last = list_tail(last);
+    list_ptr(last)[0] = heap_tuple(&h, 0, NULL); /* {}: no key */
+    const char *types[] = {"set", "ordered_set", "bag", "duplicate_bag"};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        const char *type = types[i];
+        ets_case(&h, type, "insert", (term[]){ets_name(), half_new}, 2, 2 * INSERT_SLICES);
+        ets_case(&h, type, "insert_new", (term[]){ets_name(), half_new}, 2, INSERT_SLICES);
+        ets_case(&h, type, "insert_new", (term[]){ets_name(), all_new}, 2, 2 * INSERT_SLICES);
+
+        ets_type = type;
+        ets_heap = &h;
+        at_start = ets_fill;
+        at_end = ets_capture;
+        term got, raised;
+        int slices = run_sliced("ets", "insert", (term[]){ets_name(), bad_last}, 2, 100000, &h, &got, &raised);
+        CU_ASSERT(slices >= INSERT_SLICES && raised == A(badarg));
+        CU_ASSERT(is_list(ets_after) && cells(ets_after) == ETS_OBJECTS);
+
+        between_slices = ets_observe;
+        ets_sizes[0] = ets_sizes[1] = 0;
+        slices = run_sliced("ets", "insert", (term[]){ets_name(), all_new}, 2, 100000, &h, &got, &raised);
+        between_slices = NULL;
+        CU_ASSERT(got == A(true) && slices > INSERT_SLICES * 6 / 5);
+        CU_ASSERT_EQUAL(ets_sizes[0], ETS_OBJECTS);
+        CU_ASSERT_EQUAL(ets_sizes[1], ETS_OBJECTS + INSERT_OBJECTS);
+
+        /* Ended while copying, then while committing (at_end's tab2list
+         * finishes the commit before the process goes). */
+        slices = run_sliced("ets", "insert", (term[]){ets_name(), all_new}, 2, INSERT_SLICES / 2, &h, &got, &raised);
+        CU_ASSERT(slices == INSERT_SLICES / 2 && is_non_value(got));
+        CU_ASSERT(is_list(ets_after) && cells(ets_after) == ETS_OBJECTS);
+        at_end = NULL;
+        slices =
+            run_sliced("ets", "insert", (term[]){ets_name(), all_new}, 2, INSERT_SLICES * 3 / 2, &h, &got, &raised);
+        CU_ASSERT(slices == INSERT_SLICES * 3 / 2 && is_non_value(got));
+        at_start = NULL;
+    }
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
 static CU_TestInfo tests[] = {
     {"long lists span many slices, same results", test_portioned_results},
     {"errors after portions", test_portioned_errors},
@@ -1752,6 +1848,7 @@ static CU_TestInfo tests[] = {
     {"ETS walks span many slices, same results", test_ets_portions},
     {"ETS walks over a table changed between portions", test_ets_changed_between_portions},
     {"ETS walks: table deleted, process ended mid-walk", test_ets_deleted_or_ended_mid_walk},
+    {"ets:insert/insert_new of long lists in portions", test_ets_insert_portions},
     CU_TEST_INFO_NULL,
 };
 
