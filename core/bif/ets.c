@@ -468,19 +468,81 @@ static enum ets_status do_delete_object(struct ets_table *t, void *arg)
     return ETS_OK;
 }
 
-static enum ets_status do_delete_all(struct ets_table *t, void *arg)
+/* ---- delete/1 and delete_all_objects/1, freed in portions ----
+ * The table is emptied (or goes) at once, under its lock, as OTP's; its
+ * objects, taken out (ets_table.h: rubble), are freed in portions of the
+ * caller's, a reduction an object (OTP 25, measured: an ordered_set's 1
+ * an object, a set's about 1 a bucket; 300,000 objects: 299,930 and
+ * 256,166 reductions). The rubble is a resource of the caller's, freed at
+ * once if it ends meanwhile, named by a reference in the continuation's
+ * arguments: (Tab, Arg2 or [], Ref, Result). */
+struct rubble_res {
+    struct proc_resource res;
+    struct ets_rubble *rubble;
+};
+
+static void release_rubble(struct proc_resource *r)
 {
-    struct call *c = arg;
-    size_t n = ets_count_locked(t);
-    ets_clear_locked(t);
-    c->result = make_small((int64_t)n);
-    return ETS_OK;
+    struct rubble_res *rr = (struct rubble_res *)r;
+    ets_rubble_free_all(rr->rubble);
+    free(rr);
+}
+
+static const struct proc_resource_type rubble_type = {"ets rubble", release_rubble, false};
+
+static term free_rubble_cont(struct process *p, const term *a);
+
+/* Frees a portion of rubble (NULL: none); result when all is freed,
+ * else a trap whose continuation goes on (rr: its resource, NULL before
+ * the first trap). */
+static term free_rubble(struct process *p, const term *a, struct ets_rubble *rubble, struct rubble_res *rr, term result)
+{
+    size_t done;
+    bool finished = !rubble || ets_rubble_free(rubble, bif_portion(p, 1), &done);
+    if (rubble)
+        bif_spend(p, done, 1);
+    if (finished) {
+        if (rr) {
+            rr->rubble = NULL;
+            proc_resource_release(p, &rr->res);
+        }
+        return result;
+    }
+    term ref = rr ? THE_NON_VALUE : heap_make_ref(&p->heap);
+    if (!rr) {
+        rr = calloc(1, sizeof *rr);
+        if (!rr || is_non_value(ref)) {
+            free(rr);
+            ets_rubble_free_all(rubble);
+            return result;
+        }
+        rr->rubble = rubble;
+        rr->res.type = &rubble_type;
+        rr->res.id_low = ref_id_low(ref);
+        rr->res.id_high = ref_id_high(ref);
+        proc_resource_attach(p, &rr->res);
+    } else {
+        ref = a[2];
+    }
+    term next[4] = {a[0], a[1], ref, result};
+    return bif_trap(p, free_rubble_cont, 4, next);
+}
+
+static term free_rubble_cont(struct process *p, const term *a)
+{
+    struct rubble_res *rr = (struct rubble_res *)proc_resource_find(p, a[2], &rubble_type);
+    if (!rr)
+        return bif_badarg(p);
+    return free_rubble(p, a, rr->rubble, rr, a[3]);
 }
 
 static term ets_bif_delete_1(struct process *p, const term *a)
 {
-    enum ets_status st = ets_delete_table(ets_registry_of(p), a[0], p->pid);
-    return st == ETS_OK ? A(true) : fail(p, st);
+    struct ets_rubble *rubble = NULL;
+    enum ets_status st = ets_delete_table(ets_registry_of(p), a[0], p->pid, p->bif_may_trap ? &rubble : NULL);
+    if (st != ETS_OK)
+        return fail(p, st);
+    return free_rubble(p, (term[]){a[0], NIL}, rubble, NULL, A(true));
 }
 static term ets_bif_delete_2(struct process *p, const term *a) { return run(p, a, ETS_WRITE, do_delete_key); }
 static term ets_bif_delete_object(struct process *p, const term *a) { return run(p, a, ETS_WRITE, do_delete_object); }
@@ -488,7 +550,21 @@ static term ets_bif_delete_object(struct process *p, const term *a) { return run
  * match-everything select_delete/2; the number deleted. */
 static term ets_bif_internal_delete_all(struct process *p, const term *a)
 {
-    return run(p, a, ETS_WRITE, do_delete_all);
+    struct ets_rubble *rubble = NULL;
+    size_t count = 0;
+    enum ets_status st = ets_take_all(ets_registry_of(p), a[0], p->pid, &rubble, &count);
+    if (st != ETS_OK)
+        return fail(p, st);
+    term n = int_from_uint64(&p->heap, count);
+    if (is_non_value(n)) {
+        ets_rubble_free_all(rubble);
+        return bif_out_of_memory(p);
+    }
+    if (!p->bif_may_trap) {
+        ets_rubble_free_all(rubble);
+        return n;
+    }
+    return free_rubble(p, a, rubble, NULL, n);
 }
 
 /* ---- traversal ---- */

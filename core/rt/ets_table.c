@@ -466,9 +466,12 @@ enum ets_status ets_access_hinted(struct ets_registry *r, struct ets_table *hint
     return st;
 }
 
+static struct ets_rubble *take_all_locked(struct ets_table *t);
+
 /* Deletes t, whose write lock is held and which is alive: out of the
- * registry first, so that its name is free as soon as it is dead. */
-static void delete_locked(struct ets_registry *r, struct ets_table *t)
+ * registry first, so that its name is free as soon as it is dead. Its
+ * objects go into *rubble when rubble is not NULL, else now. */
+static void delete_locked(struct ets_registry *r, struct ets_table *t, struct ets_rubble **rubble)
 {
     pthread_rwlock_wrlock(&r->lock);
     bool drop = t->registered;
@@ -476,12 +479,14 @@ static void delete_locked(struct ets_registry *r, struct ets_table *t)
         unregister_locked(r, t);
     pthread_rwlock_unlock(&r->lock);
     t->dead = true;
+    if (rubble)
+        *rubble = take_all_locked(t);
     table_clear(t);
     if (drop)
         table_release(t); /* the registry's reference; the caller still holds one */
 }
 
-enum ets_status ets_delete_table(struct ets_registry *r, term tab, term caller)
+enum ets_status ets_delete_table(struct ets_registry *r, term tab, term caller, struct ets_rubble **rubble)
 {
     struct ets_table *t = acquire(r, tab);
     if (!t)
@@ -489,7 +494,7 @@ enum ets_status ets_delete_table(struct ets_registry *r, term tab, term caller)
     table_wrlock(t);
     enum ets_status st = check_locked(t, caller, ETS_WRITE);
     if (st == ETS_OK)
-        delete_locked(r, t);
+        delete_locked(r, t, rubble);
     pthread_rwlock_unlock(&t->lock);
     table_release(t);
     return st;
@@ -641,7 +646,7 @@ void ets_owner_ended_locked(struct sched *s, worker_id waker, struct process *p)
                 atomic_fetch_add_explicit(&heir->ets_owned, 1, memory_order_relaxed);
                 send_transfer_locked(s, waker, heir, t, p->pid, t->heir_data->tuple);
             } else {
-                delete_locked(r, t);
+                delete_locked(r, t, NULL);
             }
         }
         pthread_rwlock_unlock(&t->lock);
@@ -956,38 +961,58 @@ static struct ets_obj **hash_slot(struct ets_table *t, const struct ets_obj *o)
 
 /* ---- common ---- */
 
+/* A table's objects out of it: freed by tear_down, in portions or not. */
+struct ets_rubble {
+    struct ets_obj *tree;     /* an ordered_set's, torn down from here */
+    struct ets_obj **buckets; /* the other types' chains */
+    size_t nbuckets, bucket;  /* bucket: the next one to empty */
+};
+
+/* Frees rb's objects for up to `budget` steps (a step frees an object or
+ * moves a tree node), *freed of them; true once none is left. A tree goes
+ * without recursion: each node's right subtree moves to its left before
+ * it goes. */
+static bool tear_down(struct ets_rubble *rb, size_t budget, size_t *freed)
+{
+    size_t steps = 0;
+    *freed = 0;
+    struct ets_obj *n = rb->tree;
+    for (; n && steps < budget; steps++) {
+        if (n->link[0]) {
+            struct ets_obj *l = n->link[0];
+            n->link[0] = l->link[1];
+            l->link[1] = n;
+            n = l;
+        } else {
+            struct ets_obj *right = n->link[1];
+            obj_free(n);
+            ++*freed;
+            n = right;
+        }
+    }
+    rb->tree = n;
+    for (; rb->bucket < rb->nbuckets && steps < budget; steps++) {
+        struct ets_obj *o = rb->buckets[rb->bucket];
+        if (!o) {
+            rb->bucket++;
+            continue;
+        }
+        rb->buckets[rb->bucket] = o->link[0];
+        obj_free(o);
+        ++*freed;
+    }
+    return !rb->tree && rb->bucket == rb->nbuckets;
+}
+
 static void table_clear(struct ets_table *t)
 {
-    if (is_tree(t)) {
-        /* Frees the tree without recursion: each node's right subtree
-         * is moved to its left before it goes. */
-        struct ets_obj *n = t->root;
-        while (n) {
-            if (n->link[0]) {
-                struct ets_obj *l = n->link[0];
-                n->link[0] = l->link[1];
-                l->link[1] = n;
-                n = l;
-            } else {
-                struct ets_obj *r = n->link[1];
-                obj_free(n);
-                n = r;
-            }
-        }
-        t->root = NULL;
-    } else {
-        for (size_t b = 0, nb = bucket_count(t); b < nb; b++) {
-            struct ets_obj *o = t->buckets[b];
-            while (o) {
-                struct ets_obj *next = o->link[0];
-                obj_free(o);
-                o = next;
-            }
-        }
-        free(t->buckets);
-        t->buckets = NULL;
-        t->bits = 0;
-    }
+    struct ets_rubble rb = {t->root, t->buckets, bucket_count(t), 0};
+    size_t freed;
+    (void)tear_down(&rb, SIZE_MAX, &freed);
+    free(t->buckets);
+    t->root = NULL;
+    t->buckets = NULL;
+    t->bits = 0;
     t->n = 0;
     t->object_words = 0;
 }
@@ -1422,6 +1447,64 @@ size_t ets_erase_key_locked(struct ets_table *t, term key)
 }
 
 void ets_clear_locked(struct ets_table *t) { table_clear(t); }
+
+/* ---- rubble: a table's objects taken out at once, freed in portions ---- */
+
+/* t's objects, taken out of it (write-locked), which is left empty; NULL
+ * when there are none or memory ran out (t is then emptied in place). */
+static struct ets_rubble *take_all_locked(struct ets_table *t)
+{
+    struct ets_rubble *rb = t->n ? malloc(sizeof *rb) : NULL;
+    if (!rb) {
+        table_clear(t);
+        return NULL;
+    }
+    *rb = (struct ets_rubble){t->root, t->buckets, bucket_count(t), 0};
+    t->root = NULL;
+    t->buckets = NULL;
+    t->bits = 0;
+    t->n = 0;
+    t->object_words = 0;
+    return rb;
+}
+
+struct take_all {
+    struct ets_rubble *rubble;
+    size_t count;
+};
+
+static enum ets_status take_all(struct ets_table *t, void *arg)
+{
+    struct take_all *ta = arg;
+    ta->count = t->n;
+    ta->rubble = take_all_locked(t);
+    return ETS_OK;
+}
+
+enum ets_status ets_take_all(struct ets_registry *r, term tab, term caller, struct ets_rubble **rubble, size_t *count)
+{
+    struct take_all ta = {NULL, 0};
+    enum ets_status st = ets_access(r, tab, caller, ETS_WRITE, take_all, &ta);
+    *rubble = ta.rubble;
+    *count = ta.count;
+    return st;
+}
+
+bool ets_rubble_free(struct ets_rubble *rb, size_t budget, size_t *done)
+{
+    if (!tear_down(rb, budget, done))
+        return false;
+    free(rb->buckets);
+    free(rb);
+    return true;
+}
+
+void ets_rubble_free_all(struct ets_rubble *rb)
+{
+    size_t done;
+    if (rb)
+        (void)ets_rubble_free(rb, SIZE_MAX, &done);
+}
 
 /* ---- checks (unit tests) ---- */
 

@@ -122,8 +122,22 @@ enum ets_status ets_access(struct ets_registry *r, term tab, term caller, enum e
 enum ets_status ets_access_hinted(struct ets_registry *r, struct ets_table *hint, term tab, term caller,
                                   enum ets_need need, enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg);
 
-/* delete/1: the table goes (write access needed). */
-enum ets_status ets_delete_table(struct ets_registry *r, term tab, term caller);
+/* delete/1: the table goes (write access needed). Its objects go into
+ * *rubble (NULL when it had none) when rubble is not NULL, for the caller
+ * to free in portions; else they are freed now. */
+struct ets_rubble;
+enum ets_status ets_delete_table(struct ets_registry *r, term tab, term caller, struct ets_rubble **rubble);
+
+/* delete_all_objects/1: every object of the table taken out at once
+ * (write access needed), *count of them, into *rubble (NULL when none, or
+ * when memory ran out and they were freed now). */
+enum ets_status ets_take_all(struct ets_registry *r, term tab, term caller, struct ets_rubble **rubble, size_t *count);
+/* Frees up to `budget` steps' worth of rb's objects (a step frees one or
+ * moves a tree node), *done objects; true once none is left (rb itself is
+ * then freed too). */
+bool ets_rubble_free(struct ets_rubble *rb, size_t budget, size_t *done);
+/* Frees rb and every object left in it. NULL is allowed. */
+void ets_rubble_free_all(struct ets_rubble *rb);
 /* rename/2: a named table is found under its new name from now on;
  * ETS_EXISTS when another named table has it. *named tells which. */
 enum ets_status ets_rename(struct ets_registry *r, term tab, term caller, term name, bool *named);

@@ -118,7 +118,7 @@ static void test_types(void)
         term k = make_small(1);
         CU_ASSERT_EQUAL(ets_access(r, tab, make_pid(1), ETS_WRITE, cb_delete_key, &k), ETS_OK);
         CU_ASSERT_EQUAL(find(r, tab, make_small(1)).count, 0);
-        CU_ASSERT_EQUAL(ets_delete_table(r, tab, make_pid(1)), ETS_OK);
+        CU_ASSERT_EQUAL(ets_delete_table(r, tab, make_pid(1), NULL), ETS_OK);
         CU_ASSERT_EQUAL(ets_access(r, tab, make_pid(1), ETS_READ, cb_size, &(size_t){0}), ETS_BADID);
     }
     ets_registry_free(r);
@@ -166,7 +166,7 @@ static void test_access_and_names(void)
     size_t n;
     CU_ASSERT_EQUAL(ets_access(r, name, other, ETS_READ, cb_size, &n), ETS_OK);
     CU_ASSERT_EQUAL(ets_access(r, name, other, ETS_WRITE, cb_size, &n), ETS_ACCESS);
-    CU_ASSERT_EQUAL(ets_delete_table(r, name, other), ETS_ACCESS);
+    CU_ASSERT_EQUAL(ets_delete_table(r, name, other, NULL), ETS_ACCESS);
     CU_ASSERT_EQUAL(ets_access(r, name, owner, ETS_WRITE, cb_size, &n), ETS_OK);
     bool named;
     CU_ASSERT_EQUAL(ets_rename(r, name, owner, name2, &named), ETS_OK);
@@ -562,7 +562,7 @@ static void test_model(void)
                     CU_ASSERT_EQUAL(ets_access(r, tab, make_pid(1), ETS_WRITE, cb_model, &run), ETS_OK);
             }
             CU_ASSERT_EQUAL(size_of(r, tab), 0);
-            CU_ASSERT_EQUAL(ets_delete_table(r, tab, make_pid(1)), ETS_OK);
+            CU_ASSERT_EQUAL(ets_delete_table(r, tab, make_pid(1), NULL), ETS_OK);
             heap_recycle(&h);
         }
     }
@@ -715,7 +715,7 @@ static void test_resumed_walks(void)
                 CU_ASSERT_EQUAL(w.seen[k], per_key);
             CU_ASSERT(w.seen[k] <= per_key);
         }
-        CU_ASSERT_EQUAL(ets_delete_table(r, tab, make_pid(1)), ETS_OK);
+        CU_ASSERT_EQUAL(ets_delete_table(r, tab, make_pid(1), NULL), ETS_OK);
     }
     ets_registry_free(r);
     heap_destroy(&h);
@@ -754,7 +754,7 @@ static void test_slots(void)
         CU_ASSERT_EQUAL(ets_access(r, tab, make_pid(1), ETS_READ, cb_slots, seen), ETS_OK);
         for (int k = 0; k < 100; k++)
             CU_ASSERT_EQUAL(seen[k], 1);
-        CU_ASSERT_EQUAL(ets_delete_table(r, tab, make_pid(1)), ETS_OK);
+        CU_ASSERT_EQUAL(ets_delete_table(r, tab, make_pid(1), NULL), ETS_OK);
     }
     ets_registry_free(r);
     heap_destroy(&h);
@@ -785,7 +785,7 @@ static void test_deleted_tables_are_reused(void)
         put(r, t1, pair(&h, 1, 100));
         struct ets_table *gone = NULL;
         CU_ASSERT_EQUAL(ets_access(r, t1, make_pid(1), ETS_READ, cb_table, &gone), ETS_OK);
-        CU_ASSERT_EQUAL(ets_delete_table(r, t1, make_pid(1)), ETS_OK);
+        CU_ASSERT_EQUAL(ets_delete_table(r, t1, make_pid(1), NULL), ETS_OK);
         CU_ASSERT_EQUAL_FATAL(ets_create(r, A(set), make_pid(1), &SET, &id2), ETS_OK);
         term t2 = ets_ref_term(&h, NULL, id2);
         CU_ASSERT_NOT_EQUAL(id1, id2);
@@ -802,14 +802,14 @@ static void test_deleted_tables_are_reused(void)
         CU_ASSERT_EQUAL(mem1, mem2);
         CU_ASSERT_EQUAL(ets_create(r, a, make_pid(1), &named, &id3), ETS_OK);
         put(r, a, pair(&h, 1, 100));
-        CU_ASSERT_EQUAL(ets_delete_table(r, a, make_pid(1)), ETS_OK);
+        CU_ASSERT_EQUAL(ets_delete_table(r, a, make_pid(1), NULL), ETS_OK);
         CU_ASSERT_EQUAL(ets_create(r, b, make_pid(1), &named, &id4), ETS_OK);
         CU_ASSERT_EQUAL(ets_access(r, a, make_pid(1), ETS_READ, cb_find, &pr), ETS_BADID);
         CU_ASSERT_EQUAL(size_of(r, b), 0);
         CU_ASSERT_EQUAL(ets_access(r, b, make_pid(1), ETS_READ, cb_table, &mem2), ETS_OK);
         CU_ASSERT_EQUAL(ets_access_hinted(r, mem2, a, make_pid(1), ETS_READ, cb_find, &pr), ETS_BADID);
-        CU_ASSERT_EQUAL(ets_delete_table(r, b, make_pid(1)), ETS_OK);
-        CU_ASSERT_EQUAL(ets_delete_table(r, t2, make_pid(1)), ETS_OK);
+        CU_ASSERT_EQUAL(ets_delete_table(r, b, make_pid(1), NULL), ETS_OK);
+        CU_ASSERT_EQUAL(ets_delete_table(r, t2, make_pid(1), NULL), ETS_OK);
         heap_recycle(&h);
     }
     /* Three spares reused at once: all/0 lists the three new tables alone
@@ -821,7 +821,7 @@ static void test_deleted_tables_are_reused(void)
         old[i] = ets_ref_term(&h, NULL, id);
     }
     for (int i = 0; i < 3; i++)
-        CU_ASSERT_EQUAL(ets_delete_table(r, old[i], make_pid(1)), ETS_OK);
+        CU_ASSERT_EQUAL(ets_delete_table(r, old[i], make_pid(1), NULL), ETS_OK);
     for (int i = 0; i < 3; i++) {
         uint64_t id;
         CU_ASSERT_EQUAL_FATAL(ets_create(r, A(set), make_pid(1), &SET, &id), ETS_OK);
@@ -940,7 +940,7 @@ static void *recreator(void *p)
         return NULL;
     while (!atomic_load(&s->stop)) {
         uint64_t id, old = atomic_load(&s->churned);
-        if (ets_delete_table(s->r, s->named, make_pid(1)) != ETS_OK)
+        if (ets_delete_table(s->r, s->named, make_pid(1), NULL) != ETS_OK)
             s->errors++;
         if (ets_create(s->r, s->named, make_pid(1), &o, &id) != ETS_OK)
             s->errors++;
@@ -948,7 +948,7 @@ static void *recreator(void *p)
         if (!create_marked(s, &h, &id))
             s->errors++;
         atomic_store(&s->churned, id);
-        if (ets_delete_table(s->r, ets_ref_term(NULL, ref, old), make_pid(1)) != ETS_OK)
+        if (ets_delete_table(s->r, ets_ref_term(NULL, ref, old), make_pid(1), NULL) != ETS_OK)
             s->errors++;
         heap_recycle(&h);
     }

@@ -1814,6 +1814,58 @@ static void test_ets_insert_portions(void)
     heap_destroy(&h);
 }
 
+static term ets_seen; /* what ets_peek saw at slice 2 */
+
+static void ets_peek(struct sched *s, int slices)
+{
+    if (slices != 2)
+        return;
+    struct process *p = ets_caller(s);
+    term size = ets_call(p, "info", (term[]){ets_name(), var("size")}, 2);
+    ets_seen = is_immed(size) ? size : THE_NON_VALUE;
+    test_bif_process_free(p);
+}
+
+/* delete_all_objects/1 (internal_delete_all/2) and delete/1 empty or drop
+ * the table at once (another caller sees it empty, or gone, after the first
+ * slice), then free the objects a reduction each over many slices; a
+ * process ended meanwhile leaves nothing behind (LeakSanitizer). */
+static void test_ets_delete_portions(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    slice_reds = ETS_SLICE;
+    const char *types[] = {"set", "ordered_set", "bag"};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        const char *type = types[i];
+        ets_case(&h, type, "internal_delete_all", (term[]){ets_name(), var("undefined")}, 2,
+                 ETS_OBJECTS / ETS_SLICE / 2);
+        ets_type = type;
+        at_start = ets_fill;
+        between_slices = ets_peek;
+        term got, raised;
+        ets_seen = THE_NON_VALUE;
+        int slices = run_sliced("ets", "internal_delete_all", (term[]){ets_name(), var("undefined")}, 2, 100000, &h,
+                                &got, &raised);
+        CU_ASSERT(got == make_small(ETS_OBJECTS) && slices >= ETS_OBJECTS / ETS_SLICE / 2);
+        CU_ASSERT(ets_seen == make_small(0));
+        ets_seen = THE_NON_VALUE;
+        slices = run_sliced("ets", "delete", (term[]){ets_name()}, 1, 100000, &h, &got, &raised);
+        CU_ASSERT(got == A(true) && slices >= ETS_OBJECTS / ETS_SLICE / 2);
+        CU_ASSERT(ets_seen == var("undefined"));
+        between_slices = NULL;
+        slices = run_sliced("ets", "delete", (term[]){ets_name()}, 1, 3, &h, &got, &raised);
+        CU_ASSERT(slices == 3 && is_non_value(got));
+        slices =
+            run_sliced("ets", "internal_delete_all", (term[]){ets_name(), var("undefined")}, 2, 3, &h, &got, &raised);
+        CU_ASSERT(slices == 3 && is_non_value(got));
+        at_start = NULL;
+    }
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
 static CU_TestInfo tests[] = {
     {"long lists span many slices, same results", test_portioned_results},
     {"errors after portions", test_portioned_errors},
@@ -1849,6 +1901,7 @@ static CU_TestInfo tests[] = {
     {"ETS walks over a table changed between portions", test_ets_changed_between_portions},
     {"ETS walks: table deleted, process ended mid-walk", test_ets_deleted_or_ended_mid_walk},
     {"ets:insert/insert_new of long lists in portions", test_ets_insert_portions},
+    {"ets:delete/1 and delete_all_objects free in portions", test_ets_delete_portions},
     CU_TEST_INFO_NULL,
 };
 

@@ -2,9 +2,11 @@
 %% portions copying, a few committing) on every table type: the table afterwards; another
 %% process polling the table's size meanwhile sees none of a call's objects or all of them; a
 %% bad object at the list's end leaves the table as it was; an inserter killed, or whose table
-%% is deleted, in the middle leaves all of its objects in the table or none.
+%% is deleted, in the middle leaves all of its objects in the table or none. Then
+%% delete_all_objects/1 and delete/1 of 100,000 objects (freed in portions): the table empty,
+%% or gone, at once for a process polling it.
 %% gc-stress: skip (its long lists make a collection at every step too slow)
--module(portioned_ets_insert).
+-module(portioned_ets_writes).
 -export([main/1]).
 
 -define(N, 100000).
@@ -74,5 +76,33 @@ types(Type) ->
     ets:delete(T),
     show(Name ++ "table deleted under an inserter", receive {inserted, R} -> lists:member(R, [true, badarg]) end).
 
+%% Polls T until told to stop; answers whether every answer it saw was one of Answers.
+poller(F, Answers) ->
+    Parent = self(),
+    spawn(fun() -> poll(F, Answers, Parent, true) end).
+
+poll(F, Answers, Parent, Ok) ->
+    receive
+        stop -> Parent ! {seen, Ok}
+    after 0 -> poll(F, Answers, Parent, Ok andalso lists:member(F(), Answers))
+    end.
+
+deletes(Type) ->
+    Name = atom_to_list(Type) ++ " ",
+    T = ets:new(t, [Type, public]),
+    ets:insert(T, objects(1, ?N)),
+    W1 = poller(fun() -> ets:info(T, size) end, [?N, 0]),
+    show(Name ++ "delete_all_objects", ets:delete_all_objects(T)),
+    show(Name ++ "seen all or none", seen(W1)),
+    show(Name ++ "after delete_all_objects", digest(Type, T)),
+    ets:insert(T, objects(1, ?N)),
+    show(Name ++ "select_delete of everything", ets:select_delete(T, [{'_', [], [true]}])),
+    ets:insert(T, objects(1, ?N)),
+    W2 = poller(fun() -> ets:info(T, size) end, [?N, undefined]),
+    show(Name ++ "delete", ets:delete(T)),
+    show(Name ++ "seen all or gone", seen(W2)),
+    show(Name ++ "after delete", ets:info(T, size)).
+
 main(_) ->
-    lists:foreach(fun types/1, [set, ordered_set, bag, duplicate_bag]).
+    lists:foreach(fun types/1, [set, ordered_set, bag, duplicate_bag]),
+    lists:foreach(fun deletes/1, [set, ordered_set, bag, duplicate_bag]).
