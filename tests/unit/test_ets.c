@@ -990,8 +990,89 @@ static void test_concurrent(void)
     heap_destroy(&h);
 }
 
+/* ---- long inserts under concurrency ---- */
+
+#define BATCH_OBJECTS 3000
+#define BATCHES 6
+
+struct batch_shared {
+    struct ets_registry *r;
+    term tab;
+    _Atomic int committed; /* batches whose commit began, or is about to */
+    _Atomic int errors;
+    _Atomic bool stop;
+};
+
+/* Commits BATCHES batches of BATCH_OBJECTS new keys each, 100 objects a
+ * portion; the last one is left to ets_batch_free to finish. */
+static void *committer(void *p)
+{
+    struct batch_shared *s = p;
+    heap_t h;
+    if (!heap_init(&h, 0, 0))
+        return NULL;
+    for (int b = 0; b < BATCHES; b++) {
+        struct ets_batch *batch = ets_batch_new(1);
+        for (int64_t k = 0; batch && k < BATCH_OBJECTS; k++)
+            if (!ets_batch_add(batch, pair(&h, (int64_t)b * BATCH_OBJECTS + k, b)))
+                s->errors++;
+        size_t done;
+        bool inserted, oom;
+        atomic_fetch_add(&s->committed, 1); /* before: a reader may finish it at once */
+        if (!batch || ets_batch_commit(s->r, s->tab, make_pid(1), batch, false, 100, &done, &inserted) != ETS_OK ||
+            !inserted)
+            s->errors++;
+        while (b < BATCHES - 1 && batch && !ets_batch_go_on(batch, 100, &done, &oom))
+            if (oom)
+                s->errors++;
+        ets_batch_free(batch);
+        heap_recycle(&h);
+    }
+    heap_destroy(&h);
+    return NULL;
+}
+
+/* Reads the size while batches commit: always a whole number of them (a
+ * reader finishes a pending batch before it reads). */
+static void *size_reader(void *p)
+{
+    struct batch_shared *s = p;
+    while (!atomic_load(&s->stop)) {
+        size_t n = size_of(s->r, s->tab);
+        int began = atomic_load(&s->committed);
+        if (n % BATCH_OBJECTS != 0 || n / BATCH_OBJECTS > (size_t)began)
+            s->errors++;
+    }
+    return NULL;
+}
+
+static void test_concurrent_batches(void)
+{
+    atom_table_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    struct batch_shared s = {ets_registry_new(), 0, 0, 0, false};
+    CU_ASSERT_FATAL(s.r != NULL);
+    uint64_t id;
+    CU_ASSERT_EQUAL_FATAL(ets_create(s.r, A(set), make_pid(1), &SET, &id), ETS_OK);
+    s.tab = ets_ref_term(&h, NULL, id);
+    pthread_t writer, readers[2];
+    for (int i = 0; i < 2; i++)
+        CU_ASSERT_FATAL(pthread_create(&readers[i], NULL, size_reader, &s) == 0);
+    CU_ASSERT_FATAL(pthread_create(&writer, NULL, committer, &s) == 0);
+    pthread_join(writer, NULL);
+    atomic_store(&s.stop, true);
+    for (int i = 0; i < 2; i++)
+        pthread_join(readers[i], NULL);
+    CU_ASSERT_EQUAL(s.errors, 0);
+    CU_ASSERT_EQUAL(size_of(s.r, s.tab), BATCHES * BATCH_OBJECTS);
+    ets_registry_free(s.r);
+    heap_destroy(&h);
+}
+
 static CU_TestInfo concurrent_tests[] = {
     {"threads insert, read and delete; a named table and an unnamed one churn", test_concurrent},
+    {"long inserts committed in portions while others read: whole batches only", test_concurrent_batches},
     CU_TEST_INFO_NULL,
 };
 
