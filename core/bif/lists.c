@@ -135,18 +135,22 @@ static term bif_keysearch(struct process *p, const term *a)
     return is_value(t) ? t : bif_out_of_memory(p);
 }
 
-/* member uses exact equality: member(1, [1.0]) is false. */
+/* member uses exact equality: member(1, [1.0]) is false, so an immediate
+ * (an atom, a small integer) equals only its own word, which the loop
+ * compares without a call (OTP's EQ macro does the same). */
 static term bif_member(struct process *p, const term *a)
 {
     size_t limit = bif_portion(p, MEMBER_ELEMS_PER_RED), i = 0;
-    term l = a[1];
+    term l = a[1], x = a[0];
+    bool immed = is_immed(x);
     for (; is_list(l); l = list_tail(l), i++) {
         if (i == limit) {
             bif_spend(p, i, MEMBER_ELEMS_PER_RED);
-            term next[2] = {a[0], l};
+            term next[2] = {x, l};
             return bif_trap(p, bif_member, 2, next);
         }
-        if (term_eq_exact(list_head(l), a[0])) {
+        term e = list_head(l);
+        if (e == x || (!immed && term_eq_exact(e, x))) {
             bif_spend(p, i, MEMBER_ELEMS_PER_RED);
             return A(true);
         }
