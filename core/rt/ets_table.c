@@ -470,9 +470,12 @@ static struct ets_rubble *take_all_locked(struct ets_table *t);
 
 /* Deletes t, whose write lock is held and which is alive: out of the
  * registry first, so that its name is free as soon as it is dead. Its
- * objects go into *rubble when rubble is not NULL, else now. */
+ * objects go into *rubble when rubble is not NULL, else now. A long insert
+ * pending on it is not finished, only let go: its objects would go with
+ * the table, and its inserter frees them (ets_batch_go_on sees it ended). */
 static void delete_locked(struct ets_registry *r, struct ets_table *t, struct ets_rubble **rubble)
 {
+    t->pending = NULL;
     pthread_rwlock_wrlock(&r->lock);
     bool drop = t->registered;
     if (drop)
@@ -491,7 +494,7 @@ enum ets_status ets_delete_table(struct ets_registry *r, term tab, term caller, 
     struct ets_table *t = acquire(r, tab);
     if (!t)
         return not_found(tab);
-    table_wrlock(t);
+    pthread_rwlock_wrlock(&t->lock); /* a pending insert is let go, not finished */
     enum ets_status st = check_locked(t, caller, ETS_WRITE);
     if (st == ETS_OK)
         delete_locked(r, t, rubble);
@@ -638,10 +641,11 @@ void ets_owner_ended_locked(struct sched *s, worker_id waker, struct process *p)
     pthread_rwlock_unlock(&r->lock);
     for (size_t i = 0; i < n; i++) {
         struct ets_table *t = owned[i];
-        table_wrlock(t);
+        pthread_rwlock_wrlock(&t->lock); /* settled below only if the table lives on */
         if (!t->dead && atomic_load_explicit(&t->owner, memory_order_relaxed) == p->pid) {
             struct process *heir = is_value(t->heir) && t->heir != p->pid ? sched_live_locked(s, t->heir) : NULL;
             if (heir) {
+                settle_locked(t);
                 atomic_store_explicit(&t->owner, heir->pid, memory_order_relaxed);
                 atomic_fetch_add_explicit(&heir->ets_owned, 1, memory_order_relaxed);
                 send_transfer_locked(s, waker, heir, t, p->pid, t->heir_data->tuple);
@@ -1256,10 +1260,11 @@ bool ets_put_locked(struct ets_table *t, term object) { return put(t, object, NU
  * in, and the batch stays the table's pending one until the last does.
  * Every other taker of the lock finishes a pending batch before it does
  * anything (table_wrlock, lock_for), so the objects of one call appear
- * together, as OTP's helping does for its yielding insert. The caller's
- * batch outlives its commit (helped or not) until ets_batch_free, which
- * finishes a commit still pending, as the caller's end must: once begun,
- * an insert happens. */
+ * together, as OTP's helping does for its yielding insert; the table's
+ * deletion only lets it go (delete_locked), as would-be objects of a gone
+ * table. The caller's batch outlives its commit (helped or not) until
+ * ets_batch_free, which finishes a commit still pending, as the caller's
+ * end must: once begun, an insert happens. */
 
 struct ets_batch {
     struct ets_obj *first, *last; /* chained by link[0], in the list's order */
@@ -1394,10 +1399,12 @@ bool ets_batch_go_on(struct ets_batch *b, size_t budget, size_t *done, bool *out
     if (!t)
         return true;
     pthread_rwlock_wrlock(&t->lock);
-    /* Helped to the end meanwhile: pending no more (or another's). */
-    if (t->pending == b)
+    /* Helped to the end meanwhile, or let go with its deleted table:
+     * pending no more (what is left of it ets_batch_free frees). */
+    bool mine = t->pending == b;
+    if (mine)
         *out_of_memory = !batch_put(t, b, budget, done);
-    bool finished = !b->first;
+    bool finished = !mine || !b->first;
     pthread_rwlock_unlock(&t->lock);
     if (finished)
         batch_detach(b);

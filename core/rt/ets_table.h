@@ -243,7 +243,9 @@ bool ets_check_locked(const struct ets_table *t);
  * `budget` objects. Until the last is in, the batch is the table's pending
  * one, which any other caller that locks the table finishes first: no
  * caller sees part of a batch. A commit that has begun always ends, even
- * if its caller goes (ets_batch_free finishes it). */
+ * if its caller goes (ets_batch_free finishes it); only the table's
+ * deletion lets it go unfinished, since its objects would go with the
+ * table (ets_batch_go_on then answers that it ended). */
 struct ets_batch;
 
 /* An empty batch for objects checked against keypos, or NULL when memory
