@@ -508,7 +508,7 @@ enum ets_status ets_rename(struct ets_registry *r, term tab, term caller, term n
     struct ets_table *t = acquire(r, tab);
     if (!t)
         return not_found(tab);
-    table_wrlock(t);
+    pthread_rwlock_wrlock(&t->lock); /* the objects untouched: a pending insert may stay */
     enum ets_status st = check_locked(t, caller, ETS_WRITE);
     if (st == ETS_OK) {
         *named = t->options.named;
@@ -591,7 +591,7 @@ enum ets_status ets_give_away(struct process *self, term tab, term to, term data
     /* The executor mutex keeps the receiver from ending before it counts
      * the table as its own. */
     rt_lock(&s->exec_lock);
-    table_wrlock(t);
+    pthread_rwlock_wrlock(&t->lock); /* the objects untouched: a pending insert may stay */
     struct process *q = is_pid(to) ? sched_live_locked(s, to) : NULL;
     if (t->dead)
         st = ETS_BADID;
