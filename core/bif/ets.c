@@ -1400,6 +1400,8 @@ static enum ets_status hash_walk(struct ets_table *t, struct walk *w, struct ets
     w->end = WALK_END;
     while (o) {
         struct ets_obj *next = walk_step(t, o, keyed, false);
+        if (!keyed)
+            ets_walk_prefetch_locked(t, o);
         position = ets_position_locked(t, o); /* before the visit: o may go */
         enum ets_status st = visit(t, w, o);
         if (st != ETS_OK)

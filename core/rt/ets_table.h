@@ -173,6 +173,10 @@ size_t ets_count_locked(const struct ets_table *t);
  * go) and its key. */
 term ets_obj_term(const struct ets_obj *o);
 term ets_obj_key_locked(const struct ets_table *t, const struct ets_obj *o);
+/* Asks the CPU to bring into its caches the objects a walk of a hash table
+ * visits a few after o, so that their cache misses overlap the visits
+ * before them. */
+void ets_walk_prefetch_locked(const struct ets_table *t, const struct ets_obj *o);
 /* A copy of the stored tuple on h (THE_NON_VALUE when h refused). */
 term ets_obj_copy(const struct ets_obj *o, heap_t *h);
 /* The first object whose key is key (exact equality but for ordered_set,
