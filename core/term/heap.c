@@ -125,7 +125,7 @@ void heap_arena_warm_end(void *kept) { free(kept); }
  *
  * A block of HEAP_BIG_BLOCK_BYTES or more is a mapping of its own, whole
  * huge pages advised to be huge (heap_advise_huge), and a freed one waits
- * in a cache for the next request of its size, as OTP's segment cache
+ * in a cache for the next request it can hold, as OTP's segment cache
  * (erl_mseg.c) keeps freed carriers. A process holding much old data gets
  * a young block of megabytes at each minor collection however little
  * survives, and the kernel zeroes a fresh mapping's every huge page at its
@@ -147,6 +147,16 @@ static struct {
     unsigned n;
     size_t bytes;
 } big_cache = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Takes slot i out of the cache (its lock held). */
+static struct big_slot big_remove_locked(unsigned i)
+{
+    struct big_slot got = big_cache.slot[i];
+    big_cache.bytes -= got.bytes;
+    big_cache.n--;
+    memmove(&big_cache.slot[i], &big_cache.slot[i + 1], (big_cache.n - i) * sizeof big_cache.slot[0]);
+    return got;
+}
 
 static bool is_big(size_t words) { return words >= HEAP_BIG_BLOCK_BYTES / sizeof(term); }
 
@@ -183,12 +193,8 @@ static void *big_take(size_t bytes)
         if (big_cache.slot[i].bytes >= bytes &&
             (best == big_cache.n || big_cache.slot[i].bytes <= big_cache.slot[best].bytes))
             best = i;
-    if (best < big_cache.n) {
-        got = big_cache.slot[best];
-        big_cache.bytes -= got.bytes;
-        big_cache.n--;
-        memmove(&big_cache.slot[best], &big_cache.slot[best + 1], (big_cache.n - best) * sizeof big_cache.slot[0]);
-    }
+    if (best < big_cache.n)
+        got = big_remove_locked(best);
     pthread_mutex_unlock(&big_cache.lock);
     if (!got.p)
         return NULL;
@@ -211,12 +217,8 @@ static void big_give(void *p, size_t bytes)
     pthread_mutex_lock(&big_cache.lock);
     big_cache.slot[big_cache.n++] = (struct big_slot){p, bytes};
     big_cache.bytes += bytes;
-    while (big_cache.n > HEAP_BIG_CACHE_BLOCKS || big_cache.bytes > HEAP_BIG_CACHE_BYTES) {
-        evicted[gone++] = big_cache.slot[0];
-        big_cache.bytes -= big_cache.slot[0].bytes;
-        big_cache.n--;
-        memmove(&big_cache.slot[0], &big_cache.slot[1], big_cache.n * sizeof big_cache.slot[0]);
-    }
+    while (big_cache.n > HEAP_BIG_CACHE_BLOCKS || big_cache.bytes > HEAP_BIG_CACHE_BYTES)
+        evicted[gone++] = big_remove_locked(0);
     pthread_mutex_unlock(&big_cache.lock);
     /* Unmapped outside the lock: a big unmap takes milliseconds. */
     for (unsigned i = 0; i < gone; i++) {
@@ -237,8 +239,7 @@ void heap_big_cache_drop(void)
 {
     for (;;) {
         pthread_mutex_lock(&big_cache.lock);
-        struct big_slot last = big_cache.n ? big_cache.slot[--big_cache.n] : (struct big_slot){NULL, 0};
-        big_cache.bytes -= last.bytes;
+        struct big_slot last = big_cache.n ? big_remove_locked(big_cache.n - 1) : (struct big_slot){NULL, 0};
         pthread_mutex_unlock(&big_cache.lock);
         if (!last.p)
             return;
