@@ -1010,17 +1010,24 @@ static bool tear_down(struct ets_rubble *rb, size_t budget, size_t *freed)
     return !rb->tree && rb->bucket == rb->nbuckets;
 }
 
-static void table_clear(struct ets_table *t)
+/* Moves t's objects into rb, leaving t empty. */
+static void take_contents(struct ets_table *t, struct ets_rubble *rb)
 {
-    struct ets_rubble rb = {t->root, t->buckets, bucket_count(t), 0};
-    size_t freed;
-    (void)tear_down(&rb, SIZE_MAX, &freed);
-    free(t->buckets);
+    *rb = (struct ets_rubble){t->root, t->buckets, bucket_count(t), 0};
     t->root = NULL;
     t->buckets = NULL;
     t->bits = 0;
     t->n = 0;
     t->object_words = 0;
+}
+
+static void table_clear(struct ets_table *t)
+{
+    struct ets_rubble rb;
+    size_t freed;
+    take_contents(t, &rb);
+    (void)tear_down(&rb, SIZE_MAX, &freed);
+    free(rb.buckets);
 }
 
 /* ---- inside a callback ---- */
@@ -1378,39 +1385,48 @@ static void batch_detach(struct ets_batch *b)
     table_release(t);
 }
 
+struct commit {
+    struct ets_batch *b;
+    bool insert_new;
+    size_t budget, done;
+    bool inserted, met, finished;
+};
+
+static enum ets_status commit(struct ets_table *t, void *arg)
+{
+    struct commit *c = arg;
+    struct ets_batch *b = c->b;
+    c->met = c->insert_new && batch_meets(t, b);
+    if (c->met)
+        return ETS_OK;
+    /* A table of that name made anew meanwhile may have another keypos. */
+    if (t->options.keypos != b->keypos)
+        for (const struct ets_obj *o = b->first; o; o = o->link[0])
+            if (!ets_valid_object_locked(t, o->tuple))
+                return ETS_BADARG;
+    if (!b->first)
+        return ETS_OK;
+    c->inserted = true;
+    b->table = t;
+    t->pending = b;
+    table_retain(t);
+    bool ok = batch_put(t, b, c->budget, &c->done);
+    /* Read under the lock: a helper may finish the batch once it is let go. */
+    c->finished = !b->first;
+    return ok ? ETS_OK : ETS_NOMEM;
+}
+
 enum ets_status ets_batch_commit(struct ets_registry *r, term tab, term caller, struct ets_batch *b, bool insert_new,
                                  size_t budget, size_t *done, bool *inserted)
 {
-    *done = 0;
-    *inserted = false;
-    struct ets_table *t = acquire(r, tab);
-    if (!t)
-        return not_found(tab);
-    table_wrlock(t);
-    enum ets_status st = check_locked(t, caller, ETS_WRITE);
-    bool met = st == ETS_OK && insert_new && batch_meets(t, b);
-    /* A table of that name made anew meanwhile may have another keypos. */
-    if (st == ETS_OK && !met && t->options.keypos != b->keypos) {
-        for (const struct ets_obj *o = b->first; o && st == ETS_OK; o = o->link[0])
-            if (!ets_valid_object_locked(t, o->tuple))
-                st = ETS_BADARG;
-    }
-    if (st == ETS_OK && !met && b->first) {
-        *inserted = true;
-        b->table = t;
-        t->pending = b;
-        table_retain(t);
-        if (!batch_put(t, b, budget, done))
-            st = ETS_NOMEM;
-    }
-    /* Read under the lock: a helper may finish the batch once it is let go. */
-    bool finished = *inserted && !b->first;
-    pthread_rwlock_unlock(&t->lock);
-    if (finished)
+    struct commit c = {b, insert_new, budget, 0, false, false, false};
+    enum ets_status st = ets_access(r, tab, caller, ETS_WRITE, commit, &c);
+    if (c.finished)
         batch_detach(b);
-    if (met)
+    if (c.met)
         batch_drop(b);
-    table_release(t);
+    *done = c.done;
+    *inserted = c.inserted;
     return st;
 }
 
@@ -1489,12 +1505,7 @@ static struct ets_rubble *take_all_locked(struct ets_table *t)
         table_clear(t);
         return NULL;
     }
-    *rb = (struct ets_rubble){t->root, t->buckets, bucket_count(t), 0};
-    t->root = NULL;
-    t->buckets = NULL;
-    t->bits = 0;
-    t->n = 0;
-    t->object_words = 0;
+    take_contents(t, rb);
     return rb;
 }
 
