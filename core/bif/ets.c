@@ -233,6 +233,38 @@ static enum ets_status do_insert_new(struct ets_table *t, void *arg)
     return put_all(t, objs);
 }
 
+/* ---- C objects a long call keeps between its portions ----
+ * A batch being inserted, the rubble of a table being freed: a resource of
+ * the calling process's (so its type's release frees it if the process
+ * ends meanwhile), named by a reference the continuation carries. */
+struct held {
+    struct proc_resource res;
+    void *object;
+};
+
+/* Holds object for p, whose new reference goes into *ref; NULL when
+ * memory ran out (object then still the caller's). */
+static struct held *hold(struct process *p, const struct proc_resource_type *type, void *object, term *ref)
+{
+    struct held *hd = calloc(1, sizeof *hd);
+    *ref = heap_make_ref(&p->heap);
+    if (!hd || is_non_value(*ref)) {
+        free(hd);
+        return NULL;
+    }
+    hd->res.type = type;
+    hd->res.id_low = ref_id_low(*ref);
+    hd->res.id_high = ref_id_high(*ref);
+    hd->object = object;
+    proc_resource_attach(p, &hd->res);
+    return hd;
+}
+
+static struct held *held(struct process *p, term ref, const struct proc_resource_type *type)
+{
+    return (struct held *)proc_resource_find(p, ref, type);
+}
+
 /* ---- insert/2, insert_new/2 of a long list, in portions ----
  * As OTP 25's (erl_db.c, ets_insert_2_list): a list no longer than the
  * slice's remaining reductions times INSERT_UNITS_PER_RED goes in at once;
@@ -242,24 +274,18 @@ static enum ets_status do_insert_new(struct ets_table *t, void *arg)
  * are OTP's, measured (process_info reductions around the call): 3 units
  * an object at once, 2 copying and 2 committing it, at
  * INSERT_UNITS_PER_RED units a reduction (its ITERATIONS_PER_RED): 752
- * reductions for 2,000 objects, 150,002 for 300,000. The batch is a
- * resource of the caller's (freed, or its commit finished, if the caller
- * ends meanwhile), named by a reference in the continuation's arguments:
- * (Tab, Objects, Rest, Ref, Phase), Rest the objects still to copy. */
+ * reductions for 2,000 objects, 150,002 for 300,000. The batch is held
+ * (freed, or its commit finished, if the caller ends meanwhile), its
+ * reference in the continuation's arguments: (Tab, Objects, Rest, Ref,
+ * Phase), Rest the objects still to copy. */
 #define INSERT_UNITS_PER_RED 8
 #define INSERT_UNITS_AT_ONCE 3
 #define INSERT_UNITS_A_PASS 2
 
-struct insert_batch {
-    struct proc_resource res;
-    struct ets_batch *batch;
-};
-
 static void release_insert_batch(struct proc_resource *r)
 {
-    struct insert_batch *ib = (struct insert_batch *)r;
-    ets_batch_free(ib->batch);
-    free(ib);
+    ets_batch_free(((struct held *)r)->object);
+    free(r);
 }
 
 static const struct proc_resource_type insert_batch_type = {"ets insert batch", release_insert_batch, false};
@@ -283,9 +309,9 @@ static term insert_cont(struct process *p, const term *a, bool insert_new);
 static term insert_cont_2(struct process *p, const term *a) { return insert_cont(p, a, false); }
 static term insert_new_cont_2(struct process *p, const term *a) { return insert_cont(p, a, true); }
 
-static term insert_done(struct process *p, struct insert_batch *ib, enum ets_status st, bool inserted, bool insert_new)
+static term insert_done(struct process *p, struct held *hd, enum ets_status st, bool inserted, bool insert_new)
 {
-    proc_resource_release(p, &ib->res);
+    proc_resource_release(p, &hd->res);
     if (st != ETS_OK)
         return fail(p, st);
     return !insert_new || inserted ? A(true) : A(false);
@@ -301,9 +327,10 @@ static term insert_trap(struct process *p, const term *a, term rest, term phase,
  * commit begun (Phase -1), or gone on with (Phase 0). */
 static term insert_cont(struct process *p, const term *a, bool insert_new)
 {
-    struct insert_batch *ib = (struct insert_batch *)proc_resource_find(p, a[3], &insert_batch_type);
-    if (!ib)
+    struct held *hd = held(p, a[3], &insert_batch_type);
+    if (!hd)
         return bif_badarg(p);
+    struct ets_batch *batch = hd->object;
     size_t budget = bif_portion(p, INSERT_UNITS_PER_RED) / INSERT_UNITS_A_PASS, done = 0;
     term phase = a[4];
     if (small_value(phase) > 0) {
@@ -312,15 +339,15 @@ static term insert_cont(struct process *p, const term *a, bool insert_new)
         for (; done < budget && is_list(rest); rest = list_tail(rest), done++) {
             term o = list_head(rest);
             if (!is_tuple(o) || tuple_arity(o) < keypos)
-                return insert_done(p, ib, ETS_BADARG, false, insert_new);
-            if (!ets_batch_add(ib->batch, o))
-                return insert_done(p, ib, ETS_NOMEM, false, insert_new);
+                return insert_done(p, hd, ETS_BADARG, false, insert_new);
+            if (!ets_batch_add(batch, o))
+                return insert_done(p, hd, ETS_NOMEM, false, insert_new);
         }
         bif_spend(p, done * INSERT_UNITS_A_PASS, INSERT_UNITS_PER_RED);
         if (is_list(rest))
             return insert_trap(p, a, rest, phase, insert_new);
         if (rest != NIL)
-            return insert_done(p, ib, ETS_BADARG, false, insert_new);
+            return insert_done(p, hd, ETS_BADARG, false, insert_new);
         if (p->reds_left <= 0)
             return insert_trap(p, a, NIL, make_small(-1), insert_new);
         phase = make_small(-1);
@@ -329,17 +356,17 @@ static term insert_cont(struct process *p, const term *a, bool insert_new)
     if (phase == make_small(-1)) {
         bool inserted;
         enum ets_status st =
-            ets_batch_commit(ets_registry_of(p), a[0], p->pid, ib->batch, insert_new, budget, &done, &inserted);
+            ets_batch_commit(ets_registry_of(p), a[0], p->pid, batch, insert_new, budget, &done, &inserted);
         bif_spend(p, done * INSERT_UNITS_A_PASS, INSERT_UNITS_PER_RED);
-        if (st != ETS_OK || !inserted || ets_batch_count(ib->batch) == 0)
-            return insert_done(p, ib, st, inserted, insert_new);
+        if (st != ETS_OK || !inserted || ets_batch_count(batch) == 0)
+            return insert_done(p, hd, st, inserted, insert_new);
         return insert_trap(p, a, NIL, make_small(0), insert_new);
     }
     bool out_of_memory;
-    bool finished = ets_batch_go_on(ib->batch, budget, &done, &out_of_memory);
+    bool finished = ets_batch_go_on(batch, budget, &done, &out_of_memory);
     bif_spend(p, done * INSERT_UNITS_A_PASS, INSERT_UNITS_PER_RED);
     if (finished || out_of_memory)
-        return insert_done(p, ib, out_of_memory ? ETS_NOMEM : ETS_OK, true, insert_new);
+        return insert_done(p, hd, out_of_memory ? ETS_NOMEM : ETS_OK, true, insert_new);
     return insert_trap(p, a, NIL, make_small(0), insert_new);
 }
 
@@ -355,18 +382,12 @@ static term insert_list(struct process *p, const term *a, bool insert_new)
     enum ets_status st = ets_access(ets_registry_of(p), a[0], p->pid, ETS_WRITE, read_keypos, &keypos);
     if (st != ETS_OK)
         return fail(p, st);
-    struct insert_batch *ib = calloc(1, sizeof *ib);
-    term ref = heap_make_ref(&p->heap);
-    if (!ib || !(ib->batch = ets_batch_new(keypos)) || is_non_value(ref)) {
-        if (ib)
-            ets_batch_free(ib->batch);
-        free(ib);
+    struct ets_batch *batch = ets_batch_new(keypos);
+    term ref;
+    if (!batch || !hold(p, &insert_batch_type, batch, &ref)) {
+        ets_batch_free(batch);
         return bif_out_of_memory(p);
     }
-    ib->res.type = &insert_batch_type;
-    ib->res.id_low = ref_id_low(ref);
-    ib->res.id_high = ref_id_high(ref);
-    proc_resource_attach(p, &ib->res);
     term first[5] = {a[0], a[1], a[1], ref, make_small(keypos)};
     return insert_cont(p, first, insert_new);
 }
@@ -473,19 +494,13 @@ static enum ets_status do_delete_object(struct ets_table *t, void *arg)
  * objects, taken out (ets_table.h: rubble), are freed in portions of the
  * caller's, a reduction an object (OTP 25, measured: an ordered_set's 1
  * an object, a set's about 1 a bucket; 300,000 objects: 299,930 and
- * 256,166 reductions). The rubble is a resource of the caller's, freed at
- * once if it ends meanwhile, named by a reference in the continuation's
- * arguments: (Tab, Arg2 or [], Ref, Result). */
-struct rubble_res {
-    struct proc_resource res;
-    struct ets_rubble *rubble;
-};
-
+ * 256,166 reductions). The rubble is held (freed at once if the caller
+ * ends meanwhile), its reference in the continuation's arguments: (Tab,
+ * Arg2 or [], Ref, Result). */
 static void release_rubble(struct proc_resource *r)
 {
-    struct rubble_res *rr = (struct rubble_res *)r;
-    ets_rubble_free_all(rr->rubble);
-    free(rr);
+    ets_rubble_free_all(((struct held *)r)->object);
+    free(r);
 }
 
 static const struct proc_resource_type rubble_type = {"ets rubble", release_rubble, false};
@@ -493,36 +508,25 @@ static const struct proc_resource_type rubble_type = {"ets rubble", release_rubb
 static term free_rubble_cont(struct process *p, const term *a);
 
 /* Frees a portion of rubble (NULL: none); result when all is freed,
- * else a trap whose continuation goes on (rr: its resource, NULL before
+ * else a trap whose continuation goes on (hd: its holder, NULL before
  * the first trap). */
-static term free_rubble(struct process *p, const term *a, struct ets_rubble *rubble, struct rubble_res *rr, term result)
+static term free_rubble(struct process *p, const term *a, struct ets_rubble *rubble, struct held *hd, term result)
 {
     size_t done;
     bool finished = !rubble || ets_rubble_free(rubble, bif_portion(p, 1), &done);
     if (rubble)
         bif_spend(p, done, 1);
     if (finished) {
-        if (rr) {
-            rr->rubble = NULL;
-            proc_resource_release(p, &rr->res);
+        if (hd) {
+            hd->object = NULL;
+            proc_resource_release(p, &hd->res);
         }
         return result;
     }
-    term ref = rr ? THE_NON_VALUE : heap_make_ref(&p->heap);
-    if (!rr) {
-        rr = calloc(1, sizeof *rr);
-        if (!rr || is_non_value(ref)) {
-            free(rr);
-            ets_rubble_free_all(rubble);
-            return result;
-        }
-        rr->rubble = rubble;
-        rr->res.type = &rubble_type;
-        rr->res.id_low = ref_id_low(ref);
-        rr->res.id_high = ref_id_high(ref);
-        proc_resource_attach(p, &rr->res);
-    } else {
-        ref = a[2];
+    term ref = hd ? a[2] : THE_NON_VALUE;
+    if (!hd && !hold(p, &rubble_type, rubble, &ref)) {
+        ets_rubble_free_all(rubble);
+        return result;
     }
     term next[4] = {a[0], a[1], ref, result};
     return bif_trap(p, free_rubble_cont, 4, next);
@@ -530,10 +534,10 @@ static term free_rubble(struct process *p, const term *a, struct ets_rubble *rub
 
 static term free_rubble_cont(struct process *p, const term *a)
 {
-    struct rubble_res *rr = (struct rubble_res *)proc_resource_find(p, a[2], &rubble_type);
-    if (!rr)
+    struct held *hd = held(p, a[2], &rubble_type);
+    if (!hd)
         return bif_badarg(p);
-    return free_rubble(p, a, rr->rubble, rr, a[3]);
+    return free_rubble(p, a, hd->object, hd, a[3]);
 }
 
 static term ets_bif_delete_1(struct process *p, const term *a)
