@@ -18,7 +18,8 @@ digest(_, T) -> L = ets:tab2list(T), {length(L), erlang:phash2(lists:sort(L))}.
 
 objects(From, To) -> [{K, K rem 7} || K <- lists:seq(From, To)].
 
-%% Polls T's size until told to stop; answers whether every size it saw was one of Sizes.
+%% Polls T's size until told to stop; answers whether every size it saw (undefined once T
+%% is gone) was one of Sizes.
 watcher(T, Sizes) ->
     Parent = self(),
     spawn(fun() -> watch(T, Sizes, Parent, true) end).
@@ -26,9 +27,7 @@ watcher(T, Sizes) ->
 watch(T, Sizes, Parent, Ok) ->
     receive
         stop -> Parent ! {seen, Ok}
-    after 0 ->
-        Size = ets:info(T, size),
-        watch(T, Sizes, Parent, Ok andalso lists:member(Size, Sizes))
+    after 0 -> watch(T, Sizes, Parent, Ok andalso lists:member(ets:info(T, size), Sizes))
     end.
 
 seen(W) ->
@@ -76,29 +75,18 @@ types(Type) ->
     ets:delete(T),
     show(Name ++ "table deleted under an inserter", receive {inserted, R} -> lists:member(R, [true, badarg]) end).
 
-%% Polls T until told to stop; answers whether every answer it saw was one of Answers.
-poller(F, Answers) ->
-    Parent = self(),
-    spawn(fun() -> poll(F, Answers, Parent, true) end).
-
-poll(F, Answers, Parent, Ok) ->
-    receive
-        stop -> Parent ! {seen, Ok}
-    after 0 -> poll(F, Answers, Parent, Ok andalso lists:member(F(), Answers))
-    end.
-
 deletes(Type) ->
     Name = atom_to_list(Type) ++ " ",
     T = ets:new(t, [Type, public]),
     ets:insert(T, objects(1, ?N)),
-    W1 = poller(fun() -> ets:info(T, size) end, [?N, 0]),
+    W1 = watcher(T, [?N, 0]),
     show(Name ++ "delete_all_objects", ets:delete_all_objects(T)),
     show(Name ++ "seen all or none", seen(W1)),
     show(Name ++ "after delete_all_objects", digest(Type, T)),
     ets:insert(T, objects(1, ?N)),
     show(Name ++ "select_delete of everything", ets:select_delete(T, [{'_', [], [true]}])),
     ets:insert(T, objects(1, ?N)),
-    W2 = poller(fun() -> ets:info(T, size) end, [?N, undefined]),
+    W2 = watcher(T, [?N, undefined]),
     show(Name ++ "delete", ets:delete(T)),
     show(Name ++ "seen all or gone", seen(W2)),
     show(Name ++ "after delete", ets:info(T, size)).

@@ -1675,9 +1675,11 @@ static void test_ets_changed_between_portions(void)
     heap_destroy(&h);
 }
 
+static int ets_drop_at = 3; /* the slice after which ets_drop deletes the table */
+
 static void ets_drop(struct sched *s, int slices)
 {
-    if (slices != 3)
+    if (slices != ets_drop_at)
         return;
     struct process *p = ets_caller(s);
     CU_ASSERT(ets_call(p, "delete", (term[]){ets_name()}, 1) == A(true));
@@ -1743,25 +1745,21 @@ static int64_t cells(term l)
 #define INSERT_OBJECTS (2 * ETS_OBJECTS)
 #define INSERT_SLICES (INSERT_OBJECTS / (ETS_SLICE * 4))
 
-static int64_t ets_sizes[2]; /* the table's size seen at slices 10 and 30 */
+/* ets_peek sees info(Tab, size) after the slices ets_peek_at names (0:
+ * none): a size, or undefined once the table went. */
+static int ets_peek_at[2];
+static term ets_peeked[2];
 
-static void ets_observe(struct sched *s, int slices)
+static void ets_peek(struct sched *s, int slices)
 {
-    if (slices != INSERT_SLICES * 2 / 5 && slices != INSERT_SLICES * 6 / 5)
-        return;
-    struct process *p = ets_caller(s);
-    term size = ets_call(p, "info", (term[]){ets_name(), var("size")}, 2);
-    ets_sizes[slices > INSERT_SLICES] = is_small(size) ? small_value(size) : -1;
-    test_bif_process_free(p);
-}
-
-static void ets_drop_mid_commit(struct sched *s, int slices)
-{
-    if (slices != INSERT_SLICES * 6 / 5)
-        return;
-    struct process *p = ets_caller(s);
-    CU_ASSERT(ets_call(p, "delete", (term[]){ets_name()}, 1) == A(true));
-    test_bif_process_free(p);
+    for (int i = 0; i < 2; i++) {
+        if (slices != ets_peek_at[i])
+            continue;
+        struct process *p = ets_caller(s);
+        term size = ets_call(p, "info", (term[]){ets_name(), var("size")}, 2);
+        ets_peeked[i] = is_immed(size) ? size : THE_NON_VALUE;
+        test_bif_process_free(p);
+    }
 }
 
 /* insert/2 and insert_new/2 of a long list: many slices copying, then many
@@ -1800,19 +1798,23 @@ static void test_ets_insert_portions(void)
         CU_ASSERT(slices >= INSERT_SLICES && raised == A(badarg));
         CU_ASSERT(is_list(ets_after) && cells(ets_after) == ETS_OBJECTS);
 
-        between_slices = ets_observe;
-        ets_sizes[0] = ets_sizes[1] = 0;
+        between_slices = ets_peek;
+        ets_peek_at[0] = INSERT_SLICES * 2 / 5;
+        ets_peek_at[1] = INSERT_SLICES * 6 / 5;
+        ets_peeked[0] = ets_peeked[1] = THE_NON_VALUE;
         slices = run_sliced("ets", "insert", (term[]){ets_name(), all_new}, 2, 100000, &h, &got, &raised);
         between_slices = NULL;
         CU_ASSERT(got == A(true) && slices > INSERT_SLICES * 6 / 5);
-        CU_ASSERT_EQUAL(ets_sizes[0], ETS_OBJECTS);
-        CU_ASSERT_EQUAL(ets_sizes[1], ETS_OBJECTS + INSERT_OBJECTS);
+        CU_ASSERT_EQUAL(ets_peeked[0], make_small(ETS_OBJECTS));
+        CU_ASSERT_EQUAL(ets_peeked[1], make_small(ETS_OBJECTS + INSERT_OBJECTS));
 
         /* The table deleted in the middle of the commit: the insert ends
          * there, true (its objects went with the table), and its batch's
          * objects not yet in are freed (LeakSanitizer). */
-        between_slices = ets_drop_mid_commit;
+        between_slices = ets_drop;
+        ets_drop_at = INSERT_SLICES * 6 / 5;
         slices = run_sliced("ets", "insert", (term[]){ets_name(), all_new}, 2, 100000, &h, &got, &raised);
+        ets_drop_at = 3;
         between_slices = NULL;
         CU_ASSERT(got == A(true) && slices == INSERT_SLICES * 6 / 5 + 1);
 
@@ -1829,18 +1831,6 @@ static void test_ets_insert_portions(void)
     }
     slice_reds = FULL_SLICE;
     heap_destroy(&h);
-}
-
-static term ets_seen; /* what ets_peek saw at slice 2 */
-
-static void ets_peek(struct sched *s, int slices)
-{
-    if (slices != 2)
-        return;
-    struct process *p = ets_caller(s);
-    term size = ets_call(p, "info", (term[]){ets_name(), var("size")}, 2);
-    ets_seen = is_immed(size) ? size : THE_NON_VALUE;
-    test_bif_process_free(p);
 }
 
 /* delete_all_objects/1 (internal_delete_all/2) and delete/1 empty or drop
@@ -1861,16 +1851,18 @@ static void test_ets_delete_portions(void)
         ets_type = type;
         at_start = ets_fill;
         between_slices = ets_peek;
+        ets_peek_at[0] = 2;
+        ets_peek_at[1] = 0;
         term got, raised;
-        ets_seen = THE_NON_VALUE;
+        ets_peeked[0] = THE_NON_VALUE;
         int slices = run_sliced("ets", "internal_delete_all", (term[]){ets_name(), var("undefined")}, 2, 100000, &h,
                                 &got, &raised);
         CU_ASSERT(got == make_small(ETS_OBJECTS) && slices >= ETS_OBJECTS / ETS_SLICE / 2);
-        CU_ASSERT(ets_seen == make_small(0));
-        ets_seen = THE_NON_VALUE;
+        CU_ASSERT(ets_peeked[0] == make_small(0));
+        ets_peeked[0] = THE_NON_VALUE;
         slices = run_sliced("ets", "delete", (term[]){ets_name()}, 1, 100000, &h, &got, &raised);
         CU_ASSERT(got == A(true) && slices >= ETS_OBJECTS / ETS_SLICE / 2);
-        CU_ASSERT(ets_seen == var("undefined"));
+        CU_ASSERT(ets_peeked[0] == var("undefined"));
         between_slices = NULL;
         slices = run_sliced("ets", "delete", (term[]){ets_name()}, 1, 3, &h, &got, &raised);
         CU_ASSERT(slices == 3 && is_non_value(got));
