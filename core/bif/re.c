@@ -10,12 +10,15 @@
  *
  * A run matches once. re:grun/3 loops over internal_run/4 in Erlang, so a
  * global run over many matches ends its slice between matches as any
- * Erlang loop does; one match runs to its end inside the call (stock PCRE2
- * cannot stop inside a match and go on later, as OTP's patched PCRE does),
- * and is charged one reduction per RE_BYTES_PER_RED bytes of subject it
- * scanned, as OTP charges its match loop's iterations. PCRE2's default
- * match limit (10,000,000, as OTP's) bounds a pattern that backtracks
- * without end.
+ * Erlang loop does. One match is charged one reduction per
+ * RE_POSITIONS_PER_RED start positions it went through (OTP charges its
+ * match loop's iterations; PCRE2 reports none), and goes through them in
+ * portions: stock PCRE2 cannot stop inside a match and go on later, as
+ * OTP's patched PCRE does, but it can be told the last start position to
+ * try (an offset limit), and trying the positions a window at a time, a
+ * window a slice, finds the match one call finds (see windowable). PCRE2's
+ * default match limit (10,000,000 steps at one start position, as OTP's)
+ * bounds a pattern that backtracks without end.
  *
  * Differences from OTP 25 (whose PCRE is 8.44) that a program can see:
  *   - re:version/0 names PCRE2's version ("10.42 2022-12-11").
@@ -46,9 +49,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Bytes of subject scanned per reduction charged (OTP 25 charges about one
- * per 30 bytes a simple pattern scans without matching). */
-#define RE_BYTES_PER_RED 32
+/* Start positions gone through per reduction charged, and so the start
+ * positions a slice's budget pays for: a window's. Clause's own constant:
+ * OTP 25 charges its patched PCRE's loop counter, about one reduction per 7
+ * backtracking steps, which comes to one per 1 to 2 positions for patterns
+ * that try each position of English text ((\w+)\s+dogs\b 1,705
+ * reductions for 2,000 bytes, [aeiou]{3} 999) and one per 250 where PCRE
+ * skips to a first byte; PCRE2 reports neither. At 2 positions, a slice's
+ * window of 8,000 takes 0.05 to 0.5 ms here for such patterns. */
+#define RE_POSITIONS_PER_RED 2
 
 /* ---- options ---- */
 
@@ -598,21 +607,57 @@ static term failure_result(struct process *p, const struct options *o, int rc)
     return is_value(t) ? t : bif_out_of_memory(p);
 }
 
-/* Matches s against code once: the result term, or THE_NON_VALUE with the
- * exception recorded. */
+/* Whether the start positions of a run of code may be tried a window at a
+ * time, each window a call with an offset limit, and find what one call
+ * finds. Not for a pattern that tries one position, or few (anchored, or
+ * starting at line starts: PCRE2 jumps from newline to newline), nor when a
+ * position's meaning depends on where the call started: \G, backtracking
+ * verbs ((*COMMIT) ends the whole run, (*SKIP) jumps past a window's end),
+ * firstline, and newline conventions with CRLF (PCRE2 steps over a CRLF
+ * pair between positions). The source's text is looked at, so an escaped
+ * "\G" or a "(*" in a class also keeps a run whole: harmless. */
+static bool windowable(const pcre2_code *code, const struct re_source *src, uint32_t match_options)
+{
+    uint32_t all = 0, first = 0, newline = 0;
+    pcre2_pattern_info(code, PCRE2_INFO_ALLOPTIONS, &all);
+    pcre2_pattern_info(code, PCRE2_INFO_FIRSTCODETYPE, &first);
+    pcre2_pattern_info(code, PCRE2_INFO_NEWLINE, &newline);
+    if (((all | match_options) & (PCRE2_ANCHORED | PCRE2_FIRSTLINE)) || first == 2)
+        return false;
+    if (newline != PCRE2_NEWLINE_LF && newline != PCRE2_NEWLINE_CR && newline != PCRE2_NEWLINE_NUL)
+        return false;
+    for (size_t i = 0; i + 1 < src->length; i++)
+        if ((src->pattern[i] == '\\' && src->pattern[i + 1] == 'G') ||
+            (src->pattern[i] == '(' && src->pattern[i + 1] == '*'))
+            return false;
+    return true;
+}
+
+/* Matches s against code once, from o->offset, or from resume (a window's
+ * end; SIZE_MAX: none) when the run goes on in a later slice. window: the
+ * start positions to try in this call (SIZE_MAX: all; code then needs
+ * PCRE2_USE_OFFSET_LIMIT). The result term, or THE_NON_VALUE with the
+ * exception recorded; when the window ended without a match and positions
+ * remain, *next is where the run goes on (else SIZE_MAX). */
 static term match_once(struct process *p, const pcre2_code *code, const struct options *o, const struct capture *c,
-                       const struct subject *s, bool first)
+                       const struct subject *s, bool first, size_t resume, size_t window, size_t *next)
 {
     uint32_t match_options = o->match, all = 0;
     pcre2_pattern_info(code, PCRE2_INFO_ALLOPTIONS, &all);
     bool unicode = all & PCRE2_UTF;
-    /* Unchecked only at a character's start: PCRE2 then trusts the offset. */
+    size_t start = resume != SIZE_MAX ? resume : o->offset;
+    /* Unchecked only at a character's start: PCRE2 then trusts the offset.
+     * A later window's bytes were checked by the first window's call. */
     bool unchecked =
-        unicode && !first && was_checked(s) && (o->offset >= s->length || (s->data[o->offset] & 0xC0) != 0x80);
+        unicode && (resume != SIZE_MAX ||
+                    (!first && was_checked(s) && (o->offset >= s->length || (s->data[o->offset] & 0xC0) != 0x80)));
     if (unchecked)
         match_options |= PCRE2_NO_UTF_CHECK;
+    if (resume != SIZE_MAX)
+        match_options &= ~(uint32_t)PCRE2_NOTEMPTY_ATSTART; /* the run's start lies in an earlier window */
+    size_t last = window != SIZE_MAX && s->length - start > window ? start + window - 1 : SIZE_MAX;
     pcre2_match_context *mctx = NULL;
-    if (o->flags & (OPT_MATCH_LIMIT | OPT_DEPTH_LIMIT)) {
+    if ((o->flags & (OPT_MATCH_LIMIT | OPT_DEPTH_LIMIT)) || last != SIZE_MAX) {
         mctx = pcre2_match_context_create(NULL);
         if (!mctx)
             abort();
@@ -620,21 +665,33 @@ static term match_once(struct process *p, const pcre2_code *code, const struct o
             pcre2_set_match_limit(mctx, o->match_limit);
         if (o->flags & OPT_DEPTH_LIMIT)
             pcre2_set_depth_limit(mctx, o->depth_limit);
+        if (last != SIZE_MAX)
+            pcre2_set_offset_limit(mctx, last);
     }
     pcre2_match_data *md = pcre2_match_data_create_from_pattern(code, NULL);
     if (!md)
         abort();
     /* A subject of no bytes still needs a pointer PCRE2 accepts. */
     PCRE2_SPTR data = s->length ? s->data : (PCRE2_SPTR) "";
-    int rc = pcre2_match(code, data, s->length, o->offset, match_options, md, mctx);
+    int rc = pcre2_match(code, data, s->length, start, match_options, md, mctx);
     const PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
-    size_t end = rc >= 0 ? ov[1] : s->length;
-    if (end > o->offset)
-        bif_spend(p, end - o->offset, RE_BYTES_PER_RED);
+    *next = SIZE_MAX;
+    if (rc == PCRE2_ERROR_NOMATCH && last != SIZE_MAX) {
+        /* Nothing starts in this window: the next starts at a character. */
+        size_t after = last + 1;
+        while (unicode && after < s->length && (s->data[after] & 0xC0) == 0x80)
+            after++;
+        *next = after;
+    }
+    size_t end = rc >= 0 ? ov[1] : *next != SIZE_MAX ? *next : s->length;
+    if (end > start)
+        bif_spend(p, end - start, RE_POSITIONS_PER_RED);
     if (unicode && !unchecked && o->offset == 0 && rc != PCRE2_ERROR_BADOFFSET && !is_utf_error(rc))
         note_checked(s);
     term result;
-    if (rc >= 0) {
+    if (*next != SIZE_MAX) {
+        result = THE_NON_VALUE;
+    } else if (rc >= 0) {
         result = match_result(p, c, s, ov, rc);
         if (is_non_value(result))
             result = bif_out_of_memory(p);
@@ -646,9 +703,12 @@ static term match_once(struct process *p, const pcre2_code *code, const struct o
     return result;
 }
 
+static term bif_re_run_cont(struct process *p, const term *a);
+
 /* re:run/2,3 and re:internal_run/4 (first: false when re:grun/3 runs the
- * same subject again). */
-static term re_run(struct process *p, term subject, term re, term options, bool first)
+ * same subject again); resume: where a run windowed in an earlier slice
+ * goes on (SIZE_MAX for a new run). */
+static term re_run(struct process *p, term subject, term re, term options, bool first, size_t resume)
 {
     struct options o;
     if (!parse_options(options, &o))
@@ -732,32 +792,66 @@ static term re_run(struct process *p, term subject, term re, term options, bool 
     int errcode;
     size_t offset;
     const pcre2_code *code = re_cache_code(key, size, &errcode, &offset);
-    free(key);
     struct capture c;
     struct subject s;
-    term result;
     if (!code || !parse_capture(&o, code, &c)) {
         if (code)
             capture_free(&c);
+        free(key);
         return bif_badarg(p);
     }
-    if (!subject_bytes(subject, &s))
-        result = bif_badarg(p);
-    else
-        result = match_once(p, code, &o, &c, &s, first);
+    if (!subject_bytes(subject, &s)) {
+        capture_free(&c);
+        free(key);
+        return bif_badarg(p);
+    }
+    /* Positions past what the slice pays for are tried in later slices,
+     * by code compiled to take an offset limit. */
+    size_t window = bif_portion(p, RE_POSITIONS_PER_RED), from = resume != SIZE_MAX ? resume : o.offset;
+    struct re_source src;
+    if (window != SIZE_MAX && from < s.length && s.length - from > window && re_key_decode(key, size, &src) &&
+        windowable(code, &src, o.match)) {
+        src.options |= PCRE2_USE_OFFSET_LIMIT;
+        uint8_t *limited = malloc(size);
+        if (!limited)
+            abort();
+        re_key_encode(&src, limited);
+        code = re_cache_code(limited, size, &errcode, &offset);
+        free(limited);
+    } else {
+        window = SIZE_MAX;
+    }
+    free(key);
+    size_t next;
+    term result = code ? match_once(p, code, &o, &c, &s, first, resume, window, &next) : bif_badarg(p);
     capture_free(&c);
+    if (code && next != SIZE_MAX) {
+        /* The continuation's subject is a binary: an iolist's bytes once. */
+        term bin = s.owned ? bin_from_bytes(&p->heap, s.data, s.length) : subject;
+        free(s.owned);
+        if (is_non_value(bin))
+            return bif_out_of_memory(p);
+        term state[5] = {bin, re, options, first ? A(true) : A(false), make_small((int64_t)next)};
+        return bif_trap(p, bif_re_run_cont, 5, state);
+    }
     free(s.owned);
     return result;
 }
 
-static term bif_re_run_2(struct process *p, const term *a) { return re_run(p, a[0], a[1], NIL, true); }
-static term bif_re_run_3(struct process *p, const term *a) { return re_run(p, a[0], a[1], a[2], true); }
+static term bif_re_run_2(struct process *p, const term *a) { return re_run(p, a[0], a[1], NIL, true, SIZE_MAX); }
+static term bif_re_run_3(struct process *p, const term *a) { return re_run(p, a[0], a[1], a[2], true, SIZE_MAX); }
+
+/* A windowed run's next slice: (Subject, RE, Options, First, Next). */
+static term bif_re_run_cont(struct process *p, const term *a)
+{
+    return re_run(p, a[0], a[1], a[2], a[3] == A(true), (size_t)small_value(a[4]));
+}
 
 static term bif_re_internal_run_4(struct process *p, const term *a)
 {
     if (a[3] != A(true) && a[3] != A(false))
         return bif_badarg(p);
-    return re_run(p, a[0], a[1], a[2], a[3] == A(true));
+    return re_run(p, a[0], a[1], a[2], a[3] == A(true), SIZE_MAX);
 }
 
 /* ---- inspect/2, version/0 ---- */

@@ -16,13 +16,14 @@
 
 #define KEY_HEADER 10
 static const uint8_t key_magic[4] = {'C', 'L', 'R', 'E'};
-/* The compile options parse_options can give: a key with any other bit
- * (PCRE2_NO_UTF_CHECK would let a bad pattern read out of bounds) is no
- * key. */
+/* The compile options parse_options can give, and PCRE2_USE_OFFSET_LIMIT
+ * (re.c compiles with it the code a run tries a window of positions at a
+ * time with): a key with any other bit (PCRE2_NO_UTF_CHECK would let a bad
+ * pattern read out of bounds) is no key. */
 #define KEY_OPTIONS                                                                                                    \
     (PCRE2_ANCHORED | PCRE2_CASELESS | PCRE2_DOLLAR_ENDONLY | PCRE2_DOTALL | PCRE2_EXTENDED | PCRE2_FIRSTLINE |        \
      PCRE2_MULTILINE | PCRE2_NO_AUTO_CAPTURE | PCRE2_DUPNAMES | PCRE2_UNGREEDY | PCRE2_NO_START_OPTIMIZE | PCRE2_UCP | \
-     PCRE2_NEVER_UTF | PCRE2_UTF)
+     PCRE2_NEVER_UTF | PCRE2_UTF | PCRE2_USE_OFFSET_LIMIT)
 
 size_t re_key_size(size_t length) { return KEY_HEADER + length; }
 

@@ -36,7 +36,10 @@
 %% ets_select_count (every object counted), ets_select_delete (a spec that
 %% deletes none), ets_tab2list (a public set, or ordered_set, of N objects
 %% {I, I} the hog owns), ets_insert (ets:insert/2 of those N objects into
-%% such a set, again and again: the first call inserts, the others replace).
+%% such a set, again and again: the first call inserts, the others replace);
+%% re_run (re:run/2 of a pattern that backtracks over each word, never
+%% matching, on N bytes of English words), re_class (a class repeated three
+%% times, never matching, on that text).
 %% Prints: workload=portion_latency builtin=B n=N result=PINGS_SENT max_us=M
 %% median_us=D time_ms=T
 -module(portion_latency).
@@ -83,7 +86,9 @@ work(ets_match_object, T) -> ets:match_object(T, {'_', '_'});
 work(ets_select_count, T) -> ets:select_count(T, [{'_', [], [true]}]);
 work(ets_select_delete, T) -> ets:select_delete(T, [{{'_', absent}, [], [true]}]);
 work(ets_tab2list, T) -> ets:tab2list(T);
-work(ets_insert, {T, L}) -> ets:insert(T, L).
+work(ets_insert, {T, L}) -> ets:insert(T, L);
+work(re_run, B) -> re:run(B, "(\\w+)\\s+dogs\\b");
+work(re_class, B) -> re:run(B, "[aeiou]{3}").
 
 %% The argument the builtin works on, of N elements (bytes for binaries).
 input(keyfind, N) -> [{I} || I <- lists:seq(1, N)];
@@ -112,6 +117,8 @@ input(ets_select_count, N) -> table(set, N);
 input(ets_select_delete, N) -> table(set, N);
 input(ets_tab2list, N) -> table(set, N);
 input(ets_insert, N) -> {ets:new(portion_latency, [set, public]), [{I, I} || I <- lists:seq(1, N)]};
+input(Re, N) when Re =:= re_run; Re =:= re_class ->
+    binary:part(binary:copy(<<"the quick brown fox jumps over the lazy dog ">>, N div 44 + 1), 0, N);
 input(_, N) -> lists:seq(1, N).
 
 table(Type, N) ->

@@ -1875,6 +1875,67 @@ static void test_ets_delete_portions(void)
     heap_destroy(&h);
 }
 
+/* re:run tries a long subject's start positions a window a slice (2 a
+ * reduction): the same match, or nomatch, as one call, with windows ending
+ * inside a match's span and inside UTF-8 characters, from an offset, over
+ * an iolist; a pattern whose positions depend on where a call starts
+ * ((*COMMIT), \G, anchored) runs whole in one slice. */
+static void test_re_portions(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    slice_reds = SHORT_SLICE;
+    int windows = CONV / (2 * SHORT_SLICE);
+    term subject = search_subject(&h, CONV - 10, "XYZ"), args[3];
+    term binary_capture = heap_cons(&h, heap_tuple3(&h, A(capture), A(all), A(binary)), NIL);
+    args[0] = subject, args[1] = bytes_term(&h, "[a-f]q");
+    check_case("re", "run", args, 2, windows);
+    args[1] = bytes_term(&h, "(?:ab|fg|cd)X(Y)(Q)?Z");
+    check_case("re", "run", args, 2, windows);
+    args[2] = binary_capture;
+    check_case("re", "run", args, 3, windows);
+    args[2] = heap_cons(&h, heap_tuple2(&h, A(offset), make_small(CONV / 2)), NIL);
+    check_case("re", "run", args, 3, windows / 2);
+    /* An iolist: its bytes become one binary for the later windows. */
+    args[0] = heap_cons(&h, subject, heap_cons(&h, bytes_term(&h, "tail"), NIL));
+    args[1] = bytes_term(&h, "Z(ta)il"), args[2] = binary_capture;
+    check_case("re", "run", args, 3, windows);
+    /* The first "ab" commits and fails: nomatch, though "abq" ends the
+     * subject (a later window would find it). \G holds at the call's start
+     * only: nomatch, though a later window would start at a "b". */
+    char *bytes = malloc(CONV);
+    CU_ASSERT_FATAL(bytes != NULL);
+    memset(bytes, 'c', CONV);
+    memcpy(bytes, "ab", 2);
+    memcpy(bytes + CONV - 3, "abq", 3);
+    args[0] = bin_from_bytes(&h, bytes, CONV), args[1] = bytes_term(&h, "a(*COMMIT)bq");
+    CU_ASSERT(check_case_on(&h, "re", "run", args, 2, 1) == A(nomatch));
+    args[1] = bytes_term(&h, "^.*abq");
+    check_case_on(&h, "re", "run", args, 2, 1);
+    memset(bytes + 1, 'b', CONV - 1);
+    args[0] = bin_from_bytes(&h, bytes, CONV), args[1] = bytes_term(&h, "q|\\Gb");
+    CU_ASSERT(check_case_on(&h, "re", "run", args, 2, 1) == A(nomatch));
+    free(bytes);
+    /* UTF-8: two-byte characters, a three-byte one near the end; windows of
+     * 2 to 6 bytes end inside characters at every place in turn. */
+    struct strbuf text = STRBUF_INIT;
+    for (int i = 0; i < 300; i++)
+        strbuf_puts(&text, i % 2 ? "\xc3\xa9" : "e\xc2\xb5");
+    strbuf_puts(&text, "\xe2\x84\xa6z");
+    term utf8 = bin_from_bytes(&h, text.data, text.len);
+    term unicode = heap_cons(&h, A(unicode), NIL);
+    for (slice_reds = 1; slice_reds <= 3; slice_reds++) {
+        args[0] = utf8, args[1] = bytes_term(&h, "(.)\xe2\x84\xa6"), args[2] = unicode;
+        check_case_on(&h, "re", "run", args, 3, 2);
+        args[1] = bytes_term(&h, "\xc2\xb5z");
+        CU_ASSERT(check_case_on(&h, "re", "run", args, 3, 2) == A(nomatch));
+    }
+    strbuf_free(&text);
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
 static CU_TestInfo tests[] = {
     {"long lists span many slices, same results", test_portioned_results},
     {"errors after portions", test_portioned_errors},
@@ -1911,6 +1972,7 @@ static CU_TestInfo tests[] = {
     {"ETS walks: table deleted, process ended mid-walk", test_ets_deleted_or_ended_mid_walk},
     {"ets:insert/insert_new of long lists in portions", test_ets_insert_portions},
     {"ets:delete/1 and delete_all_objects free in portions", test_ets_delete_portions},
+    {"re:run tries a long subject's positions a window a slice", test_re_portions},
     CU_TEST_INFO_NULL,
 };
 
