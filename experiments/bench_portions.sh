@@ -24,7 +24,7 @@ echo "longest echo reply while a hog loops over a builtin, 1 worker, $pings ping
     "machine: $(nproc) CPUs available, 1 used by each runtime ($(bind_note 1))"
 printf '%-16s %8s %14s %12s %8s %12s %12s %8s %14s %12s\n' builtin n clause_max_us otp_max_us ratio \
     clause_mmax otp_mmax ratio clause_med_us otp_med_us
-builtins=${BUILTINS:-reverse length member keyfind append subtract binary_to_list list_to_binary iolist_to_binary iolist_size list_to_tuple tuple_to_list term_to_binary binary_to_term phash2 maps_to_list maps_keys maps_values maps_fold maps_from_list external_size subtract_long chars_to_binary chars_to_list bin_match bin_match_several bin_matches bin_split_global bin_replace bin_to_list bin_copy bin_common_prefix ets_select ets_select_ordered ets_match_object ets_select_count ets_select_delete ets_tab2list ets_insert re_run re_class}
+builtins=${BUILTINS:-reverse length member keyfind append subtract binary_to_list list_to_binary iolist_to_binary iolist_size list_to_tuple tuple_to_list term_to_binary binary_to_term phash2 maps_to_list maps_keys maps_values maps_fold maps_from_list external_size subtract_long chars_to_binary chars_to_list bin_match bin_match_several bin_matches bin_split_global bin_replace bin_to_list bin_copy bin_common_prefix ets_select ets_select_ordered ets_match_object ets_select_count ets_select_delete ets_tab2list ets_insert re_run re_class re_backtrack}
 for builtin in $builtins; do
     for n in ${SIZES:-2000 300000}; do
         worst_c=0 worst_o=0 med_c= med_o= all_c= all_o=

@@ -135,7 +135,8 @@ enum slice_end {
     SLICE_WAIT,    /* it waits in a receive */
     SLICE_EXIT,    /* it ended */
     SLICE_BLOCKED, /* a builtin waits for a process running on another worker */
-    SLICE_COLLECT, /* it goes on in a long collection on a collector thread (--gc-threads) */
+    SLICE_COLLECT, /* it goes on on a collector thread (--gc-threads): a long collection, or a builtin's work (re:run)
+                    */
     SLICE_END_KINDS
 };
 /* "budget", "yield", "trap", "wait", "exit", "blocked", "collect". */

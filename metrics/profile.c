@@ -247,9 +247,10 @@ void profile_write_text(const struct profile *p, struct strbuf *out)
                   p->blocked_builtins);
     strbuf_printf(out,
                   "collectors: %u threads (--gc-threads); %" PRIu64 " collections done there (%" PRIu64
-                  " slices handed over), %.3f ms in all, longest %.3f ms\n",
+                  " slices handed over), %.3f ms in all, longest %.3f ms; %" PRIu64
+                  " builtins' work (re:run's long matches), %.3f ms\n",
                   p->collector_threads, p->collections, t->collections_elsewhere, (double)p->collection_ns / 1e6,
-                  (double)p->collection_max_ns / 1e6);
+                  (double)p->collection_max_ns / 1e6, p->builtins_elsewhere, (double)p->builtins_elsewhere_ns / 1e6);
     if (p->watchdog_events)
         strbuf_printf(out,
                       "watchdog: --watchdog %u ms; %s at %" PRIu64 " ms: <0.%" PRIu64 ".0>%s%s runnable for %" PRIu64
@@ -634,6 +635,8 @@ void profile_write_json(const struct profile *p, struct strbuf *out)
         kv_u64(out, &c, "handed_over", t->collections_elsewhere);
         kv_u64(out, &c, "total_ns", p->collection_ns);
         kv_u64(out, &c, "max_ns", p->collection_max_ns);
+        kv_u64(out, &c, "builtins", p->builtins_elsewhere);
+        kv_u64(out, &c, "builtins_ns", p->builtins_elsewhere_ns);
         strbuf_putc(out, '}');
     }
     key(out, &f, "watchdog");

@@ -83,6 +83,7 @@ struct profile {
      * there, their total and longest time (ns). */
     unsigned collector_threads;
     uint64_t collections, collection_ns, collection_max_ns;
+    uint64_t builtins_elsewhere, builtins_elsewhere_ns; /* builtins' work done on collector threads */
     /* The watchdog's event: at most one (it acts once). */
     unsigned watchdog_events;
     struct profile_watchdog {

@@ -35,9 +35,10 @@ enum trace_kind {
     TRACE_FLOW_START, /* the running process woke pid (a send to it, waiting): flow `ticks` starts */
     TRACE_FLOW_END,   /* flow `ticks` ends at the start of pid's slice */
     /* On the ring written under the run-queue lock: */
-    TRACE_BALANCE,  /* a balance move to worker `reds` from worker `other` */
-    TRACE_WATCHDOG, /* the watchdog acted on pid, waiting `reds` ms; why: enum sched_watchdog_kind */
-    TRACE_COLLECT,  /* pid's collection on collector `other`, for worker `why`: stamp, ticks; reds: its cost */
+    TRACE_BALANCE,           /* a balance move to worker `reds` from worker `other` */
+    TRACE_WATCHDOG,          /* the watchdog acted on pid, waiting `reds` ms; why: enum sched_watchdog_kind */
+    TRACE_COLLECT,           /* pid's collection on collector `other`, for worker `why`: stamp, ticks; reds: its cost */
+    TRACE_BUILTIN_ELSEWHERE, /* pid's builtin's work on collector `other`, as TRACE_COLLECT's (reds 0) */
 };
 
 struct trace_record {

@@ -2011,7 +2011,7 @@ gc_bif_trapped:
     p->beam_repeat.how = REPEAT_INSTRUCTION;
     if (!save_state(p, E, trap_resume_code, cp, trap_base + p->bif_trap_arity))
         goto out_of_memory;
-    return BODY_YIELD;
+    return p->work_elsewhere ? BODY_COLLECT : BODY_YIELD; /* bif_trap_elsewhere: its work first */
 
     /* A bif/gc_bif instruction's builtin (`missing`) failed: a guard takes
      * its fail label, a body raises. */
@@ -3021,7 +3021,7 @@ call_trapped:
     memcpy(X, proc_bif_call.args, p->bif_trap_arity * sizeof(term));
     if (!save_state(p, E, trap_resume_code, cp, p->bif_trap_arity))
         goto out_of_memory;
-    return BODY_YIELD;
+    return p->work_elsewhere ? BODY_COLLECT : BODY_YIELD; /* bif_trap_elsewhere: its work first */
 
 collect_elsewhere:
     /* COLLECT handed the collection over: every root on the stack. */

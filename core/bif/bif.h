@@ -21,6 +21,7 @@
 #define CLAUSE_BIF_H
 
 #include "rt/io_thread.h"
+#include "rt/proc_gc.h"
 #include "rt/process.h"
 #include "term/term.h"
 
@@ -159,6 +160,27 @@ static inline term bif_trap(struct process *p, bif_fn cont, unsigned arity, cons
     if (p->reds_left > 0)
         p->reds_left = 0;
     return bif_raise(p, FAULT_TRAP, NIL);
+}
+
+/* bif_trap, with work to run on a collector thread before the
+ * continuation (OTP runs such a call on a dirty CPU scheduler): the slice
+ * ends, work->run runs there while the process waits, running, and its
+ * worker runs others, then cont(args) runs in the process's next slice.
+ * Only when bif_may_work_elsewhere(p); work touches nothing of the
+ * process's (its heap may be collected meanwhile), and must stay valid
+ * until the continuation runs (a resource of the process's, for the case
+ * that it ends before: an exit signal waits until work ran). */
+static inline term bif_trap_elsewhere(struct process *p, struct proc_work *work, bif_fn cont, unsigned arity,
+                                      const term *args)
+{
+    p->work_elsewhere = work;
+    return bif_trap(p, cont, arity, args);
+}
+/* Whether the call may hand work over (bif_trap_elsewhere): the engine's
+ * call outside a guard, and collector threads run (proc_gc.h). */
+static inline bool bif_may_work_elsewhere(const struct process *p)
+{
+    return p->bif_may_trap && proc_may_work_elsewhere(p);
 }
 
 /* Hands the call over to the Erlang function module:function/arity with

@@ -213,3 +213,24 @@ term bif_max_heap_map(heap_t *h, const struct proc_max_heap *m)
     term values[3] = {m->error_logger ? A(true) : A(false), m->kill ? A(true) : A(false), size};
     return map_from_pairs(h, keys, values, 3);
 }
+
+struct bif_held *bif_hold(struct process *p, const struct proc_resource_type *type, void *object, term *ref)
+{
+    struct bif_held *hd = calloc(1, sizeof *hd);
+    *ref = heap_make_ref(&p->heap);
+    if (!hd || is_non_value(*ref)) {
+        free(hd);
+        return NULL;
+    }
+    hd->res.type = type;
+    hd->res.id_low = ref_id_low(*ref);
+    hd->res.id_high = ref_id_high(*ref);
+    hd->object = object;
+    proc_resource_attach(p, &hd->res);
+    return hd;
+}
+
+struct bif_held *bif_held(struct process *p, term ref, const struct proc_resource_type *type)
+{
+    return (struct bif_held *)proc_resource_find(p, ref, type);
+}

@@ -7,6 +7,7 @@
 
 #include "bif/bif.h"
 #include "rt/policy.h"
+#include "rt/resources.h"
 #include "term/bignum.h"
 #include "term/binary.h"
 #include "term/strbuf.h"
@@ -87,6 +88,22 @@ struct proc_max_heap;
 bool bif_max_heap_arg(term value, size_t min_heap_size, struct proc_max_heap *out);
 /* #{error_logger => _, kill => _, size => _} on h, or THE_NON_VALUE. */
 term bif_max_heap_map(heap_t *h, const struct proc_max_heap *m);
+
+/* ---- C objects a long call keeps between its portions ----
+ * (an ETS insert's batch, a table's rubble, re:run's match elsewhere): a
+ * resource of the calling process's, so that its type's release frees it
+ * if the process ends meanwhile, named by a reference the continuation
+ * carries. */
+struct bif_held {
+    struct proc_resource res;
+    void *object;
+};
+
+/* Holds object for p, whose new reference goes into *ref; NULL when
+ * memory ran out (object then still the caller's). */
+struct bif_held *bif_hold(struct process *p, const struct proc_resource_type *type, void *object, term *ref);
+/* What p holds under ref, of that type; NULL: nothing. */
+struct bif_held *bif_held(struct process *p, term ref, const struct proc_resource_type *type);
 
 /* Runs `answer` on the live process `pid` (self included) under the
  * executor mutex (node_on_process), once it does not run on another worker: one that does

@@ -233,38 +233,6 @@ static enum ets_status do_insert_new(struct ets_table *t, void *arg)
     return put_all(t, objs);
 }
 
-/* ---- C objects a long call keeps between its portions ----
- * A batch being inserted, the rubble of a table being freed: a resource of
- * the calling process's (so its type's release frees it if the process
- * ends meanwhile), named by a reference the continuation carries. */
-struct held {
-    struct proc_resource res;
-    void *object;
-};
-
-/* Holds object for p, whose new reference goes into *ref; NULL when
- * memory ran out (object then still the caller's). */
-static struct held *hold(struct process *p, const struct proc_resource_type *type, void *object, term *ref)
-{
-    struct held *hd = calloc(1, sizeof *hd);
-    *ref = heap_make_ref(&p->heap);
-    if (!hd || is_non_value(*ref)) {
-        free(hd);
-        return NULL;
-    }
-    hd->res.type = type;
-    hd->res.id_low = ref_id_low(*ref);
-    hd->res.id_high = ref_id_high(*ref);
-    hd->object = object;
-    proc_resource_attach(p, &hd->res);
-    return hd;
-}
-
-static struct held *held(struct process *p, term ref, const struct proc_resource_type *type)
-{
-    return (struct held *)proc_resource_find(p, ref, type);
-}
-
 /* ---- insert/2, insert_new/2 of a long list, in portions ----
  * As OTP 25's (erl_db.c, ets_insert_2_list): a list no longer than the
  * slice's remaining reductions times INSERT_UNITS_PER_RED goes in at once;
@@ -284,7 +252,7 @@ static struct held *held(struct process *p, term ref, const struct proc_resource
 
 static void release_insert_batch(struct proc_resource *r)
 {
-    ets_batch_free(((struct held *)r)->object);
+    ets_batch_free(((struct bif_held *)r)->object);
     free(r);
 }
 
@@ -309,7 +277,7 @@ static term insert_cont(struct process *p, const term *a, bool insert_new);
 static term insert_cont_2(struct process *p, const term *a) { return insert_cont(p, a, false); }
 static term insert_new_cont_2(struct process *p, const term *a) { return insert_cont(p, a, true); }
 
-static term insert_done(struct process *p, struct held *hd, enum ets_status st, bool inserted, bool insert_new)
+static term insert_done(struct process *p, struct bif_held *hd, enum ets_status st, bool inserted, bool insert_new)
 {
     proc_resource_release(p, &hd->res);
     if (st != ETS_OK)
@@ -327,7 +295,7 @@ static term insert_trap(struct process *p, const term *a, term rest, term phase,
  * commit begun (Phase -1), or gone on with (Phase 0). */
 static term insert_cont(struct process *p, const term *a, bool insert_new)
 {
-    struct held *hd = held(p, a[3], &insert_batch_type);
+    struct bif_held *hd = bif_held(p, a[3], &insert_batch_type);
     if (!hd)
         return bif_badarg(p);
     struct ets_batch *batch = hd->object;
@@ -384,7 +352,7 @@ static term insert_list(struct process *p, const term *a, bool insert_new)
         return fail(p, st);
     struct ets_batch *batch = ets_batch_new(keypos);
     term ref;
-    if (!batch || !hold(p, &insert_batch_type, batch, &ref)) {
+    if (!batch || !bif_hold(p, &insert_batch_type, batch, &ref)) {
         ets_batch_free(batch);
         return bif_out_of_memory(p);
     }
@@ -499,7 +467,7 @@ static enum ets_status do_delete_object(struct ets_table *t, void *arg)
  * Arg2 or [], Ref, Result). */
 static void release_rubble(struct proc_resource *r)
 {
-    ets_rubble_free_all(((struct held *)r)->object);
+    ets_rubble_free_all(((struct bif_held *)r)->object);
     free(r);
 }
 
@@ -510,7 +478,7 @@ static term free_rubble_cont(struct process *p, const term *a);
 /* Frees a portion of rubble (NULL: none); result when all is freed,
  * else a trap whose continuation goes on (hd: its holder, NULL before
  * the first trap). */
-static term free_rubble(struct process *p, const term *a, struct ets_rubble *rubble, struct held *hd, term result)
+static term free_rubble(struct process *p, const term *a, struct ets_rubble *rubble, struct bif_held *hd, term result)
 {
     size_t done;
     bool finished = !rubble || ets_rubble_free(rubble, bif_portion(p, 1), &done);
@@ -524,7 +492,7 @@ static term free_rubble(struct process *p, const term *a, struct ets_rubble *rub
         return result;
     }
     term ref = hd ? a[2] : THE_NON_VALUE;
-    if (!hd && !hold(p, &rubble_type, rubble, &ref)) {
+    if (!hd && !bif_hold(p, &rubble_type, rubble, &ref)) {
         ets_rubble_free_all(rubble);
         return result;
     }
@@ -534,7 +502,7 @@ static term free_rubble(struct process *p, const term *a, struct ets_rubble *rub
 
 static term free_rubble_cont(struct process *p, const term *a)
 {
-    struct held *hd = held(p, a[2], &rubble_type);
+    struct bif_held *hd = bif_held(p, a[2], &rubble_type);
     if (!hd)
         return bif_badarg(p);
     return free_rubble(p, a, hd->object, hd, a[3]);

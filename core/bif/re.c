@@ -46,6 +46,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -633,14 +634,116 @@ static bool windowable(const pcre2_code *code, const struct re_source *src, uint
     return true;
 }
 
+/* ---- a match on a collector thread ----
+ * PCRE2's match limit counts the steps at one start position. Run by the
+ * engine with collector threads, a match may take at one position as many
+ * steps as the slice's budget pays for at RE_STEPS_PER_RED a reduction
+ * (OTP's loop counter comes to about 7 steps a reduction); a position that
+ * needs more, short of the run's own limit, is tried again with the window
+ * from its start on a collector thread, as OTP would run a long call on a
+ * dirty scheduler: the process waits, its worker runs others, and the run
+ * goes on from what the match found. The match's state is a resource of the
+ * caller's (an exit signal waits until the collector is done; then it is
+ * freed with the process). */
+#define RE_STEPS_PER_RED 7
+
+struct re_elsewhere {
+    struct proc_work work;
+    pcre2_code *code; /* a copy: the worker's cache may drop its own meanwhile */
+    pcre2_match_context *mctx;
+    pcre2_match_data *md;
+    struct binary *bin; /* the subject's off-heap binary, referenced, or */
+    uint8_t *bytes;     /* a copy of its bytes */
+    const uint8_t *data;
+    size_t length, start, last; /* last: the window's (SIZE_MAX: none) */
+    uint32_t options;
+    int rc;
+    bool done;
+};
+
+static void re_elsewhere_run(struct proc_work *w)
+{
+    struct re_elsewhere *e = (struct re_elsewhere *)w;
+    PCRE2_SPTR data = e->length ? e->data : (PCRE2_SPTR) "";
+    e->rc = pcre2_match(e->code, data, e->length, e->start, e->options, e->md, e->mctx);
+    e->done = true;
+}
+
+static void re_elsewhere_free(struct re_elsewhere *e)
+{
+    pcre2_code_free(e->code);
+    pcre2_match_context_free(e->mctx);
+    pcre2_match_data_free(e->md);
+    if (e->bin)
+        binary_unref(e->bin);
+    free(e->bytes);
+    free(e);
+}
+
+static void release_re_elsewhere(struct proc_resource *r)
+{
+    re_elsewhere_free(((struct bif_held *)r)->object);
+    free(r);
+}
+
+static const struct proc_resource_type re_elsewhere_type = {"re match elsewhere", release_re_elsewhere, false};
+
+/* The match a collector thread is to run again from start with the run's
+ * own limits (mctx, taken), on s's bytes. */
+static struct re_elsewhere *re_elsewhere_new(const pcre2_code *code, pcre2_match_context *mctx, const struct subject *s,
+                                             size_t start, size_t last, uint32_t options)
+{
+    struct re_elsewhere *e = calloc(1, sizeof *e);
+    if (!e)
+        abort(); /* the runtime's own bookkeeping, as strbuf's */
+    e->work.run = re_elsewhere_run;
+    e->code = pcre2_code_copy(code);
+    e->mctx = mctx;
+    e->md = pcre2_match_data_create_from_pattern(code, NULL);
+    if (!e->code || !e->md)
+        abort();
+    if (s->offheap && !s->owned) {
+        e->bin = s->offheap;
+        binary_ref(e->bin);
+        e->data = s->data;
+    } else {
+        e->bytes = malloc(s->length ? s->length : 1);
+        if (!e->bytes)
+            abort();
+        memcpy(e->bytes, s->data, s->length);
+        e->data = e->bytes;
+    }
+    e->length = s->length;
+    e->start = start;
+    e->last = last;
+    e->options = options;
+    return e;
+}
+
+/* PCRE2's match limit when a run names none (10,000,000, as OTP's). */
+static uint32_t default_match_limit(void)
+{
+    static _Atomic uint32_t limit;
+    uint32_t l = atomic_load_explicit(&limit, memory_order_relaxed);
+    if (l == 0) {
+        pcre2_config(PCRE2_CONFIG_MATCHLIMIT, &l);
+        atomic_store_explicit(&limit, l, memory_order_relaxed);
+    }
+    return l;
+}
+
 /* Matches s against code once, from o->offset, or from resume (a window's
  * end; SIZE_MAX: none) when the run goes on in a later slice. window: the
  * start positions to try in this call (SIZE_MAX: all; code then needs
- * PCRE2_USE_OFFSET_LIMIT). The result term, or THE_NON_VALUE with the
- * exception recorded; when the window ended without a match and positions
- * remain, *next is where the run goes on (else SIZE_MAX). */
+ * PCRE2_USE_OFFSET_LIMIT). done: a match a collector ran for this call
+ * (NULL: match here). The result term, or THE_NON_VALUE with the exception
+ * recorded; when the window ended without a match and positions remain,
+ * *next is where the run goes on (else SIZE_MAX); when a start position
+ * needs more steps than the slice pays for, *elsewhere is the match for a
+ * collector to run (else NULL). */
 static term match_once(struct process *p, const pcre2_code *code, const struct options *o, const struct capture *c,
-                       const struct subject *s, bool first, size_t resume, size_t window, size_t *next)
+                       const struct subject *s, bool first, size_t resume, size_t window,
+                       const struct re_elsewhere *done, size_t *next, struct re_elsewhere **elsewhere)
 {
     uint32_t match_options = o->match, all = 0;
     pcre2_pattern_info(code, PCRE2_INFO_ALLOPTIONS, &all);
@@ -656,26 +759,40 @@ static term match_once(struct process *p, const pcre2_code *code, const struct o
     if (resume != SIZE_MAX)
         match_options &= ~(uint32_t)PCRE2_NOTEMPTY_ATSTART; /* the run's start lies in an earlier window */
     size_t last = window != SIZE_MAX && s->length - start > window ? start + window - 1 : SIZE_MAX;
+    *next = SIZE_MAX;
+    *elsewhere = NULL;
+    int rc;
+    pcre2_match_data *md = NULL;
     pcre2_match_context *mctx = NULL;
-    if ((o->flags & (OPT_MATCH_LIMIT | OPT_DEPTH_LIMIT)) || last != SIZE_MAX) {
+    if (done) {
+        rc = done->rc;
+        last = done->last;
+    } else {
+        uint32_t limit = o->flags & OPT_MATCH_LIMIT ? o->match_limit : default_match_limit(), here = limit;
+        if (bif_may_work_elsewhere(p)) {
+            size_t steps = bif_portion(p, RE_STEPS_PER_RED);
+            here = steps < limit ? (uint32_t)steps : limit;
+        }
         mctx = pcre2_match_context_create(NULL);
-        if (!mctx)
+        md = pcre2_match_data_create_from_pattern(code, NULL);
+        if (!mctx || !md)
             abort();
-        if (o->flags & OPT_MATCH_LIMIT)
-            pcre2_set_match_limit(mctx, o->match_limit);
+        pcre2_set_match_limit(mctx, here);
         if (o->flags & OPT_DEPTH_LIMIT)
             pcre2_set_depth_limit(mctx, o->depth_limit);
         if (last != SIZE_MAX)
             pcre2_set_offset_limit(mctx, last);
+        /* A subject of no bytes still needs a pointer PCRE2 accepts. */
+        PCRE2_SPTR data = s->length ? s->data : (PCRE2_SPTR) "";
+        rc = pcre2_match(code, data, s->length, start, match_options, md, mctx);
+        if (rc == PCRE2_ERROR_MATCHLIMIT && here < limit) {
+            pcre2_set_match_limit(mctx, limit);
+            *elsewhere = re_elsewhere_new(code, mctx, s, start, last, match_options);
+            pcre2_match_data_free(md);
+            return THE_NON_VALUE;
+        }
     }
-    pcre2_match_data *md = pcre2_match_data_create_from_pattern(code, NULL);
-    if (!md)
-        abort();
-    /* A subject of no bytes still needs a pointer PCRE2 accepts. */
-    PCRE2_SPTR data = s->length ? s->data : (PCRE2_SPTR) "";
-    int rc = pcre2_match(code, data, s->length, start, match_options, md, mctx);
-    const PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
-    *next = SIZE_MAX;
+    const PCRE2_SIZE *ov = pcre2_get_ovector_pointer(done ? done->md : md);
     if (rc == PCRE2_ERROR_NOMATCH && last != SIZE_MAX) {
         /* Nothing starts in this window: the next starts at a character. */
         size_t after = last + 1;
@@ -704,11 +821,14 @@ static term match_once(struct process *p, const pcre2_code *code, const struct o
 }
 
 static term bif_re_run_cont(struct process *p, const term *a);
+static term bif_re_run_elsewhere(struct process *p, const term *a);
 
 /* re:run/2,3 and re:internal_run/4 (first: false when re:grun/3 runs the
  * same subject again); resume: where a run windowed in an earlier slice
- * goes on (SIZE_MAX for a new run). */
-static term re_run(struct process *p, term subject, term re, term options, bool first, size_t resume)
+ * goes on (SIZE_MAX for a new run); done: the match a collector ran for
+ * the call (NULL: none). */
+static term re_run(struct process *p, term subject, term re, term options, bool first, size_t resume,
+                   const struct re_elsewhere *done)
 {
     struct options o;
     if (!parse_options(options, &o))
@@ -822,36 +942,60 @@ static term re_run(struct process *p, term subject, term re, term options, bool 
         window = SIZE_MAX;
     }
     free(key);
-    size_t next;
-    term result = code ? match_once(p, code, &o, &c, &s, first, resume, window, &next) : bif_badarg(p);
+    size_t next = SIZE_MAX;
+    struct re_elsewhere *elsewhere = NULL;
+    term result =
+        code ? match_once(p, code, &o, &c, &s, first, resume, window, done, &next, &elsewhere) : bif_badarg(p);
     capture_free(&c);
-    if (code && next != SIZE_MAX) {
+    if (code && (next != SIZE_MAX || elsewhere)) {
         /* The continuation's subject is a binary: an iolist's bytes once. */
         term bin = s.owned ? bin_from_bytes(&p->heap, s.data, s.length) : subject;
         free(s.owned);
+        term ref = make_small((int64_t)next);
+        if (elsewhere && (is_non_value(bin) || !bif_hold(p, &re_elsewhere_type, elsewhere, &ref))) {
+            re_elsewhere_free(elsewhere);
+            return bif_out_of_memory(p);
+        }
         if (is_non_value(bin))
             return bif_out_of_memory(p);
-        term state[5] = {bin, re, options, first ? A(true) : A(false), make_small((int64_t)next)};
+        term state[5] = {bin, re, options, first ? A(true) : A(false), ref};
+        if (elsewhere)
+            return bif_trap_elsewhere(p, &elsewhere->work, bif_re_run_elsewhere, 5, state);
         return bif_trap(p, bif_re_run_cont, 5, state);
     }
     free(s.owned);
     return result;
 }
 
-static term bif_re_run_2(struct process *p, const term *a) { return re_run(p, a[0], a[1], NIL, true, SIZE_MAX); }
-static term bif_re_run_3(struct process *p, const term *a) { return re_run(p, a[0], a[1], a[2], true, SIZE_MAX); }
+static term bif_re_run_2(struct process *p, const term *a) { return re_run(p, a[0], a[1], NIL, true, SIZE_MAX, NULL); }
+static term bif_re_run_3(struct process *p, const term *a) { return re_run(p, a[0], a[1], a[2], true, SIZE_MAX, NULL); }
 
 /* A windowed run's next slice: (Subject, RE, Options, First, Next). */
 static term bif_re_run_cont(struct process *p, const term *a)
 {
-    return re_run(p, a[0], a[1], a[2], a[3] == A(true), (size_t)small_value(a[4]));
+    return re_run(p, a[0], a[1], a[2], a[3] == A(true), (size_t)small_value(a[4]), NULL);
+}
+
+/* After a match on a collector thread: (Subject, RE, Options, First, Ref),
+ * Ref naming the match held. */
+static term bif_re_run_elsewhere(struct process *p, const term *a)
+{
+    struct bif_held *hd = bif_held(p, a[4], &re_elsewhere_type);
+    if (!hd)
+        return bif_badarg(p);
+    struct re_elsewhere *e = hd->object;
+    if (!e->done)
+        re_elsewhere_run(&e->work); /* not handed over (no collector took it): here */
+    term result = re_run(p, a[0], a[1], a[2], a[3] == A(true), e->start, e);
+    proc_resource_release(p, &hd->res);
+    return result;
 }
 
 static term bif_re_internal_run_4(struct process *p, const term *a)
 {
     if (a[3] != A(true) && a[3] != A(false))
         return bif_badarg(p);
-    return re_run(p, a[0], a[1], a[2], a[3] == A(true), SIZE_MAX);
+    return re_run(p, a[0], a[1], a[2], a[3] == A(true), SIZE_MAX, NULL);
 }
 
 /* ---- inspect/2, version/0 ---- */

@@ -17,6 +17,10 @@
  * queueing through the policy, its reductions. Resumed, the body goes on
  * as if the collection had just returned.
  *
+ * A builtin may hand over work of its own the same way (bif.h:
+ * bif_trap_elsewhere; re:run's long match): the collector runs it instead
+ * of a collection, and the process resumes in the builtin's continuation.
+ *
  * Locks: the pool's own mutex guards its queue and figures and is never
  * held while another lock is taken (a worker may hold the executor mutex
  * and the run-queue lock when it submits: the pool's lock comes last). A
@@ -91,18 +95,24 @@ static void *collector_thread(void *arg)
         if (c->test_hook)
             c->test_hook(p, c->test_hook_arg);
         uint64_t stamp = profile_stamp(), started = sched_clock_ns();
-        proc_collect_saved(p);
-        heap_prefault_free(&p->heap);
+        bool builtin = collector_run(p);
+        if (!builtin)
+            heap_prefault_free(&p->heap);
         uint64_t ns = sched_clock_ns() - started, ticks = profile_stamp() - stamp;
 
         pthread_mutex_lock(&c->lock);
-        c->done++;
-        c->total_ns += ns;
-        if (ns > c->max_ns)
-            c->max_ns = ns;
+        if (builtin) {
+            c->builtins_done++;
+            c->builtins_ns += ns;
+        } else {
+            c->done++;
+            c->total_ns += ns;
+            if (ns > c->max_ns)
+                c->max_ns = ns;
+        }
         atomic_fetch_sub_explicit(&c->busy, 1, memory_order_relaxed);
         pthread_mutex_unlock(&c->lock);
-        sched_collected(s, p, a.index, stamp, ticks);
+        sched_collected(s, p, a.index, stamp, ticks, builtin);
         pthread_mutex_lock(&c->lock);
     }
     pthread_mutex_unlock(&c->lock);
@@ -155,6 +165,18 @@ void collectors_destroy(struct sched *s)
     free(c->threads);
     c->threads = NULL;
     c->count = 0;
+}
+
+bool collector_run(struct process *p)
+{
+    struct proc_work *work = p->work_elsewhere;
+    if (!work) {
+        proc_collect_saved(p);
+        return false;
+    }
+    p->work_elsewhere = NULL;
+    work->run(work);
+    return true;
 }
 
 void collectors_submit(struct sched *s, struct process *p)

@@ -171,6 +171,18 @@ void sched_collector_counts(struct sched *s, uint64_t *collections, uint64_t *to
     pthread_mutex_unlock(&c->lock);
 }
 
+void sched_collector_builtins(struct sched *s, uint64_t *done, uint64_t *total_ns)
+{
+    struct collectors *c = &s->collectors;
+    *done = *total_ns = 0;
+    if (c->count == 0)
+        return;
+    pthread_mutex_lock(&c->lock);
+    *done = c->builtins_done;
+    *total_ns = c->builtins_ns;
+    pthread_mutex_unlock(&c->lock);
+}
+
 unsigned sched_collections_under_way(struct sched *s)
 {
     return atomic_load_explicit(&s->collectors.busy, memory_order_relaxed);
@@ -1052,7 +1064,8 @@ static void settle_locked(struct sched *s, struct worker *w, struct process *p, 
     }
 }
 
-void sched_collected(struct sched *s, struct process *p, unsigned collector, uint64_t stamp, uint64_t ticks)
+void sched_collected(struct sched *s, struct process *p, unsigned collector, uint64_t stamp, uint64_t ticks,
+                     bool builtin)
 {
     struct worker *w = &s->workers[p->last_worker];
     rt_lock(&s->rq_lock);
@@ -1064,7 +1077,7 @@ void sched_collected(struct sched *s, struct process *p, unsigned collector, uin
         r->name = __atomic_load_n(&p->registered_name, __ATOMIC_RELAXED);
         r->reds = proc_collected_reds(p);
         r->other = (uint16_t)collector;
-        r->kind = TRACE_COLLECT;
+        r->kind = builtin ? TRACE_BUILTIN_ELSEWHERE : TRACE_COLLECT;
         r->why = (uint8_t)w->id; /* its worker (at most 255 named; the pid says whose) */
     }
     p->next_released = w->collected;
@@ -1517,7 +1530,7 @@ static void worker_loop(struct worker *w)
         if (why == BODY_COLLECT && !atomic_load_explicit(&s->collectors.on, memory_order_relaxed)) {
             /* No collector (a native body asked, or the pool stopped):
              * the collection runs here, and the slice ends as a yield. */
-            proc_collect_saved(current); /* charges current->reds_left */
+            collector_run(current); /* a collection charges current->reds_left */
             why = BODY_YIELD;
         }
         used = account_slice(m, current, current->slice_budget - (current->reds_left > 0 ? current->reds_left : 0));

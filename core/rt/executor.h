@@ -257,6 +257,9 @@ const struct worker_metrics *sched_metrics(const struct sched *s);
  * returned. */
 void sched_collector_counts(struct sched *s, uint64_t *collections, uint64_t *total_ns, uint64_t *max_ns,
                             unsigned *threads);
+/* The builtins' work collector threads ran (re:run's long matches) and its
+ * time. */
+void sched_collector_builtins(struct sched *s, uint64_t *done, uint64_t *total_ns);
 /* Collections under way on collector threads now (tests). */
 unsigned sched_collections_under_way(struct sched *s);
 /* For tests, before sched_run: hook(p, arg) runs on a collector thread

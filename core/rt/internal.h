@@ -69,11 +69,12 @@ struct collectors {
     pthread_t *threads; /* [count] */
     _Atomic bool on;    /* they run: bodies may hand collections over (relaxed; set before the workers start) */
     pthread_mutex_t lock;
-    pthread_cond_t work;             /* signalled when a process is queued or the pool stops */
-    struct process *first, *last;    /* queued processes, oldest first (lock) */
-    bool stop;                       /* lock */
-    _Atomic unsigned busy;           /* collections under way (relaxed; tests, --profile) */
-    uint64_t done, total_ns, max_ns; /* collections done and their time (lock) */
+    pthread_cond_t work;                 /* signalled when a process is queued or the pool stops */
+    struct process *first, *last;        /* queued processes, oldest first (lock) */
+    bool stop;                           /* lock */
+    _Atomic unsigned busy;               /* collections under way (relaxed; tests, --profile) */
+    uint64_t done, total_ns, max_ns;     /* collections done and their time (lock) */
+    uint64_t builtins_done, builtins_ns; /* builtins' work done (proc_work) and its time (lock) */
     /* Tests (sched_test_collector_hook): called on the collector before
      * each collection; set before sched_run. */
     void (*test_hook)(struct process *p, void *arg);
@@ -222,9 +223,15 @@ void collectors_destroy(struct sched *s);
  * for a collector; its state stays PROC_RUNNING. The caller touches p no
  * more. Any lock may be held (the pool's lock is taken last). */
 void collectors_submit(struct sched *s, struct process *p);
-/* A collector has collected p: it joins its worker's collected list and
- * that worker is woken (takes the run-queue lock). */
-void sched_collected(struct sched *s, struct process *p, unsigned collector, uint64_t stamp, uint64_t ticks);
+/* What a slice that ended with BODY_COLLECT handed over, run on the
+ * calling thread: its builtin's work (p->work_elsewhere, cleared; true),
+ * else its collection (false). */
+bool collector_run(struct process *p);
+/* A collector has collected p (or run its builtin's work: builtin): it
+ * joins its worker's collected list and that worker is woken (takes the
+ * run-queue lock). */
+void sched_collected(struct sched *s, struct process *p, unsigned collector, uint64_t stamp, uint64_t ticks,
+                     bool builtin);
 /* True on a collector thread (sysmon_long_gc names no worker as the waker). */
 extern _Thread_local bool rt_on_collector;
 

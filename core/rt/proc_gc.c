@@ -176,9 +176,14 @@ enum heap_failure proc_collected_check(struct process *p)
     return p->resources ? check_max_heap(p, proc_stack_in_use(p)) : HEAP_OK;
 }
 
+bool proc_may_work_elsewhere(const struct process *p)
+{
+    return atomic_load_explicit(&p->sched->collectors.on, memory_order_relaxed) && !p->host;
+}
+
 bool proc_collect_elsewhere(const struct process *p, size_t need)
 {
-    if (!atomic_load_explicit(&p->sched->collectors.on, memory_order_relaxed) || p->host)
+    if (!proc_may_work_elsewhere(p))
         return false;
     const heap_t *h = &p->heap;
     size_t words = heap_young_words(h) + proc_stack_in_use(p);

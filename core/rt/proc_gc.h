@@ -49,6 +49,10 @@ bool proc_set_max_heap(struct process *p, struct proc_max_heap m);
  * on OTP) when the executor has them. */
 #define PROC_LONG_GC_WORDS (128 * 1024)
 
+/* Whether p's slice may go on on a collector thread: the executor runs
+ * collectors (--gc-threads) and p is no host invocation's. */
+bool proc_may_work_elsewhere(const struct process *p);
+
 /* Whether a collection of p now, with `need` words free after it, should
  * go to a collector thread: the executor runs collectors (--gc-threads),
  * p is no host invocation's, and OTP's estimate (check_for_possibly_long_gc:

@@ -43,6 +43,14 @@
 
 /* What became of a collection done on a collector thread (BODY_COLLECT),
  * for the body to act on when it resumes on its worker. */
+/* Work a builtin hands to a collector thread, as OTP runs a long call on a
+ * dirty CPU scheduler (bif.h: bif_trap_elsewhere): run there, with no
+ * access to the process (it may touch only what the builtin gave it),
+ * while the process waits, running, and its worker runs others. */
+struct proc_work {
+    void (*run)(struct proc_work *w);
+};
+
 enum proc_collected {
     PROC_COLLECTED_NONE,   /* none since the body last resumed */
     PROC_COLLECTED,        /* done: the body checks max_heap_size */
@@ -231,6 +239,9 @@ struct process {
      * the worker that settles it reads them after the hand-back (the
      * run-queue lock orders each hand-over). --- */
     uint32_t collect_need; /* words free after the collection; the engine's collect_site is among its small fields */
+    /* A builtin's work handed over instead of a collection (bif.h:
+     * bif_trap_elsewhere): the collector runs it and clears this. */
+    struct proc_work *work_elsewhere;
 
     /* --- process dictionary: a map on its heap (keys compare exactly, as a
      * map's do), or THE_NON_VALUE while empty; a collection root --- */

@@ -290,6 +290,7 @@ void sched_profile_collect(struct sched *s, struct profile *out)
     out->receive_timeouts_fired = s->timers_fired;
     out->blocked_builtins = s->blocked_builtins;
     sched_collector_counts(s, &out->collections, &out->collection_ns, &out->collection_max_ns, &out->collector_threads);
+    sched_collector_builtins(s, &out->builtins_elsewhere, &out->builtins_elsewhere_ns);
     const struct sched_watchdog_event *e = &s->watchdog.event;
     out->watchdog_events = e->kind != WATCHDOG_NONE;
     if (out->watchdog_events) {

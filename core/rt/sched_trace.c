@@ -83,6 +83,8 @@ static const char *instant_name(enum trace_kind kind)
         return "watchdog";
     case TRACE_COLLECT:
         return "collection";
+    case TRACE_BUILTIN_ELSEWHERE:
+        return "builtin";
     case TRACE_SLICE:
         break;
     }
@@ -152,10 +154,11 @@ static void put_event(struct sched *s, struct strbuf *out, const struct trace_re
         strbuf_printf(out, ",\"reductions\":%u,\"end\":\"%s\"}}", e->reds, slice_end_name((enum slice_end)e->why));
         return;
     }
-    if (e->kind == TRACE_COLLECT) {
+    if (e->kind == TRACE_COLLECT || e->kind == TRACE_BUILTIN_ELSEWHERE) {
         /* On its collector's track, after the workers'. */
-        strbuf_puts(out, ",\n{\"name\":\"collection\"");
-        put_span(out, e, "collection", tid, ts, ns_per_tick);
+        const char *name = instant_name((enum trace_kind)e->kind);
+        strbuf_printf(out, ",\n{\"name\":\"%s\"", name);
+        put_span(out, e, name, tid, ts, ns_per_tick);
         strbuf_printf(out, ",\"reductions\":%u,\"worker\":%u}}", e->reds, e->why);
         return;
     }
@@ -199,6 +202,7 @@ static void put_event(struct sched *s, struct strbuf *out, const struct trace_re
     case TRACE_FLOW_START:
     case TRACE_FLOW_END:
     case TRACE_COLLECT:
+    case TRACE_BUILTIN_ELSEWHERE:
         break;
     }
     strbuf_puts(out, "}}");
@@ -242,10 +246,10 @@ void sched_trace_write_json(struct sched *s, const char *program, struct strbuf 
             /* A stamp read before the start (none should be) is clamped to 0. */
             uint64_t ts = e->stamp > start ? (uint64_t)((double)(e->stamp - start) * ns_per_tick) : 0;
             /* A balance move shows on the worker that gained the process. */
-            unsigned tid = r != locked                ? ring
-                           : e->kind == TRACE_BALANCE ? e->reds
-                           : e->kind == TRACE_COLLECT ? s->worker_count + e->other
-                                                      : 0;
+            unsigned tid = r != locked                                                      ? ring
+                           : e->kind == TRACE_BALANCE                                       ? e->reds
+                           : e->kind == TRACE_COLLECT || e->kind == TRACE_BUILTIN_ELSEWHERE ? s->worker_count + e->other
+                                                                                            : 0;
             put_event(s, out, e, tid, ts, ns_per_tick);
         }
     }

@@ -39,7 +39,9 @@
 %% such a set, again and again: the first call inserts, the others replace);
 %% re_run (re:run/2 of a pattern that backtracks over each word, never
 %% matching, on N bytes of English words), re_class (a class repeated three
-%% times, never matching, on that text).
+%% times, never matching, on that text), re_backtrack (a pattern whose
+%% backtracking at the first position reaches PCRE's match limit, 10,000,000
+%% steps, on that text ending in "!").
 %% Prints: workload=portion_latency builtin=B n=N result=PINGS_SENT max_us=M
 %% median_us=D time_ms=T
 -module(portion_latency).
@@ -88,7 +90,8 @@ work(ets_select_delete, T) -> ets:select_delete(T, [{{'_', absent}, [], [true]}]
 work(ets_tab2list, T) -> ets:tab2list(T);
 work(ets_insert, {T, L}) -> ets:insert(T, L);
 work(re_run, B) -> re:run(B, "(\\w+)\\s+dogs\\b");
-work(re_class, B) -> re:run(B, "[aeiou]{3}").
+work(re_class, B) -> re:run(B, "[aeiou]{3}");
+work(re_backtrack, B) -> re:run(B, "^(\\w+\\s?)*$").
 
 %% The argument the builtin works on, of N elements (bytes for binaries).
 input(keyfind, N) -> [{I} || I <- lists:seq(1, N)];
@@ -117,6 +120,7 @@ input(ets_select_count, N) -> table(set, N);
 input(ets_select_delete, N) -> table(set, N);
 input(ets_tab2list, N) -> table(set, N);
 input(ets_insert, N) -> {ets:new(portion_latency, [set, public]), [{I, I} || I <- lists:seq(1, N)]};
+input(re_backtrack, N) -> <<(input(re_run, N))/binary, "!">>;
 input(Re, N) when Re =:= re_run; Re =:= re_class ->
     binary:part(binary:copy(<<"the quick brown fox jumps over the lazy dog ">>, N div 44 + 1), 0, N);
 input(_, N) -> lists:seq(1, N).

@@ -2,8 +2,10 @@
 %% window a slice (core/bif/re.c): matches near the end with every capture
 %% type, no match, an offset, an iolist subject, a unicode subject whose
 %% windows end inside characters, patterns that must run whole ((*COMMIT),
-%% \G, anchored), a bad UTF-8 byte at the far end, and the Erlang functions
-%% over run (global runs, replace, split).
+%% \G, anchored), a bad UTF-8 byte at the far end, the Erlang functions
+%% over run (global runs, replace, split), and matches whose backtracking at
+%% one start position outlasts a slice (run on a collector thread), ending
+%% in a match, in nomatch or at the match limit.
 %% gc-stress: skip (its long subjects and lists make a collection at every step too slow)
 -module(portioned_re).
 -export([main/1]).
@@ -54,4 +56,13 @@ main(_) ->
     show("global", re:run(S, "XY|fgab", [global, {capture, first, index}])),
     show("split", re:split(S, "XY")),
     show("replace", re:replace(S, "f(g)aX", "[\\1]", [{return, binary}])),
+    As = <<(binary:copy(<<"a">>, 18))/binary, "!">>,
+    show("backtracking, then a match", re:run(As, "^(?:(a+)+x|a+!)")),
+    show("backtracking, captures", re:run(As, "(?:(a|a)+x|(a+)!)", [{capture, all, binary}])),
+    show("backtracking, global", re:run(<<As/binary, As/binary>>, "(?:(a|a)+x|a+!)", [global])),
+    Words = <<"the quick brown fox jumps over the lazy dog!">>,
+    show("backtracking to the limit", re:run(Words, "^(\\w+\\s?)*$")),
+    show("backtracking to the limit, reported", re:run(Words, "^(\\w+\\s?)*$", [report_errors])),
+    show("a small limit", re:run(Words, "^(\\w+\\s?)*$", [report_errors, {match_limit, 50000}])),
+    show("backtracking, long subject", re:run(<<S/binary, Words/binary>>, "(\\w+\\s?)*$", [report_errors])),
     ok.

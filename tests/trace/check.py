@@ -57,14 +57,14 @@ def check_format(name, doc, workers):
             expect(f"{name}: metadata args", isinstance(e.get("args", {}).get("name"), str), True)
             if e["name"] == "thread_name":
                 threads.add(e["tid"])
-        elif e["ph"] == "X" and e.get("cat") == "collection":
-            # A collection on a collector thread: on that collector's track, after the workers'.
+        elif e["ph"] == "X" and e.get("cat") in ("collection", "builtin"):
+            # A collection, or a builtin's work, on a collector thread: on that collector's track, after the workers'.
             a = e.get("args", {})
-            ok = (e["name"] == "collection" and isinstance(e.get("dur"), (int, float)) and e["dur"] >= 0
+            ok = (e["name"] == e["cat"] and isinstance(e.get("dur"), (int, float)) and e["dur"] >= 0
                   and a.get("pid", "").startswith("<0.") and isinstance(a.get("reductions"), int)
                   and a.get("worker") in range(workers) and e["tid"] in range(workers, workers + collectors))
             if not ok:
-                failures.append(f"{name}: malformed collection {e}")
+                failures.append(f"{name}: malformed {e['cat']} {e}")
                 return
         elif e["ph"] == "X":
             a = e.get("args", {})
@@ -149,8 +149,16 @@ def main():
     clause = os.path.abspath(sys.argv[1])
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(["erlc", "-o", tmp, os.path.join(ROOT, "tests", "trace", "named.erl"),
+                        os.path.join(ROOT, "tests", "trace", "backtrack.erl"),
                         os.path.join(ROOT, "experiments", "workloads", "mixed.erl")], check=True)
         beam = os.path.join(tmp, "named.beam")
+        # re:run's long matches go on on a collector: a "builtin" span each, as --profile counts them.
+        trace, profile, status = run(clause, ["--schedulers", "1", os.path.join(tmp, "backtrack.beam")], tmp)
+        expect("backtrack: status", status, 0)
+        check_format("backtrack", trace, 1)
+        builtins = [e for e in trace["traceEvents"] if e["ph"] == "X" and e.get("cat") == "builtin"]
+        expect("backtrack: a builtin span per match", len(builtins), 2)
+        expect("backtrack: --profile's count", profile["collectors"]["builtins"], 2)
         # erts balances mixed's queues: the moves on the track of the worker that gained.
         args = ["--schedulers", "2", os.path.join(tmp, "mixed.beam"), "10", "20", "20", "4"]
         trace, profile, status = run(clause, args, tmp)

@@ -19,6 +19,7 @@
 #include "rt/proc_gc.h"
 #include "rt/signals.h"
 #include "term/atom.h"
+#include "term/binary.h"
 #include "term/gc.h"
 #include "term/heap.h"
 #include "test_main.h"
@@ -26,6 +27,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -431,6 +433,110 @@ static void test_beam_hands_long_collections_over(void)
     CU_ASSERT_EQUAL(during, 0);
 }
 
+/* ---- a BEAM process: re:run of a pattern that backtracks at length ----
+ * One start position of ^(\w+\s?)*$ on words ending in "!" takes
+ * PCRE2's whole match limit (10,000,000 steps, some 100 ms): past the steps
+ * its slice pays for, the match goes to a collector (re.c) while the only
+ * worker runs the counter; killed meanwhile, the process ends once the
+ * match is over and never resumes, its match's state freed (ASan). */
+
+struct re_scene {
+    bool kill;
+    term main;
+    atomic_bool acted;
+    atomic_bool stop;
+    long steps_during;
+    int blocked_calls;
+    bool killed;
+};
+
+static enum body_stop re_counter_step(struct process *p, void *state)
+{
+    struct re_scene *sc = state;
+    if (sched_collections_under_way(proc_sched(p)) > 0 || sc->blocked_calls > 0) {
+        sc->steps_during++;
+        if (sc->kill && !sc->killed) {
+            term r = call2(p, "exit", sc->main, A(kill));
+            if (blocked(p, r)) {
+                sc->blocked_calls++; /* it runs elsewhere: the kill waits for the match, then repeats */
+                atomic_store(&sc->acted, true);
+                return BODY_BLOCKED;
+            }
+            CU_ASSERT_EQUAL(r, A(true));
+            sc->killed = true;
+        }
+        atomic_store(&sc->acted, true);
+    }
+    return atomic_load(&sc->stop) ? BODY_EXIT : BODY_YIELD;
+}
+
+static void hold_re_match(struct process *p, void *arg)
+{
+    (void)p;
+    wait_until_set(&((struct re_scene *)arg)->acted);
+}
+
+/* Runs re:run(Subject, "^(\w+\s?)*$", [report_errors]) as the main
+ * process; the status sched_run returned and the builtins' work the
+ * collectors ran. */
+static int run_re(unsigned gc_threads, struct re_scene *sc, size_t words, uint64_t *handed_over)
+{
+    beam_engine_init();
+    struct code_server *cs = code_server_new(NULL, 0, NULL);
+    CU_ASSERT_FATAL(cs != NULL);
+    struct sched *s = make_sched(test_policies()[0], gc_threads);
+    sched_set_engine(s, cs);
+    if (gc_threads)
+        sched_test_collector_hook(s, hold_re_match, sc);
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    char text[512] = "";
+    for (size_t i = 0; i < words; i++)
+        strcat(text, i % 2 ? "quick " : "brown ");
+    strcat(text, "fox!");
+    const char *pattern = "^(\\w+\\s?)*$";
+    term args[3] = {bin_from_bytes(&h, text, strlen(text)), bin_from_bytes(&h, pattern, strlen(pattern)),
+                    heap_cons(&h, atom_intern_cstr("report_errors"), NIL)};
+    sc->main = beam_spawn(s, NULL, cs, atom_intern_cstr("re"), atom_intern_cstr("run"), args, 3);
+    CU_ASSERT_FATAL(is_value(sc->main));
+    sched_spawn_native(s, NULL, re_counter_step, sc, NULL);
+    int status = sched_run(s, sc->main);
+    atomic_store(&sc->stop, true);
+    uint64_t ns;
+    sched_collector_builtins(s, handed_over, &ns);
+    sched_destroy(s);
+    heap_destroy(&h);
+    code_server_free(cs);
+    return status;
+}
+
+static void test_re_match_runs_elsewhere(void)
+{
+    /* A heap binary (its bytes copied for the collector) and an off-heap
+     * one (referenced). */
+    for (size_t words = 4; words <= 40; words += 36) {
+        struct re_scene sc = {0};
+        uint64_t handed_over;
+        CU_ASSERT_EQUAL(run_re(1, &sc, words, &handed_over), 0);
+        CU_ASSERT_TRUE(handed_over >= 1);
+        CU_ASSERT_TRUE(sc.steps_during > 0);
+        struct re_scene none = {0};
+        CU_ASSERT_EQUAL(run_re(0, &none, words, &handed_over), 0);
+        CU_ASSERT_EQUAL(handed_over, 0);
+        CU_ASSERT_EQUAL(none.steps_during, 0);
+    }
+}
+
+static void test_re_match_elsewhere_killed(void)
+{
+    struct re_scene sc = {.kill = true};
+    uint64_t handed_over;
+    CU_ASSERT_NOT_EQUAL(run_re(1, &sc, 40, &handed_over), 0);
+    CU_ASSERT_TRUE(handed_over >= 1);
+    CU_ASSERT_TRUE(sc.blocked_calls >= 1);
+    CU_ASSERT_TRUE(sc.killed);
+}
+
 static CU_TestInfo tests[] = {
     {"a long collection runs on a collector while the only worker runs another process",
      test_collected_while_the_worker_runs_another},
@@ -442,6 +548,8 @@ static CU_TestInfo tests[] = {
      test_pending_exit_acts_when_the_collection_ends},
     {"process_info during a collection waits, then answers", test_process_info_waits_then_answers},
     {"a BEAM process hands its long collections over by OTP's estimate", test_beam_hands_long_collections_over},
+    {"re:run's long match runs on a collector while the worker runs another", test_re_match_runs_elsewhere},
+    {"killed during its match elsewhere, a process ends when the match does", test_re_match_elsewhere_killed},
     CU_TEST_INFO_NULL,
 };
 
