@@ -634,6 +634,67 @@ static bool windowable(const pcre2_code *code, const struct re_source *src, uint
     return true;
 }
 
+/* ---- each thread's match data and context ----
+ * Kept between matches: PCRE2 keeps a match's backtracking frames in its
+ * match data (20 KB at first, grown as a match needs), and making them for
+ * each match cost a malloc and free of 20 KB a call, and fresh pages for
+ * every long match (whose first touch, on this project's VMs, also stalls
+ * the other CPU). A thread so keeps the frames of its deepest match. */
+struct re_thread {
+    pcre2_match_data *md;
+    uint32_t pairs; /* the match data's ovector pairs */
+    pcre2_match_context *mctx;
+};
+static _Thread_local struct re_thread *re_thread;
+static pthread_key_t re_thread_key; /* frees a thread's at its end */
+static pthread_once_t re_thread_once = PTHREAD_ONCE_INIT;
+static uint32_t default_match_limit, default_depth_limit; /* PCRE2's (10,000,000 each, as OTP's) */
+
+static void re_thread_free(void *arg)
+{
+    struct re_thread *t = arg;
+    pcre2_match_data_free(t->md);
+    pcre2_match_context_free(t->mctx);
+    free(t);
+}
+
+static void make_re_thread_key(void)
+{
+    if (pthread_key_create(&re_thread_key, re_thread_free) != 0)
+        abort();
+    pcre2_config(PCRE2_CONFIG_MATCHLIMIT, &default_match_limit);
+    pcre2_config(PCRE2_CONFIG_DEPTHLIMIT, &default_depth_limit);
+}
+
+/* This thread's match context, its limits set (offset_limit SIZE_MAX:
+ * none), and match data with an ovector for code's groups. */
+static pcre2_match_data *thread_match(const pcre2_code *code, uint32_t match_limit, uint32_t depth_limit,
+                                      size_t offset_limit, pcre2_match_context **mctx)
+{
+    pthread_once(&re_thread_once, make_re_thread_key);
+    struct re_thread *t = re_thread;
+    if (!t) {
+        t = calloc(1, sizeof *t);
+        if (!t || !(t->mctx = pcre2_match_context_create(NULL)))
+            abort(); /* the runtime's own bookkeeping, as strbuf's */
+        re_thread = t;
+        pthread_setspecific(re_thread_key, t);
+    }
+    uint32_t groups = 0;
+    pcre2_pattern_info(code, PCRE2_INFO_CAPTURECOUNT, &groups);
+    if (!t->md || t->pairs < groups + 1) {
+        pcre2_match_data_free(t->md);
+        t->pairs = groups + 1 > 16 ? groups + 1 : 16;
+        if (!(t->md = pcre2_match_data_create(t->pairs, NULL)))
+            abort();
+    }
+    pcre2_set_match_limit(t->mctx, match_limit);
+    pcre2_set_depth_limit(t->mctx, depth_limit);
+    pcre2_set_offset_limit(t->mctx, offset_limit == SIZE_MAX ? PCRE2_UNSET : offset_limit);
+    *mctx = t->mctx;
+    return t->md;
+}
+
 /* ---- a match on a collector thread ----
  * PCRE2's match limit counts the steps at one start position. Run by the
  * engine with collector threads, a match may take at one position as many
@@ -649,31 +710,37 @@ static bool windowable(const pcre2_code *code, const struct re_source *src, uint
 
 struct re_elsewhere {
     struct proc_work work;
-    pcre2_code *code; /* a copy: the worker's cache may drop its own meanwhile */
-    pcre2_match_context *mctx;
-    pcre2_match_data *md;
+    pcre2_code *code;   /* a copy: the worker's cache may drop its own meanwhile */
     struct binary *bin; /* the subject's off-heap binary, referenced, or */
     uint8_t *bytes;     /* a copy of its bytes */
     const uint8_t *data;
     size_t length, start, last; /* last: the window's (SIZE_MAX: none) */
-    uint32_t options;
+    uint32_t options, match_limit, depth_limit;
     int rc;
+    PCRE2_SIZE *ov; /* the match's rc pairs, when rc > 0 */
     bool done;
 };
 
 static void re_elsewhere_run(struct proc_work *w)
 {
     struct re_elsewhere *e = (struct re_elsewhere *)w;
+    pcre2_match_context *mctx;
+    pcre2_match_data *md = thread_match(e->code, e->match_limit, e->depth_limit, e->last, &mctx);
     PCRE2_SPTR data = e->length ? e->data : (PCRE2_SPTR) "";
-    e->rc = pcre2_match(e->code, data, e->length, e->start, e->options, e->md, e->mctx);
+    e->rc = pcre2_match(e->code, data, e->length, e->start, e->options, md, mctx);
+    if (e->rc > 0) {
+        e->ov = malloc(2 * (size_t)e->rc * sizeof *e->ov);
+        if (!e->ov)
+            abort();
+        memcpy(e->ov, pcre2_get_ovector_pointer(md), 2 * (size_t)e->rc * sizeof *e->ov);
+    }
     e->done = true;
 }
 
 static void re_elsewhere_free(struct re_elsewhere *e)
 {
     pcre2_code_free(e->code);
-    pcre2_match_context_free(e->mctx);
-    pcre2_match_data_free(e->md);
+    free(e->ov);
     if (e->bin)
         binary_unref(e->bin);
     free(e->bytes);
@@ -688,19 +755,17 @@ static void release_re_elsewhere(struct proc_resource *r)
 
 static const struct proc_resource_type re_elsewhere_type = {"re match elsewhere", release_re_elsewhere, false};
 
-/* The match a collector thread is to run again from start with the run's
- * own limits (mctx, taken), on s's bytes. */
-static struct re_elsewhere *re_elsewhere_new(const pcre2_code *code, pcre2_match_context *mctx, const struct subject *s,
-                                             size_t start, size_t last, uint32_t options)
+/* The match a collector thread is to run again from start, with the run's
+ * own limits, on s's bytes. */
+static struct re_elsewhere *re_elsewhere_new(const pcre2_code *code, const struct subject *s, size_t start, size_t last,
+                                             uint32_t options, uint32_t match_limit, uint32_t depth_limit)
 {
     struct re_elsewhere *e = calloc(1, sizeof *e);
     if (!e)
         abort(); /* the runtime's own bookkeeping, as strbuf's */
     e->work.run = re_elsewhere_run;
     e->code = pcre2_code_copy(code);
-    e->mctx = mctx;
-    e->md = pcre2_match_data_create_from_pattern(code, NULL);
-    if (!e->code || !e->md)
+    if (!e->code)
         abort();
     if (s->offheap && !s->owned) {
         e->bin = s->offheap;
@@ -717,19 +782,9 @@ static struct re_elsewhere *re_elsewhere_new(const pcre2_code *code, pcre2_match
     e->start = start;
     e->last = last;
     e->options = options;
+    e->match_limit = match_limit;
+    e->depth_limit = depth_limit;
     return e;
-}
-
-/* PCRE2's match limit when a run names none (10,000,000, as OTP's). */
-static uint32_t default_match_limit(void)
-{
-    static _Atomic uint32_t limit;
-    uint32_t l = atomic_load_explicit(&limit, memory_order_relaxed);
-    if (l == 0) {
-        pcre2_config(PCRE2_CONFIG_MATCHLIMIT, &l);
-        atomic_store_explicit(&limit, l, memory_order_relaxed);
-    }
-    return l;
 }
 
 /* Matches s against code once, from o->offset, or from resume (a window's
@@ -762,37 +817,30 @@ static term match_once(struct process *p, const pcre2_code *code, const struct o
     *next = SIZE_MAX;
     *elsewhere = NULL;
     int rc;
-    pcre2_match_data *md = NULL;
-    pcre2_match_context *mctx = NULL;
+    const PCRE2_SIZE *ov;
     if (done) {
         rc = done->rc;
         last = done->last;
+        ov = done->ov;
     } else {
-        uint32_t limit = o->flags & OPT_MATCH_LIMIT ? o->match_limit : default_match_limit(), here = limit;
+        pthread_once(&re_thread_once, make_re_thread_key);
+        uint32_t limit = o->flags & OPT_MATCH_LIMIT ? o->match_limit : default_match_limit, here = limit;
+        uint32_t depth = o->flags & OPT_DEPTH_LIMIT ? o->depth_limit : default_depth_limit;
         if (bif_may_work_elsewhere(p)) {
             size_t steps = bif_portion(p, RE_STEPS_PER_RED);
             here = steps < limit ? (uint32_t)steps : limit;
         }
-        mctx = pcre2_match_context_create(NULL);
-        md = pcre2_match_data_create_from_pattern(code, NULL);
-        if (!mctx || !md)
-            abort();
-        pcre2_set_match_limit(mctx, here);
-        if (o->flags & OPT_DEPTH_LIMIT)
-            pcre2_set_depth_limit(mctx, o->depth_limit);
-        if (last != SIZE_MAX)
-            pcre2_set_offset_limit(mctx, last);
+        pcre2_match_context *mctx;
+        pcre2_match_data *md = thread_match(code, here, depth, last, &mctx);
         /* A subject of no bytes still needs a pointer PCRE2 accepts. */
         PCRE2_SPTR data = s->length ? s->data : (PCRE2_SPTR) "";
         rc = pcre2_match(code, data, s->length, start, match_options, md, mctx);
         if (rc == PCRE2_ERROR_MATCHLIMIT && here < limit) {
-            pcre2_set_match_limit(mctx, limit);
-            *elsewhere = re_elsewhere_new(code, mctx, s, start, last, match_options);
-            pcre2_match_data_free(md);
+            *elsewhere = re_elsewhere_new(code, s, start, last, match_options, limit, depth);
             return THE_NON_VALUE;
         }
+        ov = pcre2_get_ovector_pointer(md);
     }
-    const PCRE2_SIZE *ov = pcre2_get_ovector_pointer(done ? done->md : md);
     if (rc == PCRE2_ERROR_NOMATCH && last != SIZE_MAX) {
         /* Nothing starts in this window: the next starts at a character. */
         size_t after = last + 1;
@@ -815,8 +863,6 @@ static term match_once(struct process *p, const pcre2_code *code, const struct o
     } else {
         result = failure_result(p, o, rc);
     }
-    pcre2_match_data_free(md);
-    pcre2_match_context_free(mctx);
     return result;
 }
 

@@ -1936,6 +1936,71 @@ static void test_re_portions(void)
     heap_destroy(&h);
 }
 
+/* The seed's rule: each comprehension loop head spends one reduction. Every
+ * shape OTP 25's compiler emits (tests/beam/loops.erl: generators over
+ * lists and binaries, filters, patterns, nested, in effect context,
+ * binary comprehensions) over n elements spends at least n reductions more
+ * than over none, in slices of 1,000 (the loop's calls preempt it). */
+static int64_t loop_reductions(const char *shape, size_t n)
+{
+    const char *paths[] = {test_data_path("data/beam")};
+    struct code_server *cs = code_server_new(paths, 1, NULL);
+    CU_ASSERT_FATAL(cs != NULL);
+    struct sched_config config = {.workers = 1};
+    struct sched *s = test_sched_create(&config);
+    sched_set_engine(s, cs);
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    bool binary = strncmp(shape, "bin_", 4) == 0 && strcmp(shape, "bin_comprehension") != 0;
+    term input = NIL;
+    if (binary) {
+        size_t size = strcmp(shape, "bin_in_list") == 0 ? 2 * n : n;
+        uint8_t *bytes = calloc(size ? size : 1, 1);
+        CU_ASSERT_FATAL(bytes != NULL);
+        input = bin_from_bytes(&h, bytes, size);
+        free(bytes);
+    } else {
+        for (size_t i = n; i > 0; i--) {
+            term e = make_small((int64_t)i);
+            input = heap_cons(&h, strcmp(shape, "pattern") == 0 ? heap_tuple2(&h, e, e) : e, input);
+        }
+    }
+    term args[2] = {atom_intern_cstr(shape), input};
+    struct process *p = beam_new_call(s, NULL, atom_intern_cstr("loops"), atom_intern_cstr("run"), args, 2);
+    CU_ASSERT_FATAL(p != NULL);
+    struct host_outcome host = {THE_NON_VALUE, THE_NON_VALUE, THE_NON_VALUE};
+    p->host = &host;
+    CU_ASSERT_FATAL(is_value(sched_start_host_process(s, p)));
+    int64_t spent = 0;
+    for (;;) {
+        p->reds_left = 1000;
+        enum body_stop stop = p->body->resume(p);
+        spent += 1000 - p->reds_left;
+        if (stop == BODY_EXIT)
+            break;
+        CU_ASSERT_FATAL(stop == BODY_YIELD);
+    }
+    CU_ASSERT(is_value(host.value) && is_non_value(host.class));
+    sched_destroy(s);
+    heap_destroy(&h);
+    code_server_free(cs);
+    return spent;
+}
+
+static void test_comprehension_loop_heads(void)
+{
+    beam_engine_init();
+    const char *shapes[] = {"list",   "filter",        "filters",           "pattern",    "nested",
+                            "effect", "bin_generator", "bin_comprehension", "bin_to_bin", "bin_in_list"};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        int64_t none = loop_reductions(shapes[i], 0), many = loop_reductions(shapes[i], 20000);
+        if (many - none < 20000)
+            fprintf(stderr, "\n%s: %lld reductions for 20,000 elements, %lld for none\n", shapes[i], (long long)many,
+                    (long long)none);
+        CU_ASSERT(many - none >= 20000);
+    }
+}
+
 static CU_TestInfo tests[] = {
     {"long lists span many slices, same results", test_portioned_results},
     {"errors after portions", test_portioned_errors},
@@ -1973,6 +2038,7 @@ static CU_TestInfo tests[] = {
     {"ets:insert/insert_new of long lists in portions", test_ets_insert_portions},
     {"ets:delete/1 and delete_all_objects free in portions", test_ets_delete_portions},
     {"re:run tries a long subject's positions a window a slice", test_re_portions},
+    {"each comprehension loop head spends a reduction", test_comprehension_loop_heads},
     CU_TEST_INFO_NULL,
 };
 
