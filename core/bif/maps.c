@@ -389,9 +389,11 @@ static term bif_merge(struct process *p, const term *a)
  * storing, Count the pairs stored and Rest the cells left; building, Rest
  * is []. A list of at most MAP_SMALL_LIMIT pairs is built in one piece.
  * Reductions: clause's own figure, as OTP 25's maps:from_list/1 charges
- * by its own measure: 16 units a reduction, a unit a cell walked or pair
- * stored and map_build's units (log2 n + 2 a pair): 300,000 pairs take
- * some 6,600,000 units, about 26 slices. */
+ * by its own measure: 16 units a reduction, a unit a cell walked, a pair's
+ * place made in the work tuples (6 words a pair; they are made in one
+ * piece, and the slice ends after them) or a pair stored, and map_build's
+ * units (log2 n + 2 a pair): 300,000 pairs take some 6,900,000 units,
+ * about 27 slices. */
 #define FROM_LIST_UNITS_PER_RED 16
 
 static term from_pair_cont(struct process *p, const term *a, unsigned argc, bif_fn cont)
@@ -417,9 +419,10 @@ static term from_pair_cont(struct process *p, const term *a, unsigned argc, bif_
             work = map_build_new(&p->heap, count);
             if (is_non_value(work))
                 return bif_out_of_memory(p);
+            bif_spend(p, count, FROM_LIST_UNITS_PER_RED);
+            units = count < limit ? count : limit;
             rest = a[0];
             count = 0;
-            units = 0;
         }
     }
     if (work != NIL && rest != NIL) {

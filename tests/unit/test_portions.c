@@ -827,7 +827,7 @@ static term one_piece_map(heap_t *h, term l, bool pairs, term value)
 }
 
 /* maps:from_list/1 and from_keys/2 in portions (clause's 16 units a
- * reduction, log2 n + 4 units a pair): many slices, a collection between
+ * reduction, log2 n + 5 units a pair): many slices, a collection between
  * every two, the same map as in one call and as map_from_pairs builds. */
 static void test_from_list_portions(void)
 {
