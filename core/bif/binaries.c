@@ -332,9 +332,9 @@ static term iolist_to_binary(struct process *p, term t)
  * reduction (ERTS_IOLIST_TO_BUF_BYTES_PER_RED). */
 #define IOLIST_UNITS_PER_RED 8
 #define IOLIST_COPY_BYTES_PER_UNIT 32
-/* iolist_size/1: OTP 25 charges one reduction per 64 cells and binaries
- * (measured on OTP 25: 15,625 reductions for a list of 1,000,000 bytes,
- * 19,535 for 1,000,000 cells holding 250,000 binaries). */
+/* iolist_size/1: OTP 25 charges one reduction per 64 units, counted as
+ * iol_units' IOL_UNITS_CELLS says (measured on OTP 25: 15,625 reductions
+ * for a list of 1,000,000 bytes, and the shapes test_portions checks). */
 #define IOLIST_SIZE_UNITS_PER_RED 64
 
 /* A walk's step on an element: a list's head that is neither a list nor
@@ -436,16 +436,24 @@ __attribute__((noinline)) static bool iol_spill(struct process *p, struct iol_wa
     return true;
 }
 
+/* How a walk counts: list_to_binary's (and the unicode conversions'): a
+ * unit a list cell and a list's end, take counting an element's; or
+ * iolist_size's (OTP 25's, measured): a unit a cell whatever it holds,
+ * none for a binary that ends a list nor for a list's end, but one for
+ * each end found after going back up a level (a nested list that was the
+ * last element of its list). */
+enum iol_units { IOL_UNITS_CELLS_AND_ENDS, IOL_UNITS_CELLS };
+
 /* Walks until the data ends (IOL_DONE), about `limit` units are used
  * (IOL_MORE), or take stops the walk (IOL_STOP, IOL_BAD); *units says how
- * many were. A list entered, a [] and a list's end cost a unit each; take
- * counts the elements' units. */
-static inline enum iol_status iol_walk(struct process *p, struct iol_walk *w, iol_take take, size_t limit,
-                                       size_t *units)
+ * many were, counted as `how` says. */
+static inline enum iol_status iol_walk(struct process *p, struct iol_walk *w, iol_take take, enum iol_units how,
+                                       size_t limit, size_t *units)
 {
     term cur = w->cur, local[IOL_LOCAL_TAILS];
     size_t depth = 0;
     enum iol_status status;
+    bool went_up = false; /* cur was taken from the tails kept */
     *units = 0;
     for (;;) {
         if (*units >= limit) {
@@ -454,6 +462,7 @@ static inline enum iol_status iol_walk(struct process *p, struct iol_walk *w, io
         }
         if (is_list(cur)) {
             term h = list_head(cur);
+            went_up = false;
             if (is_list(h)) {
                 if (depth == IOL_LOCAL_TAILS && !iol_spill(p, w, local, &depth))
                     return IOL_NOMEM;
@@ -473,15 +482,19 @@ static inline enum iol_status iol_walk(struct process *p, struct iol_walk *w, io
         }
         /* The end of a list: its tail, [] or a binary. */
         if (is_bitstring(cur)) {
+            size_t before = *units;
             status = take(w, cur, limit, units);
             if (status != IOL_NEXT)
                 break;
+            if (how == IOL_UNITS_CELLS)
+                *units = before;
         } else if (cur != NIL) {
             status = IOL_BAD;
             break;
-        } else {
+        } else if (how == IOL_UNITS_CELLS_AND_ENDS || went_up) {
             (*units)++;
         }
+        went_up = true;
         if (depth > 0) {
             cur = local[--depth];
             continue;
@@ -522,7 +535,7 @@ static term l2b_cont(struct process *p, const term *a)
     }
     for (;;) {
         size_t units, limit = bif_portion(p, IOLIST_UNITS_PER_RED);
-        enum iol_status status = iol_walk(p, &w, iol_take_bytes, limit, &units);
+        enum iol_status status = iol_walk(p, &w, iol_take_bytes, IOL_UNITS_CELLS_AND_ENDS, limit, &units);
         bif_spend(p, units, IOLIST_UNITS_PER_RED);
         if (status == IOL_BAD)
             return bif_badarg(p);
@@ -576,7 +589,7 @@ static term iolist_size_cont(struct process *p, const term *a)
 {
     struct iol_walk w = {.cur = a[1], .stack = a[2], .count = (uint64_t)small_value(a[3])};
     size_t units, limit = bif_portion(p, IOLIST_SIZE_UNITS_PER_RED);
-    enum iol_status status = iol_walk(p, &w, iol_take_bytes, limit, &units);
+    enum iol_status status = iol_walk(p, &w, iol_take_bytes, IOL_UNITS_CELLS, limit, &units);
     bif_spend(p, units, IOLIST_SIZE_UNITS_PER_RED);
     if (status == IOL_BAD)
         return bif_badarg(p);
@@ -910,7 +923,7 @@ static term chars_check_pass(struct process *p, const term *a, bool as_list)
                          .part = (size_t)small_value(a[5]),
                          .latin1 = a[1] == A(latin1)};
     size_t units, limit = bif_portion(p, CHARS_CHECK_UNITS_PER_RED);
-    enum iol_status status = iol_walk(p, &w, chars_take_check, limit, &units);
+    enum iol_status status = iol_walk(p, &w, chars_take_check, IOL_UNITS_CELLS_AND_ENDS, limit, &units);
     bif_spend(p, units, CHARS_CHECK_UNITS_PER_RED);
     if (status == IOL_BAD)
         return bif_badarg(p);
@@ -960,7 +973,7 @@ static term chars_convert_pass(struct process *p, const term *a, bool as_list)
         w.out = (uint8_t *)(uintptr_t)d; /* a binary this call allocated */
     }
     size_t units, limit = bif_portion(p, CHARS_UNITS_PER_RED);
-    enum iol_status status = iol_walk(p, &w, chars_take_convert, limit, &units);
+    enum iol_status status = iol_walk(p, &w, chars_take_convert, IOL_UNITS_CELLS_AND_ENDS, limit, &units);
     bif_spend(p, units, CHARS_UNITS_PER_RED);
     if (status == IOL_NOMEM)
         return bif_out_of_memory(p);
