@@ -1936,6 +1936,79 @@ static void test_re_portions(void)
     heap_destroy(&h);
 }
 
+/* Windows against one call on random patterns and subjects: 400 patterns
+ * of one to four pieces (literals, classes, \b and \B, lookarounds, ^ and
+ * $, lazy and greedy repeats, groups, alternations) over subjects of 150 to
+ * 400 characters (a, b, c, spaces, newlines, and two-byte characters under
+ * unicode, where the pattern ends in ".z" and the subject in "z"), with
+ * caseless, multiline, notempty, an offset, or unicode, in
+ * windows of 2 to 6 positions (1 to 3 reductions a slice): the same answer,
+ * whatever a window boundary falls on. A fixed seed, so a failure repeats. */
+static uint64_t re_random_state = 0x9E3779B97F4A7C15u;
+
+static unsigned re_random(unsigned n)
+{
+    re_random_state ^= re_random_state << 13;
+    re_random_state ^= re_random_state >> 7;
+    re_random_state ^= re_random_state << 17;
+    return (unsigned)(re_random_state % n);
+}
+
+static void test_re_windows_random(void)
+{
+    beam_engine_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    static const char *const pieces[] = {"a",      "b",         "ab",    "[ab]",   "[^a ]", ".",      "\\b",    "\\B",
+                                         "(?<=a)", "(?=b)",     "(?!a)", "(?<!b)", "^",     "$",      "a*",     "b+?",
+                                         "(a|bc)", "(?:ab)*",   "x?",    "\\w+",   "\\s",   "c{2,3}", "(b)\\1", "a??",
+                                         "[bc]*+", "(?:a|b|c)", " ",     "\\n",    "(?i)B", "a{0,2}b"};
+    static const char *const options[] = {NULL, "caseless", "multiline", "notempty", "offset", "unicode"};
+    size_t cases = 400 / SCALE;
+    for (size_t i = 0; i < cases; i++) {
+        char pattern[128] = "";
+        unsigned n = 1 + re_random(4);
+        for (unsigned k = 0; k < n; k++) {
+            if (k > 0 && re_random(5) == 0)
+                strcat(pattern, "|");
+            strcat(pattern, pieces[re_random(sizeof pieces / sizeof pieces[0])]);
+        }
+        const char *option = options[re_random(sizeof options / sizeof options[0])];
+        bool unicode = option && strcmp(option, "unicode") == 0;
+        if (unicode)
+            strcat(pattern, ".z"); /* a match late, after a character a window may end inside */
+        char subject[1024];
+        size_t length = 0, chars = 150 + re_random(250);
+        for (size_t c = 0; c < chars; c++) {
+            unsigned pick = re_random(unicode ? 8 : 7);
+            if (pick == 7) {
+                memcpy(subject + length, "\xc3\xa9", 2); /* e acute: windows end inside it */
+                length += 2;
+            } else {
+                subject[length++] = "aabbc \n"[pick];
+            }
+        }
+        if (unicode)
+            subject[length - 1] = 'z';
+        term opts = NIL;
+        if (option && strcmp(option, "offset") == 0)
+            opts = heap_cons(&h, heap_tuple2(&h, A(offset), make_small((int64_t)re_random((unsigned)length))), NIL);
+        else if (option)
+            opts = heap_cons(&h, atom_intern_cstr(option), NIL);
+        term args[3] = {bin_from_bytes(&h, subject, length), bytes_term(&h, pattern), opts};
+        slice_reds = 1 + (int32_t)re_random(3);
+        term expected = unportioned(&h, "re", "run", args, 3), got, raised;
+        run_sliced("re", "run", args, 3, 100000, &h, &got, &raised);
+        bool same = is_value(expected) ? is_value(got) && term_eq_exact(got, expected) : is_non_value(got);
+        if (!same)
+            fprintf(stderr, "\nre:run(<<%zu bytes>>, \"%s\", [%s]) in slices of %d: another answer\n", length, pattern,
+                    option ? option : "", slice_reds);
+        CU_ASSERT(same);
+    }
+    slice_reds = FULL_SLICE;
+    heap_destroy(&h);
+}
+
 /* The seed's rule: each comprehension loop head spends one reduction. Every
  * shape OTP 25's compiler emits (tests/beam/loops.erl: generators over
  * lists and binaries, filters, patterns, nested, in effect context,
@@ -2089,6 +2162,7 @@ static CU_TestInfo tests[] = {
     {"ets:insert/insert_new of long lists in portions", test_ets_insert_portions},
     {"ets:delete/1 and delete_all_objects free in portions", test_ets_delete_portions},
     {"re:run tries a long subject's positions a window a slice", test_re_portions},
+    {"re:run's windows give one call's answers on random patterns", test_re_windows_random},
     {"each comprehension loop head spends a reduction", test_comprehension_loop_heads},
     {"iolist_size charges OTP's units", test_iolist_size_units},
     CU_TEST_INFO_NULL,
