@@ -1276,7 +1276,8 @@ static enum body_stop run(struct process *p)
 
     if (__builtin_expect(p->collected != PROC_COLLECTED_NONE, 0)) {
         /* Its collection on a collector found no memory (or the cap), or
-         * left it past its max_heap_size, checked here on its worker. */
+         * left it past its max_heap_size, checked here on its worker. (A
+         * builtin's work handed over always ran before: BODY_COLLECT.) */
         bool failed = p->collected == PROC_COLLECTED_FAILED;
         p->collected = PROC_COLLECTED_NONE;
         if (failed)
@@ -2011,7 +2012,7 @@ gc_bif_trapped:
     p->beam_repeat.how = REPEAT_INSTRUCTION;
     if (!save_state(p, E, trap_resume_code, cp, trap_base + p->bif_trap_arity))
         goto out_of_memory;
-    return p->work_elsewhere ? BODY_COLLECT : BODY_YIELD; /* bif_trap_elsewhere: its work first */
+    return p->collected == PROC_WORK_ELSEWHERE ? BODY_COLLECT : BODY_YIELD; /* bif_trap_elsewhere: its work first */
 
     /* A bif/gc_bif instruction's builtin (`missing`) failed: a guard takes
      * its fail label, a body raises. */
@@ -3021,7 +3022,7 @@ call_trapped:
     memcpy(X, proc_bif_call.args, p->bif_trap_arity * sizeof(term));
     if (!save_state(p, E, trap_resume_code, cp, p->bif_trap_arity))
         goto out_of_memory;
-    return p->work_elsewhere ? BODY_COLLECT : BODY_YIELD; /* bif_trap_elsewhere: its work first */
+    return p->collected == PROC_WORK_ELSEWHERE ? BODY_COLLECT : BODY_YIELD; /* bif_trap_elsewhere: its work first */
 
 collect_elsewhere:
     /* COLLECT handed the collection over: every root on the stack. */

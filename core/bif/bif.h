@@ -174,6 +174,7 @@ static inline term bif_trap_elsewhere(struct process *p, struct proc_work *work,
                                       const term *args)
 {
     p->work_elsewhere = work;
+    p->collected = PROC_WORK_ELSEWHERE;
     return bif_trap(p, cont, arity, args);
 }
 /* Whether the call may hand work over (bif_trap_elsewhere): the engine's

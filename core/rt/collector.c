@@ -169,13 +169,12 @@ void collectors_destroy(struct sched *s)
 
 bool collector_run(struct process *p)
 {
-    struct proc_work *work = p->work_elsewhere;
-    if (!work) {
+    if (p->collected != PROC_WORK_ELSEWHERE) {
         proc_collect_saved(p);
         return false;
     }
-    p->work_elsewhere = NULL;
-    work->run(work);
+    p->collected = PROC_COLLECTED_NONE;
+    p->work_elsewhere->run(p->work_elsewhere);
     return true;
 }
 

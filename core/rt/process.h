@@ -55,6 +55,7 @@ enum proc_collected {
     PROC_COLLECTED_NONE,   /* none since the body last resumed */
     PROC_COLLECTED,        /* done: the body checks max_heap_size */
     PROC_COLLECTED_FAILED, /* refused (memory, the cap): the body fails */
+    PROC_WORK_ELSEWHERE,   /* not a collection: a builtin's work handed over (work_elsewhere), not yet run */
 };
 
 enum proc_state {
@@ -238,10 +239,13 @@ struct process {
      * Written by the process's body before it stops, then by the collector;
      * the worker that settles it reads them after the hand-back (the
      * run-queue lock orders each hand-over). --- */
-    uint32_t collect_need; /* words free after the collection; the engine's collect_site is among its small fields */
-    /* A builtin's work handed over instead of a collection (bif.h:
-     * bif_trap_elsewhere): the collector runs it and clears this. */
-    struct proc_work *work_elsewhere;
+    union {
+        uint32_t
+            collect_need; /* words free after the collection; the engine's collect_site is among its small fields */
+        /* A builtin's work handed over instead (bif.h: bif_trap_elsewhere;
+         * collected is PROC_WORK_ELSEWHERE until a collector takes it). */
+        struct proc_work *work_elsewhere;
+    };
 
     /* --- process dictionary: a map on its heap (keys compare exactly, as a
      * map's do), or THE_NON_VALUE while empty; a collection root --- */
