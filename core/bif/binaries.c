@@ -236,7 +236,10 @@ static int64_t bits_walk(term t, bool bitstrings, struct bit_writer *w)
             if (is_small(h)) {
                 if (small_value(h) < 0 || small_value(h) > 255)
                     goto done;
-                if (w) {
+                if (w && w->at % 8 == 0) {
+                    w->out[w->at / 8] = (uint8_t)small_value(h); /* the common case, without write_bits's call */
+                    w->at += 8;
+                } else if (w) {
                     uint8_t byte = (uint8_t)small_value(h);
                     write_bits(w, &byte, 1, 0);
                 }

@@ -883,6 +883,9 @@ static term re_run(struct process *p, term subject, term re, term options, bool 
     bool global = o.flags & OPT_GLOBAL;
     uint8_t *key;
     size_t size;
+    int errcode;
+    size_t offset;
+    const pcre2_code *code = NULL; /* a pattern as text's, looked up once */
     term args[3] = {subject, re, options};
     if (!(is_tuple(re) && tuple_arity(re) == 5)) {
         /* A pattern as text, compiled for this run. */
@@ -896,9 +899,7 @@ static term re_run(struct process *p, term subject, term re, term options, bool 
             return bif_badarg(p);
         key = key_of(&o, bytes, length, &size);
         free(bytes);
-        int errcode;
-        size_t offset;
-        const pcre2_code *code = re_cache_code(key, size, &errcode, &offset);
+        code = re_cache_code(key, size, &errcode, &offset);
         if (!code) {
             free(key);
             if (!(o.flags & OPT_REPORT))
@@ -955,9 +956,8 @@ static term re_run(struct process *p, term subject, term re, term options, bool 
             key = other;
         }
     }
-    int errcode;
-    size_t offset;
-    const pcre2_code *code = re_cache_code(key, size, &errcode, &offset);
+    if (!code)
+        code = re_cache_code(key, size, &errcode, &offset);
     struct capture c;
     struct subject s;
     if (!code || !parse_capture(&o, code, &c)) {
