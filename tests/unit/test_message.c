@@ -765,10 +765,19 @@ static void test_timeouts_are_not_restarted_by_unmatched_messages(void)
 {
     for (const struct policy_ops *const *policy = test_policies(); *policy; policy++)
         for (unsigned workers = 1; workers <= 2; workers++) {
-            struct sched *s = test_sched_new(*policy, workers, SEND_MODE_ARRIVALS, TIMER_THREAD);
-            struct noisy n = {0};
-            term pid = sched_spawn_native(s, NULL, waits_for_ok_step, &n, NULL);
-            CU_ASSERT_EQUAL(sched_run(s, pid), 0);
+            /* A machine loaded enough to run the 5 ms sender less than
+             * twice in 60 ms tests nothing: such a run is tried again
+             * (at most three times). */
+            struct sched *s = NULL;
+            struct noisy n;
+            for (int attempt = 0; attempt < 3 && (attempt == 0 || n.noise_sent < 2); attempt++) {
+                if (s)
+                    sched_destroy(s);
+                s = test_sched_new(*policy, workers, SEND_MODE_ARRIVALS, TIMER_THREAD);
+                n = (struct noisy){0};
+                term pid = sched_spawn_native(s, NULL, waits_for_ok_step, &n, NULL);
+                CU_ASSERT_EQUAL(sched_run(s, pid), 0);
+            }
             CU_ASSERT_TRUE(n.timed_out);
             CU_ASSERT_TRUE(n.waited_ms >= 60);
             /* Restarted by the noise, it would be at least 360 ms; the slack
