@@ -173,13 +173,7 @@ static int reference_map_compare(term a, term b, bool exact)
 }
 
 static uint64_t rng_state = 88172645463325252u;
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+static uint64_t rng(void) { return test_xorshift(&rng_state); }
 
 /* A random map of n keys drawn from a small universe, values 0..2 as small
  * integers or floats, so that key sets and values often nearly agree. */

@@ -315,13 +315,7 @@ static void test_keeps_key(void)
 /* ---- the structures against a reference model ---- */
 
 static uint64_t rng_state = 88172645463325252u;
-static uint64_t rnd(uint64_t n)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state % n;
-}
+static uint64_t rnd(uint64_t n) { return test_xorshift(&rng_state) % n; }
 
 /* The model: the objects in insertion order, keys compared as the table
  * type compares them. */

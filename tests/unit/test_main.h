@@ -16,7 +16,19 @@
 
 #include <CUnit/CUnit.h>
 #include <stdbool.h>
+#include <stdint.h>
 struct policy_ops;
+
+/* The tests' reproducible pseudo-random step (Marsaglia's xorshift64,
+ * shifts 13, 7, 17): advances *state (never 0) and returns it. */
+static inline uint64_t test_xorshift(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *state = x;
+}
 
 void test_register_suite(const char *name, CU_TestInfo *tests, bool concurrent);
 

@@ -431,9 +431,7 @@ static void test_vtime_heap_order_under_churn(void)
         p[i] = harness_pick(s, 0);
     uint64_t x = 12345;
     for (int round = 0; round < 5000; round++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+        test_xorshift(&x);
         int i = (int)(x % N);
         if (!queued[i]) {
             uint32_t used = 1 + (uint32_t)((x >> 20) % 5000); /* a slice costs at least one */

@@ -191,9 +191,7 @@ static void test_eevdf_heaps_match_a_scan(void)
     }
     uint64_t x = 99;
     for (int round = 0; round < 20000; round++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+        test_xorshift(&x);
         int i = (int)(x % N);
         if (!queued[i]) {
             ops->enqueue(s, NOT_A_WORKER, NULL, p[i], ENQUEUE_WAKE_BY_RUNTIME);

@@ -1946,13 +1946,7 @@ static void test_re_portions(void)
  * whatever a window boundary falls on. A fixed seed, so a failure repeats. */
 static uint64_t re_random_state = 0x9E3779B97F4A7C15u;
 
-static unsigned re_random(unsigned n)
-{
-    re_random_state ^= re_random_state << 13;
-    re_random_state ^= re_random_state >> 7;
-    re_random_state ^= re_random_state << 17;
-    return (unsigned)(re_random_state % n);
-}
+static unsigned re_random(unsigned n) { return (unsigned)(test_xorshift(&re_random_state) % n); }
 
 static void test_re_windows_random(void)
 {

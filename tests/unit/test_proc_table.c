@@ -571,15 +571,6 @@ static void *writer_main(void *varg)
     return NULL;
 }
 
-static uint64_t xorshift(uint64_t *s)
-{
-    uint64_t x = *s;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return *s = x;
-}
-
 struct reader_arg {
     struct race *r;
     int id;
@@ -601,7 +592,7 @@ static void *reader_main(void *varg)
             /* Mostly pids near the newest: live, just erased, or not yet
              * inserted (handed out, insert pending). */
             uint64_t limit = proc_table_pid_limit(&r->table);
-            uint64_t back = xorshift(&seed) % (4 * WRITERS * WINDOW);
+            uint64_t back = test_xorshift(&seed) % (4 * WRITERS * WINDOW);
             uint64_t pid = back < limit ? limit - back : 1;
             struct process *p = proc_table_lookup(&r->table, pid);
             lookups++;
@@ -613,10 +604,10 @@ static void *reader_main(void *varg)
 #endif
             }
             /* A pinned pid, once published, must always be found. */
-            int w = (int)(xorshift(&seed) % WRITERS);
+            int w = (int)(test_xorshift(&seed) % WRITERS);
             size_t n = atomic_load_explicit(&r->pinned_count[w], memory_order_acquire);
             if (n > 0) {
-                uint64_t want = r->pinned[w][xorshift(&seed) % n];
+                uint64_t want = r->pinned[w][test_xorshift(&seed) % n];
                 struct process *q = proc_table_lookup(&r->table, want);
                 pinned_checks++;
                 pinned_missing += !q || as_fake(q)->pid != want;
