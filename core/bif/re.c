@@ -46,7 +46,6 @@
 
 #include <limits.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -972,10 +971,11 @@ static term re_run(struct process *p, term subject, term re, term options, bool 
         return bif_badarg(p);
     }
     /* Positions past what the slice pays for are tried in later slices,
-     * by code compiled to take an offset limit. */
+     * by code compiled to take an offset limit (not after a collector's
+     * match: its window is the one it ran). */
     size_t window = bif_portion(p, RE_POSITIONS_PER_RED), from = resume != SIZE_MAX ? resume : o.offset;
     struct re_source src;
-    if (window != SIZE_MAX && from < s.length && s.length - from > window && re_key_decode(key, size, &src) &&
+    if (!done && window != SIZE_MAX && from < s.length && s.length - from > window && re_key_decode(key, size, &src) &&
         windowable(code, &src, o.match)) {
         src.options |= PCRE2_USE_OFFSET_LIMIT;
         uint8_t *limited = malloc(size);
