@@ -28,20 +28,15 @@
  * with the links of the structure that holds it (embedded, so that an
  * insert costs one allocation). */
 struct ets_obj {
-    /* ordered_set: the children (left, right); the other types: link[0]
-     * is the next object in the bucket's chain. */
-    struct ets_obj *link[2];
-    struct ets_obj *parent; /* ordered_set */
-    union {
-        uint64_t hash; /* the other types: the key's hash, mixed */
-        term key;      /* ordered_set: the key, read here by a walk down the tree without the tuple's cache line */
-    };
-    int height; /* ordered_set: the subtree's height (AVL) */
+    struct ets_obj *next; /* set, bag, duplicate_bag: the next object in the bucket's chain; a batch's next */
+    uint64_t hash;        /* set, bag, duplicate_bag: the key's hash, mixed */
     term *mso;
     size_t words;
     term tuple;
     term data[];
 };
+
+struct bt_node;
 
 struct ets_table {
     pthread_rwlock_t lock;
@@ -55,7 +50,8 @@ struct ets_table {
     struct ets_obj *heir_data;
     struct ets_options options;
     size_t n;                      /* objects */
-    struct ets_obj *root;          /* ordered_set: the AVL tree */
+    struct bt_node *root;          /* ordered_set: the B-tree */
+    size_t tree_bytes;             /* ordered_set: its nodes' bytes */
     struct ets_obj **buckets;      /* the other types: chains, see ets_table.h */
     unsigned bits;                 /* log2 of the bucket count */
     size_t object_words;           /* words of the stored objects */
@@ -687,10 +683,21 @@ static uint64_t spread_hash(uint64_t h)
  * other keys take the 32-bit internal hash first, which walks the term. */
 static uint64_t key_hash(term key) { return spread_hash(is_immed(key) ? key : term_hash(key)); }
 
-/* ---- ordered_set: an AVL tree with parent links ---- */
+/* ---- ordered_set: a B-tree ----
+ *
+ * Each node holds up to BT_MAX objects in key order, with their keys
+ * beside them (a search compares a node's keys without touching the
+ * objects), and an inner node one child more than objects: child i holds
+ * the keys between key[i - 1] and key[i]. Every node but the root holds at
+ * least BT_MIN, and every leaf is at the same depth, so 400,000 objects
+ * are 6 levels deep where a binary tree is 19: a lookup follows a few
+ * nodes of four cache lines each instead of a cache miss a level. Objects
+ * never move when nodes split, merge or lend (only their pointers do), so
+ * a handle stays valid while others come and go; the neighbour of an
+ * object is found by its key. */
 
 /* term_compare, with the common small-integer keys compared here: a
- * walk down the tree makes one comparison a level. */
+ * search makes a few comparisons a node. */
 static inline int key_compare(term a, term b)
 {
     if (is_small(a) && is_small(b))
@@ -698,164 +705,369 @@ static inline int key_compare(term a, term b)
     return term_compare(a, b);
 }
 
-static int height_of(const struct ets_obj *n) { return n ? n->height : 0; }
+#define BT_MAX 15u
+#define BT_MIN (BT_MAX / 2)
+/* Deeper than any tree can be: a non-root inner node has at least
+ * BT_MIN + 1 = 8 children, so 2^64 objects need fewer than 23 levels. */
+#define BT_DEPTH 32
+#define BT_LINE 64u
 
-static void fix_height(struct ets_obj *n)
+struct bt_node {
+    unsigned short n; /* objects */
+    bool leaf;
+    term key[BT_MAX];
+    struct ets_obj *obj[BT_MAX];
+    struct bt_node *kid[]; /* inner nodes only: n + 1 children */
+};
+
+/* A node's bytes, whole cache lines (a node starts on one). */
+static size_t bt_node_size(bool leaf)
 {
-    int l = height_of(n->link[0]), r = height_of(n->link[1]);
-    n->height = 1 + (l > r ? l : r);
+    size_t size = sizeof(struct bt_node) + (leaf ? 0 : (BT_MAX + 1) * sizeof(struct bt_node *));
+    return (size + BT_LINE - 1) / BT_LINE * BT_LINE;
 }
 
-/* Where the tree points at n: its parent's child slot, or the root. */
-static struct ets_obj **slot_of(struct ets_table *t, struct ets_obj *n)
+/* Asks for all of b's lines at once: a search reads a few keys, one after
+ * the other, and without this each would wait for its own cache miss. */
+static inline void bt_prefetch(const struct bt_node *b)
 {
-    struct ets_obj *p = n->parent;
-    return !p ? &t->root : p->link[0] == n ? &p->link[0] : &p->link[1];
+    for (size_t at = 0; at < sizeof(struct bt_node) + (BT_MAX + 1) * sizeof(struct bt_node *); at += BT_LINE)
+        __builtin_prefetch((const char *)b + at);
 }
 
-/* x's child on side d takes x's place, x becoming its child; returns it. */
-static struct ets_obj *rotate(struct ets_table *t, struct ets_obj *x, int d)
+static struct bt_node *bt_node_new(struct ets_table *t, bool leaf)
 {
-    struct ets_obj *y = x->link[d];
-    *slot_of(t, x) = y;
-    x->link[d] = y->link[!d];
-    if (x->link[d])
-        x->link[d]->parent = x;
-    y->link[!d] = x;
-    y->parent = x->parent;
-    x->parent = y;
-    fix_height(x);
-    fix_height(y);
-    return y;
+    struct bt_node *b = aligned_alloc(BT_LINE, bt_node_size(leaf));
+    if (!b)
+        return NULL;
+    b->n = 0;
+    b->leaf = leaf;
+    t->tree_bytes += bt_node_size(leaf);
+    return b;
 }
 
-/* Restores the balance from n up to the root after one insert or removal
- * below n; stops where a subtree's height no longer changes. */
-static void rebalance(struct ets_table *t, struct ets_obj *n)
+static void bt_node_free(struct ets_table *t, struct bt_node *b)
 {
-    while (n) {
-        int old = n->height;
-        int l = height_of(n->link[0]), r = height_of(n->link[1]);
-        if (l - r > 1 || r - l > 1) {
-            int d = l > r ? 0 : 1; /* the heavy side */
-            struct ets_obj *c = n->link[d];
-            if (height_of(c->link[!d]) > height_of(c->link[d]))
-                rotate(t, c, !d);
-            n = rotate(t, n, d);
-        } else {
-            fix_height(n);
-            if (n->height == old)
-                return;
+    if (t)
+        t->tree_bytes -= bt_node_size(b->leaf);
+    free(b);
+}
+
+/* The first index of b whose key does not order before key; *found
+ * when that key equals it. */
+static unsigned bt_lower(const struct bt_node *b, term key, bool *found)
+{
+    bt_prefetch(b);
+    unsigned lo = 0, hi = b->n;
+    while (lo < hi) {
+        unsigned mid = (lo + hi) / 2;
+        int c = key_compare(b->key[mid], key);
+        if (c == 0) {
+            *found = true;
+            return mid;
         }
-        n = n->parent;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
+    *found = false;
+    return lo;
 }
 
-static struct ets_obj *tree_edge(struct ets_obj *n, int d)
-{
-    if (n)
-        while (n->link[d])
-            n = n->link[d];
-    return n;
-}
+/* The way down to a key: the nodes from the root and, in each, the index
+ * taken (an inner node's child, or the object where the key was found or
+ * would go). */
+struct bt_path {
+    struct bt_node *node[BT_DEPTH];
+    unsigned at[BT_DEPTH];
+    int depth; /* the last level filled in; -1 for an empty tree */
+};
 
-/* The neighbour of n on side d (1: next, 0: previous) in key order. */
-static struct ets_obj *tree_step(struct ets_obj *n, int d)
+static bool bt_search(const struct ets_table *t, term key, struct bt_path *p)
 {
-    if (n->link[d])
-        return tree_edge(n->link[d], !d);
-    while (n->parent && n->parent->link[d] == n)
-        n = n->parent;
-    return n->parent;
+    p->depth = -1;
+    for (struct bt_node *b = t->root; b; b = b->kid[p->at[p->depth]]) {
+        bool found;
+        unsigned i = bt_lower(b, key, &found);
+        p->node[++p->depth] = b;
+        p->at[p->depth] = i;
+        if (found)
+            return true;
+        if (b->leaf)
+            return false;
+    }
+    return false;
 }
 
 static struct ets_obj *tree_find(const struct ets_table *t, term key)
 {
-    struct ets_obj *n = t->root;
-    while (n) {
-        int c = key_compare(key, n->key);
-        if (c == 0)
-            return n;
-        n = n->link[c > 0];
+    for (const struct bt_node *b = t->root; b;) {
+        bool found;
+        unsigned i = bt_lower(b, key, &found);
+        if (found)
+            return b->obj[i];
+        b = b->leaf ? NULL : b->kid[i];
     }
     return NULL;
 }
 
+/* The first object (d = 0) or the last (d = 1). */
+static struct ets_obj *tree_edge(const struct ets_table *t, int d)
+{
+    const struct bt_node *b = t->root;
+    if (!b)
+        return NULL;
+    while (!b->leaf)
+        b = b->kid[d ? b->n : 0];
+    return b->obj[d ? b->n - 1 : 0];
+}
+
 /* The first object whose key orders after key (d = 1) or the last that
- * orders before it (d = 0). */
+ * orders before it (d = 0). A child's keys lie between its neighbours in
+ * the parent, so the deepest candidate is the nearest. */
 static struct ets_obj *tree_beyond(const struct ets_table *t, term key, int d)
 {
-    struct ets_obj *n = t->root, *best = NULL;
-    while (n) {
-        int c = key_compare(n->key, key);
-        if (d ? c > 0 : c < 0) {
-            best = n;
-            n = n->link[!d];
-        } else {
-            n = n->link[d];
+    struct ets_obj *best = NULL;
+    for (const struct bt_node *b = t->root; b;) {
+        bool found;
+        unsigned i = bt_lower(b, key, &found);
+        unsigned kid = i;
+        if (d) {
+            if (found)
+                kid = ++i;
+            if (i < b->n)
+                best = b->obj[i];
+        } else if (i > 0) {
+            best = b->obj[i - 1];
         }
+        b = b->leaf ? NULL : b->kid[kid];
     }
     return best;
 }
 
-/* Links o in; its key is in no other object. */
-static void tree_insert(struct ets_table *t, struct ets_obj *o)
+/* The object of rank i in key order (NULL past the end), visiting whole
+ * leaves at once. */
+static struct ets_obj *bt_nth(const struct bt_node *b, size_t *i)
 {
-    term key = o->key = key_of(t, o);
-    struct ets_obj *p = NULL, **at = &t->root;
-    while (*at) {
-        p = *at;
-        at = &p->link[key_compare(key, p->key) > 0];
+    if (b->leaf) {
+        if (*i < b->n)
+            return b->obj[*i];
+        *i -= b->n;
+        return NULL;
     }
-    o->link[0] = o->link[1] = NULL;
-    o->parent = p;
-    o->height = 1;
-    *at = o;
-    rebalance(t, p);
+    for (unsigned k = 0; k <= b->n; k++) {
+        struct ets_obj *o = bt_nth(b->kid[k], i);
+        if (o)
+            return o;
+        if (k < b->n && (*i)-- == 0)
+            return b->obj[k];
+    }
+    return NULL;
 }
 
-static void tree_remove(struct ets_table *t, struct ets_obj *z)
+static void bt_put_at(struct bt_node *b, unsigned i, term key, struct ets_obj *o, struct bt_node *right)
 {
-    struct ets_obj **slot = slot_of(t, z);
-    if (z->link[0] && z->link[1]) {
-        /* The successor (no left child) takes z's place, links and all:
-         * no object moves, so handles to the others stay valid. */
-        struct ets_obj *y = tree_edge(z->link[1], 0), *start = y;
-        if (y->parent != z) {
-            start = y->parent;
-            start->link[0] = y->link[1];
-            if (y->link[1])
-                y->link[1]->parent = start;
-            y->link[1] = z->link[1];
-            y->link[1]->parent = y;
+    memmove(&b->key[i + 1], &b->key[i], (b->n - i) * sizeof b->key[0]);
+    memmove(&b->obj[i + 1], &b->obj[i], (b->n - i) * sizeof b->obj[0]);
+    b->key[i] = key;
+    b->obj[i] = o;
+    if (!b->leaf) {
+        memmove(&b->kid[i + 2], &b->kid[i + 1], (b->n - i) * sizeof b->kid[0]);
+        b->kid[i + 1] = right;
+    }
+    b->n++;
+}
+
+static void bt_take_at(struct bt_node *b, unsigned i)
+{
+    memmove(&b->key[i], &b->key[i + 1], (b->n - i - 1) * sizeof b->key[0]);
+    memmove(&b->obj[i], &b->obj[i + 1], (b->n - i - 1) * sizeof b->obj[0]);
+    b->n--;
+}
+
+/* Links o in where p (a search for its key, which no object has) ended.
+ * The nodes a split needs are made first: false when the host refused
+ * them, the tree unchanged. */
+static bool tree_insert(struct ets_table *t, struct bt_path *p, struct ets_obj *o)
+{
+    term key = key_of(t, o);
+    if (!t->root) {
+        struct bt_node *b = bt_node_new(t, true);
+        if (!b)
+            return false;
+        bt_put_at(b, 0, key, o, NULL);
+        t->root = b;
+        return true;
+    }
+    /* Full nodes from the leaf up split; a full root adds a level. */
+    struct bt_node *spare[BT_DEPTH + 1];
+    int level = p->depth, needed = 0;
+    while (level >= 0 && p->node[level]->n == BT_MAX)
+        level--, needed++;
+    needed += level < 0;
+    for (int k = 0; k < needed; k++) {
+        int at = p->depth - k;
+        if (!(spare[k] = bt_node_new(t, at >= 0 && p->node[at]->leaf))) {
+            while (k-- > 0)
+                bt_node_free(t, spare[k]);
+            return false;
         }
-        y->link[0] = z->link[0];
-        y->link[0]->parent = y;
-        y->parent = z->parent;
-        y->height = z->height;
-        *slot = y;
-        rebalance(t, start);
-    } else {
-        struct ets_obj *c = z->link[z->link[0] == NULL];
-        *slot = c;
-        if (c)
-            c->parent = z->parent;
-        rebalance(t, z->parent);
+    }
+    struct bt_node *right = NULL;
+    int used = 0;
+    for (level = p->depth;; level--) {
+        struct bt_node *b = p->node[level];
+        unsigned i = p->at[level];
+        if (b->n < BT_MAX) {
+            bt_put_at(b, i, key, o, right);
+            return true;
+        }
+        /* BT_MAX + 1 entries: the lower half stays, the middle one goes
+         * up, the upper half moves to a new right sibling. */
+        term keys[BT_MAX + 1];
+        struct ets_obj *objs[BT_MAX + 1];
+        struct bt_node *kids[BT_MAX + 2];
+        memcpy(keys, b->key, i * sizeof keys[0]);
+        memcpy(objs, b->obj, i * sizeof objs[0]);
+        keys[i] = key;
+        objs[i] = o;
+        memcpy(&keys[i + 1], &b->key[i], (BT_MAX - i) * sizeof keys[0]);
+        memcpy(&objs[i + 1], &b->obj[i], (BT_MAX - i) * sizeof objs[0]);
+        if (!b->leaf) {
+            memcpy(kids, b->kid, (i + 1) * sizeof kids[0]);
+            kids[i + 1] = right;
+            memcpy(&kids[i + 2], &b->kid[i + 1], (BT_MAX - i) * sizeof kids[0]);
+        }
+        const unsigned mid = (BT_MAX + 1) / 2, upper = BT_MAX - mid;
+        struct bt_node *s = spare[used++];
+        memcpy(b->key, keys, mid * sizeof keys[0]);
+        memcpy(b->obj, objs, mid * sizeof objs[0]);
+        memcpy(s->key, &keys[mid + 1], upper * sizeof keys[0]);
+        memcpy(s->obj, &objs[mid + 1], upper * sizeof objs[0]);
+        if (!b->leaf) {
+            memcpy(b->kid, kids, (mid + 1) * sizeof kids[0]);
+            memcpy(s->kid, &kids[mid + 1], (upper + 1) * sizeof kids[0]);
+        }
+        b->n = (unsigned short)mid;
+        s->n = (unsigned short)upper;
+        key = keys[mid];
+        o = objs[mid];
+        right = s;
+        if (level == 0) {
+            struct bt_node *root = spare[used++];
+            root->key[0] = key;
+            root->obj[0] = o;
+            root->kid[0] = b;
+            root->kid[1] = s;
+            root->n = 1;
+            t->root = root;
+            return true;
+        }
     }
 }
 
-/* o takes old's place in the tree (same key). */
-static void tree_swap(struct ets_table *t, struct ets_obj *old, struct ets_obj *o)
+/* After p's last node lost an object: nodes below BT_MIN borrow from a
+ * sibling or merge with one, from there up; an empty root goes. */
+static void tree_refill(struct ets_table *t, struct bt_path *p)
 {
-    *slot_of(t, old) = o;
-    o->key = key_of(t, o);
-    o->parent = old->parent;
-    o->height = old->height;
-    for (int d = 0; d < 2; d++) {
-        o->link[d] = old->link[d];
-        if (o->link[d])
-            o->link[d]->parent = o;
+    for (int level = p->depth; level > 0 && p->node[level]->n < BT_MIN; level--) {
+        struct bt_node *b = p->node[level], *parent = p->node[level - 1];
+        unsigned j = p->at[level - 1]; /* b is parent's child j */
+        struct bt_node *left = j > 0 ? parent->kid[j - 1] : NULL;
+        struct bt_node *right = j < parent->n ? parent->kid[j + 1] : NULL;
+        if (left && left->n > BT_MIN) {
+            /* The separator comes down in front, left's last goes up. */
+            memmove(&b->key[1], &b->key[0], b->n * sizeof b->key[0]);
+            memmove(&b->obj[1], &b->obj[0], b->n * sizeof b->obj[0]);
+            if (!b->leaf) {
+                memmove(&b->kid[1], &b->kid[0], (b->n + 1) * sizeof b->kid[0]);
+                b->kid[0] = left->kid[left->n];
+            }
+            b->key[0] = parent->key[j - 1];
+            b->obj[0] = parent->obj[j - 1];
+            b->n++;
+            parent->key[j - 1] = left->key[left->n - 1];
+            parent->obj[j - 1] = left->obj[left->n - 1];
+            left->n--;
+            return;
+        }
+        if (right && right->n > BT_MIN) {
+            b->key[b->n] = parent->key[j];
+            b->obj[b->n] = parent->obj[j];
+            if (!b->leaf) {
+                b->kid[b->n + 1] = right->kid[0];
+                memmove(&right->kid[0], &right->kid[1], right->n * sizeof right->kid[0]);
+            }
+            b->n++;
+            parent->key[j] = right->key[0];
+            parent->obj[j] = right->obj[0];
+            bt_take_at(right, 0);
+            return;
+        }
+        /* Merge b with a sibling: left + separator + right into left. */
+        unsigned sep = left ? j - 1 : j;
+        struct bt_node *l = left ? left : b, *r = left ? b : right;
+        l->key[l->n] = parent->key[sep];
+        l->obj[l->n] = parent->obj[sep];
+        memcpy(&l->key[l->n + 1], r->key, r->n * sizeof r->key[0]);
+        memcpy(&l->obj[l->n + 1], r->obj, r->n * sizeof r->obj[0]);
+        if (!l->leaf)
+            memcpy(&l->kid[l->n + 1], r->kid, (r->n + 1) * sizeof r->kid[0]);
+        l->n = (unsigned short)(l->n + 1 + r->n);
+        bt_take_at(parent, sep);
+        memmove(&parent->kid[sep + 1], &parent->kid[sep + 2], (parent->n - sep) * sizeof parent->kid[0]);
+        bt_node_free(t, r);
     }
+    struct bt_node *root = t->root;
+    if (root->n == 0) {
+        t->root = root->leaf ? NULL : root->kid[0];
+        bt_node_free(t, root);
+    }
+}
+
+/* Unlinks the object p found (at its last level). An inner node's object
+ * gives its place to its predecessor, the last of the leaf below. */
+static void tree_remove(struct ets_table *t, struct bt_path *p)
+{
+    struct bt_node *b = p->node[p->depth];
+    unsigned i = p->at[p->depth];
+    if (b->leaf) {
+        bt_take_at(b, i);
+    } else {
+        struct bt_node *leaf = b->kid[i];
+        while (!leaf->leaf) {
+            p->node[++p->depth] = leaf;
+            p->at[p->depth] = leaf->n;
+            leaf = leaf->kid[leaf->n];
+        }
+        p->node[++p->depth] = leaf;
+        p->at[p->depth] = leaf->n - 1;
+        b->key[i] = leaf->key[leaf->n - 1];
+        b->obj[i] = leaf->obj[leaf->n - 1];
+        leaf->n--;
+    }
+    tree_refill(t, p);
+}
+
+/* Where o is in the tree (found by its key: no other object has it). */
+static void tree_locate(const struct ets_table *t, const struct ets_obj *o, struct bt_path *p)
+{
+    (void)bt_search(t, key_of(t, o), p);
+}
+
+/* o takes the place of the object p found (same key, though 1 may
+ * become 1.0), which is freed. */
+static void tree_replace_at(struct ets_table *t, const struct bt_path *p, struct ets_obj *o)
+{
+    struct bt_node *b = p->node[p->depth];
+    unsigned i = p->at[p->depth];
+    struct ets_obj *old = b->obj[i];
+    b->obj[i] = o;
+    b->key[i] = key_of(t, o);
+    t->object_words += o->words;
+    t->object_words -= old->words;
+    obj_free(old);
 }
 
 /* ---- set, bag, duplicate_bag: chained hashing ----
@@ -882,9 +1094,12 @@ static struct ets_obj *hash_find(const struct ets_table *t, term key, uint64_t h
     if (!t->buckets)
         return NULL;
     struct ets_obj *o = t->buckets[bucket_of(t, h)];
+    /* An object's header and its tuple's first words often straddle two
+     * cache lines: both misses at once, not one after the other. */
+    __builtin_prefetch((const char *)o + sizeof *o + 3 * sizeof(term));
     while (o && o->hash < h)
-        o = o->link[0];
-    for (; o && o->hash == h; o = o->link[0])
+        o = o->next;
+    for (; o && o->hash == h; o = o->next)
         if (term_eq_exact(key_of(t, o), key))
             return o;
     return NULL;
@@ -901,7 +1116,7 @@ static struct ets_obj *hash_from(const struct ets_table *t, size_t b)
 
 static struct ets_obj *hash_next(const struct ets_table *t, const struct ets_obj *o)
 {
-    return o->link[0] ? o->link[0] : hash_from(t, bucket_of(t, o->hash) + 1);
+    return o->next ? o->next : hash_from(t, bucket_of(t, o->hash) + 1);
 }
 
 /* Resizes to 2^bits buckets; false when the host refused (the table
@@ -920,15 +1135,15 @@ static bool hash_resize(struct ets_table *t, unsigned bits)
     for (size_t b = 0; b < old; b++) {
         struct ets_obj *o = t->buckets[b];
         while (o) {
-            struct ets_obj *next = o->link[0];
+            struct ets_obj *next = o->next;
             size_t i = bucket_of(t, o->hash);
             if (i != tail_bucket) { /* a new bucket starts: never one seen before */
                 tail = &nb[i];
                 tail_bucket = i;
             }
             *tail = o;
-            o->link[0] = NULL;
-            tail = &o->link[0];
+            o->next = NULL;
+            tail = &o->next;
             o = next;
         }
     }
@@ -944,14 +1159,14 @@ static bool hash_insert(struct ets_table *t, struct ets_obj *o, struct ets_obj *
     if (!t->buckets && !hash_resize(t, MIN_BITS))
         return false;
     if (after) {
-        o->link[0] = after->link[0];
-        after->link[0] = o;
+        o->next = after->next;
+        after->next = o;
         return true;
     }
     struct ets_obj **at = &t->buckets[bucket_of(t, o->hash)];
     while (*at && (*at)->hash <= o->hash)
-        at = &(*at)->link[0];
-    o->link[0] = *at;
+        at = &(*at)->next;
+    o->next = *at;
     *at = o;
     return true;
 }
@@ -961,7 +1176,7 @@ static struct ets_obj **hash_slot(struct ets_table *t, const struct ets_obj *o)
 {
     struct ets_obj **at = &t->buckets[bucket_of(t, o->hash)];
     while (*at != o)
-        at = &(*at)->link[0];
+        at = &(*at)->next;
     return at;
 }
 
@@ -969,41 +1184,64 @@ static struct ets_obj **hash_slot(struct ets_table *t, const struct ets_obj *o)
 
 /* A table's objects out of it: freed by tear_down, in portions or not. */
 struct ets_rubble {
-    struct ets_obj *tree;     /* an ordered_set's, torn down from here */
+    struct bt_node *tree;     /* an ordered_set's, torn down from its first object on */
     struct ets_obj **buckets; /* the other types' chains */
     size_t nbuckets, bucket;  /* bucket: the next one to empty */
 };
 
-/* Frees rb's objects for up to `budget` steps (a step frees an object or
- * moves a tree node), *freed of them; true once none is left. A tree goes
- * without recursion: each node's right subtree moves to its left before
- * it goes. */
-static bool tear_down(struct ets_rubble *rb, size_t budget, size_t *freed)
+/* Frees a tree's objects and nodes for up to `budget` steps (a step frees
+ * an object or goes a level down), leftmost first, *freed objects; the
+ * steps taken. Each round goes down to the first leaf and empties it; an
+ * empty leaf goes, and with it its parent's first object and child (or
+ * the parent itself when that was its only child), so no stack is kept
+ * between calls. */
+static size_t tree_tear_down(struct bt_node **root, size_t budget, size_t *freed)
 {
     size_t steps = 0;
-    *freed = 0;
-    struct ets_obj *n = rb->tree;
-    for (; n && steps < budget; steps++) {
-        if (n->link[0]) {
-            struct ets_obj *l = n->link[0];
-            n->link[0] = l->link[1];
-            l->link[1] = n;
-            n = l;
-        } else {
-            struct ets_obj *right = n->link[1];
-            obj_free(n);
+    while (*root && steps < budget) {
+        struct bt_node *path[BT_DEPTH];
+        int d = 0;
+        path[0] = *root;
+        for (; !path[d]->leaf; d++, steps++)
+            path[d + 1] = path[d]->kid[0];
+        struct bt_node *leaf = path[d];
+        for (; leaf->n > 0 && steps < budget; steps++, ++*freed)
+            obj_free(leaf->obj[--leaf->n]);
+        if (leaf->n > 0)
+            break;
+        for (;;) {
+            bt_node_free(NULL, path[d]);
+            if (d == 0) {
+                *root = NULL;
+                break;
+            }
+            struct bt_node *parent = path[--d];
+            if (parent->n == 0)
+                continue;
+            obj_free(parent->obj[0]);
             ++*freed;
-            n = right;
+            steps++;
+            bt_take_at(parent, 0);
+            memmove(&parent->kid[0], &parent->kid[1], (parent->n + 1) * sizeof parent->kid[0]);
+            break;
         }
     }
-    rb->tree = n;
+    return steps;
+}
+
+/* Frees rb's objects for up to `budget` steps (see tree_tear_down; a
+ * chain's object is a step), *freed of them; true once none is left. */
+static bool tear_down(struct ets_rubble *rb, size_t budget, size_t *freed)
+{
+    *freed = 0;
+    size_t steps = tree_tear_down(&rb->tree, budget, freed);
     for (; rb->bucket < rb->nbuckets && steps < budget; steps++) {
         struct ets_obj *o = rb->buckets[rb->bucket];
         if (!o) {
             rb->bucket++;
             continue;
         }
-        rb->buckets[rb->bucket] = o->link[0];
+        rb->buckets[rb->bucket] = o->next;
         obj_free(o);
         ++*freed;
     }
@@ -1015,6 +1253,7 @@ static void take_contents(struct ets_table *t, struct ets_rubble *rb)
 {
     *rb = (struct ets_rubble){t->root, t->buckets, bucket_count(t), 0};
     t->root = NULL;
+    t->tree_bytes = 0;
     t->buckets = NULL;
     t->bits = 0;
     t->n = 0;
@@ -1042,7 +1281,8 @@ void ets_describe_locked(const struct ets_table *t, struct ets_description *d)
     d->size = t->n;
     /* The table's own record, its buckets and each object. */
     d->memory_words =
-        (sizeof *t + bucket_count(t) * sizeof t->buckets[0] + t->n * sizeof(struct ets_obj)) / sizeof(term) +
+        (sizeof *t + bucket_count(t) * sizeof t->buckets[0] + t->tree_bytes + t->n * sizeof(struct ets_obj)) /
+            sizeof(term) +
         t->object_words;
 }
 
@@ -1095,19 +1335,19 @@ struct ets_obj *ets_same_key_next_locked(const struct ets_table *t, const struct
 {
     if (is_tree(t) || t->options.type == ETS_SET)
         return NULL;
-    struct ets_obj *n = o->link[0];
+    struct ets_obj *n = o->next;
     return n && same_key(t, n, o->hash, key_of(t, o)) ? n : NULL;
 }
 
 struct ets_obj *ets_first_locked(const struct ets_table *t)
 {
-    return is_tree(t) ? tree_edge(t->root, 0) : t->buckets ? hash_from(t, 0) : NULL;
+    return is_tree(t) ? tree_edge(t, 0) : t->buckets ? hash_from(t, 0) : NULL;
 }
 
 struct ets_obj *ets_last_locked(const struct ets_table *t)
 {
     if (is_tree(t))
-        return tree_edge(t->root, 1);
+        return tree_edge(t, 1);
     /* Only first/1's answer is asked of the other types (last/1 is first/1
      * there); walk to the end all the same, for completeness. */
     struct ets_obj *last = NULL;
@@ -1118,13 +1358,13 @@ struct ets_obj *ets_last_locked(const struct ets_table *t)
 
 struct ets_obj *ets_next_locked(const struct ets_table *t, const struct ets_obj *o)
 {
-    return is_tree(t) ? tree_step((struct ets_obj *)o, 1) : hash_next(t, o);
+    return is_tree(t) ? tree_beyond(t, key_of(t, o), 1) : hash_next(t, o);
 }
 
 struct ets_obj *ets_prev_locked(const struct ets_table *t, const struct ets_obj *o)
 {
     if (is_tree(t))
-        return tree_step((struct ets_obj *)o, 0);
+        return tree_beyond(t, key_of(t, o), 0);
     struct ets_obj *prev = NULL;
     for (struct ets_obj *p = ets_first_locked(t); p && p != o; p = hash_next(t, p))
         prev = p;
@@ -1141,8 +1381,8 @@ bool ets_key_after_locked(const struct ets_table *t, term key, struct ets_obj **
     struct ets_obj *o = hash_find(t, key, h);
     if (!o)
         return false;
-    while (o->link[0] && same_key(t, o->link[0], h, key))
-        o = o->link[0];
+    while (o->next && same_key(t, o->next, h, key))
+        o = o->next;
     *out = hash_next(t, o);
     return true;
 }
@@ -1167,7 +1407,7 @@ struct ets_obj *ets_after_position_locked(const struct ets_table *t, uint64_t po
     size_t b = bucket_of(t, h);
     struct ets_obj *o = t->buckets[b];
     while (o && o->hash <= h)
-        o = o->link[0];
+        o = o->next;
     return o ? o : hash_from(t, b + 1);
 }
 
@@ -1182,15 +1422,12 @@ struct ets_obj *ets_slot_first_locked(const struct ets_table *t, size_t slot)
 {
     if (!is_tree(t))
         return t->buckets && slot < bucket_count(t) ? t->buckets[slot] : NULL;
-    struct ets_obj *o = tree_edge(t->root, 0);
-    for (; o && slot > 0; slot--)
-        o = tree_step(o, 1);
-    return o;
+    return t->root ? bt_nth(t->root, &slot) : NULL;
 }
 
 struct ets_obj *ets_slot_next_locked(const struct ets_table *t, const struct ets_obj *o)
 {
-    return is_tree(t) ? NULL : o->link[0];
+    return is_tree(t) ? NULL : o->next;
 }
 
 bool ets_valid_object_locked(const struct ets_table *t, term object)
@@ -1202,12 +1439,14 @@ bool ets_valid_object_locked(const struct ets_table *t, term object)
 static void replace_with(struct ets_table *t, struct ets_obj *old, struct ets_obj *o)
 {
     if (is_tree(t)) {
-        tree_swap(t, old, o);
-    } else {
-        o->hash = old->hash;
-        o->link[0] = old->link[0];
-        *hash_slot(t, old) = o;
+        struct bt_path p;
+        tree_locate(t, old, &p);
+        tree_replace_at(t, &p, o);
+        return;
     }
+    o->hash = old->hash;
+    o->next = old->next;
+    *hash_slot(t, old) = o;
     t->object_words += o->words;
     t->object_words -= old->words;
     obj_free(old);
@@ -1235,14 +1474,18 @@ static bool put(struct ets_table *t, term object, struct ets_obj *made)
     term key = tuple_element(object, t->options.keypos);
     struct ets_obj *o = made;
     if (is_tree(t)) {
-        struct ets_obj *old = tree_find(t, key);
+        struct bt_path p;
+        bool found = bt_search(t, key, &p);
         if (!o && !(o = obj_new(object)))
             return false;
-        if (old) {
-            replace_with(t, old, o);
+        if (found) {
+            tree_replace_at(t, &p, o);
             return true;
         }
-        tree_insert(t, o);
+        if (!tree_insert(t, &p, o)) {
+            obj_free(o);
+            return false;
+        }
         t->n++;
         t->object_words += o->words;
         return true;
@@ -1257,7 +1500,7 @@ static bool put(struct ets_table *t, term object, struct ets_obj *made)
     }
     /* A bag's new object goes after its key's last one; a bag skips an
      * object it holds already. */
-    for (struct ets_obj *k = found; k && same_key(t, k, h, key); k = k->link[0]) {
+    for (struct ets_obj *k = found; k && same_key(t, k, h, key); k = k->next) {
         if (t->options.type == ETS_BAG && term_eq_exact(k->tuple, object)) {
             obj_free(made);
             return true;
@@ -1297,7 +1540,7 @@ bool ets_put_locked(struct ets_table *t, term object) { return put(t, object, NU
  * end must: once begun, an insert happens. */
 
 struct ets_batch {
-    struct ets_obj *first, *last; /* chained by link[0], in the list's order */
+    struct ets_obj *first, *last; /* chained by next, in the list's order */
     size_t count;
     unsigned keypos;         /* the objects were checked against it */
     struct ets_table *table; /* committing: the table (one reference held) */
@@ -1318,9 +1561,9 @@ bool ets_batch_add(struct ets_batch *b, term object)
     struct ets_obj *o = obj_new(object);
     if (!o)
         return false;
-    o->link[0] = NULL;
+    o->next = NULL;
     if (b->last)
-        b->last->link[0] = o;
+        b->last->next = o;
     else
         b->first = o;
     b->last = o;
@@ -1337,7 +1580,7 @@ static bool batch_put(struct ets_table *t, struct ets_batch *b, size_t budget, s
     size_t n = 0;
     for (; n < budget && b->first; n++) {
         struct ets_obj *o = b->first;
-        b->first = o->link[0];
+        b->first = o->next;
         b->count--;
         ok = put(t, o->tuple, o) && ok;
     }
@@ -1359,7 +1602,7 @@ static void settle_locked(struct ets_table *t)
 /* Whether a key of b's objects is in t already (insert_new/2). */
 static bool batch_meets(const struct ets_table *t, const struct ets_batch *b)
 {
-    for (const struct ets_obj *o = b->first; o; o = o->link[0])
+    for (const struct ets_obj *o = b->first; o; o = o->next)
         if (ets_lookup_locked(t, tuple_element(o->tuple, t->options.keypos)))
             return true;
     return false;
@@ -1369,7 +1612,7 @@ static void batch_drop(struct ets_batch *b)
 {
     while (b->first) {
         struct ets_obj *o = b->first;
-        b->first = o->link[0];
+        b->first = o->next;
         obj_free(o);
     }
     b->last = NULL;
@@ -1401,7 +1644,7 @@ static enum ets_status commit(struct ets_table *t, void *arg)
         return ETS_OK;
     /* A table of that name made anew meanwhile may have another keypos. */
     if (t->options.keypos != b->keypos)
-        for (const struct ets_obj *o = b->first; o; o = o->link[0])
+        for (const struct ets_obj *o = b->first; o; o = o->next)
             if (!ets_valid_object_locked(t, o->tuple))
                 return ETS_BADARG;
     if (!b->first)
@@ -1466,9 +1709,11 @@ void ets_batch_free(struct ets_batch *b)
 void ets_erase_locked(struct ets_table *t, struct ets_obj *o)
 {
     if (is_tree(t)) {
-        tree_remove(t, o);
+        struct bt_path p;
+        tree_locate(t, o, &p);
+        tree_remove(t, &p);
     } else {
-        *hash_slot(t, o) = o->link[0];
+        *hash_slot(t, o) = o->next;
         /* Halving below one object per 8 buckets bounds the empty buckets
          * first/next walk over. */
         if (t->bits > MIN_BITS && t->n - 1 < bucket_count(t) / 8)
@@ -1549,33 +1794,44 @@ void ets_rubble_free_all(struct ets_rubble *rb)
 
 /* ---- checks (unit tests) ---- */
 
-/* The subtree's height, or -1 when its links, balance, heights or key
- * order (keys between lo and hi, exclusive, when given) are wrong. */
-static int tree_check(const struct ets_table *t, const struct ets_obj *n, const struct ets_obj *parent,
-                      const struct ets_obj *lo, const struct ets_obj *hi, size_t *count)
+/* The depth of b's leaves below it, or -1 when a node's fill, a key
+ * beside its object, the key order (between lo and hi, exclusive, when
+ * given) or the leaves' depths are wrong. Counts the objects and the
+ * nodes' bytes. */
+static int tree_check(const struct ets_table *t, const struct bt_node *b, bool root, const term *lo, const term *hi,
+                      size_t *count, size_t *bytes)
 {
-    if (!n)
+    if (b->n > BT_MAX || b->n < (root ? 1 : BT_MIN))
+        return -1;
+    for (unsigned i = 0; i < b->n; i++)
+        if (b->key[i] != key_of(t, b->obj[i]) || (i > 0 && term_compare(b->key[i - 1], b->key[i]) >= 0))
+            return -1;
+    if ((lo && term_compare(*lo, b->key[0]) >= 0) || (hi && term_compare(b->key[b->n - 1], *hi) >= 0))
+        return -1;
+    *count += b->n;
+    *bytes += bt_node_size(b->leaf);
+    if (b->leaf)
         return 0;
-    if (n->parent != parent || (lo && term_compare(key_of(t, lo), key_of(t, n)) >= 0) ||
-        (hi && term_compare(key_of(t, n), key_of(t, hi)) >= 0))
-        return -1;
-    (*count)++;
-    int l = tree_check(t, n->link[0], n, lo, n, count);
-    int r = tree_check(t, n->link[1], n, n, hi, count);
-    if (l < 0 || r < 0 || l - r > 1 || r - l > 1 || n->height != 1 + (l > r ? l : r))
-        return -1;
-    return n->height;
+    int depth = -1;
+    for (unsigned k = 0; k <= b->n; k++) {
+        int d = tree_check(t, b->kid[k], false, k > 0 ? &b->key[k - 1] : lo, k < b->n ? &b->key[k] : hi, count, bytes);
+        if (d < 0 || (depth >= 0 && d != depth))
+            return -1;
+        depth = d;
+    }
+    return depth + 1;
 }
 
 bool ets_check_locked(const struct ets_table *t)
 {
-    size_t count = 0;
+    size_t count = 0, bytes = 0;
     if (is_tree(t))
-        return tree_check(t, t->root, NULL, NULL, NULL, &count) >= 0 && count == t->n;
+        return !t->root ? t->n == 0 && t->tree_bytes == 0
+                        : tree_check(t, t->root, true, NULL, NULL, &count, &bytes) >= 0 && count == t->n &&
+                              bytes == t->tree_bytes;
     for (size_t b = 0, nb = bucket_count(t); b < nb; b++) {
-        for (const struct ets_obj *o = t->buckets[b]; o; o = o->link[0]) {
-            if (bucket_of(t, o->hash) != b || o->hash != key_hash(key_of(t, o)) ||
-                (o->link[0] && o->link[0]->hash < o->hash))
+        for (const struct ets_obj *o = t->buckets[b]; o; o = o->next) {
+            if (bucket_of(t, o->hash) != b || o->hash != key_hash(key_of(t, o)) || (o->next && o->next->hash < o->hash))
                 return false;
             count++;
         }

@@ -5,7 +5,7 @@
  *
  * A table holds copies of the tuples inserted (each one malloc'd block
  * with the ProcBins it references and the links of the structure that
- * holds it). An ordered_set is an AVL tree in Erlang's term order (1 and
+ * holds it). An ordered_set is a B-tree in Erlang's term order (1 and
  * 1.0 are one key): lookup, insert, delete, next and prev in O(log n). A
  * set, bag or duplicate_bag is a chained hash table on the keys' hashes (exact
  * equality: 1 and 1.0 are two keys), doubling past one object per bucket

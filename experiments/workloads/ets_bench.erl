@@ -2,14 +2,24 @@
 %%   ets_bench main [Op, Workers, N, Type]
 %% Op is insert, lookup or update_counter; Type is set (default) or
 %% ordered_set. One public table ({write_concurrency, true}); Workers
-%% processes each do N operations on their own N keys, in a scattered
-%% order: worker W's I-th key is ((I * 7919) rem N) * Workers + W, a
-%% permutation of its keys when N is not a multiple of 7919. lookup and
-%% update_counter work on a table filled beforehand ({K, K}), untimed.
+%% processes each do N operations on their own N keys (K * Workers + W for
+%% K in 0..N-1, worker W) in a random order (rand's exsss seeded by W, so
+%% the same order on both runtimes). lookup and update_counter work on a
+%% table filled beforehand ({K, K}, untimed) in the same order, so that,
+%% as for insert, each operation's object is the one stored after the
+%% previous one's.
+%%
+%% The order is random rather than an arithmetic progression modulo N
+%% (the earlier (I * 7919) rem N): under such an order a binary search
+%% tree filled in it visits, at every level, the node allocated just
+%% after the one it visited there the step before, so its cache misses
+%% vanish in the allocator's order, which no real key sequence gives.
+%%
 %% Prints "workload=ets op=Op type=Type workers=W n=N result=R time_us=T":
 %% R is the table's size (insert) or the sum of the values read or
 %% returned, T the time from the start signal to the last worker's end,
-%% measured inside the program so that start-up does not count.
+%% measured inside the program so that start-up (and building the orders)
+%% does not count.
 -module(ets_bench).
 -export([main/1]).
 
@@ -19,12 +29,9 @@ main([OpText, WText, NText | Rest]) ->
     N = list_to_integer(NText),
     Type = case Rest of [TypeText] -> list_to_atom(TypeText); [] -> set end,
     T = ets:new(bench, [Type, public, {write_concurrency, true}]),
-    case Op of
-        insert -> ok;
-        _ -> [fill(T, I, N, W, Wi) || Wi <- lists:seq(0, W - 1), I <- [N]]
-    end,
     Self = self(),
-    Pids = [spawn_link(fun() -> worker(Self, T, Op, N, W, Wi) end) || Wi <- lists:seq(0, W - 1)],
+    Pids = [spawn_link(fun() -> worker(Self, T, Op, keys(N, W, Wi)) end) || Wi <- lists:seq(0, W - 1)],
+    [receive {ready, P} -> ok end || P <- Pids],
     T0 = erlang:monotonic_time(microsecond),
     [P ! go || P <- Pids],
     Sums = [receive {done, P, S} -> S end || P <- Pids],
@@ -33,35 +40,40 @@ main([OpText, WText, NText | Rest]) ->
     io:format("workload=ets op=~s type=~s workers=~w n=~w result=~w time_us=~w~n",
               [Op, Type, W, N, Result, T1 - T0]).
 
-fill(_T, 0, _N, _W, _Wi) -> ok;
-fill(T, I, N, W, Wi) ->
-    K = ((I * 7919) rem N) * W + Wi,
-    ets:insert(T, {K, K}),
-    fill(T, I - 1, N, W, Wi).
+%% Worker Wi's keys in its random order.
+keys(N, W, Wi) ->
+    rand:seed(exsss, {Wi + 1, 7919, 104729}),
+    Tagged = lists:sort([{rand:uniform(), K * W + Wi} || K <- lists:seq(0, N - 1)]),
+    [K || {_, K} <- Tagged].
 
-worker(Parent, T, Op, N, W, Wi) ->
+worker(Parent, T, Op, Keys) ->
+    case Op of
+        insert -> ok;
+        _ -> [ets:insert(T, {K, K}) || K <- Keys]
+    end,
+    %% The keys' list and the fill's garbage are collected before the
+    %% clock starts, not in the timed loop.
+    erlang:garbage_collect(),
+    Parent ! {ready, self()},
     receive go -> ok end,
     S = case Op of
-            insert -> insert(T, 1, N, W, Wi);
-            lookup -> lookup(T, 1, N, W, Wi, 0);
-            update_counter -> update(T, 1, N, W, Wi, 0)
+            insert -> insert(T, Keys);
+            lookup -> lookup(T, Keys, 0);
+            update_counter -> update(T, Keys, 0)
         end,
     Parent ! {done, self(), S}.
 
-insert(_T, I, N, _W, _Wi) when I > N -> 0;
-insert(T, I, N, W, Wi) ->
-    K = ((I * 7919) rem N) * W + Wi,
+insert(_T, []) -> 0;
+insert(T, [K | Keys]) ->
     ets:insert(T, {K, K}),
-    insert(T, I + 1, N, W, Wi).
+    insert(T, Keys).
 
-lookup(_T, I, N, _W, _Wi, Acc) when I > N -> Acc;
-lookup(T, I, N, W, Wi, Acc) ->
-    K = ((I * 7919) rem N) * W + Wi,
+lookup(_T, [], Acc) -> Acc;
+lookup(T, [K | Keys], Acc) ->
     [{_, V}] = ets:lookup(T, K),
-    lookup(T, I + 1, N, W, Wi, Acc + V).
+    lookup(T, Keys, Acc + V).
 
-update(_T, I, N, _W, _Wi, Acc) when I > N -> Acc;
-update(T, I, N, W, Wi, Acc) ->
-    K = ((I * 7919) rem N) * W + Wi,
+update(_T, [], Acc) -> Acc;
+update(T, [K | Keys], Acc) ->
     V = ets:update_counter(T, K, 1),
-    update(T, I + 1, N, W, Wi, Acc + V).
+    update(T, Keys, Acc + V).

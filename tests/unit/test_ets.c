@@ -831,6 +831,112 @@ static void test_deleted_tables_are_reused(void)
     heap_destroy(&h);
 }
 
+/* An ordered_set of tens of thousands of objects (a B-tree several levels
+ * deep) against a bitmap of its keys: random inserts and erases (a key
+ * half the time a float, the same key in an ordered_set, which replaces
+ * the object and its key), the structure checked after each round, every
+ * key looked up, walks both ways, slots, next/prev of absent keys; then
+ * emptied in portions of a few steps, as delete/1 does. */
+#define BIG_KEYS 40000
+
+struct big_tree {
+    heap_t *h;
+    bool present[BIG_KEYS];
+    size_t n;
+};
+
+static int64_t big_key_value(term key) { return is_small(key) ? small_value(key) : (int64_t)float_value(key); }
+
+static enum ets_status cb_big_tree(struct ets_table *t, void *arg)
+{
+    struct big_tree *bt = arg;
+    for (int op = 0; op < 30000; op++) {
+        int64_t k = (int64_t)rnd(BIG_KEYS);
+        term key = rnd(2) ? heap_float(bt->h, (double)k) : make_small(k);
+        if (rnd(3)) {
+            CU_ASSERT_FATAL(ets_put_locked(t, heap_tuple2(bt->h, key, make_small(k))));
+            bt->n += !bt->present[k];
+            bt->present[k] = true;
+        } else {
+            CU_ASSERT_EQUAL_FATAL(ets_erase_key_locked(t, key), bt->present[k] ? 1u : 0u);
+            bt->n -= bt->present[k];
+            bt->present[k] = false;
+        }
+    }
+    CU_ASSERT_FATAL(ets_check_locked(t));
+    CU_ASSERT_EQUAL_FATAL(ets_count_locked(t), bt->n);
+    for (int64_t k = 0; k < BIG_KEYS; k++) {
+        struct ets_obj *o = ets_lookup_locked(t, make_small(k));
+        CU_ASSERT_FATAL((o != NULL) == bt->present[k]);
+        if (o)
+            CU_ASSERT_FATAL(small_value(tuple_element(ets_obj_term(o), 2)) == k);
+    }
+    /* Forward and back, every present key once, in order; slot i is the
+     * i-th. */
+    int64_t k = -1;
+    size_t rank = 0;
+    for (struct ets_obj *o = ets_first_locked(t); o; o = ets_next_locked(t, o), rank++) {
+        while (!bt->present[++k])
+            ;
+        CU_ASSERT_EQUAL_FATAL(big_key_value(ets_obj_key_locked(t, o)), k);
+        if (rank % 997 == 0)
+            CU_ASSERT_FATAL(ets_slot_first_locked(t, rank) == o);
+    }
+    CU_ASSERT_EQUAL_FATAL(rank, bt->n);
+    CU_ASSERT_FATAL(ets_slot_first_locked(t, rank) == NULL);
+    k = BIG_KEYS;
+    for (struct ets_obj *o = ets_last_locked(t); o; o = ets_prev_locked(t, o)) {
+        while (!bt->present[--k])
+            ;
+        CU_ASSERT_EQUAL_FATAL(big_key_value(ets_obj_key_locked(t, o)), k);
+    }
+    /* next/2 and prev/2 from between the keys. */
+    for (int i = 0; i < 2000; i++) {
+        int64_t at = (int64_t)rnd(BIG_KEYS);
+        term between = heap_float(bt->h, (double)at + 0.5);
+        struct ets_obj *after, *before = ets_key_before_locked(t, between);
+        CU_ASSERT_FATAL(ets_key_after_locked(t, between, &after));
+        int64_t a = at + 1, b = at;
+        while (a < BIG_KEYS && !bt->present[a])
+            a++;
+        while (b >= 0 && !bt->present[b])
+            b--;
+        CU_ASSERT_FATAL(a < BIG_KEYS ? after && big_key_value(ets_obj_key_locked(t, after)) == a : !after);
+        CU_ASSERT_FATAL(b >= 0 ? before && big_key_value(ets_obj_key_locked(t, before)) == b : !before);
+    }
+    return ETS_OK;
+}
+
+static void test_big_tree(void)
+{
+    atom_table_init();
+    static struct big_tree bt;
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    memset(&bt, 0, sizeof bt);
+    bt.h = &h;
+    struct ets_registry *r = ets_registry_new();
+    term tab = new_table(r, &h, ETS_ORDERED_SET);
+    for (int round = 0; round < 4; round++)
+        CU_ASSERT_EQUAL(ets_access(r, tab, make_pid(1), ETS_WRITE, cb_big_tree, &bt), ETS_OK);
+    struct ets_rubble *rb;
+    size_t count, freed = 0, done;
+    CU_ASSERT_EQUAL_FATAL(ets_take_all(r, tab, make_pid(1), &rb, &count), ETS_OK);
+    CU_ASSERT_EQUAL(count, bt.n);
+    CU_ASSERT_EQUAL(size_of(r, tab), 0);
+    size_t portions = 0;
+    for (bool gone = false; !gone; portions++) {
+        gone = ets_rubble_free(rb, 5, &done);
+        CU_ASSERT_FATAL(done <= 5);
+        freed += done;
+    }
+    CU_ASSERT_EQUAL(freed, count);
+    CU_ASSERT(portions > count / 5);
+    CU_ASSERT_EQUAL(ets_delete_table(r, tab, make_pid(1), NULL), ETS_OK);
+    ets_registry_free(r);
+    heap_destroy(&h);
+}
+
 static CU_TestInfo tests[] = {
     {"four types: insert rules, keys, delete", test_types},
     {"objects are copies off the heap", test_copies},
@@ -841,6 +947,7 @@ static CU_TestInfo tests[] = {
     {"select_replace's rule: the key given back", test_keeps_key},
     {"walks resumed in chunks while the table changes", test_resumed_walks},
     {"slots hold every object once", test_slots},
+    {"a large ordered_set against a bitmap; emptied in portions", test_big_tree},
     {"deleted tables are reused, their ids and names stay dead", test_deleted_tables_are_reused},
     CU_TEST_INFO_NULL,
 };
