@@ -6,6 +6,8 @@
 # runtime's start-up counts.
 
 clause=${clause:-$root/build/rel/clause}
+# Options a benchmark adds to every clause run (a policy, say); words.
+clause_opts=${clause_opts:-}
 out=$root/build/bench # the workloads' .beam files
 mkdir -p "$out"
 
@@ -34,8 +36,8 @@ best_of() {
     shift 2
     best_clause='' best_otp=''
     for _ in $(seq "$repeat"); do
-        # shellcheck disable=SC2046 # the binding options are words
-        c=$("$clause" --schedulers "$workers" $(clause_bind "$workers") "$out/$module.beam" "$@" </dev/null |
+        # shellcheck disable=SC2046,SC2086 # the binding options and clause_opts are words
+        c=$("$clause" --schedulers "$workers" $(clause_bind "$workers") $clause_opts "$out/$module.beam" "$@" </dev/null |
             sed -n 's/.*time_us=//p')
         # shellcheck disable=SC2046
         o=$(erl +S "$workers" $(otp_bind "$workers") -noshell -pa "$out" -run "$module" main "$@" -s init stop </dev/null |
@@ -54,8 +56,8 @@ run_line() {
     runtime=$1 workers=$2 module=$3
     shift 3
     if [ "$runtime" = clause ]; then
-        # shellcheck disable=SC2046 # the binding options are words
-        "$clause" --schedulers "$workers" $(clause_bind "$workers") "$out/$module.beam" "$@" </dev/null
+        # shellcheck disable=SC2046,SC2086 # the binding options and clause_opts are words
+        "$clause" --schedulers "$workers" $(clause_bind "$workers") $clause_opts "$out/$module.beam" "$@" </dev/null
     else
         # shellcheck disable=SC2046
         erl +S "$workers:$workers" $(otp_bind "$workers") -noshell -pa "$out" -run "$module" main "$@" -s init stop </dev/null

@@ -77,6 +77,24 @@ static term run(struct process *p, const term *a, enum ets_need need, enum ets_s
     return st == ETS_OK ? c.result : fail(p, st);
 }
 
+/* run for a call on one key's objects alone (ets_table.h: ets_access_key):
+ * the key a[1], or the key of the object a[1]. */
+static term run_key(struct process *p, const term *a, enum ets_need need,
+                    enum ets_status (*fn)(struct ets_table *, void *))
+{
+    struct call c = {p, a, THE_NON_VALUE};
+    enum ets_status st = ets_access_key(ets_registry_of(p), a[0], p->pid, need, a[1], fn, &c);
+    return st == ETS_OK ? c.result : fail(p, st);
+}
+
+static term run_object(struct process *p, const term *a, enum ets_need need,
+                       enum ets_status (*fn)(struct ets_table *, void *))
+{
+    struct call c = {p, a, THE_NON_VALUE};
+    enum ets_status st = ets_access_object(ets_registry_of(p), a[0], p->pid, need, a[1], fn, &c);
+    return st == ETS_OK ? c.result : fail(p, st);
+}
+
 static bool copy_onto(heap_t *h, term t, term *out)
 {
     *out = is_immed(t) ? t : copy_to_heap(h, t);
@@ -344,7 +362,7 @@ static term insert_list(struct process *p, const term *a, bool insert_new)
     size_t cells = is_tuple(a[1]) ? 0 : cells_upto(a[1], budget);
     if (cells <= budget) {
         bif_spend(p, cells * INSERT_UNITS_AT_ONCE, INSERT_UNITS_PER_RED);
-        return run(p, a, ETS_WRITE, insert_new ? do_insert_new : do_insert);
+        return (is_tuple(a[1]) ? run_object : run)(p, a, ETS_WRITE, insert_new ? do_insert_new : do_insert);
     }
     unsigned keypos;
     enum ets_status st = ets_access(ets_registry_of(p), a[0], p->pid, ETS_WRITE, read_keypos, &keypos);
@@ -417,18 +435,20 @@ static enum ets_status do_take(struct ets_table *t, void *arg)
 
 static term ets_bif_lookup(struct process *p, const term *a)
 {
-    return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(lookup), a, 2) : run(p, a, ETS_READ, do_lookup);
+    return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(lookup), a, 2)
+                                       : run_key(p, a, ETS_READ, do_lookup);
 }
 static term ets_bif_member(struct process *p, const term *a)
 {
-    return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(member), a, 2) : run(p, a, ETS_READ, do_member);
+    return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(member), a, 2)
+                                       : run_key(p, a, ETS_READ, do_member);
 }
 static term ets_bif_lookup_element(struct process *p, const term *a)
 {
     return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(lookup_element), a, 3)
-                                       : run(p, a, ETS_READ, do_lookup_element);
+                                       : run_key(p, a, ETS_READ, do_lookup_element);
 }
-static term ets_bif_take(struct process *p, const term *a) { return run(p, a, ETS_WRITE, do_take); }
+static term ets_bif_take(struct process *p, const term *a) { return run_key(p, a, ETS_WRITE, do_take); }
 
 /* ---- deletes ---- */
 
@@ -516,8 +536,11 @@ static term ets_bif_delete_1(struct process *p, const term *a)
         return fail(p, st);
     return free_rubble(p, (term[]){a[0], NIL}, rubble, NULL, A(true));
 }
-static term ets_bif_delete_2(struct process *p, const term *a) { return run(p, a, ETS_WRITE, do_delete_key); }
-static term ets_bif_delete_object(struct process *p, const term *a) { return run(p, a, ETS_WRITE, do_delete_object); }
+static term ets_bif_delete_2(struct process *p, const term *a) { return run_key(p, a, ETS_WRITE, do_delete_key); }
+static term ets_bif_delete_object(struct process *p, const term *a)
+{
+    return run_object(p, a, ETS_WRITE, do_delete_object);
+}
 /* internal_delete_all(Tab, undefined): delete_all_objects/1 and the
  * match-everything select_delete/2; the number deleted. */
 static term ets_bif_internal_delete_all(struct process *p, const term *a)
@@ -663,7 +686,10 @@ static enum ets_status do_update_element(struct ets_table *t, void *arg)
     return ok ? ETS_OK : ETS_NOMEM;
 }
 
-static term ets_bif_update_element(struct process *p, const term *a) { return run(p, a, ETS_WRITE, do_update_element); }
+static term ets_bif_update_element(struct process *p, const term *a)
+{
+    return run_key(p, a, ETS_WRITE, do_update_element);
+}
 
 /* One update_counter operation, decoded: element pos += incr, and when a
  * threshold is given, past it the element becomes setvalue. */
@@ -829,7 +855,7 @@ static enum ets_status do_update_counter(struct ets_table *t, void *arg)
 static term update_counter(struct process *p, const term *a, term deflt)
 {
     struct counter_call cc = {{p, a, THE_NON_VALUE}, deflt};
-    enum ets_status st = ets_access(ets_registry_of(p), a[0], p->pid, ETS_WRITE, do_update_counter, &cc);
+    enum ets_status st = ets_access_key(ets_registry_of(p), a[0], p->pid, ETS_WRITE, a[1], do_update_counter, &cc);
     return st == ETS_OK ? cc.c.result : fail(p, st);
 }
 

@@ -10,6 +10,7 @@
 #include "term/copy.h"
 #include "term/heap.h"
 
+#include <ck_pr.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -49,12 +50,17 @@ struct ets_table {
     term heir;          /* a pid or THE_NON_VALUE (table lock) */
     struct ets_obj *heir_data;
     struct ets_options options;
-    size_t n;                      /* objects */
+    /* Objects and their words: atomic, since the callers of a striped
+     * table's keys change them under its lock held shared. */
+    _Atomic size_t n, object_words;
     struct bt_node *root;          /* ordered_set: the B-tree */
     size_t tree_bytes;             /* ordered_set: its nodes' bytes */
     struct ets_obj **buckets;      /* the other types: chains, see ets_table.h */
     unsigned bits;                 /* log2 of the bucket count */
-    size_t object_words;           /* words of the stored objects */
+    struct table_stripe *stripes;  /* a striped table's (see "stripes"), else NULL; kept while spare */
+    _Atomic bool striped;          /* this table uses its stripes (written under the table lock) */
+    bool exclusive;                /* the lock is held for writing (written under it) */
+    _Atomic bool resize_wanted;    /* a striped key's caller found the buckets too few or too many */
     struct ets_batch *pending;     /* a long insert under way (see "batches"); table lock */
     struct ets_registry *registry; /* whose spare list takes it back */
     /* The registry's chains, written under its lock and read without it by
@@ -74,6 +80,67 @@ struct ets_registry {
     struct ets_table *all_first, *all_last;                /* in creation order */
     struct ets_table *spare;                               /* emptied tables kept for reuse, by all_next */
 };
+
+/* A table's lock is held for one operation (a fraction of a microsecond)
+ * or one portion of a long one, so a taker that finds it held tries again
+ * for a while before it blocks: glibc's rwlock goes to the kernel at once,
+ * and two workers updating one table (bench_ets, update_counter at 2
+ * workers) spent more in futex waits and wakes than in the updates. */
+enum { TABLE_LOCK_SPINS = 1000 };
+
+static void rwlock_take(pthread_rwlock_t *l, bool write)
+{
+    for (unsigned i = 0; i < TABLE_LOCK_SPINS; i++) {
+        if ((write ? pthread_rwlock_trywrlock(l) : pthread_rwlock_tryrdlock(l)) == 0)
+            return;
+        ck_pr_stall();
+    }
+    if (write)
+        pthread_rwlock_wrlock(l);
+    else
+        pthread_rwlock_rdlock(l);
+}
+
+static void table_lock_write(struct ets_table *t)
+{
+    rwlock_take(&t->lock, true);
+    t->exclusive = true;
+}
+
+static void table_lock_read(struct ets_table *t) { rwlock_take(&t->lock, false); }
+
+static void table_unlock(struct ets_table *t)
+{
+    if (t->exclusive) /* read by a shared holder only while no one may write it */
+        t->exclusive = false;
+    pthread_rwlock_unlock(&t->lock);
+}
+
+/* A striped table's locks (see "stripes" below): 32, since a whole
+ * table's reader holds them all with the table's own and ThreadSanitizer
+ * follows at most 64 locks held by one thread. */
+#define STRIPES 32u
+
+struct table_stripe {
+    pthread_rwlock_t lock;
+} __attribute__((aligned(64))); /* one line each: two stripes' takers share nothing */
+
+static struct table_stripe *stripes_new(void)
+{
+    struct table_stripe *s = aligned_alloc(64, STRIPES * sizeof *s);
+    for (unsigned i = 0; s && i < STRIPES; i++)
+        pthread_rwlock_init(&s[i].lock, NULL);
+    return s;
+}
+
+static void stripes_free(struct table_stripe *s)
+{
+    for (unsigned i = 0; s && i < STRIPES; i++)
+        pthread_rwlock_destroy(&s[i].lock);
+    free(s);
+}
+
+static bool is_striped(const struct ets_table *t) { return atomic_load_explicit(&t->striped, memory_order_relaxed); }
 
 /* ---- objects ---- */
 
@@ -154,8 +221,12 @@ static struct ets_table *table_new(struct ets_registry *r, uint64_t id, term nam
         t->registry = r;
     }
     /* A spare may be locked meanwhile by a caller that found it stale. */
-    pthread_rwlock_wrlock(&t->lock);
+    table_lock_write(t);
     bool ok = is_non_value(o->heir) || (t->heir_data = obj_new(o->heir_data));
+    bool striped = o->write_concurrency && o->type != ETS_ORDERED_SET;
+    if (ok && striped && !t->stripes)
+        ok = (t->stripes = stripes_new()) != NULL;
+    atomic_store_explicit(&t->striped, ok && striped, memory_order_relaxed);
     if (ok) {
         atomic_store_explicit(&t->refs, 1, memory_order_relaxed);
         atomic_store_explicit(&t->owner, owner, memory_order_relaxed);
@@ -168,7 +239,7 @@ static struct ets_table *table_new(struct ets_registry *r, uint64_t id, term nam
     } else {
         t->dead = true;
     }
-    pthread_rwlock_unlock(&t->lock);
+    table_unlock(t);
     if (!ok) {
         give_spare(t);
         return NULL;
@@ -179,12 +250,12 @@ static struct ets_table *table_new(struct ets_registry *r, uint64_t id, term nam
 /* Empties t, whose last reference went, onto the spare list. */
 static void table_retire(struct ets_table *t)
 {
-    pthread_rwlock_wrlock(&t->lock);
+    table_lock_write(t);
     t->dead = true;
     table_clear(t);
     obj_free(t->heir_data);
     t->heir_data = NULL;
-    pthread_rwlock_unlock(&t->lock);
+    table_unlock(t);
     give_spare(t);
 }
 
@@ -224,6 +295,7 @@ void ets_registry_free(struct ets_registry *r)
     while ((t = r->spare)) {
         r->spare = t->all_next;
         pthread_rwlock_destroy(&t->lock);
+        stripes_free(t->stripes);
         free(t);
     }
     pthread_rwlock_destroy(&r->lock);
@@ -356,24 +428,44 @@ term ets_ref_term(heap_t *h, term *words, uint64_t id)
 
 bool ets_ref_id(term ref, uint64_t *id)
 {
-    if (!is_ref(ref) || ref_id_high(ref) != 0 || ref_id_low(ref) < ETS_ID_BASE)
+    /* A magic reference's id comes from make_ref too: never a table's. */
+    if (!is_boxed_subtag(ref, SUBTAG_REF) || ref_id_high(ref) != 0 || ref_id_low(ref) < ETS_ID_BASE)
         return false;
     *id = ref_id_low(ref);
     return true;
 }
 
-/* The table tab names, with a reference taken; NULL when none. */
-/* The table tab (a reference or a name) denotes, by the chains' rules. */
-static struct ets_table *find_named(struct ets_registry *r, term tab)
-{
+/* A table argument, read once for the finding and the checking: a table
+ * id (by_id) or else perhaps a name. */
+struct table_arg {
+    term tab;
     uint64_t id;
-    return ets_ref_id(tab, &id) ? find_by_id(r, id) : is_atom(tab) ? find_by_name(r, tab) : NULL;
+    bool by_id;
+};
+
+/* Filled in place: a copy of the struct, made of a byte and two words
+ * just stored, would be read back before those stores are done (a stall
+ * of its own on every call). */
+static void table_arg_init(struct table_arg *a, term tab)
+{
+    a->tab = tab;
+    a->id = 0;
+    a->by_id = ets_ref_id(tab, &a->id);
 }
 
+/* The table a denotes, by the chains' rules. */
+static struct ets_table *find_named(struct ets_registry *r, const struct table_arg *a)
+{
+    return a->by_id ? find_by_id(r, a->id) : is_atom(a->tab) ? find_by_name(r, a->tab) : NULL;
+}
+
+/* The table tab names, with a reference taken; NULL when none. */
 static struct ets_table *acquire(struct ets_registry *r, term tab)
 {
+    struct table_arg a;
+    table_arg_init(&a, tab);
     pthread_rwlock_rdlock(&r->lock);
-    struct ets_table *t = find_named(r, tab);
+    struct ets_table *t = find_named(r, &a);
     if (t)
         table_retain(t);
     pthread_rwlock_unlock(&r->lock);
@@ -404,61 +496,185 @@ static void settle_locked(struct ets_table *t);
  * caller ever sees part of one insert/2 call's objects. */
 static void table_wrlock(struct ets_table *t)
 {
-    pthread_rwlock_wrlock(&t->lock);
+    table_lock_write(t);
     settle_locked(t);
 }
 
-static void lock_for(struct ets_table *t, enum ets_need need)
+/* ---- stripes ----
+ *
+ * A set, bag or duplicate_bag made with write_concurrency has STRIPES
+ * locks besides its own, stripe s guarding the chains of the buckets whose
+ * index is s modulo STRIPES (OTP's lock striping). A caller working on one
+ * key (ets_access_key: lookup, insert of one object, update_counter,
+ * delete of a key...) holds the table's lock shared and its key's stripe,
+ * read or write, so callers on keys of other stripes go on at the same
+ * time; the counts are atomic for them. A caller of the whole table holds
+ * its lock exclusively to write, or shared with every stripe to read. Only
+ * the exclusive holder moves chains between buckets: a striped key's
+ * caller that finds the buckets too few or too many asks for a resize,
+ * made as its call ends (and a first insert, which makes the buckets,
+ * takes the lock exclusively). STRIPES and struct table_stripe are above. */
+
+/* The key a key-scoped access works on: given, or an object's (an invalid
+ * object has none: its caller refuses it without looking at the table). */
+struct key_scope {
+    term key;
+    bool of_object;
+};
+
+/* What an access holds: the table's lock exclusively, or shared, with
+ * every stripe read-locked (a striped table read whole) or one (a striped
+ * key). */
+struct held {
+    bool shared, all_stripes;
+    struct table_stripe *stripe;
+};
+
+static size_t bucket_of(const struct ets_table *t, uint64_t h);
+static uint64_t key_hash(term key);
+
+/* The stripe of key's chain (t's lock held shared, its buckets made). */
+static struct table_stripe *stripe_of(const struct ets_table *t, const struct key_scope *ks)
 {
-    if (need == ETS_WRITE) {
-        table_wrlock(t);
-        return;
-    }
+    term key = ks->key;
+    if (ks->of_object)
+        key = ets_valid_object_locked(t, key) ? tuple_element(key, t->options.keypos) : THE_NON_VALUE;
+    return &t->stripes[is_value(key) ? bucket_of(t, key_hash(key)) % STRIPES : 0];
+}
+
+/* Locks t for need, and for key alone when ks is given (see "stripes"). */
+static void lock_for(struct ets_table *t, enum ets_need need, const struct key_scope *ks, struct held *h)
+{
     for (;;) {
-        pthread_rwlock_rdlock(&t->lock);
-        if (!t->pending)
+        *h = (struct held){false, false, NULL};
+        /* Read unlocked, as a guess: a table reused meanwhile may have
+         * changed, so it is read again below, under the lock. */
+        bool key_shared = ks && is_striped(t);
+        if (need == ETS_WRITE && !key_shared) {
+            table_wrlock(t);
             return;
-        pthread_rwlock_unlock(&t->lock);
-        table_wrlock(t);
-        pthread_rwlock_unlock(&t->lock);
+        }
+        table_lock_read(t);
+        if (t->pending) {
+            table_unlock(t);
+            table_wrlock(t);
+            table_unlock(t);
+            continue;
+        }
+        bool striped = is_striped(t);
+        if (need == ETS_WRITE && (!striped || !t->buckets)) {
+            table_unlock(t);
+            table_wrlock(t);
+            return;
+        }
+        h->shared = true;
+        if (!striped || need == ETS_INFO)
+            return;
+        if (!ks) {
+            for (unsigned i = 0; i < STRIPES; i++)
+                rwlock_take(&t->stripes[i].lock, false);
+            h->all_stripes = true;
+            return;
+        }
+        h->stripe = stripe_of(t, ks);
+        rwlock_take(&h->stripe->lock, need == ETS_WRITE);
+        return;
     }
 }
 
-/* Whether t, locked, is still the live table tab names. */
-static bool still_named_by(const struct ets_table *t, term tab)
+static void unlock_for(struct ets_table *t, const struct held *h)
 {
-    uint64_t id;
-    return !t->dead && (is_atom(tab) ? t->options.named && t->name == tab : ets_ref_id(tab, &id) && t->id == id);
+    if (h->stripe)
+        pthread_rwlock_unlock(&h->stripe->lock);
+    for (unsigned i = STRIPES; h->all_stripes && i-- > 0;)
+        pthread_rwlock_unlock(&t->stripes[i].lock);
+    table_unlock(t);
 }
+
+static void fit_buckets(struct ets_table *t);
+
+/* After a striped key's call that asked for a resize: made now, under the
+ * lock held exclusively, if t is still a live table (it may have been
+ * deleted meanwhile: its memory stays, see "tables"). */
+static void resize_asked(struct ets_table *t)
+{
+    table_wrlock(t);
+    if (!t->dead)
+        fit_buckets(t);
+    atomic_store_explicit(&t->resize_wanted, false, memory_order_relaxed);
+    table_unlock(t);
+}
+
+/* Whether t, locked, is still the live table a names. */
+static bool still_named_by(const struct ets_table *t, const struct table_arg *a)
+{
+    return !t->dead && (a->by_id ? t->id == a->id : t->options.named && t->name == a->tab);
+}
+
+static enum ets_status access_hinted(struct ets_registry *r, struct ets_table *hint, const struct table_arg *a,
+                                     term caller, enum ets_need need, const struct key_scope *ks,
+                                     enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg);
 
 enum ets_status ets_access(struct ets_registry *r, term tab, term caller, enum ets_need need,
                            enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg)
 {
     /* The fast path: the chains walked without the registry's lock and no
      * reference taken (see "tables" above for why the table can be locked). */
-    return ets_access_hinted(r, find_named(r, tab), tab, caller, need, fn, arg);
+    struct table_arg a;
+    table_arg_init(&a, tab);
+    return access_hinted(r, find_named(r, &a), &a, caller, need, NULL, fn, arg);
+}
+
+enum ets_status ets_access_key(struct ets_registry *r, term tab, term caller, enum ets_need need, term key,
+                               enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg)
+{
+    struct table_arg a;
+    table_arg_init(&a, tab);
+    struct key_scope ks = {key, false};
+    return access_hinted(r, find_named(r, &a), &a, caller, need, &ks, fn, arg);
+}
+
+enum ets_status ets_access_object(struct ets_registry *r, term tab, term caller, enum ets_need need, term object,
+                                  enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg)
+{
+    struct table_arg a;
+    table_arg_init(&a, tab);
+    struct key_scope ks = {object, true};
+    return access_hinted(r, find_named(r, &a), &a, caller, need, &ks, fn, arg);
 }
 
 enum ets_status ets_access_hinted(struct ets_registry *r, struct ets_table *hint, term tab, term caller,
                                   enum ets_need need, enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg)
 {
+    struct table_arg a;
+    table_arg_init(&a, tab);
+    return access_hinted(r, hint, &a, caller, need, NULL, fn, arg);
+}
+
+static enum ets_status access_hinted(struct ets_registry *r, struct ets_table *hint, const struct table_arg *a,
+                                     term caller, enum ets_need need, const struct key_scope *ks,
+                                     enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg)
+{
     struct ets_table *t = hint, *held = NULL; /* held: the slow path's reference */
+    struct held h;
     if (t) {
-        lock_for(t, need);
-        if (!still_named_by(t, tab)) {
-            pthread_rwlock_unlock(&t->lock);
+        lock_for(t, need, ks, &h);
+        if (!still_named_by(t, a)) {
+            unlock_for(t, &h);
             t = NULL;
         }
     }
     if (!t) {
-        if (!(t = held = acquire(r, tab)))
-            return not_found(tab);
-        lock_for(t, need);
+        if (!(t = held = acquire(r, a->tab)))
+            return not_found(a->tab);
+        lock_for(t, need, ks, &h);
     }
     enum ets_status st = check_locked(t, caller, need);
     if (st == ETS_OK)
         st = fn(t, arg);
-    pthread_rwlock_unlock(&t->lock);
+    unlock_for(t, &h);
+    if (h.stripe && atomic_load_explicit(&t->resize_wanted, memory_order_relaxed))
+        resize_asked(t);
     if (held)
         table_release(held);
     return st;
@@ -492,11 +708,11 @@ enum ets_status ets_delete_table(struct ets_registry *r, term tab, term caller, 
     struct ets_table *t = acquire(r, tab);
     if (!t)
         return not_found(tab);
-    pthread_rwlock_wrlock(&t->lock); /* a pending insert is let go, not finished */
+    table_lock_write(t); /* a pending insert is let go, not finished */
     enum ets_status st = check_locked(t, caller, ETS_WRITE);
     if (st == ETS_OK)
         delete_locked(r, t, rubble);
-    pthread_rwlock_unlock(&t->lock);
+    table_unlock(t);
     table_release(t);
     return st;
 }
@@ -506,7 +722,7 @@ enum ets_status ets_rename(struct ets_registry *r, term tab, term caller, term n
     struct ets_table *t = acquire(r, tab);
     if (!t)
         return not_found(tab);
-    pthread_rwlock_wrlock(&t->lock); /* the objects untouched: a pending insert may stay */
+    table_lock_write(t); /* the objects untouched: a pending insert may stay */
     enum ets_status st = check_locked(t, caller, ETS_WRITE);
     if (st == ETS_OK) {
         *named = t->options.named;
@@ -524,7 +740,7 @@ enum ets_status ets_rename(struct ets_registry *r, term tab, term caller, term n
         }
         pthread_rwlock_unlock(&r->lock);
     }
-    pthread_rwlock_unlock(&t->lock);
+    table_unlock(t);
     table_release(t);
     return st;
 }
@@ -589,7 +805,7 @@ enum ets_status ets_give_away(struct process *self, term tab, term to, term data
     /* The executor mutex keeps the receiver from ending before it counts
      * the table as its own. */
     rt_lock(&s->exec_lock);
-    pthread_rwlock_wrlock(&t->lock); /* the objects untouched: a pending insert may stay */
+    table_lock_write(t); /* the objects untouched: a pending insert may stay */
     struct process *q = is_pid(to) ? sched_live_locked(s, to) : NULL;
     if (t->dead)
         st = ETS_BADID;
@@ -606,7 +822,7 @@ enum ets_status ets_give_away(struct process *self, term tab, term to, term data
         if (!send_transfer_locked(s, self->last_worker, q, t, self->pid, data))
             st = ETS_NOMEM;
     }
-    pthread_rwlock_unlock(&t->lock);
+    table_unlock(t);
     rt_unlock(&s->exec_lock);
     table_release(t);
     return st;
@@ -639,7 +855,7 @@ void ets_owner_ended_locked(struct sched *s, worker_id waker, struct process *p)
     pthread_rwlock_unlock(&r->lock);
     for (size_t i = 0; i < n; i++) {
         struct ets_table *t = owned[i];
-        pthread_rwlock_wrlock(&t->lock); /* settled below only if the table lives on */
+        table_lock_write(t); /* settled below only if the table lives on */
         if (!t->dead && atomic_load_explicit(&t->owner, memory_order_relaxed) == p->pid) {
             struct process *heir = is_value(t->heir) && t->heir != p->pid ? sched_live_locked(s, t->heir) : NULL;
             if (heir) {
@@ -651,7 +867,7 @@ void ets_owner_ended_locked(struct sched *s, worker_id waker, struct process *p)
                 delete_locked(r, t, NULL);
             }
         }
-        pthread_rwlock_unlock(&t->lock);
+        table_unlock(t);
         table_release(t);
     }
     free(owned);
@@ -1096,7 +1312,8 @@ static struct ets_obj *hash_find(const struct ets_table *t, term key, uint64_t h
     struct ets_obj *o = t->buckets[bucket_of(t, h)];
     /* An object's header and its tuple's first words often straddle two
      * cache lines: both misses at once, not one after the other. */
-    __builtin_prefetch((const char *)o + sizeof *o + 3 * sizeof(term));
+    if (o)
+        __builtin_prefetch((const char *)o + sizeof *o + 3 * sizeof(term));
     while (o && o->hash < h)
         o = o->next;
     for (; o && o->hash == h; o = o->next)
@@ -1150,6 +1367,34 @@ static bool hash_resize(struct ets_table *t, unsigned bits)
     free(t->buckets);
     t->buckets = nb;
     return true;
+}
+
+/* Resizes to 2^bits buckets now if no other caller can be in the chains
+ * (t's lock held exclusively, or t without stripes), else asks for a
+ * resize as the call ends (see "stripes"). */
+static void resize_to(struct ets_table *t, unsigned bits)
+{
+    if (!is_striped(t) || t->exclusive)
+        (void)hash_resize(t, bits);
+    else
+        atomic_store_explicit(&t->resize_wanted, true, memory_order_relaxed);
+}
+
+/* The bucket count for t's objects, at once: doubled past one object a
+ * bucket, halved below one for eight, as inserts and deletes do it a step
+ * at a time. */
+static void fit_buckets(struct ets_table *t)
+{
+    if (!t->buckets)
+        return;
+    unsigned bits = t->bits;
+    size_t n = t->n;
+    while (n > (size_t)1 << bits && bits < 8 * sizeof(size_t) - 2)
+        bits++;
+    while (bits > MIN_BITS && n < ((size_t)1 << bits) / 8)
+        bits--;
+    if (bits != t->bits)
+        (void)hash_resize(t, bits);
 }
 
 /* Links o in after every object whose hash is not greater, or after
@@ -1519,7 +1764,7 @@ static bool put(struct ets_table *t, term object, struct ets_obj *made)
     /* Doubling at one object per bucket on average; a refused doubling
      * leaves longer chains, nothing worse. */
     if (t->n > bucket_count(t) && t->bits < 8 * sizeof(size_t) - 2)
-        hash_resize(t, t->bits + 1);
+        resize_to(t, t->bits + 1);
     return true;
 }
 
@@ -1680,14 +1925,14 @@ bool ets_batch_go_on(struct ets_batch *b, size_t budget, size_t *done, bool *out
     struct ets_table *t = b->table;
     if (!t)
         return true;
-    pthread_rwlock_wrlock(&t->lock);
+    table_lock_write(t);
     /* Helped to the end meanwhile, or let go with its deleted table:
      * pending no more (what is left of it ets_batch_free frees). */
     bool mine = t->pending == b;
     if (mine)
         *out_of_memory = !batch_put(t, b, budget, done);
     bool finished = !mine || !b->first;
-    pthread_rwlock_unlock(&t->lock);
+    table_unlock(t);
     if (finished)
         batch_detach(b);
     return finished;
@@ -1699,7 +1944,7 @@ void ets_batch_free(struct ets_batch *b)
         return;
     if (b->table) {
         table_wrlock(b->table);
-        pthread_rwlock_unlock(&b->table->lock);
+        table_unlock(b->table);
         batch_detach(b);
     }
     batch_drop(b);
@@ -1717,7 +1962,7 @@ void ets_erase_locked(struct ets_table *t, struct ets_obj *o)
         /* Halving below one object per 8 buckets bounds the empty buckets
          * first/next walk over. */
         if (t->bits > MIN_BITS && t->n - 1 < bucket_count(t) / 8)
-            hash_resize(t, t->bits - 1);
+            resize_to(t, t->bits - 1);
     }
     t->n--;
     t->object_words -= o->words;

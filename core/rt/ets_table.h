@@ -20,7 +20,9 @@
  * Concurrency: ets_access finds a table without any lock or shared
  * counter written (the registry's chains are read lock-free), then works
  * under the table's own lock, read or write, after checking under it that
- * the table is still the one named. Tables are added and removed under
+ * the table is still the one named. A set, bag or duplicate_bag made with
+ * write_concurrency also has stripe locks, by which calls on different
+ * keys (ets_access_key) go on at the same time. Tables are added and removed under
  * the registry's lock; the other entry points (and ets_access when its
  * check fails) find a table under that lock and take a reference. A table
  * deleted meanwhile is marked dead under its lock (later callers get
@@ -116,6 +118,18 @@ bool ets_ref_id(term ref, uint64_t *id);
  * status, or ETS_BADID / ETS_ACCESS without calling fn. */
 enum ets_status ets_access(struct ets_registry *r, term tab, term caller, enum ets_need need,
                            enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg);
+/* ets_access for a call on one key's objects alone: fn may find, put,
+ * replace, change in place and erase objects of that key (and read the
+ * table's settings), nothing else. On a set, bag or duplicate_bag made
+ * with write_concurrency the call holds the table's lock shared and the
+ * key's stripe lock, so that calls on other keys go on at the same time
+ * (OTP's lock striping); elsewhere it is ets_access. */
+enum ets_status ets_access_key(struct ets_registry *r, term tab, term caller, enum ets_need need, term key,
+                               enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg);
+/* The same for the key of object, a tuple to insert (an object invalid
+ * for the table has no key: fn must refuse it before anything else). */
+enum ets_status ets_access_object(struct ets_registry *r, term tab, term caller, enum ets_need need, term object,
+                                  enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg);
 /* ets_access with a hint: a table that tab may name (NULL for none), such
  * as its own lock-free lookup finds and the tests hand it stale. The hint
  * is used only if, under its lock, it is still the live table tab names. */

@@ -1171,9 +1171,140 @@ static void test_concurrent_batches(void)
     heap_destroy(&h);
 }
 
+/* ---- a striped table (write_concurrency) ---- */
+
+#define STRIPED_KEYS 2000
+#define COUNTERS 16
+
+struct striped_shared {
+    struct ets_registry *r;
+    term tab;
+    _Atomic int errors, walks;
+    _Atomic bool stop;
+};
+
+struct striped_arg {
+    struct striped_shared *s;
+    int index;
+};
+
+/* Adds 1 to the value of key arg's object, read and written in place. */
+static enum ets_status cb_increment(struct ets_table *t, void *arg)
+{
+    struct ets_obj *o = ets_lookup_locked(t, *(term *)arg);
+    if (!o)
+        return ETS_BADKEY;
+    ets_set_immediate_locked(t, o, 2, make_small(small_value(tuple_element(ets_obj_term(o), 2)) + 1));
+    return ETS_OK;
+}
+
+/* The whole table read: each object once, as many as it counts, and the
+ * chains in order. */
+static enum ets_status cb_walk_whole(struct ets_table *t, void *arg)
+{
+    struct striped_shared *s = arg;
+    size_t n = 0;
+    for (struct ets_obj *o = ets_first_locked(t); o; o = ets_next_locked(t, o))
+        n++;
+    if (n != ets_count_locked(t) || !ets_check_locked(t))
+        s->errors++;
+    s->walks++;
+    return ETS_OK;
+}
+
+/* Each thread fills its own keys (the buckets double under the others'
+ * calls), reads them back, increments the shared counters, and deletes
+ * its keys again (they halve), three rounds. */
+static void *striped_worker(void *p)
+{
+    struct striped_arg *w = p;
+    struct striped_shared *s = w->s;
+    heap_t h;
+    if (!heap_init(&h, 0, 0))
+        return NULL;
+    for (int round = 0; round < 3; round++) {
+        for (int k = 0; k < STRIPED_KEYS; k++) {
+            int64_t key = COUNTERS + (int64_t)w->index * STRIPED_KEYS + k;
+            term obj = pair(&h, key, round);
+            if (ets_access_object(s->r, s->tab, make_pid(1), ETS_WRITE, obj, cb_put, &obj) != ETS_OK)
+                s->errors++;
+            struct probe pr = {make_small(key), 0, THE_NON_VALUE};
+            if (ets_access_key(s->r, s->tab, make_pid(1), ETS_READ, pr.key, cb_find, &pr) != ETS_OK || pr.count != 1 ||
+                pr.first_value != make_small(round))
+                s->errors++;
+            term counter = make_small(k % COUNTERS);
+            if (ets_access_key(s->r, s->tab, make_pid(1), ETS_WRITE, counter, cb_increment, &counter) != ETS_OK)
+                s->errors++;
+        }
+        for (int k = 0; k < STRIPED_KEYS; k++) {
+            term key = make_small(COUNTERS + (int64_t)w->index * STRIPED_KEYS + k);
+            if (ets_access_key(s->r, s->tab, make_pid(1), ETS_WRITE, key, cb_delete_key, &key) != ETS_OK)
+                s->errors++;
+        }
+        heap_recycle(&h);
+    }
+    heap_destroy(&h);
+    return NULL;
+}
+
+static void *striped_walker(void *p)
+{
+    struct striped_shared *s = p;
+    while (!atomic_load(&s->stop))
+        if (ets_access(s->r, s->tab, make_pid(1), ETS_READ, cb_walk_whole, s) != ETS_OK)
+            s->errors++;
+    return NULL;
+}
+
+static enum ets_status cb_bucket_count(struct ets_table *t, void *arg)
+{
+    *(size_t *)arg = ets_slot_count_locked(t);
+    return ETS_OK;
+}
+
+static void test_concurrent_striped(void)
+{
+    atom_table_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    struct striped_shared s = {ets_registry_new(), 0, 0, 0, false};
+    struct ets_options o = SET;
+    o.write_concurrency = true;
+    uint64_t id;
+    CU_ASSERT_EQUAL_FATAL(ets_create(s.r, A(set), make_pid(1), &o, &id), ETS_OK);
+    s.tab = ets_ref_term(&h, NULL, id);
+    for (int64_t c = 0; c < COUNTERS; c++)
+        put(s.r, s.tab, pair(&h, c, 0));
+    pthread_t threads[THREADS], walker;
+    struct striped_arg args[THREADS];
+    CU_ASSERT_FATAL(pthread_create(&walker, NULL, striped_walker, &s) == 0);
+    for (int i = 0; i < THREADS; i++) {
+        args[i] = (struct striped_arg){&s, i};
+        CU_ASSERT_FATAL(pthread_create(&threads[i], NULL, striped_worker, &args[i]) == 0);
+    }
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(threads[i], NULL);
+    atomic_store(&s.stop, true);
+    pthread_join(walker, NULL);
+    CU_ASSERT_EQUAL(s.errors, 0);
+    CU_ASSERT(s.walks > 0);
+    /* No increment lost: each counter's stripe held it alone. */
+    for (int64_t c = 0; c < COUNTERS; c++)
+        CU_ASSERT_EQUAL(find(s.r, s.tab, make_small(c)).first_value,
+                        make_small(3 * THREADS * (STRIPED_KEYS / COUNTERS)));
+    /* The counters alone are left, and the buckets shrank back for them. */
+    CU_ASSERT_EQUAL(size_of(s.r, s.tab), COUNTERS);
+    size_t buckets = 0;
+    CU_ASSERT_EQUAL(ets_access(s.r, s.tab, make_pid(1), ETS_READ, cb_bucket_count, &buckets), ETS_OK);
+    CU_ASSERT(buckets <= 8 * COUNTERS);
+    ets_registry_free(s.r);
+    heap_destroy(&h);
+}
+
 static CU_TestInfo concurrent_tests[] = {
     {"threads insert, read and delete; a named table and an unnamed one churn", test_concurrent},
     {"long inserts committed in portions while others read: whole batches only", test_concurrent_batches},
+    {"a striped table: keys' callers at once, whole walks between, resizes asked", test_concurrent_striped},
     CU_TEST_INFO_NULL,
 };
 
