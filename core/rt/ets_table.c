@@ -25,17 +25,20 @@
 #define WALK_PREFETCH_AHEAD 4u
 #define NAME_BUCKETS_ETS 256u
 
-/* One stored object: a copy of the tuple and the ProcBins it refers to,
- * with the links of the structure that holds it (embedded, so that an
- * insert costs one allocation). */
+/* One stored object: a copy of the tuple, with the chain link and hash of
+ * a hash table (embedded, so that an insert costs one allocation). The
+ * header is 24 bytes, so that a {Key, Value} object is 48 and often sits
+ * on one cache line: a lookup's last miss. */
 struct ets_obj {
     struct ets_obj *next; /* set, bag, duplicate_bag: the next object in the bucket's chain; a batch's next */
     uint64_t hash;        /* set, bag, duplicate_bag: the key's hash, mixed */
-    term *mso;
-    size_t words;
-    term tuple;
-    term data[];
+    uint32_t words;       /* the copy's, data[0] to data[words - 1] */
+    bool has_mso;         /* the copy refers to ProcBins: their chain's head is in data[words] */
+    term data[];          /* the copy, its tuple first */
 };
+
+/* The ProcBins' chain of an object whose copy refers to some. */
+static term **obj_mso(struct ets_obj *o) { return (term **)&o->data[o->words]; }
 
 struct bt_node;
 
@@ -149,24 +152,27 @@ static struct ets_obj *obj_new(term t)
     /* The links are set by whoever links the object in. A tuple of
      * immediates (the common {Key, Counter}) is copied word for word,
      * without copy_term's two walks. */
-    bool flat = is_tuple(t); /* heir data may be any term */
-    size_t arity = flat ? tuple_arity(t) : 0;
+    size_t arity = tuple_arity(t);
+    bool flat = true;
     for (size_t i = 0; flat && i < arity; i++)
         flat = is_immed(tuple_elements(t)[i]);
     size_t size = flat ? arity + 1 : copy_size(t);
-    if (size == SIZE_MAX)
+    if (size >= UINT32_MAX)
         return NULL;
-    struct ets_obj *o = malloc(sizeof *o + size * sizeof(term));
+    /* One word more past a copy that may refer to ProcBins, for their chain. */
+    struct ets_obj *o = malloc(sizeof *o + (size + !flat) * sizeof(term));
     if (!o)
         return NULL;
-    o->mso = NULL;
-    o->words = size;
+    o->words = (uint32_t)size;
+    o->has_mso = false;
     if (flat) {
         memcpy(o->data, boxed_ptr(t), size * sizeof(term));
-        o->tuple = make_boxed(o->data);
     } else {
-        term *hp = o->data;
-        o->tuple = copy_term(t, size, &hp, &o->mso, NULL);
+        term *hp = o->data, *mso = NULL;
+        /* copy_term lays the root first: the tuple is at data[0]. */
+        (void)copy_term(t, size, &hp, &mso, NULL);
+        o->has_mso = mso != NULL;
+        *obj_mso(o) = mso;
     }
     return o;
 }
@@ -175,9 +181,21 @@ static void obj_free(struct ets_obj *o)
 {
     if (!o)
         return;
-    bin_release_mso(o->mso);
+    if (o->has_mso)
+        bin_release_mso(*obj_mso(o));
     free(o);
 }
+
+static term obj_tuple(const struct ets_obj *o) { return make_boxed(o->data); }
+
+/* Heir data may be any term: it is kept as the 1-tuple {Data}. */
+static struct ets_obj *heir_data_new(term data)
+{
+    term wrapper[2] = {make_header(SUBTAG_TUPLE, 1), data};
+    return obj_new(make_boxed(wrapper));
+}
+
+static term heir_data_of(const struct ets_obj *o) { return tuple_element(obj_tuple(o), 1); }
 
 /* ---- tables ----
  *
@@ -222,7 +240,7 @@ static struct ets_table *table_new(struct ets_registry *r, uint64_t id, term nam
     }
     /* A spare may be locked meanwhile by a caller that found it stale. */
     table_lock_write(t);
-    bool ok = is_non_value(o->heir) || (t->heir_data = obj_new(o->heir_data));
+    bool ok = is_non_value(o->heir) || (t->heir_data = heir_data_new(o->heir_data));
     bool striped = o->write_concurrency && o->type != ETS_ORDERED_SET;
     if (ok && striped && !t->stripes)
         ok = (t->stripes = stripes_new()) != NULL;
@@ -862,7 +880,7 @@ void ets_owner_ended_locked(struct sched *s, worker_id waker, struct process *p)
                 settle_locked(t);
                 atomic_store_explicit(&t->owner, heir->pid, memory_order_relaxed);
                 atomic_fetch_add_explicit(&heir->ets_owned, 1, memory_order_relaxed);
-                send_transfer_locked(s, waker, heir, t, p->pid, t->heir_data->tuple);
+                send_transfer_locked(s, waker, heir, t, p->pid, heir_data_of(t->heir_data));
             } else {
                 delete_locked(r, t, NULL);
             }
@@ -879,7 +897,7 @@ void ets_owner_ended_locked(struct sched *s, worker_id waker, struct process *p)
 static bool is_tree(const struct ets_table *t) { return t->options.type == ETS_ORDERED_SET; }
 static term key_of(const struct ets_table *t, const struct ets_obj *o)
 {
-    return tuple_element(o->tuple, t->options.keypos);
+    return tuple_element(obj_tuple(o), t->options.keypos);
 }
 
 /* The chains are placed by the top bits of the hash, so it is spread over
@@ -1313,7 +1331,7 @@ static struct ets_obj *hash_find(const struct ets_table *t, term key, uint64_t h
     /* An object's header and its tuple's first words often straddle two
      * cache lines: both misses at once, not one after the other. */
     if (o)
-        __builtin_prefetch((const char *)o + sizeof *o + 3 * sizeof(term));
+        __builtin_prefetch(&o->data[2]);
     while (o && o->hash < h)
         o = o->next;
     for (; o && o->hash == h; o = o->next)
@@ -1535,12 +1553,12 @@ enum ets_type ets_type_locked(const struct ets_table *t) { return t->options.typ
 uint64_t ets_id_locked(const struct ets_table *t) { return t->id; }
 unsigned ets_keypos_locked(const struct ets_table *t) { return t->options.keypos; }
 size_t ets_count_locked(const struct ets_table *t) { return t->n; }
-term ets_obj_term(const struct ets_obj *o) { return o->tuple; }
+term ets_obj_term(const struct ets_obj *o) { return obj_tuple(o); }
 
 term ets_obj_copy(const struct ets_obj *o, heap_t *h)
 {
-    if (o->words != tuple_arity(o->tuple) + 1)
-        return copy_to_heap(h, o->tuple);
+    if (o->words != tuple_arity(obj_tuple(o)) + 1)
+        return copy_to_heap(h, obj_tuple(o));
     /* Only immediates inside: the words as they are. */
     term *hp = heap_alloc(h, o->words);
     if (!hp)
@@ -1709,7 +1727,7 @@ bool ets_replace_locked(struct ets_table *t, struct ets_obj *old, term object)
 void ets_set_immediate_locked(struct ets_table *t, struct ets_obj *o, unsigned pos, term value)
 {
     (void)t;
-    boxed_ptr(o->tuple)[pos] = value;
+    boxed_ptr(obj_tuple(o))[pos] = value;
 }
 
 /* Puts object in t: its copy `made` when not NULL (taken over: linked in
@@ -1746,7 +1764,7 @@ static bool put(struct ets_table *t, term object, struct ets_obj *made)
     /* A bag's new object goes after its key's last one; a bag skips an
      * object it holds already. */
     for (struct ets_obj *k = found; k && same_key(t, k, h, key); k = k->next) {
-        if (t->options.type == ETS_BAG && term_eq_exact(k->tuple, object)) {
+        if (t->options.type == ETS_BAG && term_eq_exact(obj_tuple(k), object)) {
             obj_free(made);
             return true;
         }
@@ -1827,7 +1845,7 @@ static bool batch_put(struct ets_table *t, struct ets_batch *b, size_t budget, s
         struct ets_obj *o = b->first;
         b->first = o->next;
         b->count--;
-        ok = put(t, o->tuple, o) && ok;
+        ok = put(t, obj_tuple(o), o) && ok;
     }
     if (!b->first) {
         b->last = NULL;
@@ -1848,7 +1866,7 @@ static void settle_locked(struct ets_table *t)
 static bool batch_meets(const struct ets_table *t, const struct ets_batch *b)
 {
     for (const struct ets_obj *o = b->first; o; o = o->next)
-        if (ets_lookup_locked(t, tuple_element(o->tuple, t->options.keypos)))
+        if (ets_lookup_locked(t, tuple_element(obj_tuple(o), t->options.keypos)))
             return true;
     return false;
 }
@@ -1890,7 +1908,7 @@ static enum ets_status commit(struct ets_table *t, void *arg)
     /* A table of that name made anew meanwhile may have another keypos. */
     if (t->options.keypos != b->keypos)
         for (const struct ets_obj *o = b->first; o; o = o->next)
-            if (!ets_valid_object_locked(t, o->tuple))
+            if (!ets_valid_object_locked(t, obj_tuple(o)))
                 return ETS_BADARG;
     if (!b->first)
         return ETS_OK;
