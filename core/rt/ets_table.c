@@ -62,7 +62,8 @@ struct ets_table {
     unsigned bits;                 /* log2 of the bucket count */
     struct table_stripe *stripes;  /* a striped table's (see "stripes"), else NULL; kept while spare */
     _Atomic bool striped;          /* this table uses its stripes (written under the table lock) */
-    bool exclusive;                /* the lock is held for writing (written under it) */
+    bool exclusive;                /* the lock is held for writing, with every stripe (written so) */
+    _Atomic unsigned keypos_hint;  /* options.keypos, read before any lock to find an object's stripe */
     _Atomic bool resize_wanted;    /* a striped key's caller found the buckets too few or too many */
     struct ets_batch *pending;     /* a long insert under way (see "batches"); table lock */
     struct ets_registry *registry; /* whose spare list takes it back */
@@ -111,25 +112,13 @@ static void rwlock_take(pthread_rwlock_t *l, bool write)
         pthread_rwlock_rdlock(l);
 }
 
-static void table_lock_write(struct ets_table *t)
-{
-    rwlock_take(&t->lock, true);
-    t->exclusive = true;
-}
-
-static void table_lock_read(struct ets_table *t) { rwlock_take(&t->lock, false); }
-
-static void table_unlock(struct ets_table *t)
-{
-    if (t->exclusive) /* read by a shared holder only while no one may write it */
-        t->exclusive = false;
-    pthread_rwlock_unlock(&t->lock);
-}
-
 /* A striped table's locks (see "stripes" below): 32, since a whole
- * table's reader holds them all with the table's own and ThreadSanitizer
- * follows at most 64 locks held by one thread. */
-#define STRIPES 32u
+ * table's reader or writer holds them all with the table's own and
+ * ThreadSanitizer follows at most 64 locks held by one thread. A key's
+ * stripe is its hash's top STRIPE_BITS bits, so a striped table keeps at
+ * least STRIPES buckets: each bucket's chain is then one stripe's. */
+#define STRIPE_BITS 5u
+#define STRIPES (1u << STRIPE_BITS)
 
 struct table_stripe {
     pthread_rwlock_t lock;
@@ -150,7 +139,30 @@ static void stripes_free(struct table_stripe *s)
     free(s);
 }
 
-static bool is_striped(const struct ets_table *t) { return atomic_load_explicit(&t->striped, memory_order_relaxed); }
+/* Acquire: a table seen striped has its stripes (stored before). */
+static bool is_striped(const struct ets_table *t) { return atomic_load_explicit(&t->striped, memory_order_acquire); }
+
+/* Exclusively: the table's lock and, when it has them, every stripe, so
+ * that callers holding a key's stripe alone are out too. */
+static void table_lock_write(struct ets_table *t)
+{
+    rwlock_take(&t->lock, true);
+    for (unsigned i = 0; t->stripes && i < STRIPES; i++)
+        rwlock_take(&t->stripes[i].lock, true);
+    t->exclusive = true;
+}
+
+static void table_lock_read(struct ets_table *t) { rwlock_take(&t->lock, false); }
+
+static void table_unlock(struct ets_table *t)
+{
+    if (t->exclusive) { /* read by a shared holder only while no one may write it */
+        t->exclusive = false;
+        for (unsigned i = STRIPES; t->stripes && i-- > 0;)
+            pthread_rwlock_unlock(&t->stripes[i].lock);
+    }
+    pthread_rwlock_unlock(&t->lock);
+}
 
 /* ---- objects ---- */
 
@@ -249,9 +261,15 @@ static struct ets_table *table_new(struct ets_registry *r, uint64_t id, term nam
     table_lock_write(t);
     bool ok = is_non_value(o->heir) || (t->heir_data = heir_data_new(o->heir_data));
     bool striped = o->write_concurrency && o->type != ETS_ORDERED_SET;
-    if (ok && striped && !t->stripes)
+    if (ok && striped && !t->stripes) {
+        /* Taken at once, as table_lock_write would have: table_unlock
+         * lets them go with the table's lock. */
         ok = (t->stripes = stripes_new()) != NULL;
-    atomic_store_explicit(&t->striped, ok && striped, memory_order_relaxed);
+        for (unsigned i = 0; ok && i < STRIPES; i++)
+            rwlock_take(&t->stripes[i].lock, true);
+    }
+    atomic_store_explicit(&t->keypos_hint, o->keypos, memory_order_relaxed);
+    atomic_store_explicit(&t->striped, ok && striped, memory_order_release);
     if (ok) {
         atomic_store_explicit(&t->refs, 1, memory_order_relaxed);
         atomic_store_explicit(&t->owner, owner, memory_order_relaxed);
@@ -528,17 +546,19 @@ static void table_wrlock(struct ets_table *t)
 /* ---- stripes ----
  *
  * A set, bag or duplicate_bag made with write_concurrency has STRIPES
- * locks besides its own, stripe s guarding the chains of the buckets whose
- * index is s modulo STRIPES (OTP's lock striping). A caller working on one
- * key (ets_access_key: lookup, insert of one object, update_counter,
- * delete of a key...) holds the table's lock shared and its key's stripe,
- * read or write, so callers on keys of other stripes go on at the same
- * time; the counts are atomic for them. A caller of the whole table holds
- * its lock exclusively to write, or shared with every stripe to read. Only
- * the exclusive holder moves chains between buckets: a striped key's
- * caller that finds the buckets too few or too many asks for a resize,
- * made as its call ends (and a first insert, which makes the buckets,
- * takes the lock exclusively). STRIPES and struct table_stripe are above. */
+ * locks besides its own, stripe s guarding the chains of the keys whose
+ * hash has s as its top bits (OTP's lock striping). A caller working on
+ * one key (ets_access_key: lookup, insert of one object, update_counter,
+ * delete of a key...) holds its key's stripe alone, read or write, so
+ * callers on keys of other stripes go on at the same time; the counts are
+ * atomic for them. The table's lock taken exclusively includes every
+ * stripe, so what only such a holder changes (the buckets, a pending
+ * insert, the table's settings and life) is stable under any stripe; a
+ * whole table's reader holds the lock shared and every stripe shared.
+ * Only the exclusive holder moves chains between buckets: a key's caller
+ * that finds the buckets too few or too many asks for a resize, made as
+ * its call ends, and a first insert, which makes the buckets, takes the
+ * lock exclusively. STRIPES and struct table_stripe are above. */
 
 /* The key a key-scoped access works on: given, or an object's (an invalid
  * object has none: its caller refuses it without looking at the table). */
@@ -547,35 +567,63 @@ struct key_scope {
     bool of_object;
 };
 
-/* What an access holds: the table's lock exclusively, or shared, with
- * every stripe read-locked (a striped table read whole) or one (a striped
- * key). */
+/* What an access holds: a striped key's stripe alone, or the table's
+ * lock (with every stripe read-locked for a striped table read whole;
+ * taken exclusively, the lock includes every stripe). */
 struct held {
-    bool shared, all_stripes;
+    bool all_stripes;
     struct table_stripe *stripe;
 };
 
-static size_t bucket_of(const struct ets_table *t, uint64_t h);
 static uint64_t key_hash(term key);
 
-/* The stripe of key's chain (t's lock held shared, its buckets made). */
-static struct table_stripe *stripe_of(const struct ets_table *t, const struct key_scope *ks)
+/* The stripe of the key ks names, by the keypos given (an object invalid
+ * for it has no key: stripe 0). */
+static struct table_stripe *stripe_of(const struct ets_table *t, const struct key_scope *ks, unsigned keypos)
 {
     term key = ks->key;
     if (ks->of_object)
-        key = ets_valid_object_locked(t, key) ? tuple_element(key, t->options.keypos) : THE_NON_VALUE;
-    return &t->stripes[is_value(key) ? bucket_of(t, key_hash(key)) % STRIPES : 0];
+        key = is_tuple(key) && tuple_arity(key) >= keypos ? tuple_element(key, keypos) : THE_NON_VALUE;
+    return &t->stripes[is_value(key) ? key_hash(key) >> (64 - STRIPE_BITS) : 0];
+}
+
+/* A striped key's caller: its stripe alone, once under it the table is
+ * still striped with that keypos, has no long insert pending, and has
+ * buckets for a writer; true then. Otherwise false, and *exclusive says
+ * whether the table's lock must be taken exclusively instead (a pending
+ * insert to finish, buckets to make) or it should be tried again (the
+ * table was reused meanwhile). */
+static bool lock_key_stripe(struct ets_table *t, enum ets_need need, const struct key_scope *ks, struct held *h,
+                            bool *exclusive)
+{
+    unsigned keypos = atomic_load_explicit(&t->keypos_hint, memory_order_relaxed);
+    struct table_stripe *s = stripe_of(t, ks, keypos);
+    rwlock_take(&s->lock, need == ETS_WRITE);
+    bool same = is_striped(t) && t->options.keypos == keypos;
+    *exclusive = same && (t->pending || (need == ETS_WRITE && !t->buckets));
+    if (same && !*exclusive) {
+        h->stripe = s;
+        return true;
+    }
+    pthread_rwlock_unlock(&s->lock);
+    return false;
 }
 
 /* Locks t for need, and for key alone when ks is given (see "stripes"). */
 static void lock_for(struct ets_table *t, enum ets_need need, const struct key_scope *ks, struct held *h)
 {
     for (;;) {
-        *h = (struct held){false, false, NULL};
-        /* Read unlocked, as a guess: a table reused meanwhile may have
-         * changed, so it is read again below, under the lock. */
-        bool key_shared = ks && is_striped(t);
-        if (need == ETS_WRITE && !key_shared) {
+        *h = (struct held){false, NULL};
+        if (ks && is_striped(t)) {
+            bool exclusive;
+            if (lock_key_stripe(t, need, ks, h, &exclusive))
+                return;
+            if (!exclusive)
+                continue;
+            table_wrlock(t);
+            return;
+        }
+        if (need == ETS_WRITE) {
             table_wrlock(t);
             return;
         }
@@ -586,31 +634,23 @@ static void lock_for(struct ets_table *t, enum ets_need need, const struct key_s
             table_unlock(t);
             continue;
         }
-        bool striped = is_striped(t);
-        if (need == ETS_WRITE && (!striped || !t->buckets)) {
-            table_unlock(t);
-            table_wrlock(t);
-            return;
-        }
-        h->shared = true;
-        if (!striped || need == ETS_INFO)
-            return;
-        if (!ks) {
+        /* A whole striped table read: every stripe too, which keeps its
+         * keys' writers out. */
+        if (is_striped(t) && need == ETS_READ) {
             for (unsigned i = 0; i < STRIPES; i++)
                 rwlock_take(&t->stripes[i].lock, false);
             h->all_stripes = true;
-            return;
         }
-        h->stripe = stripe_of(t, ks);
-        rwlock_take(&h->stripe->lock, need == ETS_WRITE);
         return;
     }
 }
 
 static void unlock_for(struct ets_table *t, const struct held *h)
 {
-    if (h->stripe)
+    if (h->stripe) {
         pthread_rwlock_unlock(&h->stripe->lock);
+        return;
+    }
     for (unsigned i = STRIPES; h->all_stripes && i-- > 0;)
         pthread_rwlock_unlock(&t->stripes[i].lock);
     table_unlock(t);
@@ -1322,6 +1362,10 @@ static void tree_replace_at(struct ets_table *t, const struct bt_path *p, struct
 
 #define MIN_BITS 3u
 
+/* The fewest buckets t keeps: a striped table's chains must each be one
+ * stripe's (see "stripes"). */
+static unsigned min_bits(const struct ets_table *t) { return is_striped(t) ? STRIPE_BITS : MIN_BITS; }
+
 static size_t bucket_count(const struct ets_table *t) { return t->buckets ? (size_t)1 << t->bits : 0; }
 static size_t bucket_of(const struct ets_table *t, uint64_t h) { return t->bits ? (size_t)(h >> (64 - t->bits)) : 0; }
 
@@ -1416,7 +1460,7 @@ static void fit_buckets(struct ets_table *t)
     size_t n = t->n;
     while (n > (size_t)1 << bits && bits < 8 * sizeof(size_t) - 2)
         bits++;
-    while (bits > MIN_BITS && n < ((size_t)1 << bits) / 8)
+    while (bits > min_bits(t) && n < ((size_t)1 << bits) / 8)
         bits--;
     if (bits != t->bits)
         (void)hash_resize(t, bits);
@@ -1426,7 +1470,7 @@ static void fit_buckets(struct ets_table *t)
  * `after` when given (the last object of o's key in a bag). */
 static bool hash_insert(struct ets_table *t, struct ets_obj *o, struct ets_obj *after)
 {
-    if (!t->buckets && !hash_resize(t, MIN_BITS))
+    if (!t->buckets && !hash_resize(t, min_bits(t)))
         return false;
     if (after) {
         o->next = after->next;
@@ -1685,7 +1729,7 @@ struct ets_obj *ets_after_position_locked(const struct ets_table *t, uint64_t po
  * makes, so that slot 0 of an empty table is [] as in OTP. */
 size_t ets_slot_count_locked(const struct ets_table *t)
 {
-    return is_tree(t) ? t->n : t->buckets ? bucket_count(t) : (size_t)1 << MIN_BITS;
+    return is_tree(t) ? t->n : t->buckets ? bucket_count(t) : (size_t)1 << min_bits(t);
 }
 
 struct ets_obj *ets_slot_first_locked(const struct ets_table *t, size_t slot)
@@ -1986,7 +2030,7 @@ void ets_erase_locked(struct ets_table *t, struct ets_obj *o)
         *hash_slot(t, o) = o->next;
         /* Halving below one object per 8 buckets bounds the empty buckets
          * first/next walk over. */
-        if (t->bits > MIN_BITS && t->n - 1 < bucket_count(t) / 8)
+        if (t->bits > min_bits(t) && t->n - 1 < bucket_count(t) / 8)
             resize_to(t, t->bits - 1);
     }
     t->n--;
@@ -2106,5 +2150,5 @@ bool ets_check_locked(const struct ets_table *t)
             count++;
         }
     }
-    return count == t->n && (!t->buckets || t->bits >= MIN_BITS);
+    return count == t->n && (!t->buckets || t->bits >= min_bits(t));
 }
