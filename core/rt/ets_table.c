@@ -577,14 +577,33 @@ struct held {
 
 static uint64_t key_hash(term key);
 
-/* The stripe of the key ks names, by the keypos given (an object invalid
- * for it has no key: stripe 0). */
-static struct table_stripe *stripe_of(const struct ets_table *t, const struct key_scope *ks, unsigned keypos)
+/* The key ks names, by the keypos given: THE_NON_VALUE for an object
+ * invalid for it. */
+static term scoped_key(const struct key_scope *ks, unsigned keypos)
 {
     term key = ks->key;
     if (ks->of_object)
         key = is_tuple(key) && tuple_arity(key) >= keypos ? tuple_element(key, keypos) : THE_NON_VALUE;
+    return key;
+}
+
+/* The stripe of the key ks names (an object's without a key: stripe 0). */
+static struct table_stripe *stripe_of(const struct ets_table *t, const struct key_scope *ks, unsigned keypos)
+{
+    term key = scoped_key(ks, keypos);
     return &t->stripes[is_value(key) ? key_hash(key) >> (64 - STRIPE_BITS) : 0];
+}
+
+static size_t bucket_of(const struct ets_table *t, uint64_t h);
+
+/* A key's call on a hash table, locked: its bucket is asked for now, so
+ * that the cache miss on it overlaps the checks and the builtin's own
+ * work before the lookup reads it. */
+static void prefetch_bucket(const struct ets_table *t, const struct key_scope *ks)
+{
+    term key = scoped_key(ks, t->options.keypos);
+    if (t->buckets && is_value(key))
+        __builtin_prefetch(&t->buckets[bucket_of(t, key_hash(key))]);
 }
 
 /* A striped key's caller: its stripe alone, once under it the table is
@@ -734,6 +753,8 @@ static enum ets_status access_hinted(struct ets_registry *r, struct ets_table *h
             return not_found(a->tab);
         lock_for(t, need, ks, &h);
     }
+    if (ks)
+        prefetch_bucket(t, ks);
     enum ets_status st = check_locked(t, caller, need);
     if (st == ETS_OK)
         st = fn(t, arg);
