@@ -578,7 +578,6 @@ static enum ets_status key_of(struct call *c, struct ets_table *t, struct ets_ob
 
 /* last/1 and prev/2 walk an ordered_set backwards; for the other types OTP
  * makes them first/1 and next/2. */
-static enum ets_status do_first(struct ets_table *t, void *arg) { return key_of(arg, t, ets_first_locked(t)); }
 static enum ets_status do_last(struct ets_table *t, void *arg)
 {
     return key_of(arg, t, is_ordered(t) ? ets_last_locked(t) : ets_first_locked(t));
@@ -608,9 +607,20 @@ static enum ets_status do_fix(struct ets_table *t, void *arg)
     return ETS_OK;
 }
 
-static term ets_bif_first(struct process *p, const term *a) { return run(p, a, ETS_READ, do_first); }
+static enum ets_status key_of_found(struct ets_table *t, struct ets_obj *o, void *arg) { return key_of(arg, t, o); }
+
+/* first/1 (key THE_NON_VALUE) and next/2 (ets_table.h: ets_access_after,
+ * which walks a striped table a stripe at a time). */
+static term first_after(struct process *p, const term *a, term key)
+{
+    struct call c = {p, a, THE_NON_VALUE};
+    enum ets_status st = ets_access_after(ets_registry_of(p), a[0], p->pid, key, key_of_found, &c);
+    return st == ETS_OK ? c.result : fail(p, st);
+}
+
+static term ets_bif_first(struct process *p, const term *a) { return first_after(p, a, THE_NON_VALUE); }
 static term ets_bif_last(struct process *p, const term *a) { return run(p, a, ETS_READ, do_last); }
-static term ets_bif_next(struct process *p, const term *a) { return run(p, a, ETS_READ, do_next); }
+static term ets_bif_next(struct process *p, const term *a) { return first_after(p, a, a[1]); }
 static term ets_bif_prev(struct process *p, const term *a) { return run(p, a, ETS_READ, do_prev); }
 
 /* safe_fixtable/2: every traversal here is stable already (see

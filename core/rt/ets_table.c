@@ -565,6 +565,8 @@ static void table_wrlock(struct ets_table *t)
 struct key_scope {
     term key;
     bool of_object;
+    int stripe;  /* a walk's: this stripe (key unused), or -1 */
+    bool *whole; /* when not NULL: set to whether the call holds more than one stripe */
 };
 
 /* What an access holds: a striped key's stripe alone, or the table's
@@ -590,6 +592,8 @@ static term scoped_key(const struct key_scope *ks, unsigned keypos)
 /* The stripe of the key ks names (an object's without a key: stripe 0). */
 static struct table_stripe *stripe_of(const struct ets_table *t, const struct key_scope *ks, unsigned keypos)
 {
+    if (ks->stripe >= 0)
+        return &t->stripes[ks->stripe];
     term key = scoped_key(ks, keypos);
     return &t->stripes[is_value(key) ? key_hash(key) >> (64 - STRIPE_BITS) : 0];
 }
@@ -601,7 +605,7 @@ static size_t bucket_of(const struct ets_table *t, uint64_t h);
  * work before the lookup reads it. */
 static void prefetch_bucket(const struct ets_table *t, const struct key_scope *ks)
 {
-    term key = scoped_key(ks, t->options.keypos);
+    term key = ks->stripe >= 0 ? THE_NON_VALUE : scoped_key(ks, t->options.keypos);
     if (t->buckets && is_value(key))
         __builtin_prefetch(&t->buckets[bucket_of(t, key_hash(key))]);
 }
@@ -714,7 +718,7 @@ enum ets_status ets_access_key(struct ets_registry *r, term tab, term caller, en
 {
     struct table_arg a;
     table_arg_init(&a, tab);
-    struct key_scope ks = {key, false};
+    struct key_scope ks = {key, false, -1, NULL};
     return access_hinted(r, find_named(r, &a), &a, caller, need, &ks, fn, arg);
 }
 
@@ -723,7 +727,7 @@ enum ets_status ets_access_object(struct ets_registry *r, term tab, term caller,
 {
     struct table_arg a;
     table_arg_init(&a, tab);
-    struct key_scope ks = {object, true};
+    struct key_scope ks = {object, true, -1, NULL};
     return access_hinted(r, find_named(r, &a), &a, caller, need, &ks, fn, arg);
 }
 
@@ -733,6 +737,87 @@ enum ets_status ets_access_hinted(struct ets_registry *r, struct ets_table *hint
     struct table_arg a;
     table_arg_init(&a, tab);
     return access_hinted(r, hint, &a, caller, need, NULL, fn, arg);
+}
+
+/* ---- first/1 and next/2 a stripe at a time ----
+ *
+ * A striped table's objects never change stripes (a stripe is a hash's
+ * top bits) and its order is the hashes' order, so the table's order is
+ * stripe 0's objects, then stripe 1's, and so on: the object after a key
+ * is found holding the key's stripe, and, when that stripe holds nothing
+ * after it, each following stripe alone in turn. Holding every stripe for
+ * one next/2 call took it from 0.25 to 0.64 us. */
+struct walk {
+    term key; /* the first round's: the object after it; else the stripe's first */
+    int stripe;
+    bool whole, go_on;
+    enum ets_status (*fn)(struct ets_table *t, struct ets_obj *o, void *arg);
+    void *arg;
+};
+
+static struct ets_obj *hash_find(const struct ets_table *t, term key, uint64_t h);
+static bool same_key(const struct ets_table *t, const struct ets_obj *o, uint64_t h, term key);
+
+/* The first object of the first non-empty bucket in [b, end). */
+static struct ets_obj *hash_from_until(const struct ets_table *t, size_t b, size_t end)
+{
+    for (; b < end; b++)
+        if (t->buckets[b])
+            return t->buckets[b];
+    return NULL;
+}
+
+static enum ets_status walk_step(struct ets_table *t, void *arg)
+{
+    struct walk *w = arg;
+    struct ets_obj *o;
+    if (w->whole) { /* the table whole (not striped, or its lock taken): no stripes to go by */
+        if (is_non_value(w->key))
+            o = ets_first_locked(t);
+        else if (!ets_key_after_locked(t, w->key, &o))
+            return ETS_BADARG;
+        return w->fn(t, o, w->arg);
+    }
+    if (!t->buckets) /* no object anywhere */
+        return is_non_value(w->key) ? w->fn(t, NULL, w->arg) : ETS_BADARG;
+    unsigned shift = t->bits - STRIPE_BITS;
+    size_t end = ((size_t)w->stripe + 1) << shift;
+    if (is_non_value(w->key)) {
+        o = hash_from_until(t, (size_t)w->stripe << shift, end);
+    } else {
+        uint64_t h = key_hash(w->key);
+        o = hash_find(t, w->key, h);
+        if (!o)
+            return ETS_BADARG;
+        while (o->next && same_key(t, o->next, h, w->key))
+            o = o->next;
+        o = o->next ? o->next : hash_from_until(t, bucket_of(t, o->hash) + 1, end);
+    }
+    if (!o && w->stripe + 1 < (int)STRIPES) {
+        w->go_on = true;
+        return ETS_OK;
+    }
+    return w->fn(t, o, w->arg);
+}
+
+enum ets_status ets_access_after(struct ets_registry *r, term tab, term caller, term key,
+                                 enum ets_status (*fn)(struct ets_table *t, struct ets_obj *o, void *arg), void *arg)
+{
+    struct table_arg a;
+    table_arg_init(&a, tab);
+    struct walk w = {key, 0, false, false, fn, arg};
+    /* The key's stripe by its hash, as lock_key_stripe finds it. */
+    if (is_value(key))
+        w.stripe = (int)(key_hash(key) >> (64 - STRIPE_BITS));
+    for (;;) {
+        struct key_scope ks = {THE_NON_VALUE, false, w.stripe, &w.whole};
+        w.go_on = false;
+        enum ets_status st = access_hinted(r, find_named(r, &a), &a, caller, ETS_READ, &ks, walk_step, &w);
+        if (st != ETS_OK || !w.go_on)
+            return st;
+        w.key = THE_NON_VALUE;
+        w.stripe++;
+    }
 }
 
 static enum ets_status access_hinted(struct ets_registry *r, struct ets_table *hint, const struct table_arg *a,
@@ -753,6 +838,8 @@ static enum ets_status access_hinted(struct ets_registry *r, struct ets_table *h
             return not_found(a->tab);
         lock_for(t, need, ks, &h);
     }
+    if (ks && ks->whole)
+        *ks->whole = !h.stripe;
     if (ks)
         prefetch_bucket(t, ks);
     enum ets_status st = check_locked(t, caller, need);

@@ -47,6 +47,7 @@
 
 struct ets_registry;
 struct ets_table;
+struct ets_obj;
 
 enum ets_type { ETS_SET, ETS_ORDERED_SET, ETS_BAG, ETS_DUPLICATE_BAG };
 enum ets_protection { ETS_PUBLIC, ETS_PROTECTED, ETS_PRIVATE };
@@ -130,6 +131,13 @@ enum ets_status ets_access_key(struct ets_registry *r, term tab, term caller, en
  * for the table has no key: fn must refuse it before anything else). */
 enum ets_status ets_access_object(struct ets_registry *r, term tab, term caller, enum ets_need need, term object,
                                   enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg);
+/* first/1 (key THE_NON_VALUE) and next/2 (of key): fn(t, o, arg) gets the
+ * table's first object or the first after key's (NULL at the end) under
+ * the lock that guards it; ETS_BADARG when a set, bag or duplicate_bag
+ * holds no key (OTP 25's badarg). A striped table is walked a stripe at a
+ * time (see ets_table.c). */
+enum ets_status ets_access_after(struct ets_registry *r, term tab, term caller, term key,
+                                 enum ets_status (*fn)(struct ets_table *t, struct ets_obj *o, void *arg), void *arg);
 /* ets_access with a hint: a table that tab may name (NULL for none), such
  * as its own lock-free lookup finds and the tests hand it stale. The hint
  * is used only if, under its lock, it is still the live table tab names. */

@@ -30,19 +30,37 @@ main(_) ->
     io:format("bag key 3: ~p~n", [lists:sort(ets:lookup(Bag, 3))]),
     io:format("dup: ~p objects, key 1 has ~p~n", [ets:info(Dup, size), length(ets:lookup(Dup, 1))]),
     io:format("dup after delete_object: ~p~n", [begin ets:delete_object(Dup, {1, same}), ets:info(Dup, size) end]),
+    io:format("next walk: ~p keys, as tab2list's: ~p~n",
+              [length(next_keys(Set)), lists:sort(next_keys(Set)) =:= lists:sort([K || {K, _} <- ets:tab2list(Set)])]),
+    io:format("bag next walk: ~p keys~n", [length(next_keys(Bag))]),
+    io:format("next of an absent key: ~p~n", [try ets:next(Set, no_such_key) catch error:badarg -> badarg end]),
     io:format("taken: ~p~n", [lists:sort(ets:take(Bag, 5))]),
     io:format("bag size after take: ~p~n", [ets:info(Bag, size)]),
     ok.
 
-%% Whole-table reads while the others write: each object once.
+%% Whole-table reads while the others write: each object once; and
+%% first/next walks, which a key deleted meanwhile may cut short.
 walk(T, Parent, N) ->
     receive stop -> Parent ! {walked, N}
     after 0 ->
         L = ets:tab2list(T),
         true = length(L) =:= length(lists:usort([K || {K, _} <- L])),
         _ = ets:select_count(T, [{{'_', '$1'}, [{is_integer, '$1'}], [true]}]),
+        next_walk(T, ets:first(T)),
         walk(T, Parent, N + 1)
     end.
+
+next_walk(_, '$end_of_table') -> ok;
+next_walk(T, K) ->
+    try ets:next(T, K) of
+        Next -> next_walk(T, Next)
+    catch
+        error:badarg -> ok
+    end.
+
+next_keys(T) -> next_keys(T, ets:first(T)).
+next_keys(_, '$end_of_table') -> [];
+next_keys(T, K) -> [K | next_keys(T, ets:next(T, K))].
 
 worker(Set, Bag, Dup, N) ->
     Keys = [{N, I} || I <- lists:seq(1, ?KEYS)],

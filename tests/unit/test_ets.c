@@ -937,6 +937,69 @@ static void test_big_tree(void)
     heap_destroy(&h);
 }
 
+/* first/1 and next/2 a stripe at a time (ets_access_after) agree with a
+ * walk of the whole table: each object's key once, in the same order; a
+ * bag's key runs skipped whole; an absent key is badarg; an empty table
+ * ends at once. */
+static enum ets_status cb_after(struct ets_table *t, struct ets_obj *o, void *arg)
+{
+    *(term *)arg = o ? ets_obj_key_locked(t, o) : THE_NON_VALUE;
+    return ETS_OK;
+}
+
+static enum ets_status cb_whole_keys(struct ets_table *t, void *arg)
+{
+    term *keys = arg;
+    size_t n = 0;
+    for (struct ets_obj *o = ets_first_locked(t); o; o = ets_next_locked(t, o))
+        if (n == 0 || keys[n - 1] != ets_obj_key_locked(t, o))
+            keys[n++] = ets_obj_key_locked(t, o);
+    keys[n] = THE_NON_VALUE;
+    return ETS_OK;
+}
+
+static void test_walk_by_stripes(void)
+{
+    atom_table_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    struct ets_registry *r = ets_registry_new();
+    static term keys[3001];
+    for (int type = 0; type < 2; type++) {
+        struct ets_options o = SET;
+        o.type = type ? ETS_BAG : ETS_SET;
+        o.write_concurrency = true;
+        uint64_t id;
+        CU_ASSERT_EQUAL_FATAL(ets_create(r, A(set), make_pid(1), &o, &id), ETS_OK);
+        term ref[1 + REF_WORDS]; /* off the heap, which each round recycles */
+        term tab = ets_ref_term(NULL, ref, id);
+        term k = make_small(0);
+        CU_ASSERT_EQUAL(ets_access_after(r, tab, make_pid(1), THE_NON_VALUE, cb_after, &k), ETS_OK);
+        CU_ASSERT(is_non_value(k));
+        CU_ASSERT_EQUAL(ets_access_after(r, tab, make_pid(1), make_small(1), cb_after, &k), ETS_BADARG);
+        /* Few objects (most stripes empty), then many. */
+        for (int64_t n = 0; n < 1500; n += n < 10 ? 1 : 300) {
+            for (int64_t v = 0; v <= type; v++)
+                put(r, tab, pair(&h, n, v));
+            CU_ASSERT_EQUAL_FATAL(ets_access(r, tab, make_pid(1), ETS_READ, cb_whole_keys, keys), ETS_OK);
+            size_t i = 0;
+            term at = THE_NON_VALUE;
+            for (;;) {
+                CU_ASSERT_EQUAL_FATAL(ets_access_after(r, tab, make_pid(1), at, cb_after, &at), ETS_OK);
+                CU_ASSERT_FATAL(at == keys[i]);
+                if (is_non_value(at))
+                    break;
+                i++;
+            }
+            CU_ASSERT_EQUAL(ets_access_after(r, tab, make_pid(1), make_small(-5), cb_after, &at), ETS_BADARG);
+            heap_recycle(&h);
+        }
+        CU_ASSERT_EQUAL(ets_delete_table(r, tab, make_pid(1), NULL), ETS_OK);
+    }
+    ets_registry_free(r);
+    heap_destroy(&h);
+}
+
 static CU_TestInfo tests[] = {
     {"four types: insert rules, keys, delete", test_types},
     {"objects are copies off the heap", test_copies},
@@ -948,6 +1011,7 @@ static CU_TestInfo tests[] = {
     {"walks resumed in chunks while the table changes", test_resumed_walks},
     {"slots hold every object once", test_slots},
     {"a large ordered_set against a bitmap; emptied in portions", test_big_tree},
+    {"first/next a stripe at a time: the whole walk's keys, in order", test_walk_by_stripes},
     {"deleted tables are reused, their ids and names stay dead", test_deleted_tables_are_reused},
     CU_TEST_INFO_NULL,
 };
@@ -1247,12 +1311,23 @@ static void *striped_worker(void *p)
     return NULL;
 }
 
+/* Whole walks, and next/2 walks a stripe at a time: one of those may
+ * lose its key to a delete meanwhile (badarg), never crash or loop. */
 static void *striped_walker(void *p)
 {
     struct striped_shared *s = p;
-    while (!atomic_load(&s->stop))
+    while (!atomic_load(&s->stop)) {
         if (ets_access(s->r, s->tab, make_pid(1), ETS_READ, cb_walk_whole, s) != ETS_OK)
             s->errors++;
+        term at = THE_NON_VALUE;
+        enum ets_status st;
+        size_t steps = 0;
+        do
+            st = ets_access_after(s->r, s->tab, make_pid(1), at, cb_after, &at);
+        while (st == ETS_OK && is_value(at) && ++steps < 100000);
+        if ((st != ETS_OK && st != ETS_BADARG) || steps >= 100000)
+            s->errors++;
+    }
     return NULL;
 }
 
