@@ -142,13 +142,27 @@ static void stripes_free(struct table_stripe *s)
 /* Acquire: a table seen striped has its stripes (stored before). */
 static bool is_striped(const struct ets_table *t) { return atomic_load_explicit(&t->striped, memory_order_acquire); }
 
+/* Every stripe of t, in order: the lock order is the table's lock, then
+ * the stripes upward. */
+static void stripes_take(struct ets_table *t, bool write)
+{
+    for (unsigned i = 0; i < STRIPES; i++)
+        rwlock_take(&t->stripes[i].lock, write);
+}
+
+static void stripes_give(struct ets_table *t)
+{
+    for (unsigned i = STRIPES; i-- > 0;)
+        pthread_rwlock_unlock(&t->stripes[i].lock);
+}
+
 /* Exclusively: the table's lock and, when it has them, every stripe, so
  * that callers holding a key's stripe alone are out too. */
 static void table_lock_write(struct ets_table *t)
 {
     rwlock_take(&t->lock, true);
-    for (unsigned i = 0; t->stripes && i < STRIPES; i++)
-        rwlock_take(&t->stripes[i].lock, true);
+    if (t->stripes)
+        stripes_take(t, true);
     t->exclusive = true;
 }
 
@@ -158,8 +172,8 @@ static void table_unlock(struct ets_table *t)
 {
     if (t->exclusive) { /* read by a shared holder only while no one may write it */
         t->exclusive = false;
-        for (unsigned i = STRIPES; t->stripes && i-- > 0;)
-            pthread_rwlock_unlock(&t->stripes[i].lock);
+        if (t->stripes)
+            stripes_give(t);
     }
     pthread_rwlock_unlock(&t->lock);
 }
@@ -265,8 +279,8 @@ static struct ets_table *table_new(struct ets_registry *r, uint64_t id, term nam
         /* Taken at once, as table_lock_write would have: table_unlock
          * lets them go with the table's lock. */
         ok = (t->stripes = stripes_new()) != NULL;
-        for (unsigned i = 0; ok && i < STRIPES; i++)
-            rwlock_take(&t->stripes[i].lock, true);
+        if (ok)
+            stripes_take(t, true);
     }
     atomic_store_explicit(&t->keypos_hint, o->keypos, memory_order_relaxed);
     atomic_store_explicit(&t->striped, ok && striped, memory_order_release);
@@ -579,13 +593,16 @@ struct held {
 
 static uint64_t key_hash(term key);
 
+/* Whether object can be stored in a table of that keypos. */
+static bool has_keypos(term object, unsigned keypos) { return is_tuple(object) && tuple_arity(object) >= keypos; }
+
 /* The key ks names, by the keypos given: THE_NON_VALUE for an object
  * invalid for it. */
 static term scoped_key(const struct key_scope *ks, unsigned keypos)
 {
     term key = ks->key;
     if (ks->of_object)
-        key = is_tuple(key) && tuple_arity(key) >= keypos ? tuple_element(key, keypos) : THE_NON_VALUE;
+        key = has_keypos(key, keypos) ? tuple_element(key, keypos) : THE_NON_VALUE;
     return key;
 }
 
@@ -660,8 +677,7 @@ static void lock_for(struct ets_table *t, enum ets_need need, const struct key_s
         /* A whole striped table read: every stripe too, which keeps its
          * keys' writers out. */
         if (is_striped(t) && need == ETS_READ) {
-            for (unsigned i = 0; i < STRIPES; i++)
-                rwlock_take(&t->stripes[i].lock, false);
+            stripes_take(t, false);
             h->all_stripes = true;
         }
         return;
@@ -674,8 +690,8 @@ static void unlock_for(struct ets_table *t, const struct held *h)
         pthread_rwlock_unlock(&h->stripe->lock);
         return;
     }
-    for (unsigned i = STRIPES; h->all_stripes && i-- > 0;)
-        pthread_rwlock_unlock(&t->stripes[i].lock);
+    if (h->all_stripes)
+        stripes_give(t);
     table_unlock(t);
 }
 
@@ -703,32 +719,36 @@ static enum ets_status access_hinted(struct ets_registry *r, struct ets_table *h
                                      term caller, enum ets_need need, const struct key_scope *ks,
                                      enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg);
 
+/* The fast path for tab, whole (ks NULL) or scoped: the chains walked
+ * without the registry's lock and no reference taken (see "tables" above
+ * for why the table can be locked). */
+static enum ets_status access_named(struct ets_registry *r, term tab, term caller, enum ets_need need,
+                                    const struct key_scope *ks, enum ets_status (*fn)(struct ets_table *t, void *arg),
+                                    void *arg)
+{
+    struct table_arg a;
+    table_arg_init(&a, tab);
+    return access_hinted(r, find_named(r, &a), &a, caller, need, ks, fn, arg);
+}
+
 enum ets_status ets_access(struct ets_registry *r, term tab, term caller, enum ets_need need,
                            enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg)
 {
-    /* The fast path: the chains walked without the registry's lock and no
-     * reference taken (see "tables" above for why the table can be locked). */
-    struct table_arg a;
-    table_arg_init(&a, tab);
-    return access_hinted(r, find_named(r, &a), &a, caller, need, NULL, fn, arg);
+    return access_named(r, tab, caller, need, NULL, fn, arg);
 }
 
 enum ets_status ets_access_key(struct ets_registry *r, term tab, term caller, enum ets_need need, term key,
                                enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg)
 {
-    struct table_arg a;
-    table_arg_init(&a, tab);
     struct key_scope ks = {key, false, -1, NULL};
-    return access_hinted(r, find_named(r, &a), &a, caller, need, &ks, fn, arg);
+    return access_named(r, tab, caller, need, &ks, fn, arg);
 }
 
 enum ets_status ets_access_object(struct ets_registry *r, term tab, term caller, enum ets_need need, term object,
                                   enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg)
 {
-    struct table_arg a;
-    table_arg_init(&a, tab);
     struct key_scope ks = {object, true, -1, NULL};
-    return access_hinted(r, find_named(r, &a), &a, caller, need, &ks, fn, arg);
+    return access_named(r, tab, caller, need, &ks, fn, arg);
 }
 
 enum ets_status ets_access_hinted(struct ets_registry *r, struct ets_table *hint, term tab, term caller,
@@ -755,17 +775,8 @@ struct walk {
     void *arg;
 };
 
-static struct ets_obj *hash_find(const struct ets_table *t, term key, uint64_t h);
-static bool same_key(const struct ets_table *t, const struct ets_obj *o, uint64_t h, term key);
-
-/* The first object of the first non-empty bucket in [b, end). */
-static struct ets_obj *hash_from_until(const struct ets_table *t, size_t b, size_t end)
-{
-    for (; b < end; b++)
-        if (t->buckets[b])
-            return t->buckets[b];
-    return NULL;
-}
+static struct ets_obj *hash_key_last(const struct ets_table *t, term key);
+static struct ets_obj *hash_from_until(const struct ets_table *t, size_t b, size_t end);
 
 static enum ets_status walk_step(struct ets_table *t, void *arg)
 {
@@ -785,12 +796,8 @@ static enum ets_status walk_step(struct ets_table *t, void *arg)
     if (is_non_value(w->key)) {
         o = hash_from_until(t, (size_t)w->stripe << shift, end);
     } else {
-        uint64_t h = key_hash(w->key);
-        o = hash_find(t, w->key, h);
-        if (!o)
+        if (!(o = hash_key_last(t, w->key)))
             return ETS_BADARG;
-        while (o->next && same_key(t, o->next, h, w->key))
-            o = o->next;
         o = o->next ? o->next : hash_from_until(t, bucket_of(t, o->hash) + 1, end);
     }
     if (!o && w->stripe + 1 < (int)STRIPES) {
@@ -803,8 +810,6 @@ static enum ets_status walk_step(struct ets_table *t, void *arg)
 enum ets_status ets_access_after(struct ets_registry *r, term tab, term caller, term key,
                                  enum ets_status (*fn)(struct ets_table *t, struct ets_obj *o, void *arg), void *arg)
 {
-    struct table_arg a;
-    table_arg_init(&a, tab);
     struct walk w = {key, 0, false, false, fn, arg};
     /* The key's stripe by its hash, as lock_key_stripe finds it. */
     if (is_value(key))
@@ -812,7 +817,7 @@ enum ets_status ets_access_after(struct ets_registry *r, term tab, term caller, 
     for (;;) {
         struct key_scope ks = {THE_NON_VALUE, false, w.stripe, &w.whole};
         w.go_on = false;
-        enum ets_status st = access_hinted(r, find_named(r, &a), &a, caller, ETS_READ, &ks, walk_step, &w);
+        enum ets_status st = access_named(r, tab, caller, ETS_READ, &ks, walk_step, &w);
         if (st != ETS_OK || !w.go_on)
             return st;
         w.key = THE_NON_VALUE;
@@ -1500,12 +1505,25 @@ static struct ets_obj *hash_find(const struct ets_table *t, term key, uint64_t h
 }
 
 /* The first object of the first non-empty bucket from b on. */
-static struct ets_obj *hash_from(const struct ets_table *t, size_t b)
+/* The first object of the first non-empty bucket in [b, end). */
+static struct ets_obj *hash_from_until(const struct ets_table *t, size_t b, size_t end)
 {
-    for (size_t nb = bucket_count(t); b < nb; b++)
+    for (; b < end; b++)
         if (t->buckets[b])
             return t->buckets[b];
     return NULL;
+}
+
+static struct ets_obj *hash_from(const struct ets_table *t, size_t b) { return hash_from_until(t, b, bucket_count(t)); }
+
+/* The last of key's objects (they are adjacent); NULL when none. */
+static struct ets_obj *hash_key_last(const struct ets_table *t, term key)
+{
+    uint64_t h = key_hash(key);
+    struct ets_obj *o = hash_find(t, key, h);
+    while (o && o->next && same_key(t, o->next, h, key))
+        o = o->next;
+    return o;
 }
 
 static struct ets_obj *hash_next(const struct ets_table *t, const struct ets_obj *o)
@@ -1799,12 +1817,9 @@ bool ets_key_after_locked(const struct ets_table *t, term key, struct ets_obj **
         *out = tree_beyond(t, key, 1);
         return true;
     }
-    uint64_t h = key_hash(key);
-    struct ets_obj *o = hash_find(t, key, h);
+    struct ets_obj *o = hash_key_last(t, key);
     if (!o)
         return false;
-    while (o->next && same_key(t, o->next, h, key))
-        o = o->next;
     *out = hash_next(t, o);
     return true;
 }
@@ -1852,10 +1867,7 @@ struct ets_obj *ets_slot_next_locked(const struct ets_table *t, const struct ets
     return is_tree(t) ? NULL : o->next;
 }
 
-bool ets_valid_object_locked(const struct ets_table *t, term object)
-{
-    return is_tuple(object) && tuple_arity(object) >= t->options.keypos;
-}
+bool ets_valid_object_locked(const struct ets_table *t, term object) { return has_keypos(object, t->options.keypos); }
 
 /* Puts o in old's place. */
 static void replace_with(struct ets_table *t, struct ets_obj *old, struct ets_obj *o)
