@@ -144,8 +144,13 @@ static enum heap_failure collect(struct process *p, size_t need, term *registers
     /* Timed only while a system monitor watches long collections. */
     uint64_t long_gc = atomic_load_explicit(&p->sched->sysmon_long_gc_ms, memory_order_relaxed);
     uint64_t started = long_gc ? sched_clock_ns() : 0;
-    p->heap.stack_words = stack_used;
-    enum heap_failure result = gc_collect(&p->heap, need, roots, 4);
+    p->heap.stack_words = stack_used < UINT32_MAX ? (uint32_t)stack_used : UINT32_MAX;
+    /* Busy: collecting again in the slice of its last collection (the life
+     * total of reductions moves only as a slice ends). */
+    uint32_t slice_mark = (uint32_t)p->reductions;
+    bool busy = p->heap.owner_mark == slice_mark;
+    p->heap.owner_mark = slice_mark;
+    enum heap_failure result = gc_collect_owned(&p->heap, need, roots, 4, busy);
     if (long_gc && result == HEAP_OK) {
         uint64_t ms = (sched_clock_ns() - started) / 1000000u;
         if (ms > long_gc)

@@ -35,6 +35,11 @@ struct gc_root_range {
  * unchanged and still valid. */
 enum heap_failure gc_collect(heap_t *h, size_t need, const struct gc_root_range *roots, size_t nroots);
 
+/* gc_collect for an owner that says whether it ran without a stop since its
+ * last collection (busy): a busy owner's minor collection of a block it
+ * filled grows the block a step (minor_collection says why). */
+enum heap_failure gc_collect_owned(heap_t *h, size_t need, const struct gc_root_range *roots, size_t nroots, bool busy);
+
 /* Whether gc_collect(h, need, ...) would now be a full sweep, which moves
  * old data too: a caller may leave out of a minor collection's roots the
  * words it knows refer only to old data or outside the heap (the queued

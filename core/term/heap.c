@@ -324,6 +324,7 @@ static void reset_generations(heap_t *h)
     h->need_fullsweep = false;
     h->gc_requested = false;
     h->stack_words = 0;
+    h->owner_mark = 0;
 }
 
 bool heap_init(heap_t *h, size_t min_words, size_t max_words)

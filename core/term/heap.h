@@ -78,7 +78,8 @@ typedef struct heap {
     unsigned long fullsweep_after; /* minor collections allowed between full sweeps (OTP's option) */
     size_t moved_words;            /* words the last collection copied */
     size_t bin_vheap_limit;        /* off_heap_bytes past this ask for a collection (binary.h) */
-    size_t stack_words;            /* words the owner's stack holds at this collection (its caller sets it) */
+    uint32_t stack_words; /* words the owner's stack holds at this collection (its caller sets it; saturated) */
+    uint32_t owner_mark;  /* the owner's own: rt/proc_gc.c marks the slice of the last collection with it */
     /* Counters of 32 bits and a byte for the failure, in the words every
      * process context holds (a 4-billionth collection wraps the counters). */
     uint32_t collections; /* gc_collect calls that completed */
@@ -239,6 +240,13 @@ void heap_shrink_last(heap_t *h, term *alloc_start, size_t alloc_words, size_t k
  * a token, 25 % slower without the room). */
 #define HEAP_MESSAGE_ROOM_WORDS 128
 
+/* The room a block of `block` words keeps: an eighth of it or
+ * HEAP_MESSAGE_ROOM_WORDS, whichever is less (heap_wants_gc says why). */
+static inline size_t heap_room_words(size_t block)
+{
+    return block / 8 < HEAP_MESSAGE_ROOM_WORDS ? block / 8 : HEAP_MESSAGE_ROOM_WORDS;
+}
+
 /* True when the heap would profit from a collection at the next safepoint:
  * its fragments hold more words than the block has free, the block has
  * less free than an eighth of it or HEAP_MESSAGE_ROOM_WORDS, whichever is
@@ -267,7 +275,7 @@ static inline bool heap_wants_gc(const heap_t *h)
     size_t free_words = (size_t)(h->end - h->top), block = heap_block_words(h);
     /* The cap counts both generations' blocks. */
     bool may_grow = h->max_words == 0 || block + heap_old_block_words(h) < h->max_words;
-    size_t room = block / 8 < HEAP_MESSAGE_ROOM_WORDS ? block / 8 : HEAP_MESSAGE_ROOM_WORDS;
+    size_t room = heap_room_words(block);
     return (h->frags != NULL && h->frag_words > free_words) || h->gc_requested || (may_grow && free_words < room) ||
            h->off_heap_bytes > h->bin_vheap_limit || h->old_off_heap_bytes > h->old_bin_vheap_limit;
 }

@@ -1591,6 +1591,45 @@ static void test_minor_sizing(void)
     heap_destroy(&v);
 }
 
+/* A busy owner's block collected because it filled to its room grows a
+ * step at each such collection while little survives, up to the largest
+ * size a minor collection keeps (2,586 words), and stays there: a loop
+ * making garbage beside little live data collects as seldom as on OTP. */
+static void test_filled_block_grows(void)
+{
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term roots[1] = {NIL};
+    struct gc_root_range r = {roots, 1};
+    size_t previous = heap_block_words(&h);
+    for (int round = 0; round < 12; round++) {
+        roots[0] = make_list_of(&h, 10);
+        while (!heap_wants_gc(&h))
+            CU_ASSERT_FATAL(is_value(heap_tuple(&h, 1, NULL)));
+        CU_ASSERT_PTR_NULL(h.frags);
+        CU_ASSERT_EQUAL(gc_collect_owned(&h, 0, &r, 1, true), HEAP_OK);
+        size_t block = heap_block_words(&h);
+        CU_ASSERT_EQUAL(block, previous < 2586 ? gc_next_heap_size(previous + 1) : 2586);
+        CU_ASSERT(list_is(roots[0], 10));
+        previous = block;
+    }
+    CU_ASSERT_EQUAL(previous, 2586);
+    CU_ASSERT_EQUAL(h.full_sweeps, 0);
+    heap_destroy(&h);
+
+    /* An owner that stopped between its collections keeps its block. */
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    size_t first = heap_block_words(&h);
+    for (int round = 0; round < 4; round++) {
+        roots[0] = make_list_of(&h, 10);
+        while (!heap_wants_gc(&h))
+            CU_ASSERT_FATAL(is_value(heap_tuple(&h, 1, NULL)));
+        CU_ASSERT_EQUAL(gc_collect_owned(&h, 0, &r, 1, false), HEAP_OK);
+        CU_ASSERT_EQUAL(heap_block_words(&h), first);
+    }
+    heap_destroy(&h);
+}
+
 /* Blocks of megabytes start on a 2 MiB boundary (so huge pages can back
  * them), small ones come from malloc as they are, and a resize keeps the
  * words, in either kind and across them. */
@@ -1709,6 +1748,7 @@ static CU_TestInfo tests[] = {
     {"ProcBins promoted onto the old chain", test_procbin_promoted_onto_old_chain},
     {"cap counted over both generations", test_cap_over_generations},
     {"minor collections size the young block as OTP", test_minor_sizing},
+    {"a block collected full grows a step", test_filled_block_grows},
     {"block allocation", test_block_allocation},
     {"a recycled heap keeps its block at its floor", test_recycle_floor},
     {"a heap in its owner's block never frees it", test_borrowed_block},
