@@ -686,6 +686,7 @@ static void finish(heap_t *h, struct from_space *fs, term *to, size_t to_size, s
     h->start = to;
     h->top = h->high_water = to + live;
     h->end = to + to_size;
+    heap_set_gc_mark(h);
     h->frags = NULL;
     h->frag_words = h->adopted_words = 0;
     h->collections++;

@@ -325,6 +325,7 @@ static void reset_generations(heap_t *h)
     h->gc_requested = false;
     h->stack_words = 0;
     h->owner_mark = 0;
+    heap_set_gc_mark(h);
 }
 
 bool heap_init(heap_t *h, size_t min_words, size_t max_words)
@@ -384,7 +385,7 @@ void heap_destroy(heap_t *h)
 {
     release_off_block(h);
     heap_free_block(h);
-    h->start = h->top = h->high_water = h->end = NULL;
+    h->start = h->top = h->high_water = h->end = h->gc_mark = NULL;
 }
 
 bool heap_recycle(heap_t *h)
@@ -410,20 +411,21 @@ term *heap_alloc_old(heap_t *h, size_t words)
     h->old_start = block;
     h->old_top = block + words;
     h->old_end = block + size;
+    heap_set_gc_mark(h);
     return block;
 }
 
 void heap_remember(heap_t *h, term *slot)
 {
     if (h->remembered_len == h->remembered_cap) {
-        size_t cap = h->remembered_cap ? 2 * h->remembered_cap : 16;
-        term **grown = realloc(h->remembered, cap * sizeof *grown);
+        size_t cap = h->remembered_cap ? 2 * (size_t)h->remembered_cap : 16;
+        term **grown = cap <= UINT32_MAX ? realloc(h->remembered, cap * sizeof *grown) : NULL;
         if (!grown) {
             h->need_fullsweep = true;
             return;
         }
         h->remembered = grown;
-        h->remembered_cap = cap;
+        h->remembered_cap = (uint32_t)cap;
     }
     h->remembered[h->remembered_len++] = slot;
 }
