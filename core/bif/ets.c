@@ -576,30 +576,6 @@ static enum ets_status key_of(struct call *c, struct ets_table *t, struct ets_ob
     return copy_out(c, ets_obj_key_locked(t, o), &c->result) ? ETS_OK : ETS_NOMEM;
 }
 
-/* last/1 and prev/2 walk an ordered_set backwards; for the other types OTP
- * makes them first/1 and next/2. */
-static enum ets_status do_last(struct ets_table *t, void *arg)
-{
-    return key_of(arg, t, is_ordered(t) ? ets_last_locked(t) : ets_first_locked(t));
-}
-
-static enum ets_status do_next(struct ets_table *t, void *arg)
-{
-    struct call *c = arg;
-    struct ets_obj *o;
-    if (!ets_key_after_locked(t, c->a[1], &o))
-        return ETS_BADARG;
-    return key_of(c, t, o);
-}
-
-static enum ets_status do_prev(struct ets_table *t, void *arg)
-{
-    struct call *c = arg;
-    if (!is_ordered(t))
-        return do_next(t, arg);
-    return key_of(c, t, ets_key_before_locked(t, c->a[1]));
-}
-
 static enum ets_status do_fix(struct ets_table *t, void *arg)
 {
     (void)t;
@@ -609,19 +585,22 @@ static enum ets_status do_fix(struct ets_table *t, void *arg)
 
 static enum ets_status key_of_found(struct ets_table *t, struct ets_obj *o, void *arg) { return key_of(arg, t, o); }
 
-/* first/1 (key THE_NON_VALUE) and next/2 (ets_table.h: ets_access_after,
- * which walks a striped table a stripe at a time). */
-static term first_after(struct process *p, const term *a, term key)
+/* first/1 and last/1 (key THE_NON_VALUE), next/2 and prev/2 (ets_table.h:
+ * ets_access_after and ets_access_before, which walk a striped table a
+ * stripe at a time; last/1 and prev/2 are first/1 and next/2 but on an
+ * ordered_set, as OTP makes them). */
+static term first_or_last(struct process *p, const term *a, term key, bool backward)
 {
     struct call c = {p, a, THE_NON_VALUE};
-    enum ets_status st = ets_access_after(ets_registry_of(p), a[0], p->pid, key, key_of_found, &c);
+    enum ets_status st =
+        (backward ? ets_access_before : ets_access_after)(ets_registry_of(p), a[0], p->pid, key, key_of_found, &c);
     return st == ETS_OK ? c.result : fail(p, st);
 }
 
-static term ets_bif_first(struct process *p, const term *a) { return first_after(p, a, THE_NON_VALUE); }
-static term ets_bif_last(struct process *p, const term *a) { return run(p, a, ETS_READ, do_last); }
-static term ets_bif_next(struct process *p, const term *a) { return first_after(p, a, a[1]); }
-static term ets_bif_prev(struct process *p, const term *a) { return run(p, a, ETS_READ, do_prev); }
+static term ets_bif_first(struct process *p, const term *a) { return first_or_last(p, a, THE_NON_VALUE, false); }
+static term ets_bif_last(struct process *p, const term *a) { return first_or_last(p, a, THE_NON_VALUE, true); }
+static term ets_bif_next(struct process *p, const term *a) { return first_or_last(p, a, a[1], false); }
+static term ets_bif_prev(struct process *p, const term *a) { return first_or_last(p, a, a[1], true); }
 
 /* safe_fixtable/2: every traversal here is stable already (see
  * rt/ets_table.h), so fixing only checks the table and the flag. */

@@ -770,6 +770,7 @@ enum ets_status ets_access_hinted(struct ets_registry *r, struct ets_table *hint
 struct walk {
     term key; /* the first round's: the object after it; else the stripe's first */
     int stripe;
+    bool backward; /* last/1 and prev/2: an ordered_set's in reverse (other types have one order) */
     bool whole, go_on;
     enum ets_status (*fn)(struct ets_table *t, struct ets_obj *o, void *arg);
     void *arg;
@@ -777,13 +778,16 @@ struct walk {
 
 static struct ets_obj *hash_key_last(const struct ets_table *t, term key);
 static struct ets_obj *hash_from_until(const struct ets_table *t, size_t b, size_t end);
+static bool is_tree(const struct ets_table *t);
 
 static enum ets_status walk_step(struct ets_table *t, void *arg)
 {
     struct walk *w = arg;
     struct ets_obj *o;
     if (w->whole) { /* the table whole (not striped, or its lock taken): no stripes to go by */
-        if (is_non_value(w->key))
+        if (w->backward && is_tree(t))
+            o = is_non_value(w->key) ? ets_last_locked(t) : ets_key_before_locked(t, w->key);
+        else if (is_non_value(w->key))
             o = ets_first_locked(t);
         else if (!ets_key_after_locked(t, w->key, &o))
             return ETS_BADARG;
@@ -807,10 +811,10 @@ static enum ets_status walk_step(struct ets_table *t, void *arg)
     return w->fn(t, o, w->arg);
 }
 
-enum ets_status ets_access_after(struct ets_registry *r, term tab, term caller, term key,
-                                 enum ets_status (*fn)(struct ets_table *t, struct ets_obj *o, void *arg), void *arg)
+static enum ets_status access_walk(struct ets_registry *r, term tab, term caller, term key, bool backward,
+                                   enum ets_status (*fn)(struct ets_table *t, struct ets_obj *o, void *arg), void *arg)
 {
-    struct walk w = {key, 0, false, false, fn, arg};
+    struct walk w = {key, 0, backward, false, false, fn, arg};
     /* The key's stripe by its hash, as lock_key_stripe finds it. */
     if (is_value(key))
         w.stripe = (int)(key_hash(key) >> (64 - STRIPE_BITS));
@@ -823,6 +827,18 @@ enum ets_status ets_access_after(struct ets_registry *r, term tab, term caller, 
         w.key = THE_NON_VALUE;
         w.stripe++;
     }
+}
+
+enum ets_status ets_access_after(struct ets_registry *r, term tab, term caller, term key,
+                                 enum ets_status (*fn)(struct ets_table *t, struct ets_obj *o, void *arg), void *arg)
+{
+    return access_walk(r, tab, caller, key, false, fn, arg);
+}
+
+enum ets_status ets_access_before(struct ets_registry *r, term tab, term caller, term key,
+                                  enum ets_status (*fn)(struct ets_table *t, struct ets_obj *o, void *arg), void *arg)
+{
+    return access_walk(r, tab, caller, key, true, fn, arg);
 }
 
 static enum ets_status access_hinted(struct ets_registry *r, struct ets_table *hint, const struct table_arg *a,

@@ -138,6 +138,11 @@ enum ets_status ets_access_object(struct ets_registry *r, term tab, term caller,
  * time (see ets_table.c). */
 enum ets_status ets_access_after(struct ets_registry *r, term tab, term caller, term key,
                                  enum ets_status (*fn)(struct ets_table *t, struct ets_obj *o, void *arg), void *arg);
+/* last/1 (key THE_NON_VALUE) and prev/2 likewise: an ordered_set's last
+ * object or the last before key; for the other types, whose one order OTP
+ * walks both ways, first/1 and next/2 (a striped table a stripe at a time). */
+enum ets_status ets_access_before(struct ets_registry *r, term tab, term caller, term key,
+                                  enum ets_status (*fn)(struct ets_table *t, struct ets_obj *o, void *arg), void *arg);
 /* ets_access with a hint: a table that tab may name (NULL for none), such
  * as its own lock-free lookup finds and the tests hand it stale. The hint
  * is used only if, under its lock, it is still the live table tab names. */

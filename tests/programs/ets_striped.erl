@@ -34,6 +34,10 @@ main(_) ->
               [length(next_keys(Set)), lists:sort(next_keys(Set)) =:= lists:sort([K || {K, _} <- ets:tab2list(Set)])]),
     io:format("bag next walk: ~p keys~n", [length(next_keys(Bag))]),
     io:format("next of an absent key: ~p~n", [try ets:next(Set, no_such_key) catch error:badarg -> badarg end]),
+    %% last/prev on a hash table: first/next, as OTP makes them.
+    io:format("last/prev walk: the next walk's keys in its order: ~p; bag: ~p~n",
+              [prev_keys(Set) =:= next_keys(Set), prev_keys(Bag) =:= next_keys(Bag)]),
+    io:format("prev of an absent key: ~p~n", [try ets:prev(Set, no_such_key) catch error:badarg -> badarg end]),
     io:format("taken: ~p~n", [lists:sort(ets:take(Bag, 5))]),
     io:format("bag size after take: ~p~n", [ets:info(Bag, size)]),
     ok.
@@ -61,6 +65,10 @@ next_walk(T, K) ->
 next_keys(T) -> next_keys(T, ets:first(T)).
 next_keys(_, '$end_of_table') -> [];
 next_keys(T, K) -> [K | next_keys(T, ets:next(T, K))].
+
+prev_keys(T) -> prev_keys(T, ets:last(T)).
+prev_keys(_, '$end_of_table') -> [];
+prev_keys(T, K) -> [K | prev_keys(T, ets:prev(T, K))].
 
 worker(Set, Bag, Dup, N) ->
     Keys = [{N, I} || I <- lists:seq(1, ?KEYS)],

@@ -940,7 +940,8 @@ static void test_big_tree(void)
 /* first/1 and next/2 a stripe at a time (ets_access_after) agree with a
  * walk of the whole table: each object's key once, in the same order; a
  * bag's key runs skipped whole; an absent key is badarg; an empty table
- * ends at once. */
+ * ends at once. last/1 and prev/2 (ets_access_before) are the same walk on
+ * a hash table, and an ordered_set's in reverse. */
 static enum ets_status cb_after(struct ets_table *t, struct ets_obj *o, void *arg)
 {
     *(term *)arg = o ? ets_obj_key_locked(t, o) : THE_NON_VALUE;
@@ -985,17 +986,41 @@ static void test_walk_by_stripes(void)
             size_t i = 0;
             term at = THE_NON_VALUE;
             for (;;) {
-                CU_ASSERT_EQUAL_FATAL(ets_access_after(r, tab, make_pid(1), at, cb_after, &at), ETS_OK);
+                /* Steps of both kinds, alternately. */
+                enum ets_status (*step)(struct ets_registry *, term, term, term,
+                                        enum ets_status(*)(struct ets_table *, struct ets_obj *, void *), void *) =
+                    i % 2 ? ets_access_before : ets_access_after;
+                CU_ASSERT_EQUAL_FATAL(step(r, tab, make_pid(1), at, cb_after, &at), ETS_OK);
                 CU_ASSERT_FATAL(at == keys[i]);
                 if (is_non_value(at))
                     break;
                 i++;
             }
             CU_ASSERT_EQUAL(ets_access_after(r, tab, make_pid(1), make_small(-5), cb_after, &at), ETS_BADARG);
+            CU_ASSERT_EQUAL(ets_access_before(r, tab, make_pid(1), make_small(-5), cb_after, &at), ETS_BADARG);
             heap_recycle(&h);
         }
         CU_ASSERT_EQUAL(ets_delete_table(r, tab, make_pid(1), NULL), ETS_OK);
     }
+    struct ets_options o = SET;
+    o.type = ETS_ORDERED_SET;
+    uint64_t id;
+    CU_ASSERT_EQUAL_FATAL(ets_create(r, A(set), make_pid(1), &o, &id), ETS_OK);
+    term ref[1 + REF_WORDS];
+    term tab = ets_ref_term(NULL, ref, id);
+    for (int64_t n = 0; n < 100; n++)
+        put(r, tab, pair(&h, (n * 37) % 100, n));
+    term at = THE_NON_VALUE;
+    for (int64_t n = 99;; n--) {
+        CU_ASSERT_EQUAL_FATAL(ets_access_before(r, tab, make_pid(1), at, cb_after, &at), ETS_OK);
+        CU_ASSERT_FATAL(at == (n >= 0 ? make_small(n) : THE_NON_VALUE));
+        if (n < 0)
+            break;
+    }
+    /* An ordered_set's prev of a key it does not hold: the one before. */
+    CU_ASSERT_EQUAL(ets_access_before(r, tab, make_pid(1), make_small(1000), cb_after, &at), ETS_OK);
+    CU_ASSERT_EQUAL(at, make_small(99));
+    CU_ASSERT_EQUAL(ets_delete_table(r, tab, make_pid(1), NULL), ETS_OK);
     ets_registry_free(r);
     heap_destroy(&h);
 }
@@ -1011,7 +1036,7 @@ static CU_TestInfo tests[] = {
     {"walks resumed in chunks while the table changes", test_resumed_walks},
     {"slots hold every object once", test_slots},
     {"a large ordered_set against a bitmap; emptied in portions", test_big_tree},
-    {"first/next a stripe at a time: the whole walk's keys, in order", test_walk_by_stripes},
+    {"first/next and last/prev a stripe at a time: the whole walk's keys, in order", test_walk_by_stripes},
     {"deleted tables are reused, their ids and names stay dead", test_deleted_tables_are_reused},
     CU_TEST_INFO_NULL,
 };
