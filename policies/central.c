@@ -27,8 +27,9 @@
  * callbacks only between its slices, and only an enqueue can wake a
  * sleeping worker (its return value, one worker). So dispatching happens
  * at two moments. (1) In worker 0's pick_next, to idle workers that are
- * awake (between slices, or spinning): each of them calls pick_next
- * again before it may sleep, under the same lock, so it finds its slot.
+ * awake (between slices, or spinning), each kicked (sched_kick_worker) so
+ * that a spinning one looks at once: each of them calls pick_next again
+ * before it may sleep, under the same lock, so it finds its slot.
  * (2) In enqueue, on the dispatcher's behalf, when work arrives: to the
  * awake idle workers and to at most one sleeping idle worker, which
  * enqueue returns to be woken (scx_central's kick). A sleeping worker's
@@ -67,8 +68,12 @@ static bool idle(struct sched *s, worker_id w) { return !worker_state(s, w)->bus
 
 /* The dispatcher's pass: the head of the global queue to each idle worker
  * 1..n-1 that is awake, and to one sleeping idle worker when may_wake;
- * returns that one (the caller wakes it), or NOT_A_WORKER. */
-static worker_id dispatch(struct sched *s, bool may_wake)
+ * returns that one (the caller wakes it), or NOT_A_WORKER. An awake one is
+ * kicked: one spinning for work (--busy-wait) began before its slot was
+ * filled, and would otherwise find it only once its spin ran out (central
+ * on threadring at 2 workers spinning 10,000 looks: 309 us a hop instead
+ * of 7). */
+static worker_id dispatch(struct sched *s, worker_id self, bool may_wake)
 {
     struct proc_queue *global = global_queue(s);
     worker_id woken = NOT_A_WORKER;
@@ -86,6 +91,8 @@ static worker_id dispatch(struct sched *s, bool may_wake)
         worker_state(s, w)->slot = p;
         ce(p)->slot_of = w;
         sched_proc_set_last_worker(p, w);
+        if (w != woken)
+            sched_kick_worker(s, self, w);
     }
     return woken;
 }
@@ -93,14 +100,13 @@ static worker_id dispatch(struct sched *s, bool may_wake)
 static worker_id central_enqueue(struct sched *s, worker_id self, struct process *waker, struct process *p,
                                  enum enqueue_reason why)
 {
-    (void)self;
     (void)waker;
     if (why == ENQUEUE_UNBLOCKED)
         proc_queue_push_front(global_queue(s), p);
     else
         proc_queue_push_back(global_queue(s), p);
     ce(p)->slot_of = NOT_A_WORKER;
-    worker_id woken = dispatch(s, true);
+    worker_id woken = dispatch(s, self, true);
     if (woken != NOT_A_WORKER)
         return woken;
     /* What is left is worker 0's to run (or to dispatch). */
@@ -111,7 +117,7 @@ static struct process *central_pick_next(struct sched *s, worker_id w)
 {
     struct process *p;
     if (w == 0) {
-        dispatch(s, false);
+        dispatch(s, w, false);
         p = proc_queue_pop_front(global_queue(s));
     } else {
         p = worker_state(s, w)->slot;

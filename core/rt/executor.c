@@ -381,6 +381,17 @@ static void wake_worker_locked(struct sched *s, worker_id waker, worker_id targe
         s->metrics[waker].wakeups_sent++;
 }
 
+void sched_kick_worker(struct sched *s, worker_id self, worker_id w)
+{
+    atomic_fetch_add_explicit(&s->work_generation, 1, memory_order_release); /* spinning workers look */
+    wake_worker_locked(s, self, w);
+}
+
+uint64_t sched_test_work_generation(struct sched *s)
+{
+    return atomic_load_explicit(&s->work_generation, memory_order_acquire);
+}
+
 void sched_stop_locked(struct sched *s, int status)
 {
     if (s->stopping)

@@ -307,5 +307,8 @@ size_t sched_queue_length(struct sched *s, worker_id w);
 /* For tests that drive a policy by hand on an executor that is not running:
  * marks worker w asleep or awake, as its loop would. */
 void sched_test_set_sleeping(struct sched *s, worker_id w, bool sleeping);
+/* For the same tests: the count every enqueue and kick bumps, which a
+ * worker spinning for work watches (--busy-wait). */
+uint64_t sched_test_work_generation(struct sched *s);
 
 #endif

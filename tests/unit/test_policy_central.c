@@ -105,6 +105,29 @@ static void test_central_dispatches_to_idle_slots(void)
     sched_destroy(s);
 }
 
+/* A worker given work by the dispatcher's pick while it is awake (it may
+ * be spinning for work) is kicked: the work generation it watches moves.
+ * Without the kick a spinning worker found its slot only when its spin ran
+ * out. */
+static void test_central_kicks_an_awake_idle_worker(void)
+{
+    struct sched *s = harness_sched("central", 2);
+    const struct policy_ops *ops = sched_policy(s);
+    harness_spawn_on(s, 0);
+    struct process *a = pick(s, 1);
+    ops->running(s, 1, a);
+    term next = harness_spawn_on(s, 1);    /* worker 1 busy: the global queue */
+    ops->stopping(s, 1, a, 10, STOP_WAIT); /* idle now, and awake */
+    uint64_t before = sched_test_work_generation(s);
+    CU_ASSERT_PTR_NULL(harness_pick(s, 0)); /* the head goes to worker 1's slot */
+    CU_ASSERT(sched_test_work_generation(s) != before);
+    struct process *b = pick(s, 1);
+    CU_ASSERT_EQUAL(b->pid, next);
+    ops->enqueue(s, 1, NULL, a, ENQUEUE_YIELD);
+    ops->enqueue(s, 1, NULL, b, ENQUEUE_YIELD);
+    sched_destroy(s);
+}
+
 static void test_central_wakes_one_sleeper_per_enqueue(void)
 {
     struct sched *s = harness_sched("central", 3);
@@ -152,6 +175,7 @@ static void test_central_wakes_one_sleeper_per_enqueue(void)
 
 static CU_TestInfo tests[] = {
     {"one worker is a FIFO with short slices", test_central_one_worker_is_a_fifo_with_short_slices},
+    {"an awake idle worker given work is kicked", test_central_kicks_an_awake_idle_worker},
     {"dispatches to idle slots", test_central_dispatches_to_idle_slots},
     {"wakes one sleeper per enqueue", test_central_wakes_one_sleeper_per_enqueue},
     CU_TEST_INFO_NULL,
