@@ -501,8 +501,7 @@ static void enqueue_by_locked(struct sched *s, worker_id self, struct process *w
     runnable_unlink(s, p); /* never there, unless a policy test queued it by hand */
     runnable_link(s, p);
     worker_id target = s->policy->enqueue(s, self, waker, p, why);
-    atomic_fetch_add_explicit(&s->work_generation, 1, memory_order_release); /* spinning workers look */
-    wake_worker_locked(s, self, target);
+    sched_kick_worker(s, self, target); /* spinners look; the worker it names wakes if asleep */
 }
 
 void sched_enqueue_locked(struct sched *s, worker_id self, struct process *p, enum enqueue_reason why)
@@ -1093,8 +1092,7 @@ void sched_collected(struct sched *s, struct process *p, unsigned collector, uin
     }
     p->next_released = w->collected;
     w->collected = p;
-    atomic_fetch_add_explicit(&s->work_generation, 1, memory_order_release); /* a spinning worker looks */
-    wake_worker_locked(s, NOT_A_WORKER, w->id);
+    sched_kick_worker(s, NOT_A_WORKER, w->id); /* its worker, spinning or asleep, looks */
     rt_unlock(&s->rq_lock);
 }
 
