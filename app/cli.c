@@ -365,7 +365,8 @@ int CLAUSE_main_v1(int argc, char **argv)
                                   options.busy_wait,
                                   options.watchdog_ms,
                                   schedule,
-                                  options.gc_threads < 0 ? workers : (unsigned)options.gc_threads};
+                                  options.gc_threads < 0 ? workers : (unsigned)options.gc_threads,
+                                  0};
     const char *why = NULL;
     struct sched *s = sched_create(&config, &why);
     if (!s) {

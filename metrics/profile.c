@@ -240,7 +240,7 @@ void profile_write_text(const struct profile *p, struct strbuf *out)
                   p->timers_cancelled, p->timers_fired, p->receive_timeouts_fired);
     strbuf_printf(out,
                   "messages: %" PRIu64 " sends (%" PRIu64 " to a waiting or queued receiver, %" PRIu64
-                  " to arrivals, %" PRIu64 " to self, %" PRIu64 " dropped, %" PRIu64 " blocked), %" PRIu64
+                  " pushed onto arrivals, %" PRIu64 " to self, %" PRIu64 " dropped, %" PRIu64 " blocked), %" PRIu64
                   " receives, %" PRIu64 " words copied; %" PRIu64 " builtins blocked\n",
                   t->sends_direct + t->sends_arrivals + t->sends_self + t->sends_dropped, t->sends_direct,
                   t->sends_arrivals, t->sends_self, t->sends_dropped, t->sends_blocked, t->receives, t->words_copied,

@@ -224,7 +224,7 @@ static bool check_item(struct process *self, term item)
 static term answer_locked(struct process *self, struct process *q, term what)
 {
     /* Arrivals join the mailbox first, so the counts include them. */
-    if (!message_take_all_arrivals(q)) {
+    if (!message_take_all_arrivals(q, self->last_worker)) {
         sched_runtime_failure_locked(self->sched, q->pid, "its heap refused a message");
         return bif_raise(self, FAULT_SYSTEM, A(system_limit));
     }

@@ -184,7 +184,7 @@ static term demonitor(struct process *self, term ref, bool flush, bool info)
     bool active = signals_demonitor(self, ref) || ports_demonitor(self, ref);
     if (flush && !active) {
         /* Its message may be among the arrivals still. */
-        if (!message_take_all_arrivals(self)) {
+        if (!message_take_all_arrivals(self, self->last_worker)) {
             sched_runtime_failure(self, "its heap refused a message");
             return bif_raise(self, FAULT_SYSTEM, A(system_limit));
         }

@@ -286,6 +286,8 @@ struct sched *sched_create(const struct sched_config *config, const char **error
     s->binding = config->binding;
     s->max_heap_words = config->max_heap_words;
     s->send_mode = config->send_mode;
+    s->defer_wakes = config->send_mode == SEND_MODE_ARRIVALS &&
+                     (config->defer_wakes > 0 || (config->defer_wakes == 0 && config->workers > 1));
     s->timer_mode = config->timer_mode;
     if (s->schedule) {
         /* The controller fires the timers between steps and keeps idle
@@ -392,6 +394,10 @@ uint64_t sched_test_work_generation(struct sched *s)
     return atomic_load_explicit(&s->work_generation, memory_order_acquire);
 }
 
+void sched_test_lock(struct sched *s) { rt_lock(&s->exec_lock); }
+
+void sched_test_unlock(struct sched *s) { rt_unlock(&s->exec_lock); }
+
 void sched_stop_locked(struct sched *s, int status)
 {
     if (s->stopping)
@@ -415,6 +421,47 @@ void sched_wake_waiting_locked(struct sched *s, worker_id waker, struct process 
     rt_lock(&s->rq_lock);
     sched_enqueue_locked(s, waker, p, why);
     rt_unlock(&s->rq_lock);
+}
+
+/* p's send pushed onto its arrivals: woken if it is still parked with a
+ * message among them (executor mutex held). Anyone who takes a parked
+ * process's arrivals under the mutex wakes it, so a message left there
+ * always has a wake on its way. */
+static void wake_if_parked_locked(struct sched *s, worker_id waker, struct process *p)
+{
+    if (proc_state(p) == PROC_WAITING && message_arrivals_pending(p))
+        sched_wake_waiting_locked(s, waker, p, ENQUEUE_WAKE_BY_PROCESS);
+}
+
+/* The wakes w's slice left for its end (executor mutex held). */
+static void wake_deferred_locked(struct sched *s, struct worker *w)
+{
+    for (unsigned i = 0; i < w->deferred_count; i++)
+        wake_if_parked_locked(s, w->id, w->deferred_wakes[i]);
+    w->deferred_count = 0;
+}
+
+void sched_defer_wake(struct process *self, struct process *p)
+{
+    struct sched *s = self->sched;
+    struct worker *w =
+        self->last_worker >= 0 && (unsigned)self->last_worker < s->worker_count ? &s->workers[self->last_worker] : NULL;
+    if (w && w->running != self)
+        w = NULL; /* not a slice on a worker: no slice end to wait for */
+    if (w) {
+        for (unsigned i = 0; i < w->deferred_count; i++)
+            if (w->deferred_wakes[i] == p)
+                return;
+        if (w->deferred_count < SCHED_DEFERRED_WAKES) {
+            w->deferred_wakes[w->deferred_count++] = p;
+            return;
+        }
+    }
+    rt_lock(&s->exec_lock);
+    if (w)
+        wake_deferred_locked(s, w);
+    wake_if_parked_locked(s, self->last_worker, p);
+    rt_unlock(&s->exec_lock);
 }
 
 /* ---- the executor's list of runnable processes (run-queue lock) ---- */
@@ -841,7 +888,8 @@ static void fire_timeout_locked(struct timer_node *node, void *ctx)
     struct process *p = (struct process *)(void *)((char *)node - offsetof(struct process, timer));
     if (proc_state(p) != PROC_WAITING)
         return;
-    p->timed_out = true;
+    /* A message among its arrivals came first: its wake is on its way. */
+    p->timed_out = !message_arrivals_pending(p);
     s->timers_fired++;
     rt_lock(&s->rq_lock);
     sched_enqueue_locked(s, NOT_A_WORKER, p, ENQUEUE_WAKE_BY_RUNTIME);
@@ -1327,6 +1375,7 @@ static void worker_loop(struct worker *w)
     struct sched *s = w->sched;
     size_t warm = WORKERS_WARM_BYTES / s->worker_count;
     void *warm_kept = heap_arena_warm(warm < WORKER_WARM_BYTES ? warm : WORKER_WARM_BYTES);
+    message_keep_spares();
     /* Under --schedule the worker takes turns (schedule.h). A loop
      * specialised for each case made gcc stop inlining settle_locked and
      * next_process_locked, which cost more than these two tests a slice. */
@@ -1351,6 +1400,8 @@ static void worker_loop(struct worker *w)
             sysmon_long_schedule_locked(s, w->id, long_slice.pid, long_slice.ms, &long_slice.in, &long_slice.out);
             long_slice.ms = 0;
         }
+        if (w->deferred_count)
+            wake_deferred_locked(s, w); /* the wakes current's sends left for now */
         if (s->timer_mode == TIMER_WORKERS && timer_wheel_armed_count(&s->wheel))
             fire_due_timeouts_locked(s); /* before each slice */
         if (current && why == BODY_COLLECT) {
@@ -1549,6 +1600,7 @@ static void worker_loop(struct worker *w)
     ck_epoch_end(&w->epoch_record, NULL);
     free_released(w);
     heap_arena_warm_end(warm_kept);
+    message_drop_spares();
     m->busy_ns = sched_clock_ns() - loop_started - m->idle_ns;
     if (lat)
         sched_profile_worker_end(s, w->id);

@@ -111,6 +111,11 @@ struct sched_config {
      * --schedule, which keeps collections on the workers for its
      * determinism, and in host invocations, whose workers never start). */
     unsigned gc_threads;
+    /* In arrivals mode, whether a send to a parked receiver pushes onto its
+     * arrivals too and wakes it as the sender's slice ends (message.c:
+     * send_deferring_wake): 0 when there is more than one worker, 1 always,
+     * -1 never (tests). */
+    int defer_wakes;
 };
 /* The largest --gc-threads. */
 #define SCHED_MAX_GC_THREADS 1024u
@@ -310,5 +315,9 @@ void sched_test_set_sleeping(struct sched *s, worker_id w, bool sleeping);
 /* For the same tests: the count every enqueue and kick bumps, which a
  * worker spinning for work watches (--busy-wait). */
 uint64_t sched_test_work_generation(struct sched *s);
+/* For tests that call a function whose contract is "executor mutex held"
+ * from a process's slice: take and leave that mutex. */
+void sched_test_lock(struct sched *s);
+void sched_test_unlock(struct sched *s);
 
 #endif

@@ -23,6 +23,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The parked receivers a slice's sends may leave to wake at its end. */
+#define SCHED_DEFERRED_WAKES 8
+
 struct worker {
     struct sched *sched;
     worker_id id;
@@ -58,6 +61,11 @@ struct worker {
      * next slice boundary. Newest first, linked by next_released; run-queue
      * lock. */
     struct process *collected;
+    /* Receivers that a send from the slice running here found parked, to
+     * wake as the slice ends (sched_defer_wake): their messages wait among
+     * their arrivals meanwhile. This worker only. */
+    struct process *deferred_wakes[SCHED_DEFERRED_WAKES];
+    unsigned deferred_count;
 } __attribute__((aligned(64)));
 
 /* Collector threads (--gc-threads; collector.c): the slices of processes
@@ -171,6 +179,10 @@ struct sched {
     uint64_t timer_wakes; /* clock readings of the timer thread */
     uint64_t timers_fired;
     enum send_mode send_mode;
+    /* Sends push onto every receiver's arrivals and leave the wakes of
+     * parked ones for the slice's end (message.c: send_deferring_wake):
+     * arrivals mode with more than one worker, or as the config says. */
+    bool defer_wakes;
     enum timer_mode timer_mode;
 
     /* Timers of erlang:send_after/start_timer (bif_timers.c), by reference
@@ -335,6 +347,12 @@ void sched_fire_timeouts_locked(struct sched *s, uint64_t now_ns);
 /* Wakes p, which waits: cancels its receive timeout and queues it.
  * Executor mutex held, run-queue lock not. */
 void sched_wake_waiting_locked(struct sched *s, worker_id waker, struct process *p, enum enqueue_reason why);
+
+/* A send of self, running, pushed a message onto the arrivals of p and then
+ * found p parked: p is woken when self's slice ends, in the critical section
+ * that settles self, instead of in one of its own (at once when the list of
+ * such wakes is full, or when self does not run on a worker). */
+void sched_defer_wake(struct process *self, struct process *p);
 
 /* Takes p, runnable, out of its policy's queue and the executor's runnable
  * list (an exit signal, a suspend). Both locks held. */

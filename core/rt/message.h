@@ -67,12 +67,20 @@ bool proc_receive_timeout_value(term t, int64_t *ms);
 
 /* Takes every arrival of p into its heap and inbox (for process_info and
  * demonitor's flush): the caller is p's worker while p runs, or holds the
- * executor mutex while it does not. False when p's heap refused one (the
- * rest are dropped). */
-bool message_take_all_arrivals(struct process *p);
+ * executor mutex while it does not. A parked p that had arrivals is woken
+ * (by the process running on `waker`), since the wake its sender left for
+ * its slice's end finds none (sched_defer_wake). False when p's heap
+ * refused one (the rest are dropped). */
+bool message_take_all_arrivals(struct process *p, worker_id waker);
 
 /* Whether messages wait among p's arrivals. */
 bool message_arrivals_pending(const struct process *p);
+
+/* The calling thread (a worker) keeps the buffers of small arrivals it frees
+ * for the next it makes, until message_drop_spares, which it calls before
+ * it ends. */
+void message_keep_spares(void);
+void message_drop_spares(void);
 
 /* Frees a process's pending arrivals and makes every later push fail (the
  * process ended; executor mutex held). */

@@ -862,6 +862,157 @@ static void test_timeout_values(void)
     CU_ASSERT_FALSE(proc_receive_timeout_value(NIL, &ms));
 }
 
+/* ---- a send's wake of a parked receiver, left for the slice's end ---- */
+
+/* The main process spawns a receiver, lets it park, sends it a message and
+ * looks at it within the same slice; then it waits for the receiver's
+ * reply. With the wake deferred the receiver is still parked, its message
+ * among its arrivals; otherwise the send queued it. */
+struct deferred_wake {
+    int step;
+    struct process *receiver; /* set by the receiver's first step */
+    term main;
+    bool parked_after_send, arrivals_after_send;
+    bool received, replied;
+    int64_t timeout_ms; /* the receiver's wait: -1 infinity */
+    bool timed_out;
+    int spin_ms; /* how long the sender's slice goes on after its send */
+};
+
+static enum body_stop deferred_receiver_step(struct process *p, void *state)
+{
+    struct deferred_wake *d = state;
+    if (!d->receiver) {
+        d->receiver = p;
+        sched_set_wait_timeout(p, d->timeout_ms);
+        return BODY_WAIT;
+    }
+    d->timed_out = sched_take_timed_out(p);
+    term m = proc_receive_peek(p);
+    if (is_value(m)) {
+        proc_receive_take(p);
+        d->received = m == A(ok);
+        sched_send(p, d->main, A(true));
+    }
+    return BODY_EXIT;
+}
+
+static void spin_for_ms(int ms)
+{
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    while ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 < ms);
+}
+
+static enum body_stop deferred_main_step(struct process *p, void *state)
+{
+    struct deferred_wake *d = state;
+    switch (d->step++) {
+    case 0:
+        d->main = p->pid;
+        sched_spawn_native(proc_sched(p), p, deferred_receiver_step, d, NULL);
+        return BODY_YIELD; /* the receiver runs and parks */
+    case 1:
+        CU_ASSERT_FATAL(d->receiver != NULL);
+        CU_ASSERT_EQUAL(sched_send(p, d->receiver->pid, A(ok)), SEND_OK);
+        d->parked_after_send = proc_state(d->receiver) == PROC_WAITING;
+        d->arrivals_after_send = message_arrivals_pending(d->receiver);
+        spin_for_ms(d->spin_ms);          /* the slice goes on: a timeout may fire meanwhile */
+        sched_set_wait_timeout(p, 10000); /* a lost wake ends the test instead of hanging it */
+        return BODY_WAIT;
+    default: {
+        if (sched_take_timed_out(p))
+            return BODY_EXIT;
+        term m = proc_receive_peek(p);
+        if (is_non_value(m)) {
+            sched_set_wait_timeout(p, 10000);
+            return BODY_WAIT;
+        }
+        proc_receive_take(p);
+        d->replied = m == A(true);
+        return BODY_EXIT;
+    }
+    }
+}
+
+static struct deferred_wake run_deferred_wake(int defer_wakes, int64_t timeout_ms, int spin_ms)
+{
+    struct sched_config config = test_sched_config(policy_find("erts"), 1);
+    config.defer_wakes = defer_wakes;
+    struct sched *s = test_sched_create(&config);
+    struct deferred_wake d = {.timeout_ms = timeout_ms, .spin_ms = spin_ms};
+    term pid = sched_spawn_native(s, NULL, deferred_main_step, &d, NULL);
+    CU_ASSERT_EQUAL(sched_run(s, pid), 0);
+    sched_destroy(s);
+    return d;
+}
+
+static void test_a_parked_receiver_is_woken_as_the_senders_slice_ends(void)
+{
+    struct deferred_wake d = run_deferred_wake(1, -1, 0);
+    CU_ASSERT_TRUE(d.parked_after_send);
+    CU_ASSERT_TRUE(d.arrivals_after_send);
+    CU_ASSERT_TRUE(d.received);
+    CU_ASSERT_TRUE(d.replied);
+    CU_ASSERT_FALSE(d.timed_out);
+    /* Without deferral the send delivers into the heap and queues it. */
+    d = run_deferred_wake(-1, -1, 0);
+    CU_ASSERT_FALSE(d.parked_after_send);
+    CU_ASSERT_FALSE(d.arrivals_after_send);
+    CU_ASSERT_TRUE(d.received && d.replied);
+}
+
+/* The receiver's 1 ms timeout fires while the sender's slice, whose send
+ * found it parked, still runs: the message came first, so the receive
+ * takes it and does not time out. */
+static void test_a_timeout_after_a_deferred_wake_yields_to_the_message(void)
+{
+    struct deferred_wake d = run_deferred_wake(1, 1, 30);
+    CU_ASSERT_TRUE(d.parked_after_send);
+    CU_ASSERT_FALSE(d.timed_out);
+    CU_ASSERT_TRUE(d.received);
+    CU_ASSERT_TRUE(d.replied);
+}
+
+/* Taking a parked process's arrivals under the mutex (process_info does)
+ * wakes it: the wake its sender left for the slice's end finds no arrivals
+ * and does nothing. */
+static enum body_stop take_arrivals_main_step(struct process *p, void *state)
+{
+    struct deferred_wake *d = state;
+    if (d->step == 1) {
+        d->step++;
+        CU_ASSERT_FATAL(d->receiver != NULL);
+        CU_ASSERT_EQUAL(sched_send(p, d->receiver->pid, A(ok)), SEND_OK);
+        d->arrivals_after_send = message_arrivals_pending(d->receiver);
+        struct sched *s = proc_sched(p);
+        sched_test_lock(s);
+        CU_ASSERT_TRUE(message_take_all_arrivals(d->receiver, p->last_worker));
+        d->parked_after_send = proc_state(d->receiver) == PROC_WAITING;
+        sched_test_unlock(s);
+        sched_set_wait_timeout(p, 10000);
+        return BODY_WAIT;
+    }
+    return deferred_main_step(p, state);
+}
+
+static void test_taking_a_parked_receivers_arrivals_wakes_it(void)
+{
+    struct sched_config config = test_sched_config(policy_find("erts"), 1);
+    config.defer_wakes = 1;
+    struct sched *s = test_sched_create(&config);
+    struct deferred_wake d = {.timeout_ms = -1};
+    term pid = sched_spawn_native(s, NULL, take_arrivals_main_step, &d, NULL);
+    CU_ASSERT_EQUAL(sched_run(s, pid), 0);
+    sched_destroy(s);
+    CU_ASSERT_TRUE(d.arrivals_after_send);
+    CU_ASSERT_FALSE(d.parked_after_send); /* queued by the take */
+    CU_ASSERT_TRUE(d.received);
+    CU_ASSERT_TRUE(d.replied);
+}
+
 static CU_TestInfo tests[] = {
     {"each sender's messages arrive in order", test_each_senders_messages_arrive_in_order},
     {"eight senders flood one receiver", test_eight_senders_flood_one_receiver},
@@ -880,6 +1031,11 @@ static CU_TestInfo tests[] = {
     {"large messages adopted whole and in order", test_large_messages_adopted_whole_and_in_order},
     {"program end with messages pending", test_program_end_with_messages_pending},
     {"heap cap refusing a message exits 70", test_heap_cap_refusing_a_message_exits_70},
+    {"a parked receiver is woken as the sender's slice ends",
+     test_a_parked_receiver_is_woken_as_the_senders_slice_ends},
+    {"a timeout after a deferred wake yields to the message",
+     test_a_timeout_after_a_deferred_wake_yields_to_the_message},
+    {"taking a parked receiver's arrivals wakes it", test_taking_a_parked_receivers_arrivals_wakes_it},
     CU_TEST_INFO_NULL,
 };
 TEST_SUITE_CONCURRENT(message, tests)
