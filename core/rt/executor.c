@@ -1375,7 +1375,7 @@ static void worker_loop(struct worker *w)
     struct sched *s = w->sched;
     size_t warm = WORKERS_WARM_BYTES / s->worker_count;
     void *warm_kept = heap_arena_warm(warm < WORKER_WARM_BYTES ? warm : WORKER_WARM_BYTES);
-    message_keep_spares();
+    message_pool_enter(&w->arrival_pool);
     /* Under --schedule the worker takes turns (schedule.h). A loop
      * specialised for each case made gcc stop inlining settle_locked and
      * next_process_locked, which cost more than these two tests a slice. */
@@ -1600,7 +1600,7 @@ static void worker_loop(struct worker *w)
     ck_epoch_end(&w->epoch_record, NULL);
     free_released(w);
     heap_arena_warm_end(warm_kept);
-    message_drop_spares();
+    message_pool_leave();
     m->busy_ns = sched_clock_ns() - loop_started - m->idle_ns;
     if (lat)
         sched_profile_worker_end(s, w->id);
@@ -1720,6 +1720,8 @@ void sched_destroy(struct sched *s)
     }
     rt_lock_destroy(&s->exec_lock);
     rt_lock_destroy(&s->rq_lock);
+    for (unsigned i = 0; i < s->worker_count; i++)
+        message_pool_destroy(&s->workers[i].arrival_pool); /* after every process's arrivals */
     free(s->workers);
     sched_profile_free(s);
     sched_trace_free(s);

@@ -12,6 +12,7 @@
 #include "rt/context_pool.h"
 #include "rt/executor.h"
 #include "rt/lock.h"
+#include "rt/message.h"
 #include "rt/node.h"
 #include "rt/persistent.h"
 #include "rt/proc_table.h"
@@ -66,6 +67,7 @@ struct worker {
      * their arrivals meanwhile. This worker only. */
     struct process *deferred_wakes[SCHED_DEFERRED_WAKES];
     unsigned deferred_count;
+    struct arrival_pool arrival_pool; /* the buffers of its sends' small arrivals (message.h) */
 } __attribute__((aligned(64)));
 
 /* Collector threads (--gc-threads; collector.c): the slices of processes

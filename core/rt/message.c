@@ -61,9 +61,10 @@ struct arrival {
     struct heap_fragment frag; /* the copy's words follow the struct */
     struct arrival *next;
     term payload;
-    term *mso;             /* ProcBins inside the copy */
-    size_t off_heap_bytes; /* the bytes they refer to */
-    uint64_t sent_at;      /* when it was sent (profile_stamp, --profile), else 0 */
+    term *mso;                 /* ProcBins inside the copy */
+    size_t off_heap_bytes;     /* the bytes they refer to */
+    uint64_t sent_at;          /* when it was sent (profile_stamp, --profile), else 0 */
+    struct arrival_pool *home; /* the pool whose spare it is (above), or NULL: malloc's */
 };
 
 /* The head of a closed stack: never a real arrival. */
@@ -99,50 +100,116 @@ bool message_arrivals_pending(const struct process *p)
     return p->arrivals_taken || (head != NULL && head != ARRIVALS_CLOSED);
 }
 
-/* A worker thread keeps the buffers of small arrivals it freed for the
- * ones it makes next, ARRIVAL_SPARES at most: with more than one worker
- * every send makes one, and malloc and free were a third of what the buffer
- * added to a hand-off (callgrind, threadring). A buffer of
- * ARRIVAL_SPARE_WORDS words holds any message up to that size. Other
- * threads, and the sanitizer builds (which must see each buffer's life),
+/* The buffers of small arrivals (ARRIVAL_SPARE_WORDS words, which hold
+ * any message up to that size) are kept by the worker whose thread made
+ * them (struct arrival_pool, message.h): freed on that thread, a buffer
+ * joins its spares; freed on another (its receiver ran there), it is
+ * pushed back onto its home's `returned` stack, which the home takes whole
+ * when its spares run out, as OTP returns a block to the scheduler whose
+ * allocator made it. With more than one worker every send makes a buffer,
+ * and glibc's malloc and free across threads (arena locks, chunks moving
+ * from one thread's cache to another's) made a producer on one worker and
+ * its consumers on the other up to a quarter slower than the copy under
+ * the mutex (fjthrput). Bounded: a home keeps ARRIVAL_SPARES spares and
+ * about as many returned; past that a buffer goes back to malloc. Threads
+ * that are no worker, and ASan builds (which must see each buffer's life),
  * keep none. */
 #define ARRIVAL_SPARE_WORDS 8
-#define ARRIVAL_SPARES 64
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define ARRIVAL_SPARES 256
+#if defined(__SANITIZE_ADDRESS__)
 #define ARRIVAL_KEEPS_SPARES 0
 #else
 #define ARRIVAL_KEEPS_SPARES 1
 #endif
-static _Thread_local struct {
-    bool on;
-    unsigned count;
-    struct arrival *first; /* chained through next */
-} arrival_spares;
+static _Thread_local struct arrival_pool *thread_pool; /* the calling worker's, or NULL */
 
-void message_keep_spares(void) { arrival_spares.on = ARRIVAL_KEEPS_SPARES; }
+void message_pool_enter(struct arrival_pool *pool) { thread_pool = ARRIVAL_KEEPS_SPARES ? pool : NULL; }
 
-void message_drop_spares(void)
+void message_pool_leave(void)
 {
-    while (arrival_spares.first) {
-        struct arrival *a = arrival_spares.first;
-        arrival_spares.first = a->next;
+    struct arrival_pool *pool = thread_pool;
+    thread_pool = NULL;
+    while (pool && pool->spares) {
+        struct arrival *a = pool->spares;
+        pool->spares = a->next;
         free(a);
     }
-    arrival_spares.count = 0;
-    arrival_spares.on = false;
+    if (pool)
+        pool->spare_count = 0;
+}
+
+void message_pool_destroy(struct arrival_pool *pool)
+{
+    struct arrival *a = atomic_exchange_explicit(&pool->returned, NULL, memory_order_acquire);
+    while (a) {
+        struct arrival *next = a->next;
+        free(a);
+        a = next;
+    }
+    atomic_store_explicit(&pool->returned_count, 0, memory_order_relaxed);
+}
+
+/* A spare of the calling worker's pool, or NULL: its own first, else those
+ * freed elsewhere since it last looked (beyond ARRIVAL_SPARES, freed). */
+static struct arrival *spare_take(struct arrival_pool *pool)
+{
+    if (!pool->spares) {
+        struct arrival *a = atomic_exchange_explicit(&pool->returned, NULL, memory_order_acquire);
+        int taken = 0;
+        while (a) {
+            struct arrival *next = a->next;
+            if (pool->spare_count < ARRIVAL_SPARES) {
+                a->next = pool->spares;
+                pool->spares = a;
+                pool->spare_count++;
+            } else {
+                free(a);
+            }
+            taken++;
+            a = next;
+        }
+        atomic_fetch_sub_explicit(&pool->returned_count, taken, memory_order_relaxed);
+    }
+    struct arrival *a = pool->spares;
+    if (a) {
+        pool->spares = a->next;
+        pool->spare_count--;
+    }
+    return a;
+}
+
+/* Gives a pooled buffer back to its home (see above). */
+static void spare_give(struct arrival *a)
+{
+    struct arrival_pool *home = a->home;
+    if (home == thread_pool) {
+        if (home->spare_count < ARRIVAL_SPARES) {
+            a->next = home->spares;
+            home->spares = a;
+            home->spare_count++;
+            return;
+        }
+    } else if (atomic_load_explicit(&home->returned_count, memory_order_relaxed) < ARRIVAL_SPARES) {
+        atomic_fetch_add_explicit(&home->returned_count, 1, memory_order_relaxed);
+        struct arrival *head = atomic_load_explicit(&home->returned, memory_order_relaxed);
+        do
+            a->next = head;
+        while (!atomic_compare_exchange_weak_explicit(&home->returned, &head, a, memory_order_release,
+                                                      memory_order_relaxed));
+        return;
+    }
+    free(a);
 }
 
 /* A copy of msg (size words, from copy_size); NULL when the host refuses. */
 static struct arrival *arrival_new(term msg, size_t size, uint64_t sent_at)
 {
-    size_t words = size < ARRIVAL_SPARE_WORDS ? ARRIVAL_SPARE_WORDS : size;
-    struct arrival *a = arrival_spares.first;
-    if (a && size <= ARRIVAL_SPARE_WORDS) {
-        arrival_spares.first = a->next;
-        arrival_spares.count--;
-    } else if (!(a = malloc(sizeof *a + words * sizeof(term)))) {
+    struct arrival_pool *pool = size <= ARRIVAL_SPARE_WORDS ? thread_pool : NULL;
+    size_t words = pool ? ARRIVAL_SPARE_WORDS : size;
+    struct arrival *a = pool ? spare_take(pool) : NULL;
+    if (!a && !(a = malloc(sizeof *a + words * sizeof(term))))
         return NULL;
-    }
+    a->home = pool;
     term *hp = (term *)(a + 1);
     a->frag.next = NULL;
     a->frag.size = words;
@@ -159,13 +226,10 @@ static struct arrival *arrival_new(term msg, size_t size, uint64_t sent_at)
 static void arrival_free(struct arrival *a)
 {
     bin_release_mso(a->mso);
-    if (arrival_spares.on && a->frag.size == ARRIVAL_SPARE_WORDS && arrival_spares.count < ARRIVAL_SPARES) {
-        a->next = arrival_spares.first;
-        arrival_spares.first = a;
-        arrival_spares.count++;
-        return;
-    }
-    free(a);
+    if (a->home)
+        spare_give(a);
+    else
+        free(a);
 }
 
 static void free_arrivals(struct arrival *a)

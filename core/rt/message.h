@@ -76,11 +76,21 @@ bool message_take_all_arrivals(struct process *p, worker_id waker);
 /* Whether messages wait among p's arrivals. */
 bool message_arrivals_pending(const struct process *p);
 
-/* The calling thread (a worker) keeps the buffers of small arrivals it frees
- * for the next it makes, until message_drop_spares, which it calls before
- * it ends. */
-void message_keep_spares(void);
-void message_drop_spares(void);
+/* A worker's buffers of small arrivals (message.c): its spares, this
+ * worker's thread only, and those freed on other threads, pushed back
+ * without a lock. Zeroed with its worker. */
+struct arrival_pool {
+    struct arrival *spares;
+    unsigned spare_count;
+    struct arrival *_Atomic returned;
+    _Atomic int returned_count; /* about how many: a bound, not an account */
+};
+/* The calling thread is the worker of `pool` until message_pool_leave
+ * (which frees its spares); message_pool_destroy frees what other threads
+ * gave back, once no thread will any more (the executor's end). */
+void message_pool_enter(struct arrival_pool *pool);
+void message_pool_leave(void);
+void message_pool_destroy(struct arrival_pool *pool);
 
 /* Frees a process's pending arrivals and makes every later push fail (the
  * process ended; executor mutex held). */

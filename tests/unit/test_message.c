@@ -3,12 +3,14 @@
  * receive, self-sends, off-heap binaries, large messages copied before the
  * lock and adopted by the receiver's heap, program end with messages
  * pending, and a receiver whose heap cap refuses a message. */
+#include "rt/internal.h"
 #include "rt/message.h"
 #include "rt/proc_gc.h"
 #include "term/atom.h"
 #include "term/binary.h"
 #include "test_main.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1013,6 +1015,118 @@ static void test_taking_a_parked_receivers_arrivals_wakes_it(void)
     CU_ASSERT_TRUE(d.replied);
 }
 
+/* ---- the workers' pools of small arrival buffers ---- */
+
+/* A buffer made on one worker's thread and freed on another's goes back to
+ * its home, which hands it out again; one freed at home is kept there; a
+ * message too large for a spare is malloc's alone. One thread plays both
+ * workers by entering one pool, then the other. */
+static void test_arrival_buffers_go_back_to_the_worker_that_made_them(void)
+{
+    struct arrival_pool home = {0}, other = {0};
+    message_pool_enter(&home);
+    struct arrival *made = message_buffer_new(make_small(1));
+    CU_ASSERT_FATAL(made != NULL);
+    message_pool_leave();
+    message_pool_enter(&other);
+    message_buffer_free(made); /* freed on another worker */
+#if !defined(__SANITIZE_ADDRESS__)
+    CU_ASSERT_EQUAL(atomic_load(&home.returned_count), 1);
+    CU_ASSERT_PTR_EQUAL(atomic_load(&home.returned), made);
+    CU_ASSERT_EQUAL(other.spare_count, 0);
+#endif
+    message_pool_leave();
+    message_pool_enter(&home);
+    struct arrival *again = message_buffer_new(make_small(2));
+#if !defined(__SANITIZE_ADDRESS__)
+    CU_ASSERT_PTR_EQUAL(again, made); /* taken back from what was returned */
+    CU_ASSERT_EQUAL(atomic_load(&home.returned_count), 0);
+#endif
+    CU_ASSERT_EQUAL(message_buffer_payload(again), make_small(2));
+    message_buffer_free(again); /* freed at home: a spare */
+#if !defined(__SANITIZE_ADDRESS__)
+    CU_ASSERT_EQUAL(home.spare_count, 1);
+#endif
+    /* 20 words: more than a spare holds. */
+    term elems[19];
+    for (int i = 0; i < 19; i++)
+        elems[i] = make_small(i);
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    struct arrival *large = message_buffer_new(heap_tuple(&h, 19, elems));
+    CU_ASSERT_FATAL(large != NULL);
+    CU_ASSERT_PTR_NOT_EQUAL(large, again);
+    message_buffer_free(large);
+#if !defined(__SANITIZE_ADDRESS__)
+    CU_ASSERT_EQUAL(home.spare_count, 1); /* not kept */
+#endif
+    heap_destroy(&h);
+    message_pool_leave(); /* frees the spare */
+    CU_ASSERT_EQUAL(home.spare_count, 0);
+    message_pool_destroy(&home);
+    message_pool_destroy(&other);
+}
+
+/* A producer's thread makes buffers that a consumer's thread frees, many
+ * more than a pool keeps: what is returned stays bounded, and every buffer
+ * is handed out intact (ThreadSanitizer watches the hand-back). */
+enum { POOL_HANDOFFS = 20000, POOL_RING = 64 };
+
+struct pool_handoff {
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    struct arrival *ring[POOL_RING];
+    unsigned head, tail; /* lock */
+    struct arrival_pool producer_pool, consumer_pool;
+    long damaged;
+    int most_returned;
+};
+
+static void *pool_consumer(void *arg)
+{
+    struct pool_handoff *h = arg;
+    message_pool_enter(&h->consumer_pool);
+    for (long n = 0; n < POOL_HANDOFFS; n++) {
+        pthread_mutex_lock(&h->lock);
+        while (h->head == h->tail)
+            pthread_cond_wait(&h->changed, &h->lock);
+        struct arrival *a = h->ring[h->tail++ % POOL_RING];
+        pthread_cond_signal(&h->changed);
+        pthread_mutex_unlock(&h->lock);
+        h->damaged += message_buffer_payload(a) != make_small(n);
+        message_buffer_free(a);
+        int returned = atomic_load(&h->producer_pool.returned_count);
+        if (returned > h->most_returned)
+            h->most_returned = returned;
+    }
+    message_pool_leave();
+    return NULL;
+}
+
+static void test_arrival_buffers_handed_across_threads_stay_bounded(void)
+{
+    struct pool_handoff h = {.lock = PTHREAD_MUTEX_INITIALIZER, .changed = PTHREAD_COND_INITIALIZER};
+    pthread_t consumer;
+    CU_ASSERT_FATAL(pthread_create(&consumer, NULL, pool_consumer, &h) == 0);
+    message_pool_enter(&h.producer_pool);
+    for (long n = 0; n < POOL_HANDOFFS; n++) {
+        struct arrival *a = message_buffer_new(make_small(n));
+        CU_ASSERT_FATAL(a != NULL);
+        pthread_mutex_lock(&h.lock);
+        while (h.head - h.tail == POOL_RING)
+            pthread_cond_wait(&h.changed, &h.lock);
+        h.ring[h.head++ % POOL_RING] = a;
+        pthread_cond_signal(&h.changed);
+        pthread_mutex_unlock(&h.lock);
+    }
+    pthread_join(consumer, NULL);
+    message_pool_leave();
+    CU_ASSERT_EQUAL(h.damaged, 0);
+    CU_ASSERT_TRUE(h.most_returned <= 256 + 1); /* ARRIVAL_SPARES, give or take a race */
+    message_pool_destroy(&h.producer_pool);
+    message_pool_destroy(&h.consumer_pool);
+}
+
 static CU_TestInfo tests[] = {
     {"each sender's messages arrive in order", test_each_senders_messages_arrive_in_order},
     {"eight senders flood one receiver", test_eight_senders_flood_one_receiver},
@@ -1036,6 +1150,8 @@ static CU_TestInfo tests[] = {
     {"a timeout after a deferred wake yields to the message",
      test_a_timeout_after_a_deferred_wake_yields_to_the_message},
     {"taking a parked receiver's arrivals wakes it", test_taking_a_parked_receivers_arrivals_wakes_it},
+    {"arrival buffers go back to the worker that made them", test_arrival_buffers_go_back_to_the_worker_that_made_them},
+    {"arrival buffers handed across threads stay bounded", test_arrival_buffers_handed_across_threads_stay_bounded},
     CU_TEST_INFO_NULL,
 };
 TEST_SUITE_CONCURRENT(message, tests)
