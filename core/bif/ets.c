@@ -230,6 +230,36 @@ static enum ets_status do_insert(struct ets_table *t, void *arg)
     return put_all(t, c->a[1]);
 }
 
+/* insert/2 of one object, copied before the table's lock (made): the
+ * lock is held for the linking alone. An ordered_set's writers all take
+ * its one lock, and the copy was about a fifth of what an insert held it
+ * for. */
+struct insert_one {
+    struct call c;
+    struct ets_obj *made; /* NULL once the table took it */
+};
+
+static enum ets_status do_insert_one(struct ets_table *t, void *arg)
+{
+    struct insert_one *i = arg;
+    if (!ets_valid_object_locked(t, i->c.a[1]))
+        return ETS_BADARG;
+    i->c.result = A(true);
+    struct ets_obj *made = i->made;
+    i->made = NULL;
+    return ets_put_made_locked(t, made) ? ETS_OK : ETS_NOMEM;
+}
+
+static term insert_one(struct process *p, const term *a)
+{
+    struct insert_one i = {{p, a, THE_NON_VALUE}, ets_obj_make(a[1])};
+    if (!i.made)
+        return bif_out_of_memory(p);
+    enum ets_status st = ets_access_object(ets_registry_of(p), a[0], p->pid, ETS_WRITE, a[1], do_insert_one, &i);
+    ets_obj_drop(i.made); /* not put: the table's access refused */
+    return st == ETS_OK ? i.c.result : fail(p, st);
+}
+
 static bool has_key(struct ets_table *t, term object)
 {
     return ets_lookup_locked(t, tuple_element(object, ets_keypos_locked(t))) != NULL;
@@ -362,6 +392,8 @@ static term insert_list(struct process *p, const term *a, bool insert_new)
     size_t cells = is_tuple(a[1]) ? 0 : cells_upto(a[1], budget);
     if (cells <= budget) {
         bif_spend(p, cells * INSERT_UNITS_AT_ONCE, INSERT_UNITS_PER_RED);
+        if (is_tuple(a[1]) && !insert_new)
+            return insert_one(p, a);
         return (is_tuple(a[1]) ? run_object : run)(p, a, ETS_WRITE, insert_new ? do_insert_new : do_insert);
     }
     unsigned keypos;

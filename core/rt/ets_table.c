@@ -1976,6 +1976,12 @@ static bool put(struct ets_table *t, term object, struct ets_obj *made)
 
 bool ets_put_locked(struct ets_table *t, term object) { return put(t, object, NULL); }
 
+struct ets_obj *ets_obj_make(term object) { return obj_new(object); }
+
+bool ets_put_made_locked(struct ets_table *t, struct ets_obj *made) { return put(t, obj_tuple(made), made); }
+
+void ets_obj_drop(struct ets_obj *made) { obj_free(made); }
+
 /* ---- batches: a long insert's objects, made off the table ----
  *
  * insert/2 and insert_new/2 of a list too long for the caller's slice copy

@@ -250,6 +250,13 @@ bool ets_valid_object_locked(const struct ets_table *t, term object);
  * duplicate_bag appends after its key's last. Returns false when the host
  * refused memory. */
 bool ets_put_locked(struct ets_table *t, term object);
+/* The same in two steps, so that the copy is made before the table's lock:
+ * ets_obj_make copies object (NULL when the host refused memory), and
+ * ets_put_made_locked puts that copy, which it takes over (linked in or
+ * freed); a copy not put is given back with ets_obj_drop (NULL: nothing). */
+struct ets_obj *ets_obj_make(term object);
+bool ets_put_made_locked(struct ets_table *t, struct ets_obj *made);
+void ets_obj_drop(struct ets_obj *made);
 /* Replaces o by a copy of object (same key), in o's place; o is gone. */
 bool ets_replace_locked(struct ets_table *t, struct ets_obj *o, term object);
 /* Overwrites element pos of o's tuple in place: value and the element it

@@ -469,7 +469,13 @@ static enum ets_status cb_model(struct ets_table *t, void *arg)
         uint64_t what = rnd(10);
         if (what < 5) {
             term obj = heap_tuple2(h, key, make_small((int64_t)rnd(3)));
-            CU_ASSERT_FATAL(ets_put_locked(t, obj));
+            if (what < 3) {
+                CU_ASSERT_FATAL(ets_put_locked(t, obj));
+            } else { /* insert/2's way: copied before the lock */
+                struct ets_obj *made = ets_obj_make(obj);
+                CU_ASSERT_FATAL(made != NULL);
+                CU_ASSERT_FATAL(ets_put_made_locked(t, made));
+            }
             model_put(m, obj);
         } else if (what < 7) {
             size_t n = ets_erase_key_locked(t, key);
