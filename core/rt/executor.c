@@ -423,21 +423,29 @@ void sched_wake_waiting_locked(struct sched *s, worker_id waker, struct process 
     rt_unlock(&s->rq_lock);
 }
 
-/* p's send pushed onto its arrivals: woken if it is still parked with a
- * message among them (executor mutex held). Anyone who takes a parked
- * process's arrivals under the mutex wakes it, so a message left there
- * always has a wake on its way. */
-static void wake_if_parked_locked(struct sched *s, worker_id waker, struct process *p)
+/* p's send pushed onto its arrivals: whether it is still parked with a
+ * message among them, and so needs the wake (executor mutex held). Anyone
+ * who takes a parked process's arrivals under the mutex wakes it, so a
+ * message left there always has a wake on its way. */
+static bool parked_with_arrivals(const struct process *p)
 {
-    if (proc_state(p) == PROC_WAITING && message_arrivals_pending(p))
-        sched_wake_waiting_locked(s, waker, p, ENQUEUE_WAKE_BY_PROCESS);
+    return proc_state(p) == PROC_WAITING && message_arrivals_pending(p);
 }
 
-/* The wakes w's slice left for its end (executor mutex held). */
-static void wake_deferred_locked(struct sched *s, struct worker *w)
+/* Takes the run-queue lock (executor mutex held) and queues the receivers
+ * that w's slice left to wake (sched_defer_wake): the wakes share the lock
+ * that the slice's end takes anyway, one acquisition of a line both
+ * workers write instead of one more for each wake. */
+static void lock_run_queues(struct sched *s, struct worker *w)
 {
-    for (unsigned i = 0; i < w->deferred_count; i++)
-        wake_if_parked_locked(s, w->id, w->deferred_wakes[i]);
+    rt_lock(&s->rq_lock);
+    for (unsigned i = 0; i < w->deferred_count; i++) {
+        struct process *p = w->deferred_wakes[i];
+        if (parked_with_arrivals(p)) {
+            timer_wheel_cancel(&s->wheel, &p->timer); /* the wake came first */
+            sched_enqueue_locked(s, w->id, p, ENQUEUE_WAKE_BY_PROCESS);
+        }
+    }
     w->deferred_count = 0;
 }
 
@@ -458,9 +466,12 @@ void sched_defer_wake(struct process *self, struct process *p)
         }
     }
     rt_lock(&s->exec_lock);
-    if (w)
-        wake_deferred_locked(s, w);
-    wake_if_parked_locked(s, self->last_worker, p);
+    if (w) {
+        lock_run_queues(s, w);
+        rt_unlock(&s->rq_lock);
+    }
+    if (parked_with_arrivals(p))
+        sched_wake_waiting_locked(s, self->last_worker, p, ENQUEUE_WAKE_BY_PROCESS);
     rt_unlock(&s->exec_lock);
 }
 
@@ -1063,7 +1074,8 @@ static bool settle_signals_locked(struct sched *s, struct worker *w, struct proc
 }
 
 /* Settles p after its slice, in which it used `used` reductions (executor
- * mutex held). Returns with the run-queue lock held too. */
+ * mutex held). Returns with the run-queue lock held too (lock_run_queues:
+ * the wakes its sends left go first). */
 static void settle_locked(struct sched *s, struct worker *w, struct process *p, enum body_stop why, uint32_t used)
 {
     if (settle_signals_locked(s, w, p, why == BODY_EXIT))
@@ -1071,7 +1083,7 @@ static void settle_locked(struct sched *s, struct worker *w, struct process *p, 
     switch (why) {
     case BODY_EXIT:
         signals_finish_locked(s, w, p);
-        rt_lock(&s->rq_lock);
+        lock_run_queues(s, w);
         stopping_locked(s, w, p, used, STOP_EXIT);
         return;
     case BODY_WAIT: {
@@ -1087,7 +1099,7 @@ static void settle_locked(struct sched *s, struct worker *w, struct process *p, 
         if (woken || timeout == 0) {
             p->timed_out = !woken;
             p->wake_pending = false;
-            rt_lock(&s->rq_lock);
+            lock_run_queues(s, w);
             stopping_locked(s, w, p, used, STOP_WAIT);
             sched_enqueue_locked(s, w->id, p, ENQUEUE_YIELD);
             return;
@@ -1096,7 +1108,7 @@ static void settle_locked(struct sched *s, struct worker *w, struct process *p, 
         if (timeout > 0)
             arm_receive_timeout_locked(s, p, (uint64_t)timeout);
         /* Nobody queues it before this: every waker takes the mutex. */
-        rt_lock(&s->rq_lock);
+        lock_run_queues(s, w);
         stopping_locked(s, w, p, used, STOP_WAIT);
         return;
     }
@@ -1104,18 +1116,18 @@ static void settle_locked(struct sched *s, struct worker *w, struct process *p, 
         if (p->blocked_on) {
             /* Its target still runs: wait in no queue for that slice's end. */
             atomic_store_explicit(&p->state, PROC_BLOCKED, memory_order_release);
-            rt_lock(&s->rq_lock);
+            lock_run_queues(s, w);
             stopping_locked(s, w, p, used, STOP_BLOCKED);
             return;
         }
         /* The target's slice ended during ours: repeat at once. */
-        rt_lock(&s->rq_lock);
+        lock_run_queues(s, w);
         stopping_locked(s, w, p, used, STOP_BLOCKED);
         sched_enqueue_locked(s, w->id, p, ENQUEUE_UNBLOCKED);
         return;
     case BODY_YIELD:
     case BODY_COLLECT: /* never here: worker_loop hands it over, or collects and makes it a yield */
-        rt_lock(&s->rq_lock);
+        lock_run_queues(s, w);
         stopping_locked(s, w, p, used, STOP_YIELD);
         sched_enqueue_locked(s, w->id, p, ENQUEUE_YIELD);
         return;
@@ -1400,15 +1412,13 @@ static void worker_loop(struct worker *w)
             sysmon_long_schedule_locked(s, w->id, long_slice.pid, long_slice.ms, &long_slice.in, &long_slice.out);
             long_slice.ms = 0;
         }
-        if (w->deferred_count)
-            wake_deferred_locked(s, w); /* the wakes current's sends left for now */
         if (s->timer_mode == TIMER_WORKERS && timer_wheel_armed_count(&s->wheel))
             fire_due_timeouts_locked(s); /* before each slice */
         if (current && why == BODY_COLLECT) {
             /* Its slice goes on in a collection on a collector thread: the
              * policy hears that it left w, and it stays running, in no
              * queue, until its collector hands it back (settle_collected_locked). */
-            rt_lock(&s->rq_lock);
+            lock_run_queues(s, w);
             stopping_locked(s, w, current, used, STOP_YIELD);
             w->last_pid = current->pid;
             w->last_end_ms = sched_coarse_ms(s);
