@@ -102,6 +102,37 @@ static term *grow_stack(struct process *p, term *E, size_t words)
     return stack + size - used;
 }
 
+/* A process that parks using an eighth or less of a stack grown past
+ * STACK_KEPT_WORDS gets one four times what it uses (at least
+ * STACK_KEPT_WORDS), or its inline stack back when that holds it: a deep
+ * recursion once (a body-recursive comprehension over 200,000 elements
+ * grows 4 MB) would otherwise keep its stack for the process's life, as
+ * OTP's collector shrinks a heap block that holds its stack. Parked, the
+ * process's stack is all in p (stack_top), and its words hold no address
+ * of the stack itself, so moving them is all it takes. */
+#define STACK_KEPT_WORDS 1024
+
+static void shrink_parked_stack(struct process *p)
+{
+    if (p->stack == p->stack_inline || p->stack_words <= STACK_KEPT_WORDS)
+        return;
+    size_t used = proc_stack_in_use(p);
+    if (used > p->stack_words / 8)
+        return;
+    size_t size = used <= PROC_INLINE_STACK ? PROC_INLINE_STACK : 4 * used;
+    if (size > PROC_INLINE_STACK && size < STACK_KEPT_WORDS)
+        size = STACK_KEPT_WORDS;
+    term *stack = size == PROC_INLINE_STACK ? p->stack_inline : malloc(size * sizeof *stack);
+    if (!stack)
+        return; /* keeps the large one */
+    term *top = stack + size - used;
+    memcpy(top, p->stack_top ? p->stack_top : stack_end(p), used * sizeof *stack);
+    free(p->stack);
+    p->stack = stack;
+    p->stack_words = size;
+    p->stack_top = top;
+}
+
 /* ---- finding code ---- */
 
 /* The function whose code holds pc: its func_info operands. */
@@ -2207,6 +2238,7 @@ op_wait:
     sched_set_wait_timeout(p, -1);
     if (!save_state(p, E, LABEL(I[1]), cp, 0))
         goto out_of_memory;
+    shrink_parked_stack(p);
     return BODY_WAIT;
 
 op_wait_timeout : {
@@ -2237,6 +2269,7 @@ op_wait_timeout : {
     sched_set_wait_timeout(p, ms);
     if (!save_state(p, E, I, cp, 0))
         goto out_of_memory;
+    shrink_parked_stack(p);
     p->beam_resume_timeout = true;
     return BODY_WAIT;
 }
