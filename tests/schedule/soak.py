@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Every golden under many seeded schedules (make soak-schedules; hours, not part of make test).
 
-    tests/schedule/soak.py CLAUSE [--seeds N] [--jobs J] [--programs "NAME ..."] [--policies "P ..."]
+    tests/schedule/soak.py CLAUSE [--seeds N] [--first-seed F] [--jobs J] [--programs "NAME ..."] [--policies "P ..."]
 
-Runs every program of tests/programs/ under seeds 1..N (default 1000) of
+Runs every program of tests/programs/ under seeds F..F+N-1 (default 1..1000) of
 `--schedule random:seed=S` and of `--schedule pct:seed=S,depth=D` (D from 1
 to 3 by seed) for each seed policy (erts, global_fifo; --policies names
 others), with 1, 2 or 4 workers by seed, as many runs at once as --jobs
@@ -12,6 +12,8 @@ tests/golden/normalize, must be the golden's expected ones. Prints a line
 per thousand runs, then a table of runs and failures per program, and each
 failure with the command that runs it again writing its schedule's log and
 the command that replays that log. Exit status 1 when any run failed.
+--first-seed lets the thousand seeds run in portions (1..100, 101..200, ...),
+each a run of its own, when hours at once are not to be had.
 """
 import argparse
 import concurrent.futures
@@ -48,12 +50,13 @@ def main():
     ap = argparse.ArgumentParser(description="Every golden under many seeded schedules.")
     ap.add_argument("clause")
     ap.add_argument("--seeds", type=int, default=1000)
+    ap.add_argument("--first-seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--programs", help="only these programs (names under tests/programs/)")
     ap.add_argument("--policies", default="erts global_fifo")
     opts = ap.parse_args()
-    if opts.seeds < 1 or opts.jobs < 1:
-        ap.error("--seeds and --jobs must be at least 1")
+    if opts.seeds < 1 or opts.jobs < 1 or opts.first_seed < 1:
+        ap.error("--seeds, --first-seed and --jobs must be at least 1")
     clause = os.path.abspath(opts.clause)
     programs = sorted(os.path.basename(p)[:-4] for p in os.listdir(os.path.join(check.ROOT, "tests", "programs"))
                       if p.endswith(".erl"))
@@ -72,7 +75,7 @@ def main():
                      for p in ("stdout", "stderr")]
             expected[name] = parts + [int(open(os.path.join(check.GOLDEN, "expected", f"{name}.status")).read())]
         runs = [(name, policy, mode, seed) for name in programs for policy in policies
-                for mode in ("random", "pct") for seed in range(1, opts.seeds + 1)]
+                for mode in ("random", "pct") for seed in range(opts.first_seed, opts.first_seed + opts.seeds)]
 
         def one(run):
             name, policy, mode, seed = run
@@ -91,7 +94,7 @@ def main():
                 if done % 1000 == 0:
                     print(f"soak: {done} of {len(runs)} runs, {len(failed)} failed", flush=True)
     print(f"soak: {len(runs)} runs ({len(programs)} programs x {len(policies)} policies x 2 modes x "
-          f"{opts.seeds} seeds), {len(failed)} failed")
+          f"{opts.seeds} seeds from {opts.first_seed}), {len(failed)} failed")
     print(f"  {'program':32} {'runs':>7} {'failed':>7}")
     for name in programs:
         runs_of, failed_of = per_program[name]
