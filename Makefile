@@ -218,16 +218,14 @@ run: build/rel/clause
 	erlc -o build/programs experiments/programs/demo.erl
 	build/rel/clause build/programs/demo.beam
 
+# Each script prints its own table and records its rows in
+# build/bench/bench.csv; bench_summary.sh prints them as one table at the end.
+BENCH_SCRIPTS := compute native sched ets exceptions portions idioms gc memory
 bench: build/rel/clause
-	experiments/bench_compute.sh
-	experiments/bench_native.sh
-	experiments/bench_sched.sh
-	experiments/bench_ets.sh
-	experiments/bench_exceptions.sh
-	experiments/bench_portions.sh
-	experiments/bench_idioms.sh
-	experiments/bench_gc.sh
-	experiments/bench_memory.sh
+	mkdir -p build/bench
+	echo set,measure,workers,unit,clause,otp,ratio >build/bench/bench.csv
+	set -e; for b in $(BENCH_SCRIPTS); do BENCH_CSV=$(CURDIR)/build/bench/bench.csv experiments/bench_$$b.sh; done
+	experiments/bench_summary.sh build/bench/bench.csv
 
 # make test's stages, run in this order, each timed (scripts/run-stages
 # prints the table at the end: where the time goes, in every CI log). A

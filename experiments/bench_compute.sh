@@ -19,6 +19,7 @@ for case in "fib 30" "sort 200000" "floats 1000000" "nbody 200000" "bits 200000"
     best_of 1 compute "$1" "$2"
     r=$(ratio)
     printf '%-8s %10s %12s %12s %8s\n' "$1" "$2" "$best_clause" "$best_otp" "$r"
+    bench_record compute "$1 $2" 1 us "$best_clause" "$best_otp"
     logs=$(awk -v s="$logs" -v r="$r" 'BEGIN { print s + log(r) }')
     count=$((count + 1))
 done

@@ -28,5 +28,6 @@ for case in "insert set" "lookup set" "update_counter set" "insert ordered_set" 
     for w in 1 2; do
         best_of "$w" ets_bench "$1" "$w" "$n" "$2"
         printf '%-15s %-12s %7s %12s %12s %8s\n' "$1" "$2" "$w" "$best_clause" "$best_otp" "$(ratio)"
+        bench_record ets "$1 $2 $n" "$w" us "$best_clause" "$best_otp"
     done
 done

@@ -17,4 +17,5 @@ printf '%-11s %12s %12s %8s\n' kind clause_us otp_us ratio
 for kind in throw error catch stacktrace deep; do
     best_of 1 exc_idioms "$kind" "$n"
     printf '%-11s %12s %12s %8s\n' "$kind" "$best_clause" "$best_otp" "$(ratio)"
+    bench_record exceptions "$kind" 1 us "$best_clause" "$best_otp"
 done

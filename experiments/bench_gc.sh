@@ -20,6 +20,7 @@ while read -r args; do
     # shellcheck disable=SC2086 # the arguments are words
     best_of 1 gc_idioms $args
     printf '%-36s %12s %12s %8s\n' "$args" "$best_clause" "$best_otp" "$(ratio)"
+    bench_record gc "$args" 1 us "$best_clause" "$best_otp"
 done <<CASES
 churn 1000 3000000
 churn 1000000 3000000

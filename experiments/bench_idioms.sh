@@ -19,6 +19,7 @@ while read -r module args; do
     # shellcheck disable=SC2086 # the arguments are words
     best_of 1 "$module" $args
     printf '%-34s %12s %12s %8s\n' "$module $args" "$best_clause" "$best_otp" "$(ratio)"
+    bench_record idioms "$module $args" 1 us "$best_clause" "$best_otp"
 done <<CASES
 recv_idioms call 10000 0
 recv_idioms call 10000 10000

@@ -78,3 +78,13 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 # ratio_of C O: C / O, two decimals (O taken as 1 when 0: a latency of
 # 0 us, which bench_portions can read).
 ratio_of() { awk -v c="$1" -v o="$2" 'BEGIN { printf "%.2f", c / (o > 0 ? o : 1) }'; }
+
+# bench_record SET MEASURE WORKERS UNIT CLAUSE OTP: a row of make bench's
+# summary (experiments/bench_summary.sh), appended to $BENCH_CSV when make
+# bench set it: set,measure,workers,unit,clause,otp,ratio (a comma in the
+# measure becomes a semicolon).
+bench_record() {
+    [ -n "${BENCH_CSV:-}" ] || return 0
+    printf '%s,%s,%s,%s,%s,%s,%s\n' "$1" "$(echo "$2" | tr , ';')" "$3" "$4" "$5" "$6" "$(ratio_of "$5" "$6")" \
+        >>"$BENCH_CSV"
+}

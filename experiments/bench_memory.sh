@@ -32,6 +32,7 @@ for _ in $(seq "$repeat"); do
 done
 c=$(median <"$out/mem_clause") o=$(median <"$out/mem_otp")
 printf '%-34s %7s %11s %11s %7s\n' "bytes per waiting process ($procs)" 1 "$c" "$o" "$(ratio_of "$c" "$o")"
+bench_record memory "bytes per waiting process ($procs)" 1 bytes "$c" "$o"
 
 for w in 1 2; do
     : >"$out/spawn_clause" && : >"$out/spawn_otp"
@@ -41,6 +42,7 @@ for w in 1 2; do
     done
     c=$(median <"$out/spawn_clause") o=$(median <"$out/spawn_otp")
     printf '%-34s %7s %11s %11s %7s\n' "spawn and release 10^6, ms" "$w" "$c" "$o" "$(ratio_of "$c" "$o")"
+    bench_record memory "spawn and release 10^6" "$w" ms "$c" "$o"
 done
 
 # Start-up: wall milliseconds and maximum resident KiB of one run, by GNU
@@ -61,4 +63,5 @@ for what in ms kb; do
     c=$(awk -v k=$col '{ print $k }' "$out/start_clause" | median)
     o=$(awk -v k=$col '{ print $k }' "$out/start_otp" | median)
     printf '%-34s %7s %11s %11s %7s\n' "$label" 1 "$c" "$o" "$(ratio_of "$c" "$o")"
+    bench_record memory "start-up (hello)" 1 "$what" "$c" "$o"
 done

@@ -59,7 +59,12 @@ for wl in "${workloads[@]}"; do
     otp=$(printf '%s\n' "${otp_times[@]}" | median)
     for c in "${configs[@]}"; do
       t=$(printf '%s\n' ${times[$c]} | median)
-      printf '%-24s %-21s %7s %9s %9s %7s\n' "$wl" "$c" "$w" "$t" "$otp" "$(awk -v c="$t" -v o="$otp" 'BEGIN {printf "%.2f", c / o}')"
+      ratio=$(awk -v c="$t" -v o="$otp" 'BEGIN {printf "%.2f", c / o}')
+      printf '%-24s %-21s %7s %9s %9s %7s\n' "$wl" "$c" "$w" "$t" "$otp" "$ratio"
+      # A row of make bench's summary (bench_lib.sh: bench_record).
+      if [ -n "${BENCH_CSV:-}" ]; then
+        printf 'native,%s %s,%s,ms,%s,%s,%s\n' "$wl" "$c" "$w" "$t" "$otp" "$ratio" >>"$BENCH_CSV"
+      fi
     done
     unset times
   done

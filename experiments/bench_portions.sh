@@ -44,5 +44,6 @@ for builtin in $builtins; do
         mmax_c=$(printf '%s\n' $all_c | median) mmax_o=$(printf '%s\n' $all_o | median)
         printf '%-16s %8s %14s %12s %8s %12s %12s %8s %14s %12s\n' "$builtin" "$n" "$worst_c" "$worst_o" \
             "$(ratio_of "$worst_c" "$worst_o")" "$mmax_c" "$mmax_o" "$(ratio_of "$mmax_c" "$mmax_o")" "$med_c" "$med_o"
+        bench_record portions "longest reply beside $builtin $n" 1 us "$worst_c" "$worst_o"
     done
 done

@@ -40,5 +40,6 @@ for case in "pingpong 100 5000" "threadring 503 1000000" "bang 64 10000" "big 20
         c=$(median <"$out/sched_clause") o=$(median <"$out/sched_otp")
         printf '%-12s %-16s %7s %11s %11s %7s\n' "$module" "$*" "$w" "$c" "$o" \
             "$(ratio_of "$c" "$o")"
+        bench_record sched "$module $*" "$w" ms "$c" "$o"
     done
 done
