@@ -2010,12 +2010,6 @@ static void test_re_windows_random(void)
  * than over none, in slices of 1,000 (the loop's calls preempt it). */
 static int64_t loop_reductions(const char *shape, size_t n)
 {
-    const char *paths[] = {test_data_path("data/beam")};
-    struct code_server *cs = code_server_new(paths, 1, NULL);
-    CU_ASSERT_FATAL(cs != NULL);
-    struct sched_config config = {.workers = 1};
-    struct sched *s = test_sched_create(&config);
-    sched_set_engine(s, cs);
     heap_t h;
     CU_ASSERT_FATAL(heap_init(&h, 0, 0));
     bool binary = strncmp(shape, "bin_", 4) == 0 && strcmp(shape, "bin_comprehension") != 0;
@@ -2033,11 +2027,9 @@ static int64_t loop_reductions(const char *shape, size_t n)
         }
     }
     term args[2] = {atom_intern_cstr(shape), input};
-    struct process *p = beam_new_call(s, NULL, atom_intern_cstr("loops"), atom_intern_cstr("run"), args, 2);
-    CU_ASSERT_FATAL(p != NULL);
-    struct host_outcome host = {THE_NON_VALUE, THE_NON_VALUE, THE_NON_VALUE};
-    p->host = &host;
-    CU_ASSERT_FATAL(is_value(sched_start_host_process(s, p)));
+    struct test_beam_call call;
+    test_beam_call_start(&call, "loops", "run", args, 2);
+    struct process *p = call.p;
     int64_t spent = 0;
     for (;;) {
         p->reds_left = 1000;
@@ -2047,10 +2039,9 @@ static int64_t loop_reductions(const char *shape, size_t n)
             break;
         CU_ASSERT_FATAL(stop == BODY_YIELD);
     }
-    CU_ASSERT(is_value(host.value) && is_non_value(host.class));
-    sched_destroy(s);
+    CU_ASSERT(is_value(call.host.value) && is_non_value(call.host.class));
+    test_beam_call_end(&call);
     heap_destroy(&h);
-    code_server_free(cs);
     return spent;
 }
 

@@ -1,32 +1,22 @@
 /* A BEAM process's stack: grown by a deep recursion, given back when the
  * process parks using little of it, its live frames intact
  * (tests/beam/stack_park.erl, driven slice by slice as a host call). */
-#include "beam/code_server.h"
-#include "beam/interp.h"
 #include "rt/mailbox.h"
 #include "rt/process.h"
 #include "term/atom.h"
 #include "term/compare.h"
 #include "term/heap.h"
 #include "test_main.h"
+#include "test_support.h"
 
 #define DEPTH 20000
 
 static void test_a_parked_process_gives_its_grown_stack_back(void)
 {
-    beam_engine_init();
-    const char *paths[] = {test_data_path("data/beam")};
-    struct code_server *cs = code_server_new(paths, 1, NULL);
-    CU_ASSERT_FATAL(cs != NULL);
-    struct sched_config config = {.workers = 1};
-    struct sched *s = test_sched_create(&config);
-    sched_set_engine(s, cs);
     term args[1] = {make_small(DEPTH)};
-    struct process *p = beam_new_call(s, NULL, atom_intern_cstr("stack_park"), atom_intern_cstr("run"), args, 1);
-    CU_ASSERT_FATAL(p != NULL);
-    struct host_outcome host = {THE_NON_VALUE, THE_NON_VALUE, THE_NON_VALUE};
-    p->host = &host;
-    CU_ASSERT_FATAL(is_value(sched_start_host_process(s, p)));
+    struct test_beam_call call;
+    test_beam_call_start(&call, "stack_park", "run", args, 1);
+    struct process *p = call.p;
     size_t most_words = 0;
     enum body_stop stop;
     do {
@@ -52,11 +42,10 @@ static void test_a_parked_process_gives_its_grown_stack_back(void)
     term list = heap_cons(&h, make_small(DEPTH), heap_cons(&h, make_small(DEPTH + 1), NIL));
     term elems[3] = {make_small(DEPTH), list, make_small(7)};
     term want = heap_tuple(&h, 3, elems);
-    CU_ASSERT(is_value(host.value) && is_non_value(host.class));
-    CU_ASSERT(is_value(host.value) && term_eq_exact(host.value, want));
+    CU_ASSERT(is_value(call.host.value) && is_non_value(call.host.class));
+    CU_ASSERT(is_value(call.host.value) && term_eq_exact(call.host.value, want));
     heap_destroy(&h);
-    sched_destroy(s);
-    code_server_free(cs);
+    test_beam_call_end(&call);
 }
 
 static CU_TestInfo tests[] = {

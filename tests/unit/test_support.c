@@ -1,6 +1,8 @@
 /* test_support.c — see test_support.h. */
 #include "test_support.h"
 
+#include "beam/code_server.h"
+#include "beam/interp.h"
 #include "bif/bif.h"
 #include "term/atom.h"
 #include "term/etf.h"
@@ -89,4 +91,27 @@ term test_bif_call(struct process *p, const char *module, const char *function, 
     CU_ASSERT_FATAL(e != NULL);
     p->fault_class = FAULT_NONE;
     return e->fn(p, args);
+}
+
+void test_beam_call_start(struct test_beam_call *c, const char *module, const char *function, const term *args,
+                          unsigned arity)
+{
+    beam_engine_init();
+    const char *paths[] = {test_data_path("data/beam")};
+    c->cs = code_server_new(paths, 1, NULL);
+    CU_ASSERT_FATAL(c->cs != NULL);
+    struct sched_config config = {.workers = 1};
+    c->s = test_sched_create(&config);
+    sched_set_engine(c->s, c->cs);
+    c->p = beam_new_call(c->s, NULL, atom_intern_cstr(module), atom_intern_cstr(function), args, arity);
+    CU_ASSERT_FATAL(c->p != NULL);
+    c->host = (struct host_outcome){THE_NON_VALUE, THE_NON_VALUE, THE_NON_VALUE};
+    c->p->host = &c->host;
+    CU_ASSERT_FATAL(is_value(sched_start_host_process(c->s, c->p)));
+}
+
+void test_beam_call_end(struct test_beam_call *c)
+{
+    sched_destroy(c->s);
+    code_server_free(c->cs);
 }

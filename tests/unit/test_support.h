@@ -33,4 +33,18 @@ void test_bif_process_free(struct process *p);
  * there is none); THE_NON_VALUE with p's fault set when it raised. */
 term test_bif_call(struct process *p, const char *module, const char *function, unsigned arity, const term *args);
 
+/* module:function(args) of the test modules (tests/data/beam) as a host
+ * call on a one-worker executor whose workers never start: the test drives
+ * p's slices by hand (p->body->resume) and reads what it returned or raised
+ * in host. The current test fails (fatally) when it cannot be set up. */
+struct test_beam_call {
+    struct code_server *cs;
+    struct sched *s;
+    struct process *p;
+    struct host_outcome host;
+};
+void test_beam_call_start(struct test_beam_call *c, const char *module, const char *function, const term *args,
+                          unsigned arity);
+void test_beam_call_end(struct test_beam_call *c);
+
 #endif
