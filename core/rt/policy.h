@@ -139,7 +139,9 @@ struct policy_ops {
      * doing it (NOT_A_WORKER from other threads). `waker` is the process
      * on whose behalf it happens: the parent for ENQUEUE_SPAWN, the waking
      * process for ENQUEUE_WAKE_BY_PROCESS (running on self, or settling
-     * its slice there); NULL otherwise (the runtime woke p, or p itself
+     * its slice there: with more than one worker a send's wake of a waiting
+     * receiver comes as its sender's slice ends, before the sender's own
+     * stopping; message.c); NULL otherwise (the runtime woke p, or p itself
      * runs on). Returns the worker that should be woken if it sleeps, or
      * NOT_A_WORKER for none; the executor wakes it only when it actually
      * sleeps. sched_proc_last_worker(p) is the worker p last ran on (its
