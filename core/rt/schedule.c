@@ -24,6 +24,7 @@
 
 #include "rt/internal.h"
 #include "rt/io_thread.h"
+#include "rt/ports.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -31,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define LOG_MAGIC "clause-schedule-log 1"
 
@@ -418,13 +420,39 @@ static void fire_due(struct sched *s)
     rt_unlock(&s->exec_lock);
 }
 
-/* Every worker sleeps: the clock jumps to the next timer and fires it;
- * without one the program ends. */
+/* How long, in real time, every worker's sleep waits for an open port's
+ * output (its poller thread's) before the clock jumps to the next timer. */
+#define PORT_WAIT_MS 20
+
+/* Whether a worker is awake (a process was queued for it). */
+static bool any_awake(struct sched *s)
+{
+    bool awake = false;
+    rt_lock(&s->rq_lock);
+    for (unsigned w = 0; w < s->worker_count && !awake; w++)
+        awake = !s->workers[w].sleeping;
+    rt_unlock(&s->rq_lock);
+    return awake;
+}
+
+/* Every worker sleeps: an open port's output comes from its poller thread
+ * in real time, so it is waited for a little; then the clock jumps to the
+ * next timer and fires it; without one the program ends, unless a port is
+ * still open (the wait goes on, as a program waiting on a port waits
+ * without --schedule). The ports' timing is the outside world's: a seed
+ * repeats a run with ports only as far as their output comes alike. */
 static void quiet(struct sched *s)
 {
     struct schedule *c = s->schedule;
     if (io_thread_serve_scheduled(s))
         return;
+    bool ports_open = ports_count(s) > 0;
+    for (int waited = 0; ports_open && waited < PORT_WAIT_MS; waited++) {
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+        if (any_awake(s))
+            return;
+    }
     rt_lock(&s->exec_lock);
     uint64_t next = timer_wheel_armed_count(&s->wheel) ? timer_wheel_next_wake(&s->wheel) : UINT64_MAX;
     rt_lock(&s->rq_lock);
@@ -438,6 +466,8 @@ static void quiet(struct sched *s)
         fire_due(s);
         return;
     }
+    if (ports_open)
+        return; /* waits again */
     char line[300];
     if (is_value(runnable))
         snprintf(line, sizeof line,
