@@ -281,7 +281,9 @@ void sched_timer_counts(const struct sched *s, uint64_t *clock_readings, uint64_
 uint64_t sched_blocked_builtins(const struct sched *s);
 
 /* Sends that skipped the lock-free lookup because the sender's last send to
- * the same receiver found it not running; valid after sched_run returned. */
+ * the same receiver found it not running (with one worker: with more, every
+ * send looks up and pushes without the mutex); valid after sched_run
+ * returned. */
 uint64_t sched_lookups_skipped(const struct sched *s);
 
 /* The policy in use (global_fifo after the watchdog's hand-over). */
