@@ -424,13 +424,20 @@ static void fire_due(struct sched *s)
  * output (its poller thread's) before the clock jumps to the next timer. */
 #define PORT_WAIT_MS 20
 
-/* Whether a worker is awake (a process was queued for it). */
-static bool any_awake(struct sched *s)
+/* Whether a worker is awake (a process was queued for it). Run-queue
+ * lock held. */
+static bool any_awake_locked(struct sched *s)
 {
     bool awake = false;
-    rt_lock(&s->rq_lock);
     for (unsigned w = 0; w < s->worker_count && !awake; w++)
         awake = !s->workers[w].sleeping;
+    return awake;
+}
+
+static bool any_awake(struct sched *s)
+{
+    rt_lock(&s->rq_lock);
+    bool awake = any_awake_locked(s);
     rt_unlock(&s->rq_lock);
     return awake;
 }
@@ -457,8 +464,13 @@ static void quiet(struct sched *s)
     uint64_t next = timer_wheel_armed_count(&s->wheel) ? timer_wheel_next_wake(&s->wheel) : UINT64_MAX;
     rt_lock(&s->rq_lock);
     term runnable = s->runnable_head ? s->runnable_head->pid : THE_NON_VALUE;
+    /* A port's poller may have queued a process (and woken its worker)
+     * since choose() found every worker asleep: that worker takes a step. */
+    bool woken = any_awake_locked(s);
     rt_unlock(&s->rq_lock);
     rt_unlock(&s->exec_lock);
+    if (woken)
+        return;
     if (next != UINT64_MAX) {
         uint64_t at = timer_tick_start_ns(next);
         if (at > c->now_ns)
