@@ -977,14 +977,18 @@ void sched_runtime_failure(struct process *self, const char *why)
 
 void sched_runtime_failure_locked(struct sched *s, term pid, const char *why)
 {
-    if (s->host) { /* the invocation's thread is its only one: no other writer */
-        snprintf(s->host_failure, sizeof s->host_failure, "%s", why);
-    } else {
-        fflush(stdout);
-        fprintf(stderr, "clause: runtime failure in <0.%llu.0>: %s\n", (unsigned long long)pid_number(pid), why);
-    }
     rt_lock(&s->rq_lock);
-    sched_stop_locked(s, EXIT_RUNTIME_FAILURE);
+    /* The first failure (or end) decides: processes on other workers that
+     * run out of the same memory meanwhile add no line of their own. */
+    if (!s->stopping) {
+        if (s->host) { /* the invocation's thread is its only one: no other writer */
+            snprintf(s->host_failure, sizeof s->host_failure, "%s", why);
+        } else {
+            fflush(stdout);
+            fprintf(stderr, "clause: runtime failure in <0.%llu.0>: %s\n", (unsigned long long)pid_number(pid), why);
+        }
+        sched_stop_locked(s, EXIT_RUNTIME_FAILURE);
+    }
     rt_unlock(&s->rq_lock);
 }
 
