@@ -74,16 +74,15 @@ struct worker_metrics {
     uint64_t busy_ns;        /* time awake (running processes or looking for them) */
     uint64_t idle_ns;        /* time asleep */
 
-    uint64_t wakeups_received; /* sleeps ended by a wakeup (not by a timer deadline or the program's end) */
-    uint64_t busy_wait_found;  /* --busy-wait: idle spells whose spinning found work before sleeping */
-    uint64_t busy_wait_slept;  /* --busy-wait: idle spells that spun their full count, then slept */
-    uint64_t first_runs;       /* processes whose first slice ran here */
-    uint64_t migrations_in;    /* slices of processes whose previous slice ran on another worker */
-    uint64_t migrations_out;   /* those, counted on the worker they left (bumped under the run-queue lock) */
-    uint64_t sends_self;       /* sends to the sender itself */
-    uint64_t sends_direct;     /* copied straight into a receiver that was not running */
-    uint64_t
-        sends_arrivals; /* pushed onto a receiver's arrivals (a running one's; any one's with more than one worker) */
+    uint64_t wakeups_received;      /* sleeps ended by a wakeup (not by a timer deadline or the program's end) */
+    uint64_t busy_wait_found;       /* --busy-wait: idle spells whose spinning found work before sleeping */
+    uint64_t busy_wait_slept;       /* --busy-wait: idle spells that spun their full count, then slept */
+    uint64_t first_runs;            /* processes whose first slice ran here */
+    uint64_t migrations_in;         /* slices of processes whose previous slice ran on another worker */
+    uint64_t migrations_out;        /* those, counted on the worker they left (bumped under the run-queue lock) */
+    uint64_t sends_self;            /* sends to the sender itself */
+    uint64_t sends_direct;          /* copied straight into a receiver that was not running */
+    uint64_t sends_arrivals;        /* pushed onto arrivals: a running receiver's, any with 2+ workers */
     uint64_t sends_blocked;         /* blocking mode: the sender blocked on a running receiver (and repeats the send) */
     uint64_t sends_dropped;         /* to no live process */
     uint64_t receives;              /* messages taken by a receive */

@@ -415,11 +415,17 @@ void sched_stop_locked(struct sched *s, int status)
     }
 }
 
-void sched_wake_waiting_locked(struct sched *s, worker_id waker, struct process *p, enum enqueue_reason why)
+/* sched_wake_waiting_locked with both locks held. */
+static void wake_waiting_rq_locked(struct sched *s, worker_id waker, struct process *p, enum enqueue_reason why)
 {
     timer_wheel_cancel(&s->wheel, &p->timer); /* the wake came first */
-    rt_lock(&s->rq_lock);
     sched_enqueue_locked(s, waker, p, why);
+}
+
+void sched_wake_waiting_locked(struct sched *s, worker_id waker, struct process *p, enum enqueue_reason why)
+{
+    rt_lock(&s->rq_lock);
+    wake_waiting_rq_locked(s, waker, p, why);
     rt_unlock(&s->rq_lock);
 }
 
@@ -439,13 +445,9 @@ static bool parked_with_arrivals(const struct process *p)
 static void lock_run_queues(struct sched *s, struct worker *w)
 {
     rt_lock(&s->rq_lock);
-    for (unsigned i = 0; i < w->deferred_count; i++) {
-        struct process *p = w->deferred_wakes[i];
-        if (parked_with_arrivals(p)) {
-            timer_wheel_cancel(&s->wheel, &p->timer); /* the wake came first */
-            sched_enqueue_locked(s, w->id, p, ENQUEUE_WAKE_BY_PROCESS);
-        }
-    }
+    for (unsigned i = 0; i < w->deferred_count; i++)
+        if (parked_with_arrivals(w->deferred_wakes[i]))
+            wake_waiting_rq_locked(s, w->id, w->deferred_wakes[i], ENQUEUE_WAKE_BY_PROCESS);
     w->deferred_count = 0;
 }
 
@@ -466,12 +468,13 @@ void sched_defer_wake(struct process *self, struct process *p)
         }
     }
     rt_lock(&s->exec_lock);
-    if (w) {
+    if (w)
         lock_run_queues(s, w);
-        rt_unlock(&s->rq_lock);
-    }
+    else
+        rt_lock(&s->rq_lock);
     if (parked_with_arrivals(p))
-        sched_wake_waiting_locked(s, self->last_worker, p, ENQUEUE_WAKE_BY_PROCESS);
+        wake_waiting_rq_locked(s, self->last_worker, p, ENQUEUE_WAKE_BY_PROCESS);
+    rt_unlock(&s->rq_lock);
     rt_unlock(&s->exec_lock);
 }
 

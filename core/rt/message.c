@@ -149,6 +149,18 @@ void message_pool_destroy(struct arrival_pool *pool)
     atomic_store_explicit(&pool->returned_count, 0, memory_order_relaxed);
 }
 
+/* a joins pool's spares (its worker's thread); false when it holds
+ * ARRIVAL_SPARES already. */
+static bool spare_keep(struct arrival_pool *pool, struct arrival *a)
+{
+    if (pool->spare_count >= ARRIVAL_SPARES)
+        return false;
+    a->next = pool->spares;
+    pool->spares = a;
+    pool->spare_count++;
+    return true;
+}
+
 /* A spare of the calling worker's pool, or NULL: its own first, else those
  * freed elsewhere since it last looked (beyond ARRIVAL_SPARES, freed). */
 static struct arrival *spare_take(struct arrival_pool *pool)
@@ -158,13 +170,8 @@ static struct arrival *spare_take(struct arrival_pool *pool)
         int taken = 0;
         while (a) {
             struct arrival *next = a->next;
-            if (pool->spare_count < ARRIVAL_SPARES) {
-                a->next = pool->spares;
-                pool->spares = a;
-                pool->spare_count++;
-            } else {
+            if (!spare_keep(pool, a))
                 free(a);
-            }
             taken++;
             a = next;
         }
@@ -183,12 +190,8 @@ static void spare_give(struct arrival *a)
 {
     struct arrival_pool *home = a->home;
     if (home == thread_pool) {
-        if (home->spare_count < ARRIVAL_SPARES) {
-            a->next = home->spares;
-            home->spares = a;
-            home->spare_count++;
+        if (spare_keep(home, a))
             return;
-        }
     } else if (atomic_load_explicit(&home->returned_count, memory_order_relaxed) < ARRIVAL_SPARES) {
         atomic_fetch_add_explicit(&home->returned_count, 1, memory_order_relaxed);
         struct arrival *head = atomic_load_explicit(&home->returned, memory_order_relaxed);
