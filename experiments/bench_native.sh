@@ -10,9 +10,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 reps=${1:-5}
-clause=build/rel/clause
-out=build/bench
-mkdir -p "$out"
+# What the benchmarks share: clause and out (absolute), median, ratio_of,
+# bench_record.
+# shellcheck disable=SC2034 # bench_lib.sh reads them
+root=$(pwd) repeat=$reps
+# shellcheck source=experiments/bench_lib.sh
+. experiments/bench_lib.sh
 erlc -o "$out" experiments/workloads/native_baseline.erl
 
 cpus=$(nproc)
@@ -40,8 +43,6 @@ time_run() {
   echo "${line##*time_ms=}"
 }
 
-median() { sort -g | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.1f", m}'; }
-
 echo "clause native benchmarks: $cpus CPUs online ($(nproc --all) in total), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "medians of $reps runs, milliseconds of work (start-up excluded); ratio = clause / OTP $(erl -noshell -eval 'io:format("~s",[erlang:system_info(otp_release)]),halt().') on the same work"
 printf '%-24s %-21s %7s %9s %9s %7s\n' workload policy/send-mode workers clause otp ratio
@@ -51,7 +52,7 @@ for wl in "${workloads[@]}"; do
     otp_times=()
     for ((r = 0; r < reps; r++)); do
       for c in "${configs[@]}"; do
-        times[$c]+="$(time_run $clause --schedulers "$w" --policy "${c%/*}" --send-mode "${c#*/}" --native $wl) "
+        times[$c]+="$(time_run "$clause" --schedulers "$w" --policy "${c%/*}" --send-mode "${c#*/}" --native $wl) "
       done
       # shellcheck disable=SC2086
       otp_times+=("$(time_run erl +S "$w" -noshell -pa "$out" -run native_baseline main $wl)")
@@ -59,12 +60,8 @@ for wl in "${workloads[@]}"; do
     otp=$(printf '%s\n' "${otp_times[@]}" | median)
     for c in "${configs[@]}"; do
       t=$(printf '%s\n' ${times[$c]} | median)
-      ratio=$(awk -v c="$t" -v o="$otp" 'BEGIN {printf "%.2f", c / o}')
-      printf '%-24s %-21s %7s %9s %9s %7s\n' "$wl" "$c" "$w" "$t" "$otp" "$ratio"
-      # A row of make bench's summary (bench_lib.sh: bench_record).
-      if [ -n "${BENCH_CSV:-}" ]; then
-        printf 'native,%s %s,%s,ms,%s,%s,%s\n' "$wl" "$c" "$w" "$t" "$otp" "$ratio" >>"$BENCH_CSV"
-      fi
+      printf '%-24s %-21s %7s %9s %9s %7s\n' "$wl" "$c" "$w" "$t" "$otp" "$(ratio_of "$t" "$otp")"
+      bench_record native "$wl $c" "$w" ms "$t" "$otp"
     done
     unset times
   done
