@@ -341,6 +341,12 @@ static bool end_by_signal_locked(struct sched *s, struct process *p, term reason
     p->exit_reason = reason;
     p->ended_by_signal = true;
     detach_locked(s, p);
+    /* Gone from now on, not only once the chain finishes it: the signals
+     * the same ending sends next (a 'DOWN' from the process whose link
+     * ended it, a second link's exit) must find it ended, or a message
+     * would wake it into a run queue, or a signal push it twice, and it
+     * would end a second time. */
+    atomic_store_explicit(&p->state, PROC_EXITED, memory_order_seq_cst);
     ending_push(e, p);
     return true;
 }
