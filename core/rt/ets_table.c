@@ -42,6 +42,16 @@ static term **obj_mso(struct ets_obj *o) { return (term **)&o->data[o->words]; }
 
 struct bt_node;
 
+/* A striped table's locks (see "stripes" below): 32, since a whole
+ * table's reader or writer holds them all with the table's own and
+ * ThreadSanitizer follows at most 64 locks held by one thread. A hash
+ * table's key is in the stripe of its hash's top STRIPE_BITS bits, so a
+ * striped hash table keeps at least STRIPES buckets: each bucket's chain
+ * is then one stripe's. A partitioned ordered_set's partition i is stripe
+ * i's (see "partitions"). */
+#define STRIPE_BITS 5u
+#define STRIPES (1u << STRIPE_BITS)
+
 struct ets_table {
     pthread_rwlock_t lock;
     _Atomic unsigned refs; /* the registry's (while registered) and each caller's */
@@ -56,17 +66,27 @@ struct ets_table {
     /* Objects and their words: atomic, since the callers of a striped
      * table's keys change them under its lock held shared. */
     _Atomic size_t n, object_words;
-    struct bt_node *root;          /* ordered_set: the B-tree */
-    size_t tree_bytes;             /* ordered_set: its nodes' bytes */
-    struct ets_obj **buckets;      /* the other types: chains, see ets_table.h */
-    unsigned bits;                 /* log2 of the bucket count */
-    struct table_stripe *stripes;  /* a striped table's (see "stripes"), else NULL; kept while spare */
-    _Atomic bool striped;          /* this table uses its stripes (written under the table lock) */
-    bool exclusive;                /* the lock is held for writing, with every stripe (written so) */
-    _Atomic unsigned keypos_hint;  /* options.keypos, read before any lock to find an object's stripe */
-    _Atomic bool resize_wanted;    /* a striped key's caller found the buckets too few or too many */
-    struct ets_batch *pending;     /* a long insert under way (see "batches"); table lock */
-    struct ets_registry *registry; /* whose spare list takes it back */
+    struct bt_node *root;         /* ordered_set not partitioned: the B-tree */
+    _Atomic size_t tree_bytes;    /* ordered_set: its nodes' bytes (a partition's writer adds to it) */
+    struct ets_obj **buckets;     /* the other types: chains, see ets_table.h */
+    unsigned bits;                /* log2 of the bucket count */
+    struct table_stripe *stripes; /* a striped table's (see "stripes"), else NULL; kept while spare */
+    _Atomic bool striped;         /* this table uses its stripes (written under the table lock) */
+    bool exclusive;               /* the lock is held for writing, with every stripe (written so) */
+    _Atomic unsigned keypos_hint; /* options.keypos, read before any lock to find an object's stripe */
+    _Atomic bool resize_wanted;   /* a striped key's caller found the buckets too few or too many */
+    _Atomic bool tree_hint;       /* options.type is ordered_set: read before any lock, as keypos_hint */
+    /* A partitioned ordered_set's partitions (see "partitions"): their
+     * number, the bounds between them, written under the lock held
+     * exclusively, and the bounds' summaries, read without any lock. */
+    bool partitioned; /* an ordered_set made with write_concurrency (written with every stripe held) */
+    _Atomic unsigned parts;
+    _Atomic bool split_wanted;                  /* a partition's writers found it contended */
+    term bound[STRIPES - 1];                    /* bound[i]: the least key partition i + 1 may hold */
+    struct ets_obj *bound_obj[STRIPES - 1];     /* the copies bound[] are in ({Key} tuples) */
+    _Atomic uint64_t bound_prefix[STRIPES - 1]; /* term_order_prefix(bound[i]) */
+    struct ets_batch *pending;                  /* a long insert under way (see "batches"); table lock */
+    struct ets_registry *registry;              /* whose spare list takes it back */
     /* The registry's chains, written under its lock and read without it by
      * ets_access's fast path, with their own copies of the id and the name
      * (the fields above are the table lock's). */
@@ -98,35 +118,35 @@ struct ets_registry {
  * fewer, OTP 749-828). */
 enum { TABLE_LOCK_TRIES = 12, TABLE_LOCK_FIRST_WAIT = 64 };
 
-static void rwlock_take(pthread_rwlock_t *l, bool write)
+/* Takes l; true when it was not free at the first try. */
+static bool rwlock_take(pthread_rwlock_t *l, bool write)
 {
     ck_backoff_t wait = TABLE_LOCK_FIRST_WAIT;
     for (unsigned i = 0; i < TABLE_LOCK_TRIES; i++) {
         if ((write ? pthread_rwlock_trywrlock(l) : pthread_rwlock_tryrdlock(l)) == 0)
-            return;
+            return i > 0;
         ck_backoff_eb(&wait);
     }
     if (write)
         pthread_rwlock_wrlock(l);
     else
         pthread_rwlock_rdlock(l);
+    return true;
 }
-
-/* A striped table's locks (see "stripes" below): 32, since a whole
- * table's reader or writer holds them all with the table's own and
- * ThreadSanitizer follows at most 64 locks held by one thread. A key's
- * stripe is its hash's top STRIPE_BITS bits, so a striped table keeps at
- * least STRIPES buckets: each bucket's chain is then one stripe's. */
-#define STRIPE_BITS 5u
-#define STRIPES (1u << STRIPE_BITS)
 
 struct table_stripe {
     pthread_rwlock_t lock;
-} __attribute__((aligned(64))); /* one line each: two stripes' takers share nothing */
+    /* A partitioned ordered_set's partition of this index: its B-tree,
+     * and how contended its writers found the lock (see "partitions"). */
+    struct bt_node *root;
+    int contention;
+} __attribute__((aligned(64))); /* whole lines each: two stripes' takers share nothing */
 
 static struct table_stripe *stripes_new(void)
 {
     struct table_stripe *s = aligned_alloc(64, STRIPES * sizeof *s);
+    if (s)
+        memset(s, 0, STRIPES * sizeof *s);
     for (unsigned i = 0; s && i < STRIPES; i++)
         pthread_rwlock_init(&s[i].lock, NULL);
     return s;
@@ -147,7 +167,7 @@ static bool is_striped(const struct ets_table *t) { return atomic_load_explicit(
 static void stripes_take(struct ets_table *t, bool write)
 {
     for (unsigned i = 0; i < STRIPES; i++)
-        rwlock_take(&t->stripes[i].lock, write);
+        (void)rwlock_take(&t->stripes[i].lock, write);
 }
 
 static void stripes_give(struct ets_table *t)
@@ -160,13 +180,13 @@ static void stripes_give(struct ets_table *t)
  * that callers holding a key's stripe alone are out too. */
 static void table_lock_write(struct ets_table *t)
 {
-    rwlock_take(&t->lock, true);
+    (void)rwlock_take(&t->lock, true);
     if (t->stripes)
         stripes_take(t, true);
     t->exclusive = true;
 }
 
-static void table_lock_read(struct ets_table *t) { rwlock_take(&t->lock, false); }
+static void table_lock_read(struct ets_table *t) { (void)rwlock_take(&t->lock, false); }
 
 static void table_unlock(struct ets_table *t)
 {
@@ -274,7 +294,7 @@ static struct ets_table *table_new(struct ets_registry *r, uint64_t id, term nam
     /* A spare may be locked meanwhile by a caller that found it stale. */
     table_lock_write(t);
     bool ok = is_non_value(o->heir) || (t->heir_data = heir_data_new(o->heir_data));
-    bool striped = o->write_concurrency && o->type != ETS_ORDERED_SET;
+    bool striped = o->write_concurrency;
     if (ok && striped && !t->stripes) {
         /* Taken at once, as table_lock_write would have: table_unlock
          * lets them go with the table's lock. */
@@ -283,6 +303,9 @@ static struct ets_table *table_new(struct ets_registry *r, uint64_t id, term nam
             stripes_take(t, true);
     }
     atomic_store_explicit(&t->keypos_hint, o->keypos, memory_order_relaxed);
+    atomic_store_explicit(&t->tree_hint, o->type == ETS_ORDERED_SET, memory_order_relaxed);
+    atomic_store_explicit(&t->parts, 1, memory_order_relaxed);
+    t->partitioned = ok && striped && o->type == ETS_ORDERED_SET;
     atomic_store_explicit(&t->striped, ok && striped, memory_order_release);
     if (ok) {
         atomic_store_explicit(&t->refs, 1, memory_order_relaxed);
@@ -616,6 +639,10 @@ static struct table_stripe *stripe_of(const struct ets_table *t, const struct ke
 }
 
 static size_t bucket_of(const struct ets_table *t, uint64_t h);
+static bool is_tree(const struct ets_table *t);
+static bool lock_key_part(struct ets_table *t, enum ets_need need, term key, unsigned keypos, struct held *h,
+                          bool *exclusive);
+static void split_asked(struct ets_table *t);
 
 /* A key's call on a hash table, locked: its bucket is asked for now, so
  * that the cache miss on it overlaps the checks and the builtin's own
@@ -637,9 +664,11 @@ static bool lock_key_stripe(struct ets_table *t, enum ets_need need, const struc
                             bool *exclusive)
 {
     unsigned keypos = atomic_load_explicit(&t->keypos_hint, memory_order_relaxed);
+    if (ks->stripe < 0 && atomic_load_explicit(&t->tree_hint, memory_order_relaxed))
+        return lock_key_part(t, need, scoped_key(ks, keypos), keypos, h, exclusive);
     struct table_stripe *s = stripe_of(t, ks, keypos);
-    rwlock_take(&s->lock, need == ETS_WRITE);
-    bool same = is_striped(t) && t->options.keypos == keypos;
+    (void)rwlock_take(&s->lock, need == ETS_WRITE);
+    bool same = is_striped(t) && t->options.keypos == keypos && !is_tree(t);
     *exclusive = same && (t->pending || (need == ETS_WRITE && !t->buckets));
     if (same && !*exclusive) {
         h->stripe = s;
@@ -649,12 +678,13 @@ static bool lock_key_stripe(struct ets_table *t, enum ets_need need, const struc
     return false;
 }
 
-/* Locks t for need, and for key alone when ks is given (see "stripes"). */
+/* Locks t for need, and for key alone when ks is given (see "stripes"):
+ * a walk of a partitioned ordered_set (ks's stripe given) holds it whole. */
 static void lock_for(struct ets_table *t, enum ets_need need, const struct key_scope *ks, struct held *h)
 {
     for (;;) {
         *h = (struct held){false, NULL};
-        if (ks && is_striped(t)) {
+        if (ks && is_striped(t) && !(ks->stripe >= 0 && atomic_load_explicit(&t->tree_hint, memory_order_relaxed))) {
             bool exclusive;
             if (lock_key_stripe(t, need, ks, h, &exclusive))
                 return;
@@ -767,7 +797,8 @@ enum ets_status ets_access_hinted(struct ets_registry *r, struct ets_table *hint
  * is found holding the key's stripe, and, when that stripe holds nothing
  * after it, each following stripe alone in turn. Holding every stripe for
  * one next/2 call took it from 0.25 to 0.64 us. On these types last/1 and
- * prev/2 are the same walk; an ordered_set, never striped, walks whole. */
+ * prev/2 are the same walk; an ordered_set walks whole (a partitioned
+ * one holding every stripe). */
 struct walk {
     term key; /* the first round's: the object after it; else the stripe's first */
     int stripe;
@@ -779,7 +810,6 @@ struct walk {
 
 static struct ets_obj *hash_key_last(const struct ets_table *t, term key);
 static struct ets_obj *hash_from_until(const struct ets_table *t, size_t b, size_t end);
-static bool is_tree(const struct ets_table *t);
 
 static enum ets_status walk_step(struct ets_table *t, void *arg)
 {
@@ -870,6 +900,8 @@ static enum ets_status access_hinted(struct ets_registry *r, struct ets_table *h
     unlock_for(t, &h);
     if (h.stripe && atomic_load_explicit(&t->resize_wanted, memory_order_relaxed))
         resize_asked(t);
+    if (h.stripe && atomic_load_explicit(&t->split_wanted, memory_order_relaxed))
+        split_asked(t);
     if (held)
         table_release(held);
     return st;
@@ -1153,15 +1185,155 @@ static struct bt_node *bt_node_new(struct ets_table *t, bool leaf)
         return NULL;
     b->n = 0;
     b->leaf = leaf;
-    t->tree_bytes += bt_node_size(leaf);
+    atomic_fetch_add_explicit(&t->tree_bytes, bt_node_size(leaf), memory_order_relaxed);
     return b;
 }
 
 static void bt_node_free(struct ets_table *t, struct bt_node *b)
 {
     if (t)
-        t->tree_bytes -= bt_node_size(b->leaf);
+        atomic_fetch_sub_explicit(&t->tree_bytes, bt_node_size(b->leaf), memory_order_relaxed);
     free(b);
+}
+
+/* ---- partitions ----
+ *
+ * An ordered_set made with write_concurrency is striped too, as OTP makes
+ * it a contention-adapting tree: its keys are split into up to STRIPES
+ * partitions by the bounds between them, each a B-tree of its own under
+ * its stripe's lock. A call on one key (ets_access_key) finds its
+ * partition from the bounds' summaries (term_order_prefix) without any
+ * lock, takes that stripe, and checks under it against the bounds
+ * themselves (which change only under the table's lock held exclusively,
+ * so are still under any stripe), going to the right stripe when the
+ * summaries could not tell. A table starts with one partition; a
+ * partition whose writers find its lock taken (OTP's statistics: 250 up
+ * for a contended take, 1 down for a free one) past SPLIT_AT is split in
+ * two at its middle key as the call ends, under the lock held
+ * exclusively. Partitions never join (OTP's do when uncontended); deleting
+ * every object makes one again. A call on the whole table holds every
+ * stripe, and walks the partitions in order. */
+
+enum { CONTENDED_TAKE = 250, SPLIT_AT = 1000, CONTENTION_FLOOR = -1000 };
+
+static bool is_partitioned(const struct ets_table *t) { return t->partitioned; }
+static unsigned part_count(const struct ets_table *t)
+{
+    return is_partitioned(t) ? atomic_load_explicit(&t->parts, memory_order_relaxed) : 1;
+}
+static struct bt_node *part_tree(const struct ets_table *t, unsigned i)
+{
+    return is_partitioned(t) ? t->stripes[i].root : t->root;
+}
+static struct bt_node **part_root(struct ets_table *t, unsigned i)
+{
+    return is_partitioned(t) ? &t->stripes[i].root : &t->root;
+}
+
+/* The partition that holds key: how many bounds order at or before it.
+ * Under any stripe's lock or the table's. */
+static unsigned part_of(const struct ets_table *t, term key)
+{
+    if (!is_partitioned(t))
+        return 0;
+    unsigned lo = 0, hi = atomic_load_explicit(&t->parts, memory_order_relaxed) - 1;
+    while (lo < hi) {
+        unsigned mid = (lo + hi) / 2;
+        if (key_compare(t->bound[mid], key) <= 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* part_of by the bounds' summaries, without a lock: a guess, right unless
+ * a summary ties with the key's or a split is under way. */
+static unsigned part_hint(const struct ets_table *t, term key)
+{
+    unsigned n = atomic_load_explicit(&t->parts, memory_order_relaxed);
+    if (n <= 1 || n > STRIPES)
+        return 0;
+    uint64_t k = term_order_prefix(key);
+    unsigned lo = 0, hi = n - 1;
+    while (lo < hi) {
+        unsigned mid = (lo + hi) / 2;
+        if (atomic_load_explicit(&t->bound_prefix[mid], memory_order_relaxed) <= k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* A writer's take of partition s: contended or not. */
+static void note_contention(struct ets_table *t, struct table_stripe *s, bool contended)
+{
+    if (!contended) {
+        s->contention -= s->contention > CONTENTION_FLOOR;
+        return;
+    }
+    s->contention += CONTENDED_TAKE;
+    if (s->contention > SPLIT_AT && atomic_load_explicit(&t->parts, memory_order_relaxed) < STRIPES)
+        atomic_store_explicit(&t->split_wanted, true, memory_order_relaxed);
+}
+
+/* lock_key_stripe for a partitioned ordered_set's key (THE_NON_VALUE for
+ * an object without one: partition 0, whose caller refuses it). */
+static bool lock_key_part(struct ets_table *t, enum ets_need need, term key, unsigned keypos, struct held *h,
+                          bool *exclusive)
+{
+    unsigned at = is_value(key) ? part_hint(t, key) : 0;
+    for (;;) {
+        struct table_stripe *s = &t->stripes[at];
+        bool contended = rwlock_take(&s->lock, need == ETS_WRITE);
+        bool same = is_striped(t) && is_tree(t) && t->options.keypos == keypos;
+        *exclusive = same && t->pending;
+        if (!same || *exclusive) {
+            pthread_rwlock_unlock(&s->lock);
+            return false;
+        }
+        unsigned right = is_value(key) ? part_of(t, key) : 0;
+        if (right == at) {
+            if (need == ETS_WRITE)
+                note_contention(t, s, contended);
+            h->stripe = s;
+            return true;
+        }
+        pthread_rwlock_unlock(&s->lock);
+        at = right;
+    }
+}
+
+/* The nodes of a tree, not its objects. */
+static void bt_free_nodes(struct ets_table *t, struct bt_node *b)
+{
+    if (!b)
+        return;
+    if (!b->leaf)
+        for (unsigned k = 0; k <= b->n; k++)
+            bt_free_nodes(t, b->kid[k]);
+    bt_node_free(t, b);
+}
+
+static size_t bt_count(const struct bt_node *b)
+{
+    size_t n = b ? b->n : 0;
+    if (b && !b->leaf)
+        for (unsigned k = 0; k <= b->n; k++)
+            n += bt_count(b->kid[k]);
+    return n;
+}
+
+/* b's objects in key order, from out[*at] on. */
+static void bt_collect(const struct bt_node *b, struct ets_obj **out, size_t *at)
+{
+    for (unsigned k = 0; b && k <= b->n; k++) {
+        if (!b->leaf)
+            bt_collect(b->kid[k], out, at);
+        if (k < b->n)
+            out[(*at)++] = b->obj[k];
+    }
 }
 
 /* The first index of b whose key does not order before key; *found
@@ -1192,13 +1364,15 @@ static unsigned bt_lower(const struct bt_node *b, term key, bool *found)
 struct bt_path {
     struct bt_node *node[BT_DEPTH];
     unsigned at[BT_DEPTH];
-    int depth; /* the last level filled in; -1 for an empty tree */
+    int depth;     /* the last level filled in; -1 for an empty tree */
+    unsigned part; /* the tree's partition (see "partitions") */
 };
 
 static bool bt_search(const struct ets_table *t, term key, struct bt_path *p)
 {
     p->depth = -1;
-    for (struct bt_node *b = t->root; b; b = b->kid[p->at[p->depth]]) {
+    p->part = part_of(t, key);
+    for (struct bt_node *b = part_tree(t, p->part); b; b = b->kid[p->at[p->depth]]) {
         bool found;
         unsigned i = bt_lower(b, key, &found);
         p->node[++p->depth] = b;
@@ -1213,7 +1387,7 @@ static bool bt_search(const struct ets_table *t, term key, struct bt_path *p)
 
 static struct ets_obj *tree_find(const struct ets_table *t, term key)
 {
-    for (const struct bt_node *b = t->root; b;) {
+    for (const struct bt_node *b = part_tree(t, part_of(t, key)); b;) {
         bool found;
         unsigned i = bt_lower(b, key, &found);
         if (found)
@@ -1223,10 +1397,9 @@ static struct ets_obj *tree_find(const struct ets_table *t, term key)
     return NULL;
 }
 
-/* The first object (d = 0) or the last (d = 1). */
-static struct ets_obj *tree_edge(const struct ets_table *t, int d)
+/* A tree's first object (d = 0) or its last (d = 1). */
+static struct ets_obj *bt_edge(const struct bt_node *b, int d)
 {
-    const struct bt_node *b = t->root;
     if (!b)
         return NULL;
     while (!b->leaf)
@@ -1234,13 +1407,31 @@ static struct ets_obj *tree_edge(const struct ets_table *t, int d)
     return b->obj[d ? b->n - 1 : 0];
 }
 
+/* The first object of the partitions from i on (d = 0), or the last of
+ * those up to i (d = 1); i may be one past either end. */
+static struct ets_obj *parts_edge(const struct ets_table *t, int i, int d)
+{
+    for (int n = (int)part_count(t); i >= 0 && i < n; i += d ? -1 : 1)
+        if (part_tree(t, (unsigned)i))
+            return bt_edge(part_tree(t, (unsigned)i), d);
+    return NULL;
+}
+
+/* The table's first object (d = 0) or its last (d = 1). */
+static struct ets_obj *tree_edge(const struct ets_table *t, int d)
+{
+    return parts_edge(t, d ? (int)part_count(t) - 1 : 0, d);
+}
+
 /* The first object whose key orders after key (d = 1) or the last that
- * orders before it (d = 0). A child's keys lie between its neighbours in
- * the parent, so the deepest candidate is the nearest. */
+ * orders before it (d = 0): in key's partition, else the nearest of the
+ * next ones that way. A child's keys lie between its neighbours in the
+ * parent, so the deepest candidate is the nearest. */
 static struct ets_obj *tree_beyond(const struct ets_table *t, term key, int d)
 {
     struct ets_obj *best = NULL;
-    for (const struct bt_node *b = t->root; b;) {
+    unsigned part = part_of(t, key);
+    for (const struct bt_node *b = part_tree(t, part); b;) {
         bool found;
         unsigned i = bt_lower(b, key, &found);
         unsigned kid = i;
@@ -1254,7 +1445,7 @@ static struct ets_obj *tree_beyond(const struct ets_table *t, term key, int d)
         }
         b = b->leaf ? NULL : b->kid[kid];
     }
-    return best;
+    return best ? best : parts_edge(t, d ? (int)part + 1 : (int)part - 1, !d);
 }
 
 /* The object of rank i in key order (NULL past the end), visiting whole
@@ -1297,18 +1488,18 @@ static void bt_take_at(struct bt_node *b, unsigned i)
     b->n--;
 }
 
-/* Links o in where p (a search for its key, which no object has) ended.
- * The nodes a split needs are made first: false when the host refused
- * them, the tree unchanged. */
-static bool tree_insert(struct ets_table *t, struct bt_path *p, struct ets_obj *o)
+/* Links o into the tree at *root_at where p (a search for its key, which
+ * no object has) ended. The nodes a split needs are made first: false when
+ * the host refused them, the tree unchanged. */
+static bool bt_insert(struct ets_table *t, struct bt_node **root_at, struct bt_path *p, struct ets_obj *o)
 {
     term key = key_of(t, o);
-    if (!t->root) {
+    if (!*root_at) {
         struct bt_node *b = bt_node_new(t, true);
         if (!b)
             return false;
         bt_put_at(b, 0, key, o, NULL);
-        t->root = b;
+        *root_at = b;
         return true;
     }
     /* Full nodes from the leaf up split; a full root adds a level. */
@@ -1372,10 +1563,29 @@ static bool tree_insert(struct ets_table *t, struct bt_path *p, struct ets_obj *
             root->kid[0] = b;
             root->kid[1] = s;
             root->n = 1;
-            t->root = root;
+            *root_at = root;
             return true;
         }
     }
+}
+
+/* bt_insert into the tree p searched. */
+static bool tree_insert(struct ets_table *t, struct bt_path *p, struct ets_obj *o)
+{
+    return bt_insert(t, part_root(t, p->part), p, o);
+}
+
+/* Links o in after every object of the tree at *root (o's key orders
+ * after theirs): a tree built so from sorted objects has its nodes half
+ * full, as BT_MIN allows. */
+static bool bt_append(struct ets_table *t, struct bt_node **root, struct ets_obj *o)
+{
+    struct bt_path p = {.depth = -1};
+    for (struct bt_node *b = *root; b; b = b->leaf ? NULL : b->kid[b->n]) {
+        p.node[++p.depth] = b;
+        p.at[p.depth] = b->n;
+    }
+    return bt_insert(t, root, &p, o);
 }
 
 /* After p's last node lost an object: nodes below BT_MIN borrow from a
@@ -1430,9 +1640,9 @@ static void tree_refill(struct ets_table *t, struct bt_path *p)
         memmove(&parent->kid[sep + 1], &parent->kid[sep + 2], (parent->n - sep) * sizeof parent->kid[0]);
         bt_node_free(t, r);
     }
-    struct bt_node *root = t->root;
+    struct bt_node **root_at = part_root(t, p->part), *root = *root_at;
     if (root->n == 0) {
-        t->root = root->leaf ? NULL : root->kid[0];
+        *root_at = root->leaf ? NULL : root->kid[0];
         bt_node_free(t, root);
     }
 }
@@ -1641,9 +1851,9 @@ static struct ets_obj **hash_slot(struct ets_table *t, const struct ets_obj *o)
 
 /* A table's objects out of it: freed by tear_down, in portions or not. */
 struct ets_rubble {
-    struct bt_node *tree;     /* an ordered_set's, torn down from its first object on */
-    struct ets_obj **buckets; /* the other types' chains */
-    size_t nbuckets, bucket;  /* bucket: the next one to empty */
+    struct bt_node *trees[STRIPES]; /* an ordered_set's (a tree a partition), torn down from the first object on */
+    struct ets_obj **buckets;       /* the other types' chains */
+    size_t nbuckets, bucket;        /* bucket: the next one to empty */
 };
 
 /* Frees a tree's objects and nodes for up to `budget` steps (a step frees
@@ -1691,7 +1901,9 @@ static size_t tree_tear_down(struct bt_node **root, size_t budget, size_t *freed
 static bool tear_down(struct ets_rubble *rb, size_t budget, size_t *freed)
 {
     *freed = 0;
-    size_t steps = tree_tear_down(&rb->tree, budget, freed);
+    size_t steps = 0;
+    for (unsigned i = 0; i < STRIPES && steps < budget; i++)
+        steps += tree_tear_down(&rb->trees[i], budget - steps, freed);
     for (; rb->bucket < rb->nbuckets && steps < budget; steps++) {
         struct ets_obj *o = rb->buckets[rb->bucket];
         if (!o) {
@@ -1702,19 +1914,115 @@ static bool tear_down(struct ets_rubble *rb, size_t budget, size_t *freed)
         obj_free(o);
         ++*freed;
     }
-    return !rb->tree && rb->bucket == rb->nbuckets;
+    for (unsigned i = 0; i < STRIPES; i++)
+        if (rb->trees[i])
+            return false;
+    return rb->bucket == rb->nbuckets;
 }
 
-/* Moves t's objects into rb, leaving t empty. */
+static void unpartition(struct ets_table *t);
+
+/* Moves t's objects into rb, leaving t empty (and a partitioned
+ * ordered_set one partition again). */
 static void take_contents(struct ets_table *t, struct ets_rubble *rb)
 {
-    *rb = (struct ets_rubble){t->root, t->buckets, bucket_count(t), 0};
-    t->root = NULL;
+    *rb = (struct ets_rubble){{NULL}, t->buckets, bucket_count(t), 0};
+    for (unsigned i = 0, n = part_count(t); i < n; i++) {
+        rb->trees[i] = part_tree(t, i);
+        *part_root(t, i) = NULL;
+    }
+    unpartition(t);
     t->tree_bytes = 0;
     t->buckets = NULL;
     t->bits = 0;
     t->n = 0;
     t->object_words = 0;
+}
+
+/* One partition again (its tree taken or empty): the bounds go. */
+static void unpartition(struct ets_table *t)
+{
+    if (!is_partitioned(t))
+        return;
+    for (unsigned i = 0, n = part_count(t); i + 1 < n; i++) {
+        obj_free(t->bound_obj[i]);
+        t->bound_obj[i] = NULL;
+        t->bound[i] = THE_NON_VALUE;
+    }
+    for (unsigned i = 0; i < STRIPES; i++)
+        t->stripes[i].contention = 0;
+    atomic_store_explicit(&t->parts, 1, memory_order_relaxed);
+    atomic_store_explicit(&t->split_wanted, false, memory_order_relaxed);
+}
+
+bool ets_split_locked(struct ets_table *t, unsigned i)
+{
+    unsigned n = part_count(t);
+    if (!is_partitioned(t) || n >= STRIPES || i >= n)
+        return false;
+    struct table_stripe *s = &t->stripes[i];
+    s->contention = 0; /* split or not, its writers count afresh */
+    size_t count = bt_count(s->root), at = 0;
+    if (count < 2)
+        return false;
+    struct ets_obj **objs = malloc(count * sizeof *objs);
+    if (!objs)
+        return false;
+    bt_collect(s->root, objs, &at);
+    /* The middle key, copied as a {Key} tuple: the new bound. */
+    size_t mid = count / 2;
+    term wrap[2] = {make_header(SUBTAG_TUPLE, 1), key_of(t, objs[mid])};
+    struct ets_obj *bound = obj_new(make_boxed(wrap));
+    /* Both halves built before the old tree goes, so that no memory
+     * refused leaves the table changed. */
+    struct bt_node *lower = NULL, *upper = NULL;
+    bool ok = bound != NULL;
+    for (size_t k = 0; ok && k < count; k++)
+        ok = bt_append(t, k < mid ? &lower : &upper, objs[k]);
+    free(objs);
+    if (!ok) {
+        bt_free_nodes(t, lower);
+        bt_free_nodes(t, upper);
+        obj_free(bound);
+        return false;
+    }
+    bt_free_nodes(t, s->root);
+    for (unsigned k = n; k > i + 1; k--) {
+        t->stripes[k].root = t->stripes[k - 1].root;
+        t->stripes[k].contention = t->stripes[k - 1].contention;
+    }
+    for (unsigned k = n - 1; k > i; k--) {
+        t->bound[k] = t->bound[k - 1];
+        t->bound_obj[k] = t->bound_obj[k - 1];
+        atomic_store_explicit(&t->bound_prefix[k], atomic_load(&t->bound_prefix[k - 1]), memory_order_relaxed);
+    }
+    s->root = lower;
+    t->stripes[i + 1].root = upper;
+    t->stripes[i + 1].contention = 0;
+    t->bound_obj[i] = bound;
+    t->bound[i] = tuple_element(obj_tuple(bound), 1);
+    atomic_store_explicit(&t->bound_prefix[i], term_order_prefix(t->bound[i]), memory_order_relaxed);
+    atomic_store_explicit(&t->parts, n + 1, memory_order_relaxed);
+    return true;
+}
+
+unsigned ets_partitions_locked(const struct ets_table *t) { return part_count(t); }
+
+/* After a partition's writer asked for a split: the most contended
+ * partition past SPLIT_AT is split now, under the lock held exclusively,
+ * if t is still a live partitioned table. */
+static void split_asked(struct ets_table *t)
+{
+    table_wrlock(t);
+    if (!t->dead && is_partitioned(t)) {
+        unsigned hot = 0;
+        for (unsigned i = 1, n = part_count(t); i < n; i++)
+            hot = t->stripes[i].contention > t->stripes[hot].contention ? i : hot;
+        if (t->stripes[hot].contention > SPLIT_AT)
+            (void)ets_split_locked(t, hot);
+    }
+    atomic_store_explicit(&t->split_wanted, false, memory_order_relaxed);
+    table_unlock(t);
 }
 
 static void table_clear(struct ets_table *t)
@@ -1876,7 +2184,12 @@ struct ets_obj *ets_slot_first_locked(const struct ets_table *t, size_t slot)
 {
     if (!is_tree(t))
         return t->buckets && slot < bucket_count(t) ? t->buckets[slot] : NULL;
-    return t->root ? bt_nth(t->root, &slot) : NULL;
+    for (unsigned i = 0, n = part_count(t); i < n; i++) {
+        struct ets_obj *o = part_tree(t, i) ? bt_nth(part_tree(t, i), &slot) : NULL;
+        if (o)
+            return o;
+    }
+    return NULL;
 }
 
 struct ets_obj *ets_slot_next_locked(const struct ets_table *t, const struct ets_obj *o)
@@ -2279,13 +2592,35 @@ static int tree_check(const struct ets_table *t, const struct bt_node *b, bool r
     return depth + 1;
 }
 
-bool ets_check_locked(const struct ets_table *t)
+/* Each partition's tree, its keys within its bounds (from the one below
+ * it, which it may hold, to the one above), the bounds in order, and the
+ * counts. */
+static bool parts_check(const struct ets_table *t)
 {
     size_t count = 0, bytes = 0;
+    unsigned n = part_count(t);
+    for (unsigned i = 0; i < n; i++) {
+        const struct bt_node *b = part_tree(t, i);
+        if (i + 1 < n && (tuple_element(obj_tuple(t->bound_obj[i]), 1) != t->bound[i] ||
+                          atomic_load(&t->bound_prefix[i]) != term_order_prefix(t->bound[i]) ||
+                          (i > 0 && term_compare(t->bound[i - 1], t->bound[i]) >= 0)))
+            return false;
+        if (!b)
+            continue;
+        if (tree_check(t, b, true, NULL, NULL, &count, &bytes) < 0)
+            return false;
+        if ((i > 0 && term_compare(key_of(t, bt_edge(b, 0)), t->bound[i - 1]) < 0) ||
+            (i + 1 < n && term_compare(key_of(t, bt_edge(b, 1)), t->bound[i]) >= 0))
+            return false;
+    }
+    return count == t->n && bytes == t->tree_bytes;
+}
+
+bool ets_check_locked(const struct ets_table *t)
+{
+    size_t count = 0;
     if (is_tree(t))
-        return !t->root ? t->n == 0 && t->tree_bytes == 0
-                        : tree_check(t, t->root, true, NULL, NULL, &count, &bytes) >= 0 && count == t->n &&
-                              bytes == t->tree_bytes;
+        return parts_check(t);
     for (size_t b = 0, nb = bucket_count(t); b < nb; b++) {
         for (const struct ets_obj *o = t->buckets[b]; o; o = o->next) {
             if (bucket_of(t, o->hash) != b || o->hash != key_hash(key_of(t, o)) || (o->next && o->next->hash < o->hash))

@@ -20,9 +20,11 @@
  * Concurrency: ets_access finds a table without any lock or shared
  * counter written (the registry's chains are read lock-free), then works
  * under the table's own lock, read or write, after checking under it that
- * the table is still the one named. A set, bag or duplicate_bag made with
- * write_concurrency also has stripe locks, by which calls on different
- * keys (ets_access_key) go on at the same time. Tables are added and removed under
+ * the table is still the one named. A table made with write_concurrency
+ * also has stripe locks, by which calls on different keys (ets_access_key)
+ * go on at the same time: a hash table's keys are spread over them by
+ * hash, an ordered_set's by key ranges, partitions that split as their
+ * writers contend (OTP's contention-adapting tree; ets_table.c). Tables are added and removed under
  * the registry's lock; the other entry points (and ets_access when its
  * check fails) find a table under that lock and take a reference. A table
  * deleted meanwhile is marked dead under its lock (later callers get
@@ -121,10 +123,11 @@ enum ets_status ets_access(struct ets_registry *r, term tab, term caller, enum e
                            enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg);
 /* ets_access for a call on one key's objects alone: fn may find, put,
  * replace, change in place and erase objects of that key (and read the
- * table's settings), nothing else. On a set, bag or duplicate_bag made
- * with write_concurrency the call holds the table's lock shared and the
- * key's stripe lock, so that calls on other keys go on at the same time
- * (OTP's lock striping); elsewhere it is ets_access. */
+ * table's settings), nothing else. On a table made with write_concurrency
+ * the call holds the key's stripe lock alone (its hash's, or its
+ * partition's for an ordered_set), so that calls on keys of other stripes
+ * go on at the same time (OTP's lock striping and contention-adapting
+ * trees); elsewhere it is ets_access. */
 enum ets_status ets_access_key(struct ets_registry *r, term tab, term caller, enum ets_need need, term key,
                                enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg);
 /* The same for the key of object, a tuple to insert (an object invalid
@@ -269,8 +272,17 @@ void ets_erase_locked(struct ets_table *t, struct ets_obj *o);
 size_t ets_erase_key_locked(struct ets_table *t, term key);
 /* Removes every object. */
 void ets_clear_locked(struct ets_table *t);
-/* Whether the structure holds together (the tree's links, order, heights
- * and balance; each chain's placement and order; the count): for tests. */
+/* A partitioned ordered_set (one made with write_concurrency) splits its
+ * partition i in two at its middle key, as its writers' contention does
+ * (ets_table.c: "partitions"); false when it has 32 partitions already,
+ * the partition holds fewer than 2 objects or the host refused memory,
+ * the table unchanged. The lock held exclusively (ETS_WRITE). */
+bool ets_split_locked(struct ets_table *t, unsigned i);
+/* How many partitions t has (1 for a table not partitioned). */
+unsigned ets_partitions_locked(const struct ets_table *t);
+/* Whether the structure holds together (each tree's links, order, heights
+ * and balance, and its keys within its partition's bounds; each chain's
+ * placement and order; the count): for tests. */
 bool ets_check_locked(const struct ets_table *t);
 
 /* ---- long inserts (insert/2 and insert_new/2 of a long list) ----

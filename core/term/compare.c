@@ -24,6 +24,7 @@
 #include "term/binary.h"
 #include "term/map.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,79 @@ static enum rank rank_of(term t)
     }
     return RANK_OTHER;
 }
+
+/* ---- term_order_prefix ---- */
+
+#define PREFIX_VALUE_BITS 60u
+
+/* A double's bits as an unsigned number in the double's own order. */
+static uint64_t ordered_double_bits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u >> 63 ? ~u : u | (uint64_t)1 << 63;
+}
+
+/* The first bytes of a name or a bitstring, big-endian, zero-padded:
+ * their order is the bytes' order as far as they go. */
+static uint64_t bytes_prefix(const uint8_t *data, size_t size)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < 7; i++)
+        v = v << 8 | (i < size ? data[i] : 0);
+    return v << (PREFIX_VALUE_BITS - 56);
+}
+
+static uint64_t order_prefix(term t, unsigned depth)
+{
+    enum rank r = rank_of(t);
+    uint64_t value = 0;
+    switch (r) {
+    case RANK_NUMBER: {
+        double d = 0;
+        if (is_small(t))
+            d = (double)small_value(t);
+        else if (is_float(t))
+            d = float_value(t);
+        else if (!int_to_double(t, &d))
+            d = header_subtag(boxed_header(t)) == SUBTAG_NEG_BIG ? -HUGE_VAL : HUGE_VAL;
+        value = ordered_double_bits(d) >> (64 - PREFIX_VALUE_BITS);
+        break;
+    }
+    case RANK_ATOM: {
+        size_t len;
+        const char *text = atom_text(t, &len);
+        value = bytes_prefix((const uint8_t *)text, len);
+        break;
+    }
+    case RANK_BITSTRING: {
+        const uint8_t *data;
+        size_t size;
+        unsigned bits;
+        bin_bytes(t, &data, &size, &bits);
+        value = bytes_prefix(data, size + (bits > 0));
+        break;
+    }
+    case RANK_TUPLE: {
+        /* Arity first (12 bits, the largest standing for all larger), then
+         * the first element's summary. */
+        uint64_t arity = tuple_arity(t);
+        value = (arity < 0xfff ? arity : 0xfff) << (PREFIX_VALUE_BITS - 12);
+        if (arity > 0 && depth > 0)
+            value |= order_prefix(tuple_element(t, 1), depth - 1) >> 16;
+        break;
+    }
+    case RANK_LIST:
+        if (depth > 0)
+            value = order_prefix(list_head(t), depth - 1) >> (64 - PREFIX_VALUE_BITS);
+        break;
+    default:
+        break;
+    }
+    return (uint64_t)r << PREFIX_VALUE_BITS | value;
+}
+
+uint64_t term_order_prefix(term t) { return order_prefix(t, 2); }
 
 static int sign(int x) { return (x > 0) - (x < 0); }
 static int cmp_u64(uint64_t a, uint64_t b) { return (a > b) - (a < b); }

@@ -32,6 +32,16 @@ int term_compare_exact(term a, term b);
 
 /* a =:= b */
 bool term_eq_exact(term a, term b);
+
+/* A 64-bit summary of t that follows term_compare's order as far as it
+ * reaches: its class in the top bits, then a prefix of its value (a
+ * number's as a double, an atom's or a bitstring's first bytes, a tuple's
+ * arity and a list's head, summarised in turn). a < b gives
+ * prefix(a) <= prefix(b), but for integers beyond a double's precision;
+ * equal prefixes decide nothing. A hint for a search among copies that
+ * may change meanwhile (ets_table.c's partitions), which compares the
+ * terms themselves once it holds them still. */
+uint64_t term_order_prefix(term t);
 /* a == b */
 static inline bool term_eq(term a, term b) { return term_compare(a, b) == 0; }
 

@@ -1,7 +1,8 @@
 /*
  * test_compare.c — term order, exact equality and hashing: every pair of
  * tests/data/order_cases.txt against OTP 25 (tests/gen/order_cases.escript),
- * local funs by OTP's rules, large maps against a sort-based reference, and
+ * the order's 64-bit prefixes (term_order_prefix) on the same pairs, local
+ * funs by OTP's rules, large maps against a sort-based reference, and
  * terms too long or too deep for recursion.
  */
 #include "term/atom.h"
@@ -46,7 +47,7 @@ static void test_order_cases(void)
     free(line);
     fclose(f);
     CU_ASSERT_FATAL(nt > 100 && nt == nr);
-    unsigned failures = 0;
+    unsigned failures = 0, prefix_failures = 0, ordered = 0, told = 0;
     for (size_t i = 0; i < nt; i++) {
         CU_ASSERT_FATAL(strlen(rows[i]) == nt);
         for (size_t j = 0; j < nt; j++) {
@@ -59,9 +60,20 @@ static void test_order_cases(void)
                 ok = false;
             if (!ok && ++failures <= 10)
                 fprintf(stderr, "order case %zu vs %zu: want %d/%d, got %d/%d\n", i, j, std, exact, c, e);
+            /* term_order_prefix follows the order, and mostly tells it. */
+            if (std < 0) {
+                uint64_t pa = term_order_prefix(a), pb = term_order_prefix(b);
+                ordered++;
+                told += pa < pb;
+                if (pa > pb && ++prefix_failures <= 10)
+                    fprintf(stderr, "order case %zu < %zu: prefixes %016llx > %016llx\n", i, j, (unsigned long long)pa,
+                            (unsigned long long)pb);
+            }
         }
     }
     CU_ASSERT_EQUAL(failures, 0);
+    CU_ASSERT_EQUAL(prefix_failures, 0);
+    CU_ASSERT(told > ordered * 3 / 4);
     for (size_t i = 0; i < nr; i++)
         free(rows[i]);
     heap_destroy(&h);

@@ -63,6 +63,12 @@ static enum ets_status cb_size(struct ets_table *t, void *arg)
     return ETS_OK;
 }
 
+static enum ets_status cb_partitions(struct ets_table *t, void *arg)
+{
+    *(unsigned *)arg = ets_partitions_locked(t);
+    return ETS_OK;
+}
+
 static size_t size_of(struct ets_registry *r, term tab)
 {
     size_t n = SIZE_MAX;
@@ -526,6 +532,11 @@ static enum ets_status cb_model(struct ets_table *t, void *arg)
                 want += model_key_eq(m, tuple_element(m->objs[i], 1), key);
             CU_ASSERT_EQUAL_FATAL(n, want);
         }
+        /* A partitioned ordered_set splits one of its partitions now and
+         * then, as contention would: the bounds fall among present keys,
+         * keys since deleted, and the 1 / 1.0 pairs. */
+        if (op % 61 == 0 && ets_partitions_locked(t) < 32)
+            (void)ets_split_locked(t, (unsigned)rnd(ets_partitions_locked(t)));
         if (op % 97 == 0)
             check_against(t, m, h, run->range);
     }
@@ -534,7 +545,8 @@ static enum ets_status cb_model(struct ets_table *t, void *arg)
 }
 
 /* Random inserts and deletes on each type against the model, over small
- * and large key ranges (so that the hash tables grow and shrink). */
+ * and large key ranges (so that the hash tables grow and shrink), and on
+ * an ordered_set made with write_concurrency, whose partitions split. */
 static void test_model(void)
 {
     atom_table_init();
@@ -543,10 +555,15 @@ static void test_model(void)
     struct ets_registry *r = ets_registry_new();
     static struct model m;
     int64_t ranges[] = {8, 60, 700};
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
         for (int j = 0; j < 3; j++) {
-            term tab = new_table(r, &h, all_types[i]);
-            m.type = all_types[i];
+            struct ets_options o = SET;
+            o.type = i < 4 ? all_types[i] : ETS_ORDERED_SET;
+            o.write_concurrency = i == 4;
+            uint64_t id;
+            CU_ASSERT_EQUAL_FATAL(ets_create(r, A(set), make_pid(1), &o, &id), ETS_OK);
+            term tab = ets_ref_term(&h, NULL, id);
+            m.type = o.type;
             m.n = 0;
             struct model_run run = {&m, &h, ranges[j], 3000};
             CU_ASSERT_EQUAL(ets_access(r, tab, make_pid(1), ETS_WRITE, cb_model, &run), ETS_OK);
@@ -562,6 +579,9 @@ static void test_model(void)
                     CU_ASSERT_EQUAL(ets_access(r, tab, make_pid(1), ETS_WRITE, cb_model, &run), ETS_OK);
             }
             CU_ASSERT_EQUAL(size_of(r, tab), 0);
+            unsigned parts = 0;
+            CU_ASSERT_EQUAL(ets_access(r, tab, make_pid(1), ETS_READ, cb_partitions, &parts), ETS_OK);
+            CU_ASSERT(i < 4 ? parts == 1 : parts > 1);
             CU_ASSERT_EQUAL(ets_delete_table(r, tab, make_pid(1), NULL), ETS_OK);
             heap_recycle(&h);
         }
@@ -1276,6 +1296,7 @@ struct striped_shared {
     term tab;
     _Atomic int errors, walks;
     _Atomic bool stop;
+    unsigned splits; /* an ordered_set's partition to split next (the walker's) */
 };
 
 struct striped_arg {
@@ -1342,13 +1363,24 @@ static void *striped_worker(void *p)
     return NULL;
 }
 
+/* An ordered_set's partitions split between the keys' calls, a
+ * different one each time (none of a hash table). */
+static enum ets_status cb_split_next(struct ets_table *t, void *arg)
+{
+    struct striped_shared *s = arg;
+    if (ets_type_locked(t) == ETS_ORDERED_SET)
+        (void)ets_split_locked(t, s->splits++ % ets_partitions_locked(t));
+    return ETS_OK;
+}
+
 /* Whole walks, and next/2 walks a stripe at a time: one of those may
  * lose its key to a delete meanwhile (badarg), never crash or loop. */
 static void *striped_walker(void *p)
 {
     struct striped_shared *s = p;
     while (!atomic_load(&s->stop)) {
-        if (ets_access(s->r, s->tab, make_pid(1), ETS_READ, cb_walk_whole, s) != ETS_OK)
+        if (ets_access(s->r, s->tab, make_pid(1), ETS_READ, cb_walk_whole, s) != ETS_OK ||
+            ets_access(s->r, s->tab, make_pid(1), ETS_WRITE, cb_split_next, s) != ETS_OK)
             s->errors++;
         term at = THE_NON_VALUE;
         enum ets_status st;
@@ -1368,13 +1400,16 @@ static enum ets_status cb_bucket_count(struct ets_table *t, void *arg)
     return ETS_OK;
 }
 
-static void test_concurrent_striped(void)
+/* A set's stripes, or an ordered_set's partitions (split by contention
+ * and by the walker meanwhile). */
+static void concurrent_striped(enum ets_type type)
 {
     atom_table_init();
     heap_t h;
     CU_ASSERT_FATAL(heap_init(&h, 0, 0));
-    struct striped_shared s = {ets_registry_new(), 0, 0, 0, false};
+    struct striped_shared s = {ets_registry_new(), 0, 0, 0, false, 0};
     struct ets_options o = SET;
+    o.type = type;
     o.write_concurrency = true;
     uint64_t id;
     CU_ASSERT_EQUAL_FATAL(ets_create(s.r, A(set), make_pid(1), &o, &id), ETS_OK);
@@ -1398,19 +1433,32 @@ static void test_concurrent_striped(void)
     for (int64_t c = 0; c < COUNTERS; c++)
         CU_ASSERT_EQUAL(find(s.r, s.tab, make_small(c)).first_value,
                         make_small(3 * THREADS * (STRIPED_KEYS / COUNTERS)));
-    /* The counters alone are left, and the buckets shrank back for them. */
+    /* The counters alone are left, and the buckets shrank back for them;
+     * an ordered_set was split, and holds together. */
     CU_ASSERT_EQUAL(size_of(s.r, s.tab), COUNTERS);
-    size_t buckets = 0;
-    CU_ASSERT_EQUAL(ets_access(s.r, s.tab, make_pid(1), ETS_READ, cb_bucket_count, &buckets), ETS_OK);
-    CU_ASSERT(buckets <= 8 * COUNTERS);
+    if (type == ETS_ORDERED_SET) {
+        unsigned parts = 0;
+        CU_ASSERT_EQUAL(ets_access(s.r, s.tab, make_pid(1), ETS_READ, cb_partitions, &parts), ETS_OK);
+        CU_ASSERT(parts > 1);
+        CU_ASSERT_EQUAL(ets_access(s.r, s.tab, make_pid(1), ETS_READ, cb_walk_whole, &s), ETS_OK);
+        CU_ASSERT_EQUAL(s.errors, 0);
+    } else {
+        size_t buckets = 0;
+        CU_ASSERT_EQUAL(ets_access(s.r, s.tab, make_pid(1), ETS_READ, cb_bucket_count, &buckets), ETS_OK);
+        CU_ASSERT(buckets <= 8 * COUNTERS);
+    }
     ets_registry_free(s.r);
     heap_destroy(&h);
 }
+
+static void test_concurrent_striped(void) { concurrent_striped(ETS_SET); }
+static void test_concurrent_partitioned(void) { concurrent_striped(ETS_ORDERED_SET); }
 
 static CU_TestInfo concurrent_tests[] = {
     {"threads insert, read and delete; a named table and an unnamed one churn", test_concurrent},
     {"long inserts committed in portions while others read: whole batches only", test_concurrent_batches},
     {"a striped table: keys' callers at once, whole walks between, resizes asked", test_concurrent_striped},
+    {"a partitioned ordered_set: keys' callers at once, whole walks and splits between", test_concurrent_partitioned},
     CU_TEST_INFO_NULL,
 };
 
