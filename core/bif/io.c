@@ -84,6 +84,8 @@ static void write_device(struct process *p, int device, const struct strbuf *tex
         fflush(stdout);
     if (out->len)
         fwrite(out->data, 1, out->len, device == IO_DEVICE_STDERR ? stderr : stdout);
+    if (device != IO_DEVICE_STDERR)
+        io_stdout_written();
     strbuf_free(&bytes);
 }
 
@@ -290,6 +292,7 @@ static term erlang_display_1(struct process *p, const term *args)
     print_display(&text, args[0]);
     strbuf_puts(&text, "\r\n"); /* erts ends the line so, even on a pipe */
     fwrite(text.data, 1, text.len, stdout);
+    io_stdout_written();
     strbuf_free(&text);
     return A(true);
 }

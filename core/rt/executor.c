@@ -1373,6 +1373,7 @@ static void idle_step(struct sched *s, struct worker *w)
     rt_unlock(&s->rq_lock);
     rt_unlock(&s->exec_lock);
     ck_epoch_end(&w->epoch_record, NULL);
+    io_stdout_flush_pending();
     schedule_end_step(s, w->id, THE_NON_VALUE, 0);
     schedule_take_turn(s, w->id);
     ck_epoch_begin(&w->epoch_record, NULL);
@@ -1489,6 +1490,7 @@ static void worker_loop(struct worker *w)
                  * the count, and the wait returns at once. */
                 uint32_t seen = rt_event_prepare(&w->wake);
                 rt_unlock(&s->rq_lock);
+                io_stdout_flush_pending(); /* what the program printed reaches its reader while it waits */
                 bool timed_out = !rt_event_wait(&w->wake, seen, until);
                 rt_lock(&s->rq_lock);
                 if (timed_out && w->sleeping) {

@@ -71,6 +71,17 @@ struct io_state *io_state_new(void)
     return io;
 }
 
+static _Atomic bool stdout_pending;
+
+void io_stdout_written(void) { atomic_store_explicit(&stdout_pending, true, memory_order_relaxed); }
+
+void io_stdout_flush_pending(void)
+{
+    if (atomic_load_explicit(&stdout_pending, memory_order_relaxed) &&
+        atomic_exchange_explicit(&stdout_pending, false, memory_order_relaxed))
+        fflush(stdout);
+}
+
 void io_state_free(struct io_state *io)
 {
     if (!io)

@@ -114,4 +114,13 @@ struct io_state *io_state_new(void);
 void io_thread_stop(struct sched *s);
 void io_state_free(struct io_state *io);
 
+/* Standard output that the builtins write at once goes through stdio's
+ * buffer (a write(2) a buffer, not one a call, when it is not a terminal).
+ * io_stdout_written notes that some may wait there, and
+ * io_stdout_flush_pending, which a worker calls as it goes to sleep,
+ * writes it out: a program that waits has all it printed on the pipe, as
+ * on OTP, not only once it ends (or never, when it is killed). */
+void io_stdout_written(void);
+void io_stdout_flush_pending(void);
+
 #endif

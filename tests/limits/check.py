@@ -17,6 +17,7 @@ import concurrent.futures
 import os
 import re
 import resource
+import select
 import shutil
 import struct
 import subprocess
@@ -135,6 +136,22 @@ def run_case(clause, case):
     return name, "; ".join(problems), seconds
 
 
+def printed_while_waiting(clause, bounded):
+    """A program that printed a line and then waits has it on its pipe
+    before it ends: what it printed is not lost when it is killed."""
+    started = time.monotonic()
+    child = subprocess.Popen([clause, bounded, "print_and_wait"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL)
+    try:
+        ready, _, _ = select.select([child.stdout], [], [], 20)
+        line = child.stdout.readline() if ready else b""
+    finally:
+        child.kill()
+        child.wait()
+    problem = "" if line == b"printed\n" else f"stdout {line!r} within 20 s, expected 'printed'"
+    return "output on its pipe while the program waits", problem, time.monotonic() - started
+
+
 def main():
     if len(sys.argv) < 2 or len(sys.argv) > 3 or (len(sys.argv) == 3 and sys.argv[2] != "--full"):
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
@@ -150,9 +167,11 @@ def main():
         failed = 0
         # Two at a time: the memory cases each take a core while they fill their limit.
         with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-            for name, problem, seconds in pool.map(lambda c: run_case(clause, c), cases(tmp, full)):
-                print(f"{'FAIL' if problem else 'ok  '} {name} ({seconds:.1f} s){': ' + problem if problem else ''}")
-                failed += bool(problem)
+            results = list(pool.map(lambda c: run_case(clause, c), cases(tmp, full)))
+        results.append(printed_while_waiting(clause, os.path.join(tmp, "limits_bounded.beam")))
+        for name, problem, seconds in results:
+            print(f"{'FAIL' if problem else 'ok  '} {name} ({seconds:.1f} s){': ' + problem if problem else ''}")
+            failed += bool(problem)
     print(f"limits: {failed} failed")
     return 1 if failed else 0
 

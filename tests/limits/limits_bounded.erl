@@ -5,6 +5,7 @@
 %%   atoms        the atom table filled; the system_limit caught
 %%   call M       M:main([]) called, its undef caught (M's file holds another module)
 %%   args A...    the arguments as main/1 gets them
+%%   print_and_wait  a line printed, then a wait of a minute (killed before)
 -module(limits_bounded).
 -export([main/1]).
 
@@ -28,6 +29,9 @@ main(["call", M]) ->
     io:format("~p~n", [catch (list_to_atom(M)):main([])]);
 main(["args" | Args]) ->
     io:format("~w~n", [Args]);
+main(["print_and_wait"]) ->
+    io:format("printed~n"),
+    receive after 60000 -> ok end;
 main(["atoms"]) ->
     try atoms(0)
     catch error:system_limit:Trace ->
