@@ -801,7 +801,7 @@ static bool depth_of(term d, int *out)
 static void emit_write(struct fstate *st, term a, int depth, const struct spec *sp)
 {
     struct strbuf w = STRBUF_INIT;
-    print_w(&w, a, depth);
+    print_w_enc(&w, a, depth, sp->unicode);
     struct cps t = {NULL, 0, 0};
     cps_from_utf8(&t, w.data ? w.data : "", w.len);
     emit_term(st, &t, sp, sp->prec);
@@ -815,7 +815,7 @@ static bool emit_print(struct fstate *st, term a, int depth, const struct spec *
         return false;
     int column = sp->prec >= 0 ? clamp_int(sp->prec, 0) : clamp_int(st->col + 1, 0);
     int ll = sp->width >= 0 ? clamp_int(sp->width, 0) : 80;
-    print_p_opts(st->out, a, column, ll, depth, sp->strings);
+    print_p_opts(st->out, a, column, ll, depth, sp->strings, sp->unicode);
     advance(st);
     return true;
 }

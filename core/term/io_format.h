@@ -30,15 +30,15 @@
  *    it and io:format then fails;
  *  - a negative precision is badarg (OTP loops for ever on ~.*c, ~.*w);
  *  - widths and precisions above IO_FORMAT_MAX_FIELD are badarg;
- *  - ~tw, ~tW, ~tp and ~tP print as ~w and ~p do (latin1): atoms with
- *    characters above 255 show as \x{...} instead of the characters, and
- *    UTF-8 binaries as bytes instead of <<"..."/utf8>>. On a latin1 device
- *    (standard output under erl -noshell) the atoms print the same bytes;
  *  - grapheme clusters, which ~ts and the field widths of text holding
  *    characters above 255 count as OTP's string:length/1 does, follow a
  *    subset of Unicode's rules: CR LF, combining marks, variation
  *    selectors, emoji modifiers and ZWJ sequences, regional indicator
  *    pairs (no Hangul syllable or Indic rules).
+ *
+ * ~tw, ~tW, ~tp and ~tP write in unicode mode (print.h): atoms keep their
+ * characters above 255 ('世' where ~w writes '\x{4E16}'), and ~tp shows a
+ * binary of UTF-8 Latin-1 characters as <<"é"/utf8>>.
  *
  * A format list may hold, besides character codes, nested lists and
  * binaries: OTP copies them to the output as they are (never looking for

@@ -1,13 +1,14 @@
 /*
  * print.c — writing terms as OTP 25's io_lib does (print.h).
  *
- * Owns ~w (io_lib:write/2 with latin1 encoding), ~p (io_lib_pretty:print/2
- * as io_lib:format's ~p and ~P call it: latin1 encoding, strings shown,
- * no chars_limit), OTP's atom quoting, string escapes and
- * float_to_list(F, [short]).
+ * Owns ~w and ~tw (io_lib:write/2), ~p and ~tp (io_lib_pretty:print/2 as
+ * io_lib:format's ~p and ~P call it: strings shown, no chars_limit), OTP's
+ * atom quoting, string escapes and float_to_list(F, [short]).
  *
  * Text encoding: every character OTP 25 produces for ~w and ~p in latin1
- * mode is at most U+00FF (atoms with larger code points come out as \x{..},
+ * mode is at most U+00FF (atoms with larger code points come out as \x{..};
+ * the unicode mode of ~tw and ~tp keeps them, and its strings are still of
+ * Latin-1 characters, io:printable_range() being latin1;
  * funs print the bytes of erts' own UTF-8 text one character per byte, as
  * erlang:fun_to_list/1 does in OTP 25). We append each character as UTF-8,
  * so the output converts to Latin-1 without loss when a latin1 device needs
@@ -90,9 +91,9 @@ static uint32_t next_char(const unsigned char *s, size_t n, size_t *i)
 /* ------------------------------------------------------------------ */
 
 /* One character inside a "..." string or a '...' atom whose quote is q.
- * Characters above 255 only reach here from atoms, which io_lib writes
- * "as latin1": \x{HEX}. */
-static void put_escaped(struct strbuf *b, uint32_t c, char q)
+ * Characters above 255 only reach here from atoms: io_lib writes them as
+ * they are in unicode mode (~tw, ~tp), else "as latin1": \x{HEX}. */
+static void put_escaped(struct strbuf *b, uint32_t c, char q, bool unicode)
 {
     if (c == (uint32_t)(unsigned char)q) {
         strbuf_putc(b, '\\');
@@ -108,7 +109,10 @@ static void put_escaped(struct strbuf *b, uint32_t c, char q)
         return;
     }
     if (c > 255) {
-        strbuf_printf(b, "\\x{%" PRIX32 "}", c);
+        if (unicode)
+            strbuf_put_utf8(b, c);
+        else
+            strbuf_printf(b, "\\x{%" PRIX32 "}", c);
         return;
     }
     switch (c) {
@@ -167,7 +171,7 @@ static void put_string_list(struct strbuf *b, term t)
 {
     strbuf_putc(b, '"');
     for (; is_list(t); t = list_tail(t))
-        put_escaped(b, (uint32_t)small_value(list_head(t)), '"');
+        put_escaped(b, (uint32_t)small_value(list_head(t)), '"', false);
     strbuf_putc(b, '"');
 }
 
@@ -175,7 +179,7 @@ static void put_string_bytes(struct strbuf *b, const uint8_t *d, size_t n)
 {
     strbuf_putc(b, '"');
     for (size_t i = 0; i < n; i++)
-        put_escaped(b, d[i], '"');
+        put_escaped(b, d[i], '"', false);
     strbuf_putc(b, '"');
 }
 
@@ -205,7 +209,9 @@ static bool name_char(uint32_t c)
            c == '_' || c == '@';
 }
 
-void print_atom(struct strbuf *out, term atom)
+/* io_lib:write_atom/1 (unicode) or write_atom_as_latin1/1: the quoting is
+ * the same, only characters above 255 differ. */
+static void put_atom(struct strbuf *out, term atom, bool unicode)
 {
     size_t n;
     const unsigned char *s = (const unsigned char *)atom_text(atom, &n);
@@ -222,9 +228,11 @@ void print_atom(struct strbuf *out, term atom)
     }
     strbuf_putc(out, '\'');
     for (size_t i = 0; i < n;)
-        put_escaped(out, next_char(s, n, &i), '\'');
+        put_escaped(out, next_char(s, n, &i), '\'', unicode);
     strbuf_putc(out, '\'');
 }
+
+void print_atom(struct strbuf *out, term atom) { put_atom(out, atom, false); }
 
 /* erts' own atom printing (erl_printf_term.c), which fun_to_list/1 uses:
  * different quoting rules from io_lib, and it works on the UTF-8 bytes. The
@@ -460,12 +468,12 @@ static void put_fun(struct strbuf *out, term t)
 }
 
 /* Writes an atomic term (anything but list, tuple, map, bitstring). */
-static void put_atomic(struct strbuf *out, term t)
+static void put_atomic(struct strbuf *out, term t, bool unicode)
 {
     if (is_small(t)) {
         strbuf_printf(out, "%" PRId64, small_value(t));
     } else if (is_atom(t)) {
-        print_atom(out, t);
+        put_atom(out, t, unicode);
     } else if (is_nil(t)) {
         strbuf_puts(out, "[]");
     } else if (is_pid(t)) {
@@ -655,7 +663,7 @@ static void w_map(struct wstack *s, struct strbuf *out, term t, int64_t d)
     free(kv);
 }
 
-static void w_term(struct wstack *s, struct strbuf *out, term t, int64_t d)
+static void w_term(struct wstack *s, struct strbuf *out, term t, int64_t d, bool unicode)
 {
     if (d == 0) {
         strbuf_puts(out, "...");
@@ -684,11 +692,13 @@ static void w_term(struct wstack *s, struct strbuf *out, term t, int64_t d)
     } else if (is_bitstring(t)) {
         put_binary_plain(out, t, d);
     } else {
-        put_atomic(out, t);
+        put_atomic(out, t, unicode);
     }
 }
 
-void print_w(struct strbuf *out, term t, int depth)
+void print_w(struct strbuf *out, term t, int depth) { print_w_enc(out, t, depth, false); }
+
+void print_w_enc(struct strbuf *out, term t, int depth, bool unicode)
 {
     struct wstack s = {NULL, 0, 0};
     strbuf_reserve(out, 0); /* so the buffer is a string even when nothing is written */
@@ -700,7 +710,7 @@ void print_w(struct strbuf *out, term t, int depth)
             strbuf_puts(out, it.text);
             break;
         case WOP_TERM:
-            w_term(&s, out, it.t, it.depth);
+            w_term(&s, out, it.t, it.depth, unicode);
             break;
         case WOP_LIST_TAIL:
             if (is_nil(it.t))
@@ -850,7 +860,7 @@ static void display_term(struct wstack *s, struct strbuf *out, term t)
     } else if (is_float(t)) {
         strbuf_printf(out, "%.6e", float_value(t));
     } else {
-        put_atomic(out, t);
+        put_atomic(out, t, false);
     }
 }
 
@@ -909,11 +919,13 @@ enum pkind {
 };
 
 enum leaf {
-    LF_ATOMIC,    /* io_lib:write of an atomic term */
-    LF_TEXT,      /* a fixed text: "[]", "{...}", ... (index in `first`) */
-    LF_STRING,    /* a printable list */
-    LF_BINSTR,    /* <<"...">> */
-    LF_BINPREFIX, /* <<"..."...>> of `first` bytes */
+    LF_ATOMIC,     /* io_lib:write of an atomic term */
+    LF_TEXT,       /* a fixed text: "[]", "{...}", ... (index in `first`) */
+    LF_STRING,     /* a printable list */
+    LF_BINSTR,     /* <<"...">> */
+    LF_BINPREFIX,  /* <<"..."...>> of `first` bytes */
+    LF_BINUTF8,    /* <<"..."/utf8>>: the binary's UTF-8 characters (~tp) */
+    LF_UTF8PREFIX, /* <<"..."/utf8...>> of `first` bytes (~tp) */
 };
 
 enum ptail { PT_NIL, PT_DOTS, PT_IMPROPER };
@@ -967,6 +979,7 @@ struct pp {
     struct visit *visits; /* cind */
     size_t nvisits, capvisits;
     bool strings; /* lists and binaries may show as strings (not ~lp) */
+    bool unicode; /* ~tp: atoms as they are, UTF-8 binaries as /utf8 strings */
 };
 
 static uint32_t new_nodes(struct pp *pp, size_t k)
@@ -993,7 +1006,7 @@ static int32_t clamp_depth(int64_t d) { return d < 0 ? -1 : d > INT32_MAX ? INT3
 /* Depth of the child at position i (0-based) of a list or tuple at depth d. */
 static int32_t child_depth(int32_t d, uint64_t i) { return d < 0 ? -1 : clamp_depth((int64_t)d - 1 - (int64_t)i); }
 
-static void render_leaf(struct strbuf *out, const struct pnode *p);
+static void render_leaf(struct strbuf *out, const struct pnode *p, bool unicode);
 
 static void set_leaf(struct pp *pp, uint32_t idx, enum leaf lf, uint32_t first)
 {
@@ -1002,7 +1015,7 @@ static void set_leaf(struct pp *pp, uint32_t idx, enum leaf lf, uint32_t first)
     p->leaf = (uint8_t)lf;
     p->first = first;
     strbuf_clear(&pp->scratch);
-    render_leaf(&pp->scratch, p);
+    render_leaf(&pp->scratch, p, pp->unicode);
     p->len = count_chars(pp->scratch.data ? pp->scratch.data : "", pp->scratch.len);
 }
 
@@ -1047,6 +1060,69 @@ static int printable_bin(const struct bin_view *v, int64_t d, size_t *prefix)
     }
     if (d1 > 0 && (int64_t)j >= d1) {
         *prefix = j;
+        return 2;
+    }
+    return 0;
+}
+
+/* Decodes one character of strict UTF-8 (as Erlang's <<C/utf8>> matches:
+ * no overlong forms, surrogates or values above 16#10FFFF) at d[*i]; false
+ * when there is none. */
+static bool utf8_strict(const uint8_t *d, size_t n, size_t *i, uint32_t *out)
+{
+    uint32_t c = d[*i];
+    size_t need = c < 0x80 ? 0 : (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2 : (c & 0xF8) == 0xF0 ? 3 : 4;
+    static const uint32_t min[] = {0, 0x80, 0x800, 0x10000};
+    if (need == 4 || n - *i <= need)
+        return false;
+    c &= 0x7Fu >> need;
+    for (size_t k = 1; k <= need; k++) {
+        if ((d[*i + k] & 0xC0) != 0x80)
+            return false;
+        c = c << 6 | (d[*i + k] & 0x3F);
+    }
+    if (c < min[need] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+        return false;
+    *out = c;
+    *i += need + 1;
+    return true;
+}
+
+/* io_lib_pretty:printable_bin0/4 and printable_bin/4 in unicode mode
+ * (~tp). Printable characters are io:printable_range()'s, latin1 by
+ * default, so larger ones never show. Only the first Len characters (4 a
+ * level of depth) need be valid UTF-8, else the binary is tried as
+ * Latin-1. Returns as printable_bin; *utf8 set when the string has
+ * characters of more than one byte (written <<"..."/utf8>>). */
+static int printable_bin_utf8(const struct bin_view *v, int64_t d, size_t *prefix, bool *utf8)
+{
+    *utf8 = false;
+    if (v->bits)
+        return 0;
+    int64_t d1 = d < 0 ? -1 : d - 1;
+    size_t size = v->size;
+    size_t len = d1 >= 0 ? ((uint64_t)d1 * 4 < size ? (size_t)d1 * 4 : size) : size;
+    if (len == 0)
+        return 0;
+    uint32_t c;
+    /* valid_utf8/2 */
+    for (size_t i = 0, k = 0; k < len && i < size; k++)
+        if (!utf8_strict(v->data, size, &i, &c))
+            return printable_bin(v, d, prefix);
+    /* printable_unicode/4: at most len characters while printable */
+    size_t i = 0, chars = 0;
+    while (chars < len && i < size) {
+        size_t j = i;
+        if (!utf8_strict(v->data, size, &j, &c) || !printable_latin1(c))
+            break;
+        i = j;
+        chars++;
+    }
+    *utf8 = i != chars;
+    if (i == size)
+        return 1;
+    if (d1 > 0 && (int64_t)chars >= d1) {
+        *prefix = i;
         return 2;
     }
     return 0;
@@ -1178,13 +1254,16 @@ static void expand(struct pp *pp, uint32_t idx)
             return;
         }
         size_t prefix = 0;
-        int pr = pp->strings ? printable_bin(&v, d, &prefix) : 0;
+        bool utf8 = false;
+        int pr = !pp->strings  ? 0
+                 : pp->unicode ? printable_bin_utf8(&v, d, &prefix, &utf8)
+                               : printable_bin(&v, d, &prefix);
         if (pr == 1) {
-            set_leaf(pp, idx, LF_BINSTR, 0);
+            set_leaf(pp, idx, utf8 ? LF_BINUTF8 : LF_BINSTR, 0);
             return;
         }
         if (pr == 2) {
-            set_leaf(pp, idx, LF_BINPREFIX, (uint32_t)prefix);
+            set_leaf(pp, idx, utf8 ? LF_UTF8PREFIX : LF_BINPREFIX, (uint32_t)prefix);
             return;
         }
         struct pnode *p = &pp->nodes[idx];
@@ -1197,11 +1276,11 @@ static void expand(struct pp *pp, uint32_t idx)
     }
 }
 
-static void render_leaf(struct strbuf *out, const struct pnode *p)
+static void render_leaf(struct strbuf *out, const struct pnode *p, bool unicode)
 {
     switch ((enum leaf)p->leaf) {
     case LF_ATOMIC:
-        put_atomic(out, p->t);
+        put_atomic(out, p->t, unicode);
         return;
     case LF_TEXT:
         strbuf_puts(out, leaf_texts[p->first]);
@@ -1215,6 +1294,18 @@ static void render_leaf(struct strbuf *out, const struct pnode *p)
         strbuf_puts(out, "<<");
         put_string_bytes(out, v.data, p->leaf == LF_BINSTR ? v.size : p->first);
         strbuf_puts(out, p->leaf == LF_BINSTR ? ">>" : "...>>");
+        return;
+    }
+    case LF_BINUTF8:
+    case LF_UTF8PREFIX: {
+        /* io_lib:write_string/2 of the characters; printable_bin_utf8 let
+         * through only valid UTF-8 of Latin-1 characters */
+        struct bin_view v = bin_view_of(p->t);
+        size_t n = p->leaf == LF_BINUTF8 ? v.size : p->first;
+        strbuf_puts(out, "<<\"");
+        for (size_t i = 0; i < n;)
+            put_escaped(out, next_char(v.data, n, &i), '"', true);
+        strbuf_puts(out, p->leaf == LF_BINUTF8 ? "\"/utf8>>" : "\"/utf8...>>");
         return;
     }
     }
@@ -1283,7 +1374,7 @@ static void write_visit(struct pp *pp, uint32_t idx)
 {
     const struct pnode *p = &pp->nodes[idx];
     if (p->kind == PK_LEAF) {
-        render_leaf(pp->out, p);
+        render_leaf(pp->out, p, pp->unicode);
     } else if (p->kind == PK_BIN) {
         put_bin_node(pp->out, p);
     } else {
@@ -1578,7 +1669,7 @@ static void pp_enter(struct pp *pp, uint32_t idx, int64_t col, int64_t ind, int6
             int64_t tlen = pp->nodes[tag].len;
             int64_t tagind = tlen + 2;
             int64_t tcol = col + tagind;
-            render_leaf(out, &pp->nodes[tag]);
+            render_leaf(out, &pp->nodes[tag], pp->unicode);
             w += 1;
             struct frame *f = pp_push(pp, FR_SEQ, idx);
             f->next = 1;
@@ -1626,7 +1717,7 @@ static void pp_enter(struct pp *pp, uint32_t idx, int64_t col, int64_t ind, int6
         return;
     case PK_PAIR: /* only reached through pp_pair */
     default:
-        render_leaf(out, p);
+        render_leaf(out, p, pp->unicode);
         return;
     }
 }
@@ -1635,7 +1726,7 @@ static void pp_enter(struct pp *pp, uint32_t idx, int64_t col, int64_t ind, int6
 static int64_t pp_element(struct pp *pp, uint32_t e, int64_t col, int64_t ind, int64_t ld, int64_t w)
 {
     if (fits(pp, e, col, ld, w) && is_atm(pp, e)) {
-        render_leaf(pp->out, &pp->nodes[e]);
+        render_leaf(pp->out, &pp->nodes[e], pp->unicode);
         return pp->nodes[e].len;
     }
     pp_enter(pp, e, col, ind, ld, w);
@@ -1702,7 +1793,7 @@ static void step_seq(struct pp *pp)
         pp->frames[fi].next++;
         if (fits_on_line(pp, elen, f.col, ld1, f.w) && is_atm(pp, e)) {
             strbuf_putc(out, ',');
-            render_leaf(out, &pp->nodes[e]);
+            render_leaf(out, &pp->nodes[e], pp->unicode);
             pp->frames[fi].col = f.col + elen;
             pp->frames[fi].w = f.w + elen;
         } else {
@@ -1723,7 +1814,7 @@ static void step_seq(struct pp *pp)
         int64_t len = pp->nodes[e].len;
         strbuf_putc(out, f.sep);
         if (len + 1 < pp->ll - f.col - (f.ld + 1) && len + 1 + f.w + (f.ld + 1) <= pp->m && is_atm(pp, e)) {
-            render_leaf(out, &pp->nodes[e]);
+            render_leaf(out, &pp->nodes[e], pp->unicode);
         } else {
             strbuf_putc(out, '\n');
             spaces(out, f.ind);
@@ -1806,10 +1897,10 @@ static void step_pair(struct pp *pp)
 
 void print_p(struct strbuf *out, term t, int column, int line_length, int depth)
 {
-    print_p_opts(out, t, column, line_length, depth, true);
+    print_p_opts(out, t, column, line_length, depth, true, false);
 }
 
-void print_p_opts(struct strbuf *out, term t, int column, int line_length, int depth, bool strings)
+void print_p_opts(struct strbuf *out, term t, int column, int line_length, int depth, bool strings, bool unicode)
 {
     strbuf_reserve(out, 0);
     if (depth == 0) {
@@ -1817,7 +1908,7 @@ void print_p_opts(struct strbuf *out, term t, int column, int line_length, int d
         return;
     }
     if (!(is_list(t) || is_nil(t) || is_tuple(t) || is_map(t) || is_bitstring(t))) {
-        put_atomic(out, t);
+        put_atomic(out, t, unicode);
         return;
     }
     struct pp pp;
@@ -1825,6 +1916,7 @@ void print_p_opts(struct strbuf *out, term t, int column, int line_length, int d
     pp.out = out;
     pp.ll = line_length;
     pp.strings = strings;
+    pp.unicode = unicode;
     int64_t col = column < 1 ? 1 : column;
     build(&pp, t, depth < 0 ? -1 : depth);
     pp.m = pp.nodes[0].len;

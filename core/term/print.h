@@ -16,9 +16,15 @@
  * depth: -1 (any negative) means no limit; 0 prints "..."; otherwise parts
  * deeper than the limit print as "..." exactly as ~W / ~P do.
  *
- * Output is UTF-8. Every character OTP produces here is at most U+00FF
- * (atoms with larger code points print as \x{...}), so the text converts to
- * Latin-1 without loss for a latin1 device. Line widths count characters.
+ * Output is UTF-8. In latin1 mode (~w, ~p) every character OTP produces
+ * here is at most U+00FF (atoms with larger code points print as \x{...}),
+ * so the text converts to Latin-1 without loss for a latin1 device. In
+ * unicode mode (~tw, ~tp: the _enc and unicode variants) atoms keep their
+ * characters, and ~tp shows a binary of UTF-8 Latin-1 characters as
+ * <<"..."/utf8>> (io:printable_range() being latin1, as under erl
+ * -noshell: larger characters are never printable). Line widths count
+ * characters (OTP counts the grapheme clusters of an atom's text that has
+ * characters above 255: the same unless the name holds combining marks).
  * No walk recurses on the C stack: any depth or length of term prints,
  * though some layouts are quadratic in size (OTP's too).
  * See print.c for how pids, ports, references and funs are shown. All four
@@ -33,10 +39,12 @@
 #include <stdbool.h>
 
 void print_w(struct strbuf *out, term t, int depth);
+/* print_w in unicode mode when unicode is set (~tw / ~tW). */
+void print_w_enc(struct strbuf *out, term t, int depth, bool unicode);
 void print_p(struct strbuf *out, term t, int column, int line_length, int depth);
 /* print_p with io_lib_pretty's strings option: false (~lp) never shows a
- * list or a binary as a string. */
-void print_p_opts(struct strbuf *out, term t, int column, int line_length, int depth, bool strings);
+ * list or a binary as a string; and its encoding: unicode for ~tp. */
+void print_p_opts(struct strbuf *out, term t, int column, int line_length, int depth, bool strings, bool unicode);
 
 /* A float as io_lib writes it (float_to_list(F, [short]) layout). */
 void print_float_short(struct strbuf *out, double d);

@@ -117,6 +117,7 @@ device_cases() ->
      {f, {"~ts|~n", [<<"h", 16#c3, 16#a9, "llo", 16#e2, 16#82, 16#ac>>]}},
      {f, {"~tp ~tw ~p~n", [list_to_atom([1024]), list_to_atom([233, 1024]), [1024, 233]]}},
      {f, {"~tc~c~n", [16#10FFFF, 1024]}},
+     {f, {"~tp ~tp~n", [<<"h", 16#c3, 16#a9>>, {list_to_atom([960]), ok}]}},
      {f, {[1024, $~, $n], []}},
      {f, {'atom ~w~n', [1]}},
      {f, {<<"bin ", 16#c3, 16#a9, " ~w~n">>, [1]}},
@@ -223,30 +224,13 @@ strings() ->
 terms() ->
     Ts = [a, 'Quoted atom', 42, -7, 1 bsl 80, 3.5, -0.0, 1.0e20, "abc", [], [1, 2, 3],
           {a, "b", <<"c">>}, #{k => v}, <<1, 2, 3>>, <<1:3>>, [a | b],
-          list_to_atom([233]), list_to_atom([1024]), "h" ++ [233], [1024]],
+          list_to_atom([233]), list_to_atom([1024]), "h" ++ [233], [1024],
+          list_to_atom([$a, 960, $\n]), {list_to_atom([960]), ok}, <<"h", 16#c3, 16#a9>>],
     Specs = ["", "5", "20", "-20", ".3", "20.3", "3.20", "20.5.-", "-20..+", "0", ".0", "l", "t"],
-    [{cs(S, $w) ++ "|", [T]} || T <- Ts, S <- Specs, not unicode_only(S, T)]
-        ++ [{cs(S, $W) ++ "|", [T, D]} || T <- Ts, S <- ["", "15"], D <- [0, 1, 2, 3, -1],
-                                          not unicode_only(S, T)]
+    [{cs(S, $w) ++ "|", [T]} || T <- Ts, S <- Specs]
+        ++ [{cs(S, $W) ++ "|", [T, D]} || T <- Ts, S <- ["", "15", "t", "15t"], D <- [0, 1, 2, 3, -1]]
         ++ [{"~W|", [a, b]}, {"~W|", [a, 1.0]}, {"~W|", [a]}, {"~W|", [[1, 2, 3], 1 bsl 70]},
             {"~W|", [[1, 2, 3], -(1 bsl 70)]}].
-
-%% ~tw and ~tp write atoms with characters above 255 and UTF-8 binaries
-%% differently from ~w and ~p; clause writes them as ~w and ~p do
-%% (io_format.h), so those cases are not compared.
-unicode_only(Spec, T) ->
-    lists:member($t, Spec) andalso has_unicode(T).
-
-has_unicode(A) when is_atom(A) -> lists:any(fun(C) -> C > 255 end, atom_to_list(A));
-has_unicode(B) when is_binary(B) ->
-    case unicode:characters_to_list(B) of
-        L when is_list(L) -> lists:any(fun(C) -> C > 127 end, L);
-        _ -> false
-    end;
-has_unicode([H | T]) -> has_unicode(H) orelse has_unicode(T);
-has_unicode(T) when is_tuple(T) -> has_unicode(tuple_to_list(T));
-has_unicode(M) when is_map(M) -> has_unicode(maps:to_list(M));
-has_unicode(_) -> false.
 
 pretty_terms() ->
     [lists:seq(1, 40),
@@ -258,7 +242,14 @@ pretty_terms() ->
      list_to_binary(lists:seq(32, 126)),
      {a, {b, {c, {d, {e, {f, lists:seq(1, 20)}}}}}},
      [1, 2, 3 | improper_tail_atom_that_is_long],
-     "short"].
+     "short",
+     %% ~tp: UTF-8 binaries of Latin-1 characters as /utf8 strings, others
+     %% as bytes, atoms with their characters
+     [<<"abcdefghij", (binary:copy(<<16#c3, 16#a9>>, 24))/binary>>,
+      <<"abcdefghijk", (binary:copy(<<16#c3, 16#a9>>, 24))/binary>>, <<16#c3, 16#a9>>],
+     {tag, binary:copy(<<16#c3, 16#a9>>, 21), list_to_atom(lists:duplicate(21, 960)),
+      <<"abc", 16#e2, 16#82, 16#ac, "def">>, <<"abc", 16#c3, 16#a9, 255>>},
+     #{<<"cl", 16#c3, 16#a9>> => list_to_atom([960]), <<16#e4, 16#b8, 16#96>> => <<"x">>}].
 
 pretty() ->
     Ts = pretty_terms(),
@@ -285,7 +276,16 @@ pretty() ->
             {"~P|", [a, b]},
             {"~P|", [a]},
             {"~tp|", [[1024, 233]]},
-            {"~lp|", [<<"abc">>]},
+            {"~tp|", [<<16#c3, 16#a9>>]},
+            {"~tp|", [list_to_atom([19990])]}]
+        ++ [{"~tP|", [B, D]} || B <- [<<"abc", 16#e2, 16#82, 16#ac>>,
+                                      binary:copy(<<16#e4, 16#b8, 16#96>>, 6),
+                                      binary:copy(<<16#c3, 16#a9>>, 7),
+                                      <<"abcd", (binary:copy(<<16#c3, 16#a9>>, 7))/binary>>,
+                                      <<16#c3, 16#a9, 0>>, <<"abcdef", 16#c3, 16#a9, 255>>,
+                                      <<237, 160, 128>>, <<192, 128>>, <<16#c3, 16#a9, 1:3>>],
+                                D <- [1, 2, 3, 4, -1]]
+        ++ [{"~lp|", [<<"abc">>]},
             {"~lp|", [[[97, 98], {"cd"}]]}].
 
 misc() ->
