@@ -242,9 +242,18 @@ term bif_io_start_server(struct process *self, enum io_server which)
     return pid;
 }
 
-/* Decodes one character of the UTF-8 io_format wrote (always valid). */
-static uint32_t utf8_char(const unsigned char *s, size_t *i)
+/* Decodes one character of the UTF-8 io_format wrote (always valid), or
+ * the index of a non-character (IO_NONCHAR_LEAD) with *index set. */
+static uint32_t utf8_char(const unsigned char *s, size_t *i, bool *index)
 {
+    *index = s[*i] == IO_NONCHAR_LEAD;
+    if (*index) {
+        uint32_t k = 0;
+        for (int n = 1; n <= 4; n++)
+            k = k << 6 | (s[*i + (size_t)n] & 0x3Fu);
+        *i += 5;
+        return k;
+    }
     uint32_t c = s[*i];
     size_t more = c < 0x80 ? 0 : c < 0xE0 ? 1 : c < 0xF0 ? 2 : 3;
     if (more)
@@ -258,8 +267,10 @@ static uint32_t utf8_char(const unsigned char *s, size_t *i)
 static term io_lib_format_2(struct process *p, const term *args)
 {
     struct strbuf text = STRBUF_INIT;
-    if (!io_format(&text, args[0], args[1])) {
+    struct io_nonchars nc = {NULL, 0, 0};
+    if (!io_format_terms(&text, args[0], args[1], &nc)) {
         strbuf_free(&text);
+        io_nonchars_free(&nc);
         return bif_badarg(p);
     }
     const unsigned char *s = (const unsigned char *)strbuf_cstr(&text);
@@ -271,17 +282,21 @@ static term io_lib_format_2(struct process *p, const term *args)
         term *cells = heap_alloc(&p->heap, 2 * chars);
         if (!cells) {
             strbuf_free(&text);
+            io_nonchars_free(&nc);
             return bif_out_of_memory(p);
         }
         /* one block of cons cells, each pointing at the next */
         size_t i = 0;
         for (size_t k = 0; k < chars; k++) {
-            cells[2 * k] = make_small(utf8_char(s, &i));
+            bool index;
+            uint32_t c = utf8_char(s, &i, &index);
+            cells[2 * k] = index ? nc.v[c] : make_small(c);
             cells[2 * k + 1] = k + 1 < chars ? make_list(&cells[2 * k + 2]) : NIL;
         }
         result = make_list(cells);
     }
     strbuf_free(&text);
+    io_nonchars_free(&nc);
     return result;
 }
 

@@ -282,10 +282,36 @@ static bool cdata_binary(struct cps *out, term bin, enum cdata_mode mode)
     return true;
 }
 
+/* Integers that are not characters, which io_lib:format returns as they
+ * are (io_format_terms): kept in nc, their code point in a struct cps is
+ * NONCHAR_BASE plus the index. Without nc (io_format) they are badarg. */
+#define NONCHAR_BASE 0x80000000u
+#define NONCHAR_MAX (1u << 24) /* what the 4 bytes after IO_NONCHAR_LEAD hold */
+
+static bool nonchar(struct io_nonchars *nc, term v, uint32_t *out)
+{
+    if (!nc || nc->n >= NONCHAR_MAX)
+        return false;
+    if (nc->n == nc->cap) {
+        nc->cap = nc->cap ? 2 * nc->cap : 8;
+        nc->v = xrealloc(nc->v, nc->cap * sizeof *nc->v);
+    }
+    *out = NONCHAR_BASE + (uint32_t)nc->n;
+    nc->v[nc->n++] = v;
+    return true;
+}
+
+void io_nonchars_free(struct io_nonchars *nc)
+{
+    free(nc->v);
+    *nc = (struct io_nonchars){NULL, 0, 0};
+}
+
 /* Walks nested lists on an explicit stack (any depth of nesting). A list's
  * elements may be characters, lists or binaries; its tail a list, [] or a
- * binary. */
-static bool cdata_walk(struct cps *out, term data, enum cdata_mode mode)
+ * binary. CD_UNICODE takes any integer >= 0 as OTP's cdata_to_chars does:
+ * the ones that are not characters go to nc. */
+static bool cdata_walk(struct cps *out, term data, enum cdata_mode mode, struct io_nonchars *nc)
 {
     term *stack = NULL;
     size_t n = 0, cap = 0;
@@ -303,11 +329,24 @@ static bool cdata_walk(struct cps *out, term data, enum cdata_mode mode)
             term h = list_head(x);
             if (is_small(h)) {
                 int64_t c = small_value(h);
+                uint32_t code = (uint32_t)c;
                 if (mode == CD_LATIN1 ? (c < 0 || c > 255) : !valid_char(c)) {
+                    if (!(mode == CD_UNICODE && c >= 0 && nonchar(nc, h, &code))) {
+                        ok = false;
+                        break;
+                    }
+                }
+                cps_push(out, code);
+                x = list_tail(x);
+                continue;
+            }
+            if (is_bignum(h)) {
+                uint32_t code;
+                if (!(mode == CD_UNICODE && !big_is_negative(h) && nonchar(nc, h, &code))) {
                     ok = false;
                     break;
                 }
-                cps_push(out, (uint32_t)c);
+                cps_push(out, code);
                 x = list_tail(x);
                 continue;
             }
@@ -337,7 +376,7 @@ static bool cdata_walk(struct cps *out, term data, enum cdata_mode mode)
 static bool chardata_to_utf8(struct strbuf *out, term data, enum cdata_mode mode)
 {
     struct cps s = {NULL, 0, 0};
-    bool ok = cdata_walk(&s, data, mode);
+    bool ok = cdata_walk(&s, data, mode, NULL);
     if (ok)
         for (size_t i = 0; i < s.n; i++)
             strbuf_put_utf8(out, s.v[i]);
@@ -467,9 +506,10 @@ static bool format_items(term format, struct fitems *f)
 
 struct fstate {
     struct strbuf *out;
-    int64_t col;    /* io_lib_format's indentation at out->len */
-    size_t scanned; /* out->len when col was last brought up to date */
-    bool bad;       /* a padding character that is not a character was used */
+    struct io_nonchars *nc; /* NULL: non-characters are badarg */
+    int64_t col;            /* io_lib_format's indentation at out->len */
+    size_t scanned;         /* out->len when col was last brought up to date */
+    bool bad;               /* a padding character that is not a character was used */
 };
 
 static void advance(struct fstate *st)
@@ -491,8 +531,18 @@ static void advance(struct fstate *st)
 
 static void emit(struct fstate *st, const uint32_t *v, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        strbuf_put_utf8(st->out, v[i]);
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] < NONCHAR_BASE) {
+            strbuf_put_utf8(st->out, v[i]);
+            continue;
+        }
+        /* IO_NONCHAR_LEAD, then the index 6 bits a byte as continuation
+         * bytes, so advance() counts it as one character */
+        uint32_t k = v[i] - NONCHAR_BASE;
+        strbuf_putc(st->out, (char)IO_NONCHAR_LEAD);
+        for (int shift = 18; shift >= 0; shift -= 6)
+            strbuf_putc(st->out, (char)(0x80 | (k >> shift & 0x3F)));
+    }
     advance(st);
 }
 
@@ -963,9 +1013,11 @@ static bool control(struct fstate *st, const struct fitems *f, size_t *ip, term 
             return false;
         uint32_t c;
         if (sp.unicode) {
-            if (!is_small(a) || !valid_char(small_value(a)))
+            /* any integer: io_lib:format returns it as it is */
+            if (is_small(a) && valid_char(small_value(a)))
+                c = (uint32_t)small_value(a);
+            else if (!nonchar(st->nc, a, &c))
                 return false;
-            c = (uint32_t)small_value(a);
         } else if (is_small(a)) {
             c = (uint32_t)((uint64_t)small_value(a) & 255);
         } else {
@@ -1027,7 +1079,7 @@ static bool control(struct fstate *st, const struct fitems *f, size_t *ip, term 
                 for (size_t k = 0; k < s.n; k++)
                     ok = ok && s.v[k] < 256;
         } else {
-            ok = cdata_walk(&s, a, sp.unicode ? CD_UNICODE : CD_LATIN1);
+            ok = cdata_walk(&s, a, sp.unicode ? CD_UNICODE : CD_LATIN1, st->nc);
         }
         ok = ok && emit_string(st, &s, &sp);
         cps_free(&s);
@@ -1056,17 +1108,19 @@ static bool control(struct fstate *st, const struct fitems *f, size_t *ip, term 
     }
 }
 
-bool io_format(struct strbuf *out, term format, term args)
+bool io_format(struct strbuf *out, term format, term args) { return io_format_terms(out, format, args, NULL); }
+
+bool io_format_terms(struct strbuf *out, term format, term args, struct io_nonchars *nc)
 {
     struct fitems f = {NULL, 0, 0};
     bool ok = format_items(format, &f);
-    struct fstate st = {out, 0, out->len, false};
+    struct fstate st = {out, nc, 0, out->len, false};
     for (size_t i = 0; ok && i < f.n;) {
         const struct fitem *it = &f.v[i];
         if (it->chunk) {
             /* copied as it is; one column, as OTP counts any element */
             struct cps s = {NULL, 0, 0};
-            ok = cdata_walk(&s, it->chunk, CD_PUTCHARS);
+            ok = cdata_walk(&s, it->chunk, CD_PUTCHARS, NULL);
             if (ok)
                 for (size_t k = 0; k < s.n; k++)
                     strbuf_put_utf8(out, s.v[k]);

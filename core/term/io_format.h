@@ -20,14 +20,15 @@
  * binaries are read byte by byte, so UTF-8 bytes become Latin-1 characters
  * and reach a latin1 device unchanged. ~ts takes any character and reads a
  * binary as UTF-8 (byte by byte when it is not valid UTF-8). How standard
- * output writes the result: io_latin1_device below.
+ * output writes the result: io_latin1_device below. A ~ts list may also
+ * hold any integer >= 0 and ~tc take any integer: io_lib:format returns
+ * those that are not characters as they are (io_format_terms).
  *
  * Differences from OTP, mostly where OTP would return something no device can
  * print:
- *  - a result holding a non-character (a negative ~tc argument, a padding
- *    character that is not a character code, a code point above 16#10FFFF
- *    or a surrogate from ~ts or ~tc) is badarg here; io_lib:format returns
- *    it and io:format then fails;
+ *  - a padding character that is not a character code is badarg here
+ *    wherever it is used; io_lib:format returns it and io:format then
+ *    fails;
  *  - a negative precision is badarg (OTP loops for ever on ~.*c, ~.*w);
  *  - widths and precisions above IO_FORMAT_MAX_FIELD are badarg;
  *  - grapheme clusters, which ~ts and the field widths of text holding
@@ -66,6 +67,22 @@
 #define IO_FORMAT_MAX_FIELD (1 << 24)
 
 bool io_format(struct strbuf *out, term format, term args);
+
+/* Integers io_lib:format returns in its list that are not characters: a
+ * code point above 16#10FFFF or a surrogate in a ~ts list (any integer
+ * >= 0), any integer from ~tc. A device cannot write them, so io_format
+ * (io:format's text) fails with badarg as OTP's io:format does. */
+struct io_nonchars {
+    term *v;
+    size_t n, cap;
+};
+/* io_format that keeps such integers: each is written to out as the byte
+ * IO_NONCHAR_LEAD (never in UTF-8) and four continuation bytes holding, 6
+ * bits each from the high ones, its index in nc->v. The caller frees nc
+ * with io_nonchars_free. */
+#define IO_NONCHAR_LEAD 0xFF
+bool io_format_terms(struct strbuf *out, term format, term args, struct io_nonchars *nc);
+void io_nonchars_free(struct io_nonchars *nc);
 
 /* Unicode chardata (io:put_chars/1): characters, binaries in UTF-8, nested
  * lists, binary tails. Appends the characters as UTF-8; false when data is

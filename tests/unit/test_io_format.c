@@ -14,6 +14,7 @@
 #include "bif/bif.h"
 #include "rt/process.h"
 #include "term/atom.h"
+#include "term/bignum.h"
 #include "term/heap.h"
 #include "term/io_format.h"
 
@@ -198,6 +199,61 @@ static void test_limits(void)
     heap_destroy(&h);
 }
 
+/* Integers that are not characters: io_format (a device's text) refuses
+ * them, io_format_terms keeps each as a marker and the integer in nc, and
+ * counts it as one character (column, field width). Results from OTP 25's
+ * io_lib:format. */
+static void test_nonchars(void)
+{
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term big = int_from_uint64(&h, UINT64_C(1) << 62);
+    CU_ASSERT_FATAL(is_bignum(big));
+    term s1[1] = {make_small(0x110000)};
+    term a1[1] = {heap_list_from_array(&h, s1, 1)};
+    term args = heap_list_from_array(&h, a1, 1);
+    expect("~ts", args, NULL);
+    term c1[1] = {make_small(-5)};
+    expect("~tc", heap_list_from_array(&h, c1, 1), NULL);
+
+    /* "~4ts|~tc~ts": "   " X "|" Y Z, X = 16#110000, Y = -5, Z = 2^62 */
+    term s2[1] = {big};
+    term a3[3] = {a1[0], make_small(-5), heap_list_from_array(&h, s2, 1)};
+    struct strbuf out = STRBUF_INIT;
+    struct io_nonchars nc = {NULL, 0, 0};
+    CU_ASSERT_TRUE_FATAL(
+        io_format_terms(&out, heap_string(&h, "~4ts|~tc~ts", 11), heap_list_from_array(&h, a3, 3), &nc));
+    CU_ASSERT_EQUAL_FATAL(nc.n, 3);
+    CU_ASSERT_EQUAL(nc.v[0], make_small(0x110000));
+    CU_ASSERT_EQUAL(nc.v[1], make_small(-5));
+    CU_ASSERT_EQUAL(nc.v[2], big);
+    const char want[] = "   \xFF\x80\x80\x80\x80|\xFF\x80\x80\x80\x81\xFF\x80\x80\x80\x82";
+    CU_ASSERT_EQUAL(out.len, sizeof want - 1);
+    CU_ASSERT(memcmp(out.data, want, sizeof want - 1) == 0);
+    io_nonchars_free(&nc);
+    strbuf_free(&out);
+
+    /* ~p after one: its column counts the marker as one character */
+    term a4[2] = {a1[0], NIL};
+    term l[12];
+    for (int i = 0; i < 12; i++)
+        l[i] = make_small(1000000 + i);
+    a4[1] = heap_list_from_array(&h, l, 12);
+    CU_ASSERT_TRUE(io_format_terms(&out, heap_string(&h, "~ts~p", 5), heap_list_from_array(&h, a4, 2), &nc));
+    CU_ASSERT_PTR_NOT_NULL(strstr(strbuf_cstr(&out), "1000008,\n  1000009"));
+    io_nonchars_free(&nc);
+    strbuf_free(&out);
+
+    /* ~ts takes no negative integer, ~s nothing above 255 */
+    term neg[1] = {make_small(-1)};
+    term a5[1] = {heap_list_from_array(&h, neg, 1)};
+    CU_ASSERT_FALSE(io_format_terms(&out, heap_string(&h, "~ts", 3), heap_list_from_array(&h, a5, 1), &nc));
+    CU_ASSERT_FALSE(io_format_terms(&out, heap_string(&h, "~s", 2), args, &nc));
+    io_nonchars_free(&nc);
+    strbuf_free(&out);
+    heap_destroy(&h);
+}
+
 /* Calls the builtin module:function/arity on a bare process. */
 static term call_bif(struct process *p, const char *module, const char *function, unsigned arity, const term *args)
 {
@@ -241,6 +297,17 @@ static void test_builtins(void)
         r = list_tail(r);
     }
     CU_ASSERT_EQUAL(r, NIL);
+    /* ...with the integers that are not characters in it */
+    fa[0] = heap_string(h, "~tc~ts", 6);
+    term sur[1] = {make_small(0xD800)};
+    term y[2] = {make_small(-1), heap_list_from_array(h, sur, 1)};
+    fa[1] = heap_list_from_array(h, y, 2);
+    r = call_bif(p, "io_lib", "format", 2, fa);
+    CU_ASSERT_FATAL(is_list(r) && is_list(list_tail(r)));
+    CU_ASSERT_EQUAL(list_head(r), make_small(-1));
+    CU_ASSERT_EQUAL(list_head(list_tail(r)), make_small(0xD800));
+    CU_ASSERT_EQUAL(list_tail(list_tail(r)), NIL);
+    CU_ASSERT_TRUE(raised_badarg(p, call_bif(p, "io", "format", 2, fa)));
     fa[0] = NIL;
     fa[1] = NIL;
     CU_ASSERT_EQUAL(call_bif(p, "io_lib", "fwrite", 2, fa), NIL);
@@ -289,6 +356,7 @@ static CU_TestInfo tests[] = {
     {"format cases from OTP", test_format_cases},
     {"standard output bytes from OTP", test_device_cases},
     {"limits and deep nesting", test_limits},
+    {"integers that are not characters", test_nonchars},
     CU_TEST_INFO_NULL,
 };
 
