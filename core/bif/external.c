@@ -1,7 +1,7 @@
 /*
  * external.c — the external term format as builtins: term_to_binary/1,2,
- * binary_to_term/1,2 and external_size/1,2, over etf.c's encoder and
- * decoder.
+ * term_to_iovec/1,2, binary_to_term/1,2 and external_size/1,2, over etf.c's
+ * encoder and decoder.
  */
 #include "beam/code_server.h"
 #include "bif/bif.h"
@@ -70,10 +70,15 @@ static bool encode_options(term list, struct etf_encode_options *options)
  * (TERM_TO_BINARY_COMPRESS_CHUNK, external.c), charged when it ends. */
 #define TTB_COMPRESS_CHUNK (1u << 18)
 
-static term ttb_run(struct process *p, const term *a, unsigned argc, bif_fn cont, bool size_only);
+/* What a run returns: the binary, its size (external_size) or its iovec. */
+enum ttb_result { TTB_BINARY, TTB_SIZE, TTB_IOVEC };
 
-static term ttb1_cont(struct process *p, const term *a) { return ttb_run(p, a, 1, ttb1_cont, false); }
-static term ttb2_cont(struct process *p, const term *a) { return ttb_run(p, a, 2, ttb2_cont, false); }
+static term ttb_run(struct process *p, const term *a, unsigned argc, bif_fn cont, enum ttb_result want);
+
+static term ttb1_cont(struct process *p, const term *a) { return ttb_run(p, a, 1, ttb1_cont, TTB_BINARY); }
+static term ttb2_cont(struct process *p, const term *a) { return ttb_run(p, a, 2, ttb2_cont, TTB_BINARY); }
+static term ttv1_cont(struct process *p, const term *a) { return ttb_run(p, a, 1, ttv1_cont, TTB_IOVEC); }
+static term ttv2_cont(struct process *p, const term *a) { return ttb_run(p, a, 2, ttv2_cont, TTB_IOVEC); }
 
 /* The plain encoding in bin compressed, when that is smaller. */
 static term ttb_compress(struct process *p, term bin, int level)
@@ -90,8 +95,47 @@ static term ttb_compress(struct process *p, term bin, int level)
     return is_value(result) ? result : bif_out_of_memory(p);
 }
 
-/* size_only: external_size, which stops after the sizing pass. */
-static term ttb_run(struct process *p, const term *a, unsigned argc, bif_fn cont, bool size_only)
+/* OTP 25's ERL_ONHEAP_BIN_LIMIT: term_to_iovec refers to the bytes of a
+ * larger (off-heap) binary instead of copying them. */
+#define IOVEC_OWN_BINARY 64
+
+/* term_to_iovec's list: the encoding bin cut into pieces, each binary of
+ * more than IOVEC_OWN_BINARY bytes in the term a piece of its own, the
+ * rest copied pieces between them (sub-binaries of bin here: the same
+ * bytes). */
+static term ttb_iovec(struct process *p, term bin)
+{
+    const uint8_t *data;
+    size_t size;
+    bif_binary_arg(bin, &data, &size);
+    struct etf_span *spans;
+    size_t n;
+    if (!etf_large_binaries(data, size, IOVEC_OWN_BINARY, &spans, &n) || n == 0) {
+        free(spans);
+        term one = heap_cons(&p->heap, bin, NIL);
+        return is_value(one) ? one : bif_out_of_memory(p);
+    }
+    /* the pieces from the last, consed onto the list: the copied piece
+     * after binary k-1 (or from the start), then binary k-1 */
+    term list = NIL;
+    size_t end = size;
+    for (size_t k = n + 1; k-- > 0 && is_value(list);) {
+        size_t start = k > 0 ? spans[k - 1].offset + spans[k - 1].size : 0;
+        if (end > start) {
+            term piece = bin_sub(&p->heap, bin, start, end - start, 0);
+            list = is_value(piece) ? heap_cons(&p->heap, piece, list) : piece;
+        }
+        if (k > 0 && is_value(list)) {
+            term own = bin_sub(&p->heap, bin, spans[k - 1].offset, spans[k - 1].size, 0);
+            list = is_value(own) ? heap_cons(&p->heap, own, list) : own;
+            end = spans[k - 1].offset;
+        }
+    }
+    free(spans);
+    return is_value(list) ? list : bif_out_of_memory(p);
+}
+
+static term ttb_run(struct process *p, const term *a, unsigned argc, bif_fn cont, enum ttb_result want)
 {
     struct etf_encode_options options = default_options(p);
     if (argc == 2)
@@ -115,9 +159,13 @@ static term ttb_run(struct process *p, const term *a, unsigned argc, bif_fn cont
         if (status == ETF_FAILED)
             return p->heap.failure != HEAP_OK ? bif_out_of_memory(p) : bif_badarg(p);
         if (status == ETF_DONE) {
+            /* OTP 25's term_to_iovec with compression gives the binary, not a
+             * list */
+            if (enc.out && options.compression > 0)
+                return ttb_compress(p, bin, options.compression);
             if (enc.out)
-                return options.compression > 0 ? ttb_compress(p, bin, options.compression) : bin;
-            if (size_only) {
+                return want == TTB_IOVEC ? ttb_iovec(p, bin) : bin;
+            if (want == TTB_SIZE) {
                 term size = int_from_uint64(&p->heap, enc.at);
                 return is_value(size) ? size : bif_out_of_memory(p);
             }
@@ -144,7 +192,7 @@ static term ttb_run(struct process *p, const term *a, unsigned argc, bif_fn cont
 static term bif_term_to_binary_1(struct process *p, const term *a)
 {
     term st[4] = {a[0], NIL, make_small(0), make_small(0)};
-    return ttb_run(p, st, 1, ttb1_cont, false);
+    return ttb_run(p, st, 1, ttb1_cont, TTB_BINARY);
 }
 
 static term bif_term_to_binary_2(struct process *p, const term *a)
@@ -153,7 +201,22 @@ static term bif_term_to_binary_2(struct process *p, const term *a)
     if (!encode_options(a[1], &options))
         return bif_badarg(p);
     term st[5] = {a[0], a[1], NIL, make_small(0), make_small(0)};
-    return ttb_run(p, st, 2, ttb2_cont, false);
+    return ttb_run(p, st, 2, ttb2_cont, TTB_BINARY);
+}
+
+static term bif_term_to_iovec_1(struct process *p, const term *a)
+{
+    term st[4] = {a[0], NIL, make_small(0), make_small(0)};
+    return ttb_run(p, st, 1, ttv1_cont, TTB_IOVEC);
+}
+
+static term bif_term_to_iovec_2(struct process *p, const term *a)
+{
+    struct etf_encode_options options = default_options(p);
+    if (!encode_options(a[1], &options))
+        return bif_badarg(p);
+    term st[5] = {a[0], a[1], NIL, make_small(0), make_small(0)};
+    return ttb_run(p, st, 2, ttv2_cont, TTB_IOVEC);
 }
 
 /* external_size/1,2: the size term_to_binary gives without compression,
@@ -163,13 +226,13 @@ static term bif_term_to_binary_2(struct process *p, const term *a)
  * one piece and charges nothing; clause charges the sizing pass's own
  * units, as term_to_binary's, so a loop over external_size on a big term
  * yields as often as its work asks. */
-static term esize1_cont(struct process *p, const term *a) { return ttb_run(p, a, 1, esize1_cont, true); }
-static term esize2_cont(struct process *p, const term *a) { return ttb_run(p, a, 2, esize2_cont, true); }
+static term esize1_cont(struct process *p, const term *a) { return ttb_run(p, a, 1, esize1_cont, TTB_SIZE); }
+static term esize2_cont(struct process *p, const term *a) { return ttb_run(p, a, 2, esize2_cont, TTB_SIZE); }
 
 static term bif_external_size_1(struct process *p, const term *a)
 {
     term st[4] = {a[0], NIL, make_small(0), make_small(0)};
-    return ttb_run(p, st, 1, esize1_cont, true);
+    return ttb_run(p, st, 1, esize1_cont, TTB_SIZE);
 }
 
 static term bif_external_size_2(struct process *p, const term *a)
@@ -183,7 +246,7 @@ static term bif_external_size_2(struct process *p, const term *a)
     if (list != NIL)
         return bif_badarg(p);
     term st[5] = {a[0], a[1], NIL, make_small(0), make_small(0)};
-    return ttb_run(p, st, 2, esize2_cont, true);
+    return ttb_run(p, st, 2, esize2_cont, TTB_SIZE);
 }
 
 /* A local fun in the external format names its module, its index in the
@@ -325,6 +388,8 @@ static term bif_binary_to_term_2(struct process *p, const term *a)
 const struct bif_def bif_table_external[] = {
     {"erlang", "term_to_binary", 1, bif_term_to_binary_1, 0},
     {"erlang", "term_to_binary", 2, bif_term_to_binary_2, 0},
+    {"erlang", "term_to_iovec", 1, bif_term_to_iovec_1, 0},
+    {"erlang", "term_to_iovec", 2, bif_term_to_iovec_2, 0},
     {"erlang", "binary_to_term", 1, bif_binary_to_term_1, 0},
     {"erlang", "binary_to_term", 2, bif_binary_to_term_2, 0},
     {"erlang", "external_size", 1, bif_external_size_1, 0},

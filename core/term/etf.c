@@ -1446,3 +1446,144 @@ bool etf_encode_with(term t, const struct etf_encode_options *options, struct st
         heap_destroy(h);
     return ok;
 }
+
+/* ---- term_to_iovec's pieces ---- */
+
+static bool skip(struct reader *r, size_t n)
+{
+    if (left(r) < n)
+        return false;
+    r->p += n;
+    return true;
+}
+
+/* An atom as a pid's, port's or reference's node. */
+static bool skip_atom(struct reader *r)
+{
+    uint32_t tag, len;
+    if (!read_u8(r, &tag))
+        return false;
+    if (tag == SMALL_ATOM_EXT || tag == SMALL_ATOM_UTF8_EXT)
+        return read_u8(r, &len) && skip(r, len);
+    if (tag == ATOM_EXT || tag == ATOM_UTF8_EXT)
+        return read_u16(r, &len) && skip(r, len);
+    return false;
+}
+
+/* The encoding is a sequence of terms, each a tag, a fixed part and its
+ * subterms following it: `pending` counts the terms still to read, so the
+ * walk needs no stack. */
+bool etf_large_binaries(const uint8_t *enc, size_t len, size_t min, struct etf_span **spans, size_t *count)
+{
+    struct reader r = {enc, enc + len};
+    uint32_t v, n, tag;
+    uint64_t pending = 1;
+    size_t cap = 0;
+    *spans = NULL;
+    *count = 0;
+    if (!read_u8(&r, &v) || v != ETF_VERSION)
+        return false;
+    for (; pending > 0; pending--) {
+        if (!read_u8(&r, &tag))
+            goto fail;
+        bool ok = true;
+        switch (tag) {
+        case SMALL_INTEGER_EXT:
+            ok = skip(&r, 1);
+            break;
+        case INTEGER_EXT:
+            ok = skip(&r, 4);
+            break;
+        case NEW_FLOAT_EXT:
+            ok = skip(&r, 8);
+            break;
+        case FLOAT_EXT:
+            ok = skip(&r, 31);
+            break;
+        case SMALL_BIG_EXT:
+            ok = read_u8(&r, &n) && skip(&r, 1 + (size_t)n);
+            break;
+        case LARGE_BIG_EXT:
+            ok = read_u32(&r, &n) && skip(&r, 1 + (size_t)n);
+            break;
+        case SMALL_ATOM_EXT:
+        case SMALL_ATOM_UTF8_EXT:
+            ok = read_u8(&r, &n) && skip(&r, n);
+            break;
+        case ATOM_EXT:
+        case ATOM_UTF8_EXT:
+        case STRING_EXT:
+            ok = read_u16(&r, &n) && skip(&r, n);
+            break;
+        case NIL_EXT:
+            break;
+        case LIST_EXT:
+            ok = read_u32(&r, &n);
+            pending += (uint64_t)n + 1; /* the elements and the tail */
+            break;
+        case SMALL_TUPLE_EXT:
+            ok = read_u8(&r, &n);
+            pending += n;
+            break;
+        case LARGE_TUPLE_EXT:
+            ok = read_u32(&r, &n);
+            pending += n;
+            break;
+        case MAP_EXT:
+            ok = read_u32(&r, &n);
+            pending += 2 * (uint64_t)n;
+            break;
+        case NEW_PID_EXT:
+            ok = skip_atom(&r) && skip(&r, 12);
+            break;
+        case NEW_PORT_EXT:
+            ok = skip_atom(&r) && skip(&r, 8);
+            break;
+        case V4_PORT_EXT:
+            ok = skip_atom(&r) && skip(&r, 12);
+            break;
+        case NEWER_REFERENCE_EXT:
+            ok = read_u16(&r, &n) && skip_atom(&r) && skip(&r, 4 + 4 * (size_t)n);
+            break;
+        case EXPORT_EXT:
+            pending += 3; /* module, function, arity */
+            break;
+        case NEW_FUN_EXT:
+            /* size, arity, MD5, index, then the free variable count; the
+             * module, old index, old uniq and pid, then the variables */
+            ok = skip(&r, 4 + 1 + 16 + 4) && read_u32(&r, &n);
+            pending += 4 + (uint64_t)n;
+            break;
+        case BINARY_EXT:
+        case BIT_BINARY_EXT: {
+            uint32_t bits = 0;
+            ok = read_u32(&r, &n) && (tag == BINARY_EXT || read_u8(&r, &bits));
+            /* the whole bytes; a bitstring's last byte stays with what follows */
+            size_t whole = tag == BINARY_EXT ? n : n ? n - 1 : 0;
+            if (ok && whole > min) {
+                if (*count == cap) {
+                    cap = cap ? 2 * cap : 8;
+                    struct etf_span *grown = realloc(*spans, cap * sizeof **spans);
+                    if (!grown)
+                        goto fail;
+                    *spans = grown;
+                }
+                (*spans)[(*count)++] = (struct etf_span){(size_t)(r.p - enc), whole};
+            }
+            ok = ok && skip(&r, n);
+            break;
+        }
+        default:
+            ok = false;
+        }
+        if (!ok)
+            goto fail;
+    }
+    if (left(&r) == 0)
+        return true;
+fail:
+    free(*spans);
+    *spans = NULL;
+    *count = 0;
+    return false;
+}

@@ -135,4 +135,15 @@ enum etf_status etf_encode_portion(heap_t *h, struct etf_encoding *enc, size_t l
  * that is smaller, as OTP keeps it; false and nothing appended otherwise. */
 bool etf_compress(const uint8_t *plain, size_t len, int level, struct strbuf *out);
 
+/* Where term_to_iovec/1,2 (OTP 25) makes a binary of its own rather than
+ * copying: the whole bytes of each bitstring in the plain encoding enc of
+ * more than min bytes (OTP's ERL_ONHEAP_BIN_LIMIT, 64: its off-heap
+ * binaries). *spans gets them in order (offset of the bytes in enc, and
+ * their count), for the caller to free. False, and none, for an encoding
+ * this encoder would not write. */
+struct etf_span {
+    size_t offset, size;
+};
+bool etf_large_binaries(const uint8_t *enc, size_t len, size_t min, struct etf_span **spans, size_t *count);
+
 #endif

@@ -455,7 +455,44 @@ static void test_safe_decoding(void)
     heap_destroy(&h);
 }
 
+/* term_to_iovec's pieces: the bytes of each binary of more than 64 bytes
+ * (offsets as OTP 25's term_to_iovec({Big, <<1>>, <<2:1000>>}) gives
+ * pieces of 8, 100, 11, 125 bytes), a bitstring's last byte left out; an
+ * encoding etf.c would not write gives none. */
+static void test_large_binary_spans(void)
+{
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    uint8_t zeros[125] = {0};
+    term small = bin_from_bytes(&h, "\1", 1);
+    term el[3] = {bin_from_bytes(&h, zeros, 100), small, bin_from_bytes(&h, zeros, 125)};
+    struct strbuf enc = STRBUF_INIT;
+    const char *error = NULL;
+    CU_ASSERT_FATAL(etf_encode(heap_tuple(&h, 3, el), &enc, &error));
+    struct etf_span *spans;
+    size_t n;
+    CU_ASSERT_TRUE_FATAL(etf_large_binaries((const uint8_t *)enc.data, enc.len, 64, &spans, &n));
+    CU_ASSERT_EQUAL_FATAL(n, 2);
+    CU_ASSERT_EQUAL(spans[0].offset, 8);
+    CU_ASSERT_EQUAL(spans[0].size, 100);
+    CU_ASSERT_EQUAL(spans[1].offset, 119);
+    CU_ASSERT_EQUAL(spans[1].size, 125);
+    free(spans);
+    /* 64 bytes is OTP's heap binary limit: copied */
+    CU_ASSERT_TRUE(etf_large_binaries((const uint8_t *)enc.data, enc.len, 125, &spans, &n));
+    CU_ASSERT_EQUAL(n, 0);
+    free(spans);
+    /* truncated, or trailing bytes: not this encoder's */
+    CU_ASSERT_FALSE(etf_large_binaries((const uint8_t *)enc.data, enc.len - 1, 64, &spans, &n));
+    CU_ASSERT_PTR_NULL(spans);
+    strbuf_putc(&enc, 0);
+    CU_ASSERT_FALSE(etf_large_binaries((const uint8_t *)enc.data, enc.len, 64, &spans, &n));
+    strbuf_free(&enc);
+    heap_destroy(&h);
+}
+
 static CU_TestInfo tests[] = {
+    {"term_to_iovec's large binaries", test_large_binary_spans},
     {"nested arities bounded by the input", test_nested_arities_are_bounded_by_the_input},
     {"inputs found by the fuzzer", test_fuzz_findings},
     {"options encode as OTP does", test_options_encode_as_otp_does},
