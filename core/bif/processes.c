@@ -452,11 +452,13 @@ static term bif_send(struct process *p, const term *args)
  * ok; noconnect answers noconnect for another node, which this node, not
  * distributed, never reaches (without it such a message is dropped). In
  * the blocking send mode the sender still waits for the receiver's slice:
- * that is how clause delivers locally, not a busy distribution port. */
-static term bif_send_3(struct process *p, const term *args)
+ * that is how clause delivers locally, not a busy distribution port.
+ * name and arity are the builtin called, which a wait for the kernel
+ * calls again. */
+static term send_optioned(struct process *p, const term *args, term options, term name, unsigned arity)
 {
     bool noconnect = false, remote;
-    term l = args[2];
+    term l = options;
     for (; is_list(l); l = list_tail(l)) {
         if (list_head(l) == A(noconnect))
             noconnect = true;
@@ -466,7 +468,7 @@ static term bif_send_3(struct process *p, const term *args)
     if (l != NIL)
         return bif_badarg_cause(p, A(badopt));
     if (p->bif_may_trap && bif_send_awaits_kernel(p, args[0]))
-        return bif_kernel_await(p, A(erlang), A(send), args, 3);
+        return bif_kernel_await(p, A(erlang), name, args, arity);
     term to = bif_send_destination(p, args[0], args[1], &remote);
     if (is_non_value(to))
         return to;
@@ -474,6 +476,21 @@ static term bif_send_3(struct process *p, const term *args)
         return A(noconnect);
     return send_resolved(p, to, args[1], A(ok));
 }
+
+static term bif_send_3(struct process *p, const term *args) { return send_optioned(p, args, args[2], A(send), 3); }
+
+/* erlang:send_nosuspend/2,3: OTP's are send/3 with nosuspend added, true
+ * for ok and false otherwise (noconnect to another node); their errors
+ * name send_nosuspend, as OTP's rethrow them. */
+static term send_nosuspend(struct process *p, const term *args, term options, unsigned arity)
+{
+    term sent = send_optioned(p, args, options, A(send_nosuspend), arity);
+    if (is_non_value(sent))
+        return sent;
+    return sent == A(ok) ? A(true) : A(false);
+}
+static term bif_send_nosuspend_2(struct process *p, const term *args) { return send_nosuspend(p, args, NIL, 2); }
+static term bif_send_nosuspend_3(struct process *p, const term *args) { return send_nosuspend(p, args, args[2], 3); }
 
 static term bif_is_process_alive(struct process *p, const term *args)
 {
@@ -545,6 +562,8 @@ const struct bif_def bif_table_processes[] = {
     {"erlang", "halt", 2, bif_halt_2, BIF_NO_FRAME},
     {"erlang", "send", 2, bif_send, 0},
     {"erlang", "send", 3, bif_send_3, 0},
+    {"erlang", "send_nosuspend", 2, bif_send_nosuspend_2, 0},
+    {"erlang", "send_nosuspend", 3, bif_send_nosuspend_3, 0},
     {"erlang", "!", 2, bif_send, 0},
     {"erlang", "is_process_alive", 1, bif_is_process_alive, 0},
     {"erlang", "register", 2, bif_register, 0},
