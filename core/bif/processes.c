@@ -10,6 +10,7 @@
 #include "rt/proc_gc.h"
 #include "rt/signals.h"
 #include "term/atom.h"
+#include "term/bignum.h"
 #include "term/gc.h"
 #include "term/strbuf.h"
 
@@ -358,12 +359,16 @@ static int halt_slogan(term string)
     return 1;
 }
 
-/* halt(Status): the program ends with Status; the caller stops at once. */
+/* halt(Status): the program ends with Status; the caller stops at once.
+ * As erts's term_to_Uint_mask, any non-negative integer is taken, a
+ * bignum by its lowest limb; exit() keeps its low 8 bits (halt(261): 5). */
 static term halt_with(struct process *p, term status)
 {
     int code;
-    if (is_small(status) && small_value(status) >= 0 && small_value(status) <= 255)
-        code = (int)small_value(status);
+    if (is_small(status) && small_value(status) >= 0)
+        code = (int)(small_value(status) & 255);
+    else if (is_bignum(status) && !big_is_negative(status))
+        code = (int)(big_limbs(status)[0] & 255);
     else if (status == A(abort))
         code = 134;
     else if (is_list(status) || status == NIL)
@@ -374,13 +379,31 @@ static term halt_with(struct process *p, term status)
     return bif_raise(p, FAULT_SYSTEM, A(normal));
 }
 
+/* halt/2's options, checked before the status as erts does: a proper list
+ * of {flush, Boolean}. clause flushes its output either way. */
+static bool halt_options_ok(term options)
+{
+    term l = options;
+    for (; is_list(l); l = list_tail(l)) {
+        term o = list_head(l);
+        if (!is_tuple(o) || tuple_arity(o) != 2 || tuple_elements(o)[0] != A(flush))
+            return false;
+        if (tuple_elements(o)[1] != A(true) && tuple_elements(o)[1] != A(false))
+            return false;
+    }
+    return l == NIL;
+}
+
 static term bif_halt_0(struct process *p, const term *args)
 {
     (void)args;
     return halt_with(p, make_small(0));
 }
 static term bif_halt_1(struct process *p, const term *args) { return halt_with(p, args[0]); }
-static term bif_halt_2(struct process *p, const term *args) { return halt_with(p, args[0]); }
+static term bif_halt_2(struct process *p, const term *args)
+{
+    return halt_options_ok(args[1]) ? halt_with(p, args[0]) : bif_badarg(p);
+}
 
 /* A send's destination: a pid or reference to send to, or NIL when the
  * message goes nowhere and the send still succeeds, as OTP's does: {Name,
@@ -558,8 +581,8 @@ const struct bif_def bif_table_processes[] = {
     {"erlang", "spawn_request", 5, bif_spawn_request_5, 0},
     {"erlang", "spawn_request_abandon", 1, bif_spawn_request_abandon, 0},
     {"erlang", "halt", 0, bif_halt_0, BIF_NO_FRAME},
-    {"erlang", "halt", 1, bif_halt_1, BIF_NO_FRAME},
-    {"erlang", "halt", 2, bif_halt_2, BIF_NO_FRAME},
+    {"erlang", "halt", 1, bif_halt_1, 0},
+    {"erlang", "halt", 2, bif_halt_2, 0},
     {"erlang", "send", 2, bif_send, 0},
     {"erlang", "send", 3, bif_send_3, 0},
     {"erlang", "send_nosuspend", 2, bif_send_nosuspend_2, 0},
