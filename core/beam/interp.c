@@ -189,11 +189,11 @@ static term list_of_registers(heap_t *h, const term *x, unsigned n)
 
 /* The location of a builtin's own frame: OTP 25 names the module that
  * explains its errors (ERTS's for the modules ERTS implements), and the
- * cause when the builtin gave one. */
+ * cause when the builtin gave one; kernel's for os. */
 static term bif_frame_location(heap_t *h, term module, term cause)
 {
     bool erts = module == A(erlang) || module == A(persistent_term);
-    term explainer = erts ? A(erl_erts_errors) : A(erl_stdlib_errors);
+    term explainer = erts ? A(erl_erts_errors) : module == A(os) ? A(erl_kernel_errors) : A(erl_stdlib_errors);
     term keys[2] = {A(module), A(cause)}, values[2] = {explainer, cause};
     term info = map_from_pairs(h, keys, values, is_value(cause) ? 2 : 1);
     if (is_non_value(info))

@@ -124,7 +124,33 @@ static term bif_getpid(struct process *p, const term *args)
     return is_value(t) ? t : bif_out_of_memory(p);
 }
 
+/* os:set_signal(Signal, Option): the signals and options erts accepts
+ * (signalterm_to_signum; sigint, sigill, sigsegv and the rest are badarg),
+ * a bad option with cause badopt. clause only checks them and answers ok:
+ * its signal dispositions stay as they are, since handling a signal as
+ * erts does (a message to erl_signal_server) has no counterpart here, and
+ * ignoring or defaulting SIGCHLD or SIGTERM would change how its ports and
+ * its own exit behave. */
+static term bif_set_signal(struct process *p, const term *args)
+{
+    static const char *const signals[] = {"sighup",  "sigquit", "sigabrt", "sigalrm", "sigterm",
+                                          "sigusr1", "sigusr2", "sigchld", "sigstop", "sigtstp"};
+    term option = args[1];
+    if (!is_atom(option) ||
+        !(atom_text_is(option, "handle") || atom_text_is(option, "ignore") || atom_text_is(option, "default")))
+        return bif_badarg_cause(p, A(badopt));
+    for (size_t i = 0; is_atom(args[0]) && i < sizeof signals / sizeof signals[0]; i++)
+        if (atom_text_is(args[0], signals[i]))
+            return A(ok);
+    return bif_badarg(p);
+}
+
 const struct bif_def bif_table_os[] = {
-    {"os", "getenv", 0, bif_getenv_0, 0},   {"os", "getenv", 1, bif_getenv_1, 0}, {"os", "putenv", 2, bif_putenv, 0},
-    {"os", "unsetenv", 1, bif_unsetenv, 0}, {"os", "getpid", 0, bif_getpid, 0},   {NULL, NULL, 0, NULL, 0},
+    {"os", "getenv", 0, bif_getenv_0, 0},
+    {"os", "getenv", 1, bif_getenv_1, 0},
+    {"os", "putenv", 2, bif_putenv, 0},
+    {"os", "unsetenv", 1, bif_unsetenv, 0},
+    {"os", "getpid", 0, bif_getpid, 0},
+    {"os", "set_signal", 2, bif_set_signal, 0},
+    {NULL, NULL, 0, NULL, 0},
 };

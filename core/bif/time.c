@@ -109,6 +109,9 @@ static term bif_monotonic_time_0(struct process *p, const term *a)
     (void)a;
     return checked(p, int_from_int64(&p->heap, node_monotonic_ns(p)));
 }
+/* os:perf_counter/0: clause's monotonic clock, whose unit (perf_counter's)
+ * is the nanosecond; os:perf_counter/1 is os.erl's, over this one. */
+static term bif_perf_counter(struct process *p, const term *a) { return bif_monotonic_time_0(p, a); }
 static term bif_monotonic_time_1(struct process *p, const term *a) { return time_in(p, node_monotonic_ns(p), a[0]); }
 static term bif_system_time_0(struct process *p, const term *a)
 {
@@ -187,6 +190,7 @@ const struct bif_def bif_table_time[] = {
     {"os", "system_time", 1, bif_system_time_1, 0},
     {"erlang", "timestamp", 0, bif_timestamp, 0},
     {"os", "timestamp", 0, bif_timestamp, 0},
+    {"os", "perf_counter", 0, bif_perf_counter, 0},
     {"erlang", "convert_time_unit", 3, bif_convert_time_unit, 0},
     {"erlang", "time_offset", 0, bif_time_offset_0, 0},
     {"erlang", "time_offset", 1, bif_time_offset_1, 0},
