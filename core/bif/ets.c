@@ -982,6 +982,40 @@ static term ets_bif_give_away(struct process *p, const term *a)
     return st == ETS_OK ? A(true) : fail(p, st);
 }
 
+/* setopts/2's options, one or a list, each at most once (erts's rule):
+ * {heir, Pid, Data}, {heir, none}, {protection, P}. */
+static bool settings_arg(term options, struct ets_settings *o)
+{
+    term one[2] = {options, NIL};
+    term l = is_list(options) || options == NIL ? options : make_list(one);
+    for (; is_list(l); l = list_tail(l)) {
+        term opt = list_head(l);
+        if (!is_tuple(opt) || tuple_arity(opt) < 2 || tuple_arity(opt) > 3)
+            return false;
+        term k = tuple_element(opt, 1), v = tuple_element(opt, 2);
+        if (k == A(heir) && !o->set_heir && (tuple_arity(opt) == 3 ? is_pid(v) : v == A(none))) {
+            o->set_heir = true;
+            o->heir = tuple_arity(opt) == 3 ? v : THE_NON_VALUE;
+            o->heir_data = tuple_arity(opt) == 3 ? tuple_element(opt, 3) : THE_NON_VALUE;
+        } else if (k == A(protection) && !o->set_protection && tuple_arity(opt) == 2 &&
+                   (v == A(public) || v == A(protected) || v == A(private))) {
+            o->set_protection = true;
+            o->protection = v == A(public) ? ETS_PUBLIC : v == A(protected) ? ETS_PROTECTED : ETS_PRIVATE;
+        } else {
+            return false;
+        }
+    }
+    return l == NIL;
+}
+
+static term ets_bif_setopts(struct process *p, const term *a)
+{
+    struct ets_settings o = {false, false, false, THE_NON_VALUE, THE_NON_VALUE, ETS_PROTECTED};
+    o.valid = settings_arg(a[1], &o);
+    enum ets_status st = ets_setopts(p, a[0], &o);
+    return st == ETS_OK ? A(true) : fail(p, st);
+}
+
 static term ets_bif_rename(struct process *p, const term *a)
 {
     if (!is_atom(a[1]))
@@ -1470,10 +1504,15 @@ static enum ets_status walk_from(struct ets_table *t, struct walk *w, struct ets
     return st;
 }
 
-static bool walk_checks(struct ets_table *t, struct walk *w)
+/* OTP replaces in no bag (cause table_type), nor with a spec that may
+ * change an object's key. */
+static enum ets_status walk_checks(struct ets_table *t, struct walk *w)
 {
-    /* OTP replaces in no bag */
-    return w->use != MS_REPLACE || (ets_type_locked(t) != ETS_BAG && match_spec_keeps_key(w->ms, ets_keypos_locked(t)));
+    if (w->use != MS_REPLACE)
+        return ETS_OK;
+    if (ets_type_locked(t) == ETS_BAG)
+        return ETS_TABLE_TYPE;
+    return match_spec_keeps_key(w->ms, ets_keypos_locked(t)) ? ETS_OK : ETS_BADARG;
 }
 
 /* The first call: a spec whose one head fixes the key looks that key up
@@ -1481,8 +1520,9 @@ static bool walk_checks(struct ets_table *t, struct walk *w)
 static enum ets_status do_walk_first(struct ets_table *t, void *arg)
 {
     struct walk *w = arg;
-    if (!walk_checks(t, w))
-        return ETS_BADARG;
+    enum ets_status checked = walk_checks(t, w);
+    if (checked != ETS_OK)
+        return checked;
     w->reverse = w->reverse && is_ordered(t);
     term key = match_spec_bound_key(w->ms, ets_keypos_locked(t));
     if (is_value(key) && is_ordered(t)) {
@@ -1786,6 +1826,7 @@ const struct bif_def bif_table_ets[] = {
     {"ets", "info", 1, ets_bif_info_1, 0},
     {"ets", "info", 2, ets_bif_info_2, 0},
     {"ets", "give_away", 3, ets_bif_give_away, 0},
+    {"ets", "setopts", 2, ets_bif_setopts, 0},
     {"ets", "rename", 2, ets_bif_rename, 0},
     {"ets", "whereis", 1, ets_bif_whereis, 0},
     {"ets", "all", 0, ets_bif_all, 0},

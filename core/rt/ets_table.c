@@ -1055,6 +1055,39 @@ enum ets_status ets_give_away(struct process *self, term tab, term to, term data
     return st;
 }
 
+enum ets_status ets_setopts(struct process *self, term tab, const struct ets_settings *o)
+{
+    struct sched *s = self->sched;
+    struct ets_table *t = acquire(s->ets, tab);
+    if (!t)
+        return not_found(tab);
+    /* The executor mutex keeps the heir from ending while it is checked. */
+    rt_lock(&s->exec_lock);
+    table_lock_write(t); /* every stripe too: check_locked's readers see one protection */
+    enum ets_status st = check_locked(t, self->pid, ETS_WRITE);
+    if (st == ETS_OK && (!o->valid || atomic_load_explicit(&t->owner, memory_order_relaxed) != self->pid))
+        st = ETS_BADARG;
+    if (st == ETS_OK && o->set_heir) {
+        term heir = o->heir;
+        if (is_value(heir) && heir != self->pid && !sched_live_locked(s, heir))
+            heir = THE_NON_VALUE;
+        struct ets_obj *data = is_value(heir) ? heir_data_new(o->heir_data) : NULL;
+        if (is_value(heir) && !data) {
+            st = ETS_NOMEM;
+        } else {
+            obj_free(t->heir_data);
+            t->heir_data = data;
+            t->heir = heir;
+        }
+    }
+    if (st == ETS_OK && o->set_protection)
+        t->options.protection = o->protection;
+    table_unlock(t);
+    rt_unlock(&s->exec_lock);
+    table_release(t);
+    return st;
+}
+
 void ets_owner_ended_locked(struct sched *s, worker_id waker, struct process *p)
 {
     if (atomic_load_explicit(&p->ets_owned, memory_order_relaxed) == 0)

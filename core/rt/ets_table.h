@@ -181,6 +181,17 @@ bool ets_all(struct ets_registry *r, uint64_t **ids, term **names, size_t *n);
 /* give_away/3: the table goes to the live process to (not caller, who must
  * own it), which receives {'ETS-TRANSFER', Tab, Caller, Data}. */
 enum ets_status ets_give_away(struct process *self, term tab, term to, term data);
+/* setopts/2's settings: what is changed (heir: a pid or THE_NON_VALUE for
+ * none), and valid false when the options were not OTP's. */
+struct ets_settings {
+    bool valid, set_heir, set_protection;
+    term heir, heir_data;
+    enum ets_protection protection;
+};
+/* setopts/2: the caller must have write access (else ETS_ACCESS), valid
+ * settings and own the table (else ETS_BADARG). An heir that is not alive
+ * is none, as OTP's set_heir makes it. */
+enum ets_status ets_setopts(struct process *self, term tab, const struct ets_settings *o);
 /* The process p ends (executor mutex held): each table it owns goes to its
  * heir, when that is a live process, with an 'ETS-TRANSFER' message, or is
  * deleted. */
