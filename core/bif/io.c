@@ -238,7 +238,7 @@ term bif_io_start_server(struct process *self, enum io_server which)
     /* A program that took the name first keeps it; the server still serves
      * whoever has its pid (its children, as their group leader). */
     if (is_value(pid))
-        names_register(self, name, pid);
+        (void)names_register(self, name, pid);
     return pid;
 }
 

@@ -530,9 +530,24 @@ static term bif_is_process_alive(struct process *p, const term *args)
     return sched_is_alive(p, args[0]) ? A(true) : A(false);
 }
 
+/* register/2's badarg names OTP's cause (erl_erts_errors explains it). */
 static term bif_register(struct process *p, const term *args)
 {
-    return names_register(p, args[0], args[1]) ? A(true) : bif_badarg(p);
+    switch (names_register(p, args[0], args[1])) {
+    case NAMES_DONE:
+        return A(true);
+    case NAMES_NOTALIVE:
+        return bif_badarg_cause(p, A(notalive));
+    case NAMES_HAS_NAME:
+        return bif_badarg_cause(p, A(registered_name));
+    case NAMES_NOMEM:
+        sched_runtime_failure(p, "out of memory for a registered name");
+        return bif_raise(p, FAULT_SYSTEM, A(system_limit));
+    case NAMES_BADARG:
+    case NAMES_TAKEN:
+        break;
+    }
+    return bif_badarg_cause(p, A(none));
 }
 
 static term bif_unregister(struct process *p, const term *args)

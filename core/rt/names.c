@@ -37,26 +37,32 @@ struct process *names_lookup_locked(struct sched *s, term name)
     return e ? e->holder : NULL;
 }
 
-bool names_register(struct process *self, term name, term pid)
+enum names_outcome names_register(struct process *self, term name, term pid)
 {
     if (!is_atom(name) || name == A(undefined) || !is_pid(pid))
-        return false;
+        return NAMES_BADARG;
     struct sched *s = self->sched;
-    bool done = false;
+    enum names_outcome r;
     rt_lock(&s->exec_lock);
     struct process *p = proc_table_lookup(&s->table, pid_number(pid));
     struct name_entry **at = find_locked(s, name);
-    if (p && proc_state(p) != PROC_EXITED && is_non_value(p->registered_name) && !*at) {
+    if (!p || proc_state(p) == PROC_EXITED) {
+        r = NAMES_NOTALIVE;
+    } else if (is_value(p->registered_name)) {
+        r = NAMES_HAS_NAME;
+    } else if (*at) {
+        r = NAMES_TAKEN;
+    } else {
         struct name_entry *e = malloc(sizeof *e);
+        r = e ? NAMES_DONE : NAMES_NOMEM;
         if (e) {
             *e = (struct name_entry){name, p, NULL};
             *at = e;
             p->registered_name = name;
-            done = true;
         }
     }
     rt_unlock(&s->exec_lock);
-    return done;
+    return r;
 }
 
 static void remove_locked(struct name_entry **at)
@@ -124,7 +130,7 @@ static term start_service(struct process *self, const struct names_service *svc)
     term pid = lookup(s, svc->name);
     if (is_non_value(pid)) {
         pid = svc->start(self, svc->name, svc->arg);
-        if (is_value(pid) && !names_register(self, svc->name, pid))
+        if (is_value(pid) && names_register(self, svc->name, pid) != NAMES_DONE)
             pid = lookup(s, svc->name);
     }
     pthread_mutex_unlock(&s->service_lock);

@@ -27,9 +27,17 @@
 
 #include <stdbool.h>
 
-/* register(Name, Pid): false where OTP raises badarg (Name not an atom or
- * undefined, Pid not a live local process, Name taken, Pid named already). */
-bool names_register(struct process *self, term name, term pid);
+/* register(Name, Pid)'s outcome: where OTP raises badarg, which of its
+ * causes (erl_register.c checks in this order). */
+enum names_outcome {
+    NAMES_DONE,
+    NAMES_BADARG,   /* Name not an atom or undefined, Pid not a pid (cause none) */
+    NAMES_NOTALIVE, /* Pid is no live local process (cause notalive) */
+    NAMES_HAS_NAME, /* Pid is named already (cause registered_name) */
+    NAMES_TAKEN,    /* another process holds Name (cause none) */
+    NAMES_NOMEM,    /* the host refused memory */
+};
+enum names_outcome names_register(struct process *self, term name, term pid);
 /* unregister(Name): false when Name is not registered (badarg). */
 bool names_unregister(struct process *self, term name);
 /* The pid registered as name, or THE_NON_VALUE; starts the service of

@@ -102,7 +102,8 @@ static enum body_stop pending_step(struct process *p, void *state)
     sc->other = bif_kernel_pending(p, atom_intern_cstr("my_table"));
     /* The controller is the kernel's whatever its group leader. */
     term controller = atom_intern_cstr("application_controller");
-    sc->as_controller = names_register(p, controller, p->pid) && bif_kernel_pending(p, atom_intern_cstr("ac_tab"));
+    sc->as_controller =
+        names_register(p, controller, p->pid) == NAMES_DONE && bif_kernel_pending(p, atom_intern_cstr("ac_tab"));
     names_unregister(p, controller);
     p->bif_may_trap = false;
     sc->untrappable = bif_kernel_pending(p, atom_intern_cstr("logger"));
