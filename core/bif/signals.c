@@ -138,11 +138,18 @@ static term monitor_port(struct process *self, term item)
     return is_value(sent) ? ref : sent;
 }
 
-/* A monitor type OTP does not know is badarg with cause badtype; its
- * time_offset monitors (of the clock service) are not clause's. */
-static term monitor_bad_type(struct process *self, term type)
+/* monitor(time_offset, clock_service): a reference whose message never
+ * comes, as OTP's on a node whose time offset does not change. */
+static term monitor_time_offset(struct process *self, term item, term tag, int alias)
 {
-    return type == A(time_offset) ? bif_badarg(self) : bif_badarg_cause(self, A(badtype));
+    if (item != A(clock_service))
+        return bif_badarg(self);
+    term ref = heap_make_ref(&self->heap);
+    if (is_non_value(ref))
+        return bif_out_of_memory(self);
+    if (!signals_monitor_time_offset(self, ref, tag, (enum monitor_alias)alias))
+        return host_refused(self, "out of memory for a monitor");
+    return ref;
 }
 
 static term bif_monitor_2(struct process *self, const term *args)
@@ -151,7 +158,9 @@ static term bif_monitor_2(struct process *self, const term *args)
         return monitor_process(self, args[1], A(DOWN), MONITOR_NO_ALIAS);
     if (args[0] == A(port))
         return monitor_port(self, args[1]);
-    return monitor_bad_type(self, args[0]);
+    if (args[0] == A(time_offset))
+        return monitor_time_offset(self, args[1], A(DOWN), MONITOR_NO_ALIAS);
+    return bif_badarg_cause(self, A(badtype)); /* a type OTP does not know */
 }
 
 static term bif_monitor_3(struct process *self, const term *args)
@@ -164,8 +173,10 @@ static term bif_monitor_3(struct process *self, const term *args)
         return monitor_process(self, args[1], tag, alias);
     if (args[0] == A(port) && args[2] == NIL)
         return monitor_port(self, args[1]);
+    if (args[0] == A(time_offset))
+        return monitor_time_offset(self, args[1], tag, alias);
     if (args[0] != A(port))
-        return monitor_bad_type(self, args[0]);
+        return bif_badarg_cause(self, A(badtype)); /* a type OTP does not know */
     return bif_badarg(self);
 }
 

@@ -147,7 +147,7 @@ void signals_unlink_locked(struct process *self, term other)
 /* ---- monitors: one record in the watcher's list and the target's ---- */
 
 struct monitor {
-    struct process *watcher, *target;
+    struct process *watcher, *target;              /* target NULL: the clock service's time offset */
     struct monitor *next_held, *prev_held;         /* the watcher's list */
     struct monitor *next_watching, *prev_watching; /* the target's list */
     uint64_t ref_low, ref_high;
@@ -197,6 +197,8 @@ static void watching_append(struct process *t, struct monitor *m)
 
 static void watching_detach(struct process *t, struct monitor *m)
 {
+    if (!t)
+        return; /* a time offset monitor: no process watched */
     struct proc_signals *sig = t->signals;
     if (m->prev_watching)
         m->prev_watching->next_watching = m->next_watching;
@@ -218,7 +220,8 @@ static void monitor_free(struct monitor *m)
 bool signals_monitor_locked(struct process *watcher, struct process *target, term ref, term name, term tag,
                             enum monitor_alias alias)
 {
-    struct monitor *m = proc_signals_make(watcher) && proc_signals_make(target) ? calloc(1, sizeof *m) : NULL;
+    struct monitor *m =
+        proc_signals_make(watcher) && (!target || proc_signals_make(target)) ? calloc(1, sizeof *m) : NULL;
     if (!m)
         return false;
     if (is_boxed(tag) || is_list(tag)) {
@@ -248,7 +251,8 @@ bool signals_monitor_locked(struct process *watcher, struct process *target, ter
         }
     }
     held_append(watcher, m);
-    watching_append(target, m);
+    if (target)
+        watching_append(target, m);
     return true;
 }
 
@@ -650,6 +654,12 @@ term signals_monitors_list_locked(const struct process *p, heap_t *h)
     struct list_builder b;
     list_builder_init(&b);
     for (struct monitor *m = proc_signals_of(p)->monitors_first; m; m = m->next_held) {
+        if (!m->target) {
+            term item = heap_tuple2(h, A(time_offset), A(clock_service));
+            if (is_non_value(item) || !list_builder_add(&b, h, item))
+                return THE_NON_VALUE;
+            continue;
+        }
         term object = is_value(m->name) ? heap_tuple2(h, m->name, A(nonode_at_nohost)) : m->target->pid;
         term item = is_value(object) ? heap_tuple2(h, A(process), object) : object;
         if (is_non_value(item) || !list_builder_add(&b, h, item))
@@ -694,6 +704,14 @@ enum signal_outcome signals_monitor(struct process *self, term pid, term name, t
     bool made = p == self || (p && signals_monitor_locked(self, p, ref, name, tag, alias));
     rt_unlock(&s->exec_lock);
     return !p ? SIGNAL_NO_PROCESS : made ? SIGNAL_DONE : SIGNAL_REFUSED;
+}
+
+bool signals_monitor_time_offset(struct process *self, term ref, term tag, enum monitor_alias alias)
+{
+    rt_lock(&self->sched->exec_lock);
+    bool made = signals_monitor_locked(self, NULL, ref, THE_NON_VALUE, tag, alias);
+    rt_unlock(&self->sched->exec_lock);
+    return made;
 }
 
 bool signals_demonitor(struct process *self, term ref)

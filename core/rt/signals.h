@@ -47,7 +47,8 @@ void signals_unlink_locked(struct process *self, term other);
 /* Whether self and the process `other` are linked. */
 bool signals_linked_locked(const struct process *self, term other);
 
-/* watcher monitors target (live, distinct) under the reference ref (a term
+/* watcher monitors target (live, distinct; NULL for the clock service's
+ * time offset) under the reference ref (a term
  * on watcher's heap). name: the atom it was monitored by (its 'DOWN' names
  * {Name, nonode@nohost}), or THE_NON_VALUE. tag: the message's first
  * element ('DOWN' or monitor/3's {tag, Tag}). False when memory was
@@ -101,6 +102,11 @@ void signals_unlink(struct process *self, term other);
  * monitor of self itself is made and creates nothing. */
 enum signal_outcome signals_monitor(struct process *self, term pid, term name, term ref, term tag,
                                     enum monitor_alias alias);
+/* monitor(time_offset, clock_service): a monitor held by self alone,
+ * which process_info lists and demonitor ends, and whose message never
+ * comes (clause's time offset never changes: its time warp mode is
+ * no_time_warp). False when memory was refused. */
+bool signals_monitor_time_offset(struct process *self, term ref, term tag, enum monitor_alias alias);
 /* Ends self's monitor ref: true when it was active. */
 bool signals_demonitor(struct process *self, term ref);
 /* exit/2: an exit signal from self to q, which does not run (under

@@ -249,6 +249,46 @@ static void test_downs_come_in_monitoring_order(void)
     }
 }
 
+/* ---- time offset monitors ---- */
+
+/* A monitor of the clock service has no process behind it: process_info
+ * lists it, demonitor ends it once, and one still held when its watcher
+ * ends goes with it (the watcher's end must not look for a target). */
+struct offset_scene {
+    term refs_listed, first_info, second_info;
+};
+
+static enum body_stop offset_watcher_step(struct process *p, void *state)
+{
+    struct offset_scene *sc = state;
+    term r1 = call2(p, "monitor", A(time_offset), atom_intern_cstr("clock_service"));
+    term r2 = call2(p, "monitor", A(time_offset), atom_intern_cstr("clock_service"));
+    CU_ASSERT(is_ref(r1) && is_ref(r2));
+    term monitors = call2(p, "process_info", p->pid, atom_intern_cstr("monitors"));
+    CU_ASSERT_FATAL(is_tuple(monitors));
+    sc->refs_listed = make_small(bif_list_length(tuple_element(monitors, 2)));
+    term info = heap_cons(&p->heap, atom_intern_cstr("info"), NIL);
+    sc->first_info = call2(p, "demonitor", r1, info);
+    sc->second_info = call2(p, "demonitor", r1, info);
+    return BODY_EXIT; /* r2 still held */
+}
+
+static void test_time_offset_monitors(void)
+{
+    unsigned workers;
+    FOR_EACH_CONFIG(policy, workers)
+    {
+        struct sched *s = make_sched(*policy, workers, SEND_MODE_ARRIVALS);
+        struct offset_scene sc = {0};
+        term watcher = sched_spawn_native(s, NULL, offset_watcher_step, &sc, NULL);
+        CU_ASSERT_EQUAL(sched_run(s, watcher), 0);
+        CU_ASSERT_EQUAL(sc.refs_listed, make_small(2));
+        CU_ASSERT_EQUAL(sc.first_info, A(true));
+        CU_ASSERT_EQUAL(sc.second_info, A(false));
+        sched_destroy(s);
+    }
+}
+
 /* ---- exit/2 to a process running elsewhere ---- */
 
 struct kill_scene {
@@ -1026,6 +1066,7 @@ static CU_TestInfo tests[] = {
     {"heap cap refusing an EXIT or a DOWN exits 70", test_heap_cap_refusing_an_exit_or_down_exits_70},
     {"an untrapped link signal ends the process", test_untrapped_link_signal_ends_the_process},
     {"DOWNs come in monitoring order", test_downs_come_in_monitoring_order},
+    {"time offset monitors are listed, ended once, and go with their watcher", test_time_offset_monitors},
     {"exit kill is done when exit returns", test_exit_kill_is_done_when_exit_returns},
     {"a message before an exit signal arrives first", test_a_message_before_an_exit_signal_arrives_first},
     {"signals reach waiting, queued and blocked processes", test_signals_reach_waiting_queued_and_blocked_processes},
