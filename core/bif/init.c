@@ -4,13 +4,15 @@
  * features through init:get_arguments/0): clause runs no init process, and
  * answers as `erl` started with no flags would: root (the OTP installation
  * clause loads from), progname and home, and no plain arguments (the
- * program's own arguments go to main/1, as escript's do).
+ * program's own arguments go to main/1, as escript's do). init:stop/0,1
+ * end the program as OTP's orderly stop ends the node.
  */
 #include "beam/code_server.h"
 #include "bif/bif.h"
 #include "bif/bif_tables.h"
 #include "rt/executor.h"
 #include "term/atom.h"
+#include "term/bignum.h"
 #include "term/heap.h"
 
 #include <stdlib.h>
@@ -66,7 +68,38 @@ static term bif_get_plain_arguments(struct process *p, const term *args)
     return NIL;
 }
 
+/* init:stop(Status): ok, and the program ends with Status (band 255, as
+ * halt/1 takes it) while the caller goes on meanwhile, as OTP's stop is
+ * asynchronous; a string is halt/1's crash dump slogan (status 1). OTP's
+ * stop first takes the applications down (seconds at most); there is
+ * nothing here to take down but the processes, which end with the
+ * program. */
+static term bif_stop_1(struct process *p, const term *args)
+{
+    term status = args[0];
+    if (is_list(status) || status == NIL)
+        return bif_call_erlang(p, A(erlang), atom_intern_cstr("halt"), 1, args);
+    int code;
+    if (is_small(status) && small_value(status) >= 0)
+        code = (int)(small_value(status) & 255);
+    else if (is_bignum(status) && header_subtag(boxed_header(status)) == SUBTAG_POS_BIG)
+        code = (int)(big_limbs(status)[0] & 255);
+    else
+        return bif_badarg(p);
+    sched_halt(p, code);
+    return A(ok);
+}
+
+static term bif_stop_0(struct process *p, const term *args)
+{
+    (void)args;
+    term zero = make_small(0);
+    return bif_stop_1(p, &zero);
+}
+
 const struct bif_def bif_table_init[] = {
+    {"init", "stop", 0, bif_stop_0, 0},
+    {"init", "stop", 1, bif_stop_1, 0},
     {"init", "get_arguments", 0, bif_get_arguments, 0},
     {"init", "get_argument", 1, bif_get_argument, 0},
     {"init", "get_plain_arguments", 0, bif_get_plain_arguments, 0},
