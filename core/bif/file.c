@@ -391,6 +391,41 @@ static term bif_pread_nif(struct process *p, const term *args)
     return read_answer(p, f, size, (off_t)offset);
 }
 
+/* ipread_s32bu_p32bu_nif/3 (dets's indirect read): at offset, a 32-bit
+ * big-endian size and pointer; {ok, {Size, Pointer, Data}} with Size
+ * bytes read at Pointer (eof for Data when Size is 0). eof when the header
+ * is not all there, when Size exceeds max_size or nothing is at Pointer,
+ * as OTP's. */
+static term bif_ipread_s32bu_p32bu_nif(struct process *p, const term *args)
+{
+    WITH_FILE(p, args[0], f);
+    int64_t offset, max_size;
+    int k1 = int64_arg(args[1], &offset), k2 = int64_arg(args[2], &max_size);
+    if (k1 < 0 || k2 < 0)
+        return bif_badarg(p);
+    if (!k1 || !k2 || offset < 0 || max_size < 0)
+        return error_tuple(p, EINVAL);
+    uint8_t header[8];
+    ssize_t n = read_fully(f->fd, header, sizeof header, (off_t)offset);
+    if (n < 0)
+        return error_tuple(p, errno);
+    uint32_t size = (uint32_t)header[0] << 24 | (uint32_t)header[1] << 16 | (uint32_t)header[2] << 8 | header[3];
+    uint32_t pointer = (uint32_t)header[4] << 24 | (uint32_t)header[5] << 16 | (uint32_t)header[6] << 8 | header[7];
+    if (n < (ssize_t)sizeof header || size > max_size)
+        return atom("eof");
+    term data = atom("eof");
+    if (size > 0) {
+        term read = read_answer(p, f, size, (off_t)pointer);
+        if (!is_tuple(read))
+            return read; /* eof, or a failure raised */
+        if (tuple_element(read, 1) != A(ok))
+            return read;
+        data = tuple_element(read, 2);
+    }
+    term inner = heap_tuple3(&p->heap, make_small(size), make_small(pointer), data);
+    return is_value(inner) ? ok_tuple(p, inner) : bif_out_of_memory(p);
+}
+
 /* write_nif/2 and pwrite_nif/3: the whole iovec at once (OTP writes 64
  * binaries a call and answers {continue, ...} for the rest). */
 static term write_answer(struct process *p, struct open_file *f, term iovec, off_t offset)
@@ -885,6 +920,7 @@ const struct bif_def bif_table_file[] = {
     {"prim_file", "read_nif", 2, bif_read_nif, 0},
     {"prim_file", "write_nif", 2, bif_write_nif, 0},
     {"prim_file", "pread_nif", 3, bif_pread_nif, 0},
+    {"prim_file", "ipread_s32bu_p32bu_nif", 3, bif_ipread_s32bu_p32bu_nif, 0},
     {"prim_file", "pwrite_nif", 3, bif_pwrite_nif, 0},
     {"prim_file", "seek_nif", 3, bif_seek_nif, 0},
     {"prim_file", "sync_nif", 2, bif_sync_nif, 0},
