@@ -335,6 +335,16 @@ static term bif_open_port(struct process *self, const term *args)
         result = r.memory_refused ? bif_out_of_memory(self) : bif_badarg(self);
         goto done;
     }
+    if (!executable && strcmp(command.data, "ram_file_drv") == 0) {
+        /* kernel's ram_file: the runtime's in-memory file (ports.h). */
+        r.spec.ram_file = true;
+        r.spec.name = command.data;
+        int error = 0;
+        result = ports_open(self, &r.spec, &error);
+        if (is_non_value(result))
+            result = bif_out_of_memory(self);
+        goto done;
+    }
     if (executable) {
         /* The file itself, not searched in PATH; argv[0] is arg0 or it. */
         ok = strings_add(&argv, strdup(r.has_arg0 ? r.arg0.data : command.data));

@@ -34,6 +34,7 @@
 
 #include "rt/internal.h"
 #include "rt/io_thread.h"
+#include "rt/ram_file.h"
 #include "rt/signals.h"
 #include "term/atom.h"
 #include "term/binary.h"
@@ -70,7 +71,8 @@ struct port {
     char *name;
     pid_t os_pid; /* 0 for an fd port, which has no child (reaped from the start) */
     bool fd_port;
-    bool out_bad; /* an fd port whose Out is not open: its first command ends it */
+    struct ram_file *ram; /* a ram_file_drv port's file, else NULL */
+    bool out_bad;         /* an fd port whose Out is not open: its first command ends it */
     bool reaped;
     int status; /* the child's exit status once reaped (128 + signal when killed) */
     int in_fd;  /* the child's output, -1 once it ended */
@@ -151,6 +153,7 @@ static void list_remove(struct port_state *ps, struct port *port)
 
 static void port_free(struct port *port)
 {
+    ram_file_free(port->ram);
     free(port->name);
     free(port->pending);
     free(port->queued);
@@ -758,6 +761,15 @@ term ports_open(struct process *self, const struct port_spec *spec, int *error)
     }
     if (spec->fd)
         return open_fd_port(s, port, spec, error);
+    if (spec->ram_file) {
+        port->reaped = true; /* no child */
+        if (!(port->ram = ram_file_new())) {
+            port_free(port);
+            *error = ENOMEM;
+            return THE_NON_VALUE;
+        }
+        return port_join(s, port);
+    }
     int to_child[2] = {-1, -1}, from_child[2] = {-1, -1};
     int err = 0;
     if (spec->out && pipe2(to_child, O_CLOEXEC) != 0)
@@ -823,6 +835,31 @@ static enum port_outcome command_locked(struct port_state *ps, struct port *port
 
 static struct worker *worker_of(struct process *self) { return &self->sched->workers[self->last_worker]; }
 
+/* A ram_file_drv port's command, run now: its reply {Port, {data, Reply}}
+ * goes to the connected process, the reply's header as bytes of a list
+ * whose tail is its data (a binary in binary mode, [] when none), as OTP's
+ * driver_output2 makes it. */
+static enum port_outcome ram_command_locked(struct sched *s, struct port *port, const uint8_t *data, size_t size)
+{
+    struct ram_file_reply reply;
+    if (!ram_file_command(port->ram, data, size, &reply))
+        return PORT_NO_MEMORY;
+    heap_t scratch;
+    if (!heap_init(&scratch, 0, 0))
+        return PORT_NO_MEMORY;
+    term list = NIL;
+    if (reply.data_len)
+        list = port->binary ? bin_from_bytes(&scratch, reply.data, reply.data_len)
+                            : heap_string(&scratch, (const char *)reply.data, reply.data_len);
+    for (size_t i = reply.header_len; i-- > 0 && is_value(list);)
+        list = heap_cons(&scratch, make_small(reply.header[i]), list);
+    term payload = is_value(list) ? heap_tuple2(&scratch, A(data), list) : list;
+    enum port_outcome outcome = is_value(payload) ? PORT_DONE : PORT_NO_MEMORY;
+    send_to_connected_locked(s, port, payload);
+    heap_destroy(&scratch);
+    return outcome;
+}
+
 enum port_outcome ports_command(struct process *self, term id, const uint8_t *data, size_t size)
 {
     struct sched *s = self->sched;
@@ -838,6 +875,8 @@ enum port_outcome ports_command(struct process *self, term id, const uint8_t *da
         /* OTP's fd driver fails the write: the port ends with its errno. */
         port_end_locked(s, worker_of(self), port, A(ebadf), false);
         outcome = PORT_DONE;
+    } else if (port && port->ram) {
+        outcome = ram_command_locked(s, port, data, size);
     } else if (port) {
         unsigned hsize = port->packet;
         if (hsize && hsize < 4 && size >> (8 * hsize))

@@ -25,6 +25,10 @@
  * An {fd, In, Out} port has no child: it reads In and writes Out through
  * descriptors of its own (see ports_open), with the same framing, messages
  * and poller; closing it closes those, never In and Out themselves.
+ *
+ * A ram_file_drv port (kernel's ram_file, file:open(Data, [ram])) has
+ * neither: it holds an in-memory file (ram_file.h), and each command's
+ * reply goes to its connected process as the command is made.
  */
 #ifndef CLAUSE_PORTS_H
 #define CLAUSE_PORTS_H
@@ -41,6 +45,7 @@ struct worker;
 
 /* What open_port/2 asked for, checked by the builtin. */
 struct port_spec {
+    bool ram_file;     /* {spawn, "ram_file_drv"}: an in-memory file (ram_file.h), no child */
     bool fd;           /* {fd, In, Out}: no child, fd_in and fd_out instead */
     int fd_in, fd_out; /* the descriptors read (when in) and written (when out) */
     const char *file;  /* the executable to run */
