@@ -1482,6 +1482,7 @@ call_export:
                 E += call_dealloc + 1;
             }
             I = cp;
+            cp = NULL; /* used: a later raise's stack trace must not show it (op_return) */
         }
         if (gc_stress || heap_wants_gc(&p->heap))
             COLLECT(0, 1, I, 0, heap_wants_gc(&p->heap));
