@@ -590,11 +590,17 @@ static const uint64_t *prepare_fun_call(struct process *p, term f, unsigned arit
 }
 
 /* OTP 25 (its JIT) raises from some arithmetic operators' instructions
- * without a frame for the operator: erlang:'+'/1,2, '-'/2 and '/'/2. The
- * others ('*', div, rem, the bit operators, unary '-') have one with their
- * arguments, as every other builtin does; checked on erl. */
-static bool raises_without_frame(const struct beam_export *e)
+ * without a frame for the operator: erlang:'+'/1,2, '-'/2 and '/'/2 —
+ * unless an operand is a constant that is no number (X + a, "s" - X),
+ * which the JIT hands to the builtin itself, frame and all. The others
+ * ('*', div, rem, the bit operators, unary '-') have one with their
+ * arguments, as every other builtin does; checked on erl. operands: the
+ * instruction's operand words, as many as the builtin's arity. */
+static bool raises_without_frame(const struct beam_export *e, const uint64_t *operands)
 {
+    for (unsigned i = 0; i < e->arity; i++)
+        if (!beam_is_register(operands[i]) && !is_number((term)operands[i]))
+            return false;
     static const struct {
         const char *name;
         unsigned arity;
@@ -1283,6 +1289,7 @@ static enum body_stop run(struct process *p)
     struct fault_site site = {NULL, NULL, NULL, false, false, false};
     const struct bif_entry *bif = NULL;
     const struct beam_export *missing = NULL; /* the instruction builtin that is absent or failed */
+    const uint64_t *bif_operands = NULL;      /* its operand words (raises_without_frame) */
     /* The call in progress on the shared call path (call_export). */
     struct beam_export *call_target = NULL;
     const uint64_t *call_code = NULL, *call_after = NULL;
@@ -1625,6 +1632,7 @@ op_bif2 : {
     result = e->bif->fn(p, bif_args);
     if (is_non_value(result)) {
         missing = e;
+        bif_operands = I + 3;
         goto instruction_bif_failed;
     }
     DST(I[3 + n]) = result;
@@ -2016,6 +2024,7 @@ op_gc_bif3 : {
             goto gc_bif_trapped;
         }
         missing = e;
+        bif_operands = I + 4;
         goto instruction_bif_failed;
     }
     DST(I[4 + n]) = result;
@@ -2036,6 +2045,7 @@ gc_bif_continue : {
         if (p->fault_class == FAULT_TRAP)
             goto gc_bif_trapped;
         missing = e;
+        bif_operands = I + 4;
         goto instruction_bif_failed;
     }
     DST(I[4 + n]) = result;
@@ -2062,7 +2072,7 @@ instruction_bif_failed:
         DISPATCH();
     }
     site.pc = I;
-    site.bif = raises_without_frame(missing) ? NULL : missing->bif;
+    site.bif = raises_without_frame(missing, bif_operands) ? NULL : missing->bif;
     site.bif_args = bif_args;
     goto raise_with_site;
 
@@ -2191,7 +2201,14 @@ op_send : {
     }
     term to = bif_send_destination(p, X[0], X[1], NULL), msg = X[1];
     if (is_non_value(to)) {
+        /* OTP's trace starts with erlang:send/2 and its arguments, as for
+         * a call of it (a name nobody holds, a destination of no kind). */
+        const struct beam_export *send = code_export(sched_engine(p->sched), A(erlang), A(send), 2);
         site.pc = I;
+        site.bif = send ? send->bif : NULL;
+        bif_args[0] = X[0];
+        bif_args[1] = X[1];
+        site.bif_args = bif_args;
         goto raise_with_site;
     }
     if (to == NIL) { /* {Name, Node} that reaches nobody: the send succeeds */
