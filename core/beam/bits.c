@@ -668,6 +668,71 @@ static enum bits_result segment_bits(const struct bits_segment *s, uint64_t *bit
     }
 }
 
+/* The error of a segment segment_bits refused (see bits_failure). */
+static void explain_segment(const struct bits_segment *s, struct bits_failure *f)
+{
+    bool sized = is_small(s->size) && small_value(s->size) >= 0;
+    f->error = "type";
+    f->value = s->value;
+    switch (s->kind) {
+    case BITS_SEG_INTEGER:
+        f->type = "integer";
+        if (!sized || (s->unit > 1 && (uint64_t)small_value(s->size) > UINT64_MAX / 2 / s->unit)) {
+            f->error = "size";
+            f->value = s->size;
+        }
+        return;
+    case BITS_SEG_FLOAT:
+        f->type = "float";
+        if (!sized) {
+            f->error = "size";
+            f->value = s->size;
+        } else if (is_number(s->value)) {
+            f->error = "invalid"; /* a size other than 16, 32 or 64 bits */
+            f->value = s->size;
+        }
+        return;
+    case BITS_SEG_BINARY:
+    case BITS_SEG_APPEND:
+    case BITS_SEG_PRIVATE_APPEND:
+        f->type = "binary";
+        if (!is_bitstring(s->value))
+            return;
+        if (is_small(s->size))
+            f->error = small_value(s->size) < 0 ? "size" : "short";
+        else
+            f->error = "unit";
+        if (is_small(s->size) && small_value(s->size) < 0)
+            f->value = s->size;
+        return;
+    case BITS_SEG_UTF8:
+        f->type = "utf8";
+        return;
+    case BITS_SEG_UTF16:
+        f->type = "utf16";
+        return;
+    case BITS_SEG_UTF32:
+        f->type = "utf32";
+        return;
+    default:
+        f->type = "integer";
+        return;
+    }
+}
+
+bool bits_explain_failure(const struct bits_segment *segments, size_t n, struct bits_failure *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t bits;
+        if (segment_bits(&segments[i], &bits) == BITS_NO_MATCH) {
+            out->segment = i;
+            explain_segment(&segments[i], out);
+            return true;
+        }
+    }
+    return false;
+}
+
 static void write_integer(uint8_t *data, uint64_t at, term value, unsigned flags, uint64_t bits)
 {
     if (bits == 0)

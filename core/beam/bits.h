@@ -114,4 +114,17 @@ term bits_init_writable(heap_t *h, term size_hint);
  * alone refers to may write into that binary's spare room (bits.c). */
 enum bits_result bits_create(heap_t *h, const struct bits_segment *segments, size_t n, term *out);
 
+/* Why bits_create found no match, as OTP 25's error_info tells it
+ * (erl_erts_errors:format_bs_fail's cause {Segment, Type, Error, Value}):
+ * the first segment at fault, its type (integer, float, binary, utf8,
+ * utf16, utf32), the error (type, size, short, unit, invalid) and the
+ * operand it concerns. False when no one segment is (a total past any
+ * binary). */
+struct bits_failure {
+    size_t segment; /* index into the segments */
+    const char *type, *error;
+    term value;
+};
+bool bits_explain_failure(const struct bits_segment *segments, size_t n, struct bits_failure *out);
+
 #endif

@@ -2977,11 +2977,29 @@ op_raw_raise : {
         }
         term value;
         bits_result = bits_create(&p->heap, segments, count, &value);
+        struct bits_failure why;
+        bool explained = bits_result == BITS_NO_MATCH && !I[1] && bits_explain_failure(segments, count, &why);
         if (segments != inline_segments)
             free(segments);
         if (bits_result != BITS_OK) {
             if (bits_result == BITS_NO_MATCH && !I[1]) {
                 bif_badarg(p);
+                /* OTP's error_info: #{cause => {Segment, Type, Error,
+                 * Value}, function => format_bs_fail, module =>
+                 * erl_erts_errors}, Segment the instruction's own number
+                 * for it. Left out when the heap refuses it. */
+                if (explained) {
+                    term cause[5] = {make_header(SUBTAG_TUPLE, 4), make_small((int64_t)I[7 + 6 * why.segment + 1]),
+                                     atom_intern_cstr(why.type), atom_intern_cstr(why.error), why.value};
+                    term keys[3] = {A(cause), atom_intern_cstr("function"), A(module)};
+                    term values[3] = {copy_to_heap(&p->heap, make_boxed(cause)), atom_intern_cstr("format_bs_fail"),
+                                      A(erl_erts_errors)};
+                    if (is_value(values[0])) {
+                        term info = map_from_pairs(&p->heap, keys, values, 3);
+                        if (is_value(info))
+                            proc_bif_call.fault_info = info;
+                    }
+                }
                 site.pc = I;
                 goto raise_with_site;
             }
