@@ -241,9 +241,11 @@ static term start(struct process *self, term time, term dest, term msg, term opt
             ok = false;
         }
     }
-    if (ok && (t->target || is_atom(dest)))
+    if (ok && (t->target || is_atom(dest))) {
+        if (!absolute)
+            timer_node_set_deadline_ns(&t->node, now_ns); /* now plus whole milliseconds: the same place in a tick */
         sched_arm_timer_locked(s, &t->node, (uint64_t)tick);
-    else if (ok) {
+    } else if (ok) {
         discard(s, t); /* an ended pid: the timer is cancelled at once, as OTP does */
     }
     rt_unlock(&s->exec_lock);

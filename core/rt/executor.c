@@ -835,6 +835,7 @@ static void start_receive_timeout_at(struct process *self, int64_t ms, uint64_t 
         return;
     }
     self->receive_deadline = timer_tick_from_deadline_ns(now_ns + (uint64_t)ms * 1000000u);
+    timer_node_set_deadline_ns(&self->timer, now_ns);
 }
 
 void sched_start_receive_timeout(struct process *self, int64_t ms)

@@ -57,12 +57,33 @@ static void list_unlink(struct timer_list *list, struct timer_node *n)
     n->list = NULL;
 }
 
+/* Links n into a list of due or level-0 nodes by tick and deadline within
+ * it, after its equals: from the tail, where a later timer usually goes. */
+static void list_insert_ordered(struct timer_list *list, struct timer_node *n)
+{
+    struct timer_node *after = list->tail;
+    while (after && (after->tick > n->tick || (after->tick == n->tick && after->within > n->within)))
+        after = after->prev;
+    if (after == list->tail) {
+        list_append(list, n);
+        return;
+    }
+    n->prev = after;
+    n->next = after ? after->next : list->head;
+    n->next->prev = n;
+    if (after)
+        after->next = n;
+    else
+        list->head = n;
+    n->list = list;
+}
+
 /* Files an armed node's tick under the invariant; n must be in no list. Does
  * not count it in w->armed: callers that arm do, callers that move do not. */
 static void file_node(struct timer_wheel *w, struct timer_node *n)
 {
     if (n->tick <= w->now) {
-        list_append(&w->due, n);
+        list_insert_ordered(&w->due, n);
         return;
     }
     uint64_t diff = n->tick ^ w->now;
@@ -78,7 +99,11 @@ static void file_node(struct timer_wheel *w, struct timer_node *n)
     /* diff != 0 here since tick > now; 63 - clz is its highest set bit. */
     unsigned level = (unsigned)(63 - __builtin_clzll(diff)) / TIMER_WHEEL_SLOT_BITS;
     unsigned slot = digit(n->tick, level);
-    list_append(&w->slots[level * TIMER_WHEEL_SLOTS + slot], n);
+    struct timer_list *list = &w->slots[level * TIMER_WHEEL_SLOTS + slot];
+    if (level == 0)
+        list_insert_ordered(list, n); /* one tick's: fired in this order */
+    else
+        list_append(list, n); /* re-filed before they fire */
     w->occupied[level] |= (uint64_t)1 << slot;
 }
 

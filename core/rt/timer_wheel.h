@@ -11,7 +11,8 @@
  * timers are never scanned. Ticks in a later 2^36-tick epoch than the
  * current tick (timer BIFs reach 2^49-1 ms) wait in a "beyond" list, armed
  * again when the epoch of its earliest tick begins. Timers fire in tick
- * order, ties in arming order.
+ * order, then in the order of their deadlines within the tick
+ * (timer_node_set_deadline_ns), ties in arming order.
  *
  * Thread contract: nothing here is synchronized and nothing reads a clock.
  * The executor calls every function with its mutex held; its timer thread
@@ -44,11 +45,12 @@ struct timer_node {
     struct timer_list *list; /* the list holding it, NULL when not armed */
     uint64_t tick;           /* the tick it fires at (see timer_wheel_arm) */
     unsigned kind;           /* the owner's: what kind of timer this is (the wheel never reads it) */
+    uint32_t within;         /* where in its tick its deadline falls (timer_node_set_deadline_ns) */
 };
 
 #define TIMER_NODE_INIT                                                                                                \
     {                                                                                                                  \
-        NULL, NULL, NULL, 0, 0                                                                                         \
+        NULL, NULL, NULL, 0, 0, 0                                                                                      \
     }
 
 static inline void timer_node_init(struct timer_node *n) { *n = (struct timer_node)TIMER_NODE_INIT; }
@@ -119,6 +121,17 @@ static inline const struct timer_wheel_stats *timer_wheel_stats(const struct tim
 /* Checks every invariant by walking all slots — O(armed timers), for tests
  * and debugging only. Returns false at the first violation. */
 bool timer_wheel_verify(const struct timer_wheel *w);
+
+/* Where in its tick a node's deadline (nanoseconds since the start) falls,
+ * set before it is armed: timers of one tick fire in their deadlines'
+ * order (ties in arming order), so two set a millisecond apart across a
+ * tick's boundary fire in their order. A node never given one fires first
+ * in its tick. */
+static inline void timer_node_set_deadline_ns(struct timer_node *n, uint64_t ns)
+{
+    uint32_t within = (uint32_t)(ns % 1000000u);
+    n->within = within ? within : 1000000u; /* a deadline on the boundary is its tick's last instant */
+}
 
 /* Converting nanoseconds since the executor started into ticks. A deadline
  * rounds up (the tick at or after it), so no timeout fires early; a clock

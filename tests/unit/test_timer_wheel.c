@@ -405,6 +405,52 @@ static void test_cancel_of_unarmed_node_and_rearming(void)
     CU_ASSERT_FALSE(timer_wheel_cancel(&w, &n)); /* fired: nothing to cancel */
 }
 
+/* Timers of one tick fire in their deadlines' order within it, whatever
+ * the arming order and the level they waited at; equal deadlines, and
+ * nodes given none (first), in arming order. The nodes armed as a process
+ * arming "2 ms" then, a little later across a tick's boundary, "1 ms"
+ * would: both deadlines in tick 103. */
+static void test_one_tick_fires_in_deadline_order(void)
+{
+    for (int overdue = 0; overdue < 2; overdue++) {
+        static struct timer_wheel w;
+        timer_wheel_init(&w, 100);
+        static struct probe p[5];
+        memset(p, 0, sizeof p);
+        uint64_t deadlines_ns[5] = {102900000, 102100000, 0, 102100000, 103000000}; /* 0: none given */
+        for (size_t i = 0; i < 5; i++) {
+            p[i].index = i;
+            if (deadlines_ns[i])
+                timer_node_set_deadline_ns(&p[i].node, deadlines_ns[i]);
+            timer_wheel_arm(&w, &p[i].node, overdue ? 90 : 103);
+        }
+        CU_ASSERT_TRUE(timer_wheel_verify(&w));
+        struct fire_log log = {{NULL}, 0};
+        CU_ASSERT_EQUAL(timer_wheel_advance(&w, 200, record_fire, &log), 5);
+        size_t want[5] = {2, 1, 3, 0, 4};
+        for (size_t i = 0; i < 5; i++)
+            CU_ASSERT_EQUAL(log.fired[i]->index, want[i]);
+    }
+    /* Across levels: one armed far ahead waits at level 1, moves down and
+     * still fires after an earlier deadline of its tick armed later. */
+    static struct timer_wheel w;
+    timer_wheel_init(&w, 0);
+    static struct probe far, near;
+    memset(&far, 0, sizeof far);
+    memset(&near, 0, sizeof near);
+    far.index = 0;
+    near.index = 1;
+    timer_node_set_deadline_ns(&far.node, 499900000);
+    timer_wheel_arm(&w, &far.node, 500);
+    struct fire_log log = {{NULL}, 0};
+    CU_ASSERT_EQUAL(timer_wheel_advance(&w, 450, record_fire, &log), 0);
+    timer_node_set_deadline_ns(&near.node, 499200000);
+    timer_wheel_arm(&w, &near.node, 500);
+    CU_ASSERT_EQUAL(timer_wheel_advance(&w, 600, record_fire, &log), 2);
+    CU_ASSERT_EQUAL(log.fired[0]->index, 1);
+    CU_ASSERT_EQUAL(log.fired[1]->index, 0);
+}
+
 static void test_overdue_ticks_fire_at_next_advance(void)
 {
     static struct timer_wheel w;
@@ -539,6 +585,7 @@ static CU_TestInfo tests[] = {
     {"fired node re-arms itself", test_fired_node_rearms_itself},
     {"cancel of unarmed node and re-arming", test_cancel_of_unarmed_node_and_rearming},
     {"overdue ticks fire at next advance", test_overdue_ticks_fire_at_next_advance},
+    {"one tick's timers fire in their deadlines' order", test_one_tick_fires_in_deadline_order},
     {"ticks beyond reach", test_ticks_beyond_reach},
     {"advance visits few slots", test_advance_visits_few_slots},
     {"tick conversions", test_tick_conversions},
