@@ -1593,8 +1593,14 @@ call_fun_value : {
     if (call_code)
         goto enter_code;
     if (!fe) {
+        /* A body call's return address is already pushed when OTP 25's
+         * call fails, so its frame shows twice; a call in tail position
+         * (the function returns right after it) pushes none. */
+        const void *next = call_fun_instruction ? (const void *)(uintptr_t)call_after[0] : NULL;
         site.pc = I;
-        site.fun_call = call_fun_instruction;
+        site.fun_call = call_fun_instruction && next != &&op_deallocate && next != &&op_return &&
+                        next != &&special_deallocate_return && next != &&special_move_deallocate_return &&
+                        next != &&special_move_return;
         goto raise_with_site;
     }
     call_target = fe;
