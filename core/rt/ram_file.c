@@ -116,7 +116,8 @@ static bool write_at(struct ram_file *f, size_t at, const uint8_t *data, size_t 
 {
     if (at + n < at || !reserve(f, at + n))
         return false;
-    memcpy(f->bytes + at, data, n);
+    if (n)
+        memcpy(f->bytes + at, data, n);
     return true;
 }
 

@@ -1,7 +1,7 @@
 /*
  * test_ram_file.c — the in-memory file of ram_file_drv ports
  * (rt/ram_file.h) command by command: open with contents, read and pread
- * (short at the end), seek from each origin and before the start,
+ * (short at the end), an empty file, seek from each origin and before the start,
  * write and pwrite past the end (the gap zeroed), truncate, the contents
  * and size, and the errors: a command before open, a short command, an
  * unknown one, a write to a file opened for reading.
@@ -40,6 +40,10 @@ static void test_commands(void)
     CU_ASSERT_FATAL(f != NULL);
     struct ram_file_reply r = run(f, "\x02\0\0\0\x01", 5);
     CU_ASSERT(is_error(&r, "ebadf")); /* not opened */
+    r = run(f, "\x01\0\0\0\x03", 5); /* empty, as file:open(<<>>, [ram]) */
+    CU_ASSERT(r.header[0] == 3 && number(&r) == 0);
+    r = run(f, "\x04", 1); /* nothing written */
+    CU_ASSERT(r.header[0] == 3 && number(&r) == 0);
     r = run(f, "\x01\0\0\0\x03hello", 10);
     CU_ASSERT(r.header[0] == 3 && number(&r) == 5);
     r = run(f, "\x02\0\0\0\x03", 5);
