@@ -1495,20 +1495,13 @@ call_export:
             COLLECT(0, 1, I, 0, heap_wants_gc(&p->heap));
         DISPATCH();
     case CALL_APPLY:
-        if (bif->flags & BIF_HIBERNATE) {
-            /* hibernate/3 throws the stack away, catches and all: its
-             * call is the process's only frame, and when it returns the
-             * process ends (normal), as on OTP. It waits for a message
-             * first (repeating the call then, on the emptied stack). */
-            E = stack_end(p);
-            cp = normal_exit_code;
-            call_how = 2;
-            if (mailbox_length(&p->mailbox) == 0 && !message_arrivals_pending(p)) {
-                sched_set_wait_timeout(p, -1);
-                p->heap.gc_requested = true; /* a full sweep when it wakes, as OTP compacts a hibernating heap */
-                repeat_stop = BODY_WAIT;
-                goto stop_to_repeat_call;
-            }
+        if ((bif->flags & BIF_HIBERNATE) && mailbox_length(&p->mailbox) == 0 && !message_arrivals_pending(p)) {
+            /* hibernate/3 waits for a message, then makes its call; the
+             * stack is kept, so the call returns to the caller. */
+            sched_set_wait_timeout(p, -1);
+            p->heap.gc_requested = true; /* a full sweep when it wakes, as OTP compacts a hibernating heap */
+            repeat_stop = BODY_WAIT;
+            goto stop_to_repeat_call;
         }
         if (bif->arity == 2) {
             /* apply(Fun, Args) */
