@@ -3275,9 +3275,7 @@ term beam_spawn_tied(struct sched *s, struct process *parent, struct code_server
         p->heap.min_words = PROC_HEAP_FLOOR(tuning->min_heap_words); /* from its first collection */
     if (tuning)
         p->message_queue_off_heap = tuning->off_heap;
-    if (tuning && tuning->set_fullsweep_after)
-        p->heap.fullsweep_after = tuning->fullsweep_after; /* from its first collection */
-    if (!proc_set_max_heap(p, tuning && tuning->set_max_heap ? tuning->max_heap : proc_max_heap_default())) {
+    if (!proc_set_max_heap(p, proc_max_heap_default())) {
         sched_discard_process(p);
         return THE_NON_VALUE;
     }

@@ -13,7 +13,6 @@
 
 #include "beam/code_server.h"
 #include "rt/executor.h"
-#include "rt/proc_gc.h"
 
 /* The handler address of every opcode number (prepared code's opcode
  * words); unimplemented ones lead to a handler that fails the process. */
@@ -51,14 +50,10 @@ struct process *beam_new_call(struct sched *s, struct process *parent, term modu
 term beam_spawn(struct sched *s, struct process *parent, struct code_server *cs, term module, term function,
                 const term *args, unsigned argc);
 /* spawn_opt's settings of the new process: its minimum heap (OTP's words;
- * 0: the default), message_queue_data, and fullsweep_after and
- * max_heap_size when given (else the system's). */
+ * 0: the default) and message_queue_data. */
 struct spawn_tuning {
     size_t min_heap_words;
     bool off_heap;
-    bool set_fullsweep_after, set_max_heap;
-    unsigned long fullsweep_after;
-    struct proc_max_heap max_heap;
 };
 /* The same with spawn options: ties to the parent (a link, a monitor) made
  * before the process can run, and its tuning (NULL: the defaults).

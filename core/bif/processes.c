@@ -71,9 +71,8 @@ bool bif_monitor_options(term options, term *tag, int *alias)
 }
 
 /* One of spawn_opt's options: link, monitor, {monitor, Opts} and the
- * tuning options, which are checked; min_heap_size, fullsweep_after and
- * max_heap_size are applied as OTP's, priority and min_bin_vheap_size are
- * not (the seed's rule). False for anything else. */
+ * tuning options, which are checked and (but for min_heap_size) not
+ * applied, as the seed says (OTP applies them). False for anything else. */
 static bool parse_spawn_option(term o, struct spawn_request_opts *out)
 {
     if (o == A(link)) {
@@ -99,16 +98,11 @@ static bool parse_spawn_option(term o, struct spawn_request_opts *out)
         out->tuning.min_heap_words = gc_min_size_setting((size_t)small_value(value), HEAP_DEFAULT_MIN_WORDS);
         return true;
     }
-    if (key == A(fullsweep_after)) {
-        out->tuning.set_fullsweep_after = true;
-        out->tuning.fullsweep_after = is_non_negative_small(value) ? (unsigned long)small_value(value) : 0;
-        return is_non_negative_small(value);
-    }
-    if (key == A(min_bin_vheap_size))
+    if (key == A(fullsweep_after) || key == A(min_bin_vheap_size))
         return is_non_negative_small(value);
     if (key == A(max_heap_size)) {
-        out->tuning.set_max_heap = true;
-        return bif_max_heap_arg(value, HEAP_DEFAULT_MIN_WORDS, &out->tuning.max_heap);
+        struct proc_max_heap unused;
+        return bif_max_heap_arg(value, HEAP_DEFAULT_MIN_WORDS, &unused);
     }
     if (key == A(message_queue_data)) {
         out->tuning.off_heap = value == A(off_heap);
