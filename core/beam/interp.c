@@ -3238,9 +3238,6 @@ struct process *beam_new_call(struct sched *s, struct process *parent, term modu
         list = make_list(hp);
         hp += 2;
     }
-    p->initial_module = is_atom(module) ? module : A(erlang);
-    p->initial_function = is_atom(module) ? function : A(apply);
-    p->initial_arity = is_atom(module) ? argc : 2;
     if (!is_atom(module))
         module = copy_term(module, fun, &hp, mso, mso_bytes);
     term *top = stack_end(p) - 3;
@@ -3261,20 +3258,18 @@ struct process *beam_new_call(struct sched *s, struct process *parent, term modu
 term beam_spawn(struct sched *s, struct process *parent, struct code_server *cs, term module, term function,
                 const term *args, unsigned argc)
 {
-    return beam_spawn_tied(s, parent, cs, module, function, args, argc, NULL, NULL);
+    return beam_spawn_tied(s, parent, cs, module, function, args, argc, NULL, 0);
 }
 
 term beam_spawn_tied(struct sched *s, struct process *parent, struct code_server *cs, term module, term function,
-                     const term *args, unsigned argc, const struct spawn_ties *ties, const struct spawn_tuning *tuning)
+                     const term *args, unsigned argc, const struct spawn_ties *ties, size_t min_heap_words)
 {
     (void)cs;
     struct process *p = beam_new_call(s, parent, module, function, args, argc);
     if (!p)
         return THE_NON_VALUE;
-    if (tuning && tuning->min_heap_words > proc_min_heap_size(p))
-        p->heap.min_words = PROC_HEAP_FLOOR(tuning->min_heap_words); /* from its first collection */
-    if (tuning)
-        p->message_queue_off_heap = tuning->off_heap;
+    if (min_heap_words > proc_min_heap_size(p))
+        p->heap.min_words = PROC_HEAP_FLOOR(min_heap_words); /* from its first collection */
     if (!proc_set_max_heap(p, proc_max_heap_default())) {
         sched_discard_process(p);
         return THE_NON_VALUE;

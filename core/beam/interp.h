@@ -49,18 +49,13 @@ struct process *beam_new_call(struct sched *s, struct process *parent, term modu
  * new process then exits with undef, as on OTP. */
 term beam_spawn(struct sched *s, struct process *parent, struct code_server *cs, term module, term function,
                 const term *args, unsigned argc);
-/* spawn_opt's settings of the new process: its minimum heap (OTP's words;
- * 0: the default) and message_queue_data. */
-struct spawn_tuning {
-    size_t min_heap_words;
-    bool off_heap;
-};
 /* The same with spawn options: ties to the parent (a link, a monitor) made
- * before the process can run, and its tuning (NULL: the defaults).
- * priority and min_bin_vheap_size are checked and accepted, not applied
- * (the seed's rule for tuning options). */
+ * before the process can run, and its minimum heap (OTP's words; 0: the
+ * default). spawn_opt's other tuning options are checked and accepted, not
+ * applied (the seed): the process takes the system's max_heap_size and
+ * fullsweep_after. */
 term beam_spawn_tied(struct sched *s, struct process *parent, struct code_server *cs, term module, term function,
-                     const term *args, unsigned argc, const struct spawn_ties *ties, const struct spawn_tuning *tuning);
+                     const term *args, unsigned argc, const struct spawn_ties *ties, size_t min_heap_words);
 
 /* The status with which the main process's uncaught exception ends the
  * program, as escript's. */

@@ -36,8 +36,20 @@ static const int info_items[] = {
 
 /* OTP 25's other items: clause does not keep them ({notsup, Item}). */
 static const char *const unkept_items[] = {
-    "backtrace",  "binary", "catchlevel", "garbage_collection_info", "last_calls", "parent", "sequential_trace_token",
-    "suspending", "trace",  "async_dist",
+    "backtrace",
+    "binary",
+    "catchlevel",
+    "current_function",
+    "current_location",
+    "garbage_collection_info",
+    "initial_call",
+    "last_calls",
+    "message_queue_data",
+    "parent",
+    "sequential_trace_token",
+    "suspending",
+    "trace",
+    "async_dist",
 };
 
 static bool is_kept_item(term item)
@@ -109,39 +121,6 @@ static term garbage_collection_of(struct process *self, struct process *q)
     return heap_list_from_array(h, items, 5);
 }
 
-/* {M, F, Arity} of q's initial call ({erlang, apply, 2} for a fun). */
-static term initial_call_of(struct process *self, struct process *q)
-{
-    if (is_non_value(q->initial_module))
-        return heap_tuple3(&self->heap, A(erlang), A(apply), make_small(2));
-    return heap_tuple3(&self->heap, q->initial_module, q->initial_function, make_small(q->initial_arity));
-}
-
-/* {M, F, A, Location} where q runs (self: where it called process_info)
- * or waits: its current stack trace's first frame, as OTP's; its initial
- * call, without a location, when it has none. */
-static term current_frame(struct process *self, struct process *q)
-{
-    term trace = q == self ? beam_current_stacktrace(self) : beam_stacktrace_of(self, q);
-    if (is_non_value(trace))
-        return trace;
-    if (is_list(trace) && is_tuple(list_head(trace)) && tuple_arity(list_head(trace)) == 4)
-        return list_head(trace);
-    term call = initial_call_of(self, q);
-    if (is_non_value(call))
-        return call;
-    term frame[4] = {tuple_element(call, 1), tuple_element(call, 2), tuple_element(call, 3), NIL};
-    return heap_tuple(&self->heap, 4, frame);
-}
-
-static term current_function_of(struct process *self, struct process *q)
-{
-    term frame = current_frame(self, q);
-    if (is_non_value(frame))
-        return frame;
-    return heap_tuple3(&self->heap, tuple_element(frame, 1), tuple_element(frame, 2), tuple_element(frame, 3));
-}
-
 /* The value of one kept item of q, on self's heap (THE_NON_VALUE when the
  * heap refused). registered_name gives THE_NON_VALUE in *unnamed when q
  * has no name, for the caller to lay out. */
@@ -207,14 +186,6 @@ static term item_value(struct process *self, struct process *q, term item)
         return make_small((int64_t)q->heap.fullsweep_after);
     case ATOM_INDEX_current_stacktrace: /* where it waits: gen_server's report of a client */
         return q == self ? beam_current_stacktrace(self) : beam_stacktrace_of(self, q);
-    case ATOM_INDEX_current_function:
-        return current_function_of(self, q);
-    case ATOM_INDEX_current_location:
-        return current_frame(self, q);
-    case ATOM_INDEX_initial_call:
-        return initial_call_of(self, q);
-    case ATOM_INDEX_message_queue_data: /* kept, changing nothing: clause's queue is always on its heap */
-        return q->message_queue_off_heap ? A(off_heap) : A(on_heap);
     default:
         return THE_NON_VALUE;
     }
@@ -234,8 +205,7 @@ static bool check_item(struct process *self, term item)
 {
     /* Kept, but not among process_info/1's items (nor are they on OTP). */
     if (is_kept_item(item) || item == A(current_stacktrace) || item == A(max_heap_size) || item == A(min_heap_size) ||
-        item == A(min_bin_vheap_size) || item == A(fullsweep_after) || item == A(current_function) ||
-        item == A(current_location) || item == A(initial_call) || item == A(message_queue_data))
+        item == A(min_bin_vheap_size) || item == A(fullsweep_after))
         return true;
     if (is_unkept_item(item)) {
         term reason = heap_tuple2(&self->heap, A(notsup), item);

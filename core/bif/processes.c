@@ -30,7 +30,7 @@ static term bif_self(struct process *p, const term *args)
 /* How a spawn_opt call asks for its process. */
 struct spawn_request_opts {
     struct spawn_ties ties;
-    struct spawn_tuning tuning;
+    size_t min_heap_words;
 };
 
 /* A node argument: only this node (the seed: another node is badarg). */
@@ -95,7 +95,7 @@ static bool parse_spawn_option(term o, struct spawn_request_opts *out)
     if (key == A(min_heap_size)) {
         if (!is_non_negative_small(value))
             return false;
-        out->tuning.min_heap_words = gc_min_size_setting((size_t)small_value(value), HEAP_DEFAULT_MIN_WORDS);
+        out->min_heap_words = gc_min_size_setting((size_t)small_value(value), HEAP_DEFAULT_MIN_WORDS);
         return true;
     }
     if (key == A(fullsweep_after) || key == A(min_bin_vheap_size))
@@ -104,10 +104,8 @@ static bool parse_spawn_option(term o, struct spawn_request_opts *out)
         struct proc_max_heap unused;
         return bif_max_heap_arg(value, HEAP_DEFAULT_MIN_WORDS, &unused);
     }
-    if (key == A(message_queue_data)) {
-        out->tuning.off_heap = value == A(off_heap);
+    if (key == A(message_queue_data))
         return value == A(off_heap) || value == A(on_heap);
-    }
     if (key == A(async_dist))
         return value == A(true) || value == A(false);
     return false;
@@ -162,7 +160,7 @@ static term spawn_with(struct process *p, term fun_or_module, term function, ter
         opts->ties.monitor_ref = ref;
     }
     term pid = beam_spawn_tied(p->sched, p, sched_engine(p->sched), fun_or_module, function, argv, argc,
-                               opts ? &opts->ties : NULL, opts ? &opts->tuning : NULL);
+                               opts ? &opts->ties : NULL, opts ? opts->min_heap_words : 0);
     if (is_non_value(pid))
         return bif_out_of_memory(p);
     if (is_non_value(ref))

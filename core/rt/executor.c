@@ -664,7 +664,6 @@ struct process *sched_new_process(struct sched *s, struct process *parent, const
     p->stack_words = PROC_INLINE_STACK;
     p->body = body;
     p->exit_reason = A(normal);
-    p->initial_module = THE_NON_VALUE;
     p->wait_timeout_ms = -1;
     p->last_receiver_not_running = NIL;
     mailbox_init(&p->mailbox);

@@ -187,11 +187,6 @@ struct process {
     term pid;
     term exit_reason;
     term registered_name; /* THE_NON_VALUE or its name (names.c, executor mutex) */
-    /* process_info's initial_call: {erlang, apply, 2} for a fun, as OTP;
-     * initial_module THE_NON_VALUE for a native process (written once,
-     * before it starts). */
-    term initial_module, initial_function;
-    unsigned initial_arity;
 
     /* --- the exception a builtin or the engine is raising (bif.h; its
      * class, fault_class, is among the engine's small fields below) --- */
