@@ -57,25 +57,60 @@ static void list_unlink(struct timer_list *list, struct timer_node *n)
     n->list = NULL;
 }
 
-/* Links n into a list of due or level-0 nodes by tick and deadline within
- * it, after its equals: from the tail, where a later timer usually goes. */
-static void list_insert_ordered(struct timer_list *list, struct timer_node *n)
+static bool fires_before(const struct timer_node *a, const struct timer_node *b)
 {
-    struct timer_node *after = list->tail;
-    while (after && (after->tick > n->tick || (after->tick == n->tick && after->within > n->within)))
-        after = after->prev;
-    if (after == list->tail) {
-        list_append(list, n);
+    return a->tick < b->tick || (a->tick == b->tick && a->within < b->within);
+}
+
+/* Orders the due list by tick, then deadline within the tick, equals in
+ * the order they came (a merge sort of the chain, O(k log k) for k due
+ * timers): done as they fire, so that arming stays constant time. */
+static void sort_due(struct timer_list *list)
+{
+    struct timer_node *head = list->head;
+    if (!head || !head->next)
         return;
+    size_t n = 0;
+    for (struct timer_node *x = head; x; x = x->next)
+        n++;
+    for (size_t width = 1; width < n; width *= 2) {
+        struct timer_node *merged = NULL, **tail = &merged, *rest = head;
+        while (rest) {
+            struct timer_node *a = rest, *b = a;
+            for (size_t i = 0; i < width && b; i++)
+                b = b->next;
+            struct timer_node *after = b;
+            for (size_t i = 0; i < width && after; i++)
+                after = after->next;
+            size_t la = 0, lb = 0;
+            for (struct timer_node *x = a; x != b && la < width; x = x->next)
+                la++;
+            for (struct timer_node *x = b; x != after && lb < width; x = x->next)
+                lb++;
+            while (la || lb) {
+                struct timer_node *take;
+                if (la && (!lb || !fires_before(b, a))) {
+                    take = a;
+                    a = a->next;
+                    la--;
+                } else {
+                    take = b;
+                    b = b->next;
+                    lb--;
+                }
+                *tail = take;
+                tail = &take->next;
+            }
+            rest = after;
+        }
+        *tail = NULL;
+        head = merged;
     }
-    n->prev = after;
-    n->next = after ? after->next : list->head;
-    n->next->prev = n;
-    if (after)
-        after->next = n;
-    else
-        list->head = n;
-    n->list = list;
+    struct timer_node *prev = NULL;
+    for (struct timer_node *x = head; x; prev = x, x = x->next)
+        x->prev = prev;
+    list->head = head;
+    list->tail = prev;
 }
 
 /* Files an armed node's tick under the invariant; n must be in no list. Does
@@ -83,7 +118,7 @@ static void list_insert_ordered(struct timer_list *list, struct timer_node *n)
 static void file_node(struct timer_wheel *w, struct timer_node *n)
 {
     if (n->tick <= w->now) {
-        list_insert_ordered(&w->due, n);
+        list_append(&w->due, n);
         return;
     }
     uint64_t diff = n->tick ^ w->now;
@@ -99,11 +134,7 @@ static void file_node(struct timer_wheel *w, struct timer_node *n)
     /* diff != 0 here since tick > now; 63 - clz is its highest set bit. */
     unsigned level = (unsigned)(63 - __builtin_clzll(diff)) / TIMER_WHEEL_SLOT_BITS;
     unsigned slot = digit(n->tick, level);
-    struct timer_list *list = &w->slots[level * TIMER_WHEEL_SLOTS + slot];
-    if (level == 0)
-        list_insert_ordered(list, n); /* one tick's: fired in this order */
-    else
-        list_append(list, n); /* re-filed before they fire */
+    list_append(&w->slots[level * TIMER_WHEEL_SLOTS + slot], n);
     w->occupied[level] |= (uint64_t)1 << slot;
 }
 
@@ -214,6 +245,7 @@ size_t timer_wheel_advance(struct timer_wheel *w, uint64_t to_tick, timer_fire_f
          * one from the head so that fire may cancel or arm any node, and a
          * node fire arms at or before now joins this same loop. */
         struct timer_node *n;
+        sort_due(&w->due);
         while ((n = w->due.head) != NULL) {
             list_unlink(&w->due, n);
             w->armed--;
