@@ -40,7 +40,7 @@ static void test_commands(void)
     CU_ASSERT_FATAL(f != NULL);
     struct ram_file_reply r = run(f, "\x02\0\0\0\x01", 5);
     CU_ASSERT(is_error(&r, "ebadf")); /* not opened */
-    r = run(f, "\x01\0\0\0\x03", 5); /* empty, as file:open(<<>>, [ram]) */
+    r = run(f, "\x01\0\0\0\x03", 5);  /* empty, as file:open(<<>>, [ram]) */
     CU_ASSERT(r.header[0] == 3 && number(&r) == 0);
     r = run(f, "\x04", 1); /* nothing written */
     CU_ASSERT(r.header[0] == 3 && number(&r) == 0);
