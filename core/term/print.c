@@ -1022,13 +1022,20 @@ static void set_leaf(struct pp *pp, uint32_t idx, enum leaf lf, uint32_t first)
 /* io_lib_pretty:printable_bin0/4 and printable_bin/4 for latin1: how much of
  * the binary shows as a string. Returns 0: not printable; 1: all of it;
  * 2: the first *prefix bytes followed by "...". */
-static int printable_bin(const struct bin_view *v, int64_t d, size_t *prefix)
+/* The bytes of v a depth d lets printable_bin look at: all of them, or 4
+ * a level below d (io_lib_pretty's D1 * 4); 0 for a bitstring. */
+static size_t printable_window(const struct bin_view *v, int64_t d)
 {
     if (v->bits)
         return 0;
     int64_t d1 = d < 0 ? -1 : d - 1;
-    size_t size = v->size;
-    size_t len = d1 >= 0 ? ((uint64_t)d1 * 4 < size ? (size_t)d1 * 4 : size) : size;
+    return d1 >= 0 && (uint64_t)d1 * 4 < v->size ? (size_t)d1 * 4 : v->size;
+}
+
+static int printable_bin(const struct bin_view *v, int64_t d, size_t *prefix)
+{
+    size_t len = printable_window(v, d), size = v->size;
+    int64_t d1 = d < 0 ? -1 : d - 1;
     if (len == 0)
         return 0;
     size_t j = 0;
@@ -1097,11 +1104,8 @@ static bool utf8_strict(const uint8_t *d, size_t n, size_t *i, uint32_t *out)
 static int printable_bin_utf8(const struct bin_view *v, int64_t d, size_t *prefix, bool *utf8)
 {
     *utf8 = false;
-    if (v->bits)
-        return 0;
+    size_t len = printable_window(v, d), size = v->size;
     int64_t d1 = d < 0 ? -1 : d - 1;
-    size_t size = v->size;
-    size_t len = d1 >= 0 ? ((uint64_t)d1 * 4 < size ? (size_t)d1 * 4 : size) : size;
     if (len == 0)
         return 0;
     uint32_t c;
