@@ -554,6 +554,42 @@ static struct beam_export *prepare_apply(struct process *p, term module, term fu
     return e;
 }
 
+/* A send (!) that raised badarg: OTP's trace starts with erlang:send/2
+ * and its arguments, as for a call of it (a name nobody holds, a
+ * destination of no kind). Out of the engine's loop, as a raise's work. */
+static __attribute__((noinline, cold)) void send_fault_site(struct process *p, struct fault_site *site, term *args,
+                                                            const term *x)
+{
+    const struct beam_export *send = code_export(sched_engine(p->sched), A(erlang), A(send), 2);
+    site->bif = send ? send->bif : NULL;
+    args[0] = x[0];
+    args[1] = x[1];
+    site->bif_args = args;
+}
+
+/* A bs_create_bin at I that failed in a body: OTP 25's error_info for
+ * its raise, #{cause => {Segment, Type, Error, Value}, function =>
+ * format_bs_fail, module => erl_erts_errors}, Segment the instruction's own
+ * number for the segment (proc_bif_call.fault_info; left out when the heap
+ * refuses it). Out of the engine's loop: a raise's work, not a step's. */
+static __attribute__((noinline, cold)) void bs_create_fault_info(struct process *p, const uint64_t *I,
+                                                                 const struct bits_segment *segments, size_t count)
+{
+    struct bits_failure why;
+    if (!bits_explain_failure(segments, count, &why))
+        return;
+    term cause[5] = {make_header(SUBTAG_TUPLE, 4), make_small((int64_t)I[7 + 6 * why.segment + 1]),
+                     atom_intern_cstr(why.type), atom_intern_cstr(why.error), why.value};
+    term keys[3] = {A(cause), atom_intern_cstr("function"), A(module)};
+    term values[3] = {copy_to_heap(&p->heap, make_boxed(cause)), atom_intern_cstr("format_bs_fail"),
+                      A(erl_erts_errors)};
+    if (is_non_value(values[0]))
+        return;
+    term info = map_from_pairs(&p->heap, keys, values, 3);
+    if (is_value(info))
+        proc_bif_call.fault_info = info;
+}
+
 /* A fun call with the fun f and `arity` arguments in x0..: a local fun's
  * free variables go after the arguments. Returns its code, or sets *export
  * for an export fun, or NULL with an exception recorded. */
@@ -1289,7 +1325,6 @@ static enum body_stop run(struct process *p)
     struct fault_site site = {NULL, NULL, NULL, false, false, false};
     const struct bif_entry *bif = NULL;
     const struct beam_export *missing = NULL; /* the instruction builtin that is absent or failed */
-    const uint64_t *bif_operands = NULL;      /* its operand words (raises_without_frame) */
     /* The call in progress on the shared call path (call_export). */
     struct beam_export *call_target = NULL;
     const uint64_t *call_code = NULL, *call_after = NULL;
@@ -1631,7 +1666,6 @@ op_bif2 : {
     result = e->bif->fn(p, bif_args);
     if (is_non_value(result)) {
         missing = e;
-        bif_operands = I + 3;
         goto instruction_bif_failed;
     }
     DST(I[3 + n]) = result;
@@ -2023,7 +2057,6 @@ op_gc_bif3 : {
             goto gc_bif_trapped;
         }
         missing = e;
-        bif_operands = I + 4;
         goto instruction_bif_failed;
     }
     DST(I[4 + n]) = result;
@@ -2044,7 +2077,6 @@ gc_bif_continue : {
         if (p->fault_class == FAULT_TRAP)
             goto gc_bif_trapped;
         missing = e;
-        bif_operands = I + 4;
         goto instruction_bif_failed;
     }
     DST(I[4 + n]) = result;
@@ -2071,7 +2103,13 @@ instruction_bif_failed:
         DISPATCH();
     }
     site.pc = I;
-    site.bif = raises_without_frame(missing, bif_operands) ? NULL : missing->bif;
+    {
+        /* The operands: a bif instruction's from I[3], a gc_bif's (its
+         * specialised handlers' too) from I[4]. */
+        const void *op = (const void *)(uintptr_t)I[0];
+        site.bif =
+            raises_without_frame(missing, I + (op == &&op_bif1 || op == &&op_bif2 ? 3 : 4)) ? NULL : missing->bif;
+    }
     site.bif_args = bif_args;
     goto raise_with_site;
 
@@ -2200,14 +2238,8 @@ op_send : {
     }
     term to = bif_send_destination(p, X[0], X[1], NULL), msg = X[1];
     if (is_non_value(to)) {
-        /* OTP's trace starts with erlang:send/2 and its arguments, as for
-         * a call of it (a name nobody holds, a destination of no kind). */
-        const struct beam_export *send = code_export(sched_engine(p->sched), A(erlang), A(send), 2);
         site.pc = I;
-        site.bif = send ? send->bif : NULL;
-        bif_args[0] = X[0];
-        bif_args[1] = X[1];
-        site.bif_args = bif_args;
+        send_fault_site(p, &site, bif_args, X);
         goto raise_with_site;
     }
     if (to == NIL) { /* {Name, Node} that reaches nobody: the send succeeds */
@@ -2976,29 +3008,14 @@ op_raw_raise : {
         }
         term value;
         bits_result = bits_create(&p->heap, segments, count, &value);
-        struct bits_failure why;
-        bool explained = bits_result == BITS_NO_MATCH && !I[1] && bits_explain_failure(segments, count, &why);
+        if (bits_result == BITS_NO_MATCH && !I[1]) {
+            bif_badarg(p);
+            bs_create_fault_info(p, I, segments, count); /* before the segments go */
+        }
         if (segments != inline_segments)
             free(segments);
         if (bits_result != BITS_OK) {
             if (bits_result == BITS_NO_MATCH && !I[1]) {
-                bif_badarg(p);
-                /* OTP's error_info: #{cause => {Segment, Type, Error,
-                 * Value}, function => format_bs_fail, module =>
-                 * erl_erts_errors}, Segment the instruction's own number
-                 * for it. Left out when the heap refuses it. */
-                if (explained) {
-                    term cause[5] = {make_header(SUBTAG_TUPLE, 4), make_small((int64_t)I[7 + 6 * why.segment + 1]),
-                                     atom_intern_cstr(why.type), atom_intern_cstr(why.error), why.value};
-                    term keys[3] = {A(cause), atom_intern_cstr("function"), A(module)};
-                    term values[3] = {copy_to_heap(&p->heap, make_boxed(cause)), atom_intern_cstr("format_bs_fail"),
-                                      A(erl_erts_errors)};
-                    if (is_value(values[0])) {
-                        term info = map_from_pairs(&p->heap, keys, values, 3);
-                        if (is_value(info))
-                            proc_bif_call.fault_info = info;
-                    }
-                }
                 site.pc = I;
                 goto raise_with_site;
             }
