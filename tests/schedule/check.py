@@ -72,8 +72,10 @@ def counters(doc, prefix=""):
     return out
 
 
-def run(clause, tmp, name, options, profile=None, trace=None):
-    source = os.path.join(ROOT, "tests", "programs", name + ".erl")
+def run(clause, tmp, name, options, profile=None, trace=None, sources=None):
+    """One run of program name (its .beam in tmp, its headers read from its
+    source in sources, tests/programs by default)."""
+    source = os.path.join(sources or os.path.join(ROOT, "tests", "programs"), name + ".erl")
     args = header(source, "args").split()
     extra = header(source, "clause-options").split()
     stdin = header(source, "stdin")
