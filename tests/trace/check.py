@@ -159,12 +159,17 @@ def main():
         builtins = [e for e in trace["traceEvents"] if e["ph"] == "X" and e.get("cat") == "builtin"]
         expect("backtrack: a builtin span per match", len(builtins), 2)
         expect("backtrack: --profile's count", profile["collectors"]["builtins"], 2)
-        # erts balances mixed's queues: the moves on the track of the worker that gained.
+        # erts balances mixed's queues: the moves on the track of the worker that gained. Whether
+        # a run's queues are ever uneven enough depends on timing (a machine busy with other checks
+        # gave none once in a CI run): up to five runs for one that balanced, each one checked.
         args = ["--schedulers", "2", os.path.join(tmp, "mixed.beam"), "10", "20", "20", "4"]
-        trace, profile, status = run(clause, args, tmp)
-        expect("mixed: status", status, 0)
-        check_format("mixed", trace, 2)
-        check_counts("mixed", trace, profile)
+        for _ in range(5):
+            trace, profile, status = run(clause, args, tmp)
+            expect("mixed: status", status, 0)
+            check_format("mixed", trace, 2)
+            check_counts("mixed", trace, profile)
+            if count(trace, "i", "balance") > 0:
+                break
         expect("mixed: balance moves drawn", count(trace, "i", "balance") > 0, True)
         programs = [["--native", "pingpong", "4", "200"], ["--native", "yield_storm", "8", "100"], [beam, "6"]]
         for program in programs:
