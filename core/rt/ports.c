@@ -849,8 +849,7 @@ static enum port_outcome ram_command_locked(struct sched *s, struct port *port, 
         return PORT_NO_MEMORY;
     term list = NIL;
     if (reply.data_len)
-        list = port->binary ? bin_from_bytes(&scratch, reply.data, reply.data_len)
-                            : heap_string(&scratch, (const char *)reply.data, reply.data_len);
+        list = data_term(&scratch, port, reply.data, reply.data_len);
     for (size_t i = reply.header_len; i-- > 0 && is_value(list);)
         list = heap_cons(&scratch, make_small(reply.header[i]), list);
     term payload = is_value(list) ? heap_tuple2(&scratch, A(data), list) : list;
