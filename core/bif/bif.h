@@ -221,6 +221,11 @@ int64_t bif_list_length(term list);
 /* monitor/3's option list ({alias, Mode}, {tag, Tag}): the message tag and
  * the alias mode (enum monitor_alias); false for anything else. */
 bool bif_monitor_options(term options, term *tag, int *alias);
+/* The program's exit status for halt/1's or init:stop/1's integer Status:
+ * as erts's term_to_Uint_mask, any non-negative integer, a bignum by its
+ * lowest limb, and exit() keeps its low 8 bits (halt(261): 5). False for
+ * anything else (processes.c). */
+bool bif_exit_status(term status, int *code);
 
 /* Starts the runtime's I/O server `which` (io.c): clause_io's server in a
  * process spawned by self, registered as user or standard_error. */

@@ -12,7 +12,6 @@
 #include "bif/bif_tables.h"
 #include "rt/executor.h"
 #include "term/atom.h"
-#include "term/bignum.h"
 #include "term/heap.h"
 
 #include <stdlib.h>
@@ -80,11 +79,7 @@ static term bif_stop_1(struct process *p, const term *args)
     if (is_list(status) || status == NIL)
         return bif_call_erlang(p, A(erlang), atom_intern_cstr("halt"), 1, args);
     int code;
-    if (is_small(status) && small_value(status) >= 0)
-        code = (int)(small_value(status) & 255);
-    else if (is_bignum(status) && header_subtag(boxed_header(status)) == SUBTAG_POS_BIG)
-        code = (int)(big_limbs(status)[0] & 255);
-    else
+    if (!bif_exit_status(status, &code))
         return bif_badarg(p);
     sched_halt(p, code);
     return A(ok);

@@ -359,22 +359,29 @@ static int halt_slogan(term string)
     return 1;
 }
 
-/* halt(Status): the program ends with Status; the caller stops at once.
- * As erts's term_to_Uint_mask, any non-negative integer is taken, a
- * bignum by its lowest limb; exit() keeps its low 8 bits (halt(261): 5). */
+bool bif_exit_status(term status, int *code)
+{
+    if (is_small(status) && small_value(status) >= 0)
+        *code = (int)(small_value(status) & 255);
+    else if (is_bignum(status) && !big_is_negative(status))
+        *code = (int)(big_limbs(status)[0] & 255);
+    else
+        return false;
+    return true;
+}
+
+/* halt(Status): the program ends with Status; the caller stops at once. */
 static term halt_with(struct process *p, term status)
 {
     int code;
-    if (is_small(status) && small_value(status) >= 0)
-        code = (int)(small_value(status) & 255);
-    else if (is_bignum(status) && !big_is_negative(status))
-        code = (int)(big_limbs(status)[0] & 255);
-    else if (status == A(abort))
+    if (bif_exit_status(status, &code)) {
+    } else if (status == A(abort)) {
         code = 134;
-    else if (is_list(status) || status == NIL)
+    } else if (is_list(status) || status == NIL) {
         code = halt_slogan(status); /* halt(String): a crash dump's slogan; the status is 1 */
-    else
+    } else {
         return bif_badarg(p);
+    }
     sched_halt(p, code);
     return bif_raise(p, FAULT_SYSTEM, A(normal));
 }
