@@ -70,26 +70,38 @@ size_t copy_size(term t)
     st.len = 0;
     st.cap = INLINE_SPANS;
     size_t size = 0;
-    bool ok = span_push(&st, &t, 1);
-    while (ok && st.len > 0) {
+    bool ok = true;
+    /* Each object's last term word (a list's tail, a tuple's last element)
+     * is followed at once rather than pushed, so a list walks in a loop and
+     * only pointer heads and the other elements wait on the stack. */
+    term w = t;
+    for (;;) {
+        while (is_pointer_term(w)) {
+            const term *p = term_ptr(w);
+            if (is_list(w)) {
+                size += 2;
+                if (is_pointer_term(p[0]) && !(ok = span_push(&st, p, 1)))
+                    goto done;
+                w = p[1];
+            } else {
+                uint64_t first, count;
+                term_boxed_term_range(p[0], &first, &count);
+                size += boxed_object_words(p[0]);
+                if (count == 0)
+                    break;
+                if (count > 1 && !(ok = span_push(&st, p + first, count - 1)))
+                    goto done;
+                w = p[first + count - 1];
+            }
+        }
+        if (st.len == 0)
+            break;
         struct span *top = &st.items[st.len - 1];
-        term w = *top->w++;
+        w = *top->w++;
         if (--top->n == 0)
             st.len--;
-        if (!is_pointer_term(w))
-            continue;
-        const term *p = term_ptr(w);
-        if (is_list(w)) {
-            size += 2;
-            ok = span_push(&st, p, 2);
-        } else {
-            uint64_t first, count;
-            term_boxed_term_range(p[0], &first, &count);
-            size += boxed_object_words(p[0]);
-            if (count > 0)
-                ok = span_push(&st, p + first, count);
-        }
     }
+done:
     if (st.items != st.inline_items)
         free(st.items);
     return ok ? size : SIZE_MAX;
@@ -108,10 +120,22 @@ static inline term copy_object(struct dest *d, term t)
     const term *p = term_ptr(t);
     term *n = d->top;
     if (is_list(t)) {
-        n[0] = p[0];
-        n[1] = p[1];
-        d->top += 2;
-        return make_list(n);
+        /* The whole chain of cells at once, each tail pointing to the next
+         * copy: the scan then leaves list tails alone. */
+        term *first = n;
+        term tail;
+        for (;;) {
+            n[0] = p[0];
+            tail = p[1];
+            if (!is_list(tail))
+                break;
+            n[1] = make_list(n + 2);
+            n += 2;
+            p = term_ptr(tail);
+        }
+        n[1] = tail;
+        d->top = n + 2;
+        return make_list(first);
     }
     size_t words = boxed_object_words(p[0]);
     memcpy(n, p, words * sizeof(term));
@@ -142,7 +166,8 @@ term copy_term(term t, size_t size, term **hp, term **mso, size_t *off_heap_byte
     struct dest d = {start, mso, off_heap_bytes};
     term result = copy_object(&d, t);
     /* Every pointer word behind the scan refers to the destination and every
-     * one ahead of it to the source, so no address test is needed. */
+     * one ahead of it to the source, except list tails, which copy_object
+     * points at their copies: no address test is needed. */
     for (term *s = start; s < d.top;) {
         term w = *s;
         if (is_header(w)) {
@@ -153,7 +178,8 @@ term copy_term(term t, size_t size, term **hp, term **mso, size_t *off_heap_byte
             s += boxed_object_words(w);
         } else {
             copy_slot(&d, &s[0]);
-            copy_slot(&d, &s[1]);
+            if (is_boxed(s[1])) /* a list tail is already copied */
+                s[1] = copy_object(&d, s[1]);
             s += 2;
         }
     }

@@ -155,6 +155,10 @@ struct from_space {
      * a pointer instead of a call. */
     uintptr_t newest_lo;
     size_t newest_bytes;
+    /* The fragment of the last search's hit, tested next: a message's list
+     * or tuple lies in one fragment, so its words hit the same one. */
+    uintptr_t recent_lo;
+    size_t recent_bytes;
     struct region *frags; /* sorted by lo; inline_frags or malloc'd */
     size_t nfrags;
     size_t total_words;
@@ -243,6 +247,8 @@ static bool from_space_init(struct from_space *fs, const heap_t *h, bool full)
     fs->total_words = block_words;
     fs->newest_lo = 0;
     fs->newest_bytes = 0;
+    fs->recent_lo = 0;
+    fs->recent_bytes = 0;
     for (const struct heap_fragment *f = h->frags; f; f = f->next)
         if (f->used > 0) {
             if (fs->newest_bytes == 0) {
@@ -295,11 +301,17 @@ static const struct region *find_frag(const struct from_space *fs, uintptr_t a)
     return NULL;
 }
 
-static inline bool in_from(const struct from_space *fs, uintptr_t a)
+static inline bool in_from(struct from_space *fs, uintptr_t a)
 {
-    if (a - fs->block_lo < fs->block_bytes || a - fs->old_lo < fs->old_bytes || a - fs->newest_lo < fs->newest_bytes)
+    if (a - fs->block_lo < fs->block_bytes || a - fs->old_lo < fs->old_bytes || a - fs->newest_lo < fs->newest_bytes ||
+        a - fs->recent_lo < fs->recent_bytes)
         return true;
-    return fs->nfrags > 0 && find_frag(fs, a) != NULL;
+    const struct region *r = fs->nfrags > 0 ? find_frag(fs, a) : NULL;
+    if (!r)
+        return false;
+    fs->recent_lo = r->lo;
+    fs->recent_bytes = r->hi - r->lo;
+    return true;
 }
 
 /* Bitmap index of the word at a, when a is in from-space. */
@@ -343,7 +355,7 @@ static bool span_push(struct span_stack *s, const term *w, size_t n)
     return true;
 }
 
-static bool mark(const struct from_space *fs, uint64_t *marks, struct span_stack *st, term t, size_t *live)
+static bool mark(struct from_space *fs, uint64_t *marks, struct span_stack *st, term t, size_t *live)
 {
     if (!is_pointer_term(t))
         return true;
@@ -367,8 +379,7 @@ static bool mark(const struct from_space *fs, uint64_t *marks, struct span_stack
 
 /* Words a collection would copy: objects in from-space reachable from the
  * roots, each once. False when the host refuses the bitmap or stack. */
-static bool measure_live(const struct from_space *fs, const struct gc_root_range *roots, size_t nroots,
-                         size_t *live_out)
+static bool measure_live(struct from_space *fs, const struct gc_root_range *roots, size_t nroots, size_t *live_out)
 {
     uint64_t *marks = calloc(fs->total_words / 64 + 1, sizeof *marks);
     struct span_stack st = {NULL, 0, 0};
@@ -395,12 +406,12 @@ static bool measure_live(const struct from_space *fs, const struct gc_root_range
 /* ---- the Cheney copy ---- */
 
 struct cheney {
-    const struct from_space *fs;
+    struct from_space *fs;
     term *top;           /* next free word of the young to-space */
     uintptr_t mature_lo; /* young block words promoted (minor: below high water; full: none) */
     size_t mature_bytes;
     term *old_top;      /* next free word of the old block (minor) */
-    uintptr_t young_lo; /* the young to-space, for the promoted words that refer to it */
+    uintptr_t young_lo; /* the young to-space: promoted words referring to it are remembered */
     size_t young_bytes;
 };
 
@@ -416,14 +427,34 @@ static inline term evacuate(struct cheney *c, term t)
     if (is_list(t)) {
         if (p[0] == MOVED_MARKER)
             return p[1];
-        term *n = *dest;
-        *dest += 2;
-        n[0] = p[0];
-        n[1] = p[1];
-        term moved = make_list(n);
-        p[0] = MOVED_MARKER;
-        p[1] = moved;
-        return moved;
+        /* The chain of cells from-space holds for one destination, at once
+         * and contiguously, each tail pointing to the next copy; a tail
+         * already moved points to its copy. The scan then leaves list tails
+         * into the young to-space alone. */
+        bool mature = dest == &c->old_top;
+        term *n = *dest, *first = n;
+        for (;;) {
+            term tail = p[1];
+            n[0] = p[0];
+            p[0] = MOVED_MARKER;
+            p[1] = make_list(n);
+            if (is_list(tail)) {
+                term *q = list_ptr(tail);
+                if (q[0] == MOVED_MARKER) {
+                    tail = q[1];
+                } else if (((uintptr_t)q - c->mature_lo < c->mature_bytes) == mature && in_from(c->fs, (uintptr_t)q)) {
+                    n[1] = make_list(n + 2);
+                    n += 2;
+                    p = q;
+                    continue;
+                }
+            }
+            n[1] = tail;
+            n += 2;
+            break;
+        }
+        *dest = n;
+        return make_list(first);
     }
     term hdr = p[0];
     if (is_boxed(hdr))
@@ -473,7 +504,9 @@ static inline term *scan_object(struct cheney *c, heap_t *h, term *s)
         fix_old(c, h, &s[1]);
     } else {
         fix(c, &s[0]);
-        fix(c, &s[1]);
+        term tail = s[1];
+        if (!is_list(tail) || (uintptr_t)list_ptr(tail) - c->young_lo >= c->young_bytes)
+            fix(c, &s[1]);
     }
     return s + 2;
 }
@@ -510,7 +543,7 @@ static void chain_append(struct mso_chain *c, term *pb)
     c->bytes += pb[PROCBIN_SIZE];
 }
 
-static void sweep_chain(term *first, const struct from_space *fs, const heap_t *h, struct mso_chain *young,
+static void sweep_chain(term *first, struct from_space *fs, const heap_t *h, struct mso_chain *young,
                         struct mso_chain *old)
 {
     for (term *p = first; p;) {
@@ -533,7 +566,7 @@ static void sweep_chain(term *first, const struct from_space *fs, const heap_t *
  * moves in it) and puts the promoted ProcBins in front of it: walking it
  * made every minor collection of a process holding many old binaries cost
  * their number again. */
-static void sweep_mso(heap_t *h, const struct from_space *fs, bool full)
+static void sweep_mso(heap_t *h, struct from_space *fs, bool full)
 {
     struct mso_chain young = {NULL, NULL, 0}, old = {NULL, NULL, 0};
     sweep_chain(h->mso, fs, h, &young, &old);
@@ -842,7 +875,7 @@ static enum heap_failure full_sweep(heap_t *h, size_t need, const struct gc_root
 
     /* From here on nothing can fail. The remembered words are in the old
      * block, which is from-space: copying it copies what they refer to. */
-    struct cheney c = {&fs, to, 0, 0, NULL, 0, 0};
+    struct cheney c = {&fs, to, 0, 0, NULL, (uintptr_t)to, to_size * sizeof(term)};
     fix_roots(&c, roots, nroots);
     scan(&c, h, to, NULL);
     term *old_block_start = h->old_start;

@@ -362,12 +362,48 @@ static void test_deep_and_long(void)
     heap_destroy(&b);
 }
 
+/* Lists copy as chains: each list's cells lie one after another in the copy
+ * (the scan then leaves their tails alone), whatever the shape around them:
+ * lists of lists, a boxed tail, a tail shared by two lists. */
+static void test_list_chains(void)
+{
+    heap_t a, b;
+    CU_ASSERT_FATAL(heap_init(&a, 0, 0));
+    CU_ASSERT_FATAL(heap_init(&b, 0, 0));
+    term shared = NIL;
+    for (int i = 0; i < 5; i++)
+        shared = heap_cons(&a, make_small(i), shared);
+    term inner = heap_cons(&a, heap_float(&a, 1.5), heap_tuple2(&a, make_small(7), shared)); /* improper */
+    term outer = shared;
+    for (int i = 0; i < 3; i++)
+        outer = heap_cons(&a, i == 1 ? inner : make_small(i), outer);
+    term both = heap_tuple2(&a, outer, shared);
+    CU_ASSERT_FATAL(is_value(both));
+    /* outer: 3 + 5 cells; inner: 1 cell, a float, a 2-tuple and 5 cells;
+     * the second shared: 5 cells; the tuple. */
+    size_t size = copy_size(both);
+    CU_ASSERT_EQUAL(size, 2 * 8 + (2 + 2 + 3 + 2 * 5) + 2 * 5 + 3);
+    term c = copy_to_heap(&b, both);
+    CU_ASSERT_FATAL(is_value(c));
+    CU_ASSERT_EQUAL(heap_used_words(&b), size);
+    struct where w = {&b, NULL, NULL};
+    CU_ASSERT(same_copy(both, c, &w));
+    int cells = 0;
+    for (term l = tuple_element(c, 1); is_list(list_tail(l)); l = list_tail(l), cells++)
+        CU_ASSERT_PTR_EQUAL(list_ptr(list_tail(l)), list_ptr(l) + 2);
+    CU_ASSERT_EQUAL(cells, 7);
+    CU_ASSERT(tuple_element(c, 2) != list_tail(list_tail(list_tail(tuple_element(c, 1)))));
+    heap_destroy(&a);
+    heap_destroy(&b);
+}
+
 static CU_TestInfo tests[] = {
     {"between heaps, off-heap shared", test_between_heaps},
     {"into a message buffer", test_copy_term_into_buffer},
     {"sharing and literals", test_sharing_and_literals},
     {"refused by a capped heap", test_capped_destination},
     {"deep and long terms", test_deep_and_long},
+    {"lists copied as chains", test_list_chains},
     CU_TEST_INFO_NULL,
 };
 TEST_SUITE(copy, tests)

@@ -1220,6 +1220,43 @@ static void test_deep_and_long(void)
     heap_destroy(&h);
 }
 
+/* A list's cells move as a chain, one after another in to-space, even when
+ * a tuple was built between each two cells and the cells lie in fragments;
+ * a tail shared with another root moves once and both see the one copy. */
+static void test_list_chains(void)
+{
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term list = NIL, shared = NIL;
+    for (int i = 0; i < 5000; i++) {
+        list = heap_cons(&h, heap_tuple2(&h, make_small(i), NIL), list);
+        if (i == 99)
+            shared = list;
+    }
+    CU_ASSERT_FATAL(is_value(list) && h.frags != NULL);
+    term roots[2] = {shared, list};
+    struct gc_root_range r = {roots, 2};
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    int cells = 0, in_order = 0;
+    term l = roots[1];
+    for (int i = 4999; i >= 0 && is_list(l); i--, cells++) {
+        term e = list_head(l);
+        if (is_tuple(e) && tuple_element(e, 1) == make_small(i))
+            in_order++;
+        if (is_list(list_tail(l)) && list_ptr(list_tail(l)) == list_ptr(l) + 2)
+            in_order++;
+        if (i == 99)
+            CU_ASSERT_EQUAL(l, roots[0]);
+        l = list_tail(l);
+    }
+    CU_ASSERT_EQUAL(cells, 5000);
+    CU_ASSERT(is_nil(l));
+    /* Every head matched, and every tail but the last (and the one where the
+     * chain started over at the shared part) pointed at the next word. */
+    CU_ASSERT(in_order >= 5000 + 4999 - 1);
+    heap_destroy(&h);
+}
+
 static void test_off_heap_lifetime(void)
 {
     heap_t h;
@@ -1740,6 +1777,7 @@ static CU_TestInfo tests[] = {
     {"sharing, raw words and many fragments", test_sharing_and_fragments},
     {"adopted fragments", test_adopted_fragments},
     {"deep and long terms", test_deep_and_long},
+    {"lists move as chains", test_list_chains},
     {"off-heap binary lifetime", test_off_heap_lifetime},
     {"promotion, and minor collections leave old data", test_promotion},
     {"full sweeps: fullsweep_after, 0, old block full, request", test_full_sweeps},
