@@ -27,6 +27,7 @@
 #include <errno.h>
 
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,6 +272,9 @@ int CLAUSE_main_v1(int argc, char **argv)
 {
     struct clause_options options;
     char error[256];
+    /* Output into a pipe whose reader ended fails the write (the program's
+     * io calls raise terminated, as on OTP) instead of killing the runtime. */
+    signal(SIGPIPE, SIG_IGN);
     if (!options_parse(argc, argv, &options, error, sizeof error)) {
         fprintf(stderr, "clause: %s\n%s", error, options_usage());
         return EXIT_USAGE;

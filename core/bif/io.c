@@ -71,8 +71,10 @@ static int direct_device(struct process *p, term dev)
 }
 
 /* Writes UTF-8 text as the device does: UTF-8 for a unicode device, else
- * as a latin1 device. */
-static void write_device(struct process *p, int device, const struct strbuf *text)
+ * as a latin1 device. False once a write to the device has failed (its
+ * reader closed the pipe, say): the device has terminated, as OTP's does
+ * when its port ends, and the caller raises terminated. */
+static bool write_device(struct process *p, int device, const struct strbuf *text)
 {
     struct strbuf bytes = STRBUF_INIT;
     const struct strbuf *out = text;
@@ -82,11 +84,18 @@ static void write_device(struct process *p, int device, const struct strbuf *tex
     }
     if (device == IO_DEVICE_STDERR)
         fflush(stdout);
+    FILE *stream = device == IO_DEVICE_STDERR ? stderr : stdout;
     if (out->len)
-        fwrite(out->data, 1, out->len, device == IO_DEVICE_STDERR ? stderr : stdout);
+        fwrite(out->data, 1, out->len, stream);
     if (device != IO_DEVICE_STDERR)
         io_stdout_written();
     strbuf_free(&bytes);
+    return !ferror(stream);
+}
+
+static term written(struct process *p, int device, const struct strbuf *text)
+{
+    return write_device(p, device, text) ? A(ok) : bif_error(p, A(terminated));
 }
 
 /* Hands the call to clause_io:Function(args...), which makes the I/O
@@ -107,11 +116,9 @@ static term do_format(struct process *p, term dev, term format, term args)
         return protocol_call(p, A(format), call, 3);
     }
     struct strbuf text = STRBUF_INIT;
-    bool ok = io_format(&text, format, args);
-    if (ok)
-        write_device(p, device, &text);
+    term result = io_format(&text, format, args) ? written(p, device, &text) : bif_badarg(p);
     strbuf_free(&text);
-    return ok ? A(ok) : bif_badarg(p);
+    return result;
 }
 
 static term io_format_1(struct process *p, const term *args) { return do_format(p, A(standard_io), args[0], NIL); }
@@ -126,11 +133,9 @@ static term do_put_chars(struct process *p, term dev, term data)
         return protocol_call(p, A(put_chars), call, 2);
     }
     struct strbuf text = STRBUF_INIT;
-    bool ok = io_chardata(&text, data);
-    if (ok)
-        write_device(p, device, &text);
+    term result = io_chardata(&text, data) ? written(p, device, &text) : bif_badarg(p);
     strbuf_free(&text);
-    return ok ? A(ok) : bif_badarg(p);
+    return result;
 }
 
 static term io_put_chars_1(struct process *p, const term *args) { return do_put_chars(p, A(standard_io), args[0]); }
@@ -143,9 +148,9 @@ static term do_nl(struct process *p, term dev)
         return protocol_call(p, A(nl), &dev, 1);
     struct strbuf text = STRBUF_INIT;
     strbuf_putc(&text, '\n');
-    write_device(p, device, &text);
+    term result = written(p, device, &text);
     strbuf_free(&text);
-    return A(ok);
+    return result;
 }
 
 static term io_nl_0(struct process *p, const term *args)
@@ -167,19 +172,18 @@ static bool output_device(term fd, int *device)
 }
 
 /* clause_io:write(Fd, CharData): writes unicode chardata to standard
- * output (1) or standard error (2) as the device's encoding says; ok, or
- * error for data that is not chardata (the server's {error, put_chars}). */
+ * output (1) or standard error (2) as the device's encoding says; ok,
+ * error for data that is not chardata (the server's {error, put_chars}),
+ * or terminated once the device's writes fail. */
 static term clause_io_write(struct process *p, const term *args)
 {
     int device;
     if (!output_device(args[0], &device))
         return bif_badarg(p);
     struct strbuf text = STRBUF_INIT;
-    bool ok = io_chardata(&text, args[1]);
-    if (ok)
-        write_device(p, device, &text);
+    term result = !io_chardata(&text, args[1]) ? A(error) : write_device(p, device, &text) ? A(ok) : A(terminated);
     strbuf_free(&text);
-    return ok ? A(ok) : A(error);
+    return result;
 }
 
 /* clause_io:set_encoding(Fd, latin1 | unicode): the device's encoding, for

@@ -150,7 +150,8 @@ put_chars(latin1, Chars, D) ->
     end.
 
 written(ok, D) -> {ok, ok, D};
-written(error, D) -> {error, {error, put_chars}, D}.
+written(error, D) -> {error, {error, put_chars}, D};
+written(terminated, D) -> {error, {error, terminated}, D}.
 
 %% Writes the prompt, unless it is ''; ok or error.
 prompt('', _D) ->

@@ -152,6 +152,32 @@ def printed_while_waiting(clause, bounded):
     return "output on its pipe while the program waits", problem, time.monotonic() - started
 
 
+def closed_pipe(clause, bounded, how, status, stderr_want):
+    """Output into a pipe whose reader closed it: the write fails, the
+    program's io call raises terminated (as on OTP), nothing is killed by
+    SIGPIPE."""
+    started = time.monotonic()
+    child = subprocess.Popen([clause, bounded, "closed_pipe", how], stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    line = child.stdout.readline()
+    child.stdout.close()
+    try:
+        err = child.stderr.read().decode("utf-8", "replace")
+        status_got = child.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait()
+        return f"output into a closed pipe ({how})", "timed out after 60 s", time.monotonic() - started
+    problems = []
+    if line != b"line 1\n":
+        problems.append(f"first line {line!r}")
+    if status_got != status:
+        problems.append(f"status {status_got}, expected {status}")
+    if err != stderr_want:
+        problems.append(f"stderr {err[-300:]!r}, expected {stderr_want!r}")
+    return f"output into a closed pipe ({how})", "; ".join(problems), time.monotonic() - started
+
+
 def main():
     if len(sys.argv) < 2 or len(sys.argv) > 3 or (len(sys.argv) == 3 and sys.argv[2] != "--full"):
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
@@ -168,7 +194,12 @@ def main():
         # Two at a time: the memory cases each take a core while they fill their limit.
         with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
             results = list(pool.map(lambda c: run_case(clause, c), cases(tmp, full)))
-        results.append(printed_while_waiting(clause, os.path.join(tmp, "limits_bounded.beam")))
+        bounded = os.path.join(tmp, "limits_bounded.beam")
+        results.append(printed_while_waiting(clause, bounded))
+        uncaught = "clause: exception error: terminated\n"
+        results.append(closed_pipe(clause, bounded, "direct", 127, uncaught))
+        results.append(closed_pipe(clause, bounded, "server", 127, uncaught))
+        results.append(closed_pipe(clause, bounded, "caught", 0, "terminated caught\n"))
         for name, problem, seconds in results:
             print(f"{'FAIL' if problem else 'ok  '} {name} ({seconds:.1f} s){': ' + problem if problem else ''}")
             failed += bool(problem)

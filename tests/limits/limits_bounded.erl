@@ -6,6 +6,9 @@
 %%   call M       M:main([]) called, its undef caught (M's file holds another module)
 %%   args A...    the arguments as main/1 gets them
 %%   print_and_wait  a line printed, then a wait of a minute (killed before)
+%%   closed_pipe How  lines printed until the reader closes the pipe: How is
+%%                direct (io:format), server (to the group leader) or caught
+%%                (the error caught and named on standard error)
 -module(limits_bounded).
 -export([main/1]).
 
@@ -29,6 +32,16 @@ main(["call", M]) ->
     io:format("~p~n", [catch (list_to_atom(M)):main([])]);
 main(["args" | Args]) ->
     io:format("~w~n", [Args]);
+main(["closed_pipe", "server"]) ->
+    print_lines(group_leader(), 1);
+main(["closed_pipe", "direct"]) ->
+    print_lines(standard_io, 1);
+main(["closed_pipe", "caught"]) ->
+    try print_lines(standard_io, 1)
+    catch error:terminated:Trace ->
+        [{io, format, _, _} | _] = Trace,
+        io:format(standard_error, "terminated caught~n", [])
+    end;
 main(["print_and_wait"]) ->
     io:format("printed~n"),
     receive after 60000 -> ok end;
@@ -40,6 +53,10 @@ main(["atoms"]) ->
     end.
 
 wait() -> receive stop -> ok end.
+
+print_lines(Device, I) ->
+    io:format(Device, "line ~p~n", [I]),
+    print_lines(Device, I + 1).
 
 queue_length() ->
     {message_queue_len, L} = process_info(self(), message_queue_len),
