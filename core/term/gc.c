@@ -301,17 +301,23 @@ static const struct region *find_frag(const struct from_space *fs, uintptr_t a)
     return NULL;
 }
 
-static inline bool in_from(struct from_space *fs, uintptr_t a)
+/* Whether a is in a fragment, remembered for the next test when it is. */
+static bool __attribute__((noinline)) in_frags(struct from_space *fs, uintptr_t a)
 {
-    if (a - fs->block_lo < fs->block_bytes || a - fs->old_lo < fs->old_bytes || a - fs->newest_lo < fs->newest_bytes ||
-        a - fs->recent_lo < fs->recent_bytes)
-        return true;
-    const struct region *r = fs->nfrags > 0 ? find_frag(fs, a) : NULL;
+    const struct region *r = find_frag(fs, a);
     if (!r)
         return false;
     fs->recent_lo = r->lo;
     fs->recent_bytes = r->hi - r->lo;
     return true;
+}
+
+static inline bool in_from(struct from_space *fs, uintptr_t a)
+{
+    if (a - fs->block_lo < fs->block_bytes || a - fs->old_lo < fs->old_bytes || a - fs->newest_lo < fs->newest_bytes ||
+        a - fs->recent_lo < fs->recent_bytes)
+        return true;
+    return fs->nfrags > 0 && in_frags(fs, a);
 }
 
 /* Bitmap index of the word at a, when a is in from-space. */
@@ -410,51 +416,69 @@ struct cheney {
     term *top;           /* next free word of the young to-space */
     uintptr_t mature_lo; /* young block words promoted (minor: below high water; full: none) */
     size_t mature_bytes;
-    term *old_top;      /* next free word of the old block (minor) */
-    uintptr_t young_lo; /* the young to-space: promoted words referring to it are remembered */
+    term *old_top;         /* next free word of the old block (minor) */
+    uintptr_t promoted_lo; /* where this collection's promoted words begin (minor) */
+    uintptr_t young_lo;    /* the young to-space: promoted words referring to it are remembered */
     size_t young_bytes;
 };
+
+/* The copy of the list cell at p (in from-space, not yet moved) and of the
+ * chain of cells from-space holds after it for the same destination, at
+ * once and contiguously, each tail pointing to the next copy; a tail
+ * already moved points to its copy. The scan then leaves list tails into
+ * the young to-space alone. Out of line, so that fix stays inlined in the
+ * scan. */
+static term evacuate_list(struct cheney *c, term *p, term **dest)
+{
+    bool mature = dest == &c->old_top;
+    term *n = *dest, *first = n;
+    for (;;) {
+        term tail = p[1];
+        n[0] = p[0];
+        p[0] = MOVED_MARKER;
+        p[1] = make_list(n);
+        if (is_list(tail)) {
+            term *q = list_ptr(tail);
+            if (q[0] == MOVED_MARKER) {
+                tail = q[1];
+            } else if (((uintptr_t)q - c->mature_lo < c->mature_bytes) == mature && in_from(c->fs, (uintptr_t)q)) {
+                n[1] = make_list(n + 2);
+                n += 2;
+                p = q;
+                continue;
+            }
+        }
+        n[1] = tail;
+        n += 2;
+        break;
+    }
+    *dest = n;
+    return make_list(first);
+}
 
 /* The to-space copy of the object t (a pointer into from-space), copying it
  * on first visit and leaving a forwarding mark: a moved boxed object's
  * header becomes a boxed pointer to the copy; a moved cons cell's head
  * becomes MOVED_MARKER and its tail the new list pointer. Mature objects
  * go to the old block, the others to the young to-space. */
-static inline term evacuate(struct cheney *c, term t)
+static inline __attribute__((always_inline)) term evacuate(struct cheney *c, term t)
 {
     term *p = term_ptr(t);
     term **dest = (uintptr_t)p - c->mature_lo < c->mature_bytes ? &c->old_top : &c->top;
     if (is_list(t)) {
         if (p[0] == MOVED_MARKER)
             return p[1];
-        /* The chain of cells from-space holds for one destination, at once
-         * and contiguously, each tail pointing to the next copy; a tail
-         * already moved points to its copy. The scan then leaves list tails
-         * into the young to-space alone. */
-        bool mature = dest == &c->old_top;
-        term *n = *dest, *first = n;
-        for (;;) {
-            term tail = p[1];
-            n[0] = p[0];
-            p[0] = MOVED_MARKER;
-            p[1] = make_list(n);
-            if (is_list(tail)) {
-                term *q = list_ptr(tail);
-                if (q[0] == MOVED_MARKER) {
-                    tail = q[1];
-                } else if (((uintptr_t)q - c->mature_lo < c->mature_bytes) == mature && in_from(c->fs, (uintptr_t)q)) {
-                    n[1] = make_list(n + 2);
-                    n += 2;
-                    p = q;
-                    continue;
-                }
-            }
-            n[1] = tail;
-            n += 2;
-            break;
-        }
-        *dest = n;
-        return make_list(first);
+        if (is_list(p[1]))
+            return evacuate_list(c, p, dest);
+        /* A single cell (a map's key-value pair, a list's last): here. */
+        term *n = *dest;
+        *dest += 2;
+        n[0] = p[0];
+        n[1] = p[1];
+        term moved = make_list(n);
+        p[0] = MOVED_MARKER;
+        p[1] = moved;
+        return moved;
     }
     term hdr = p[0];
     if (is_boxed(hdr))
@@ -468,7 +492,7 @@ static inline term evacuate(struct cheney *c, term t)
     return moved;
 }
 
-static inline void fix(struct cheney *c, term *slot)
+static inline __attribute__((always_inline)) void fix(struct cheney *c, term *slot)
 {
     term t = *slot;
     if (is_pointer_term(t) && in_from(c->fs, (uintptr_t)term_ptr(t)))
@@ -478,7 +502,7 @@ static inline void fix(struct cheney *c, term *slot)
 /* fix for a word of the old block: one left referring to young data is
  * remembered for the next minor collection. Only a word written in place
  * can be one: an immutable term refers only to older terms. */
-static inline void fix_old(struct cheney *c, heap_t *h, term *slot)
+static inline __attribute__((always_inline)) void fix_old(struct cheney *c, heap_t *h, term *slot)
 {
     fix(c, slot);
     term t = *slot;
@@ -489,7 +513,7 @@ static inline void fix_old(struct cheney *c, heap_t *h, term *slot)
 /* Fixes the term words of the object at s; returns the next object. A
  * header introduces a boxed object whose raw words are skipped; anything
  * else starts a cons cell. h is NULL in the young to-space. */
-static inline term *scan_object(struct cheney *c, heap_t *h, term *s)
+static inline __attribute__((always_inline)) term *scan_object(struct cheney *c, heap_t *h, term *s)
 {
     term w = *s;
     if (is_header(w)) {
@@ -501,7 +525,11 @@ static inline term *scan_object(struct cheney *c, heap_t *h, term *s)
     }
     if (h) {
         fix_old(c, h, &s[0]);
-        fix_old(c, h, &s[1]);
+        /* A tail into the words promoted by this collection was chained
+         * there by evacuate_list: old to old, nothing to fix or remember. */
+        term tail = s[1];
+        if (!is_list(tail) || (uintptr_t)list_ptr(tail) - c->promoted_lo >= (uintptr_t)c->old_top - c->promoted_lo)
+            fix_old(c, h, &s[1]);
     } else {
         fix(c, &s[0]);
         term tail = s[1];
@@ -807,8 +835,14 @@ static enum heap_failure minor_collection(heap_t *h, size_t need, const struct g
         h->old_end = new_old + new_old_words;
     }
     term *promoted = h->old_top;
-    struct cheney c = {
-        &fs, to, (uintptr_t)h->start, mature * sizeof(term), promoted, (uintptr_t)to, to_size * sizeof(term)};
+    struct cheney c = {&fs,
+                       to,
+                       (uintptr_t)h->start,
+                       mature * sizeof(term),
+                       promoted,
+                       (uintptr_t)promoted,
+                       (uintptr_t)to,
+                       to_size * sizeof(term)};
     fix_roots(&c, roots, nroots);
     size_t remembered = h->remembered_len;
     for (size_t i = 0; i < remembered; i++)
@@ -875,7 +909,7 @@ static enum heap_failure full_sweep(heap_t *h, size_t need, const struct gc_root
 
     /* From here on nothing can fail. The remembered words are in the old
      * block, which is from-space: copying it copies what they refer to. */
-    struct cheney c = {&fs, to, 0, 0, NULL, (uintptr_t)to, to_size * sizeof(term)};
+    struct cheney c = {&fs, to, 0, 0, NULL, 0, (uintptr_t)to, to_size * sizeof(term)};
     fix_roots(&c, roots, nroots);
     scan(&c, h, to, NULL);
     term *old_block_start = h->old_start;
