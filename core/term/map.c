@@ -59,7 +59,19 @@ static uint32_t slot_order(uint32_t hash)
     return r;
 }
 
-static unsigned popcount(unsigned x) { return (unsigned)__builtin_popcount(x); }
+/* The popcnt instruction where the build may use it (Makefile), else a
+ * branch-free count rather than libgcc's out-of-line one. */
+static unsigned popcount(unsigned x)
+{
+#if defined(__POPCNT__) || !defined(__x86_64__)
+    return (unsigned)__builtin_popcount(x);
+#else
+    x -= (x >> 1) & 0x55555555u;
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0f0f0f0fu;
+    return (x * 0x01010101u) >> 24;
+#endif
+}
 
 /* ---- flat maps ---- */
 
