@@ -10,7 +10,7 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 repeat=${1:-3}
 . "$root/experiments/bench_lib.sh"
-workloads="recv_idioms bin_idioms"
+workloads="recv_idioms bin_idioms dict_idioms"
 for w in $workloads; do erlc -o "$out" "$root/experiments/workloads/$w.erl"; done
 echo "idioms, 1 worker, best of $repeat; machine: $(nproc) CPUs, $(bind_note 1)"
 printf '%-34s %12s %12s %8s\n' idiom clause_us otp_us ratio
@@ -27,4 +27,9 @@ recv_idioms call 10000 100000
 bin_idioms append_bits 300000
 bin_idioms append_bytes 1000000
 bin_idioms comprehension7 100000
+dict_idioms put 400000
+dict_idioms get 400000
+dict_idioms update 400000
+dict_idioms erase 400000
+dict_idioms small 1000000
 CASES

@@ -70,11 +70,6 @@ static inline bool bif_binary_arg(term t, const uint8_t **data, size_t *size)
 /* Decodes the next code point of valid UTF-8 text (as atoms hold). */
 uint32_t bif_next_utf8(const unsigned char **s);
 
-/* [{Key, Value}] (pairs) or [Key] of a process dictionary's entries (a
- * map, or THE_NON_VALUE when empty), of those whose value is exactly
- * `only` when it is a value; on heap h, THE_NON_VALUE when it refused. */
-term dictionary_entries(heap_t *h, term dictionary, bool pairs, term only);
-
 /* A priority's atom (process_flag and process_info): max, high, normal or
  * low. */
 term bif_priority_atom(enum proc_priority priority);

@@ -14,6 +14,7 @@
 #include "bif/bif_util.h"
 #include "rt/message.h"
 #include "rt/node.h"
+#include "rt/proc_dict.h"
 #include "rt/proc_gc.h"
 #include "rt/signals.h"
 #include "term/atom.h"
@@ -144,12 +145,9 @@ static term item_value(struct process *self, struct process *q, term item)
         return signals_monitors_list_locked(q, h);
     case ATOM_INDEX_monitored_by:
         return signals_monitored_by_list_locked(q, h);
-    case ATOM_INDEX_dictionary: {
-        term dictionary = is_value(q->dictionary) ? copy_from(self, q, q->dictionary) : THE_NON_VALUE;
-        if (is_value(q->dictionary) && is_non_value(dictionary))
-            return THE_NON_VALUE;
-        return dictionary_entries(h, dictionary, true, THE_NON_VALUE);
-    }
+    case ATOM_INDEX_dictionary: /* get/0's list; another's entries copied, as copy_from's terms */
+        return q == self ? proc_dict_list(q->dictionary, h, PROC_DICT_PAIRS, THE_NON_VALUE)
+                         : proc_dict_copy_pairs(q->dictionary, h);
     case ATOM_INDEX_trap_exit:
         return q->trap_exit ? A(true) : A(false);
     case ATOM_INDEX_group_leader: /* the user server started before (leader_asked) */
@@ -162,9 +160,10 @@ static term item_value(struct process *self, struct process *q, term item)
         return stack_words(q);
     case ATOM_INDEX_memory:
         /* Bytes: the context, the heap with its fragments and off-heap
-         * binaries, and a stack that outgrew the context. */
+         * binaries, the dictionary's table, and a stack that outgrew the
+         * context. */
         return make_small((int64_t)(proc_context_bytes(q) + all_heap_words * sizeof(term) + q->heap.off_heap_bytes +
-                                    q->heap.old_off_heap_bytes +
+                                    q->heap.old_off_heap_bytes + proc_dict_bytes(q->dictionary) +
                                     (q->stack != q->stack_inline ? q->stack_words * sizeof(term) : 0)));
     case ATOM_INDEX_reductions:
         return make_small(0); /* the seed: reductions are not reported */

@@ -14,6 +14,7 @@
 #include "rt/executor.h"
 #include "rt/node.h"
 #include "rt/ports.h"
+#include "rt/proc_dict.h"
 #include "rt/proc_gc.h"
 #include "term/atom.h"
 #include "term/gc.h"
@@ -322,12 +323,12 @@ struct memory_figures {
 };
 
 /* What a process holds: its context, young and old heap blocks and
- * fragments, and a stack that outgrew the context; `used` counts the
- * heap's used words instead of its blocks. */
+ * fragments, its dictionary's table, and a stack that outgrew the context;
+ * `used` counts the heap's used words instead of its blocks. */
 static void add_process(const struct process *q, struct memory_figures *m)
 {
     uint64_t stack = q->stack != q->stack_inline ? q->stack_words * sizeof(term) : 0;
-    uint64_t base = proc_context_bytes(q) + stack + q->heap.frag_words * sizeof(term);
+    uint64_t base = proc_context_bytes(q) + stack + q->heap.frag_words * sizeof(term) + proc_dict_bytes(q->dictionary);
     m->processes += base + (heap_block_words(&q->heap) + heap_old_block_words(&q->heap)) * sizeof(term);
     m->processes_used += base + ((uint64_t)(q->heap.top - q->heap.start) + heap_old_words(&q->heap)) * sizeof(term);
     m->binary += q->heap.off_heap_bytes + q->heap.old_off_heap_bytes;

@@ -33,6 +33,7 @@
 #include "rt/cpu_binding.h"
 #include "rt/internal.h"
 #include "rt/message.h"
+#include "rt/proc_dict.h"
 #include "rt/proc_gc.h"
 #include "rt/proc_table.h"
 #include "rt/signals.h"
@@ -677,6 +678,7 @@ struct process *sched_new_process(struct sched *s, struct process *parent, const
 
 void sched_discard_process(struct process *p)
 {
+    proc_dict_free(&p->dictionary);
     mailbox_destroy(&p->mailbox);
     if (p->stack != p->stack_inline)
         free(p->stack);
@@ -1030,6 +1032,7 @@ static void release_process(struct worker *w, struct process *p)
     signals_forget(p);
     message_release_arrivals(p);
     mailbox_destroy(&p->mailbox);
+    proc_dict_free(&p->dictionary);
     if (p->stack != p->stack_inline)
         free(p->stack);
     if (w) {

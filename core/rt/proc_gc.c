@@ -3,6 +3,7 @@
 
 #include "rt/error_report.h"
 #include "rt/internal.h"
+#include "rt/proc_dict.h"
 #include "rt/resources.h"
 #include "term/gc.h"
 
@@ -140,7 +141,7 @@ static enum heap_failure collect(struct process *p, size_t need, term *registers
     mailbox_for_each_young_payload(&p->mailbox, gather, &cursor);
     size_t stack_used = proc_stack_in_use(p);
     struct gc_root_range roots[4] = {
-        {registers, count}, {payloads, messages}, {p->stack_top, stack_used}, {&p->dictionary, 1}};
+        {registers, count}, {payloads, messages}, {p->stack_top, stack_used}, proc_dict_roots(p->dictionary)};
     /* Timed only while a system monitor watches long collections. */
     uint64_t long_gc = atomic_load_explicit(&p->sched->sysmon_long_gc_ms, memory_order_relaxed);
     uint64_t started = long_gc ? sched_clock_ns() : 0;

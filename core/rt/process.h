@@ -76,6 +76,7 @@ struct pending_exit;
 struct alias_entry;
 struct suspension;
 struct proc_resource;
+struct proc_dict;
 
 /* What a builtin call and the engine hand each other within that call, on
  * the thread that runs both: the thread's, so that no process context
@@ -247,9 +248,10 @@ struct process {
         struct proc_work *work_elsewhere;
     };
 
-    /* --- process dictionary: a map on its heap (keys compare exactly, as a
-     * map's do), or THE_NON_VALUE while empty; a collection root --- */
-    term dictionary;
+    /* --- process dictionary: a hash table off the heap whose slots refer to
+     * the heap, NULL until the first put (proc_dict.h); its slots are
+     * collection roots --- */
+    struct proc_dict *dictionary;
 
     /* --- a host invocation's call (embed.c): where the engine keeps its
      * outcome as it ends, instead of reporting an uncaught exception; NULL

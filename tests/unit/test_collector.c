@@ -16,6 +16,7 @@
 #include "bif/bif.h"
 #include "metrics/metrics.h"
 #include "rt/message.h"
+#include "rt/proc_dict.h"
 #include "rt/proc_gc.h"
 #include "rt/signals.h"
 #include "term/atom.h"
@@ -38,6 +39,8 @@
 #define SEQ_LENGTH 400000
 #endif
 #define ROUNDS 3
+/* The dictionary key of the long list. */
+#define LIST_KEY make_small(1)
 #define MESSAGES 100
 
 enum role { ROLE_COUNTER, ROLE_SENDER, ROLE_KILLER, ROLE_LINKED, ROLE_ASKER };
@@ -137,7 +140,8 @@ static enum body_stop big_step(struct process *p, void *state)
 {
     struct scene *sc = state;
     if (sc->phase == 0) {
-        p->dictionary = long_list(&p->heap); /* a root; nothing reads it as a dictionary here */
+        term old;
+        CU_ASSERT_FATAL(proc_dict_put(&p->dictionary, &p->heap, LIST_KEY, long_list(&p->heap), &old));
         sc->list_intact = true;
         sc->phase = 1;
         return collect_elsewhere(p, sc);
@@ -145,7 +149,7 @@ static enum body_stop big_step(struct process *p, void *state)
     if (sc->phase == 1) {
         /* Back from a collection: as if it had just returned. */
         CU_ASSERT_NOT_EQUAL(p->collected, PROC_COLLECTED_FAILED);
-        sc->list_intact = sc->list_intact && intact(p->dictionary);
+        sc->list_intact = sc->list_intact && intact(proc_dict_get(p->dictionary, LIST_KEY));
         if (++sc->rounds_done < ROUNDS)
             return collect_elsewhere(p, sc);
         sc->phase = 2;
@@ -161,7 +165,7 @@ static enum body_stop big_step(struct process *p, void *state)
             sc->received++;
         }
     }
-    p->dictionary = THE_NON_VALUE;
+    proc_dict_free(&p->dictionary);
     return BODY_EXIT;
 }
 

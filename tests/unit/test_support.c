@@ -4,6 +4,7 @@
 #include "beam/code_server.h"
 #include "beam/interp.h"
 #include "bif/bif.h"
+#include "rt/proc_dict.h"
 #include "term/atom.h"
 #include "term/etf.h"
 #include "test_main.h"
@@ -81,6 +82,7 @@ struct process *test_bif_process_new(void)
 
 void test_bif_process_free(struct process *p)
 {
+    proc_dict_free(&p->dictionary);
     heap_destroy(&p->heap);
     free(p);
 }
