@@ -6,14 +6,11 @@
  */
 #include "beam/beam_chunks.h"
 
+#include "term/bytes.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static uint32_t big_endian32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
 
 bool beam_file_read(const char *path, struct beam_file *f)
 {
@@ -44,11 +41,11 @@ bool beam_file_chunk(const struct beam_file *f, const char *id, const uint8_t **
 {
     if (f->size < 12 || memcmp(f->bytes, "FOR1", 4) != 0 || memcmp(f->bytes + 8, "BEAM", 4) != 0)
         return false;
-    size_t end = 8 + (size_t)big_endian32(f->bytes + 4);
+    size_t end = 8 + (size_t)load_be32(f->bytes + 4);
     if (end > f->size)
         end = f->size;
     for (size_t at = 12; at + 8 <= end;) {
-        size_t length = big_endian32(f->bytes + at + 4);
+        size_t length = load_be32(f->bytes + at + 4);
         if (length > end - at - 8)
             return false;
         if (memcmp(f->bytes + at, id, 4) == 0) {

@@ -45,6 +45,7 @@
 #include "beam/opcodes.h"
 #include "term/atom.h"
 #include "term/bignum.h"
+#include "term/bytes.h"
 #include "term/compare.h"
 #include "term/etf.h"
 #include "term/md5.h"
@@ -204,11 +205,6 @@ static bool take(struct loader *ld, struct reader *r, size_t n, const uint8_t **
     return true;
 }
 
-static uint32_t be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 static bool read_u8(struct loader *ld, struct reader *r, uint8_t *v)
 {
     const uint8_t *p;
@@ -223,7 +219,7 @@ static bool read_u16(struct loader *ld, struct reader *r, uint16_t *v)
     const uint8_t *p;
     if (!take(ld, r, 2, &p))
         return false;
-    *v = (uint16_t)(p[0] << 8 | p[1]);
+    *v = load_be16(p);
     return true;
 }
 
@@ -232,7 +228,7 @@ static bool read_u32(struct loader *ld, struct reader *r, uint32_t *v)
     const uint8_t *p;
     if (!take(ld, r, 4, &p))
         return false;
-    *v = be32(p);
+    *v = load_be32(p);
     return true;
 }
 
@@ -498,7 +494,7 @@ static bool read_value(struct loader *ld, struct reader *r, struct value *v)
         const uint8_t *p;
         if (!take(ld, r, 8, &p))
             return false;
-        uint64_t bits = (uint64_t)be32(p) << 32 | be32(p + 4);
+        uint64_t bits = load_be64(p);
         double d;
         memcpy(&d, &bits, sizeof d);
         v->kind = V_NUMBER;
@@ -1444,7 +1440,7 @@ static bool find_chunks(struct loader *ld)
         return fail(ld, "not a BEAM file (bad magic)");
     if (size < 12)
         return fail(ld, "truncated file (%zu bytes)", size);
-    uint32_t form = be32(d + 4);
+    uint32_t form = load_be32(d + 4);
     if (memcmp(d + 8, "BEAM", 4) != 0)
         return fail(ld, "not a BEAM file (IFF form type is not BEAM)");
     if (form < 4)
@@ -1460,7 +1456,7 @@ static bool find_chunks(struct loader *ld)
         for (int i = 0; i < 4; i++)
             id[i] = p[i] >= 0x20 && p[i] < 0x7F ? (char)p[i] : '?';
         id[4] = '\0';
-        uint32_t chunk_size = be32(p + 4);
+        uint32_t chunk_size = load_be32(p + 4);
         p += 8;
         size_t padded = ((size_t)chunk_size + 3) & ~(size_t)3;
         if (padded > (size_t)(end - p))

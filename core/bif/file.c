@@ -29,6 +29,7 @@
 #include "rt/resources.h"
 #include "term/atom.h"
 #include "term/binary.h"
+#include "term/bytes.h"
 #include "term/heap.h"
 #include "term/strbuf.h"
 
@@ -409,8 +410,7 @@ static term bif_ipread_s32bu_p32bu_nif(struct process *p, const term *args)
     ssize_t n = read_fully(f->fd, header, sizeof header, (off_t)offset);
     if (n < 0)
         return error_tuple(p, errno);
-    uint32_t size = (uint32_t)header[0] << 24 | (uint32_t)header[1] << 16 | (uint32_t)header[2] << 8 | header[3];
-    uint32_t pointer = (uint32_t)header[4] << 24 | (uint32_t)header[5] << 16 | (uint32_t)header[6] << 8 | header[7];
+    uint32_t size = load_be32(header), pointer = load_be32(header + 4);
     if (n < (ssize_t)sizeof header || size > max_size)
         return atom("eof");
     term data = atom("eof");

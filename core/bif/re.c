@@ -42,6 +42,7 @@
 #include "bif/re_engine.h"
 #include "term/atom.h"
 #include "term/binary.h"
+#include "term/bytes.h"
 #include "term/heap.h"
 
 #include <limits.h>
@@ -327,7 +328,7 @@ static void add_group(struct capture *c, uint32_t group)
     c->items[c->count - 1].n++;
 }
 
-static uint32_t entry_group(PCRE2_SPTR entry) { return (uint32_t)entry[0] << 8 | entry[1]; }
+static uint32_t entry_group(PCRE2_SPTR entry) { return load_be16(entry); }
 
 static bool has_dupnames(const pcre2_code *code)
 {

@@ -3,6 +3,8 @@
  */
 #include "rt/ram_file.h"
 
+#include "term/bytes.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,19 +45,6 @@ void ram_file_free(struct ram_file *f)
     free(f);
 }
 
-static uint32_t be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
 static void reply_code(struct ram_file_reply *r, uint8_t code)
 {
     r->header[0] = code;
@@ -75,7 +64,7 @@ static void reply_error(struct ram_file_reply *r, const char *name)
 static void reply_number(struct ram_file_reply *r, size_t v)
 {
     reply_code(r, REPLY_NUMBER);
-    put32(r->header + 1, (uint32_t)v);
+    store_be32(r->header + 1, (uint32_t)v);
     r->header_len = 5;
 }
 
@@ -86,7 +75,7 @@ static void reply_bytes(struct ram_file_reply *r, const struct ram_file *f, size
     if (n > avail)
         n = avail;
     reply_code(r, REPLY_DATA);
-    put32(r->header + 1, (uint32_t)n);
+    store_be32(r->header + 1, (uint32_t)n);
     r->header_len = 5;
     r->data = n ? f->bytes + at : NULL;
     r->data_len = n;
@@ -142,7 +131,7 @@ bool ram_file_command(struct ram_file *f, const uint8_t *cmd, size_t len, struct
         f->size = f->pos = 0;
         if (!write_at(f, 0, arg + 4, arg_len - 4))
             return false;
-        f->mode = be32(arg);
+        f->mode = load_be32(arg);
         reply_number(r, f->size);
         return true;
     case CMD_READ:
@@ -156,8 +145,8 @@ bool ram_file_command(struct ram_file *f, const uint8_t *cmd, size_t len, struct
             reply_error(r, "ebadf");
             return true;
         }
-        size_t at = cmd[0] == CMD_READ ? f->pos : be32(arg);
-        reply_bytes(r, f, at, be32(arg + need - 4));
+        size_t at = cmd[0] == CMD_READ ? f->pos : load_be32(arg);
+        reply_bytes(r, f, at, load_be32(arg + need - 4));
         if (cmd[0] == CMD_READ)
             f->pos += r->data_len;
         return true;
@@ -167,8 +156,8 @@ bool ram_file_command(struct ram_file *f, const uint8_t *cmd, size_t len, struct
             reply_error(r, "einval");
             return true;
         }
-        int64_t offset = (int32_t)be32(arg), base = 0;
-        uint32_t whence = be32(arg + 4);
+        int64_t offset = (int32_t)load_be32(arg), base = 0;
+        uint32_t whence = load_be32(arg + 4);
         if (whence == 1)
             base = (int64_t)f->pos;
         else if (whence == 2)
@@ -196,7 +185,7 @@ bool ram_file_command(struct ram_file *f, const uint8_t *cmd, size_t len, struct
             reply_error(r, "ebadf");
             return true;
         }
-        size_t at = cmd[0] == CMD_WRITE ? f->pos : be32(arg);
+        size_t at = cmd[0] == CMD_WRITE ? f->pos : load_be32(arg);
         if (!write_at(f, at, arg + skip, arg_len - skip))
             return false;
         if (cmd[0] == CMD_WRITE)

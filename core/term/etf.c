@@ -19,6 +19,7 @@
 #include "term/atom.h"
 #include "term/bignum.h"
 #include "term/binary.h"
+#include "term/bytes.h"
 #include "term/compare.h"
 #include "term/map.h"
 
@@ -80,7 +81,7 @@ static bool read_u16(struct reader *r, uint32_t *v)
 {
     if (left(r) < 2)
         return false;
-    *v = (uint32_t)r->p[0] << 8 | r->p[1];
+    *v = load_be16(r->p);
     r->p += 2;
     return true;
 }
@@ -89,7 +90,7 @@ static bool read_u32(struct reader *r, uint32_t *v)
 {
     if (left(r) < 4)
         return false;
-    *v = (uint32_t)r->p[0] << 24 | (uint32_t)r->p[1] << 16 | (uint32_t)r->p[2] << 8 | r->p[3];
+    *v = load_be32(r->p);
     r->p += 4;
     return true;
 }
@@ -864,13 +865,15 @@ static void put_u8(struct encoder *e, unsigned v)
 
 static void put_u16(struct encoder *e, uint32_t v)
 {
-    uint8_t b[2] = {(uint8_t)(v >> 8), (uint8_t)v};
+    uint8_t b[2];
+    store_be16(b, (uint16_t)v);
     put_bytes(e, b, 2);
 }
 
 static void put_u32(struct encoder *e, uint32_t v)
 {
-    uint8_t b[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+    uint8_t b[4];
+    store_be32(b, v);
     put_bytes(e, b, 4);
 }
 
@@ -879,8 +882,7 @@ static void patch_u32(struct encoder *e, size_t at, uint32_t v)
 {
     if (!e->out)
         return;
-    for (int i = 0; i < 4; i++)
-        e->out[at + (size_t)i] = (uint8_t)(v >> (24 - 8 * i));
+    store_be32(e->out + at, v);
 }
 
 static struct item *push_item(struct encoder *e, uint32_t kind, term t, uint32_t i, size_t patch)
@@ -1393,12 +1395,8 @@ bool etf_compress(const uint8_t *plain, size_t len, int level, struct strbuf *ou
     int z = compress2(packed, &packed_size, (const Bytef *)plain + 1, (uLong)plain_size, level);
     bool smaller = z == Z_OK && 5 + packed_size <= plain_size;
     if (smaller) {
-        uint8_t head[6] = {ETF_VERSION,
-                           COMPRESSED,
-                           (uint8_t)(plain_size >> 24),
-                           (uint8_t)(plain_size >> 16),
-                           (uint8_t)(plain_size >> 8),
-                           (uint8_t)plain_size};
+        uint8_t head[6] = {ETF_VERSION, COMPRESSED};
+        store_be32(head + 2, (uint32_t)plain_size);
         strbuf_append(out, head, sizeof head);
         strbuf_append(out, packed, packed_size);
     }

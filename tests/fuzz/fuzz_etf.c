@@ -15,6 +15,7 @@
  * Built and run by `make fuzz` (see the Makefile); not part of `make test`.
  */
 #include "term/atom.h"
+#include "term/bytes.h"
 #include "term/compare.h"
 #include "term/etf.h"
 #include "term/heap.h"
@@ -42,7 +43,7 @@ static void broken(const char *what)
 static size_t effective_bytes(const uint8_t *buf, size_t len)
 {
     if (len >= 6 && buf[0] == 131 && buf[1] == 80) {
-        size_t declared = (size_t)buf[2] << 24 | (size_t)buf[3] << 16 | (size_t)buf[4] << 8 | buf[5];
+        size_t declared = load_be32(buf + 2);
         return declared > len ? declared : len;
     }
     return len;

@@ -26,6 +26,7 @@
  */
 #include "beam/loader.h"
 #include "beam/opcodes.h"
+#include "term/bytes.h"
 #include "term/strbuf.h"
 
 #include <stdio.h>
@@ -217,19 +218,6 @@ struct chunk_ref {
     size_t size;
 };
 
-static uint32_t get32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put32(uint8_t *p, size_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
 /* The chunks of a well-formed container, or 0 when it is not one. */
 static size_t split_chunks(const uint8_t *data, size_t size, struct chunk_ref *chunks)
 {
@@ -237,7 +225,7 @@ static size_t split_chunks(const uint8_t *data, size_t size, struct chunk_ref *c
         return 0;
     size_t n = 0, at = 12;
     while (at + 8 <= size && n < MAX_CHUNKS) {
-        size_t len = get32(data + at + 4), padded = (len + 3) & ~(size_t)3;
+        size_t len = load_be32(data + at + 4), padded = (len + 3) & ~(size_t)3;
         if (padded > size - at - 8)
             break;
         chunks[n++] = (struct chunk_ref){data + at, data + at + 8, len};
@@ -251,11 +239,11 @@ static uint8_t *inflate_literals(const struct chunk_ref *c, size_t *size)
 {
     if (c->size < 4)
         return NULL;
-    uLongf n = get32(c->body);
+    uLongf n = load_be32(c->body);
     if (n == 0 || n > MAX_LITERAL_BYTES)
         return NULL;
     uint8_t *out = malloc(n);
-    if (out && (uncompress(out, &n, c->body + 4, (uLong)(c->size - 4)) != Z_OK || n != get32(c->body))) {
+    if (out && (uncompress(out, &n, c->body + 4, (uLong)(c->size - 4)) != Z_OK || n != load_be32(c->body))) {
         free(out);
         out = NULL;
     }
@@ -291,7 +279,7 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
         uLongf packed = compressBound((uLong)literal_size);
         body = malloc(4 + packed);
         if (body && compress2(body + 4, &packed, grown, (uLong)literal_size, Z_BEST_SPEED) == Z_OK) {
-            put32(body, literal_size);
+            store_be32(body, (uint32_t)literal_size);
             body_size = 4 + packed;
         }
         free(grown);
@@ -316,12 +304,12 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
     }
     memcpy(rest, data + tail_at, tail);
     uint8_t *at = (uint8_t *)c->body;
-    put32(at - 4, body_size);
+    store_be32(at - 4, (uint32_t)body_size);
     memcpy(at, body, body_size);
     memset(at + body_size, 0, padded - body_size);
     memcpy(at + padded, rest, tail);
     size_t new_size = (size_t)(at - data) + padded + tail;
-    put32(data + 4, new_size - 8);
+    store_be32(data + 4, (uint32_t)(new_size - 8));
     free(rest);
     free(body);
     return new_size;

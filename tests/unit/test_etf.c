@@ -5,6 +5,7 @@
 #include "term/atom.h"
 #include "term/bignum.h"
 #include "term/binary.h"
+#include "term/bytes.h"
 #include "term/compare.h"
 #include "term/etf.h"
 #include "term/map.h"
@@ -128,10 +129,7 @@ static void test_compressed_terms(void)
     uint32_t n = sizeof sample - 1;
     packed[0] = 131;
     packed[1] = 80;
-    packed[2] = (uint8_t)(n >> 24);
-    packed[3] = (uint8_t)(n >> 16);
-    packed[4] = (uint8_t)(n >> 8);
-    packed[5] = (uint8_t)n;
+    store_be32(packed + 2, n);
     heap_t h;
     CU_ASSERT_FATAL(heap_init(&h, 0, 0));
     const char *error = NULL;
@@ -176,10 +174,8 @@ static void test_deep_and_long_terms(void)
     n = 0;
     buf[n++] = 131;
     buf[n++] = 108;
-    buf[n++] = (uint8_t)(LENGTH >> 24);
-    buf[n++] = (uint8_t)(LENGTH >> 16);
-    buf[n++] = (uint8_t)(LENGTH >> 8);
-    buf[n++] = (uint8_t)LENGTH;
+    store_be32(buf + n, LENGTH);
+    n += 4;
     for (int i = 0; i < LENGTH; i++) {
         buf[n++] = 97;
         buf[n++] = (uint8_t)i;

@@ -21,6 +21,7 @@
 #include "beam/opcodes.h"
 #include "term/atom.h"
 #include "term/binary.h"
+#include "term/bytes.h"
 #include "term/compare.h"
 #include "term/map.h"
 #include "term/print.h"
@@ -668,7 +669,8 @@ static void test_otp_sweep(void)
 
 static void put32(struct strbuf *b, uint32_t v)
 {
-    uint8_t p[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+    uint8_t p[4];
+    store_be32(p, v);
     strbuf_append(b, p, 4);
 }
 
@@ -748,9 +750,7 @@ static void build_mini(struct mini *m, struct strbuf *file)
         put_chunk(file, "LitT", m->litt, m->litt_len);
     if (m->strt)
         put_chunk(file, "StrT", m->strt, m->strt_len);
-    uint32_t form = (uint32_t)file->len - 8;
-    uint8_t size[4] = {(uint8_t)(form >> 24), (uint8_t)(form >> 16), (uint8_t)(form >> 8), (uint8_t)form};
-    memcpy(file->data + 4, size, 4);
+    store_be32((uint8_t *)file->data + 4, (uint32_t)file->len - 8);
     strbuf_free(&chunk);
 }
 
@@ -1078,12 +1078,7 @@ static bool survives(const uint8_t *data, size_t size)
     return true;
 }
 
-static void set_form_size(uint8_t *data, size_t size)
-{
-    uint32_t form = (uint32_t)size - 8;
-    data[4] = (uint8_t)(form >> 24), data[5] = (uint8_t)(form >> 16), data[6] = (uint8_t)(form >> 8),
-    data[7] = (uint8_t)form;
-}
+static void set_form_size(uint8_t *data, size_t size) { store_be32(data + 4, (uint32_t)size - 8); }
 
 static void test_truncation(void)
 {
@@ -1120,8 +1115,7 @@ static size_t chunk_offsets(const uint8_t *data, size_t size, size_t *offsets, s
     size_t n = 0;
     for (size_t p = 12; p + 8 <= size && n < max;) {
         offsets[n++] = p;
-        uint32_t len =
-            (uint32_t)data[p + 4] << 24 | (uint32_t)data[p + 5] << 16 | (uint32_t)data[p + 6] << 8 | data[p + 7];
+        uint32_t len = load_be32(data + p + 4);
         p += 8 + ((len + 3) & ~3u);
     }
     return n;

@@ -7,6 +7,7 @@
  * unknown one, a write to a file opened for reading.
  */
 #include "rt/ram_file.h"
+#include "term/bytes.h"
 #include "test_main.h"
 
 #include <string.h>
@@ -23,10 +24,7 @@ static bool is_error(const struct ram_file_reply *r, const char *name)
     return r->header[0] == 1 && r->header_len == 1 + strlen(name) && memcmp(r->header + 1, name, strlen(name)) == 0;
 }
 
-static uint32_t number(const struct ram_file_reply *r)
-{
-    return (uint32_t)r->header[1] << 24 | (uint32_t)r->header[2] << 16 | (uint32_t)r->header[3] << 8 | r->header[4];
-}
+static uint32_t number(const struct ram_file_reply *r) { return load_be32(r->header + 1); }
 
 static bool has_data(const struct ram_file_reply *r, const char *bytes)
 {
