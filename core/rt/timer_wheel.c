@@ -62,49 +62,68 @@ static bool fires_before(const struct timer_node *a, const struct timer_node *b)
     return a->tick < b->tick || (a->tick == b->tick && a->within < b->within);
 }
 
+/* Whether the chain from head already fires in its order: the common
+ * case, as the timers of one tick are mostly armed in deadline order. */
+static bool in_firing_order(const struct timer_node *head)
+{
+    for (const struct timer_node *x = head; x && x->next; x = x->next)
+        if (fires_before(x->next, x))
+            return false;
+    return true;
+}
+
+/* Cuts the first `width` nodes (fewer at the end) off the chain at *rest,
+ * returning them NULL-terminated and leaving *rest at the node after. */
+static struct timer_node *split_run(struct timer_node **rest, size_t width)
+{
+    struct timer_node *run = *rest, *last = NULL;
+    for (size_t i = 0; i < width && *rest; i++) {
+        last = *rest;
+        *rest = last->next;
+    }
+    if (last)
+        last->next = NULL;
+    return run;
+}
+
+/* Links runs a then b, merged in firing order, at *tail, and returns the
+ * link after the last node. A tie takes a's node, the earlier in the list,
+ * which keeps the sort stable. */
+static struct timer_node **merge_runs(struct timer_node *a, struct timer_node *b, struct timer_node **tail)
+{
+    while (a && b) {
+        struct timer_node **from = fires_before(b, a) ? &b : &a;
+        *tail = *from;
+        tail = &(*from)->next;
+        *from = (*from)->next;
+    }
+    *tail = a ? a : b; /* what is left of the other run, already in order */
+    while (*tail)
+        tail = &(*tail)->next;
+    return tail;
+}
+
 /* Orders the due list by tick, then deadline within the tick, equals in
- * the order they came (a merge sort of the chain, O(k log k) for k due
- * timers): done as they fire, so that arming stays constant time. */
+ * the order they came: done as they fire, so that arming stays constant
+ * time. A batch already in order costs one look at each node; any other
+ * a bottom-up merge sort of the chain, O(k log k) for k due timers. */
 static void sort_due(struct timer_list *list)
 {
     struct timer_node *head = list->head;
-    if (!head || !head->next)
-        return;
-    size_t n = 0;
-    for (struct timer_node *x = head; x; x = x->next)
-        n++;
-    for (size_t width = 1; width < n; width *= 2) {
+    if (in_firing_order(head))
+        return; /* links and tail are right as they are */
+    for (size_t width = 1;; width *= 2) {
         struct timer_node *merged = NULL, **tail = &merged, *rest = head;
+        size_t merges = 0;
         while (rest) {
-            struct timer_node *a = rest, *b = a;
-            for (size_t i = 0; i < width && b; i++)
-                b = b->next;
-            struct timer_node *after = b;
-            for (size_t i = 0; i < width && after; i++)
-                after = after->next;
-            size_t la = 0, lb = 0;
-            for (struct timer_node *x = a; x != b && la < width; x = x->next)
-                la++;
-            for (struct timer_node *x = b; x != after && lb < width; x = x->next)
-                lb++;
-            while (la || lb) {
-                struct timer_node *take;
-                if (la && (!lb || !fires_before(b, a))) {
-                    take = a;
-                    a = a->next;
-                    la--;
-                } else {
-                    take = b;
-                    b = b->next;
-                    lb--;
-                }
-                *tail = take;
-                tail = &take->next;
-            }
-            rest = after;
+            struct timer_node *a = split_run(&rest, width);
+            struct timer_node *b = split_run(&rest, width);
+            tail = merge_runs(a, b, tail);
+            merges++;
         }
-        *tail = NULL;
         head = merged;
+        if (merges == 1) /* that one took the whole chain */
+            break;
     }
     struct timer_node *prev = NULL;
     for (struct timer_node *x = head; x; prev = x, x = x->next)

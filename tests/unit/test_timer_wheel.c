@@ -361,15 +361,17 @@ static void count_fire(struct timer_node *n, void *ctx)
     ++*(size_t *)ctx;
 }
 
+/* The probes one advance fired, in order (the first FIRE_LOG_MAX). */
+enum { FIRE_LOG_MAX = 64 };
 struct fire_log {
-    struct probe *fired[8];
+    struct probe *fired[FIRE_LOG_MAX];
     size_t count;
 };
 
 static void record_fire(struct timer_node *n, void *ctx)
 {
     struct fire_log *log = ctx;
-    if (log->count < 8)
+    if (log->count < FIRE_LOG_MAX)
         log->fired[log->count] = probe_of(n);
     log->count++;
 }
@@ -449,6 +451,47 @@ static void test_one_tick_fires_in_deadline_order(void)
     CU_ASSERT_EQUAL(timer_wheel_advance(&w, 600, record_fire, &log), 2);
     CU_ASSERT_EQUAL(log.fired[0]->index, 1);
     CU_ASSERT_EQUAL(log.fired[1]->index, 0);
+}
+
+/* A batch of one tick's timers armed in deadline order (the due list's
+ * shortcut), in reverse, all at one deadline, and at a few deadlines in
+ * a shuffled order: each fires in deadline order, equal deadlines in
+ * arming order. 37 is no power of two, so the merge sort's last run is
+ * short; the batch is due at once (overdue) or reaches the due list from
+ * its slot. */
+static void test_due_batch_fires_in_deadline_order(void)
+{
+    enum { BATCH = 37 }; /* within FIRE_LOG_MAX */
+    enum { IN_ORDER, REVERSED, ALL_EQUAL, SHUFFLED };
+    for (int shape = IN_ORDER; shape <= SHUFFLED; shape++) {
+        for (int overdue = 0; overdue < 2; overdue++) {
+            static struct timer_wheel w;
+            static struct probe p[BATCH];
+            size_t rank[BATCH];
+            uint64_t seed = 0x5eed0002;
+            memset(p, 0, sizeof p);
+            timer_wheel_init(&w, 100);
+            for (size_t i = 0; i < BATCH; i++) {
+                rank[i] = shape == IN_ORDER    ? i
+                          : shape == REVERSED  ? BATCH - 1 - i
+                          : shape == ALL_EQUAL ? 0
+                                               : (size_t)(next_random(&seed) % 5);
+                p[i].index = i;
+                timer_node_set_deadline_ns(&p[i].node, 102000000 + 1000 * (rank[i] + 1)); /* in tick 103 */
+                timer_wheel_arm(&w, &p[i].node, overdue ? 90 : 103);
+            }
+            CU_ASSERT_TRUE(timer_wheel_verify(&w));
+            struct fire_log log = {{NULL}, 0};
+            CU_ASSERT_EQUAL(timer_wheel_advance(&w, 200, record_fire, &log), BATCH);
+            size_t misplaced = 0;
+            for (size_t i = 1; i < BATCH; i++) {
+                size_t before = log.fired[i - 1]->index, after = log.fired[i]->index;
+                misplaced += rank[before] > rank[after] || (rank[before] == rank[after] && before > after);
+            }
+            CU_ASSERT_EQUAL(misplaced, 0); /* so each fired once, in the one right order */
+            CU_ASSERT_EQUAL(timer_wheel_armed_count(&w), 0);
+        }
+    }
 }
 
 static void test_overdue_ticks_fire_at_next_advance(void)
@@ -586,6 +629,8 @@ static CU_TestInfo tests[] = {
     {"cancel of unarmed node and re-arming", test_cancel_of_unarmed_node_and_rearming},
     {"overdue ticks fire at next advance", test_overdue_ticks_fire_at_next_advance},
     {"one tick's timers fire in their deadlines' order", test_one_tick_fires_in_deadline_order},
+    {"a due batch fires in deadline order: in order, reversed, equal, shuffled",
+     test_due_batch_fires_in_deadline_order},
     {"ticks beyond reach", test_ticks_beyond_reach},
     {"advance visits few slots", test_advance_visits_few_slots},
     {"tick conversions", test_tick_conversions},
