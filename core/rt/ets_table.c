@@ -1263,21 +1263,35 @@ static struct bt_node **part_root(struct ets_table *t, unsigned i)
     return is_partitioned(t) ? &t->stripes[i].root : &t->root;
 }
 
-/* The partition that holds key: how many bounds order at or before it.
- * Under any stripe's lock or the table's. */
-static unsigned part_of(const struct ets_table *t, term key)
+/* What a search of the partitions compares the key against: the bounds
+ * themselves, or their summaries (term_order_prefix), which need no lock. */
+enum bound_view { BY_BOUNDS, BY_SUMMARIES };
+
+/* Which of n partitions holds key: how many of the n - 1 bounds order at
+ * or before it (an upper-bound binary search). */
+static inline unsigned search_parts(const struct ets_table *t, unsigned n, term key, enum bound_view view)
 {
-    if (!is_partitioned(t))
-        return 0;
-    unsigned lo = 0, hi = atomic_load_explicit(&t->parts, memory_order_relaxed) - 1;
+    uint64_t summary = view == BY_SUMMARIES ? term_order_prefix(key) : 0;
+    unsigned lo = 0, hi = n - 1;
     while (lo < hi) {
         unsigned mid = (lo + hi) / 2;
-        if (key_compare(t->bound[mid], key) <= 0)
+        bool at_or_before = view == BY_SUMMARIES
+                                ? atomic_load_explicit(&t->bound_prefix[mid], memory_order_relaxed) <= summary
+                                : key_compare(t->bound[mid], key) <= 0;
+        if (at_or_before)
             lo = mid + 1;
         else
             hi = mid;
     }
     return lo;
+}
+
+/* The partition that holds key. Under any stripe's lock or the table's. */
+static unsigned part_of(const struct ets_table *t, term key)
+{
+    if (!is_partitioned(t))
+        return 0;
+    return search_parts(t, atomic_load_explicit(&t->parts, memory_order_relaxed), key, BY_BOUNDS);
 }
 
 /* part_of by the bounds' summaries, without a lock: a guess, right unless
@@ -1287,16 +1301,7 @@ static unsigned part_hint(const struct ets_table *t, term key)
     unsigned n = atomic_load_explicit(&t->parts, memory_order_relaxed);
     if (n <= 1 || n > STRIPES)
         return 0;
-    uint64_t k = term_order_prefix(key);
-    unsigned lo = 0, hi = n - 1;
-    while (lo < hi) {
-        unsigned mid = (lo + hi) / 2;
-        if (atomic_load_explicit(&t->bound_prefix[mid], memory_order_relaxed) <= k)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return search_parts(t, n, key, BY_SUMMARIES);
 }
 
 /* A writer's take of partition s: contended or not. */
