@@ -61,10 +61,25 @@ static inline bool span_push(struct span_stack *s, const term *w, size_t n)
     return true;
 }
 
+/* Whether t is a tuple of immediates only: the most common message ({tag,
+ * Pid}, {token, N}), sized and copied without the walks' machinery. */
+static inline bool is_flat_tuple(term t)
+{
+    if (!is_tuple(t))
+        return false;
+    const term *e = tuple_elements(t);
+    for (uint64_t i = 0, n = tuple_arity(t); i < n; i++)
+        if (is_pointer_term(e[i]))
+            return false;
+    return true;
+}
+
 size_t copy_size(term t)
 {
     if (!is_pointer_term(t))
         return 0;
+    if (is_flat_tuple(t))
+        return 1 + tuple_arity(t);
     struct span_stack st;
     st.items = st.inline_items;
     st.len = 0;
@@ -163,6 +178,13 @@ term copy_term(term t, size_t size, term **hp, term **mso, size_t *off_heap_byte
     if (!is_pointer_term(t))
         return t;
     term *start = *hp;
+    if (is_tuple(t) && size == 1 + tuple_arity(t)) {
+        /* Nothing but the tuple itself to copy: its elements are immediates
+         * (copy_size counts what any pointer element reaches). */
+        memcpy(start, boxed_ptr(t), size * sizeof(term));
+        *hp = start + size;
+        return make_boxed(start);
+    }
     struct dest d = {start, mso, off_heap_bytes};
     term result = copy_object(&d, t);
     /* Every pointer word behind the scan refers to the destination and every

@@ -397,6 +397,34 @@ static void test_list_chains(void)
     heap_destroy(&b);
 }
 
+/* A tuple of immediates copies as one block; one pointer element (even to
+ * an empty tuple) makes it an ordinary term again, its target copied too. */
+static void test_flat_tuples(void)
+{
+    heap_t a, b;
+    CU_ASSERT_FATAL(heap_init(&a, 0, 0));
+    CU_ASSERT_FATAL(heap_init(&b, 0, 0));
+    term flat = heap_tuple3(&a, make_small(42), make_small(-7), NIL);
+    term empty = heap_tuple(&a, 0, NULL);
+    term nested = heap_tuple2(&a, make_small(1), empty);
+    CU_ASSERT_FATAL(is_value(flat) && is_value(empty) && is_value(nested));
+    CU_ASSERT_EQUAL(copy_size(flat), 4);
+    CU_ASSERT_EQUAL(copy_size(empty), 1);
+    CU_ASSERT_EQUAL(copy_size(nested), 3 + 1);
+    struct where w = {&b, NULL, NULL};
+    term terms[3] = {flat, empty, nested};
+    for (int i = 0; i < 3; i++) {
+        size_t before = heap_used_words(&b);
+        term c = copy_to_heap(&b, terms[i]);
+        CU_ASSERT_FATAL(is_value(c));
+        CU_ASSERT_EQUAL(heap_used_words(&b) - before, copy_size(terms[i]));
+        CU_ASSERT(same_copy(terms[i], c, &w));
+        CU_ASSERT(heap_contains(&b, boxed_ptr(c)));
+    }
+    heap_destroy(&a);
+    heap_destroy(&b);
+}
+
 static CU_TestInfo tests[] = {
     {"between heaps, off-heap shared", test_between_heaps},
     {"into a message buffer", test_copy_term_into_buffer},
@@ -404,6 +432,7 @@ static CU_TestInfo tests[] = {
     {"refused by a capped heap", test_capped_destination},
     {"deep and long terms", test_deep_and_long},
     {"lists copied as chains", test_list_chains},
+    {"flat tuples", test_flat_tuples},
     CU_TEST_INFO_NULL,
 };
 TEST_SUITE(copy, tests)
