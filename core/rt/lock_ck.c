@@ -53,6 +53,11 @@ static inline void spin_futex_unlock(_Atomic uint32_t *w)
 
 static inline void lock_kind(struct rt_lock *l)
 {
+    /* The default kind before the switch's bounds check and indirect jump. */
+    if (__builtin_expect(l->kind == LOCK_SPIN_FUTEX, 1)) {
+        spin_futex_lock(&l->u.word);
+        return;
+    }
     switch (l->kind) {
     case LOCK_PTHREAD:
     case LOCK_ADAPTIVE:
@@ -92,6 +97,10 @@ static inline bool trylock_kind(struct rt_lock *l)
 
 static inline void unlock_kind(struct rt_lock *l)
 {
+    if (__builtin_expect(l->kind == LOCK_SPIN_FUTEX, 1)) {
+        spin_futex_unlock(&l->u.word);
+        return;
+    }
     switch (l->kind) {
     case LOCK_PTHREAD:
     case LOCK_ADAPTIVE:
