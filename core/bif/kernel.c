@@ -64,6 +64,8 @@ static bool global_name(term name)
 
 bool bif_kernel_name_pending(struct process *self, term name)
 {
+    if (!is_atom(name)) /* a table's reference: every ETS call on one asks */
+        return false;
     if (name == A(ac_tab) || name == A(logger) || name == A(application_controller))
         return !sched_kernel_booted(self->sched) && !kernel_process(self);
     if (global_name(name))
