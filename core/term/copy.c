@@ -173,18 +173,10 @@ static inline void copy_slot(struct dest *d, term *slot)
         *slot = copy_object(d, *slot);
 }
 
-term copy_term(term t, size_t size, term **hp, term **mso, size_t *off_heap_bytes)
+/* copy_term's general case (copy.h), for a pointer term. */
+term copy_term_walk(term t, size_t size, term **hp, term **mso, size_t *off_heap_bytes)
 {
-    if (!is_pointer_term(t))
-        return t;
     term *start = *hp;
-    if (is_tuple(t) && size == 1 + tuple_arity(t)) {
-        /* Nothing but the tuple itself to copy: its elements are immediates
-         * (copy_size counts what any pointer element reaches). */
-        memcpy(start, boxed_ptr(t), size * sizeof(term));
-        *hp = start + size;
-        return make_boxed(start);
-    }
     struct dest d = {start, mso, off_heap_bytes};
     term result = copy_object(&d, t);
     /* Every pointer word behind the scan refers to the destination and every

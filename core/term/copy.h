@@ -18,10 +18,29 @@
  * walk needs for a very deep term. */
 size_t copy_size(term t);
 
+/* copy_term's general case, out of line (t a pointer term). */
+term copy_term_walk(term t, size_t size, term **hp, term **mso, size_t *off_heap_bytes);
+
 /* Copies t into the `size` words at *hp (size from copy_size), advancing *hp;
  * ProcBins made are chained into *mso (a heap's or a message buffer's list)
  * and their bytes added to *off_heap_bytes when it is not NULL. */
-term copy_term(term t, size_t size, term **hp, term **mso, size_t *off_heap_bytes);
+static inline term copy_term(term t, size_t size, term **hp, term **mso, size_t *off_heap_bytes)
+{
+    if (!is_pointer_term(t))
+        return t;
+    /* A tuple of immediates (the most common message: size is then its
+     * own words, since a pointer element adds at least one) is one block,
+     * copied here without the walk's call. */
+    if (is_tuple(t) && size == 1 + tuple_arity(t)) {
+        const term *from = boxed_ptr(t);
+        term *to = *hp;
+        for (size_t i = 0; i < size; i++)
+            to[i] = from[i];
+        *hp = to + size;
+        return make_boxed(to);
+    }
+    return copy_term_walk(t, size, hp, mso, off_heap_bytes);
+}
 
 /* Sizes, allocates on h and copies. THE_NON_VALUE when h refuses. */
 term copy_to_heap(heap_t *h, term t);
