@@ -1,10 +1,6 @@
 /* lookup2.c — lookup2's block hash (lookup2.h). */
 #include "term/lookup2.h"
-
-static uint32_t load_le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
+#include "term/bytes.h"
 
 uint32_t lookup2_bytes(const uint8_t *k, size_t n, uint32_t init)
 {

@@ -2,6 +2,7 @@
  * md5.c — MD5 as RFC 1321 specifies it (see md5.h).
  */
 #include "term/md5.h"
+#include "term/bytes.h"
 
 #include <string.h>
 
@@ -25,17 +26,6 @@ static const uint32_t sines[64] = {
 };
 
 static uint32_t rotate_left(uint32_t x, unsigned n) { return x << n | x >> (32 - n); }
-
-static uint32_t load_le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void store_le32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
 
 static void transform(uint32_t state[4], const uint8_t block[64])
 {

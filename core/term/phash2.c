@@ -8,6 +8,7 @@
  * (below).
  */
 #include "term/phash2.h"
+#include "term/bytes.h"
 #include "term/lookup2.h"
 
 #include "term/atom.h"
@@ -139,11 +140,6 @@ static void hash_small(uint32_t *hash, int64_t v)
     }
     uint64_t magnitude = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
     hash_pair(hash, (uint32_t)magnitude, (uint32_t)(magnitude >> 32), v < 0 ? HCONST_10 : HCONST_11);
-}
-
-static uint32_t load_le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 /* The binary at the top (ITEM_BINARY): lookup2's blocks (lookup2_bytes,
