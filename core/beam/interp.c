@@ -199,7 +199,18 @@ static term bif_frame_location(heap_t *h, term module, term cause)
     if (is_non_value(info))
         return info;
     term pair = heap_tuple2(h, A(error_info), info);
-    return is_non_value(pair) ? pair : heap_cons(h, pair, NIL);
+    term location = is_non_value(pair) ? pair : heap_cons(h, pair, NIL);
+    /* io's output functions are Erlang on OTP: their frame has the place in
+     * io.erl where o_request/2 raises a device's error (OTP 25's line 99),
+     * which stack traces and crash reports print. */
+    if (module == A(io) && is_value(location)) {
+        term file = heap_string(h, "io.erl", 6);
+        term items[2] = {is_value(file) ? heap_tuple2(h, A(file), file) : file,
+                         heap_tuple2(h, A(line), make_small(99))};
+        for (int i = 1; i >= 0 && is_value(location); i--)
+            location = is_value(items[i]) ? heap_cons(h, items[i], location) : items[i];
+    }
+    return location;
 }
 
 /* The frame {M, F, A, Location} with {error_info, Info} after its

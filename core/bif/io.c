@@ -22,9 +22,10 @@
  *
  * Any other device (a pid such as a file's I/O server, a registered name,
  * standard_io led by another process) gets OTP's I/O protocol: the builtin
- * hands its call over to clause_io:format/3, put_chars/2 or nl/1
- * (bif_call_erlang), Erlang code that sends the request and waits for its
- * reply in a receive. Waiting is what Erlang code does well: a builtin that
+ * hands its call over to clause_io:o_request/2 (bif_call_erlang), Erlang
+ * code that sends the request, waits for its reply in a receive, and
+ * raises an error as OTP's io does (the io call in the first frame, with
+ * its cause). Waiting is what Erlang code does well: a builtin that
  * waited itself would need its own selective receive, monitor and
  * timeout-free park. The text written at once is unchanged by this: it
  * stays with the builtins.
@@ -98,54 +99,77 @@ static term written(struct process *p, int device, const struct strbuf *text)
     return write_device(p, device, text) ? A(ok) : bif_error(p, A(terminated));
 }
 
-/* Hands the call to clause_io:Function(args...), which makes the I/O
- * request; badarg where the engine cannot take it (never for these, which
- * guards cannot call). */
-static term protocol_call(struct process *p, term function, const term *args, size_t n)
+/* Hands the call io:Function(orig...) to clause_io:o_request(Function,
+ * Orig), which makes the I/O request and raises its errors as OTP's io
+ * does, with the original call in the stack trace's first frame; badarg
+ * where the engine cannot take it (never for these, which guards cannot
+ * call). */
+static term protocol_call(struct process *p, term function, const term *orig, size_t n)
 {
     if (!p->bif_may_trap)
         return bif_badarg(p);
-    return bif_call_erlang(p, A(clause_io), function, (unsigned)n, args);
+    term list = NIL;
+    for (size_t i = n; i > 0 && is_value(list); i--)
+        list = heap_cons(&p->heap, orig[i - 1], list);
+    if (is_non_value(list))
+        return bif_out_of_memory(p);
+    term call[2] = {function, list};
+    return bif_call_erlang(p, A(clause_io), A(o_request), 2, call);
 }
 
-static term do_format(struct process *p, term dev, term format, term args)
+/* Text a device written at once refuses (a bad format or arguments, data
+ * that is not chardata): badarg with the cause OTP's io gives when the
+ * device answers {error, put_chars}, which erl_error's explanation of the
+ * arguments needs. */
+static term refused(struct process *p)
 {
-    int device = direct_device(p, dev);
-    if (!device) {
-        term call[3] = {dev, format, args};
-        return protocol_call(p, A(format), call, 3);
-    }
-    struct strbuf text = STRBUF_INIT;
-    term result = io_format(&text, format, args) ? written(p, device, &text) : bif_badarg(p);
-    strbuf_free(&text);
-    return result;
+    term cause = heap_tuple2(&p->heap, A(device), A(put_chars));
+    return is_value(cause) ? bif_badarg_cause(p, cause) : bif_out_of_memory(p);
 }
 
-static term io_format_1(struct process *p, const term *args) { return do_format(p, A(standard_io), args[0], NIL); }
-static term io_format_2(struct process *p, const term *args) { return do_format(p, A(standard_io), args[0], args[1]); }
-static term io_format_3(struct process *p, const term *args) { return do_format(p, args[0], args[1], args[2]); }
-
-static term do_put_chars(struct process *p, term dev, term data)
+/* io:Function(orig...) for format and fwrite of 1, 2 or 3 arguments. */
+static term do_format(struct process *p, term function, const term *orig, size_t n)
 {
-    int device = direct_device(p, dev);
-    if (!device) {
-        term call[2] = {dev, data};
-        return protocol_call(p, A(put_chars), call, 2);
-    }
-    struct strbuf text = STRBUF_INIT;
-    term result = io_chardata(&text, data) ? written(p, device, &text) : bif_badarg(p);
-    strbuf_free(&text);
-    return result;
-}
-
-static term io_put_chars_1(struct process *p, const term *args) { return do_put_chars(p, A(standard_io), args[0]); }
-static term io_put_chars_2(struct process *p, const term *args) { return do_put_chars(p, args[0], args[1]); }
-
-static term do_nl(struct process *p, term dev)
-{
+    term dev = n == 3 ? orig[0] : A(standard_io);
+    term format = orig[n == 3 ? 1 : 0];
+    term args = n == 1 ? NIL : orig[n - 1];
     int device = direct_device(p, dev);
     if (!device)
-        return protocol_call(p, A(nl), &dev, 1);
+        return protocol_call(p, function, orig, n);
+    struct strbuf text = STRBUF_INIT;
+    term result = io_format(&text, format, args) ? written(p, device, &text) : refused(p);
+    strbuf_free(&text);
+    return result;
+}
+
+static term io_format_1(struct process *p, const term *args) { return do_format(p, A(format), args, 1); }
+static term io_format_2(struct process *p, const term *args) { return do_format(p, A(format), args, 2); }
+static term io_format_3(struct process *p, const term *args) { return do_format(p, A(format), args, 3); }
+static term io_fwrite_1(struct process *p, const term *args) { return do_format(p, A(fwrite), args, 1); }
+static term io_fwrite_2(struct process *p, const term *args) { return do_format(p, A(fwrite), args, 2); }
+static term io_fwrite_3(struct process *p, const term *args) { return do_format(p, A(fwrite), args, 3); }
+
+static term do_put_chars(struct process *p, const term *orig, size_t n)
+{
+    term dev = n == 2 ? orig[0] : A(standard_io);
+    int device = direct_device(p, dev);
+    if (!device)
+        return protocol_call(p, A(put_chars), orig, n);
+    struct strbuf text = STRBUF_INIT;
+    term result = io_chardata(&text, orig[n - 1]) ? written(p, device, &text) : refused(p);
+    strbuf_free(&text);
+    return result;
+}
+
+static term io_put_chars_1(struct process *p, const term *args) { return do_put_chars(p, args, 1); }
+static term io_put_chars_2(struct process *p, const term *args) { return do_put_chars(p, args, 2); }
+
+static term do_nl(struct process *p, const term *orig, size_t n)
+{
+    term dev = n == 1 ? orig[0] : A(standard_io);
+    int device = direct_device(p, dev);
+    if (!device)
+        return protocol_call(p, A(nl), orig, n);
     struct strbuf text = STRBUF_INIT;
     strbuf_putc(&text, '\n');
     term result = written(p, device, &text);
@@ -153,13 +177,9 @@ static term do_nl(struct process *p, term dev)
     return result;
 }
 
-static term io_nl_0(struct process *p, const term *args)
-{
-    (void)args;
-    return do_nl(p, A(standard_io));
-}
+static term io_nl_0(struct process *p, const term *args) { return do_nl(p, args, 0); }
 
-static term io_nl_1(struct process *p, const term *args) { return do_nl(p, args[0]); }
+static term io_nl_1(struct process *p, const term *args) { return do_nl(p, args, 1); }
 
 /* ---- the I/O servers' builtins (core/lib/clause_io.erl) ---- */
 
@@ -363,9 +383,9 @@ const struct bif_def bif_table_io[] = {
     {"io", "format", 1, io_format_1, 0},
     {"io", "format", 2, io_format_2, 0},
     {"io", "format", 3, io_format_3, 0},
-    {"io", "fwrite", 1, io_format_1, 0},
-    {"io", "fwrite", 2, io_format_2, 0},
-    {"io", "fwrite", 3, io_format_3, 0},
+    {"io", "fwrite", 1, io_fwrite_1, 0},
+    {"io", "fwrite", 2, io_fwrite_2, 0},
+    {"io", "fwrite", 3, io_fwrite_3, 0},
     {"io", "put_chars", 1, io_put_chars_1, 0},
     {"io", "put_chars", 2, io_put_chars_2, 0},
     {"io", "nl", 0, io_nl_0, 0},

@@ -26,14 +26,14 @@
 %% and from the device's encoding to the request's; an eof, once seen,
 %% answers every later read that finds no buffered input.
 %%
-%% format/3, put_chars/2 and nl/1 are what the io builtins call (their tail
-%% call, core/bif/bif.h) for a device they do not write themselves: a pid, a
+%% o_request/2 is what the io builtins call (their tail call,
+%% core/bif/bif.h) for a device they do not write themselves: a pid, a
 %% registered name, or standard_io when the group leader is another process.
-%% They make the request as OTP's io module does, and raise its errors.
+%% It makes the request as OTP's io module does, and raises its errors.
 -module(clause_io).
 
 -export([user_server/0, standard_error_server/0]).
--export([format/3, put_chars/2, nl/1]).
+-export([o_request/2]).
 %% Builtins (core/bif/io.c); these stubs are never called.
 -export([request_input/0, write/2, set_encoding/2]).
 
@@ -50,23 +50,72 @@ set_encoding(_Fd, _Encoding) -> erlang:nif_error(undef).
 
 %% ---- the io builtins' requests to other devices ----
 
-format(Dev, Format, Args) ->
-    o_request(Dev, {format, Format, Args}, [Dev, Format, Args]).
-
-put_chars(Dev, Chars) ->
-    o_request(Dev, {put_chars, unicode, Chars}, [Dev, Chars]).
-
-nl(Dev) ->
-    o_request(Dev, nl, [Dev]).
-
-%% As io's output functions: an error reply raises, with the original
-%% arguments in the stack trace's first frame.
-o_request(Dev, Request, Args) ->
-    case io:request(Dev, Request) of
-        {error, Reason} -> erlang:error(conv_reason(Reason), Args);
+%% o_request(Function, OrigArgs): io:Function(OrigArgs...) to a device,
+%% as OTP 25's io:o_request/2 makes it. An error raises as io's does, the
+%% original call in the first frame with the place in io.erl where OTP's
+%% raises it and the cause erl_error explains: {io, Why} when there is no
+%% device to ask (a name nobody holds, the caller itself, a device that
+%% ended before it answered), {device, Why} when the device answered
+%% {error, Why}.
+o_request(Function, OrigArgs) ->
+    {Dev, Request} = request_of(Function, OrigArgs),
+    case device_request(Dev, Request) of
+        {io, Why} -> fail(Function, OrigArgs, 94, {io, Why}, Why);
+        {error, Why} -> fail(Function, OrigArgs, 99, {device, Why}, Why);
         Reply -> Reply
     end.
 
+request_of(F, [Format]) when F =:= format; F =:= fwrite -> {standard_io, {format, Format, []}};
+request_of(F, [Format, Args]) when F =:= format; F =:= fwrite -> {standard_io, {format, Format, Args}};
+request_of(F, [Dev, Format, Args]) when F =:= format; F =:= fwrite -> {Dev, {format, Format, Args}};
+request_of(put_chars, [Chars]) -> {standard_io, {put_chars, unicode, Chars}};
+request_of(put_chars, [Dev, Chars]) -> {Dev, {put_chars, unicode, Chars}};
+request_of(nl, []) -> {standard_io, nl};
+request_of(nl, [Dev]) -> {Dev, nl}.
+
+device_request(standard_io, Request) ->
+    device_request(group_leader(), Request);
+device_request(Pid, _Request) when Pid =:= self() ->
+    {io, calling_self};
+device_request(Pid, Request) when is_pid(Pid) ->
+    %% A local device takes unicode requests; io's own conversion of the
+    %% request for it, which io:request/2 would make but whose answer
+    %% when the device ends cannot be told from the device's own error.
+    Mref = erlang:monitor(process, Pid),
+    Pid ! {io_request, self(), Mref, converted(Request)},
+    receive
+        {io_reply, Mref, Reply} ->
+            erlang:demonitor(Mref, [flush]),
+            Reply;
+        {'DOWN', Mref, _, _, _} ->
+            receive {'EXIT', Pid, _} -> true after 0 -> true end,
+            {io, terminated}
+    end;
+device_request(Name, Request) when is_atom(Name) ->
+    case whereis(Name) of
+        undefined -> {io, arguments};
+        Pid -> device_request(Pid, Request)
+    end;
+device_request(_, _) ->
+    {io, arguments}.
+
+converted({format, Format, Args}) -> {put_chars, unicode, io_lib, format, [Format, Args]};
+converted(nl) -> {put_chars, unicode, io_lib:nl()};
+converted({put_chars, Enc, Chars} = Request) when is_list(Chars) ->
+    case catch unicode:characters_to_binary(Chars, Enc) of
+        Binary when is_binary(Binary) -> {put_chars, Enc, Binary};
+        _ -> Request
+    end;
+converted(Request) -> Request.
+
+fail(Function, OrigArgs, Line, Cause, Why) ->
+    %% The frames below this one are the caller's, where io's would be.
+    {'EXIT', {here, [_ | Callers]}} = (catch erlang:error(here)),
+    Info = [{file, "io.erl"}, {line, Line},
+            {error_info, #{cause => Cause, module => erl_stdlib_errors}}],
+    erlang:raise(error, conv_reason(Why), [{io, Function, OrigArgs, Info} | Callers]).
+
+conv_reason(arguments) -> badarg;
 conv_reason(terminated) -> terminated;
 conv_reason(calling_self) -> calling_self;
 conv_reason({no_translation, _, _}) -> no_translation;

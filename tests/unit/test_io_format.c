@@ -336,13 +336,27 @@ static void test_builtins(void)
     CU_ASSERT_TRUE(is_non_value(call_bif(p, "io", "nl", 1, dev)));
     CU_ASSERT_EQUAL(p->fault_class, FAULT_CALL);
     CU_ASSERT_EQUAL(proc_bif_call.module, A(clause_io));
-    CU_ASSERT_EQUAL(proc_bif_call.function, A(nl));
-    CU_ASSERT_EQUAL(p->bif_trap_arity, 1);
-    CU_ASSERT_EQUAL(proc_bif_call.args[0], dev[0]);
+    /* clause_io:o_request(nl, [Dev]): io's function and its arguments as
+     * called, for the frame of an error (OTP's io:o_request/2) */
+    CU_ASSERT_EQUAL(proc_bif_call.function, A(o_request));
+    CU_ASSERT_EQUAL(p->bif_trap_arity, 2);
+    CU_ASSERT_EQUAL(proc_bif_call.args[0], A(nl));
+    CU_ASSERT_TRUE(is_list(proc_bif_call.args[1]) && list_head(proc_bif_call.args[1]) == dev[0] &&
+                   list_tail(proc_bif_call.args[1]) == NIL);
+    dev[1] = heap_string(h, "x", 1);
+    CU_ASSERT_TRUE(is_non_value(call_bif(p, "io", "fwrite", 3, dev)));
+    CU_ASSERT_EQUAL(proc_bif_call.args[0], A(fwrite));
+    CU_ASSERT_TRUE(is_list(proc_bif_call.args[1]) && list_head(proc_bif_call.args[1]) == dev[0]);
+    dev[1] = NIL;
     p->bif_may_trap = false;
     CU_ASSERT_EQUAL(call_bif(p, "io", "put_chars", 1, none), A(ok));
     term bad[2] = {A(ok), NIL};
     CU_ASSERT_TRUE(raised_badarg(p, call_bif(p, "io", "put_chars", 1, bad)));
+    /* a device written at once refuses with OTP's cause {device, put_chars},
+     * which erl_stdlib_errors needs to explain the argument */
+    CU_ASSERT_TRUE(is_tuple(proc_bif_call.fault_cause) && tuple_arity(proc_bif_call.fault_cause) == 2 &&
+                   tuple_element(proc_bif_call.fault_cause, 1) == A(device) &&
+                   tuple_element(proc_bif_call.fault_cause, 2) == A(put_chars));
     bad[0] = make_small(1);
     CU_ASSERT_TRUE(raised_badarg(p, call_bif(p, "io", "format", 1, bad)));
     CU_ASSERT_TRUE(raised_badarg(p, call_bif(p, "io", "format", 2, fa)));
