@@ -2616,6 +2616,17 @@ op_if_end:
         call_how = 0;
         call_after = I + fun_words;
         call_fun_instruction = true;
+        /* A fun called in tail position is a last call, as OTP's loader
+         * fuses call_fun and call_fun2 with the deallocate and return after
+         * them (i_call_fun_last): a loop through a fun (G(G, N - 1)) then
+         * runs in constant stack, and stack traces and current_stacktrace
+         * do not show the caller's frame. */
+        const void *next = (const void *)(uintptr_t)call_after[0];
+        if (next == &&special_deallocate_return ||
+            (next == &&op_deallocate && (const void *)(uintptr_t)call_after[2] == &&op_return)) {
+            call_how = 1;
+            call_dealloc = call_after[1];
+        }
         goto call_fun_value;
     }
     }

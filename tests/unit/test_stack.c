@@ -48,8 +48,33 @@ static void test_a_parked_process_gives_its_grown_stack_back(void)
     test_beam_call_end(&call);
 }
 
+/* call_fun/call_fun2 followed by deallocate and return (the compiler's
+ * code for a fun called last) is a last call: the frame goes before the
+ * fun runs, and a loop of DEPTH such calls never grows the stack. */
+static void test_a_fun_called_last_keeps_the_stack_flat(void)
+{
+    term args[1] = {make_small(DEPTH)};
+    struct test_beam_call call;
+    test_beam_call_start(&call, "fun_tail", "run", args, 1);
+    struct process *p = call.p;
+    size_t most_words = 0;
+    enum body_stop stop;
+    do {
+        p->reds_left = 1000;
+        stop = p->body->resume(p);
+        if (p->stack_words > most_words)
+            most_words = p->stack_words;
+    } while (stop == BODY_YIELD);
+    CU_ASSERT_FATAL(stop == BODY_EXIT);
+    CU_ASSERT_PTR_EQUAL(p->stack, p->stack_inline); /* never grown */
+    CU_ASSERT(most_words < 1000);
+    CU_ASSERT(is_value(call.host.value) && call.host.value == atom_intern_cstr("done"));
+    test_beam_call_end(&call);
+}
+
 static CU_TestInfo tests[] = {
     {"a parked process gives its grown stack back", test_a_parked_process_gives_its_grown_stack_back},
+    {"a fun called last keeps the stack flat", test_a_fun_called_last_keeps_the_stack_flat},
     CU_TEST_INFO_NULL,
 };
 TEST_SUITE(stack, tests)
