@@ -637,26 +637,35 @@ static const uint64_t *prepare_fun_call(struct process *p, term f, unsigned arit
 }
 
 /* OTP 25 (its JIT) raises from some arithmetic operators' instructions
- * without a frame for the operator: erlang:'+'/1,2, '-'/2 and '/'/2 —
- * unless an operand is a constant that is no number (X + a, "s" - X),
- * which the JIT hands to the builtin itself, frame and all. The others
- * ('*', div, rem, the bit operators, unary '-') have one with their
- * arguments, as every other builtin does; checked on erl. operands: the
- * instruction's operand words, as many as the builtin's arity. */
+ * without a frame for the operator: unary '+', '/' (its float path), '+'
+ * with a small integer constant operand (X + 1, 1 + X: the increment it
+ * emits) and '-' with one as its second (X - 1) — unless an operand is a
+ * constant that is no number (X + a, "s" - X), which the JIT hands to the
+ * builtin itself, frame and all. Everything else has the operator's frame
+ * with its arguments: '+' and '-' on two registers (A + B), on a constant
+ * bignum, 1 - X, and '*', div, rem, the bit operators, unary '-', as every
+ * other builtin; checked on erl. operands: the instruction's operand
+ * words, as many as the builtin's arity. */
 static bool raises_without_frame(const struct beam_export *e, const uint64_t *operands)
 {
+    if (e->module != A(erlang))
+        return false;
     for (unsigned i = 0; i < e->arity; i++)
         if (!beam_is_register(operands[i]) && !is_number((term)operands[i]))
             return false;
-    static const struct {
-        const char *name;
-        unsigned arity;
-    } frameless[] = {{"+", 1}, {"+", 2}, {"-", 2}, {"/", 2}};
-    if (e->module != A(erlang))
+    bool small_constant[2] = {false, false};
+    for (unsigned i = 0; i < e->arity && i < 2; i++)
+        small_constant[i] = !beam_is_register(operands[i]) && is_small((term)operands[i]);
+    if (e->arity == 1)
+        return atom_text_is(e->function, "+");
+    if (e->arity != 2)
         return false;
-    for (size_t i = 0; i < sizeof frameless / sizeof frameless[0]; i++)
-        if (frameless[i].arity == e->arity && atom_text_is(e->function, frameless[i].name))
-            return true;
+    if (atom_text_is(e->function, "/"))
+        return true;
+    if (atom_text_is(e->function, "+"))
+        return small_constant[0] || small_constant[1];
+    if (atom_text_is(e->function, "-"))
+        return small_constant[1];
     return false;
 }
 
