@@ -1044,15 +1044,7 @@ static void report_crash(struct process *p, enum fault_class class, term reason)
         error_report_process_exit(p);
         return;
     }
-    struct strbuf text = STRBUF_INIT;
-    strbuf_puts(&text, "clause: exception ");
-    print_atom(&text, class_atom(class));
-    strbuf_puts(&text, ": ");
-    print_p(&text, reason, (int)text.len + 1, 80, -1);
-    strbuf_putc(&text, '\n');
-    fflush(stdout);
-    fputs(strbuf_cstr(&text), stderr);
-    strbuf_free(&text);
+    error_report_main_exception(p, class_atom(class), reason);
 }
 
 /* The exit reason of an uncaught exception, as OTP forms it. */

@@ -221,3 +221,25 @@ void error_report_bad_port_value(const char *port_name, int64_t system_time_ns)
     write_report(&body, system_time_ns);
     strbuf_free(&body);
 }
+
+void error_report_main_exception(struct process *p, term class, term reason)
+{
+    struct strbuf text = STRBUF_INIT;
+    strbuf_puts(&text, "clause: exception ");
+    print_atom(&text, class);
+    strbuf_puts(&text, ": ");
+    print_p(&text, reason, (int)text.len + 1, 80, -1);
+    strbuf_putc(&text, '\n');
+    /* print_p writes UTF-8; a latin-1 device writes a character below 256
+     * as its byte (an atom 'é', <<"é"/utf8>> printed as <<"Ã©">>). */
+    struct strbuf bytes = STRBUF_INIT;
+    const struct strbuf *out = &text;
+    if (!io_device_unicode(p->sched, IO_DEVICE_STDERR)) {
+        io_latin1_device(&bytes, strbuf_cstr(&text), text.len);
+        out = &bytes;
+    }
+    fflush(stdout);
+    fwrite(out->data, 1, out->len, stderr);
+    strbuf_free(&bytes);
+    strbuf_free(&text);
+}

@@ -40,5 +40,11 @@ void error_report_max_heap_size(struct process *p, size_t max, size_t total, boo
 /* The report of a {command, Data} message to a port whose data is no
  * iodata, as erts logs it (the port then ends with badsig). */
 void error_report_bad_port_value(const char *port_name, int64_t system_time_ns);
+/* The main process ended with class (error, exit, throw) and reason: the
+ * line "clause: exception CLASS: REASON" on stderr, the reason as
+ * io:format(standard_error, "~p", ...) writes it after that prefix, in the
+ * device's encoding (latin-1 bytes unless the program made it unicode),
+ * as tests/golden/otp_run.escript writes it on OTP. */
+void error_report_main_exception(struct process *p, term class, term reason);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "rt/aliases.h"
 #include "rt/bif_timers.h"
+#include "rt/error_report.h"
 #include "rt/ets_table.h"
 #include "rt/message.h"
 #include "rt/names.h"
@@ -450,16 +451,7 @@ static bool send_down_locked(struct sched *s, worker_id waker, struct monitor *m
 
 /* The main process ended by an exit signal ends the program as an
  * uncaught exit would, with the same line on stderr. */
-static void report_main_exit(struct process *p)
-{
-    struct strbuf text = STRBUF_INIT;
-    strbuf_puts(&text, "clause: exception exit: ");
-    print_p(&text, p->exit_reason, (int)text.len + 1, 80, -1);
-    strbuf_putc(&text, '\n');
-    fflush(stdout);
-    fputs(strbuf_cstr(&text), stderr);
-    strbuf_free(&text);
-}
+static void report_main_exit(struct process *p) { error_report_main_exception(p, A(exit), p->exit_reason); }
 
 /* The program ends with status (executor mutex held). */
 static void stop_with_locked(struct sched *s, int status)
