@@ -3261,8 +3261,8 @@ struct process *beam_new_call(struct sched *s, struct process *parent, term modu
     term *hp = NULL, **mso = &h->mso;
     size_t *mso_bytes = &h->off_heap_bytes;
     if (total != SIZE_MAX && total > (size_t)(h->end - h->top) && (hp = heap_alloc_old(h, total))) {
-        mso = &h->old_mso;
-        mso_bytes = &h->old_off_heap_bytes;
+        mso = &h->old->mso;
+        mso_bytes = &h->old->off_heap_bytes;
     }
     if (total != SIZE_MAX && !hp)
         hp = heap_alloc(h, total);

@@ -163,7 +163,7 @@ static term item_value(struct process *self, struct process *q, term item)
          * binaries, the dictionary's table, and a stack that outgrew the
          * context. */
         return make_small((int64_t)(proc_context_bytes(q) + all_heap_words * sizeof(term) + q->heap.off_heap_bytes +
-                                    q->heap.old_off_heap_bytes + proc_dict_bytes(q->dictionary) +
+                                    q->heap.old->off_heap_bytes + proc_dict_bytes(q->dictionary) +
                                     (q->stack != q->stack_inline ? q->stack_words * sizeof(term) : 0)));
     case ATOM_INDEX_reductions:
         return make_small(0); /* the seed: reductions are not reported */

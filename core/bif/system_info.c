@@ -331,7 +331,7 @@ static void add_process(const struct process *q, struct memory_figures *m)
     uint64_t base = proc_context_bytes(q) + stack + q->heap.frag_words * sizeof(term) + proc_dict_bytes(q->dictionary);
     m->processes += base + (heap_block_words(&q->heap) + heap_old_block_words(&q->heap)) * sizeof(term);
     m->processes_used += base + ((uint64_t)(q->heap.top - q->heap.start) + heap_old_words(&q->heap)) * sizeof(term);
-    m->binary += q->heap.off_heap_bytes + q->heap.old_off_heap_bytes;
+    m->binary += q->heap.off_heap_bytes + q->heap.old->off_heap_bytes;
     m->pooled += sizeof *q;
 }
 

@@ -151,7 +151,7 @@ static term gc_info(heap_t *h, const struct process *p, size_t stack)
                          (size_t)(q->top - q->start),
                          q->off_heap_bytes / sizeof(term),
                          q->bin_vheap_limit / sizeof(term),
-                         q->old_off_heap_bytes / sizeof(term),
+                         q->old->off_heap_bytes / sizeof(term),
                          q->old_bin_vheap_limit / sizeof(term)};
     term items[11];
     for (int i = 0; i < 11; i++) {

@@ -30,7 +30,7 @@
  * (OTP's MSO overhead); heap_wants_gc asks for a collection once it passes
  * h->bin_vheap_limit, which bin_vheap_after_gc adapts after each collection
  * as OTP's virtual binary heap size does. The old generation's ProcBins
- * count in h->old_off_heap_bytes against their own limit, which asks for a
+ * count in h->old->off_heap_bytes against their own limit, which asks for a
  * full sweep (OTP's BIN_OLD_VHEAP), the only collection that frees them.
  *
  * Magic references (SUBTAG_MAGIC_REF, OTP's magic refs): a reference term

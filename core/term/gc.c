@@ -235,7 +235,7 @@ static bool from_space_init(struct from_space *fs, const heap_t *h, bool full)
     size_t old_words = full ? heap_old_words(h) : 0;
     fs->block_lo = (uintptr_t)h->start;
     fs->block_bytes = block_words * sizeof(term);
-    fs->old_lo = (uintptr_t)h->old_start;
+    fs->old_lo = (uintptr_t)h->old->start;
     fs->old_bytes = old_words * sizeof(term);
     size_t n = old_words > 0;
     for (const struct heap_fragment *f = h->frags; f; f = f->next)
@@ -258,7 +258,7 @@ static bool from_space_init(struct from_space *fs, const heap_t *h, bool full)
             add_region(fs, f->mem, f->used);
         }
     if (old_words > 0)
-        add_region(fs, h->old_start, old_words);
+        add_region(fs, h->old->start, old_words);
     sort_regions(fs->frags, fs->nfrags);
     fs->granules = NULL;
     if (fs->nfrags > INLINE_REGIONS)
@@ -588,8 +588,8 @@ static void sweep_chain(term *first, struct from_space *fs, const heap_t *h, str
     }
 }
 
-/* Once h->old_top covers the promoted words (minor), or the old block is
- * no longer from-space's (full sweep: h->old_top == h->old_start first).
+/* Once h->old->top covers the promoted words (minor), or the old block is
+ * no longer from-space's (full sweep: h->old->top == h->old->start first).
  * A minor collection leaves the old chain as it is (nothing old dies or
  * moves in it) and puts the promoted ProcBins in front of it: walking it
  * made every minor collection of a process holding many old binaries cost
@@ -599,22 +599,26 @@ static void sweep_mso(heap_t *h, struct from_space *fs, bool full)
     struct mso_chain young = {NULL, NULL, 0}, old = {NULL, NULL, 0};
     sweep_chain(h->mso, fs, h, &young, &old);
     if (full) {
-        sweep_chain(h->old_mso, fs, h, &young, &old);
+        sweep_chain(h->old->mso, fs, h, &young, &old);
         if (old.tail)
             old.tail[PROCBIN_NEXT] = 0;
     } else {
         if (old.tail)
-            old.tail[PROCBIN_NEXT] = (term)(uintptr_t)h->old_mso;
+            old.tail[PROCBIN_NEXT] = (term)(uintptr_t)h->old->mso;
         else
-            old.head = h->old_mso;
-        old.bytes += h->old_off_heap_bytes;
+            old.head = h->old->mso;
+        old.bytes += h->old->off_heap_bytes;
     }
     if (young.tail)
         young.tail[PROCBIN_NEXT] = 0;
     h->mso = young.head;
     h->off_heap_bytes = young.bytes;
-    h->old_mso = old.head;
-    h->old_off_heap_bytes = old.bytes;
+    /* Without old-generation state nothing was old, nor promoted (a
+     * promotion makes the state first). */
+    if (heap_has_old_state(h)) {
+        h->old->mso = old.head;
+        h->old->off_heap_bytes = old.bytes;
+    }
 }
 
 /* ---- resizing the to-space ----
@@ -668,8 +672,8 @@ static term *resize_block(heap_t *h, term *block, size_t block_words, size_t liv
     for (size_t r = 0; r < nroots; r++)
         for (size_t i = 0; i < roots[r].count; i++)
             move_term(&mv, &roots[r].words[i]);
-    for (size_t i = 0; i < h->remembered_len; i++)
-        move_term(&mv, h->remembered[i]);
+    for (size_t i = 0; i < h->old->remembered_len; i++)
+        move_term(&mv, h->old->remembered[i]);
     term mso = (term)(uintptr_t)h->mso;
     move_raw(&mv, &mso);
     h->mso = (term *)(uintptr_t)mso;
@@ -696,9 +700,9 @@ bool gc_next_is_full_sweep(const heap_t *h, size_t need)
 {
     if (h->gc_requested || h->need_fullsweep || h->minor_gcs >= h->fullsweep_after)
         return true;
-    if (h->old_off_heap_bytes > h->old_bin_vheap_limit)
+    if (h->old->off_heap_bytes > h->old_bin_vheap_limit)
         return true;
-    if (h->old_start && mature_words(h) > (size_t)(h->old_end - h->old_top))
+    if (h->old->start && mature_words(h) > (size_t)(h->old->end - h->old->top))
         return true;
     return h->max_words != 0 && heap_used_words(h) + need > h->max_words;
 }
@@ -706,13 +710,16 @@ bool gc_next_is_full_sweep(const heap_t *h, size_t need)
 /* Keeps the remembered words that still refer to young data. */
 static void prune_remembered(heap_t *h)
 {
+    struct heap_old *old = h->old;
+    if (old->remembered_len == 0)
+        return; /* also heap_old_none, which is never written */
     size_t kept = 0;
-    for (size_t i = 0; i < h->remembered_len; i++) {
-        term t = *h->remembered[i];
+    for (size_t i = 0; i < old->remembered_len; i++) {
+        term t = *old->remembered[i];
         if (is_pointer_term(t) && heap_contains(h, term_ptr(t)) && !heap_in_old(h, term_ptr(t)))
-            h->remembered[kept++] = h->remembered[i];
+            old->remembered[kept++] = old->remembered[i];
     }
-    h->remembered_len = kept;
+    old->remembered_len = (uint32_t)kept;
 }
 
 /* The young block's least size after a minor collection: as OTP's, not
@@ -777,6 +784,16 @@ static void fix_roots(struct cheney *c, const struct gc_root_range *roots, size_
             fix(c, &roots[r].words[i]);
 }
 
+/* Undoes the heap_old_make of a collection that then failed (`made`: it
+ * made the state), so that a refused collection leaves the heap as it was. */
+static void forget_old_state(heap_t *h, bool made)
+{
+    if (made && heap_has_old_state(h)) {
+        free(h->old);
+        h->old = (struct heap_old *)&heap_old_none; /* never written: see heap_has_old_state */
+    }
+}
+
 static enum heap_failure minor_collection(heap_t *h, size_t need, const struct gc_root_range *roots, size_t nroots,
                                           bool busy)
 {
@@ -788,10 +805,13 @@ static enum heap_failure minor_collection(heap_t *h, size_t need, const struct g
         return fail(h, HEAP_FAIL_NOMEM);
     term *new_old = NULL;
     size_t new_old_words = 0;
-    if (mature > 0 && !h->old_start) {
+    bool made_old_state = false;
+    if (mature > 0 && !h->old->start) {
         /* OTP sizes the first old block by the young block's use. */
         new_old_words = gc_next_heap_size((size_t)(h->top - h->start));
-        if (!(new_old = heap_block_alloc(new_old_words))) {
+        made_old_state = !heap_has_old_state(h);
+        if (!heap_old_make(h) || !(new_old = heap_block_alloc(new_old_words))) {
+            forget_old_state(h, made_old_state);
             from_space_free(&fs);
             return fail(h, HEAP_FAIL_NOMEM);
         }
@@ -825,16 +845,17 @@ static enum heap_failure minor_collection(heap_t *h, size_t need, const struct g
                               new_old ? new_old_words : heap_old_block_words(h), &to_size);
     if (!to) {
         heap_block_free(new_old, new_old_words);
+        forget_old_state(h, made_old_state);
         from_space_free(&fs);
         return fail(h, HEAP_FAIL_NOMEM);
     }
 
     /* From here on nothing can fail. */
     if (new_old) {
-        h->old_start = h->old_top = new_old;
-        h->old_end = new_old + new_old_words;
+        h->old->start = h->old->top = new_old;
+        h->old->end = new_old + new_old_words;
     }
-    term *promoted = h->old_top;
+    term *promoted = h->old->top;
     struct cheney c = {&fs,
                        to,
                        (uintptr_t)h->start,
@@ -844,12 +865,13 @@ static enum heap_failure minor_collection(heap_t *h, size_t need, const struct g
                        (uintptr_t)to,
                        to_size * sizeof(term)};
     fix_roots(&c, roots, nroots);
-    size_t remembered = h->remembered_len;
+    size_t remembered = h->old->remembered_len;
     for (size_t i = 0; i < remembered; i++)
-        fix(&c, h->remembered[i]);
+        fix(&c, h->old->remembered[i]);
     bool lost_before = h->need_fullsweep;
     scan(&c, h, to, promoted);
-    h->old_top = c.old_top;
+    if (c.old_top != promoted)
+        h->old->top = c.old_top; /* promoted only into an old block, whose state exists */
     sweep_mso(h, &fs, false);
     size_t live = (size_t)(c.top - to), moved = live + (size_t)(c.old_top - promoted);
     /* A remembered word that could not be recorded refers into `to` unseen:
@@ -912,12 +934,15 @@ static enum heap_failure full_sweep(heap_t *h, size_t need, const struct gc_root
     struct cheney c = {&fs, to, 0, 0, NULL, 0, (uintptr_t)to, to_size * sizeof(term)};
     fix_roots(&c, roots, nroots);
     scan(&c, h, to, NULL);
-    term *old_block_start = h->old_start;
+    term *old_block_start = h->old->start;
     size_t old_block_words = heap_old_block_words(h);
-    h->old_start = h->old_top = h->old_end = NULL;
+    /* The state stays, empty, for the next promotion. */
+    if (heap_has_old_state(h)) {
+        h->old->start = h->old->top = h->old->end = NULL;
+        h->old->remembered_len = 0;
+    }
     sweep_mso(h, &fs, true);
     heap_block_free(old_block_start, old_block_words);
-    h->remembered_len = 0;
     size_t live = (size_t)(c.top - to);
     finish(h, &fs, to, to_size, live, need, old_block, 0, roots, nroots, true, true);
     h->minor_gcs = 0;

@@ -305,18 +305,31 @@ unsigned long heap_default_fullsweep_after(void)
     return atomic_load_explicit(&default_fullsweep_after, memory_order_relaxed);
 }
 
-/* The state of a heap with nothing allocated, but for the block. */
+const struct heap_old heap_old_none = {0};
+
+struct heap_old *heap_old_make(heap_t *h)
+{
+    if (!heap_has_old_state(h)) {
+        struct heap_old *old = calloc(1, sizeof *old);
+        if (!old)
+            return NULL;
+        h->old = old;
+    }
+    return h->old;
+}
+
+/* The state of a heap with nothing allocated, but for the block (its old
+ * generation's state already freed, or never made). */
 static void reset_generations(heap_t *h)
 {
     h->top = h->high_water = h->start;
-    h->old_start = h->old_top = h->old_end = NULL;
+    /* Cast: heap_old_none is never written (heap_has_old_state guards every write). */
+    h->old = (struct heap_old *)&heap_old_none;
     h->frags = NULL;
     h->frag_words = h->adopted_words = 0;
-    h->mso = h->old_mso = NULL;
-    h->off_heap_bytes = h->old_off_heap_bytes = 0;
+    h->mso = NULL;
+    h->off_heap_bytes = 0;
     h->bin_vheap_limit = h->old_bin_vheap_limit = HEAP_BIN_VHEAP_MIN_BYTES;
-    h->remembered = NULL;
-    h->remembered_len = h->remembered_cap = 0;
     h->failure = HEAP_OK;
     h->collections = h->minor_gcs = h->full_sweeps = 0;
     h->fullsweep_after = heap_default_fullsweep_after();
@@ -369,15 +382,18 @@ void heap_free_block(heap_t *h)
 static void release_off_block(heap_t *h)
 {
     bin_release_mso(h->mso);
-    bin_release_mso(h->old_mso);
+    bin_release_mso(h->old->mso);
     struct heap_fragment *f = h->frags;
     while (f) {
         struct heap_fragment *next = f->next;
         free(f);
         f = next;
     }
-    heap_block_free(h->old_start, heap_old_block_words(h));
-    free(h->remembered);
+    if (heap_has_old_state(h)) {
+        heap_block_free(h->old->start, heap_old_block_words(h));
+        free(h->old->remembered);
+        free(h->old);
+    }
     reset_generations(h);
 }
 
@@ -400,7 +416,10 @@ bool heap_recycle(heap_t *h)
 
 term *heap_alloc_old(heap_t *h, size_t words)
 {
-    if (h->old_start || (h->max_words != 0 && heap_used_words(h) + words > h->max_words))
+    if (h->old->start || (h->max_words != 0 && heap_used_words(h) + words > h->max_words))
+        return NULL;
+    struct heap_old *old = heap_old_make(h);
+    if (!old)
         return NULL;
     /* At most 3/4 full, as a collection sizes a block (gc.c: block_size),
      * so that the first promotions do not force a full sweep at once. */
@@ -408,26 +427,28 @@ term *heap_alloc_old(heap_t *h, size_t words)
     term *block = heap_block_alloc(size);
     if (!block)
         return NULL;
-    h->old_start = block;
-    h->old_top = block + words;
-    h->old_end = block + size;
+    old->start = block;
+    old->top = block + words;
+    old->end = block + size;
     heap_set_gc_mark(h);
     return block;
 }
 
+/* slot is old (heap_write), so the old generation's state exists. */
 void heap_remember(heap_t *h, term *slot)
 {
-    if (h->remembered_len == h->remembered_cap) {
-        size_t cap = h->remembered_cap ? 2 * (size_t)h->remembered_cap : 16;
-        term **grown = cap <= UINT32_MAX ? realloc(h->remembered, cap * sizeof *grown) : NULL;
+    struct heap_old *old = h->old;
+    if (old->remembered_len == old->remembered_cap) {
+        size_t cap = old->remembered_cap ? 2 * (size_t)old->remembered_cap : 16;
+        term **grown = cap <= UINT32_MAX ? realloc(old->remembered, cap * sizeof *grown) : NULL;
         if (!grown) {
             h->need_fullsweep = true;
             return;
         }
-        h->remembered = grown;
-        h->remembered_cap = (uint32_t)cap;
+        old->remembered = grown;
+        old->remembered_cap = (uint32_t)cap;
     }
-    h->remembered[h->remembered_len++] = slot;
+    old->remembered[old->remembered_len++] = slot;
 }
 
 term *heap_alloc_slow(heap_t *h, size_t words)

@@ -5,8 +5,11 @@
  * block [start, top, end) plus a chain of heap fragments (its own overflow,
  * and messages' fragments it adopted from their senders); the words of the
  * block below `high_water` survived the last collection. The old one is a
- * block [old_start, old_top, old_end) holding what survived two (gc.h);
- * it exists only once something was promoted. Allocation never moves a
+ * block [old->start, old->top, old->end) holding what survived two (gc.h);
+ * it exists only once something was promoted. Its descriptor (struct
+ * heap_old) is a separate allocation made at the first promotion, so that
+ * the many heaps that never promote (most processes) carry one pointer for
+ * it in their process context instead of its nine words. Allocation never moves a
  * term: when the young block is full, heap_alloc takes a fragment from the
  * C heap instead, so C code may hold raw term pointers across any number
  * of allocations. Terms move only in gc_collect (gc.h), which callers run
@@ -20,7 +23,7 @@
  *
  * Off-heap (reference-counted) binaries are reached from the heap through
  * their ProcBin objects, which are chained through `mso` (young ones) and
- * `old_mso` (promoted ones) (binary.h). The collector drops a reference for
+ * `old->mso` (promoted ones) (binary.h). The collector drops a reference for
  * each ProcBin that did not survive.
  *
  * The optional cap (`max_words`, the seed's --max-heap) bounds the words the
@@ -59,26 +62,40 @@ struct heap_fragment {
     term *mem;
 };
 
-typedef struct heap {
-    term *start, *top, *end;                 /* the young block */
-    term *gc_mark;                           /* a top past it asks for a collection (heap_set_gc_mark) */
-    term *high_water;                        /* young block words below it survived a collection */
-    struct heap_fragment *frags;             /* newest first; all young */
-    size_t frag_words;                       /* words allocated in fragments */
-    size_t adopted_words;                    /* of those, words in adopted fragments (heap_adopt_fragment) */
-    term *old_start, *old_top, *old_end;     /* the old generation; NULL until a promotion */
-    size_t min_words;                        /* the block never shrinks below this */
-    size_t max_words;                        /* cap on words held; 0 = no cap */
-    term *mso;                               /* first young ProcBin, chained (binary.h) */
-    size_t off_heap_bytes;                   /* bytes of off-heap binaries the young ProcBins refer to */
-    term *old_mso;                           /* first old ProcBin, chained */
-    size_t old_off_heap_bytes;               /* bytes the old ProcBins refer to */
-    size_t old_bin_vheap_limit;              /* old_off_heap_bytes past this ask for a full sweep */
+/* The old generation and what only it needs. heap_old_none until the first
+ * promotion (heap_old_make); kept from then on until the heap is destroyed
+ * or recycled, with an empty block after a full sweep. */
+struct heap_old {
+    term *start, *top, *end;                 /* the block; NULL when there is none */
+    term *mso;                               /* first old ProcBin, chained */
+    size_t off_heap_bytes;                   /* bytes the old ProcBins refer to */
     term **remembered;                       /* old words written in place since the last collection (heap_write) */
     uint32_t remembered_len, remembered_cap; /* past UINT32_MAX words, a full sweep instead (heap_remember) */
-    unsigned long fullsweep_after;           /* minor collections allowed between full sweeps (OTP's option) */
-    size_t moved_words;                      /* words the last collection copied */
-    size_t bin_vheap_limit;                  /* off_heap_bytes past this ask for a collection (binary.h) */
+};
+
+/* What a heap without old-generation state points to: all empty, and
+ * read-only (a write to it faults), so that readers need no test. */
+extern const struct heap_old heap_old_none;
+
+typedef struct heap {
+    term *start, *top, *end;     /* the young block */
+    term *gc_mark;               /* a top past it asks for a collection (heap_set_gc_mark) */
+    term *high_water;            /* young block words below it survived a collection */
+    struct heap_fragment *frags; /* newest first; all young */
+    size_t frag_words;           /* words allocated in fragments */
+    size_t adopted_words;        /* of those, words in adopted fragments (heap_adopt_fragment) */
+    struct heap_old *old;        /* &heap_old_none until the first promotion (heap_old_make) */
+    size_t min_words;            /* the block never shrinks below this */
+    size_t max_words;            /* cap on words held; 0 = no cap */
+    term *mso;                   /* first young ProcBin, chained (binary.h) */
+    size_t off_heap_bytes;       /* bytes of off-heap binaries the young ProcBins refer to */
+    /* old->off_heap_bytes past this ask for a full sweep. Here, not in
+     * struct heap_old: full sweeps adjust it before there is an old
+     * generation (binary.c: bin_vheap_after_gc). */
+    size_t old_bin_vheap_limit;
+    unsigned long fullsweep_after; /* minor collections allowed between full sweeps (OTP's option) */
+    size_t moved_words;            /* words the last collection copied */
+    size_t bin_vheap_limit;        /* off_heap_bytes past this ask for a collection (binary.h) */
     uint32_t stack_words; /* words the owner's stack holds at this collection (its caller sets it; saturated) */
     uint32_t owner_mark;  /* the owner's own: rt/proc_gc.c marks the slice of the last collection with it */
     /* Counters of 32 bits and a byte for the failure, in the words every
@@ -186,7 +203,7 @@ bool heap_recycle(heap_t *h);
  * for its young block, its state from the start, which no minor collection
  * then copies (in young fragments, the first two collections copied a hog's
  * 1,500,000-word argument, 170 ms); a quarter of the block is left free, as
- * a collection leaves one. A ProcBin made there goes on old_mso.
+ * a collection leaves one. A ProcBin made there goes on old->mso.
  * NULL when the heap has an old generation already, or the cap or the host
  * refuses. */
 term *heap_alloc_old(heap_t *h, size_t words);
@@ -195,8 +212,15 @@ term *heap_alloc_old(heap_t *h, size_t words);
 static inline size_t heap_young_words(const heap_t *h) { return (size_t)(h->top - h->start) + h->frag_words; }
 
 /* Words held by the old generation, and its block's size. */
-static inline size_t heap_old_words(const heap_t *h) { return (size_t)(h->old_top - h->old_start); }
-static inline size_t heap_old_block_words(const heap_t *h) { return (size_t)(h->old_end - h->old_start); }
+static inline size_t heap_old_words(const heap_t *h) { return (size_t)(h->old->top - h->old->start); }
+static inline size_t heap_old_block_words(const heap_t *h) { return (size_t)(h->old->end - h->old->start); }
+
+/* True once h has old-generation state of its own (heap_old_make). */
+static inline bool heap_has_old_state(const heap_t *h) { return h->old != &heap_old_none; }
+
+/* h's old-generation state for a change, made empty when it has none;
+ * NULL when the host refused the memory. */
+struct heap_old *heap_old_make(heap_t *h);
 
 /* Words currently allocated (both generations). */
 static inline size_t heap_used_words(const heap_t *h) { return heap_young_words(h) + heap_old_words(h); }
@@ -288,7 +312,7 @@ static inline void heap_set_gc_mark(heap_t *h)
 static inline bool heap_wants_gc(const heap_t *h)
 {
     return h->top > h->gc_mark || (h->frags != NULL && h->frag_words > (size_t)(h->end - h->top)) || h->gc_requested ||
-           h->off_heap_bytes > h->bin_vheap_limit || h->old_off_heap_bytes > h->old_bin_vheap_limit;
+           h->off_heap_bytes > h->bin_vheap_limit || h->old->off_heap_bytes > h->old_bin_vheap_limit;
 }
 
 /* True when p points into either generation's block or a fragment. */
@@ -297,7 +321,7 @@ bool heap_contains(const heap_t *h, const term *p);
 /* True when p points into the old generation's used words. */
 static inline bool heap_in_old(const heap_t *h, const term *p)
 {
-    return (uintptr_t)p - (uintptr_t)h->old_start < (uintptr_t)h->old_top - (uintptr_t)h->old_start;
+    return (uintptr_t)p - (uintptr_t)h->old->start < (uintptr_t)h->old->top - (uintptr_t)h->old->start;
 }
 
 /* Records an old word written in place, a root of the minor collections

@@ -142,13 +142,13 @@ static void test_old_generation_and_buffers(void)
     for (int i = 0; i < 4; i++)
         CU_ASSERT_EQUAL(gc_collect(&p->heap, 0, &r, 1), HEAP_OK);
     CU_ASSERT_EQUAL(refc(roots[0]), 1);
-    CU_ASSERT(p->heap.old_mso != NULL || p->heap.mso != NULL);
+    CU_ASSERT(p->heap.old->mso != NULL || p->heap.mso != NULL);
     /* Until a full sweep without it frees it. */
     p->heap.gc_requested = true;
     CU_ASSERT(gc_next_is_full_sweep(&p->heap, 0));
     CU_ASSERT_EQUAL(gc_collect(&p->heap, 0, NULL, 0), HEAP_OK);
     CU_ASSERT_EQUAL(binary_live_count(), base);
-    CU_ASSERT(p->heap.mso == NULL && p->heap.old_mso == NULL);
+    CU_ASSERT(p->heap.mso == NULL && p->heap.old->mso == NULL);
 
     /* A buffer's chain (an ETS object, a persistent term) holds its own
      * reference, dropped when the buffer is released. */

@@ -544,11 +544,11 @@ static bool check_after(struct world *w, struct fp *fp, const struct snapshot *b
     if (h->frags != NULL || h->frag_words != 0)
         return *why = "fragments left", false;
     bool full = h->minor_gcs == 0;
-    if (full && h->old_start != NULL)
+    if (full && h->old->start != NULL)
         return *why = "an old block left by a full sweep", false;
     /* A remembered old word keeps its young cons (write_in_place) even
      * when its tuple died: at most 2 words each. */
-    if (after.young_words > live || live - after.young_words > 2 * h->remembered_len ||
+    if (after.young_words > live || live - after.young_words > 2 * h->old->remembered_len ||
         after.words > live + heap_old_words(h))
         return *why = "live words differ from reachable words", false;
     if ((size_t)(h->end - h->top) < need)
@@ -564,14 +564,14 @@ static bool check_after(struct world *w, struct fp *fp, const struct snapshot *b
             return *why = "bad mso chain entry", false;
         mso_count++;
     }
-    for (term *p = h->old_mso; p; p = (term *)(uintptr_t)p[PROCBIN_NEXT]) {
+    for (term *p = h->old->mso; p; p = (term *)(uintptr_t)p[PROCBIN_NEXT]) {
         if (!heap_in_old(h, p) || header_subtag(p[0]) != SUBTAG_REFC_BIN || is_boxed(p[0]))
             return *why = "bad old mso chain entry", false;
         old_count++;
         old_bytes += p[PROCBIN_SIZE];
     }
     if (mso_count != after.young_procbins || h->off_heap_bytes != after.young_procbin_bytes ||
-        old_count < after.procbins - after.young_procbins || old_bytes != h->old_off_heap_bytes)
+        old_count < after.procbins - after.young_procbins || old_bytes != h->old->off_heap_bytes)
         return *why = "mso chain does not match reachable ProcBins", false;
     if (full ? binary_live_count() != base_binaries + after.binaries
              : binary_live_count() < base_binaries + after.binaries)
@@ -663,6 +663,7 @@ static bool stress(uint64_t seed, int iters, size_t min_words, size_t max_words,
 
         take_snapshot(w, &fp, before, NULL);
         heap_t saved = w->heap;
+        struct heap_old saved_old = *w->heap.old;
         size_t live_bins = binary_live_count();
         enum heap_failure r = gc_collect(&w->heap, need, ranges, nranges);
         if (r == HEAP_FAIL_CAP && max_words != 0) {
@@ -678,9 +679,9 @@ static bool stress(uint64_t seed, int iters, size_t min_words, size_t max_words,
             else if (w->heap.start != saved.start || w->heap.top != saved.top || w->heap.frags != saved.frags ||
                      w->heap.mso != saved.mso || w->heap.off_heap_bytes != saved.off_heap_bytes ||
                      w->heap.frag_words != saved.frag_words || w->heap.failure != HEAP_FAIL_CAP ||
-                     w->heap.old_start != saved.old_start || w->heap.old_top != saved.old_top ||
-                     w->heap.old_mso != saved.old_mso || w->heap.remembered_len != saved.remembered_len ||
-                     w->heap.high_water != saved.high_water)
+                     w->heap.old != saved.old || w->heap.old->start != saved_old.start ||
+                     w->heap.old->top != saved_old.top || w->heap.old->mso != saved_old.mso ||
+                     w->heap.old->remembered_len != saved_old.remembered_len || w->heap.high_water != saved.high_water)
                 ok = false, why = "heap changed by a refused collection";
             else if (binary_live_count() != live_bins)
                 ok = false, why = "binaries released by a refused collection";
@@ -1305,7 +1306,7 @@ static void test_promotion(void)
     struct gc_root_range r = {roots, 2};
     CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
     CU_ASSERT(in_young_block(&h, roots[0]));
-    CU_ASSERT_PTR_NULL(h.old_start);
+    CU_ASSERT_PTR_NULL(h.old->start);
     CU_ASSERT(h.high_water == h.top);
     CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
     CU_ASSERT(heap_in_old(&h, list_ptr(roots[0])));
@@ -1315,7 +1316,7 @@ static void test_promotion(void)
     CU_ASSERT(list_is(roots[0], 1000));
 
     /* Churn beside the old list: young garbage and a young survivor. */
-    term *old_lo = h.old_start, *old_top = h.old_top;
+    term *old_lo = h.old->start, *old_top = h.old->top;
     term *copy = malloc(2000 * sizeof(term));
     CU_ASSERT_FATAL(copy != NULL);
     memcpy(copy, old_lo, 2000 * sizeof(term));
@@ -1326,15 +1327,44 @@ static void test_promotion(void)
         roots[1] = heap_tuple2(&h, make_small(round), roots[0]);
         CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
         CU_ASSERT_EQUAL(roots[0], kept); /* not moved */
-        CU_ASSERT(h.old_start == old_lo);
+        CU_ASSERT(h.old->start == old_lo);
         CU_ASSERT_EQUAL(memcmp(copy, old_lo, 2000 * sizeof(term)), 0); /* not rewritten */
         CU_ASSERT_EQUAL(tuple_element(roots[1], 2), kept);
     }
     /* Each tuple died before its second collection: none was promoted. */
-    CU_ASSERT(h.old_top == old_top);
+    CU_ASSERT(h.old->top == old_top);
     CU_ASSERT_EQUAL(h.full_sweeps, 0);
     free(copy);
     heap_destroy(&h);
+}
+
+/* The old generation's state is an allocation of its own, made by the
+ * first promotion: a heap that never promotes (most processes) carries
+ * only the pointer in its process context. A full sweep keeps it, empty,
+ * for the next promotion. */
+static void test_old_state_made_by_first_promotion(void)
+{
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    CU_ASSERT(!heap_has_old_state(&h));
+    CU_ASSERT_EQUAL(heap_old_words(&h), 0);
+    CU_ASSERT(!heap_in_old(&h, h.start));
+    term root = make_list_of(&h, 100);
+    struct gc_root_range r = {&root, 1};
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK); /* survives once: still young */
+    CU_ASSERT(!heap_has_old_state(&h));
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK); /* survives twice: promoted */
+    CU_ASSERT_FATAL(heap_has_old_state(&h));
+    const struct heap_old *state = h.old;
+    CU_ASSERT_EQUAL(heap_old_words(&h), 200);
+    h.gc_requested = true;
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT_EQUAL(h.full_sweeps, 1);
+    CU_ASSERT(h.old == state);
+    CU_ASSERT_PTR_NULL(h.old->start);
+    CU_ASSERT(list_is(root, 100));
+    heap_destroy(&h);
+    CU_ASSERT(!heap_has_old_state(&h));
 }
 
 /* A full sweep after fullsweep_after minor collections, and when the old
@@ -1350,11 +1380,11 @@ static void test_full_sweeps(void)
         CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
         CU_ASSERT_EQUAL(h.minor_gcs, (unsigned long)i);
     }
-    CU_ASSERT_PTR_NOT_NULL(h.old_start);
+    CU_ASSERT_PTR_NOT_NULL(h.old->start);
     CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
     CU_ASSERT_EQUAL(h.full_sweeps, 1);
     CU_ASSERT_EQUAL(h.minor_gcs, 0);
-    CU_ASSERT_PTR_NULL(h.old_start);
+    CU_ASSERT_PTR_NULL(h.old->start);
     CU_ASSERT(in_young_block(&h, root));
     CU_ASSERT(list_is(root, 100));
     heap_destroy(&h);
@@ -1366,7 +1396,7 @@ static void test_full_sweeps(void)
     for (int i = 0; i < 3; i++)
         CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
     CU_ASSERT_EQUAL(h.full_sweeps, 3);
-    CU_ASSERT_PTR_NULL(h.old_start);
+    CU_ASSERT_PTR_NULL(h.old->start);
     heap_destroy(&h);
 
     /* A growing live list fills the old block: full sweeps follow. */
@@ -1404,16 +1434,16 @@ static void test_remembered_words(void)
     /* roots[1] is young but mature: the next collection promotes it. */
     term young_cell = heap_cons(&h, make_small(7), NIL);
     heap_write(&h, &tuple_elements(roots[1])[0], young_cell);
-    CU_ASSERT_EQUAL(h.remembered_len, 0); /* not old yet */
+    CU_ASSERT_EQUAL(h.old->remembered_len, 0); /* not old yet */
     CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
     CU_ASSERT(heap_in_old(&h, boxed_ptr(roots[0])) && heap_in_old(&h, boxed_ptr(roots[1])));
     CU_ASSERT(in_young_block(&h, tuple_element(roots[1], 1)));
-    CU_ASSERT_EQUAL(h.remembered_len, 1); /* found by the promotion */
+    CU_ASSERT_EQUAL(h.old->remembered_len, 1); /* found by the promotion */
 
     /* Into an old tuple: remembered at the write. */
     term cell = heap_cons(&h, make_small(8), NIL);
     heap_write(&h, &tuple_elements(roots[0])[1], cell);
-    CU_ASSERT_EQUAL(h.remembered_len, 2);
+    CU_ASSERT_EQUAL(h.old->remembered_len, 2);
     for (int i = 0; i < 300; i++) /* garbage between */
         CU_ASSERT_FATAL(is_value(heap_tuple(&h, 4, NULL)));
     CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
@@ -1423,7 +1453,7 @@ static void test_remembered_words(void)
     CU_ASSERT(is_list(b) && list_head(b) == make_small(7) && list_tail(b) == NIL);
     /* Promoted by now or the next: then no word needs remembering. */
     CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
-    CU_ASSERT_EQUAL(h.remembered_len, 0);
+    CU_ASSERT_EQUAL(h.old->remembered_len, 0);
     CU_ASSERT(heap_in_old(&h, list_ptr(tuple_element(roots[0], 2))));
     CU_ASSERT(list_head(tuple_element(roots[1], 1)) == make_small(7));
     heap_destroy(&h);
@@ -1444,8 +1474,8 @@ static void test_procbin_generations(void)
     CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
     CU_ASSERT(heap_in_old(&h, boxed_ptr(roots[0])));
     CU_ASSERT_PTR_NULL(h.mso);
-    CU_ASSERT_PTR_NOT_NULL(h.old_mso);
-    CU_ASSERT_EQUAL(h.old_off_heap_bytes, 600);
+    CU_ASSERT_PTR_NOT_NULL(h.old->mso);
+    CU_ASSERT_EQUAL(h.old->off_heap_bytes, 600);
     CU_ASSERT_EQUAL(h.off_heap_bytes, 0);
 
     term young = bin_from_bytes(&h, bytes, 300);
@@ -1455,11 +1485,11 @@ static void test_procbin_generations(void)
     roots[1] = NIL; /* the 200-byte one dies old */
     CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
     CU_ASSERT_EQUAL(binary_live_count(), base + 2); /* the young one freed, the old one waits */
-    CU_ASSERT_EQUAL(h.old_off_heap_bytes, 600);
+    CU_ASSERT_EQUAL(h.old->off_heap_bytes, 600);
     h.gc_requested = true;
     CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
     CU_ASSERT_EQUAL(binary_live_count(), base + 1);
-    CU_ASSERT_PTR_NULL(h.old_mso);
+    CU_ASSERT_PTR_NULL(h.old->mso);
     CU_ASSERT_EQUAL(h.off_heap_bytes, 400);
     CU_ASSERT_EQUAL(bin_size(roots[0]), 400);
     heap_destroy(&h);
@@ -1494,15 +1524,15 @@ static void test_procbin_promoted_onto_old_chain(void)
         roots[i] = bin_from_bytes(&h, bytes, (size_t)(100 + 10 * i));
         expected += (size_t)(100 + 10 * i);
         for (int k = 0; k < 2; k++) {
-            bool had_old = h.old_mso != NULL;
+            bool had_old = h.old->mso != NULL;
             CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
             onto_chain += had_old && h.full_sweeps == 0 && h.mso == NULL;
         }
         size_t young = 0, old = 0;
-        CU_ASSERT_EQUAL(chain_bytes(h.old_mso, &old), h.old_off_heap_bytes);
+        CU_ASSERT_EQUAL(chain_bytes(h.old->mso, &old), h.old->off_heap_bytes);
         CU_ASSERT_EQUAL(chain_bytes(h.mso, &young), h.off_heap_bytes);
         CU_ASSERT_EQUAL(young + old, (size_t)i + 1);
-        CU_ASSERT_EQUAL(h.off_heap_bytes + h.old_off_heap_bytes, expected);
+        CU_ASSERT_EQUAL(h.off_heap_bytes + h.old->off_heap_bytes, expected);
     }
     CU_ASSERT(onto_chain > 0);
     CU_ASSERT_EQUAL(binary_live_count(), base + 6);
@@ -1532,9 +1562,9 @@ static void test_cap_over_generations(void)
     CU_ASSERT_PTR_NULL(heap_alloc(&h, 1));
     CU_ASSERT_EQUAL(h.failure, HEAP_FAIL_CAP);
     /* Live 1200 (old) + need 1801 passes 3000: refused, nothing changed. */
-    term *old_top = h.old_top, *top = h.top;
+    term *old_top = h.old->top, *top = h.top;
     CU_ASSERT_EQUAL(gc_collect(&h, 1801, &r, 1), HEAP_FAIL_CAP);
-    CU_ASSERT(h.old_top == old_top && h.top == top);
+    CU_ASSERT(h.old->top == old_top && h.top == top);
     CU_ASSERT(list_is(root, 600));
     CU_ASSERT_EQUAL(gc_collect(&h, 1800, &r, 1), HEAP_OK);
     CU_ASSERT(list_is(root, 600));
@@ -1780,6 +1810,7 @@ static CU_TestInfo tests[] = {
     {"lists move as chains", test_list_chains},
     {"off-heap binary lifetime", test_off_heap_lifetime},
     {"promotion, and minor collections leave old data", test_promotion},
+    {"old-generation state made by the first promotion", test_old_state_made_by_first_promotion},
     {"full sweeps: fullsweep_after, 0, old block full, request", test_full_sweeps},
     {"remembered old words written in place", test_remembered_words},
     {"ProcBins dying young and old", test_procbin_generations},
