@@ -140,7 +140,7 @@ static CLAUSE_status_v1 outcome(struct process *p, CLAUSE_result_v1 *result)
 {
     const char *why = NULL;
     struct strbuf text = STRBUF_INIT;
-    const struct host_outcome *host = p->host;
+    const struct host_outcome *host = sched_host_outcome(p);
     if (is_non_value(host->class) && is_value(host->value)) { /* it returned */
         if (encode_result(result, host->value, &why))
             return CLAUSE_OK;
@@ -299,8 +299,7 @@ CLAUSE_status_v1 CLAUSE_invoke_v1(CLAUSE_runtime_v1 *runtime, const char *module
     struct host_outcome host = {THE_NON_VALUE, THE_NON_VALUE, THE_NON_VALUE};
     CLAUSE_status_v1 status;
     if (p) {
-        p->host = &host;
-        p = is_value(sched_start_host_process(s, p)) ? p : NULL;
+        p = is_value(sched_start_host_process(s, p, &host)) ? p : NULL;
     }
     if (p)
         status = run_call(s, p, result);

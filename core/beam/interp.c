@@ -1439,8 +1439,9 @@ op_repeat_call:
 
 op_normal_exit:
     p->exit_reason = A(normal);
-    if (p->host)
-        p->host->value = X[0]; /* what the call returned, for the host */
+    struct host_outcome *host = sched_host_outcome(p);
+    if (host)
+        host->value = X[0]; /* what the call returned, for the host */
     p->stack_top = NULL;
     return BODY_EXIT;
 
@@ -3219,11 +3220,12 @@ rethrow : {
     if (is_non_value(why))
         goto out_of_memory;
     p->exit_reason = why;
-    if (p->host) {
+    struct host_outcome *host_outcome = sched_host_outcome(p);
+    if (host_outcome) {
         /* The host gets the exception itself; nothing is reported. */
-        p->host->class = class_atom(c);
-        p->host->value = reason;
-        p->host->trace = trace;
+        host_outcome->class = class_atom(c);
+        host_outcome->value = reason;
+        host_outcome->trace = trace;
     } else if (p->pid == sched_main_pid(p->sched)) {
         p->crash_status = BEAM_UNCAUGHT_STATUS;
         report_crash(p, c, reason);

@@ -299,6 +299,7 @@ struct sched *sched_create(const struct sched_config *config, const char **error
     }
     s->main_pid = THE_NON_VALUE;
     s->end_holder = THE_NON_VALUE;
+    s->host_pid = THE_NON_VALUE;
     pthread_mutex_init(&s->service_lock, NULL);
     /* Per-worker policy blocks padded to cache lines: workers never share one. */
     s->policy_block_bytes = (policy->worker_bytes + 63) & ~(size_t)63;
@@ -750,7 +751,7 @@ term sched_spawn_native(struct sched *s, struct process *parent, native_step_fn 
     return sched_start_process(s, parent, p);
 }
 
-term sched_start_host_process(struct sched *s, struct process *p)
+term sched_start_host_process(struct sched *s, struct process *p, struct host_outcome *outcome)
 {
     uint64_t number = proc_table_next_pid(&s->table);
     p->pid = make_pid(number);
@@ -761,7 +762,17 @@ term sched_start_host_process(struct sched *s, struct process *p)
     }
     atomic_store_explicit(&p->state, PROC_RUNNING, memory_order_release);
     s->host = true;
+    s->host_pid = p->pid;
+    s->host_outcome = outcome;
     return p->pid;
+}
+
+/* By pid, never reused: a context released and taken again by another
+ * process is not the invocation's. */
+struct host_outcome *sched_host_outcome(const struct process *p)
+{
+    const struct sched *s = p->sched;
+    return s->host && p->pid == s->host_pid ? s->host_outcome : NULL;
 }
 
 bool sched_stopped(struct sched *s, int *status, const char **failure)

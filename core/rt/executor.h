@@ -169,9 +169,14 @@ void sched_destroy(struct sched *s);
 /* Host invocations (embed.c) use an executor whose workers never start:
  * publishes p (from sched_new_process) in the process table as running on
  * the calling thread, which then resumes its body itself; p is queued
- * nowhere, and its end stops nothing (the caller reads its outcome). Its
- * pid, or THE_NON_VALUE when memory was refused (p is discarded). */
-term sched_start_host_process(struct sched *s, struct process *p);
+ * nowhere, and its end stops nothing (the caller reads its outcome, which
+ * the engine writes into `outcome`). Its pid, or THE_NON_VALUE when memory
+ * was refused (p is discarded). */
+term sched_start_host_process(struct sched *s, struct process *p, struct host_outcome *outcome);
+
+/* Where p's outcome goes when p is a host invocation's process (the
+ * `outcome` its executor was given), else NULL. */
+struct host_outcome *sched_host_outcome(const struct process *p);
 
 /* Whether a halt or a runtime failure stopped the program: *status gets
  * its status, and *failure the runtime failure's text on an executor of a

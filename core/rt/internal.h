@@ -201,6 +201,8 @@ struct sched {
     struct process *ended_held;   /* ended while held, freed by the last holder (signals.c) */
     struct alias_entry *alias_buckets[ALIAS_BUCKETS]; /* active aliases (aliases.c), executor mutex */
     bool host;                                        /* runs a host invocation (sched_start_host_process) */
+    term host_pid;                                    /* that invocation's process (THE_NON_VALUE: none) */
+    struct host_outcome *host_outcome;                /* where its outcome goes (sched_host_outcome) */
     char host_failure[200];                           /* its runtime failure, kept for the host instead of stderr */
     /* statistics/1's previous answers, for its "since the last call"
      * figures (node_since_last; executor mutex). */

@@ -184,7 +184,7 @@ enum heap_failure proc_collected_check(struct process *p)
 
 bool proc_may_work_elsewhere(const struct process *p)
 {
-    return atomic_load_explicit(&p->sched->collectors.on, memory_order_relaxed) && !p->host;
+    return atomic_load_explicit(&p->sched->collectors.on, memory_order_relaxed) && !sched_host_outcome(p);
 }
 
 bool proc_collect_elsewhere(const struct process *p, size_t need)

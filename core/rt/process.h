@@ -100,7 +100,10 @@ struct proc_bif_call {
 };
 extern _Thread_local struct proc_bif_call proc_bif_call;
 
-/* The outcome of a host invocation's call (embed.c), held by the host. */
+/* The outcome of a host invocation's call (embed.c), held by the host:
+ * where the engine keeps it as the call's process ends, instead of
+ * reporting an uncaught exception. The invocation's executor holds the
+ * pointer (sched_host_outcome), so no process context carries one. */
 struct host_outcome {
     term class; /* error, exit or throw: its uncaught exception's class; THE_NON_VALUE when none */
     term value; /* what it returned, or the exception's reason; THE_NON_VALUE when neither */
@@ -140,10 +143,16 @@ struct process {
     int crash_status;     /* the program's status if this main process ends abnormally (0: 1); here
                              for the padding */
     uint64_t reductions;  /* spent over its life */
-    /* The worker's list of contexts to free after the mutex (an ended
-     * process); while it is alive, the collectors' queue and then its
-     * worker's list of collected processes (collector.c). */
-    struct process *next_released;
+    union {
+        /* The worker's list of contexts to free after the mutex (an ended
+         * process); while it is alive, the collectors' queue and then its
+         * worker's list of collected processes (collector.c). */
+        struct process *next_released;
+        /* The ending chain being finished (signals.c, executor mutex): a
+         * process on it runs nowhere, so it is on none of the lists above,
+         * and leaves it before its end puts it on a worker's list. */
+        struct process *finish_next;
+    };
     bool wake_pending; /* woken while not waiting: its next wait returns at once */
     bool timed_out;    /* its last wait ended by its timeout (executor mutex) */
     /* enum proc_priority: written by the process itself (process_flag, only
@@ -174,7 +183,6 @@ struct process {
 
     /* --- links, monitors and exit signals (signals.c), executor mutex --- */
     struct proc_signals *signals;    /* NULL until its first tie (proc_signals_make) */
-    struct process *finish_next;     /* the ending chain being finished (signals.c) */
     bool trap_exit;                  /* written by the process itself, read by others only while it does not run */
     bool message_queue_off_heap;     /* process_flag(message_queue_data, off_heap): kept, changes nothing */
     bool release_when_unheld;        /* ended while held: freed when its last holder lets go */
@@ -252,11 +260,6 @@ struct process {
      * the heap, NULL until the first put (proc_dict.h); its slots are
      * collection roots --- */
     struct proc_dict *dictionary;
-
-    /* --- a host invocation's call (embed.c): where the engine keeps its
-     * outcome as it ends, instead of reporting an uncaught exception; NULL
-     * for every other process --- */
-    struct host_outcome *host;
 
     /* --- memory --- */
     heap_t heap;

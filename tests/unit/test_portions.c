@@ -78,8 +78,7 @@ static int run_sliced(const char *module, const char *function, const term *args
     struct process *p = beam_new_call(s, NULL, atom_intern_cstr(module), atom_intern_cstr(function), args, argc);
     CU_ASSERT_FATAL(p != NULL);
     struct host_outcome host = {THE_NON_VALUE, THE_NON_VALUE, THE_NON_VALUE};
-    p->host = &host;
-    CU_ASSERT_FATAL(is_value(sched_start_host_process(s, p)));
+    CU_ASSERT_FATAL(is_value(sched_start_host_process(s, p, &host)));
     *result = THE_NON_VALUE;
     *raised = THE_NON_VALUE;
     int slices = 0;

@@ -108,8 +108,7 @@ void test_beam_call_start(struct test_beam_call *c, const char *module, const ch
     c->p = beam_new_call(c->s, NULL, atom_intern_cstr(module), atom_intern_cstr(function), args, arity);
     CU_ASSERT_FATAL(c->p != NULL);
     c->host = (struct host_outcome){THE_NON_VALUE, THE_NON_VALUE, THE_NON_VALUE};
-    c->p->host = &c->host;
-    CU_ASSERT_FATAL(is_value(sched_start_host_process(c->s, c->p)));
+    CU_ASSERT_FATAL(is_value(sched_start_host_process(c->s, c->p, &c->host)));
 }
 
 void test_beam_call_end(struct test_beam_call *c)
