@@ -11,6 +11,20 @@
 
 #define DEPTH 20000
 
+/* Runs p's slices of 1,000 reductions until it stops otherwise than by
+ * yielding; *most_words (when not NULL) gets the largest stack it had. */
+static enum body_stop run_slices(struct process *p, size_t *most_words)
+{
+    enum body_stop stop;
+    do {
+        p->reds_left = 1000;
+        stop = p->body->resume(p);
+        if (most_words && p->stack_words > *most_words)
+            *most_words = p->stack_words;
+    } while (stop == BODY_YIELD);
+    return stop;
+}
+
 static void test_a_parked_process_gives_its_grown_stack_back(void)
 {
     term args[1] = {make_small(DEPTH)};
@@ -18,24 +32,14 @@ static void test_a_parked_process_gives_its_grown_stack_back(void)
     test_beam_call_start(&call, "stack_park", "run", args, 1);
     struct process *p = call.p;
     size_t most_words = 0;
-    enum body_stop stop;
-    do {
-        p->reds_left = 1000;
-        stop = p->body->resume(p);
-        if (p->stack_words > most_words)
-            most_words = p->stack_words;
-    } while (stop == BODY_YIELD);
+    enum body_stop stop = run_slices(p, &most_words);
     CU_ASSERT_FATAL(stop == BODY_WAIT);
     CU_ASSERT(most_words >= DEPTH); /* the recursion grew it */
     /* Parked in park/2 with two small frames: the inline stack again. */
     CU_ASSERT_PTR_EQUAL(p->stack, p->stack_inline);
     CU_ASSERT(proc_stack_in_use(p) > 0);
     CU_ASSERT_FATAL(mailbox_deliver(&p->mailbox, make_small(7)));
-    do {
-        p->reds_left = 1000;
-        stop = p->body->resume(p);
-    } while (stop == BODY_YIELD);
-    CU_ASSERT_FATAL(stop == BODY_EXIT);
+    CU_ASSERT_FATAL(run_slices(p, NULL) == BODY_EXIT);
     /* {DEPTH, [DEPTH, DEPTH + 1], 7}: the frames it parked with, moved. */
     heap_t h;
     CU_ASSERT_FATAL(heap_init(&h, 0, 0));
@@ -58,13 +62,7 @@ static void test_a_fun_called_last_keeps_the_stack_flat(void)
     test_beam_call_start(&call, "fun_tail", "run", args, 1);
     struct process *p = call.p;
     size_t most_words = 0;
-    enum body_stop stop;
-    do {
-        p->reds_left = 1000;
-        stop = p->body->resume(p);
-        if (p->stack_words > most_words)
-            most_words = p->stack_words;
-    } while (stop == BODY_YIELD);
+    enum body_stop stop = run_slices(p, &most_words);
     CU_ASSERT_FATAL(stop == BODY_EXIT);
     CU_ASSERT_PTR_EQUAL(p->stack, p->stack_inline); /* never grown */
     CU_ASSERT(most_words < 1000);
