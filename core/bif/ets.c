@@ -87,6 +87,15 @@ static term run_key(struct process *p, const term *a, enum ets_need need,
     return st == ETS_OK ? c.result : fail(p, st);
 }
 
+/* run_key for a call on the key's objects there (ets_access_found). */
+static term run_found(struct process *p, const term *a, enum ets_need need,
+                      enum ets_status (*fn)(struct ets_table *, struct ets_obj *, void *))
+{
+    struct call c = {p, a, THE_NON_VALUE};
+    enum ets_status st = ets_access_found(ets_registry_of(p), a[0], p->pid, need, a[1], fn, &c);
+    return st == ETS_OK ? c.result : fail(p, st);
+}
+
 static term run_object(struct process *p, const term *a, enum ets_need need,
                        enum ets_status (*fn)(struct ets_table *, void *))
 {
@@ -418,26 +427,24 @@ static term ets_bif_insert_new(struct process *p, const term *a) { return insert
 
 /* ---- reads by key ---- */
 
-static enum ets_status do_lookup(struct ets_table *t, void *arg)
+static enum ets_status do_lookup(struct ets_table *t, struct ets_obj *first, void *arg)
 {
-    struct call *c = arg;
-    return objects_list(c, t, ets_lookup_locked(t, c->a[1]), &c->result);
+    return objects_list(arg, t, first, &((struct call *)arg)->result);
 }
 
-static enum ets_status do_member(struct ets_table *t, void *arg)
+static enum ets_status do_member(struct ets_table *t, struct ets_obj *first, void *arg)
 {
-    struct call *c = arg;
-    c->result = ets_lookup_locked(t, c->a[1]) ? A(true) : A(false);
+    (void)t;
+    ((struct call *)arg)->result = first ? A(true) : A(false);
     return ETS_OK;
 }
 
-static enum ets_status do_lookup_element(struct ets_table *t, void *arg)
+static enum ets_status do_lookup_element(struct ets_table *t, struct ets_obj *first, void *arg)
 {
     struct call *c = arg;
     int64_t pos;
     if (!bif_small_arg(c->a[2], &pos) || pos < 1)
         return ETS_BADARG;
-    struct ets_obj *first = ets_lookup_locked(t, c->a[1]);
     if (!first)
         return ETS_BADKEY;
     for (struct ets_obj *o = first; o; o = ets_same_key_next_locked(t, o))
@@ -456,10 +463,10 @@ static enum ets_status do_lookup_element(struct ets_table *t, void *arg)
     return ETS_OK;
 }
 
-static enum ets_status do_take(struct ets_table *t, void *arg)
+static enum ets_status do_take(struct ets_table *t, struct ets_obj *first, void *arg)
 {
     struct call *c = arg;
-    enum ets_status st = objects_list(c, t, ets_lookup_locked(t, c->a[1]), &c->result);
+    enum ets_status st = objects_list(c, t, first, &c->result);
     if (st == ETS_OK)
         ets_erase_key_locked(t, c->a[1]);
     return st;
@@ -468,19 +475,19 @@ static enum ets_status do_take(struct ets_table *t, void *arg)
 static term ets_bif_lookup(struct process *p, const term *a)
 {
     return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(lookup), a, 2)
-                                       : run_key(p, a, ETS_READ, do_lookup);
+                                       : run_found(p, a, ETS_READ, do_lookup);
 }
 static term ets_bif_member(struct process *p, const term *a)
 {
     return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(member), a, 2)
-                                       : run_key(p, a, ETS_READ, do_member);
+                                       : run_found(p, a, ETS_READ, do_member);
 }
 static term ets_bif_lookup_element(struct process *p, const term *a)
 {
     return bif_kernel_pending(p, a[0]) ? bif_kernel_await(p, A(ets), A(lookup_element), a, 3)
-                                       : run_key(p, a, ETS_READ, do_lookup_element);
+                                       : run_found(p, a, ETS_READ, do_lookup_element);
 }
-static term ets_bif_take(struct process *p, const term *a) { return run_key(p, a, ETS_WRITE, do_take); }
+static term ets_bif_take(struct process *p, const term *a) { return run_found(p, a, ETS_WRITE, do_take); }
 
 /* ---- deletes ---- */
 

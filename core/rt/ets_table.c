@@ -3,6 +3,7 @@
  */
 #include "rt/ets_table.h"
 #include "rt/internal.h"
+#include "rt/lock.h"
 
 #include "term/atom.h"
 #include "term/binary.h"
@@ -10,7 +11,6 @@
 #include "term/copy.h"
 #include "term/heap.h"
 
-#include <ck_backoff.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -43,8 +43,7 @@ static term **obj_mso(struct ets_obj *o) { return (term **)&o->data[o->words]; }
 struct bt_node;
 
 /* A striped table's locks (see "stripes" below): 32, since a whole
- * table's reader or writer holds them all with the table's own and
- * ThreadSanitizer follows at most 64 locks held by one thread. A hash
+ * table's reader or writer takes them all, one after the other. A hash
  * table's key is in the stripe of its hash's top STRIPE_BITS bits, so a
  * striped hash table keeps at least STRIPES buckets: each bucket's chain
  * is then one stripe's. A partitioned ordered_set's partition i is stripe
@@ -53,7 +52,7 @@ struct bt_node;
 #define STRIPES (1u << STRIPE_BITS)
 
 struct ets_table {
-    pthread_rwlock_t lock;
+    struct rt_rwlock lock; /* a table's lock is held for one operation or one portion of a long one */
     _Atomic unsigned refs; /* the registry's (while registered) and each caller's */
     bool dead;             /* deleted: every later access is ETS_BADID (table lock) */
     bool registered;       /* in the registry's lists (registry lock) */
@@ -105,37 +104,8 @@ struct ets_registry {
     struct ets_table *spare;                               /* emptied tables kept for reuse, by all_next */
 };
 
-/* A table's lock is held for one operation (a fraction of a microsecond)
- * or one portion of a long one, so a taker that finds it held tries again
- * for a while before it blocks: glibc's rwlock goes to the kernel at once,
- * and two workers inserting into one table spent more in futex waits and
- * wakes than in the inserts. The waits between tries grow (Concurrency
- * Kit's exponential backoff, 64 to 131,072 barrier loops, under 100 us
- * in all): retried at once, each try took the lock's line from its
- * holder, and the holder, freeing and taking it again in a loop, kept
- * winning (ordered_set inserts at 2 workers, bench_ets: 1,014 ms with a
- * pause between tries, 666-686 with this backoff, 712-751 with two tries
- * fewer, OTP 749-828). */
-enum { TABLE_LOCK_TRIES = 12, TABLE_LOCK_FIRST_WAIT = 64 };
-
-/* Takes l; true when it was not free at the first try. */
-static bool rwlock_take(pthread_rwlock_t *l, bool write)
-{
-    ck_backoff_t wait = TABLE_LOCK_FIRST_WAIT;
-    for (unsigned i = 0; i < TABLE_LOCK_TRIES; i++) {
-        if ((write ? pthread_rwlock_trywrlock(l) : pthread_rwlock_tryrdlock(l)) == 0)
-            return i > 0;
-        ck_backoff_eb(&wait);
-    }
-    if (write)
-        pthread_rwlock_wrlock(l);
-    else
-        pthread_rwlock_rdlock(l);
-    return true;
-}
-
 struct table_stripe {
-    pthread_rwlock_t lock;
+    struct rt_rwlock lock;
     /* A partitioned ordered_set's partition of this index: its B-tree,
      * and how contended its writers found the lock (see "partitions"). */
     struct bt_node *root;
@@ -148,16 +118,11 @@ static struct table_stripe *stripes_new(void)
     if (s)
         memset(s, 0, STRIPES * sizeof *s);
     for (unsigned i = 0; s && i < STRIPES; i++)
-        pthread_rwlock_init(&s[i].lock, NULL);
+        rt_rwlock_init(&s[i].lock);
     return s;
 }
 
-static void stripes_free(struct table_stripe *s)
-{
-    for (unsigned i = 0; s && i < STRIPES; i++)
-        pthread_rwlock_destroy(&s[i].lock);
-    free(s);
-}
+static void stripes_free(struct table_stripe *s) { free(s); }
 
 /* Acquire: a table seen striped has its stripes (stored before). */
 static bool is_striped(const struct ets_table *t) { return atomic_load_explicit(&t->striped, memory_order_acquire); }
@@ -167,26 +132,26 @@ static bool is_striped(const struct ets_table *t) { return atomic_load_explicit(
 static void stripes_take(struct ets_table *t, bool write)
 {
     for (unsigned i = 0; i < STRIPES; i++)
-        (void)rwlock_take(&t->stripes[i].lock, write);
+        (void)rt_rwlock_lock(&t->stripes[i].lock, write);
 }
 
 static void stripes_give(struct ets_table *t)
 {
     for (unsigned i = STRIPES; i-- > 0;)
-        pthread_rwlock_unlock(&t->stripes[i].lock);
+        rt_rwlock_unlock(&t->stripes[i].lock);
 }
 
 /* Exclusively: the table's lock and, when it has them, every stripe, so
  * that callers holding a key's stripe alone are out too. */
 static void table_lock_write(struct ets_table *t)
 {
-    (void)rwlock_take(&t->lock, true);
+    (void)rt_rwlock_lock(&t->lock, true);
     if (t->stripes)
         stripes_take(t, true);
     t->exclusive = true;
 }
 
-static void table_lock_read(struct ets_table *t) { (void)rwlock_take(&t->lock, false); }
+static void table_lock_read(struct ets_table *t) { (void)rt_rwlock_lock(&t->lock, false); }
 
 static void table_unlock(struct ets_table *t)
 {
@@ -195,8 +160,15 @@ static void table_unlock(struct ets_table *t)
         if (t->stripes)
             stripes_give(t);
     }
-    pthread_rwlock_unlock(&t->lock);
+    rt_rwlock_unlock(&t->lock);
 }
+
+/* The helpers of an access's path (find the table, lock the key's stripe,
+ * check, find the key, unlock) are inlined into it whole: called, their
+ * prologues, argument moves and reloads cost more than their work
+ * (callgrind, 400,000 ets:member calls on 1,000 keys: 82 instructions a
+ * call fewer, of about 430). */
+#define ACCESS_PATH static inline __attribute__((always_inline))
 
 /* ---- objects ---- */
 
@@ -288,7 +260,7 @@ static struct ets_table *table_new(struct ets_registry *r, uint64_t id, term nam
     if (!t) {
         if (!(t = calloc(1, sizeof *t)))
             return NULL;
-        pthread_rwlock_init(&t->lock, NULL);
+        rt_rwlock_init(&t->lock);
         t->registry = r;
     }
     /* A spare may be locked meanwhile by a caller that found it stale. */
@@ -374,7 +346,6 @@ void ets_registry_free(struct ets_registry *r)
     }
     while ((t = r->spare)) {
         r->spare = t->all_next;
-        pthread_rwlock_destroy(&t->lock);
         stripes_free(t->stripes);
         free(t);
     }
@@ -392,7 +363,7 @@ static struct ets_table *next_in(_Atomic(struct ets_table *) *link)
 /* The chains' readers: under the registry's lock, exact; without it, a
  * hint that ets_access checks under the table's lock (a walk may follow
  * a table unlinked or reused meanwhile into another chain, and miss). */
-static struct ets_table *find_by_name(struct ets_registry *r, term name)
+ACCESS_PATH struct ets_table *find_by_name(struct ets_registry *r, term name)
 {
     struct ets_table *t = next_in(&r->by_name[name_bucket(name)]);
     while (t && atomic_load_explicit(&t->chain_name, memory_order_relaxed) != name)
@@ -400,7 +371,7 @@ static struct ets_table *find_by_name(struct ets_registry *r, term name)
     return t;
 }
 
-static struct ets_table *find_by_id(struct ets_registry *r, uint64_t id)
+ACCESS_PATH struct ets_table *find_by_id(struct ets_registry *r, uint64_t id)
 {
     struct ets_table *t = next_in(&r->by_id[id_bucket(id)]);
     while (t && atomic_load_explicit(&t->chain_id, memory_order_relaxed) != id)
@@ -526,7 +497,7 @@ struct table_arg {
 /* Filled in place: a copy of the struct, made of a byte and two words
  * just stored, would be read back before those stores are done (a stall
  * of its own on every call). */
-static void table_arg_init(struct table_arg *a, term tab)
+ACCESS_PATH void table_arg_init(struct table_arg *a, term tab)
 {
     a->tab = tab;
     a->id = 0;
@@ -534,7 +505,7 @@ static void table_arg_init(struct table_arg *a, term tab)
 }
 
 /* The table a denotes, by the chains' rules. */
-static struct ets_table *find_named(struct ets_registry *r, const struct table_arg *a)
+ACCESS_PATH struct ets_table *find_named(struct ets_registry *r, const struct table_arg *a)
 {
     return a->by_id ? find_by_id(r, a->id) : is_atom(a->tab) ? find_by_name(r, a->tab) : NULL;
 }
@@ -554,7 +525,7 @@ static struct ets_table *acquire(struct ets_registry *r, term tab)
 
 static enum ets_status not_found(term tab) { return is_atom(tab) || is_ref(tab) ? ETS_BADID : ETS_BADTYPE; }
 
-static enum ets_status check_locked(const struct ets_table *t, term caller, enum ets_need need)
+ACCESS_PATH enum ets_status check_locked(const struct ets_table *t, term caller, enum ets_need need)
 {
     if (t->dead)
         return ETS_BADID;
@@ -604,6 +575,12 @@ struct key_scope {
     bool of_object;
     int stripe;  /* a walk's: this stripe (key unused), or -1 */
     bool *whole; /* when not NULL: set to whether the call holds more than one stripe */
+    /* The key's hash by keypos hash_keypos (0: not taken yet), taken once
+     * for the stripe, the bucket's prefetch and the search. */
+    unsigned hash_keypos;
+    uint64_t hash;
+    /* ets_access_found's callback (else NULL): given the key's first object. */
+    enum ets_status (*found)(struct ets_table *t, struct ets_obj *first, void *arg);
 };
 
 /* What an access holds: a striped key's stripe alone, or the table's
@@ -621,7 +598,7 @@ static bool has_keypos(term object, unsigned keypos) { return is_tuple(object) &
 
 /* The key ks names, by the keypos given: THE_NON_VALUE for an object
  * invalid for it. */
-static term scoped_key(const struct key_scope *ks, unsigned keypos)
+ACCESS_PATH term scoped_key(const struct key_scope *ks, unsigned keypos)
 {
     term key = ks->key;
     if (ks->of_object)
@@ -629,13 +606,22 @@ static term scoped_key(const struct key_scope *ks, unsigned keypos)
     return key;
 }
 
+/* The hash of the key ks names by keypos, which has one. */
+ACCESS_PATH uint64_t scope_hash(struct key_scope *ks, unsigned keypos)
+{
+    if (ks->hash_keypos != keypos) {
+        ks->hash = key_hash(scoped_key(ks, keypos));
+        ks->hash_keypos = keypos;
+    }
+    return ks->hash;
+}
+
 /* The stripe of the key ks names (an object's without a key: stripe 0). */
-static struct table_stripe *stripe_of(const struct ets_table *t, const struct key_scope *ks, unsigned keypos)
+ACCESS_PATH struct table_stripe *stripe_of(const struct ets_table *t, struct key_scope *ks, unsigned keypos)
 {
     if (ks->stripe >= 0)
         return &t->stripes[ks->stripe];
-    term key = scoped_key(ks, keypos);
-    return &t->stripes[is_value(key) ? key_hash(key) >> (64 - STRIPE_BITS) : 0];
+    return &t->stripes[is_value(scoped_key(ks, keypos)) ? scope_hash(ks, keypos) >> (64 - STRIPE_BITS) : 0];
 }
 
 static size_t bucket_of(const struct ets_table *t, uint64_t h);
@@ -647,11 +633,10 @@ static void split_asked(struct ets_table *t);
 /* A key's call on a hash table, locked: its bucket is asked for now, so
  * that the cache miss on it overlaps the checks and the builtin's own
  * work before the lookup reads it. */
-static void prefetch_bucket(const struct ets_table *t, const struct key_scope *ks)
+ACCESS_PATH void prefetch_bucket(const struct ets_table *t, struct key_scope *ks)
 {
-    term key = ks->stripe >= 0 ? THE_NON_VALUE : scoped_key(ks, t->options.keypos);
-    if (t->buckets && is_value(key))
-        __builtin_prefetch(&t->buckets[bucket_of(t, key_hash(key))]);
+    if (t->buckets && ks->stripe < 0 && is_value(scoped_key(ks, t->options.keypos)))
+        __builtin_prefetch(&t->buckets[bucket_of(t, scope_hash(ks, t->options.keypos))]);
 }
 
 /* A striped key's caller: its stripe alone, once under it the table is
@@ -660,27 +645,27 @@ static void prefetch_bucket(const struct ets_table *t, const struct key_scope *k
  * whether the table's lock must be taken exclusively instead (a pending
  * insert to finish, buckets to make) or it should be tried again (the
  * table was reused meanwhile). */
-static bool lock_key_stripe(struct ets_table *t, enum ets_need need, const struct key_scope *ks, struct held *h,
-                            bool *exclusive)
+ACCESS_PATH bool lock_key_stripe(struct ets_table *t, enum ets_need need, struct key_scope *ks, struct held *h,
+                                 bool *exclusive)
 {
     unsigned keypos = atomic_load_explicit(&t->keypos_hint, memory_order_relaxed);
     if (ks->stripe < 0 && atomic_load_explicit(&t->tree_hint, memory_order_relaxed))
         return lock_key_part(t, need, scoped_key(ks, keypos), keypos, h, exclusive);
     struct table_stripe *s = stripe_of(t, ks, keypos);
-    (void)rwlock_take(&s->lock, need == ETS_WRITE);
+    (void)rt_rwlock_lock(&s->lock, need == ETS_WRITE);
     bool same = is_striped(t) && t->options.keypos == keypos && !is_tree(t);
     *exclusive = same && (t->pending || (need == ETS_WRITE && !t->buckets));
     if (same && !*exclusive) {
         h->stripe = s;
         return true;
     }
-    pthread_rwlock_unlock(&s->lock);
+    rt_rwlock_unlock(&s->lock);
     return false;
 }
 
 /* Locks t for need, and for key alone when ks is given (see "stripes"):
  * a walk of a partitioned ordered_set (ks's stripe given) holds it whole. */
-static void lock_for(struct ets_table *t, enum ets_need need, const struct key_scope *ks, struct held *h)
+ACCESS_PATH void lock_for(struct ets_table *t, enum ets_need need, struct key_scope *ks, struct held *h)
 {
     for (;;) {
         *h = (struct held){false, NULL};
@@ -714,10 +699,10 @@ static void lock_for(struct ets_table *t, enum ets_need need, const struct key_s
     }
 }
 
-static void unlock_for(struct ets_table *t, const struct held *h)
+ACCESS_PATH void unlock_for(struct ets_table *t, const struct held *h)
 {
     if (h->stripe) {
-        pthread_rwlock_unlock(&h->stripe->lock);
+        rt_rwlock_unlock(&h->stripe->lock);
         return;
     }
     if (h->all_stripes)
@@ -740,21 +725,21 @@ static void resize_asked(struct ets_table *t)
 }
 
 /* Whether t, locked, is still the live table a names. */
-static bool still_named_by(const struct ets_table *t, const struct table_arg *a)
+ACCESS_PATH bool still_named_by(const struct ets_table *t, const struct table_arg *a)
 {
     return !t->dead && (a->by_id ? t->id == a->id : t->options.named && t->name == a->tab);
 }
 
 static enum ets_status access_hinted(struct ets_registry *r, struct ets_table *hint, const struct table_arg *a,
-                                     term caller, enum ets_need need, const struct key_scope *ks,
+                                     term caller, enum ets_need need, struct key_scope *ks,
                                      enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg);
 
 /* The fast path for tab, whole (ks NULL) or scoped: the chains walked
  * without the registry's lock and no reference taken (see "tables" above
  * for why the table can be locked). */
-static enum ets_status access_named(struct ets_registry *r, term tab, term caller, enum ets_need need,
-                                    const struct key_scope *ks, enum ets_status (*fn)(struct ets_table *t, void *arg),
-                                    void *arg)
+ACCESS_PATH enum ets_status access_named(struct ets_registry *r, term tab, term caller, enum ets_need need,
+                                         struct key_scope *ks, enum ets_status (*fn)(struct ets_table *t, void *arg),
+                                         void *arg)
 {
     struct table_arg a;
     table_arg_init(&a, tab);
@@ -770,14 +755,22 @@ enum ets_status ets_access(struct ets_registry *r, term tab, term caller, enum e
 enum ets_status ets_access_key(struct ets_registry *r, term tab, term caller, enum ets_need need, term key,
                                enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg)
 {
-    struct key_scope ks = {key, false, -1, NULL};
+    struct key_scope ks = {.key = key, .stripe = -1};
     return access_named(r, tab, caller, need, &ks, fn, arg);
+}
+
+enum ets_status ets_access_found(struct ets_registry *r, term tab, term caller, enum ets_need need, term key,
+                                 enum ets_status (*fn)(struct ets_table *t, struct ets_obj *first, void *arg),
+                                 void *arg)
+{
+    struct key_scope ks = {.key = key, .stripe = -1, .found = fn};
+    return access_named(r, tab, caller, need, &ks, NULL, arg);
 }
 
 enum ets_status ets_access_object(struct ets_registry *r, term tab, term caller, enum ets_need need, term object,
                                   enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg)
 {
-    struct key_scope ks = {object, true, -1, NULL};
+    struct key_scope ks = {.key = object, .of_object = true, .stripe = -1};
     return access_named(r, tab, caller, need, &ks, fn, arg);
 }
 
@@ -850,7 +843,7 @@ static enum ets_status access_walk(struct ets_registry *r, term tab, term caller
     if (is_value(key))
         w.stripe = (int)(key_hash(key) >> (64 - STRIPE_BITS));
     for (;;) {
-        struct key_scope ks = {THE_NON_VALUE, false, w.stripe, &w.whole};
+        struct key_scope ks = {.key = THE_NON_VALUE, .stripe = w.stripe, .whole = &w.whole};
         w.go_on = false;
         enum ets_status st = access_named(r, tab, caller, ETS_READ, &ks, walk_step, &w);
         if (st != ETS_OK || !w.go_on)
@@ -872,8 +865,10 @@ enum ets_status ets_access_before(struct ets_registry *r, term tab, term caller,
     return access_walk(r, tab, caller, key, true, fn, arg);
 }
 
+ACCESS_PATH struct ets_obj *find_scoped(const struct ets_table *t, struct key_scope *ks);
+
 static enum ets_status access_hinted(struct ets_registry *r, struct ets_table *hint, const struct table_arg *a,
-                                     term caller, enum ets_need need, const struct key_scope *ks,
+                                     term caller, enum ets_need need, struct key_scope *ks,
                                      enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg)
 {
     struct ets_table *t = hint, *held = NULL; /* held: the slow path's reference */
@@ -896,7 +891,7 @@ static enum ets_status access_hinted(struct ets_registry *r, struct ets_table *h
         prefetch_bucket(t, ks);
     enum ets_status st = check_locked(t, caller, need);
     if (st == ETS_OK)
-        st = fn(t, arg);
+        st = ks && ks->found ? ks->found(t, find_scoped(t, ks), arg) : fn(t, arg);
     unlock_for(t, &h);
     if (h.stripe && atomic_load_explicit(&t->resize_wanted, memory_order_relaxed))
         resize_asked(t);
@@ -1324,11 +1319,11 @@ static bool lock_key_part(struct ets_table *t, enum ets_need need, term key, uns
     unsigned at = is_value(key) ? part_hint(t, key) : 0;
     for (;;) {
         struct table_stripe *s = &t->stripes[at];
-        bool contended = rwlock_take(&s->lock, need == ETS_WRITE);
+        bool contended = rt_rwlock_lock(&s->lock, need == ETS_WRITE);
         bool same = is_striped(t) && is_tree(t) && t->options.keypos == keypos;
         *exclusive = same && t->pending;
         if (!same || *exclusive) {
-            pthread_rwlock_unlock(&s->lock);
+            rt_rwlock_unlock(&s->lock);
             return false;
         }
         unsigned right = is_value(key) ? part_of(t, key) : 0;
@@ -1338,7 +1333,7 @@ static bool lock_key_part(struct ets_table *t, enum ets_need need, term key, uns
             h->stripe = s;
             return true;
         }
-        pthread_rwlock_unlock(&s->lock);
+        rt_rwlock_unlock(&s->lock);
         at = right;
     }
 }
@@ -1752,7 +1747,7 @@ static bool same_key(const struct ets_table *t, const struct ets_obj *o, uint64_
     return o->hash == h && term_eq_exact(key_of(t, o), key);
 }
 
-static struct ets_obj *hash_find(const struct ets_table *t, term key, uint64_t h)
+ACCESS_PATH struct ets_obj *hash_find(const struct ets_table *t, term key, uint64_t h)
 {
     if (!t->buckets)
         return NULL;
@@ -2132,6 +2127,13 @@ void ets_walk_prefetch_locked(const struct ets_table *t, const struct ets_obj *o
 struct ets_obj *ets_lookup_locked(const struct ets_table *t, term key)
 {
     return is_tree(t) ? tree_find(t, key) : hash_find(t, key, key_hash(key));
+}
+
+/* The first object of the key ks gives (not an object's) by the hash it
+ * has taken. */
+ACCESS_PATH struct ets_obj *find_scoped(const struct ets_table *t, struct key_scope *ks)
+{
+    return is_tree(t) ? tree_find(t, ks->key) : hash_find(t, ks->key, scope_hash(ks, t->options.keypos));
 }
 
 struct ets_obj *ets_same_key_next_locked(const struct ets_table *t, const struct ets_obj *o)

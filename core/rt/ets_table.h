@@ -130,6 +130,12 @@ enum ets_status ets_access(struct ets_registry *r, term tab, term caller, enum e
  * trees); elsewhere it is ets_access. */
 enum ets_status ets_access_key(struct ets_registry *r, term tab, term caller, enum ets_need need, term key,
                                enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg);
+/* ets_access_key for a call on the objects of key that are there: fn gets
+ * the first (NULL when none; ets_same_key_next_locked gives the others),
+ * found by the hash the stripe was chosen by. */
+enum ets_status ets_access_found(struct ets_registry *r, term tab, term caller, enum ets_need need, term key,
+                                 enum ets_status (*fn)(struct ets_table *t, struct ets_obj *first, void *arg),
+                                 void *arg);
 /* The same for the key of object, a tuple to insert (an object invalid
  * for the table has no key: fn must refuse it before anything else). */
 enum ets_status ets_access_object(struct ets_registry *r, term tab, term caller, enum ets_need need, term object,

@@ -1,7 +1,8 @@
 /*
  * test_lock.c — the lock kinds (rt/lock_ck.c): mutual exclusion under
  * every kind, the default spin-futex's waiter sleeping instead of spinning
- * on; and --profile's lock costs: every acquisition counted; on the timed
+ * on; the reader-writer lock (rt_rwlock): readers together, a writer
+ * alone, waiters sleeping and woken; and --profile's lock costs: every acquisition counted; on the timed
  * ones (about 1 in the sample interval), whether it was contended, how long
  * it waited and how long the lock was held; under every lock kind.
  */
@@ -275,9 +276,135 @@ static void test_a_spin_futex_waiter_sleeps(void)
     rt_lock_destroy(&lock);
 }
 
+/* ---- rt_rwlock ---- */
+
+static void test_rwlock_readers_share_and_a_writer_is_alone(void)
+{
+    struct rt_rwlock l;
+    rt_rwlock_init(&l);
+    CU_ASSERT_FALSE(rt_rwlock_lock(&l, false)); /* free: not contended */
+    CU_ASSERT_TRUE(rt_rwlock_try_read(&l));
+    CU_ASSERT_FALSE(rt_rwlock_try_write(&l));
+    rt_rwlock_unlock(&l);
+    CU_ASSERT_FALSE(rt_rwlock_try_write(&l));
+    rt_rwlock_unlock(&l);
+    CU_ASSERT_EQUAL(atomic_load(&l.word), 0);
+    CU_ASSERT_FALSE(rt_rwlock_lock(&l, true));
+    CU_ASSERT_FALSE(rt_rwlock_try_read(&l));
+    CU_ASSERT_FALSE(rt_rwlock_try_write(&l));
+    rt_rwlock_unlock(&l);
+    CU_ASSERT_EQUAL(atomic_load(&l.word), 0);
+    CU_ASSERT_TRUE(rt_rwlock_try_read(&l));
+    rt_rwlock_unlock(&l);
+}
+
+enum { RW_THREADS = 4, RW_ROUNDS = 20000, RW_WRITE_EVERY = 5 };
+
+/* What the lock guards: two counters a writer moves together (with a
+ * pause between, now and then, so that a reader let in would see them
+ * apart), and who is inside. */
+struct rw_shared {
+    struct rt_rwlock lock;
+    long a, b;
+    atomic_int readers, writers;
+    atomic_long torn; /* a reader saw a != b, or a holder saw the other kind inside */
+};
+
+static void *rw_contend(void *arg)
+{
+    struct rw_shared *s = arg;
+    for (int i = 0; i < RW_ROUNDS; i++) {
+        bool write = i % RW_WRITE_EVERY == 0;
+        rt_rwlock_lock(&s->lock, write);
+        if (write) {
+            if (atomic_fetch_add(&s->writers, 1) != 0 || atomic_load(&s->readers) != 0)
+                atomic_fetch_add(&s->torn, 1);
+            long a = s->a;
+            s->a = a + 1;
+            if (i % (RW_WRITE_EVERY * 50) == 0) {
+                struct timespec t = {0, 100000};
+                nanosleep(&t, NULL);
+            }
+            s->b = s->b + 1;
+            atomic_fetch_sub(&s->writers, 1);
+        } else {
+            atomic_fetch_add(&s->readers, 1);
+            if (atomic_load(&s->writers) != 0 || s->a != s->b)
+                atomic_fetch_add(&s->torn, 1);
+            atomic_fetch_sub(&s->readers, 1);
+        }
+        rt_rwlock_unlock(&s->lock);
+    }
+    return NULL;
+}
+
+static void test_rwlock_excludes_under_contention(void)
+{
+    struct rw_shared s = {.a = 0, .b = 0};
+    rt_rwlock_init(&s.lock);
+    pthread_t threads[RW_THREADS];
+    for (int t = 0; t < RW_THREADS; t++)
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&threads[t], NULL, rw_contend, &s), 0);
+    for (int t = 0; t < RW_THREADS; t++)
+        pthread_join(threads[t], NULL);
+    CU_ASSERT_EQUAL(atomic_load(&s.torn), 0);
+    CU_ASSERT_EQUAL(s.a, (long)RW_THREADS * (RW_ROUNDS / RW_WRITE_EVERY));
+    CU_ASSERT_EQUAL(s.b, s.a);
+    CU_ASSERT_EQUAL(atomic_load(&s.lock.word), 0);
+    CU_ASSERT_EQUAL(atomic_load(&s.lock.sleepers), 0);
+}
+
+struct rw_waiter {
+    struct rt_rwlock *lock;
+    bool write;
+    atomic_bool acquired;
+    uint64_t cpu_ns;
+};
+
+static void *rw_wait(void *arg)
+{
+    struct rw_waiter *w = arg;
+    uint64_t before = thread_cpu_ns();
+    CU_ASSERT_TRUE(rt_rwlock_lock(w->lock, w->write)); /* contended */
+    w->cpu_ns = thread_cpu_ns() - before;
+    atomic_store(&w->acquired, true);
+    rt_rwlock_unlock(w->lock);
+    return NULL;
+}
+
+/* A reader waiting for a writer, and a writer waiting for a reader, each
+ * held for 200 ms: each tries its while, then sleeps (a few ms of CPU at
+ * most), and the release wakes it. */
+static void test_rwlock_waiters_sleep_and_are_woken(void)
+{
+    for (int held_by_writer = 0; held_by_writer < 2; held_by_writer++) {
+        struct rt_rwlock l;
+        rt_rwlock_init(&l);
+        rt_rwlock_lock(&l, held_by_writer);
+        struct rw_waiter w = {&l, !held_by_writer, false, 0};
+        pthread_t thread;
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, rw_wait, &w), 0);
+        uint64_t give_up = monotonic_ns() + 10000000000u;
+        while (atomic_load(&l.sleepers) == 0 && monotonic_ns() < give_up)
+            sleep_ms(1);
+        CU_ASSERT_EQUAL(atomic_load(&l.sleepers), 1);
+        sleep_ms(200);
+        CU_ASSERT_FALSE(atomic_load(&w.acquired));
+        rt_rwlock_unlock(&l);
+        pthread_join(thread, NULL);
+        CU_ASSERT_TRUE(atomic_load(&w.acquired));
+        CU_ASSERT(w.cpu_ns < 50000000u);
+        CU_ASSERT_EQUAL(atomic_load(&l.word), 0);
+        CU_ASSERT_EQUAL(atomic_load(&l.sleepers), 0);
+    }
+}
+
 static CU_TestInfo tests[] = {
     {"every kind excludes, waiters spinning and sleeping", test_every_kind_excludes},
     {"a spin-futex waiter sleeps after its spins, and is woken", test_a_spin_futex_waiter_sleeps},
+    {"rwlock: readers share it, a writer holds it alone", test_rwlock_readers_share_and_a_writer_is_alone},
+    {"rwlock: writers and readers excluded under contention", test_rwlock_excludes_under_contention},
+    {"rwlock: a waiting reader or writer sleeps, and is woken", test_rwlock_waiters_sleep_and_are_woken},
     {"free acquisitions are counted", test_free_acquisitions_are_counted},
     {"an unmeasured lock records nothing", test_an_unmeasured_lock_records_nothing},
     {"a contended acquisition is timed for its wait", test_a_contended_acquisition_is_timed_for_its_wait},
