@@ -112,17 +112,26 @@ static bool copy_onto(heap_t *h, term t, term *out)
 
 static bool copy_out(struct call *c, term t, term *out) { return copy_onto(&c->p->heap, t, out); }
 
+/* Appends a copy of o to the list whose last tail is **tail, moving
+ * *tail on; false when the heap refused. */
+static bool append_copy(heap_t *h, term **tail, const struct ets_obj *o)
+{
+    term cell = ets_obj_cons(o, h);
+    if (is_non_value(cell))
+        return false;
+    **tail = cell;
+    *tail = &list_ptr(cell)[1];
+    return true;
+}
+
 /* The objects of o's key from o on as a list on the caller's heap. */
 static enum ets_status objects_list(struct call *c, struct ets_table *t, struct ets_obj *o, term *out)
 {
-    struct list_builder b;
-    list_builder_init(&b);
-    for (; o; o = ets_same_key_next_locked(t, o)) {
-        term copy = ets_obj_copy(o, &c->p->heap);
-        if (is_non_value(copy) || !list_builder_add(&b, &c->p->heap, copy))
+    *out = NIL;
+    term *tail = out;
+    for (; o; o = ets_same_key_next_locked(t, o))
+        if (!append_copy(&c->p->heap, &tail, o))
             return ETS_NOMEM;
-    }
-    *out = b.list;
     return ETS_OK;
 }
 
@@ -1796,14 +1805,11 @@ static enum ets_status do_slot(struct ets_table *t, void *arg)
         c->result = A(end_of_table);
         return ETS_OK;
     }
-    struct list_builder b;
-    list_builder_init(&b);
-    for (struct ets_obj *o = ets_slot_first_locked(t, (size_t)i); o; o = ets_slot_next_locked(t, o)) {
-        term copy = ets_obj_copy(o, &c->p->heap);
-        if (is_non_value(copy) || !list_builder_add(&b, &c->p->heap, copy))
+    c->result = NIL;
+    term *tail = &c->result;
+    for (struct ets_obj *o = ets_slot_first_locked(t, (size_t)i); o; o = ets_slot_next_locked(t, o))
+        if (!append_copy(&c->p->heap, &tail, o))
             return ETS_NOMEM;
-    }
-    c->result = b.list;
     return ETS_OK;
 }
 

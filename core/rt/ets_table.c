@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Table ids are references whose low word starts here: far above the ids
  * make_ref hands out, so a table id never equals another reference. */
@@ -27,17 +28,25 @@
 
 /* One stored object: a copy of the tuple, with the chain link and hash of
  * a hash table (embedded, so that an insert costs one allocation). The
- * header is 24 bytes, so that a {Key, Value} object is 48 and often sits
- * on one cache line: a lookup's last miss. */
+ * header is 16 bytes, so that a {Key, Value} object is 40, a 48-byte
+ * block of glibc's malloc where 24 made it a 64-byte one: 400,000 such
+ * objects take 19 MB instead of 26, more of a large table's lookups find
+ * their object in the cache, and it often sits on one cache line. */
 struct ets_obj {
     struct ets_obj *next; /* set, bag, duplicate_bag: the next object in the bucket's chain; a batch's next */
-    uint64_t hash;        /* set, bag, duplicate_bag: the key's hash, mixed */
+    uint32_t hash_high;   /* set, bag, duplicate_bag: the key's hash (key_hash), its top 32 bits */
     uint32_t words;       /* the copy's, data[0] to data[words - 1] */
-    bool has_mso;         /* the copy refers to ProcBins: their chain's head is in data[words] */
-    term data[];          /* the copy, its tuple first */
+    term data[];          /* the copy, its tuple first; past a copy that is not flat, its ProcBins' chain */
 };
 
-/* The ProcBins' chain of an object whose copy refers to some. */
+static uint64_t obj_hash(const struct ets_obj *o) { return (uint64_t)o->hash_high << 32; }
+static void obj_set_hash(struct ets_obj *o, uint64_t h) { o->hash_high = (uint32_t)(h >> 32); }
+
+/* A copy of only immediates, its tuple's words alone: every other copy
+ * takes more words than its tuple. */
+static bool obj_flat(const struct ets_obj *o) { return o->words == header_arity(o->data[0]) + 1; }
+
+/* The ProcBins' chain of a copy that is not flat (NULL when none). */
 static term **obj_mso(struct ets_obj *o) { return (term **)&o->data[o->words]; }
 
 struct bt_node;
@@ -163,11 +172,13 @@ static void table_unlock(struct ets_table *t)
     rt_rwlock_unlock(&t->lock);
 }
 
-/* The helpers of an access's path (find the table, lock the key's stripe,
- * check, find the key, unlock) are inlined into it whole: called, their
- * prologues, argument moves and reloads cost more than their work
- * (callgrind, 400,000 ets:member calls on 1,000 keys: 82 instructions a
- * call fewer, of about 430). */
+/* An access's path (find the table, lock the key's stripe, check, find
+ * the key, unlock) is inlined whole into each entry of a call on one key
+ * (ets_access_key, _found, _object): called, its helpers' prologues,
+ * argument moves and reloads cost more than their work (callgrind,
+ * 400,000 ets:member calls on 1,000 keys: 82 instructions a call fewer
+ * with the helpers inlined, 33 more with the path in its entries, of
+ * about 430; 9 KB of text). */
 #define ACCESS_PATH static inline __attribute__((always_inline))
 
 /* ---- objects ---- */
@@ -189,14 +200,12 @@ static struct ets_obj *obj_new(term t)
     if (!o)
         return NULL;
     o->words = (uint32_t)size;
-    o->has_mso = false;
     if (flat) {
         memcpy(o->data, boxed_ptr(t), size * sizeof(term));
     } else {
         term *hp = o->data, *mso = NULL;
         /* copy_term lays the root first: the tuple is at data[0]. */
         (void)copy_term(t, size, &hp, &mso, NULL);
-        o->has_mso = mso != NULL;
         *obj_mso(o) = mso;
     }
     return o;
@@ -206,7 +215,7 @@ static void obj_free(struct ets_obj *o)
 {
     if (!o)
         return;
-    if (o->has_mso)
+    if (!obj_flat(o) && *obj_mso(o))
         bin_release_mso(*obj_mso(o));
     free(o);
 }
@@ -477,7 +486,7 @@ term ets_ref_term(heap_t *h, term *words, uint64_t id)
     return make_boxed(words);
 }
 
-bool ets_ref_id(term ref, uint64_t *id)
+ACCESS_PATH bool table_ref_id(term ref, uint64_t *id)
 {
     /* A magic reference's id comes from make_ref too: never a table's. */
     if (!is_boxed_subtag(ref, SUBTAG_REF) || ref_id_high(ref) != 0 || ref_id_low(ref) < ETS_ID_BASE)
@@ -485,6 +494,8 @@ bool ets_ref_id(term ref, uint64_t *id)
     *id = ref_id_low(ref);
     return true;
 }
+
+bool ets_ref_id(term ref, uint64_t *id) { return table_ref_id(ref, id); }
 
 /* A table argument, read once for the finding and the checking: a table
  * id (by_id) or else perhaps a name. */
@@ -501,7 +512,7 @@ ACCESS_PATH void table_arg_init(struct table_arg *a, term tab)
 {
     a->tab = tab;
     a->id = 0;
-    a->by_id = ets_ref_id(tab, &a->id);
+    a->by_id = table_ref_id(tab, &a->id);
 }
 
 /* The table a denotes, by the chains' rules. */
@@ -730,9 +741,9 @@ ACCESS_PATH bool still_named_by(const struct ets_table *t, const struct table_ar
     return !t->dead && (a->by_id ? t->id == a->id : t->options.named && t->name == a->tab);
 }
 
-static enum ets_status access_hinted(struct ets_registry *r, struct ets_table *hint, const struct table_arg *a,
-                                     term caller, enum ets_need need, struct key_scope *ks,
-                                     enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg);
+ACCESS_PATH enum ets_status access_hinted(struct ets_registry *r, struct ets_table *hint, const struct table_arg *a,
+                                          term caller, enum ets_need need, struct key_scope *ks,
+                                          enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg);
 
 /* The fast path for tab, whole (ks NULL) or scoped: the chains walked
  * without the registry's lock and no reference taken (see "tables" above
@@ -746,10 +757,20 @@ ACCESS_PATH enum ets_status access_named(struct ets_registry *r, term tab, term 
     return access_hinted(r, find_named(r, &a), &a, caller, need, ks, fn, arg);
 }
 
+/* access_named for the calls on a whole table and the walks, out of line:
+ * the path is inlined only into the calls on one key, which are most
+ * calls (ets:member 33 instructions fewer a call inlined). */
+static enum ets_status access_named_called(struct ets_registry *r, term tab, term caller, enum ets_need need,
+                                           struct key_scope *ks, enum ets_status (*fn)(struct ets_table *t, void *arg),
+                                           void *arg)
+{
+    return access_named(r, tab, caller, need, ks, fn, arg);
+}
+
 enum ets_status ets_access(struct ets_registry *r, term tab, term caller, enum ets_need need,
                            enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg)
 {
-    return access_named(r, tab, caller, need, NULL, fn, arg);
+    return access_named_called(r, tab, caller, need, NULL, fn, arg);
 }
 
 enum ets_status ets_access_key(struct ets_registry *r, term tab, term caller, enum ets_need need, term key,
@@ -826,7 +847,7 @@ static enum ets_status walk_step(struct ets_table *t, void *arg)
     } else {
         if (!(o = hash_key_last(t, w->key)))
             return ETS_BADARG;
-        o = o->next ? o->next : hash_from_until(t, bucket_of(t, o->hash) + 1, end);
+        o = o->next ? o->next : hash_from_until(t, bucket_of(t, obj_hash(o)) + 1, end);
     }
     if (!o && w->stripe + 1 < (int)STRIPES) {
         w->go_on = true;
@@ -845,7 +866,7 @@ static enum ets_status access_walk(struct ets_registry *r, term tab, term caller
     for (;;) {
         struct key_scope ks = {.key = THE_NON_VALUE, .stripe = w.stripe, .whole = &w.whole};
         w.go_on = false;
-        enum ets_status st = access_named(r, tab, caller, ETS_READ, &ks, walk_step, &w);
+        enum ets_status st = access_named_called(r, tab, caller, ETS_READ, &ks, walk_step, &w);
         if (st != ETS_OK || !w.go_on)
             return st;
         w.key = THE_NON_VALUE;
@@ -867,9 +888,9 @@ enum ets_status ets_access_before(struct ets_registry *r, term tab, term caller,
 
 ACCESS_PATH struct ets_obj *find_scoped(const struct ets_table *t, struct key_scope *ks);
 
-static enum ets_status access_hinted(struct ets_registry *r, struct ets_table *hint, const struct table_arg *a,
-                                     term caller, enum ets_need need, struct key_scope *ks,
-                                     enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg)
+ACCESS_PATH enum ets_status access_hinted(struct ets_registry *r, struct ets_table *hint, const struct table_arg *a,
+                                          term caller, enum ets_need need, struct key_scope *ks,
+                                          enum ets_status (*fn)(struct ets_table *t, void *arg), void *arg)
 {
     struct ets_table *t = hint, *held = NULL; /* held: the slow path's reference */
     struct held h;
@@ -1151,8 +1172,10 @@ static uint64_t spread_hash(uint64_t h)
 
 /* An immediate key (a small integer, an atom, a pid: the common keys) is
  * exactly equal only to the same word, so its word is spread as it is;
- * other keys take the 32-bit internal hash first, which walks the term. */
-static uint64_t key_hash(term key) { return spread_hash(is_immed(key) ? key : term_hash(key)); }
+ * other keys take the 32-bit internal hash first, which walks the term.
+ * The top 32 bits alone are kept (an object stores those): they choose
+ * the stripe and the bucket, and order the chains. */
+static uint64_t key_hash(term key) { return spread_hash(is_immed(key) ? key : term_hash(key)) & ~(uint64_t)UINT32_MAX; }
 
 /* ---- ordered_set: a B-tree ----
  *
@@ -1744,7 +1767,7 @@ static size_t bucket_of(const struct ets_table *t, uint64_t h) { return t->bits 
 
 static bool same_key(const struct ets_table *t, const struct ets_obj *o, uint64_t h, term key)
 {
-    return o->hash == h && term_eq_exact(key_of(t, o), key);
+    return obj_hash(o) == h && term_eq_exact(key_of(t, o), key);
 }
 
 ACCESS_PATH struct ets_obj *hash_find(const struct ets_table *t, term key, uint64_t h)
@@ -1756,9 +1779,9 @@ ACCESS_PATH struct ets_obj *hash_find(const struct ets_table *t, term key, uint6
      * cache lines: both misses at once, not one after the other. */
     if (o)
         __builtin_prefetch(&o->data[2]);
-    while (o && o->hash < h)
+    while (o && obj_hash(o) < h)
         o = o->next;
-    for (; o && o->hash == h; o = o->next)
+    for (; o && obj_hash(o) == h; o = o->next)
         if (term_eq_exact(key_of(t, o), key))
             return o;
     return NULL;
@@ -1788,14 +1811,34 @@ static struct ets_obj *hash_key_last(const struct ets_table *t, term key)
 
 static struct ets_obj *hash_next(const struct ets_table *t, const struct ets_obj *o)
 {
-    return o->next ? o->next : hash_from(t, bucket_of(t, o->hash) + 1);
+    return o->next ? o->next : hash_from(t, bucket_of(t, obj_hash(o)) + 1);
+}
+
+/* A bucket array of count empty chains. One of 2 MB or more (a table of
+ * over 262,144 objects) is on transparent huge pages where the kernel has
+ * them on request: a lookup in a large table misses the cache on its
+ * bucket and on its object, and on 4 KB pages often the TLB as well for
+ * each (400,000 random lookups: median 106 against 116 ms on 10
+ * interleaved runs). */
+#define HUGE_PAGE_BYTES ((size_t)2 << 20)
+static struct ets_obj **buckets_new(size_t count)
+{
+    size_t bytes = count * sizeof(struct ets_obj *);
+    if (bytes < HUGE_PAGE_BYTES)
+        return calloc(count, sizeof(struct ets_obj *));
+    struct ets_obj **b = aligned_alloc(HUGE_PAGE_BYTES, bytes);
+    if (b) {
+        (void)madvise(b, bytes, MADV_HUGEPAGE); /* advice: refused, the pages are small */
+        memset(b, 0, bytes);
+    }
+    return b;
 }
 
 /* Resizes to 2^bits buckets; false when the host refused (the table
  * stays as it was, still correct, only slower). */
 static bool hash_resize(struct ets_table *t, unsigned bits)
 {
-    struct ets_obj **nb = calloc((size_t)1 << bits, sizeof *nb);
+    struct ets_obj **nb = buckets_new((size_t)1 << bits);
     if (!nb)
         return false;
     size_t old = bucket_count(t);
@@ -1808,7 +1851,7 @@ static bool hash_resize(struct ets_table *t, unsigned bits)
         struct ets_obj *o = t->buckets[b];
         while (o) {
             struct ets_obj *next = o->next;
-            size_t i = bucket_of(t, o->hash);
+            size_t i = bucket_of(t, obj_hash(o));
             if (i != tail_bucket) { /* a new bucket starts: never one seen before */
                 tail = &nb[i];
                 tail_bucket = i;
@@ -1863,8 +1906,8 @@ static bool hash_insert(struct ets_table *t, struct ets_obj *o, struct ets_obj *
         after->next = o;
         return true;
     }
-    struct ets_obj **at = &t->buckets[bucket_of(t, o->hash)];
-    while (*at && (*at)->hash <= o->hash)
+    struct ets_obj **at = &t->buckets[bucket_of(t, obj_hash(o))];
+    while (*at && obj_hash(*at) <= obj_hash(o))
         at = &(*at)->next;
     o->next = *at;
     *at = o;
@@ -1874,7 +1917,7 @@ static bool hash_insert(struct ets_table *t, struct ets_obj *o, struct ets_obj *
 /* The slot that points at o (o is in the table). */
 static struct ets_obj **hash_slot(struct ets_table *t, const struct ets_obj *o)
 {
-    struct ets_obj **at = &t->buckets[bucket_of(t, o->hash)];
+    struct ets_obj **at = &t->buckets[bucket_of(t, obj_hash(o))];
     while (*at != o)
         at = &(*at)->next;
     return at;
@@ -2090,16 +2133,22 @@ unsigned ets_keypos_locked(const struct ets_table *t) { return t->options.keypos
 size_t ets_count_locked(const struct ets_table *t) { return t->n; }
 term ets_obj_term(const struct ets_obj *o) { return obj_tuple(o); }
 
-term ets_obj_copy(const struct ets_obj *o, heap_t *h)
+term ets_obj_cons(const struct ets_obj *o, heap_t *h)
 {
-    if (o->words != tuple_arity(obj_tuple(o)) + 1)
-        return copy_to_heap(h, obj_tuple(o));
-    /* Only immediates inside: the words as they are. */
-    term *hp = heap_alloc(h, o->words);
+    if (!obj_flat(o)) {
+        term copy = copy_to_heap(h, obj_tuple(o));
+        return is_value(copy) ? heap_cons(h, copy, NIL) : THE_NON_VALUE;
+    }
+    /* Only immediates inside: the words as they are, after the cell, in
+     * one allocation; a few words, so copied here rather than by memcpy. */
+    term *hp = heap_alloc(h, 2 + o->words);
     if (!hp)
         return THE_NON_VALUE;
-    memcpy(hp, o->data, o->words * sizeof(term));
-    return make_boxed(hp);
+    for (uint32_t i = 0; i < o->words; i++)
+        hp[2 + i] = o->data[i];
+    hp[0] = make_boxed(hp + 2);
+    hp[1] = NIL;
+    return make_list(hp);
 }
 term ets_obj_key_locked(const struct ets_table *t, const struct ets_obj *o) { return key_of(t, o); }
 
@@ -2118,7 +2167,7 @@ void ets_walk_prefetch_locked(const struct ets_table *t, const struct ets_obj *o
      * the first objects of the buckets 4 to 7 on (the bucket array's
      * sequential words) come in while the walk visits the ones before
      * (select_count of 300,000 objects 53 -> 28 ms; one bucket 8 on: 40). */
-    size_t b = bucket_of(t, o->hash), nb = bucket_count(t);
+    size_t b = bucket_of(t, obj_hash(o)), nb = bucket_count(t);
     for (size_t i = b + WALK_PREFETCH_AHEAD; i < nb && i < b + 2 * WALK_PREFETCH_AHEAD; i++)
         if (t->buckets[i])
             prefetch_obj(t->buckets[i]);
@@ -2141,7 +2190,7 @@ struct ets_obj *ets_same_key_next_locked(const struct ets_table *t, const struct
     if (is_tree(t) || t->options.type == ETS_SET)
         return NULL;
     struct ets_obj *n = o->next;
-    return n && same_key(t, n, o->hash, key_of(t, o)) ? n : NULL;
+    return n && same_key(t, n, obj_hash(o), key_of(t, o)) ? n : NULL;
 }
 
 struct ets_obj *ets_first_locked(const struct ets_table *t)
@@ -2198,7 +2247,7 @@ struct ets_obj *ets_key_before_locked(const struct ets_table *t, term key) { ret
 uint64_t ets_position_locked(const struct ets_table *t, const struct ets_obj *o)
 {
     (void)t;
-    return o->hash >> POSITION_SHIFT;
+    return obj_hash(o) >> POSITION_SHIFT;
 }
 
 struct ets_obj *ets_after_position_locked(const struct ets_table *t, uint64_t position)
@@ -2208,7 +2257,7 @@ struct ets_obj *ets_after_position_locked(const struct ets_table *t, uint64_t po
     uint64_t h = position << POSITION_SHIFT | ((1u << POSITION_SHIFT) - 1); /* the position's last hash */
     size_t b = bucket_of(t, h);
     struct ets_obj *o = t->buckets[b];
-    while (o && o->hash <= h)
+    while (o && obj_hash(o) <= h)
         o = o->next;
     return o ? o : hash_from(t, b + 1);
 }
@@ -2248,7 +2297,7 @@ static void replace_with(struct ets_table *t, struct ets_obj *old, struct ets_ob
         tree_replace_at(t, &p, o);
         return;
     }
-    o->hash = old->hash;
+    o->hash_high = old->hash_high;
     o->next = old->next;
     *hash_slot(t, old) = o;
     t->object_words += o->words;
@@ -2313,7 +2362,7 @@ static bool put(struct ets_table *t, term object, struct ets_obj *made)
     }
     if (!o && !(o = obj_new(object)))
         return false;
-    o->hash = h;
+    obj_set_hash(o, h);
     if (!hash_insert(t, o, after)) {
         obj_free(o);
         return false;
@@ -2663,7 +2712,8 @@ bool ets_check_locked(const struct ets_table *t)
         return parts_check(t);
     for (size_t b = 0, nb = bucket_count(t); b < nb; b++) {
         for (const struct ets_obj *o = t->buckets[b]; o; o = o->next) {
-            if (bucket_of(t, o->hash) != b || o->hash != key_hash(key_of(t, o)) || (o->next && o->next->hash < o->hash))
+            if (bucket_of(t, obj_hash(o)) != b || obj_hash(o) != key_hash(key_of(t, o)) ||
+                (o->next && obj_hash(o->next) < obj_hash(o)))
                 return false;
             count++;
         }

@@ -224,8 +224,9 @@ term ets_obj_key_locked(const struct ets_table *t, const struct ets_obj *o);
  * visits a few after o, so that their cache misses overlap the visits
  * before them. */
 void ets_walk_prefetch_locked(const struct ets_table *t, const struct ets_obj *o);
-/* A copy of the stored tuple on h (THE_NON_VALUE when h refused). */
-term ets_obj_copy(const struct ets_obj *o, heap_t *h);
+/* [Copy] on h: a list cell whose head is a copy of the stored tuple and
+ * whose tail is [] for the caller to set (THE_NON_VALUE when h refused). */
+term ets_obj_cons(const struct ets_obj *o, heap_t *h);
 /* The first object whose key is key (exact equality but for ordered_set,
  * where 1 == 1.0); NULL when none. */
 struct ets_obj *ets_lookup_locked(const struct ets_table *t, term key);

@@ -1051,6 +1051,89 @@ static void test_walk_by_stripes(void)
     heap_destroy(&h);
 }
 
+/* A set past 2^18 objects, whose buckets (2 MB and more) are asked of
+ * huge pages: every key found through each growth, with and without
+ * stripes, then erased down to none as the buckets shrink again. */
+enum { LARGE_SET_KEYS = 300000, LARGE_SET_STEP = 50000 };
+
+struct key_range {
+    term object; /* a {K, V} tuple on the test's heap, rewritten for each key */
+    int64_t from, to;
+};
+
+static enum ets_status cb_put_range(struct ets_table *t, void *arg)
+{
+    struct key_range *kr = arg;
+    term *e = tuple_elements(kr->object);
+    for (int64_t k = kr->from; k < kr->to; k++) {
+        e[0] = make_small(k);
+        e[1] = make_small(k * 3);
+        if (!ets_put_locked(t, kr->object))
+            return ETS_NOMEM;
+    }
+    return ETS_OK;
+}
+
+static enum ets_status cb_erase_range(struct ets_table *t, void *arg)
+{
+    struct key_range *kr = arg;
+    for (int64_t k = kr->from; k < kr->to; k++)
+        if (ets_erase_key_locked(t, make_small(k)) != 1)
+            return ETS_BADKEY;
+    return ETS_OK;
+}
+
+static enum ets_status cb_found_value(struct ets_table *t, struct ets_obj *first, void *arg)
+{
+    (void)t;
+    *(term *)arg = first ? tuple_element(ets_obj_term(first), 2) : THE_NON_VALUE;
+    return ETS_OK;
+}
+
+/* Keys 0..to-1 found with their values, key `to` not: true. */
+static bool all_found(struct ets_registry *r, term tab, int64_t to)
+{
+    for (int64_t k = 0; k <= to; k++) {
+        term v = make_small(0);
+        if (ets_access_found(r, tab, make_pid(1), ETS_READ, make_small(k), cb_found_value, &v) != ETS_OK ||
+            v != (k < to ? make_small(k * 3) : THE_NON_VALUE))
+            return false;
+    }
+    return true;
+}
+
+static void test_large_set(void)
+{
+    atom_table_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    struct ets_registry *r = ets_registry_new();
+    CU_ASSERT_FATAL(r != NULL);
+    for (int striped = 0; striped < 2; striped++) {
+        struct ets_options o = SET;
+        o.write_concurrency = striped;
+        uint64_t id;
+        CU_ASSERT_EQUAL_FATAL(ets_create(r, A(set), make_pid(1), &o, &id), ETS_OK);
+        term tab = ets_ref_term(&h, NULL, id);
+        struct key_range kr = {pair(&h, 0, 0), 0, 0};
+        for (kr.from = 0; kr.from < LARGE_SET_KEYS; kr.from = kr.to) {
+            kr.to = kr.from + LARGE_SET_STEP;
+            CU_ASSERT_EQUAL_FATAL(ets_access(r, tab, make_pid(1), ETS_WRITE, cb_put_range, &kr), ETS_OK);
+            CU_ASSERT_EQUAL(size_of(r, tab), (size_t)kr.to);
+        }
+        CU_ASSERT(all_found(r, tab, LARGE_SET_KEYS));
+        for (kr.to = LARGE_SET_KEYS; kr.to > 0; kr.to = kr.from) {
+            kr.from = kr.to - LARGE_SET_STEP;
+            CU_ASSERT_EQUAL_FATAL(ets_access(r, tab, make_pid(1), ETS_WRITE, cb_erase_range, &kr), ETS_OK);
+            CU_ASSERT_EQUAL(size_of(r, tab), (size_t)kr.from);
+        }
+        CU_ASSERT(all_found(r, tab, 0));
+        CU_ASSERT_EQUAL(ets_delete_table(r, tab, make_pid(1), NULL), ETS_OK);
+    }
+    ets_registry_free(r);
+    heap_destroy(&h);
+}
+
 static CU_TestInfo tests[] = {
     {"four types: insert rules, keys, delete", test_types},
     {"objects are copies off the heap", test_copies},
@@ -1064,6 +1147,7 @@ static CU_TestInfo tests[] = {
     {"a large ordered_set against a bitmap; emptied in portions", test_big_tree},
     {"first/next and last/prev a stripe at a time: the whole walk's keys, in order", test_walk_by_stripes},
     {"deleted tables are reused, their ids and names stay dead", test_deleted_tables_are_reused},
+    {"a set past 2^18 objects: every key found as it grows and shrinks", test_large_set},
     CU_TEST_INFO_NULL,
 };
 
