@@ -5,8 +5,16 @@
 reason(F) ->
     try F() of V -> {value, V} catch C:R -> {C, R} end.
 
+%% What is in the mailbox now.
 flush() ->
-    receive M -> [M | flush()] after 30 -> [] end.
+    receive M -> [M | flush()] after 0 -> [] end.
+
+%% Runs F in a process of its own and waits for it to end: what it sent
+%% here is in the mailbox then (a process's signals to another arrive in
+%% order, its DOWN last), so no flush waits on the clock.
+sent_by(F) ->
+    {Pid, Ref} = spawn_monitor(F),
+    receive {'DOWN', Ref, process, Pid, _} -> ok end.
 
 main(_) ->
     Self = self(),
@@ -14,14 +22,14 @@ main(_) ->
     A ! to_alias,
     io:format("own alias: ~p~n", [flush()]),
     %% Another process sends to it.
-    spawn(fun() -> A ! {from_other, 1} end),
+    sent_by(fun() -> A ! {from_other, 1} end),
     io:format("from another: ~p~n", [flush()]),
     io:format("unalias: ~p ~p~n", [unalias(A), unalias(A)]),
-    spawn(fun() -> A ! dropped end),
+    sent_by(fun() -> A ! dropped end),
     io:format("after unalias: ~p~n", [flush()]),
     %% A reply alias takes one message.
     R = alias([reply]),
-    spawn(fun() -> R ! first, R ! second end),
+    sent_by(fun() -> R ! first, R ! second end),
     io:format("reply alias: ~p~n", [flush()]),
     io:format("reply alias inactive: ~p~n", [unalias(R)]),
     %% A reference that is no alias: dropped.
@@ -34,22 +42,22 @@ main(_) ->
     Server ! {req, M1},
     io:format("monitor alias reply: ~p~n", [receive {reply, X} -> X after 1000 -> none end]),
     demonitor(M1, [flush]),
-    spawn(fun() -> M1 ! late end),
+    sent_by(fun() -> M1 ! late end),
     io:format("after demonitor: ~p~n", [flush()]),
     M2 = monitor(process, Server, [{alias, reply_demonitor}]),
-    spawn(fun() -> M2 ! once, M2 ! twice end),
+    sent_by(fun() -> M2 ! once, M2 ! twice end),
     io:format("reply_demonitor: ~p ~p~n", [flush(), demonitor(M2, [info])]),
     M3 = monitor(process, Server, [{alias, explicit_unalias}]),
     Server ! stop,
     receive {'DOWN', M3, process, Server, normal} -> ok end,
-    spawn(fun() -> M3 ! still_active end),
+    sent_by(fun() -> M3 ! still_active end),
     io:format("explicit after down: ~p~n", [flush()]),
     unalias(M3),
     Server2 = spawn(fun() -> receive stop -> ok end end),
     M4 = monitor(process, Server2, [{alias, demonitor}]),
     Server2 ! stop,
     receive {'DOWN', M4, process, Server2, normal} -> ok end,
-    spawn(fun() -> M4 ! after_down end),
+    sent_by(fun() -> M4 ! after_down end),
     io:format("demonitor alias after down: ~p~n", [flush()]),
     %% An alias of an ended process drops its messages.
     Owner = spawn(fun() -> Self ! {alias, alias()}, receive stop -> ok end end),
