@@ -1,6 +1,6 @@
 /*
- * rt/lock.h — the executor's two locks, built as --locks says, and the
- * events idle threads sleep on.
+ * rt/lock.h — the executor's two locks, built as --locks says, the
+ * events idle threads sleep on, and a reader-writer lock (ETS's).
  *
  * struct rt_lock is a mutex whose kind (executor.h's enum lock_kind) is
  * chosen when the executor is created: clause's spin-futex (the default),
@@ -140,7 +140,7 @@ void rt_futex_wake_one(_Atomic uint32_t *word);
  * while a writer holds it, the readers counted above it. Taking it free is
  * one compare-and-swap inline and releasing it one atomic subtraction,
  * where glibc's rwlock took about 56 instructions in two calls for the
- * pair (callgrind: a third of ets:member's own cost). A taker that finds
+ * pair (callgrind: a sixth of an ets:member call). A taker that finds
  * it held tries again with growing pauses, then sleeps on the word; the
  * release that leaves it free wakes the sleepers. Readers are preferred,
  * as by glibc's default rwlock: a writer waits until no reader holds it.
