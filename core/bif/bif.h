@@ -241,9 +241,13 @@ bool bif_io_servers_install(struct sched *s);
  * or logger), must first wait for the kernel's boot: then the builtin
  * returns bif_kernel_await(self, its module, its name, its args, its
  * arity), which makes the call again once the boot ended. */
-bool bif_kernel_pending(struct process *self, term name);
 /* The same whether or not the running builtin may hand itself over. */
 bool bif_kernel_name_pending(struct process *self, term name);
+/* Inline: every ETS call asks, and a table's reference is never a name. */
+static inline bool bif_kernel_pending(struct process *self, term name)
+{
+    return self->bif_may_trap && is_atom(name) && bif_kernel_name_pending(self, name);
+}
 /* Whether a send to `to` (a name, or {Name, this node}) waits for the
  * kernel's boot: the name is one of the kernel's, not registered yet, and
  * the boot has not ended. erlang:send/2,3 hand themselves over as whereis

@@ -73,11 +73,6 @@ bool bif_kernel_name_pending(struct process *self, term name)
     return false;
 }
 
-bool bif_kernel_pending(struct process *self, term name)
-{
-    return self->bif_may_trap && bif_kernel_name_pending(self, name);
-}
-
 term bif_kernel_await(struct process *self, term module, term function, const term *args, unsigned arity)
 {
     term list = NIL;

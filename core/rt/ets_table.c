@@ -908,7 +908,7 @@ ACCESS_PATH enum ets_status access_hinted(struct ets_registry *r, struct ets_tab
     }
     if (ks && ks->whole)
         *ks->whole = !h.stripe;
-    if (ks)
+    if (ks && !ks->found) /* a found call's search follows at once */
         prefetch_bucket(t, ks);
     enum ets_status st = check_locked(t, caller, need);
     if (st == ETS_OK)
@@ -1781,8 +1781,9 @@ ACCESS_PATH struct ets_obj *hash_find(const struct ets_table *t, term key, uint6
         __builtin_prefetch(&o->data[2]);
     while (o && obj_hash(o) < h)
         o = o->next;
+    /* An immediate key is exactly equal to the same word alone. */
     for (; o && obj_hash(o) == h; o = o->next)
-        if (term_eq_exact(key_of(t, o), key))
+        if (key_of(t, o) == key || (!is_immed(key) && term_eq_exact(key_of(t, o), key)))
             return o;
     return NULL;
 }
