@@ -174,7 +174,7 @@ static void table_unlock(struct ets_table *t)
 
 /* An access's path (find the table, lock the key's stripe, check, find
  * the key, unlock) is inlined whole into each entry of a call on one key
- * (ets_access_key, _found, _object): called, its helpers' prologues,
+ * (ets_access_key, _found, _object) and into ets_access_hinted: called, its helpers' prologues,
  * argument moves and reloads cost more than their work (callgrind,
  * 400,000 ets:member calls on 1,000 keys: 82 instructions a call fewer
  * with the helpers inlined, 33 more with the path in its entries, of
@@ -1765,9 +1765,17 @@ static unsigned min_bits(const struct ets_table *t) { return is_striped(t) ? STR
 static size_t bucket_count(const struct ets_table *t) { return t->buckets ? (size_t)1 << t->bits : 0; }
 static size_t bucket_of(const struct ets_table *t, uint64_t h) { return t->bits ? (size_t)(h >> (64 - t->bits)) : 0; }
 
+/* Whether a stored key is exactly key: an immediate key is exactly equal
+ * to the same word alone (bignums are normalised, floats boxed), so the
+ * term comparison is for boxed keys only. */
+static inline bool stored_key_is(term stored, term key)
+{
+    return stored == key || (!is_immed(key) && term_eq_exact(stored, key));
+}
+
 static bool same_key(const struct ets_table *t, const struct ets_obj *o, uint64_t h, term key)
 {
-    return obj_hash(o) == h && term_eq_exact(key_of(t, o), key);
+    return obj_hash(o) == h && stored_key_is(key_of(t, o), key);
 }
 
 ACCESS_PATH struct ets_obj *hash_find(const struct ets_table *t, term key, uint64_t h)
@@ -1781,9 +1789,8 @@ ACCESS_PATH struct ets_obj *hash_find(const struct ets_table *t, term key, uint6
         __builtin_prefetch(&o->data[2]);
     while (o && obj_hash(o) < h)
         o = o->next;
-    /* An immediate key is exactly equal to the same word alone. */
     for (; o && obj_hash(o) == h; o = o->next)
-        if (key_of(t, o) == key || (!is_immed(key) && term_eq_exact(key_of(t, o), key)))
+        if (stored_key_is(key_of(t, o), key))
             return o;
     return NULL;
 }
