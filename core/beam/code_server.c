@@ -380,11 +380,8 @@ static void load_module_locked(struct code_server *cs, term name)
         publish_locked(cs, name, NULL); /* not found or broken: undef from now on */
 }
 
-const uint64_t *code_export_entry(struct beam_export *e)
+const uint64_t *code_export_load(struct beam_export *e)
 {
-    const uint64_t *code = atomic_load_explicit(&e->code, memory_order_acquire);
-    if (code)
-        return code;
     struct code_server *cs = e->server;
     pthread_mutex_lock(&cs->lock);
     load_module_locked(cs, e->module);

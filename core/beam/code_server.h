@@ -64,8 +64,14 @@ struct beam_export *code_export(struct code_server *cs, term module, term functi
 
 /* The Erlang entry of e, loading its module on first use; NULL when the
  * function does not exist (undef) or its module cannot be loaded (the
- * reason is written to stderr once per module). */
-const uint64_t *code_export_entry(struct beam_export *e);
+ * reason is written to stderr once per module). Inline while loaded: it
+ * is asked at every remote call. */
+const uint64_t *code_export_load(struct beam_export *e);
+static inline const uint64_t *code_export_entry(struct beam_export *e)
+{
+    const uint64_t *code = atomic_load_explicit(&e->code, memory_order_acquire);
+    return code ? code : code_export_load(e);
+}
 
 /* The loaded module whose code holds pc, or NULL (lock-free). */
 const struct beam_module *code_module_of(struct code_server *cs, const uint64_t *pc);

@@ -350,7 +350,7 @@ static term request_collection(struct process *self, struct process *q, term arg
 {
     (void)self;
     (void)arg;
-    q->heap.gc_requested = true; /* at its next safepoint */
+    heap_request_gc(&q->heap); /* at its next safepoint */
     return A(true);
 }
 
@@ -392,7 +392,7 @@ static term garbage_collect(struct process *self, term pid, term options)
 static term bif_garbage_collect_0(struct process *self, const term *args)
 {
     (void)args;
-    self->heap.gc_requested = true;
+    heap_request_gc(&self->heap);
     return A(true);
 }
 

@@ -453,7 +453,8 @@ static term bif_process_flag(struct process *self, const term *args)
         if (!is_small(value) || small_value(value) < 0)
             return bif_badarg(self);
         term old = make_small((int64_t)self->heap.fullsweep_after);
-        self->heap.fullsweep_after = (unsigned long)small_value(value); /* from the next collection on */
+        /* From the next collection on; saturated at 32 bits (OTP keeps 16). */
+        self->heap.fullsweep_after = small_value(value) > UINT32_MAX ? UINT32_MAX : (uint32_t)small_value(value);
         return old;
     }
     if (flag == A(min_bin_vheap_size)) {

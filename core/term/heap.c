@@ -332,7 +332,8 @@ static void reset_generations(heap_t *h)
     h->bin_vheap_limit = h->old_bin_vheap_limit = HEAP_BIN_VHEAP_MIN_BYTES;
     h->failure = HEAP_OK;
     h->collections = h->minor_gcs = h->full_sweeps = 0;
-    h->fullsweep_after = heap_default_fullsweep_after();
+    unsigned long fullsweep_after = heap_default_fullsweep_after();
+    h->fullsweep_after = fullsweep_after > UINT32_MAX ? UINT32_MAX : (uint32_t)fullsweep_after;
     h->moved_words = 0;
     h->need_fullsweep = false;
     h->gc_requested = false;
@@ -401,7 +402,8 @@ void heap_destroy(heap_t *h)
 {
     release_off_block(h);
     heap_free_block(h);
-    h->start = h->top = h->high_water = h->end = h->gc_mark = NULL;
+    h->start = h->top = h->high_water = h->end = h->alloc_end = NULL;
+    h->gc_mark = 0;
 }
 
 bool heap_recycle(heap_t *h)
@@ -483,6 +485,7 @@ term *heap_alloc_slow(heap_t *h, size_t words)
     term *p = f->mem + f->used;
     f->used += words;
     h->frag_words += words;
+    heap_set_gc_mark(h);
     return p;
 }
 
@@ -508,6 +511,7 @@ bool heap_adopt_fragment(heap_t *h, struct heap_fragment *f, term *mso, size_t o
     h->frags = f;
     h->frag_words += f->used;
     h->adopted_words += f->used;
+    heap_set_gc_mark(h);
     return true;
 }
 
@@ -522,6 +526,7 @@ void heap_shrink_last(heap_t *h, term *alloc_start, size_t alloc_words, size_t k
     if (f && alloc_start + alloc_words == f->mem + f->used) {
         f->used -= give_back;
         h->frag_words -= give_back;
+        heap_set_gc_mark(h);
     }
 }
 

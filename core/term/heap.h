@@ -78,8 +78,13 @@ struct heap_old {
 extern const struct heap_old heap_old_none;
 
 typedef struct heap {
-    term *start, *top, *end;     /* the young block */
-    term *gc_mark;               /* a top past it asks for a collection (heap_set_gc_mark) */
+    term *start, *top, *end; /* the young block */
+    /* A top past it asks for a collection: an address, 0 when one is asked
+     * for whatever the top (heap_set_gc_mark). */
+    uintptr_t gc_mark;
+    /* Where heap_alloc's fast path stops: the end, or before it where the
+     * cap would be passed (heap_set_gc_mark). */
+    term *alloc_end;
     term *high_water;            /* young block words below it survived a collection */
     struct heap_fragment *frags; /* newest first; all young */
     size_t frag_words;           /* words allocated in fragments */
@@ -93,9 +98,11 @@ typedef struct heap {
      * struct heap_old: full sweeps adjust it before there is an old
      * generation (binary.c: bin_vheap_after_gc). */
     size_t old_bin_vheap_limit;
-    unsigned long fullsweep_after; /* minor collections allowed between full sweeps (OTP's option) */
-    size_t moved_words;            /* words the last collection copied */
-    size_t bin_vheap_limit;        /* off_heap_bytes past this ask for a collection (binary.h) */
+    size_t bin_vheap_limit; /* off_heap_bytes past this ask for a collection (binary.h) */
+    /* Minor collections allowed between full sweeps (OTP's option, which
+     * OTP keeps in 16 bits; here larger values saturate). */
+    uint32_t fullsweep_after;
+    uint32_t moved_words; /* words the last collection copied (saturated) */
     uint32_t stack_words; /* words the owner's stack holds at this collection (its caller sets it; saturated) */
     uint32_t owner_mark;  /* the owner's own: rt/proc_gc.c marks the slice of the last collection with it */
     /* Counters of 32 bits and a byte for the failure, in the words every
@@ -237,7 +244,7 @@ unsigned long heap_default_fullsweep_after(void);
 term *heap_alloc_slow(heap_t *h, size_t words);
 static inline term *heap_alloc(heap_t *h, size_t words)
 {
-    if ((size_t)(h->end - h->top) >= words && (h->max_words == 0 || heap_used_words(h) + words <= h->max_words)) {
+    if (h->alloc_end - h->top >= (ptrdiff_t)words) {
         term *p = h->top;
         h->top += words;
         return p;
@@ -272,25 +279,43 @@ static inline size_t heap_room_words(size_t block)
     return block / 8 < HEAP_MESSAGE_ROOM_WORDS ? block / 8 : HEAP_MESSAGE_ROOM_WORDS;
 }
 
-/* Sets h->gc_mark for h's young block, its cap and its old block: the end
- * less the block's room when the block may still grow, else the end (a top
- * never passes it). Called wherever the block, the cap or the old block
- * change, so that heap_wants_gc tests the room with one comparison: it is
- * asked at every test_heap and float result (a fifth of a float loop's
- * instructions when it worked the room out each time). */
+/* Sets h->gc_mark and h->alloc_end from everything heap_wants_gc and
+ * heap_alloc test but the top and the young generation's off-heap bytes:
+ * the young block, the cap, the old generation, the fragments, a requested
+ * collection. Called wherever one of those changes, so that the tests
+ * after every builtin call and allocation are one comparison each (they
+ * were a fifth of a float loop's instructions when they worked each rule
+ * out every time). heap_wants_gc explains the rules. */
 static inline void heap_set_gc_mark(heap_t *h)
 {
     size_t block = heap_block_words(h);
+    size_t elsewhere = h->frag_words + heap_old_words(h); /* held words the top does not count */
     /* The cap counts both generations' blocks. */
     bool may_grow = h->max_words == 0 || block + heap_old_block_words(h) < h->max_words;
-    h->gc_mark = may_grow ? h->end - heap_room_words(block) : h->end;
+    uintptr_t mark = (uintptr_t)(may_grow ? h->end - heap_room_words(block) : h->end);
+    if (h->frags) {
+        /* The fragments hold more than the block has free once the top
+         * passes end - frag_words. */
+        uintptr_t frag_mark = h->frag_words > block ? 0 : (uintptr_t)(h->end - h->frag_words);
+        mark = frag_mark < mark ? frag_mark : mark;
+    }
+    if (h->gc_requested || h->old->off_heap_bytes > h->old_bin_vheap_limit)
+        mark = 0;
+    h->gc_mark = mark;
+    if (h->max_words == 0)
+        h->alloc_end = h->end;
+    else if (elsewhere >= h->max_words)
+        h->alloc_end = h->start;
+    else
+        h->alloc_end = h->max_words - elsewhere < block ? h->start + (h->max_words - elsewhere) : h->end;
 }
 
 /* True when the heap would profit from a collection at the next safepoint:
  * its fragments hold more words than the block has free, the block has
  * less free than an eighth of it or HEAP_MESSAGE_ROOM_WORDS, whichever is
- * less, and may still grow (h->gc_mark), a generation's off-heap binaries
- * passed its virtual binary heap limit, or a collection was requested.
+ * less, and may still grow, a generation's off-heap binaries passed its
+ * virtual binary heap limit, or a collection was requested. All but the
+ * young generation's binaries are folded into h->gc_mark.
  *
  * The fragment rule is OTP's (ERTS_IS_GC_DESIRED): an allocation that went
  * to a fragment asks for a collection at once (it did not fit), while
@@ -311,8 +336,15 @@ static inline void heap_set_gc_mark(heap_t *h)
  * --max-heap 4M took 70 s). */
 static inline bool heap_wants_gc(const heap_t *h)
 {
-    return h->top > h->gc_mark || (h->frags != NULL && h->frag_words > (size_t)(h->end - h->top)) || h->gc_requested ||
-           h->off_heap_bytes > h->bin_vheap_limit || h->old->off_heap_bytes > h->old_bin_vheap_limit;
+    return (uintptr_t)h->top > h->gc_mark || h->off_heap_bytes > h->bin_vheap_limit;
+}
+
+/* Asks for a full sweep at h's next safepoint (garbage_collect/0,1); by
+ * its owner, or by anyone while the owner does not run. */
+static inline void heap_request_gc(heap_t *h)
+{
+    h->gc_requested = true;
+    h->gc_mark = 0;
 }
 
 /* True when p points into either generation's block or a fragment. */

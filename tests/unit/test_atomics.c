@@ -144,7 +144,7 @@ static void test_old_generation_and_buffers(void)
     CU_ASSERT_EQUAL(refc(roots[0]), 1);
     CU_ASSERT(p->heap.old->mso != NULL || p->heap.mso != NULL);
     /* Until a full sweep without it frees it. */
-    p->heap.gc_requested = true;
+    heap_request_gc(&p->heap);
     CU_ASSERT(gc_next_is_full_sweep(&p->heap, 0));
     CU_ASSERT_EQUAL(gc_collect(&p->heap, 0, NULL, 0), HEAP_OK);
     CU_ASSERT_EQUAL(binary_live_count(), base);

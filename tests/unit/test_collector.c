@@ -131,7 +131,7 @@ static bool blocked(struct process *p, term result) { return is_non_value(result
 static enum body_stop collect_elsewhere(struct process *p, struct scene *sc)
 {
     (void)sc;
-    p->heap.gc_requested = true; /* a full sweep: the whole list is copied every time */
+    heap_request_gc(&p->heap); /* a full sweep: the whole list is copied every time */
     p->collect_need = 0;
     return BODY_COLLECT;
 }

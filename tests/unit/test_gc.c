@@ -714,7 +714,7 @@ static bool stress(uint64_t seed, int iters, size_t min_words, size_t max_words,
         for (size_t i = 0; i < NSTACK; i++)
             w->stack[i] = NIL;
         struct gc_root_range all[2] = {{w->roots, NROOTS}, {w->stack, NSTACK}};
-        w->heap.gc_requested = true; /* a full sweep */
+        heap_request_gc(&w->heap); /* a full sweep */
         ok = gc_collect(&w->heap, 0, all, 2) == HEAP_OK && binary_live_count() == base && w->heap.mso == NULL &&
              w->heap.off_heap_bytes == 0 && w->heap.top == w->heap.start;
         if (!ok)
@@ -1190,6 +1190,63 @@ static void test_adopted_fragments(void)
     heap_destroy(&h);
     heap_destroy(&capped);
     CU_ASSERT_EQUAL(binary_live_count(), base);
+}
+
+/* heap_wants_gc and heap_alloc test one word each against marks that
+ * heap_set_gc_mark keeps: each rule folded into them holds at its exact
+ * boundary after each change it depends on (an adopted fragment, a
+ * fragment given back, a request, a collection, a cap shared with
+ * fragments). */
+static void test_marks_keep_every_rule(void)
+{
+    heap_t src, h;
+    CU_ASSERT_FATAL(heap_init(&src, 0, 0) && heap_init(&h, 0, 0));
+    struct adoptable a = adoptable_new(&src, 1, 20); /* 4 + 40 + 5 words */
+    size_t frag = a.frag->used;
+    CU_ASSERT_FATAL(frag > heap_room_words(heap_block_words(&h)));
+    CU_ASSERT_FATAL(heap_adopt_fragment(&h, a.frag, a.mso, a.off_heap_bytes));
+    /* The fragment waits while the block has as many words free. */
+    CU_ASSERT_PTR_NOT_NULL(heap_alloc(&h, (size_t)(h.end - h.top) - frag));
+    CU_ASSERT_FALSE(heap_wants_gc(&h));
+    CU_ASSERT_PTR_NOT_NULL(heap_alloc(&h, 1));
+    CU_ASSERT_TRUE(heap_wants_gc(&h));
+    term root = a.payload;
+    struct gc_root_range r = {&root, 1};
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT_FALSE(heap_wants_gc(&h));
+    /* A request holds until the collection it asks for. */
+    heap_request_gc(&h);
+    CU_ASSERT_TRUE(heap_wants_gc(&h));
+    CU_ASSERT(gc_next_is_full_sweep(&h, 0));
+    CU_ASSERT_EQUAL(gc_collect(&h, 0, &r, 1), HEAP_OK);
+    CU_ASSERT_FALSE(heap_wants_gc(&h));
+    /* An allocation that went to a fragment asks at once; the part given
+     * back (heap_shrink_last) moves the mark back. */
+    size_t over = (size_t)(h.end - h.top) + 1;
+    term *f = heap_alloc(&h, over);
+    CU_ASSERT_FATAL(f != NULL && h.frags != NULL);
+    CU_ASSERT_TRUE(heap_wants_gc(&h));
+    heap_shrink_last(&h, f, over, 0);
+    CU_ASSERT_EQUAL(h.frag_words, 0);
+    CU_ASSERT_FALSE(heap_wants_gc(&h));
+    heap_destroy(&h);
+    heap_destroy(&src);
+
+    /* Under a cap, fragments count: the fast path stops where the young
+     * block's words and theirs reach it, not at the block's end. */
+    heap_t capped;
+    CU_ASSERT_FATAL(heap_init(&src, 0, 0) && heap_init(&capped, 0, 100));
+    a = adoptable_new(&src, 2, 10); /* 4 + 20 + 5 words */
+    frag = a.frag->used;
+    CU_ASSERT_FATAL(heap_adopt_fragment(&capped, a.frag, a.mso, a.off_heap_bytes));
+    CU_ASSERT_EQUAL(heap_block_words(&capped), 100);
+    CU_ASSERT_PTR_NOT_NULL(heap_alloc(&capped, 100 - frag));
+    CU_ASSERT_EQUAL(heap_used_words(&capped), 100);
+    CU_ASSERT(capped.top < capped.end);
+    CU_ASSERT_PTR_NULL(heap_alloc(&capped, 1));
+    CU_ASSERT_EQUAL(capped.failure, HEAP_FAIL_CAP);
+    heap_destroy(&capped);
+    heap_destroy(&src);
 }
 
 static void test_deep_and_long(void)
@@ -1806,6 +1863,7 @@ static CU_TestInfo tests[] = {
     {"growth and shrinking", test_grow_and_shrink},
     {"sharing, raw words and many fragments", test_sharing_and_fragments},
     {"adopted fragments", test_adopted_fragments},
+    {"the collection and allocation marks keep every rule", test_marks_keep_every_rule},
     {"deep and long terms", test_deep_and_long},
     {"lists move as chains", test_list_chains},
     {"off-heap binary lifetime", test_off_heap_lifetime},
