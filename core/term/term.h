@@ -141,7 +141,7 @@ static inline term *term_ptr(term t) { return (term *)(uintptr_t)(t & ~(term)TAG
  * (one instruction fewer on every test, which the engine makes at nearly
  * every arithmetic instruction). */
 _Static_assert(TAG_IMMED1_SMALL == TAG_IMMED1_MASK, "is_small relies on the small tag being all ones");
-static inline bool is_small(term t) { return ((t + 1) & TAG_IMMED1_MASK) == 0; }
+static inline bool is_small(term t) { return (((uint32_t)t + 1u) & TAG_IMMED1_MASK) == 0; }
 static inline bool small_fits(int64_t v) { return v >= MIN_SMALL && v <= MAX_SMALL; }
 static inline term make_small(int64_t v) { return ((term)v << TAG_IMMED1_SIZE) | TAG_IMMED1_SMALL; }
 /* An arithmetic right shift. The shift of a negative value is
