@@ -548,8 +548,13 @@ term heap_tuple(heap_t *h, size_t n, const term *elems)
     if (!p)
         return THE_NON_VALUE;
     p[0] = make_header(SUBTAG_TUPLE, n);
-    for (size_t i = 0; i < n; i++)
-        p[1 + i] = elems ? elems[i] : NIL;
+    /* Copied in one piece: the loop with the test inside it took 8
+     * instructions an element (setelement/3 on a 1,000-tuple, 5x OTP's time). */
+    if (elems)
+        memcpy(p + 1, elems, n * sizeof(term));
+    else
+        for (size_t i = 0; i < n; i++)
+            p[1 + i] = NIL;
     return make_boxed(p);
 }
 
