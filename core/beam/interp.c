@@ -601,28 +601,35 @@ static __attribute__((noinline, cold)) void bs_create_fault_info(struct process 
         proc_bif_call.fault_info = info;
 }
 
-/* A fun call with the fun f and `arity` arguments in x0..: a local fun's
- * free variables go after the arguments. Returns its code, or sets *export
- * for an export fun, or NULL with an exception recorded. */
-static const uint64_t *prepare_fun_call(struct process *p, term f, unsigned arity, struct beam_export **export)
+/* A new frame's y slots, [] until written; two a step (frames of more than
+ * four slots, which the engine's prepared allocates leave to this: 5 % of
+ * them, but the large ones of a float loop's functions). */
+static inline void frame_slots_nil(term *first, uint64_t slots)
 {
-    *export = NULL;
-    if (is_local_fun(f)) {
-        const struct fun_entry *fe = fun_entry_of(f);
-        if (fe->arity == arity) {
-            uint64_t free_vars = fun_num_free(f);
-            for (uint64_t i = 0; i < free_vars; i++)
-                x_regs[arity + i] = fun_free_var(f, i);
-            return fe->code;
-        }
-    } else if (is_export(f)) {
+    term *slot = first, *end = first + slots;
+    if (slots & 1)
+        *slot++ = NIL;
+    for (; slot < end; slot += 2) {
+        slot[0] = NIL;
+        slot[1] = NIL;
+    }
+}
+
+/* A fun call with the fun f and `arity` arguments in x0.. that the engine's
+ * own path (call_fun_value: a local fun of that arity) did not take: the
+ * export an export fun of that arity calls, or NULL with an exception
+ * recorded (badfun, badarity, or memory). */
+static struct beam_export *export_fun_call(struct process *p, term f, unsigned arity)
+{
+    if (is_export(f)) {
         term *e = boxed_ptr(f);
         if ((unsigned)small_value(e[3]) == arity) {
-            if (!(*export = code_export(sched_engine(p->sched), e[1], e[2], arity)))
+            struct beam_export *export = code_export(sched_engine(p->sched), e[1], e[2], arity);
+            if (!export)
                 bif_out_of_memory(p);
-            return NULL;
+            return export;
         }
-    } else {
+    } else if (!is_local_fun(f)) {
         error_tuple(p, A(badfun), f);
         return NULL;
     }
@@ -1676,10 +1683,7 @@ call_fun_value : {
             goto enter_code;
         }
     }
-    struct beam_export *fe;
-    call_code = prepare_fun_call(p, call_fun_term, call_fun_arity, &fe);
-    if (call_code)
-        goto enter_code;
+    struct beam_export *fe = export_fun_call(p, call_fun_term, call_fun_arity);
     if (!fe) {
         /* A body call's return address is already pushed when OTP 25's
          * call fails, so its frame shows twice; a call in tail position
@@ -2209,8 +2213,7 @@ undefined_bif : {
         E -= slots + 1;
         E[0] = (term)(uintptr_t)cp;
         cp = NULL; /* kept in the frame now */
-        for (uint64_t i = 1; i <= slots; i++)
-            E[i] = NIL;
+        frame_slots_nil(E + 1, slots);
         if (with_heap)
             ENSURE_HEAP(need, live, I + 4);
         NEXT(with_heap ? 4 : 3);
@@ -2242,15 +2245,7 @@ special_allocate : {
     E -= slots + 1;
     E[0] = (term)(uintptr_t)cp;
     cp = NULL;
-    /* Two slots a step (frames of more than four: 5 % of them, but the
-     * large ones of a float loop's functions). */
-    term *slot = E + 1, *end = E + 1 + slots;
-    if (slots & 1)
-        *slot++ = NIL;
-    for (; slot < end; slot += 2) {
-        slot[0] = NIL;
-        slot[1] = NIL;
-    }
+    frame_slots_nil(E + 1, slots);
     NEXT(3);
 }
 

@@ -454,7 +454,7 @@ static term bif_process_flag(struct process *self, const term *args)
             return bif_badarg(self);
         term old = make_small((int64_t)self->heap.fullsweep_after);
         /* From the next collection on; saturated at 32 bits (OTP keeps 16). */
-        self->heap.fullsweep_after = small_value(value) > UINT32_MAX ? UINT32_MAX : (uint32_t)small_value(value);
+        self->heap.fullsweep_after = heap_saturate_u32((uint64_t)small_value(value));
         return old;
     }
     if (flag == A(min_bin_vheap_size)) {

@@ -145,7 +145,7 @@ static enum heap_failure collect(struct process *p, size_t need, term *registers
     /* Timed only while a system monitor watches long collections. */
     uint64_t long_gc = atomic_load_explicit(&p->sched->sysmon_long_gc_ms, memory_order_relaxed);
     uint64_t started = long_gc ? sched_clock_ns() : 0;
-    p->heap.stack_words = stack_used < UINT32_MAX ? (uint32_t)stack_used : UINT32_MAX;
+    p->heap.stack_words = heap_saturate_u32(stack_used);
     /* Busy: collecting again in the slice of its last collection (the life
      * total of reductions moves only as a slice ends). */
     uint32_t slice_mark = (uint32_t)p->reductions;

@@ -894,7 +894,7 @@ static enum heap_failure minor_collection(heap_t *h, size_t need, const struct g
     finish(h, &fs, to, to_size, live, need, old_block, floor, roots, nroots, may_move, false);
     prune_remembered(h);
     h->minor_gcs++;
-    h->moved_words = moved > UINT32_MAX ? UINT32_MAX : (uint32_t)moved;
+    h->moved_words = heap_saturate_u32(moved);
     atomic_fetch_add_explicit(&words_reclaimed, young > moved ? young - moved : 0, memory_order_relaxed);
     return HEAP_OK;
 }
@@ -948,7 +948,7 @@ static enum heap_failure full_sweep(heap_t *h, size_t need, const struct gc_root
     h->minor_gcs = 0;
     h->full_sweeps++;
     h->need_fullsweep = false;
-    h->moved_words = live > UINT32_MAX ? UINT32_MAX : (uint32_t)live;
+    h->moved_words = heap_saturate_u32(live);
     atomic_fetch_add_explicit(&words_reclaimed, used > live ? used - live : 0, memory_order_relaxed);
     return HEAP_OK;
 }

@@ -332,8 +332,7 @@ static void reset_generations(heap_t *h)
     h->bin_vheap_limit = h->old_bin_vheap_limit = HEAP_BIN_VHEAP_MIN_BYTES;
     h->failure = HEAP_OK;
     h->collections = h->minor_gcs = h->full_sweeps = 0;
-    unsigned long fullsweep_after = heap_default_fullsweep_after();
-    h->fullsweep_after = fullsweep_after > UINT32_MAX ? UINT32_MAX : (uint32_t)fullsweep_after;
+    h->fullsweep_after = heap_saturate_u32(heap_default_fullsweep_after());
     h->moved_words = 0;
     h->need_fullsweep = false;
     h->gc_requested = false;

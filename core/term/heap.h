@@ -116,6 +116,9 @@ typedef struct heap {
     bool gc_requested;    /* garbage_collect/0,1: a full sweep at the next safepoint */
 } heap_t;
 
+/* n in one of heap_t's 32-bit fields: past UINT32_MAX, UINT32_MAX. */
+static inline uint32_t heap_saturate_u32(uint64_t n) { return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n; }
+
 /* OTP's default fullsweep_after. */
 #define HEAP_DEFAULT_FULLSWEEP_AFTER 65535
 
