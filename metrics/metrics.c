@@ -32,6 +32,7 @@ void metrics_add(struct worker_metrics *total, const struct worker_metrics *a)
     total->exits_shutdown += a->exits_shutdown;
     total->exits_killed += a->exits_killed;
     total->exits_other += a->exits_other;
+    total->arena_warmed_bytes += a->arena_warmed_bytes;
     total->run_ticks += a->run_ticks;
     total->run_samples += a->run_samples;
     total->run_ns += a->run_ns;

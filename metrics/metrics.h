@@ -89,6 +89,7 @@ struct worker_metrics {
     uint64_t words_copied;          /* words of messages copied by sends (into a heap or an arrival buffer) */
     uint64_t collections_elsewhere; /* slices that went on in a collection on a collector thread */
     uint64_t exits_normal, exits_shutdown, exits_killed, exits_other;
+    uint64_t arena_warmed_bytes; /* malloc arena made resident after its first full slice (0: none ran yet) */
 
     /* --profile only */
     uint64_t run_ticks;     /* time inside slices, in profile_stamp ticks (every slice is timed) */

@@ -1400,7 +1400,10 @@ static void idle_step(struct sched *s, struct worker *w)
 }
 
 /* Each worker's warm arena (heap_arena_warm), made in its own thread
- * before its first slice: 4 MiB, less where the workers would hold more
+ * after the first slice that used its whole budget: a worker that only
+ * ever runs short slices (a program that starts, prints and ends; a
+ * message relay) has no collections large enough to fault much, and
+ * keeps its start-up size. 4 MiB, less where the workers would hold more
  * than 64 MiB in all. */
 #define WORKER_WARM_BYTES ((size_t)4 << 20)
 #define WORKERS_WARM_BYTES ((size_t)64 << 20)
@@ -1408,8 +1411,10 @@ static void idle_step(struct sched *s, struct worker *w)
 static void worker_loop(struct worker *w)
 {
     struct sched *s = w->sched;
-    size_t warm = WORKERS_WARM_BYTES / s->worker_count;
-    void *warm_kept = heap_arena_warm(warm < WORKER_WARM_BYTES ? warm : WORKER_WARM_BYTES);
+    size_t warm_bytes = WORKERS_WARM_BYTES / s->worker_count;
+    warm_bytes = warm_bytes < WORKER_WARM_BYTES ? warm_bytes : WORKER_WARM_BYTES;
+    bool warmed = false;
+    void *warm_kept = NULL;
     message_pool_enter(&w->arrival_pool);
     /* Under --schedule the worker takes turns (schedule.h). A loop
      * specialised for each case made gcc stop inlining settle_locked and
@@ -1630,6 +1635,11 @@ static void worker_loop(struct worker *w)
         used = account_slice(m, current, current->slice_budget - (current->reds_left > 0 ? current->reds_left : 0));
         if (scheduled)
             schedule_end_step(s, w->id, current->pid, used);
+        if (!warmed && current->reds_left <= 0) {
+            warmed = true;
+            warm_kept = heap_arena_warm(warm_bytes);
+            m->arena_warmed_bytes = warm_kept ? warm_bytes : 0;
+        }
     }
     ck_epoch_end(&w->epoch_record, NULL);
     free_released(w);

@@ -183,6 +183,41 @@ static void test_pingpong_pair_stays_on_one_worker(void)
     sched_destroy(s);
 }
 
+/* ---- a worker's arena is warmed after its first full slice ---- */
+
+static enum body_stop short_slices_step(struct process *p, void *state)
+{
+    int *slices = state;
+    proc_spend(p, 1);
+    return ++*slices < 100 ? BODY_YIELD : BODY_EXIT;
+}
+
+static enum body_stop one_full_slice_step(struct process *p, void *state)
+{
+    int *slices = state;
+    if (++*slices > 1)
+        return BODY_EXIT;
+    while (proc_spend(p, 1))
+        ;
+    return BODY_YIELD;
+}
+
+/* A program of short slices (a hello world) keeps its start-up size; one
+ * that spends a whole budget makes its worker's arena resident. */
+static void test_arena_warmed_after_a_full_slice(void)
+{
+    native_step_fn steps[] = {short_slices_step, one_full_slice_step};
+    for (int k = 0; k < 2; k++) {
+        struct sched *s = test_sched_new(policy_find("erts"), 1, SEND_MODE_ARRIVALS, TIMER_THREAD);
+        int slices = 0;
+        term main_pid = sched_spawn_native(s, NULL, steps[k], &slices, NULL);
+        CU_ASSERT_EQUAL(sched_run(s, main_pid), 0);
+        uint64_t warmed = sched_metrics(s)[0].arena_warmed_bytes;
+        CU_ASSERT(k == 0 ? warmed == 0 : warmed >= ((size_t)1 << 20));
+        sched_destroy(s);
+    }
+}
+
 /* ---- program end with processes queued, waiting and spinning ---- */
 
 static atomic_int released_states;
@@ -772,6 +807,7 @@ static CU_TestInfo tests[] = {
      test_every_process_runs_its_full_count},
     {"a fresh context is small and makes its rare state on first use", test_a_fresh_context_is_small},
     {"ping-pong pair stays on one worker", test_pingpong_pair_stays_on_one_worker},
+    {"a worker's arena is warmed after its first full slice, not before", test_arena_warmed_after_a_full_slice},
     {"program end releases everything", test_program_end_releases_everything},
     {"halt and exit status", test_halt_and_exit_status},
     {"runtime failure exits 70", test_runtime_failure_exits_70},
