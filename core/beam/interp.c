@@ -74,8 +74,31 @@ static uint64_t engine_code[5];
 #define repeat_call_code (engine_code + 2)
 #define trap_resume_code (engine_code + 3)
 #define handover_return_code (engine_code + 4)
-/* beam_repeat.how of a trapped gc_bif instruction (0..2 are call_how's). */
+/* beam_paused_call.how of a trapped gc_bif instruction (0..2 are call_how's). */
 #define REPEAT_INSTRUCTION 3
+
+/* A builtin call that goes on in a later slice: it trapped (did a portion
+ * of its work; op_trap_resume runs its continuation) or blocked on a
+ * running process (op_repeat_call repeats it). Most processes never make
+ * one: it is made at a process's first (paused_call) and kept until the
+ * process ends (release). */
+struct beam_paused_call {
+    const struct beam_export *target; /* the called builtin's export; a gc_bif's is its instruction's */
+    const uint64_t *site;             /* the calling instruction */
+    const uint64_t *after;            /* the call's call_after */
+    uint32_t dealloc;                 /* stack words the call's frame gives back (an instruction's operand) */
+    int how;                          /* call_how, or REPEAT_INSTRUCTION */
+    bif_fn trap_fn;                   /* a trap's continuation */
+    unsigned trap_arity;              /* its arguments, kept in x registers until it runs */
+};
+
+/* p's paused call, made at its first; NULL when the host refused the memory. */
+static struct beam_paused_call *paused_call(struct process *p)
+{
+    if (!p->beam_paused)
+        p->beam_paused = malloc(sizeof *p->beam_paused);
+    return p->beam_paused;
+}
 
 static const void *const *handler_table;
 
@@ -1019,7 +1042,12 @@ static bool save_state(struct process *p, term *E, const uint64_t *pc, const uin
 
 static enum body_stop resume(struct process *p) { return run(p); }
 
-static void release(struct process *p) { (void)p; /* everything a BEAM process holds is in its context */ }
+/* Everything else a BEAM process holds is in its context. */
+static void release(struct process *p)
+{
+    free(p->beam_paused);
+    p->beam_paused = NULL;
+}
 
 /* A process parked in a builtin that trapped or blocked stands at the
  * calling instruction, inside that builtin (its export); elsewhere at the
@@ -1029,11 +1057,11 @@ static void position(const struct process *p, struct body_position *out)
     const uint64_t *pc = p->beam_pc;
     out->at = pc;
     out->aux = NULL;
-    if ((pc == trap_resume_code || pc == repeat_call_code) && p->beam_repeat.site) {
-        out->at = p->beam_repeat.site;
-        out->aux = pc == trap_resume_code && p->beam_repeat.how == REPEAT_INSTRUCTION
-                       ? (const void *)(uintptr_t)p->beam_repeat.site[3]
-                       : p->beam_repeat.target;
+    const struct beam_paused_call *c = p->beam_paused;
+    if ((pc == trap_resume_code || pc == repeat_call_code) && c && c->site) {
+        out->at = c->site;
+        out->aux = pc == trap_resume_code && c->how == REPEAT_INSTRUCTION ? (const void *)(uintptr_t)c->site[3]
+                                                                          : (const void *)c->target;
     }
 }
 
@@ -1387,9 +1415,10 @@ static enum body_stop run(struct process *p)
     enum body_stop repeat_stop = BODY_BLOCKED; /* why a call to repeat stops the process */
     term bif_args[3];
     term result;
-    bif_fn bif_now = NULL;    /* the builtin or continuation being called */
-    unsigned trap_base = 0;   /* where a trapped gc_bif's continuation arguments start (its live registers) */
-    double arith_float_value; /* a float sum, difference or product for arith_float */
+    bif_fn bif_now = NULL;           /* the builtin or continuation being called */
+    struct beam_paused_call *paused; /* a call that goes on in a later slice */
+    unsigned trap_base = 0;          /* where a trapped gc_bif's continuation arguments start (its live registers) */
+    double arith_float_value;        /* a float sum, difference or product for arith_float */
 
     unsigned collect_live = 0;            /* COLLECT: the live registers of a collection handed over */
     const uint64_t *collect_again = NULL; /* and where the process resumes after it */
@@ -1448,10 +1477,11 @@ op_trap_resume : {
     /* A builtin that trapped goes on: its continuation, with the arguments
      * it saved in x registers, in the original call's place. A collection
      * may happen here, between two portions, as anywhere in BEAM. */
-    I = p->beam_repeat.site;
-    bif_now = p->bif_trap_fn;
-    unsigned nargs = p->bif_trap_arity;
-    if (p->beam_repeat.how == REPEAT_INSTRUCTION) {
+    const struct beam_paused_call *c = p->beam_paused;
+    I = c->site;
+    bif_now = c->trap_fn;
+    unsigned nargs = c->trap_arity;
+    if (c->how == REPEAT_INSTRUCTION) {
         trap_base = (unsigned)I[2];
         if (!RESUMED_AT(SITE_TRAP_INSTRUCTION) && (gc_stress || heap_wants_gc(&p->heap)))
             COLLECT(0, trap_base + nargs, trap_resume_code, SITE_TRAP_INSTRUCTION, heap_wants_gc(&p->heap));
@@ -1459,22 +1489,24 @@ op_trap_resume : {
     }
     if (!RESUMED_AT(SITE_TRAP_CALL) && (gc_stress || heap_wants_gc(&p->heap)))
         COLLECT(0, nargs, trap_resume_code, SITE_TRAP_CALL, heap_wants_gc(&p->heap));
-    call_target = (struct beam_export *)(uintptr_t)p->beam_repeat.target;
-    call_how = p->beam_repeat.how;
-    call_dealloc = p->beam_repeat.dealloc;
-    call_after = p->beam_repeat.after;
+    call_target = (struct beam_export *)(uintptr_t)c->target;
+    call_how = c->how;
+    call_dealloc = c->dealloc;
+    call_after = c->after;
     bif = call_target->bif;
     goto call_bif;
 }
 
-op_repeat_call:
+op_repeat_call : {
     /* The builtin call that blocked, again with its arguments in x0.. */
-    call_target = (struct beam_export *)(uintptr_t)p->beam_repeat.target;
-    call_how = p->beam_repeat.how;
-    call_dealloc = p->beam_repeat.dealloc;
-    call_after = p->beam_repeat.after;
-    I = p->beam_repeat.site;
+    const struct beam_paused_call *c = p->beam_paused;
+    call_target = (struct beam_export *)(uintptr_t)c->target;
+    call_how = c->how;
+    call_dealloc = c->dealloc;
+    call_after = c->after;
+    I = c->site;
     goto call_export;
+}
 
 op_normal_exit:
     p->exit_reason = A(normal);
@@ -1629,7 +1661,7 @@ call_handed_over:
      * only stack traces read, so that they show the caller at the call's
      * line), popped by op_handover_return. */
     p->fault_class = FAULT_NONE;
-    memcpy(X, proc_bif_call.args, p->bif_trap_arity * sizeof(term));
+    memcpy(X, proc_bif_call.args, proc_bif_call.arity * sizeof(term));
     if (call_how != 0) {
         if (call_how == 1) {
             cp = (const uint64_t *)(uintptr_t)E[0];
@@ -1647,7 +1679,8 @@ call_handed_over:
         cp = handover_return_code;
         call_how = 2;
     }
-    call_target = code_export(sched_engine(p->sched), proc_bif_call.module, proc_bif_call.function, p->bif_trap_arity);
+    call_target =
+        code_export(sched_engine(p->sched), proc_bif_call.module, proc_bif_call.function, proc_bif_call.arity);
     if (!call_target)
         goto out_of_memory;
     goto call_export;
@@ -2151,10 +2184,13 @@ gc_bif_trapped:
     /* Keep the live registers and, after them, the continuation's
      * arguments; resume at this instruction's continuation. */
     p->fault_class = FAULT_NONE;
-    memcpy(X + trap_base, proc_bif_call.args, p->bif_trap_arity * sizeof(term));
-    p->beam_repeat.site = I;
-    p->beam_repeat.how = REPEAT_INSTRUCTION;
-    if (!save_state(p, E, trap_resume_code, cp, trap_base + p->bif_trap_arity))
+    paused = paused_call(p);
+    if (!paused)
+        goto out_of_memory;
+    memcpy(X + trap_base, proc_bif_call.args, proc_bif_call.arity * sizeof(term));
+    *paused = (struct beam_paused_call){
+        .site = I, .how = REPEAT_INSTRUCTION, .trap_fn = proc_bif_call.trap_fn, .trap_arity = proc_bif_call.arity};
+    if (!save_state(p, E, trap_resume_code, cp, trap_base + proc_bif_call.arity))
         goto out_of_memory;
     return p->collected == PROC_WORK_ELSEWHERE ? BODY_COLLECT : BODY_YIELD; /* bif_trap_elsewhere: its work first */
 
@@ -3193,11 +3229,10 @@ call_blocked:
 stop_to_repeat_call:
     /* Resume by repeating the call: how it continues is kept aside, the
      * arguments stay in the x registers saved with the stack. */
-    p->beam_repeat.target = call_target;
-    p->beam_repeat.site = I;
-    p->beam_repeat.after = call_after;
-    p->beam_repeat.dealloc = (uint32_t)call_dealloc;
-    p->beam_repeat.how = call_how;
+    paused = paused_call(p);
+    if (!paused)
+        goto out_of_memory;
+    *paused = (struct beam_paused_call){call_target, I, call_after, (uint32_t)call_dealloc, call_how, NULL, 0};
     if (!save_state(p, E, repeat_call_code, cp, bif->arity))
         goto out_of_memory;
     return repeat_stop;
@@ -3206,13 +3241,13 @@ call_trapped:
     /* The call continues in the next slice (op_trap_resume): how it
      * returns is kept aside, the continuation's arguments go to x0.. */
     p->fault_class = FAULT_NONE;
-    p->beam_repeat.target = call_target;
-    p->beam_repeat.site = I;
-    p->beam_repeat.after = call_after;
-    p->beam_repeat.dealloc = (uint32_t)call_dealloc;
-    p->beam_repeat.how = call_how;
-    memcpy(X, proc_bif_call.args, p->bif_trap_arity * sizeof(term));
-    if (!save_state(p, E, trap_resume_code, cp, p->bif_trap_arity))
+    paused = paused_call(p);
+    if (!paused)
+        goto out_of_memory;
+    *paused = (struct beam_paused_call){
+        call_target, I, call_after, (uint32_t)call_dealloc, call_how, proc_bif_call.trap_fn, proc_bif_call.arity};
+    memcpy(X, proc_bif_call.args, proc_bif_call.arity * sizeof(term));
+    if (!save_state(p, E, trap_resume_code, cp, proc_bif_call.arity))
         goto out_of_memory;
     return p->collected == PROC_WORK_ELSEWHERE ? BODY_COLLECT : BODY_YIELD; /* bif_trap_elsewhere: its work first */
 

@@ -153,8 +153,8 @@ static inline void bif_spend(struct process *p, size_t units, size_t per_red)
  * arity is at most PROC_TRAP_MAX_ARGS. */
 static inline term bif_trap(struct process *p, bif_fn cont, unsigned arity, const term *args)
 {
-    p->bif_trap_fn = cont;
-    p->bif_trap_arity = (uint8_t)arity;
+    proc_bif_call.trap_fn = cont;
+    proc_bif_call.arity = arity;
     for (unsigned i = 0; i < arity; i++)
         proc_bif_call.args[i] = args[i];
     if (p->reds_left > 0)
@@ -191,8 +191,8 @@ static inline bool bif_may_work_elsewhere(const struct process *p)
  * PROC_TRAP_MAX_ARGS, and args are terms, as bif_trap's. */
 static inline term bif_call_erlang(struct process *p, term module, term function, unsigned arity, const term *args)
 {
-    p->bif_trap_fn = NULL;
-    p->bif_trap_arity = (uint8_t)arity;
+    proc_bif_call.trap_fn = NULL;
+    proc_bif_call.arity = arity;
     proc_bif_call.module = module;
     proc_bif_call.function = function;
     for (unsigned i = 0; i < arity; i++)

@@ -81,7 +81,7 @@ static term status_of(struct process *self, struct process *q)
 {
     if (q == self)
         return A(running);
-    if (q->suspends > 0)
+    if (proc_signals_of(q)->suspends > 0)
         return A(suspended);
     return proc_state(q) == PROC_WAITING ? A(waiting) : A(runnable);
 }

@@ -527,7 +527,8 @@ void sched_policy_remove_locked(struct sched *s, struct process *p)
 static void enqueue_by_locked(struct sched *s, worker_id self, struct process *waker, struct process *p,
                               enum enqueue_reason why)
 {
-    if (p->holds > 0 && why != ENQUEUE_UNBLOCKED) {
+    const struct proc_signals *sig = proc_signals_of(p);
+    if (sig->holds > 0 && why != ENQUEUE_UNBLOCKED) {
         /* Held for blocked processes: it is queued when the last one has
          * repeated its builtin (sched_release_hold_locked). A held process
          * that must itself repeat a blocked builtin is queued all the same:
@@ -537,7 +538,7 @@ static void enqueue_by_locked(struct sched *s, worker_id self, struct process *w
         atomic_store_explicit(&p->state, PROC_HELD, memory_order_release);
         return;
     }
-    if (p->suspends > 0) {
+    if (sig->suspends > 0) {
         /* Suspended: queued when its last suspend is resumed. */
         atomic_store_explicit(&p->state, PROC_SUSPENDED, memory_order_release);
         return;
@@ -581,20 +582,26 @@ void sched_block_on_locked(struct process *self, struct process *target)
     /* It held a target for its repeat and found it running again: it lets
      * go before blocking anew, so holds never outnumber holders. */
     sched_release_hold_locked(self);
-    self->blocked_on = target;
-    self->blocked_next = target->blocked_senders;
-    target->blocked_senders = self;
-    target->holds++;
+    struct proc_signals *mine = proc_signals_make(self), *its = proc_signals_make(target);
+    /* Without the memory for the record the builtin repeats at once
+     * (settle_locked: blocked on nothing), a spin where it would wait. */
+    if (!mine || !its)
+        return;
+    mine->blocked_on = target;
+    mine->blocked_next = its->blocked_senders;
+    its->blocked_senders = self;
+    its->holds++;
     self->sched->blocked_builtins++;
 }
 
 void sched_release_hold_locked(struct process *self)
 {
-    struct process *target = self->holding;
+    struct proc_signals *mine = self->signals;
+    struct process *target = mine ? mine->holding : NULL;
     if (!target)
         return;
-    self->holding = NULL;
-    if (--target->holds > 0)
+    mine->holding = NULL;
+    if (--target->signals->holds > 0) /* its hold was counted in its ties */
         return;
     struct sched *s = self->sched;
     if (proc_state(target) == PROC_HELD) {
@@ -618,17 +625,19 @@ void sched_release_hold_locked(struct process *self)
  * when that slice ends (settle_locked). Executor mutex held. */
 static void unblock_senders_locked(struct sched *s, struct worker *w, struct process *p, bool ending)
 {
-    struct process *sender = p->blocked_senders;
-    p->blocked_senders = NULL;
+    struct proc_signals *its = p->signals; /* it has blocked senders: its ties exist */
+    struct process *sender = its->blocked_senders;
+    its->blocked_senders = NULL;
     while (sender) {
-        struct process *next = sender->blocked_next;
-        sender->blocked_next = NULL;
-        sender->blocked_on = NULL;
+        struct proc_signals *theirs = sender->signals;
+        struct process *next = theirs->blocked_next;
+        theirs->blocked_next = NULL;
+        theirs->blocked_on = NULL;
         /* An ending target needs no hold, and its context must not be
          * touched once it is reclaimed. */
-        sender->holding = ending ? NULL : p;
+        theirs->holding = ending ? NULL : p;
         if (ending)
-            p->holds--; /* the hold it took when it blocked */
+            its->holds--; /* the hold it took when it blocked */
         if (proc_state(sender) == PROC_BLOCKED) {
             rt_lock(&s->rq_lock);
             sched_enqueue_locked(s, w->id, sender, ENQUEUE_UNBLOCKED);
@@ -1090,7 +1099,7 @@ static bool settle_signals_locked(struct sched *s, struct worker *w, struct proc
 {
     if (!ending && proc_signals_of(p)->pending_first && signals_settle_pending_locked(s, p))
         ending = true;
-    if (p->blocked_senders)
+    if (proc_signals_of(p)->blocked_senders)
         unblock_senders_locked(s, w, p, ending);
     return ending;
 }
@@ -1135,7 +1144,7 @@ static void settle_locked(struct sched *s, struct worker *w, struct process *p, 
         return;
     }
     case BODY_BLOCKED:
-        if (p->blocked_on) {
+        if (proc_signals_of(p)->blocked_on) {
             /* Its target still runs: wait in no queue for that slice's end. */
             atomic_store_explicit(&p->state, PROC_BLOCKED, memory_order_release);
             lock_run_queues(s, w);

@@ -77,6 +77,7 @@ struct alias_entry;
 struct suspension;
 struct proc_resource;
 struct proc_dict;
+struct beam_paused_call;
 
 /* What a builtin call and the engine hand each other within that call, on
  * the thread that runs both: the thread's, so that no process context
@@ -84,13 +85,16 @@ struct proc_dict;
  * step, and none of it is a collection root (the engine moves what it keeps
  * into x registers or onto the heap before anything can collect).
  * - A builtin that traps or hands its call over (bif.h: bif_trap,
- *   bif_call_erlang): the arguments, and bif_call_erlang's callee.
+ *   bif_call_erlang): the continuation or bif_call_erlang's callee, the
+ *   arguments and their number.
  * - A builtin that raises (bif.h, errors.c): the exception's extras.
  * - The engine, while a builtin called through an export runs: the calling
  *   instruction and the continuation, for process_info(self(),
  *   current_stacktrace). */
 struct proc_bif_call {
-    term module, function; /* bif_call_erlang's callee (bif_trap_fn NULL) */
+    term (*trap_fn)(struct process *p, const term *args); /* bif_trap's continuation; NULL: bif_call_erlang's */
+    term module, function;                                /* bif_call_erlang's callee */
+    unsigned arity;                                       /* of args: at most PROC_TRAP_MAX_ARGS */
     term args[PROC_TRAP_MAX_ARGS];
     term fault_args;  /* error/2's argument list, or THE_NON_VALUE */
     term fault_trace; /* erlang:raise/3's stack trace, used as given, or THE_NON_VALUE */
@@ -111,10 +115,12 @@ struct host_outcome {
 };
 
 /* A process's ties to others, which most processes never make: the
- * seed's Signals, with the monitor maps that its first monitor makes. The
- * first link, monitor, pending exit signal, timer aimed at it, suspend it
- * holds or alias makes them (proc_signals_make); they go with its context.
- * Executor mutex. */
+ * seed's Signals, with the monitor maps that its first monitor makes, and
+ * the builtins blocked on a running process (builtins::Blocked) with the
+ * suspends that keep a process from running. The first link, monitor,
+ * pending exit signal, timer aimed at it, suspend it holds or takes, alias
+ * or blocked builtin makes them (proc_signals_make); they go with its
+ * context. Executor mutex. */
 struct proc_signals {
     struct link *links_first, *links_last;             /* in the order they were made */
     struct monitor *monitors_first, *monitors_last;    /* monitors it holds, in the order made */
@@ -123,6 +129,12 @@ struct proc_signals {
     struct bif_timer *timers_to_me;                    /* send_after/start_timer timers aimed at it */
     struct suspension *suspending;                     /* the processes it suspends (suspend.c) */
     struct alias_entry *aliases;                       /* its active aliases (aliases.c) */
+    struct process *blocked_on;                        /* the running target its builtin waits for */
+    struct process *blocked_next;                      /* link in that target's blocked_senders */
+    struct process *blocked_senders;                   /* processes waiting for this one's slice to end */
+    struct process *holding;                           /* the target it holds until it repeats its builtin */
+    unsigned holds;                                    /* processes holding this one */
+    unsigned suspends;                                 /* suspend_process holds on it */
 };
 
 struct process {
@@ -159,7 +171,6 @@ struct process {
      * under a policy that honours_priority), read by the policy. In what was
      * padding. */
     uint8_t priority;
-    uint8_t bif_trap_arity; /* a trapped builtin's continuation's (bif_trap_fn, below); at most PROC_TRAP_MAX_ARGS */
     /* When it last became runnable: the executor's coarse clock (ms since
      * it started, sched.coarse_ms), run-queue lock. In what was padding. */
     uint32_t runnable_ms;
@@ -173,15 +184,8 @@ struct process {
     uint64_t queued_at;  /* when it was last queued (profile_stamp; --profile only, run-queue lock) */
     uint64_t trace_flow; /* --trace: the flow a process's wake of it started, ended by its next slice (0: none) */
 
-    /* --- blocked builtins (builtins::Blocked), executor mutex --- */
-    struct process *blocked_on;      /* the running target this process waits for */
-    struct process *blocked_next;    /* link in that target's blocked_senders */
-    struct process *blocked_senders; /* processes waiting for this one's slice to end */
-    struct process *holding;         /* the target it holds until it repeats its builtin */
-    unsigned holds;                  /* processes holding this one */
-    unsigned suspends;               /* suspend_process holds on it (executor mutex) */
-
-    /* --- links, monitors and exit signals (signals.c), executor mutex --- */
+    /* --- links, monitors, exit signals, blocked builtins and suspends
+     * (signals.c), executor mutex --- */
     struct proc_signals *signals;    /* NULL until its first tie (proc_signals_make) */
     bool trap_exit;                  /* written by the process itself, read by others only while it does not run */
     bool message_queue_off_heap;     /* process_flag(message_queue_data, off_heap): kept, changes nothing */
@@ -229,20 +233,9 @@ struct process {
     uint8_t fault_class;      /* enum fault_class of the exception being raised (fault_reason...) */
     bool bif_may_trap;        /* the engine's call of a builtin outside a guard: it may end in a portion */
     uint8_t collected;        /* enum proc_collected: its collection on a collector (BODY_COLLECT), for its resume */
-    struct {                  /* a builtin call that blocked, to repeat (interp.c) */
-        const void *target;   /* its export */
-        const uint64_t *site; /* the calling instruction */
-        const uint64_t *after;
-        uint32_t dealloc; /* stack words the call's frame gives back (an instruction's operand) */
-        int how;
-    } beam_repeat;
-    /* A builtin that did a portion of its work and continues later (bif.h,
-     * bif_trap), or hands its call over to Erlang code (bif_call_erlang):
-     * its continuation (NULL for a handover), and the number of arguments
-     * (bif_trap_arity, among the small fields above), which the engine
-     * keeps in x registers until the continuation runs. The arguments and
-     * the callee themselves are the thread's (proc_bif_call). */
-    term (*bif_trap_fn)(struct process *p, const term *args);
+    /* A builtin call that trapped or blocked and goes on in a later slice
+     * (interp.c); NULL until the process's first such call. */
+    struct beam_paused_call *beam_paused;
 
     /* --- a collection on a collector thread (BODY_COLLECT; collector.c).
      * Written by the process's body before it stops, then by the collector;

@@ -314,15 +314,17 @@ static void detach_locked(struct sched *s, struct process *p)
     default:
         break;
     }
-    struct process *target = p->blocked_on;
+    struct proc_signals *sig = p->signals;
+    struct process *target = sig ? sig->blocked_on : NULL;
     if (target) {
-        struct process **at = &target->blocked_senders;
+        struct proc_signals *its = target->signals;
+        struct process **at = &its->blocked_senders;
         while (*at != p)
-            at = &(*at)->blocked_next;
-        *at = p->blocked_next;
-        p->blocked_next = NULL;
-        p->blocked_on = NULL;
-        target->holds--; /* it blocked on target: the hold it would have taken */
+            at = &(*at)->signals->blocked_next;
+        *at = sig->blocked_next;
+        sig->blocked_next = NULL;
+        sig->blocked_on = NULL;
+        its->holds--; /* it blocked on target: the hold it would have taken */
     }
 }
 
@@ -500,7 +502,7 @@ static void finish_one_locked(struct sched *s, struct worker *w, struct process 
         monitor_free(m);
     }
     ports_process_ended_locked(s, w, p); /* its ports close, its port links and monitors go */
-    if (p->holds > 0) {
+    if (proc_signals_of(p)->holds > 0) {
         /* Holders will look at it when they let go: the last one frees it. */
         p->release_when_unheld = true;
         p->next_released = s->ended_held;

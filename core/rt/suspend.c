@@ -31,7 +31,8 @@ unsigned suspend_count_locked(const struct process *suspender, term target)
 
 bool suspend_add_locked(struct sched *s, struct process *suspender, struct process *target)
 {
-    if (!proc_signals_make(suspender))
+    struct proc_signals *its = proc_signals_make(target);
+    if (!its || !proc_signals_make(suspender))
         return false;
     struct suspension **at = find(suspender, target->pid);
     if (!*at) {
@@ -42,7 +43,7 @@ bool suspend_add_locked(struct sched *s, struct process *suspender, struct proce
         *at = r;
     }
     (*at)->count++;
-    if (target->suspends++ == 0 && proc_state(target) == PROC_RUNNABLE) {
+    if (its->suspends++ == 0 && proc_state(target) == PROC_RUNNABLE) {
         rt_lock(&s->rq_lock);
         sched_policy_remove_locked(s, target);
         atomic_store_explicit(&target->state, PROC_SUSPENDED, memory_order_release);
@@ -55,9 +56,9 @@ bool suspend_add_locked(struct sched *s, struct process *suspender, struct proce
 static void release_one(struct sched *s, struct process *by, term target)
 {
     struct process *p = proc_table_lookup(&s->table, pid_number(target));
-    if (!p || proc_state(p) == PROC_EXITED || p->suspends == 0)
+    if (!p || proc_state(p) == PROC_EXITED || proc_signals_of(p)->suspends == 0)
         return;
-    if (--p->suspends == 0 && proc_state(p) == PROC_SUSPENDED) {
+    if (--p->signals->suspends == 0 && proc_state(p) == PROC_SUSPENDED) {
         rt_lock(&s->rq_lock);
         sched_enqueue_locked(s, by->last_worker, p, ENQUEUE_WAKE_BY_PROCESS);
         rt_unlock(&s->rq_lock);

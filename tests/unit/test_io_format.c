@@ -339,7 +339,7 @@ static void test_builtins(void)
     /* clause_io:o_request(nl, [Dev]): io's function and its arguments as
      * called, for the frame of an error (OTP's io:o_request/2) */
     CU_ASSERT_EQUAL(proc_bif_call.function, A(o_request));
-    CU_ASSERT_EQUAL(p->bif_trap_arity, 2);
+    CU_ASSERT_EQUAL(proc_bif_call.arity, 2);
     CU_ASSERT_EQUAL(proc_bif_call.args[0], A(nl));
     CU_ASSERT_TRUE(is_list(proc_bif_call.args[1]) && list_head(proc_bif_call.args[1]) == dev[0] &&
                    list_tail(proc_bif_call.args[1]) == NIL);
