@@ -114,6 +114,8 @@ static term *grow_stack(struct process *p, term *E, size_t words)
     size_t size = p->stack_words * 2;
     while (size < used + words + 16)
         size *= 2;
+    if (size > UINT32_MAX) /* stack_words' limit: 32 GiB */
+        return NULL;
     term *stack = malloc(size * sizeof *stack);
     if (!stack)
         return NULL;
@@ -121,7 +123,7 @@ static term *grow_stack(struct process *p, term *E, size_t words)
     if (p->stack != p->stack_inline)
         free(p->stack);
     p->stack = stack;
-    p->stack_words = size;
+    p->stack_words = (uint32_t)size;
     return stack + size - used;
 }
 
@@ -152,7 +154,7 @@ static void shrink_parked_stack(struct process *p)
     memcpy(top, p->stack_top ? p->stack_top : stack_end(p), used * sizeof *stack);
     free(p->stack);
     p->stack = stack;
-    p->stack_words = size;
+    p->stack_words = (uint32_t)size;
     p->stack_top = top;
 }
 
@@ -3289,7 +3291,7 @@ raise_with_site : {
         return BODY_EXIT;
     }
     term frame_override = THE_NON_VALUE;
-    if (p->fault_reason == A(undef) && is_tuple(proc_bif_call.fault_args)) {
+    if (proc_bif_call.fault_reason == A(undef) && is_tuple(proc_bif_call.fault_args)) {
         /* resolve_export's undef frame goes on top of the caller's. */
         frame_override = proc_bif_call.fault_args;
         proc_bif_call.fault_args = THE_NON_VALUE;
@@ -3306,7 +3308,7 @@ raise_with_site : {
 rethrow : {
     /* result: the raw trace. Find the nearest catch. */
     enum fault_class c = (enum fault_class)p->fault_class;
-    term reason = p->fault_reason;
+    term reason = proc_bif_call.fault_reason;
     p->fault_class = FAULT_NONE;
     proc_bif_call.fault_args = THE_NON_VALUE;
     term *end = stack_end(p), *frame = E;
@@ -3338,7 +3340,6 @@ rethrow : {
         host_outcome->value = reason;
         host_outcome->trace = trace;
     } else if (p->pid == sched_main_pid(p->sched)) {
-        p->crash_status = BEAM_UNCAUGHT_STATUS;
         report_crash(p, c, reason);
     } else if (c != FAULT_EXIT) {
         /* OTP reports errors and uncaught throws, not exits. */
@@ -3405,7 +3406,7 @@ struct process *beam_new_call(struct sched *s, struct process *parent, term modu
     /* Without a parent it is the main process: ending abnormally, by an
      * exception or an exit signal, it ends the program as escript does. */
     if (!parent)
-        p->crash_status = BEAM_UNCAUGHT_STATUS;
+        sched_set_main_crash_status(s, BEAM_UNCAUGHT_STATUS);
     return p;
 }
 

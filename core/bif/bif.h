@@ -95,7 +95,7 @@ enum fault_class {
 static inline term bif_raise(struct process *p, enum fault_class class, term reason)
 {
     p->fault_class = (uint8_t) class;
-    p->fault_reason = reason;
+    proc_bif_call.fault_reason = reason;
     proc_bif_call.fault_args = THE_NON_VALUE;
     proc_bif_call.fault_trace = THE_NON_VALUE;
     proc_bif_call.fault_cause = THE_NON_VALUE;

@@ -123,6 +123,7 @@ const struct sched_watchdog_event *sched_watchdog_event(const struct sched *s) {
 void sched_set_engine(struct sched *s, void *engine) { s->engine = engine; }
 void *sched_engine(const struct sched *s) { return s->engine; }
 term sched_main_pid(const struct sched *s) { return s->main_pid; }
+void sched_set_main_crash_status(struct sched *s, int status) { s->main_crash_status = status; }
 
 term sched_hold_end(struct process *holder)
 {
@@ -675,7 +676,6 @@ struct process *sched_new_process(struct sched *s, struct process *parent, const
     p->stack_words = PROC_INLINE_STACK;
     p->body = body;
     p->exit_reason = A(normal);
-    p->wait_timeout_ms = -1;
     p->last_receiver_not_running = NIL;
     mailbox_init(&p->mailbox);
     /* A spawned process starts on its parent's worker. */
@@ -844,7 +844,13 @@ uint64_t sched_elapsed_ns(const struct sched *s, const struct process *running)
     return sched_clock_ns() - s->start_ns;
 }
 
-void sched_set_wait_timeout(struct process *self, int64_t ms) { self->wait_timeout_ms = ms; }
+/* Its worker's: the slice that sets it ends in the wait (an invocation's
+ * process, which no worker runs, has worker 0's, whose thread never
+ * starts). */
+void sched_set_wait_timeout(struct process *self, int64_t ms)
+{
+    self->sched->workers[self->last_worker].wait_timeout_ms = ms;
+}
 
 /* The receive's deadline: ms after now_ns (since the start). */
 static void start_receive_timeout_at(struct process *self, int64_t ms, uint64_t now_ns)
@@ -1118,8 +1124,7 @@ static void settle_locked(struct sched *s, struct worker *w, struct process *p, 
         stopping_locked(s, w, p, used, STOP_EXIT);
         return;
     case BODY_WAIT: {
-        int64_t timeout = p->wait_timeout_ms;
-        p->wait_timeout_ms = -1;
+        int64_t timeout = w->wait_timeout_ms;
         /* Parking: first stop looking running (sequentially consistent),
          * then look for arrivals (sequentially consistent). A sender pushes
          * an arrival, then reads the state the same way: of the two, at
@@ -1589,6 +1594,7 @@ static void worker_loop(struct worker *w)
 
         current = next;
         current->reds_left = current->slice_budget;
+        w->wait_timeout_ms = -1;
         /* Every slice is timed under --profile (its longest must be
          * exact), and while a system monitor watches long schedules: two
          * clock readings, and where the process stands. */

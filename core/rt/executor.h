@@ -235,6 +235,9 @@ void sched_set_engine(struct sched *s, void *engine);
 void *sched_engine(const struct sched *s);
 /* The main process's pid (THE_NON_VALUE before sched_run). */
 term sched_main_pid(const struct sched *s);
+/* The program's status when the main process ends abnormally (by an
+ * exception or an exit signal); 1 unless set. */
+void sched_set_main_crash_status(struct sched *s, int status);
 
 /* Holds the program's end: when main ends, the program ends once holder
  * ends too (at once if holder has ended), with main's status. The

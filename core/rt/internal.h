@@ -36,6 +36,9 @@ struct worker {
     struct process *released; /* ended processes to free after the mutex; this worker only */
     struct process *spares;   /* freed contexts kept for this worker's next spawns; this worker only */
     unsigned spare_count;
+    /* The timeout of the wait its running process's slice ends in
+     * (sched_set_wait_timeout); -1, infinity, from each slice's start. */
+    int64_t wait_timeout_ms;
     struct pool_cursor context_cursor; /* its part of a chunk of s->contexts; this worker only */
     ck_epoch_record_t epoch_record;
     unsigned slices_since_poll;
@@ -155,6 +158,7 @@ struct sched {
     bool stopping;            /* run-queue lock */
     int exit_status;
     term main_pid;
+    int main_crash_status; /* sched_set_main_crash_status; 0: 1 */
     /* A process that holds the program's end (sched_hold_end): once main
      * ends, its status waits in held_status until end_holder ends too.
      * Executor mutex. */

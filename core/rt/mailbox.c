@@ -5,11 +5,6 @@
 
 #include <stdlib.h>
 
-static bool is_inline(const struct mailbox *mb, const struct message *m)
-{
-    return m >= mb->inline_nodes && m < mb->inline_nodes + MAILBOX_INLINE_NODES;
-}
-
 void mailbox_init(struct mailbox *mb)
 {
     mb->head = NULL;
@@ -35,7 +30,7 @@ static void free_list(struct mailbox *mb, struct message *m)
 {
     while (m) {
         struct message *next = m->next;
-        if (!is_inline(mb, m))
+        if (!mailbox_node_is_inline(mb, m))
             free(m);
         m = next;
     }
@@ -50,22 +45,25 @@ void mailbox_destroy(struct mailbox *mb)
     mailbox_init(mb); /* empty and usable again: a recycled context reuses it */
 }
 
-static struct message *new_node(struct mailbox *mb)
+/* A node for a message, of the C heap when it is `stamped` (an inline
+ * node has no room for the stamp). */
+static struct message *new_node(struct mailbox *mb, bool stamped)
 {
     struct message *m = mb->spares;
-    if (m) {
+    if (m && !(stamped && mailbox_node_is_inline(mb, m))) {
         mb->spares = m->next;
-        if (!is_inline(mb, m))
+        if (!mailbox_node_is_inline(mb, m))
             mb->spare_count--;
         return m;
     }
-    return malloc(sizeof *m);
+    struct message_node *n = malloc(sizeof *n);
+    return n ? &n->message : NULL;
 }
 
 static void recycle_node(struct mailbox *mb, struct message *m)
 {
-    if (is_inline(mb, m) || mb->spare_count < MAILBOX_SPARE_LIMIT) {
-        if (!is_inline(mb, m))
+    if (mailbox_node_is_inline(mb, m) || mb->spare_count < MAILBOX_SPARE_LIMIT) {
+        if (!mailbox_node_is_inline(mb, m))
             mb->spare_count++;
         m->next = mb->spares;
         mb->spares = m;
@@ -78,12 +76,13 @@ bool mailbox_deliver(struct mailbox *mb, term payload) { return mailbox_deliver_
 
 bool mailbox_deliver_sent_at(struct mailbox *mb, term payload, uint64_t sent_at)
 {
-    struct message *m = new_node(mb);
+    struct message *m = new_node(mb, sent_at != 0);
     if (!m)
         return false;
     m->next = NULL;
     m->payload = payload;
-    m->sent_at = sent_at;
+    if (!mailbox_node_is_inline(mb, m))
+        ((struct message_node *)m)->sent_at = sent_at;
     *mb->inbox_tail = m;
     mb->inbox_tail = &m->next;
     mb->inboxed++;

@@ -12,7 +12,9 @@
  * Nodes are reused: four live inside the mailbox (inside the process
  * context), and up to MAILBOX_SPARE_LIMIT freed nodes are kept, so a send
  * and a receive of a message allocate no node from the C heap once the
- * mailbox has seen its usual depth.
+ * mailbox has seen its usual depth. A node of the C heap also has room for
+ * when its message was sent (--profile's sampled sends); the inline ones,
+ * in every context, do not, and a stamped message never takes one.
  *
  * Receive markers (the compiler's recv_marker_reserve / bind / use / clear
  * around a receive that matches a reference made just before it): reserve
@@ -54,6 +56,11 @@
 struct message {
     struct message *next;
     term payload;
+};
+
+/* A node of the C heap (not one of a mailbox's inline_nodes). */
+struct message_node {
+    struct message message;
     uint64_t sent_at; /* when it was sent (profile_stamp, --profile), else 0 */
 };
 
@@ -106,8 +113,16 @@ term mailbox_peek(struct mailbox *mb);
 term mailbox_take(struct mailbox *mb);
 /* Leaves the message the last peek returned and moves past it. */
 void mailbox_skip(struct mailbox *mb);
+static inline bool mailbox_node_is_inline(const struct mailbox *mb, const struct message *m)
+{
+    return m >= mb->inline_nodes && m < mb->inline_nodes + MAILBOX_INLINE_NODES;
+}
 /* When the message the last peek returned was sent (0: not measured). */
-static inline uint64_t mailbox_peeked_sent_at(const struct mailbox *mb) { return (*mb->scan)->sent_at; }
+static inline uint64_t mailbox_peeked_sent_at(const struct mailbox *mb)
+{
+    const struct message *m = *mb->scan;
+    return mailbox_node_is_inline(mb, m) ? 0 : ((const struct message_node *)m)->sent_at;
+}
 /* The next peek starts at the oldest message (a receive that timed out or
  * raised). */
 void mailbox_restart(struct mailbox *mb);

@@ -87,7 +87,8 @@ struct beam_paused_call;
  * - A builtin that traps or hands its call over (bif.h: bif_trap,
  *   bif_call_erlang): the continuation or bif_call_erlang's callee, the
  *   arguments and their number.
- * - A builtin that raises (bif.h, errors.c): the exception's extras.
+ * - A builtin that raises (bif.h, errors.c): the exception's reason and
+ *   extras (its class is the process's fault_class).
  * - The engine, while a builtin called through an export runs: the calling
  *   instruction and the continuation, for process_info(self(),
  *   current_stacktrace). */
@@ -96,10 +97,11 @@ struct proc_bif_call {
     term module, function;                                /* bif_call_erlang's callee */
     unsigned arity;                                       /* of args: at most PROC_TRAP_MAX_ARGS */
     term args[PROC_TRAP_MAX_ARGS];
-    term fault_args;  /* error/2's argument list, or THE_NON_VALUE */
-    term fault_trace; /* erlang:raise/3's stack trace, used as given, or THE_NON_VALUE */
-    term fault_cause; /* the cause in a builtin's error_info (badopt...), or THE_NON_VALUE */
-    term fault_info;  /* error/3's error_info map, for the raising frame, or THE_NON_VALUE */
+    term fault_reason; /* the reason of the exception being raised */
+    term fault_args;   /* error/2's argument list, or THE_NON_VALUE */
+    term fault_trace;  /* erlang:raise/3's stack trace, used as given, or THE_NON_VALUE */
+    term fault_cause;  /* the cause in a builtin's error_info (badopt...), or THE_NON_VALUE */
+    term fault_info;   /* error/3's error_info map, for the raising frame, or THE_NON_VALUE */
     const uint64_t *pc, *cp;
 };
 extern _Thread_local struct proc_bif_call proc_bif_call;
@@ -152,9 +154,10 @@ struct process {
      * at minus its cost (proc_collected_reds). */
     int32_t reds_left;
     int32_t slice_budget; /* the current slice's budget (the policy's running(), or CONTEXT_REDS) */
-    int crash_status;     /* the program's status if this main process ends abnormally (0: 1); here
-                             for the padding */
-    uint64_t reductions;  /* spent over its life */
+    /* When it last became runnable: the executor's coarse clock (ms since
+     * it started, sched.coarse_ms), run-queue lock. */
+    uint32_t runnable_ms;
+    uint64_t reductions; /* spent over its life */
     union {
         /* The worker's list of contexts to free after the mutex (an ended
          * process); while it is alive, the collectors' queue and then its
@@ -171,10 +174,9 @@ struct process {
      * under a policy that honours_priority), read by the policy. In what was
      * padding. */
     uint8_t priority;
-    /* When it last became runnable: the executor's coarse clock (ms since
-     * it started, sched.coarse_ms), run-queue lock. In what was padding. */
-    uint32_t runnable_ms;
-    int64_t wait_timeout_ms;   /* timeout of the coming wait; -1: infinity (this process only) */
+    /* The words of its stack (below, with the stack's other fields), in
+     * what would be padding: at most 2^32 (grow_stack). */
+    uint32_t stack_words;
     uint64_t receive_deadline; /* tick its current receive times out at; 0: not yet waited; RECEIVE_NO_DEADLINE:
                                   infinity (executor mutex) */
     union {
@@ -201,10 +203,6 @@ struct process {
     term exit_reason;
     term registered_name; /* THE_NON_VALUE or its name (names.c, executor mutex) */
 
-    /* --- the exception a builtin or the engine is raising (bif.h; its
-     * class, fault_class, is among the engine's small fields below) --- */
-    term fault_reason; /* its extras are the thread's (proc_bif_call) */
-
     /* --- what it runs --- */
     const struct body_ops *body;
     void *body_state;
@@ -230,7 +228,7 @@ struct process {
     uint16_t
         collect_site; /* the line of the instruction that repeats without collecting (0: none); with collect_need */
     bool beam_resume_timeout; /* it waits in a receive with a timeout: resume decides timeout or rescan */
-    uint8_t fault_class;      /* enum fault_class of the exception being raised (fault_reason...) */
+    uint8_t fault_class;      /* enum fault_class of the exception being raised (the rest: proc_bif_call) */
     bool bif_may_trap;        /* the engine's call of a builtin outside a guard: it may end in a portion */
     uint8_t collected;        /* enum proc_collected: its collection on a collector (BODY_COLLECT), for its resume */
     /* A builtin call that trapped or blocked and goes on in a later slice
@@ -258,7 +256,6 @@ struct process {
     heap_t heap;
     term *stack;     /* stack_inline until it outgrows it; grows down from stack + stack_words */
     term *stack_top; /* lowest word in use; NULL or the end: empty (collection roots above it) */
-    size_t stack_words;
     term stack_inline[PROC_INLINE_STACK];
     /* Its first heap block (heap_init_in), last: a spawn allocates the
      * context and the block at once, and zeroes the context alone. */

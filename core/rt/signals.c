@@ -512,7 +512,7 @@ static void finish_one_locked(struct sched *s, struct worker *w, struct process 
         w->released = p;
     }
     if (p->pid == s->main_pid) {
-        int status = p->exit_reason == A(normal) ? 0 : p->crash_status ? p->crash_status : 1;
+        int status = p->exit_reason == A(normal) ? 0 : s->main_crash_status ? s->main_crash_status : 1;
         if (p->ended_by_signal && p->exit_reason != A(normal))
             report_main_exit(p);
         s->main_ended = true;

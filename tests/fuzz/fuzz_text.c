@@ -56,7 +56,7 @@ static term call(struct process *p, const char *module, const char *function, un
 
 static bool raised(const struct process *p, term reason)
 {
-    return p->fault_class == FAULT_ERROR && p->fault_reason == reason;
+    return p->fault_class == FAULT_ERROR && proc_bif_call.fault_reason == reason;
 }
 
 static bool same_bytes(term bin, const uint8_t *bytes, size_t n)

@@ -58,7 +58,7 @@ static bool is_integer_text(term t, const char *digits)
 
 static bool raised_badarg(struct process *p, term result)
 {
-    return is_non_value(result) && p->fault_class == FAULT_ERROR && p->fault_reason == A(badarg);
+    return is_non_value(result) && p->fault_class == FAULT_ERROR && proc_bif_call.fault_reason == A(badarg);
 }
 
 /* ---- lifetime ---- */
@@ -311,7 +311,7 @@ static void test_bad_arguments(void)
     CU_ASSERT(raised_badarg(p, test_bif_call(p, "erts_internal", "atomics_new", 2, n)));
     n[0] = int_from_uint64(&p->heap, UINT64_MAX);
     term r = test_bif_call(p, "erts_internal", "atomics_new", 2, n);
-    CU_ASSERT(is_non_value(r) && p->fault_reason == A(system_limit));
+    CU_ASSERT(is_non_value(r) && proc_bif_call.fault_reason == A(system_limit));
     /* Counters and atomics arrays are not each other's. */
     term one = make_small(1);
     term c = test_bif_call(p, "erts_internal", "counters_new", 1, &one);

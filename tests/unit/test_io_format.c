@@ -266,7 +266,7 @@ static term call_bif(struct process *p, const char *module, const char *function
 
 static bool raised_badarg(const struct process *p, term result)
 {
-    return is_non_value(result) && p->fault_class == FAULT_ERROR && p->fault_reason == A(badarg);
+    return is_non_value(result) && p->fault_class == FAULT_ERROR && proc_bif_call.fault_reason == A(badarg);
 }
 
 /* The builtins' results and exceptions; output is kept empty so that the

@@ -188,6 +188,34 @@ static term scan_for(struct mailbox *mb, int from, int *examined)
 /* request/reply: 1,000 messages queued (some in the queue, some in the
  * inbox) before the reference; the scan that uses its marker examines only
  * what came after, and the next receive starts at the oldest again. */
+/* A stamped message (--profile's sampled sends) never takes an inline
+ * node, which has no room for the stamp; an unstamped one in a node of the
+ * C heap that held a stamp before reads as not measured. */
+static void test_send_stamps_live_in_nodes_of_their_own(void)
+{
+    struct mailbox mb;
+    mailbox_init(&mb);
+    CU_ASSERT_TRUE(mailbox_deliver_sent_at(&mb, msg(1), 1001));
+    CU_ASSERT_TRUE(mailbox_deliver(&mb, msg(2)));
+    CU_ASSERT_TRUE(mailbox_deliver_sent_at(&mb, msg(3), 1003));
+    CU_ASSERT_FALSE(mailbox_node_is_inline(&mb, mb.inbox_head));
+    CU_ASSERT_TRUE(mailbox_node_is_inline(&mb, mb.inbox_head->next)); /* unstamped: an inline node */
+    uint64_t want[] = {1001, 0, 1003};
+    for (int i = 0; i < 3; i++) {
+        CU_ASSERT_EQUAL(mailbox_peek(&mb), msg(i + 1));
+        CU_ASSERT_EQUAL(mailbox_peeked_sent_at(&mb), want[i]);
+        mailbox_take(&mb);
+    }
+    /* The stamped nodes are spares now, at the head of the list: taken
+     * again without a stamp, they read 0. */
+    CU_ASSERT_FALSE(mailbox_node_is_inline(&mb, mb.spares));
+    CU_ASSERT_TRUE(mailbox_deliver(&mb, msg(4)));
+    CU_ASSERT_FALSE(mailbox_node_is_inline(&mb, mb.inbox_head));
+    CU_ASSERT_EQUAL(mailbox_peek(&mb), msg(4));
+    CU_ASSERT_EQUAL(mailbox_peeked_sent_at(&mb), 0);
+    mailbox_destroy(&mb);
+}
+
 static void test_a_marker_skips_the_messages_older_than_its_reference(void)
 {
     struct mailbox mb;
@@ -409,6 +437,7 @@ static CU_TestInfo tests[] = {
     {"arrivals join the queue when examined", test_arrivals_join_the_queue_when_examined},
     {"every payload is visited as a root", test_every_payload_is_visited_as_a_root},
     {"nodes are reused", test_nodes_are_reused},
+    {"send stamps live in nodes of their own", test_send_stamps_live_in_nodes_of_their_own},
     {"a marker skips the messages older than its reference", test_a_marker_skips_the_messages_older_than_its_reference},
     {"a marked scan resumes after a wait", test_a_marked_scan_resumes_after_a_wait},
     {"a marker survives the removal of older messages", test_a_marker_survives_the_removal_of_older_messages},

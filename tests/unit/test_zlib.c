@@ -161,7 +161,7 @@ static enum body_stop handover_main_step(struct process *p, void *state)
         sc->child = sched_spawn_native(p->sched, p, heir_step, sc, NULL);
         CU_ASSERT_EQUAL(call2(p, "set_controller_nif", sc->z, sc->child), A(ok));
         sc->old_answer = deflate_init(p, sc->z);
-        sc->old_reason = p->fault_reason;
+        sc->old_reason = proc_bif_call.fault_reason;
         atomic_store(&sc->given, true);
         sc->phase = 1;
         return BODY_YIELD;
