@@ -203,9 +203,8 @@ struct process {
     term exit_reason;
     term registered_name; /* THE_NON_VALUE or its name (names.c, executor mutex) */
 
-    /* --- what it runs --- */
+    /* --- what it runs (its state: below, by its body) --- */
     const struct body_ops *body;
-    void *body_state;
 
     /* --- messages (message.h) --- */
     struct mailbox mailbox;   /* its worker's while it runs, the executor mutex's otherwise */
@@ -218,10 +217,14 @@ struct process {
         struct {
             const uint64_t *beam_pc; /* where it resumes */
             const uint64_t *beam_cp; /* the continuation pointer */
+            /* A builtin call that trapped or blocked and goes on in a
+             * later slice; NULL until the process's first such call. */
+            struct beam_paused_call *beam_paused;
         };
         struct {
             native_step_fn native_step;       /* native bodies only */
             void (*native_free)(void *state); /* native bodies only; may be NULL */
+            void *body_state;                 /* native bodies only: native_step's state */
         };
     };
     uint16_t beam_saved_x; /* x registers saved on top of the stack (at most BEAM_MAX_X) */
@@ -231,9 +234,6 @@ struct process {
     uint8_t fault_class;      /* enum fault_class of the exception being raised (the rest: proc_bif_call) */
     bool bif_may_trap;        /* the engine's call of a builtin outside a guard: it may end in a portion */
     uint8_t collected;        /* enum proc_collected: its collection on a collector (BODY_COLLECT), for its resume */
-    /* A builtin call that trapped or blocked and goes on in a later slice
-     * (interp.c); NULL until the process's first such call. */
-    struct beam_paused_call *beam_paused;
 
     /* --- a collection on a collector thread (BODY_COLLECT; collector.c).
      * Written by the process's body before it stops, then by the collector;
