@@ -46,6 +46,7 @@ void rt_lock_set_measured(struct rt_lock *l, bool on)
 {
     l->measured = on;
     l->plain_mutex = !on && (l->kind == LOCK_PTHREAD || l->kind == LOCK_ADAPTIVE);
+    l->plain_futex = !on && l->kind == LOCK_SPIN_FUTEX;
 }
 
 bool rt_lock_init(struct rt_lock *l, enum lock_kind kind, enum rt_lock_slot slot)
@@ -54,6 +55,7 @@ bool rt_lock_init(struct rt_lock *l, enum lock_kind kind, enum rt_lock_slot slot
     l->kind = kind;
     l->slot = slot;
     l->plain_mutex = kind == LOCK_PTHREAD || kind == LOCK_ADAPTIVE;
+    l->plain_futex = kind == LOCK_SPIN_FUTEX;
     switch (kind) {
     case LOCK_TICKET:
         ck_spinlock_ticket_init(&l->u.ticket);

@@ -42,9 +42,11 @@ enum rt_lock_slot {
 };
 
 struct rt_lock {
-    /* A glibc mutex not measured: the one kind taken inline; every other
-     * lock operation goes out of line (lock_ck.c). */
+    /* Not measured, a glibc mutex is taken inline, and a spin-futex's
+     * uncontended acquire and release are; every other lock operation goes
+     * out of line (lock_ck.c). */
     bool plain_mutex;
+    bool plain_futex;
     bool measured; /* --profile: rt_lock_costs records what it costs */
     enum lock_kind kind;
     enum rt_lock_slot slot;
@@ -96,20 +98,37 @@ void __tsan_release(void *addr);
 #define RT_UNLOCK_SLOW(l) rt_unlock_slow(l)
 #endif
 
+/* Wakes one thread sleeping on a futex word of this process (the events and
+ * the spin-futex lock). */
+void rt_futex_wake_one(_Atomic uint32_t *word);
+
 static inline void rt_lock(struct rt_lock *l)
 {
-    if (__builtin_expect(l->plain_mutex, 1))
+    if (__builtin_expect(l->plain_futex, 1)) {
+        uint32_t free_word = 0;
+        if (__builtin_expect(atomic_compare_exchange_strong_explicit(&l->u.word, &free_word, 1, memory_order_acquire,
+                                                                     memory_order_relaxed),
+                             1))
+            return;
+        RT_LOCK_SLOW(l); /* held: spin, then sleep */
+    } else if (l->plain_mutex) {
         pthread_mutex_lock(&l->u.mutex);
-    else
+    } else {
         RT_LOCK_SLOW(l);
+    }
 }
 
 static inline void rt_unlock(struct rt_lock *l)
 {
-    if (__builtin_expect(l->plain_mutex, 1))
+    if (__builtin_expect(l->plain_futex, 1)) {
+        /* 2: a waiter may sleep (lock_ck.c's spin_futex_lock). */
+        if (__builtin_expect(atomic_exchange_explicit(&l->u.word, 0, memory_order_release) == 2, 0))
+            rt_futex_wake_one(&l->u.word);
+    } else if (l->plain_mutex) {
         pthread_mutex_unlock(&l->u.mutex);
-    else
+    } else {
         RT_UNLOCK_SLOW(l);
+    }
 }
 
 struct rt_event {
@@ -130,10 +149,6 @@ bool rt_event_wait(struct rt_event *e, uint32_t seen, uint64_t deadline_ns);
 
 /* Wakes the event's sleeper (there is at most one). */
 void rt_event_signal(struct rt_event *e);
-
-/* Wakes one thread sleeping on a futex word of this process (the events and
- * the spin-futex lock). */
-void rt_futex_wake_one(_Atomic uint32_t *word);
 
 /* A reader-writer lock for critical sections of a fraction of a
  * microsecond (ETS's tables and their stripes), in one word: bit 0 set
