@@ -93,9 +93,15 @@ void __tsan_acquire(void *addr);
 void __tsan_release(void *addr);
 #define RT_LOCK_SLOW(l) (rt_lock_slow(l), __tsan_acquire(l))
 #define RT_UNLOCK_SLOW(l) (__tsan_release(l), rt_unlock_slow(l))
+/* The inline spin-futex paths annotate the same address: an acquire in
+ * lock_ck.c sees only it, whichever path the release took. */
+#define RT_TSAN_ACQUIRED(l) __tsan_acquire(l)
+#define RT_TSAN_RELEASING(l) __tsan_release(l)
 #else
 #define RT_LOCK_SLOW(l) rt_lock_slow(l)
 #define RT_UNLOCK_SLOW(l) rt_unlock_slow(l)
+#define RT_TSAN_ACQUIRED(l) ((void)(l))
+#define RT_TSAN_RELEASING(l) ((void)(l))
 #endif
 
 /* Wakes one thread sleeping on a futex word of this process (the events and
@@ -108,8 +114,10 @@ static inline void rt_lock(struct rt_lock *l)
         uint32_t free_word = 0;
         if (__builtin_expect(atomic_compare_exchange_strong_explicit(&l->u.word, &free_word, 1, memory_order_acquire,
                                                                      memory_order_relaxed),
-                             1))
+                             1)) {
+            RT_TSAN_ACQUIRED(l);
             return;
+        }
         RT_LOCK_SLOW(l); /* held: spin, then sleep */
     } else if (l->plain_mutex) {
         pthread_mutex_lock(&l->u.mutex);
@@ -122,6 +130,7 @@ static inline void rt_unlock(struct rt_lock *l)
 {
     if (__builtin_expect(l->plain_futex, 1)) {
         /* 2: a waiter may sleep (lock_ck.c's spin_futex_lock). */
+        RT_TSAN_RELEASING(l);
         if (__builtin_expect(atomic_exchange_explicit(&l->u.word, 0, memory_order_release) == 2, 0))
             rt_futex_wake_one(&l->u.word);
     } else if (l->plain_mutex) {
