@@ -648,9 +648,11 @@ static void unblock_senders_locked(struct sched *s, struct worker *w, struct pro
     }
 }
 
-/* A zeroed context with an empty heap in its first block: a spare of the
- * spawning worker when it has one (spawning then allocates nothing), else
- * a new one. */
+/* A context zeroed but for its inline stack and first block, with an empty
+ * heap in that block: a spare of the spawning worker when it has one
+ * (spawning then allocates nothing), else a new one. No word of a stack is
+ * read before it is written (a frame's slots are filled as it is made), so
+ * the inline stack keeps what a previous process left. */
 static struct process *new_context(struct sched *s, struct worker *w)
 {
     struct process *p = w ? w->spares : NULL;
@@ -660,7 +662,7 @@ static struct process *new_context(struct sched *s, struct worker *w)
     } else if (!(p = context_pool_take(&s->contexts, w ? &w->context_cursor : NULL))) {
         return NULL;
     }
-    memset(p, 0, offsetof(struct process, first_block));
+    memset(p, 0, offsetof(struct process, stack_inline));
     memset(p->policy_data, 0, s->policy->proc_bytes);
     heap_init_in(&p->heap, p->first_block, PROC_DEFAULT_HEAP_FLOOR, s->max_heap_words);
     return p;

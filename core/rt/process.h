@@ -254,11 +254,12 @@ struct process {
 
     /* --- memory --- */
     heap_t heap;
-    term *stack;     /* stack_inline until it outgrows it; grows down from stack + stack_words */
-    term *stack_top; /* lowest word in use; NULL or the end: empty (collection roots above it) */
-    term stack_inline[PROC_INLINE_STACK];
+    term *stack;                          /* stack_inline until it outgrows it; grows down from stack + stack_words */
+    term *stack_top;                      /* lowest word in use; NULL or the end: empty (collection roots above it) */
+    term stack_inline[PROC_INLINE_STACK]; /* not zeroed at spawn: no word is read before it is written */
     /* Its first heap block (heap_init_in), last: a spawn allocates the
-     * context and the block at once, and zeroes the context alone. */
+     * context and the block at once, and zeroes the context alone (up to
+     * the inline stack). */
     term first_block[PROC_DEFAULT_HEAP_FLOOR];
     /* The policy's per-process state (sched_policy_proc_data), zeroed at
      * spawn; run-queue lock. As many bytes as the policy declares
