@@ -45,7 +45,7 @@ static const struct policy_param erts_params[] = {
 
 struct erts_worker {
     struct proc_queue queue;
-    unsigned slices;
+    unsigned slices_since_balance; /* since its last balance check (a count, not a division a slice) */
 };
 
 static struct erts_worker *worker_state(struct sched *s, worker_id w) { return sched_policy_worker_data(s, w); }
@@ -140,8 +140,9 @@ static void erts_tick(struct sched *s, worker_id w)
 {
     struct erts_worker *me = worker_state(s, w);
     unsigned every = (unsigned)sched_policy_param(s, PARAM_BALANCE_EVERY);
-    if (every == 0 || ++me->slices % every != 0)
+    if (every == 0 || ++me->slices_since_balance < every)
         return;
+    me->slices_since_balance = 0;
     unsigned n = sched_worker_count(s);
     if (n < 2)
         return;
