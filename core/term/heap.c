@@ -378,7 +378,8 @@ void heap_free_block(heap_t *h)
 }
 
 /* What both destroy and recycle give up: off-heap references, fragments,
- * the old generation and the remembered words. */
+ * the old generation and the remembered words. Leaves their pointers to
+ * the caller. */
 static void release_off_block(heap_t *h)
 {
     bin_release_mso(h->mso);
@@ -394,15 +395,22 @@ static void release_off_block(heap_t *h)
         free(h->old->remembered);
         free(h->old);
     }
-    reset_generations(h);
 }
 
+/* A destroyed heap holds nothing and refers to nothing freed; only heap_init
+ * makes it usable again, so the rest of reset_generations' work (half a
+ * process's end in it once) is left to that. */
 void heap_destroy(heap_t *h)
 {
     release_off_block(h);
     heap_free_block(h);
     h->start = h->top = h->high_water = h->end = h->alloc_end = NULL;
     h->gc_mark = 0;
+    h->old = (struct heap_old *)&heap_old_none; /* never written (heap_has_old_state guards every write) */
+    h->frags = NULL;
+    h->frag_words = h->adopted_words = 0;
+    h->mso = NULL;
+    h->off_heap_bytes = 0;
 }
 
 bool heap_recycle(heap_t *h)
@@ -412,6 +420,7 @@ bool heap_recycle(heap_t *h)
         return false;
     }
     release_off_block(h);
+    reset_generations(h);
     return true;
 }
 
