@@ -143,10 +143,7 @@ bool proc_table_init(struct proc_table *t, ck_epoch_t *epoch, size_t initial_cap
     struct proc_array *a = new_array(t->min_capacity);
     if (!a)
         return false;
-    if (pthread_mutex_init(&t->lock, NULL) != 0) {
-        free(a);
-        return false;
-    }
+    rt_rwlock_init(&t->lock);
     t->epoch = epoch;
     atomic_init(&t->array, a);
     atomic_init(&t->next_pid, 1);
@@ -158,7 +155,6 @@ void proc_table_destroy(struct proc_table *t)
 {
     free(atomic_load_explicit(&t->array, memory_order_relaxed));
     atomic_store_explicit(&t->array, NULL, memory_order_relaxed);
-    pthread_mutex_destroy(&t->lock);
 }
 
 uint64_t proc_table_next_pid(struct proc_table *t)
@@ -215,11 +211,11 @@ bool proc_table_insert(struct proc_table *t, uint64_t pid, struct process *p, ck
      * or a later one. */
     if (!p || pid == 0 || pid >= atomic_load_explicit(&t->next_pid, memory_order_relaxed))
         return false;
-    pthread_mutex_lock(&t->lock);
+    rt_rwlock_lock(&t->lock, true);
     struct proc_array *a = atomic_load_explicit(&t->array, memory_order_relaxed);
     if (t->used + 1 > capacity_of(a) / 2) {
         if (!rebuild_locked(t, a, rec)) {
-            pthread_mutex_unlock(&t->lock);
+            rt_rwlock_unlock(&t->lock);
             return false;
         }
         a = atomic_load_explicit(&t->array, memory_order_relaxed);
@@ -227,7 +223,7 @@ bool proc_table_insert(struct proc_table *t, uint64_t pid, struct process *p, ck
     struct proc_slot *s = probe_locked(a, pid);
     if (atomic_load_explicit(&s->pid, memory_order_relaxed) != 0) {
         /* Live or tombstone: the pid was inserted before. */
-        pthread_mutex_unlock(&t->lock);
+        rt_rwlock_unlock(&t->lock);
         return false;
     }
     /* The slot is empty, and we never reuse a tombstone, so no reader can be
@@ -240,7 +236,7 @@ bool proc_table_insert(struct proc_table *t, uint64_t pid, struct process *p, ck
     atomic_store_explicit(&s->pid, pid, memory_order_release);
     t->used++;
     atomic_store_explicit(&t->live, atomic_load_explicit(&t->live, memory_order_relaxed) + 1, memory_order_relaxed);
-    pthread_mutex_unlock(&t->lock);
+    rt_rwlock_unlock(&t->lock);
     return true;
 }
 
@@ -248,7 +244,7 @@ bool proc_table_erase(struct proc_table *t, uint64_t pid)
 {
     if (pid == 0)
         return false;
-    pthread_mutex_lock(&t->lock);
+    rt_rwlock_lock(&t->lock, true);
     struct proc_array *a = atomic_load_explicit(&t->array, memory_order_relaxed);
     struct proc_slot *s = probe_locked(a, pid);
     bool was_live = atomic_load_explicit(&s->pid, memory_order_relaxed) == pid &&
@@ -267,7 +263,7 @@ bool proc_table_erase(struct proc_table *t, uint64_t pid)
         ck_pr_fence_store_load();
         atomic_store_explicit(&t->live, atomic_load_explicit(&t->live, memory_order_relaxed) - 1, memory_order_relaxed);
     }
-    pthread_mutex_unlock(&t->lock);
+    rt_rwlock_unlock(&t->lock);
     return was_live;
 }
 
@@ -316,13 +312,13 @@ size_t proc_table_count(const struct proc_table *t) { return atomic_load_explici
 
 void proc_table_stats(struct proc_table *t, struct proc_table_stats *out)
 {
-    pthread_mutex_lock(&t->lock);
+    rt_rwlock_lock(&t->lock, true);
     struct proc_array *a = atomic_load_explicit(&t->array, memory_order_relaxed);
     out->live = atomic_load_explicit(&t->live, memory_order_relaxed);
     out->tombstones = t->used - out->live;
     out->capacity = capacity_of(a);
     out->rebuilds = t->rebuilds;
-    pthread_mutex_unlock(&t->lock);
+    rt_rwlock_unlock(&t->lock);
 }
 
 static int compare_pids(const void *x, const void *y)
@@ -379,7 +375,7 @@ static bool collect_locked(struct proc_table *t, struct proc_table_entry **entri
 
 bool proc_table_foreach(struct proc_table *t, proc_table_visit_fn *visit, void *arg)
 {
-    pthread_mutex_lock(&t->lock);
+    rt_rwlock_lock(&t->lock, true);
     struct proc_table_entry *e;
     size_t n;
     bool ok = collect_locked(t, &e, &n);
@@ -387,16 +383,16 @@ bool proc_table_foreach(struct proc_table *t, proc_table_visit_fn *visit, void *
         if (!visit(e[i].pid, e[i].proc, arg))
             break;
     }
-    pthread_mutex_unlock(&t->lock);
+    rt_rwlock_unlock(&t->lock);
     free(e);
     return ok;
 }
 
 bool proc_table_snapshot(struct proc_table *t, struct proc_table_entry **entries, size_t *count)
 {
-    pthread_mutex_lock(&t->lock);
+    rt_rwlock_lock(&t->lock, true);
     bool ok = collect_locked(t, entries, count);
-    pthread_mutex_unlock(&t->lock);
+    rt_rwlock_unlock(&t->lock);
     return ok;
 }
 
