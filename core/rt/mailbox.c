@@ -40,8 +40,10 @@ void mailbox_destroy(struct mailbox *mb)
 {
     free_list(mb, mb->head);
     free_list(mb, mb->inbox_head);
-    free_list(mb, mb->spares);
-    free(mb->markers);
+    if (mb->spare_count > 0) /* else every spare is an inline node */
+        free_list(mb, mb->spares);
+    if (mb->markers)
+        free(mb->markers);
     mailbox_init(mb); /* empty and usable again: a recycled context reuses it */
 }
 
