@@ -1475,6 +1475,11 @@ op_spawn_start:
     }
     goto call_export;
 
+/* The call a paused call (c) continues: its builtin's export, and how the
+ * call returns. */
+#define RESUME_PAUSED_CALL(c)                                                                                          \
+    (call_target = (struct beam_export *)(uintptr_t)(c)->target, call_how = (c)->how, call_dealloc = (c)->dealloc,     \
+     call_after = (c)->after)
 op_trap_resume : {
     /* A builtin that trapped goes on: its continuation, with the arguments
      * it saved in x registers, in the original call's place. A collection
@@ -1491,10 +1496,7 @@ op_trap_resume : {
     }
     if (!RESUMED_AT(SITE_TRAP_CALL) && (gc_stress || heap_wants_gc(&p->heap)))
         COLLECT(0, nargs, trap_resume_code, SITE_TRAP_CALL, heap_wants_gc(&p->heap));
-    call_target = (struct beam_export *)(uintptr_t)c->target;
-    call_how = c->how;
-    call_dealloc = c->dealloc;
-    call_after = c->after;
+    RESUME_PAUSED_CALL(c);
     bif = call_target->bif;
     goto call_bif;
 }
@@ -1502,13 +1504,11 @@ op_trap_resume : {
 op_repeat_call : {
     /* The builtin call that blocked, again with its arguments in x0.. */
     const struct beam_paused_call *c = p->beam_paused;
-    call_target = (struct beam_export *)(uintptr_t)c->target;
-    call_how = c->how;
-    call_dealloc = c->dealloc;
-    call_after = c->after;
+    RESUME_PAUSED_CALL(c);
     I = c->site;
     goto call_export;
 }
+#undef RESUME_PAUSED_CALL
 
 op_normal_exit:
     p->exit_reason = A(normal);

@@ -108,13 +108,25 @@ void __tsan_release(void *addr);
  * the spin-futex lock). */
 void rt_futex_wake_one(_Atomic uint32_t *word);
 
+/* Taking a spin-futex's word (rt_lock.u.word) free, and releasing it
+ * (waking a sleeper at 2): rt_lock and rt_unlock inline, lock_ck.c's
+ * paths out of line. */
+static inline bool rt_spin_futex_trylock(_Atomic uint32_t *w)
+{
+    uint32_t free_word = 0;
+    return atomic_compare_exchange_strong_explicit(w, &free_word, 1, memory_order_acquire, memory_order_relaxed);
+}
+
+static inline void rt_spin_futex_unlock(_Atomic uint32_t *w)
+{
+    if (__builtin_expect(atomic_exchange_explicit(w, 0, memory_order_release) == 2, 0))
+        rt_futex_wake_one(w);
+}
+
 static inline void rt_lock(struct rt_lock *l)
 {
     if (__builtin_expect(l->plain_futex, 1)) {
-        uint32_t free_word = 0;
-        if (__builtin_expect(atomic_compare_exchange_strong_explicit(&l->u.word, &free_word, 1, memory_order_acquire,
-                                                                     memory_order_relaxed),
-                             1)) {
+        if (__builtin_expect(rt_spin_futex_trylock(&l->u.word), 1)) {
             RT_TSAN_ACQUIRED(l);
             return;
         }
@@ -129,10 +141,8 @@ static inline void rt_lock(struct rt_lock *l)
 static inline void rt_unlock(struct rt_lock *l)
 {
     if (__builtin_expect(l->plain_futex, 1)) {
-        /* 2: a waiter may sleep (lock_ck.c's spin_futex_lock). */
         RT_TSAN_RELEASING(l);
-        if (__builtin_expect(atomic_exchange_explicit(&l->u.word, 0, memory_order_release) == 2, 0))
-            rt_futex_wake_one(&l->u.word);
+        rt_spin_futex_unlock(&l->u.word);
     } else if (l->plain_mutex) {
         pthread_mutex_unlock(&l->u.mutex);
     } else {

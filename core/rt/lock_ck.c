@@ -24,31 +24,19 @@
  * locks"). */
 enum { SPIN_FUTEX_SPINS = 1000 };
 
-static inline bool spin_futex_trylock(_Atomic uint32_t *w)
-{
-    uint32_t free_word = 0;
-    return atomic_compare_exchange_strong_explicit(w, &free_word, 1, memory_order_acquire, memory_order_relaxed);
-}
-
 static void spin_futex_lock(_Atomic uint32_t *w)
 {
-    if (spin_futex_trylock(w))
+    if (rt_spin_futex_trylock(w))
         return;
     for (unsigned i = 0; i < SPIN_FUTEX_SPINS; i++) {
         ck_pr_stall();
-        if (atomic_load_explicit(w, memory_order_relaxed) == 0 && spin_futex_trylock(w))
+        if (atomic_load_explicit(w, memory_order_relaxed) == 0 && rt_spin_futex_trylock(w))
             return;
     }
     /* Taken as 2 from here on: its unlock then wakes one sleeper, which
      * may be none by then (a spurious wake costs a system call only). */
     while (atomic_exchange_explicit(w, 2, memory_order_acquire) != 0)
         syscall(SYS_futex, w, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 2, NULL, NULL, 0);
-}
-
-static inline void spin_futex_unlock(_Atomic uint32_t *w)
-{
-    if (atomic_exchange_explicit(w, 0, memory_order_release) == 2)
-        rt_futex_wake_one(w);
 }
 
 static inline void lock_kind(struct rt_lock *l)
@@ -91,14 +79,14 @@ static inline bool trylock_kind(struct rt_lock *l)
     case LOCK_CAS:
         return ck_spinlock_cas_trylock(&l->u.cas);
     default:
-        return spin_futex_trylock(&l->u.word);
+        return rt_spin_futex_trylock(&l->u.word);
     }
 }
 
 static inline void unlock_kind(struct rt_lock *l)
 {
     if (__builtin_expect(l->kind == LOCK_SPIN_FUTEX, 1)) {
-        spin_futex_unlock(&l->u.word);
+        rt_spin_futex_unlock(&l->u.word);
         return;
     }
     switch (l->kind) {
@@ -116,7 +104,7 @@ static inline void unlock_kind(struct rt_lock *l)
         ck_spinlock_cas_unlock(&l->u.cas);
         break;
     default:
-        spin_futex_unlock(&l->u.word);
+        rt_spin_futex_unlock(&l->u.word);
         break;
     }
 }

@@ -318,17 +318,24 @@ struct heap_old *heap_old_make(heap_t *h)
     return h->old;
 }
 
-/* The state of a heap with nothing allocated, but for the block (its old
- * generation's state already freed, or never made). */
-static void reset_generations(heap_t *h)
+/* Points the heap at nothing off its block: no old generation, fragment or
+ * ProcBin (their memory freed already, or never made). */
+static void clear_off_block(heap_t *h)
 {
-    h->top = h->high_water = h->start;
     /* Cast: heap_old_none is never written (heap_has_old_state guards every write). */
     h->old = (struct heap_old *)&heap_old_none;
     h->frags = NULL;
     h->frag_words = h->adopted_words = 0;
     h->mso = NULL;
     h->off_heap_bytes = 0;
+}
+
+/* The state of a heap with nothing allocated, but for the block (its old
+ * generation's state already freed, or never made). */
+static void reset_generations(heap_t *h)
+{
+    h->top = h->high_water = h->start;
+    clear_off_block(h);
     h->bin_vheap_limit = h->old_bin_vheap_limit = HEAP_BIN_VHEAP_MIN_BYTES;
     h->failure = HEAP_OK;
     h->collections = h->minor_gcs = h->full_sweeps = 0;
@@ -406,11 +413,7 @@ void heap_destroy(heap_t *h)
     heap_free_block(h);
     h->start = h->top = h->high_water = h->end = h->alloc_end = NULL;
     h->gc_mark = 0;
-    h->old = (struct heap_old *)&heap_old_none; /* never written (heap_has_old_state guards every write) */
-    h->frags = NULL;
-    h->frag_words = h->adopted_words = 0;
-    h->mso = NULL;
-    h->off_heap_bytes = 0;
+    clear_off_block(h);
 }
 
 bool heap_recycle(heap_t *h)
