@@ -411,6 +411,51 @@ static bool measure_live(struct from_space *fs, const struct gc_root_range *root
 
 /* ---- the Cheney copy ---- */
 
+/* Copied chains of cells whose heads are all immediates (a string, a list
+ * of small integers): nothing in them but their last cell needs fixing, so
+ * the scan jumps from the first cell to the last. A queue per destination,
+ * in address order, since copies are only appended; a run that could not be
+ * recorded is simply scanned. */
+struct clean_run {
+    const term *first, *last; /* the chain's first cell and its last one, which the scan visits */
+};
+
+struct clean_runs {
+    struct clean_run *runs;
+    size_t len, cap, next;
+    const term *next_first; /* runs[next].first, or NULL: one comparison an object in the scan */
+    bool refused;           /* the host refused room for more: the rest are scanned */
+};
+
+/* Chains shorter than this are scanned: recording one costs about what
+ * scanning a few cells does. */
+#define CLEAN_RUN_MIN_CELLS 4
+
+static void clean_runs_add(struct clean_runs *q, const term *first, const term *last)
+{
+    if (q->len == q->cap) {
+        size_t cap = q->cap ? 2 * q->cap : 64;
+        struct clean_run *grown = q->refused ? NULL : realloc(q->runs, cap * sizeof *grown);
+        if (!grown) {
+            q->refused = true;
+            return;
+        }
+        q->runs = grown;
+        q->cap = cap;
+    }
+    if (q->next == q->len)
+        q->next_first = first;
+    q->runs[q->len++] = (struct clean_run){first, last};
+}
+
+/* Where the scan goes on from the clean run starting at s: its last cell. */
+static const term *clean_runs_skip(struct clean_runs *q)
+{
+    const term *last = q->runs[q->next++].last;
+    q->next_first = q->next < q->len ? q->runs[q->next].first : NULL;
+    return last;
+}
+
 struct cheney {
     struct from_space *fs;
     term *top;           /* next free word of the young to-space */
@@ -420,6 +465,7 @@ struct cheney {
     uintptr_t promoted_lo; /* where this collection's promoted words begin (minor) */
     uintptr_t young_lo;    /* the young to-space: promoted words referring to it are remembered */
     size_t young_bytes;
+    struct clean_runs young_clean, old_clean; /* zero: none yet */
 };
 
 /* The copy of the list cell at p (in from-space, not yet moved) and of the
@@ -431,17 +477,33 @@ struct cheney {
 static term evacuate_list(struct cheney *c, term *p, term **dest)
 {
     bool mature = dest == &c->old_top;
+    /* Where a tail continues the chain at one range test, in locals: the
+     * stores below may alias any field of c. A promotion's chain goes on in
+     * the mature words (the block's start, all in from-space); a young one
+     * in the block's other words, or past a test in the rest of from-space
+     * (fragments; the old block in a full sweep, whose mature range is
+     * empty). */
+    uintptr_t same_lo = c->mature_lo, same_bytes = c->mature_bytes;
+    if (!mature) {
+        same_lo = c->fs->block_lo + c->mature_bytes;
+        same_bytes = c->fs->block_bytes - c->mature_bytes;
+    }
     term *n = *dest, *first = n;
+    /* All heads immediate: both low tag bits stay set in their AND, where
+     * a pointer's clears one (a head is never a header). */
+    term heads = ~(term)0;
     for (;;) {
-        term tail = p[1];
-        n[0] = p[0];
+        term tail = p[1], head = p[0];
+        n[0] = head;
+        heads &= head;
         p[0] = MOVED_MARKER;
         p[1] = make_list(n);
         if (is_list(tail)) {
             term *q = list_ptr(tail);
             if (q[0] == MOVED_MARKER) {
                 tail = q[1];
-            } else if (((uintptr_t)q - c->mature_lo < c->mature_bytes) == mature && in_from(c->fs, (uintptr_t)q)) {
+            } else if ((uintptr_t)q - same_lo < same_bytes ||
+                       (!mature && (uintptr_t)q - c->mature_lo >= c->mature_bytes && in_from(c->fs, (uintptr_t)q))) {
                 n[1] = make_list(n + 2);
                 n += 2;
                 p = q;
@@ -453,6 +515,8 @@ static term evacuate_list(struct cheney *c, term *p, term **dest)
         break;
     }
     *dest = n;
+    if (is_immed(heads) && n - first >= 2 * CLEAN_RUN_MIN_CELLS)
+        clean_runs_add(mature ? &c->old_clean : &c->young_clean, first, n - 2);
     return make_list(first);
 }
 
@@ -545,10 +609,14 @@ static void scan(struct cheney *c, heap_t *h, term *young, term *old)
 {
     while (young < c->top || old < c->old_top) {
         while (young < c->top)
-            young = scan_object(c, NULL, young);
+            young = young == c->young_clean.next_first ? (term *)clean_runs_skip(&c->young_clean)
+                                                       : scan_object(c, NULL, young);
         while (old < c->old_top)
-            old = scan_object(c, h, old);
+            old = old == c->old_clean.next_first ? (term *)clean_runs_skip(&c->old_clean) : scan_object(c, h, old);
     }
+    /* Nothing is copied after the scan: the runs served it alone. */
+    free(c->young_clean.runs);
+    free(c->old_clean.runs);
 }
 
 /* Rebuilds the mso chains from the old ones: a ProcBin whose header was
@@ -856,14 +924,14 @@ static enum heap_failure minor_collection(heap_t *h, size_t need, const struct g
         h->old->end = new_old + new_old_words;
     }
     term *promoted = h->old->top;
-    struct cheney c = {&fs,
-                       to,
-                       (uintptr_t)h->start,
-                       mature * sizeof(term),
-                       promoted,
-                       (uintptr_t)promoted,
-                       (uintptr_t)to,
-                       to_size * sizeof(term)};
+    struct cheney c = {.fs = &fs,
+                       .top = to,
+                       .mature_lo = (uintptr_t)h->start,
+                       .mature_bytes = mature * sizeof(term),
+                       .old_top = promoted,
+                       .promoted_lo = (uintptr_t)promoted,
+                       .young_lo = (uintptr_t)to,
+                       .young_bytes = to_size * sizeof(term)};
     fix_roots(&c, roots, nroots);
     size_t remembered = h->old->remembered_len;
     for (size_t i = 0; i < remembered; i++)
@@ -931,7 +999,7 @@ static enum heap_failure full_sweep(heap_t *h, size_t need, const struct gc_root
 
     /* From here on nothing can fail. The remembered words are in the old
      * block, which is from-space: copying it copies what they refer to. */
-    struct cheney c = {&fs, to, 0, 0, NULL, 0, (uintptr_t)to, to_size * sizeof(term)};
+    struct cheney c = {.fs = &fs, .top = to, .young_lo = (uintptr_t)to, .young_bytes = to_size * sizeof(term)};
     fix_roots(&c, roots, nroots);
     scan(&c, h, to, NULL);
     term *old_block_start = h->old->start;
