@@ -737,7 +737,16 @@ static void init_handler_table(void)
     S(move_xx_xx) S(move_xx_xy) S(move_xx_yx) S(move_xy_xx) S(move_xy_xy) S(move_xy_yx)                               \
     S(move_yx_xx) S(move_yx_xy) S(move_yx_yx) S(move_shift_call) S(allocate) S(allocate_0) S(allocate_1) S(allocate_2) \
     S(fmove_xf_xf) S(fmove_xf_yf) S(fmove_yf_xf) S(fmove_yf_yf)                                                        \
-    S(get_tuple_element_xx_fmove) S(get_tuple_element_yx_fmove) S(allocate_3) S(allocate_4)
+    S(get_tuple_element_xx_fmove) S(get_tuple_element_yx_fmove) S(allocate_3) S(allocate_4)                          \
+    FLOAT_PAIRS(S)
+/* Two float operations in a row, the second taking the first's result as
+ * its first operand (a) or its second (b): a*b*c, a + b*c. By first
+ * operation, then second, in fadd, fsub, fmul, fdiv order (float_op_index). */
+#define FLOAT_PAIRS_AFTER(S, first)                                                                                    \
+    S(first##_fadd_a) S(first##_fadd_b) S(first##_fsub_a) S(first##_fsub_b)                                           \
+    S(first##_fmul_a) S(first##_fmul_b) S(first##_fdiv_a) S(first##_fdiv_b)
+#define FLOAT_PAIRS(S)                                                                                                 \
+    FLOAT_PAIRS_AFTER(S, fadd) FLOAT_PAIRS_AFTER(S, fsub) FLOAT_PAIRS_AFTER(S, fmul) FLOAT_PAIRS_AFTER(S, fdiv)
 // clang-format on
 enum special_handler {
 #define SPECIAL_ENUM(name) SPECIAL_##name,
@@ -786,6 +795,23 @@ static unsigned next_opcode(const uint64_t *instr, const uint64_t *end, const ui
     return *next < end ? (unsigned)**next : 0;
 }
 
+/* fadd, fsub, fmul, fdiv as 0 to 3 (FLOAT_PAIRS' order), else -1. */
+static int float_op_index(unsigned op)
+{
+    switch (op) {
+    case BEAM_OP_fadd:
+        return 0;
+    case BEAM_OP_fsub:
+        return 1;
+    case BEAM_OP_fmul:
+        return 2;
+    case BEAM_OP_fdiv:
+        return 3;
+    default:
+        return -1;
+    }
+}
+
 /* Pairs and triples fused into the first instruction's handler, as OTP's
  * loader fuses them: the later instructions keep their own handlers for
  * whatever jumps to them. */
@@ -802,6 +828,14 @@ static int fused_for(const uint64_t *instr, unsigned op, const uint64_t *end)
             return SPECIAL_move_return;
         if (next_op == BEAM_OP_deallocate && next_opcode(next, end, &after) == BEAM_OP_return)
             return SPECIAL_move_deallocate_return;
+    }
+    if (float_op_index(op) >= 0 && float_op_index(next_op) >= 0) {
+        /* The first's result (operands: fail, a, b, result) straight into
+         * the second, not through its float register: a dependent chain's
+         * store and reload, and a dispatch, fewer. */
+        int later = next[2] == instr[4] ? 0 : next[3] == instr[4] ? 1 : -1;
+        if (later >= 0)
+            return SPECIAL_fadd_fadd_a + 8 * float_op_index(op) + 2 * float_op_index(next_op) + later;
     }
     if (op == BEAM_OP_fmove && next_op == BEAM_OP_fmove) {
         /* Two floats unboxed into float registers (the operands of an
@@ -2807,6 +2841,40 @@ op_fconv : {
     FLOAT_OP(fmul, *)
     FLOAT_OP(fdiv, /)
 #undef FLOAT_OP
+/* fused_for's float pairs: the second operation at I + 5, its operands at
+ * I[7] and I[8]; a result that is not finite is the failing operation's. */
+#define FLOAT_PAIR(name, FIRST_OP, SECOND)                                                                             \
+    special_##name:                                                                                                    \
+    {                                                                                                                  \
+        double r1 = FR_OF(I[2]) FIRST_OP FR_OF(I[3]);                                                                  \
+        double zero_if_finite = r1 - r1;                                                                               \
+        if (__builtin_expect(zero_if_finite != zero_if_finite, 0))                                                     \
+            goto float_not_finite;                                                                                     \
+        FR_OF(I[4]) = r1;                                                                                              \
+        double r2 = SECOND;                                                                                            \
+        zero_if_finite = r2 - r2;                                                                                      \
+        if (__builtin_expect(zero_if_finite != zero_if_finite, 0)) {                                                   \
+            I += 5;                                                                                                    \
+            goto float_not_finite;                                                                                     \
+        }                                                                                                              \
+        FR_OF(I[9]) = r2;                                                                                              \
+        NEXT(10);                                                                                                      \
+    }
+#define FLOAT_PAIRS_AFTER_OP(first, FIRST_OP)                                                                          \
+    FLOAT_PAIR(first##_fadd_a, FIRST_OP, r1 + FR_OF(I[8]))                                                             \
+    FLOAT_PAIR(first##_fadd_b, FIRST_OP, FR_OF(I[7]) + r1)                                                             \
+    FLOAT_PAIR(first##_fsub_a, FIRST_OP, r1 - FR_OF(I[8]))                                                             \
+    FLOAT_PAIR(first##_fsub_b, FIRST_OP, FR_OF(I[7]) - r1)                                                             \
+    FLOAT_PAIR(first##_fmul_a, FIRST_OP, r1 *FR_OF(I[8]))                                                              \
+    FLOAT_PAIR(first##_fmul_b, FIRST_OP, FR_OF(I[7]) * r1)                                                             \
+    FLOAT_PAIR(first##_fdiv_a, FIRST_OP, r1 / FR_OF(I[8]))                                                             \
+    FLOAT_PAIR(first##_fdiv_b, FIRST_OP, FR_OF(I[7]) / r1)
+    FLOAT_PAIRS_AFTER_OP(fadd, +)
+    FLOAT_PAIRS_AFTER_OP(fsub, -)
+    FLOAT_PAIRS_AFTER_OP(fmul, *)
+    FLOAT_PAIRS_AFTER_OP(fdiv, /)
+#undef FLOAT_PAIRS_AFTER_OP
+#undef FLOAT_PAIR
 float_not_finite:
     bif_badarith(p);
     site.pc = I;

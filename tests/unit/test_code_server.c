@@ -205,6 +205,22 @@ static void test_operand_shapes_pick_their_handlers(void)
     unbox[5] = x0; /* the fmove reads another register than the field's */
     CU_ASSERT_PTR_EQUAL(beam_prepared_handler(unbox, BEAM_OP_get_tuple_element, unbox + 10),
                         beam_prepared_handler(unbox, BEAM_OP_get_tuple_element, unbox + 4));
+    /* A float operation fuses with the next when that one takes its
+     * result, as either operand; not when it takes neither. */
+    uint64_t fr1 = beam_fr(1), fr2 = beam_fr(2);
+    uint64_t floats[] = {BEAM_OP_fmul, 0, fr0, fr1, fr2, BEAM_OP_fsub, 0, fr0, fr2, fr0};
+    const void *alone = beam_prepared_handler(floats, BEAM_OP_fmul, floats + 5);
+    const void *as_second = beam_prepared_handler(floats, BEAM_OP_fmul, floats + 10);
+    CU_ASSERT(beam_handler_is_special(as_second));
+    CU_ASSERT_PTR_NOT_EQUAL(as_second, alone);
+    floats[7] = fr2;
+    floats[8] = fr1;
+    const void *as_first = beam_prepared_handler(floats, BEAM_OP_fmul, floats + 10);
+    CU_ASSERT(beam_handler_is_special(as_first));
+    CU_ASSERT_PTR_NOT_EQUAL(as_first, alone);
+    CU_ASSERT_PTR_NOT_EQUAL(as_first, as_second);
+    floats[7] = fr0;
+    CU_ASSERT_PTR_EQUAL(beam_prepared_handler(floats, BEAM_OP_fmul, floats + 10), alone);
     /* put_tuple2 of registers only. */
     CU_ASSERT(special(BEAM_OP_put_tuple2, (uint64_t[]){0, x0, 3, x1, y0, x0}));
     CU_ASSERT_FALSE(special(BEAM_OP_put_tuple2, (uint64_t[]){0, x0, 3, x1, ok, x0}));
