@@ -200,14 +200,21 @@ static term bif_ge(struct process *p, const term *a)
 
 /* Of two equal terms (1 and 1.0) both keep the first, as OTP's do. Not
  * guard builtins before OTP 26. */
+/* max/2 and min/2: the first of two equal terms. Two smalls compare as
+ * their words (a small's word is its value times 16 plus the tag), without
+ * term_compare's dispatch on kinds. */
 static term bif_max(struct process *p, const term *a)
 {
     (void)p;
+    if (is_small(a[0] & a[1]))
+        return (int64_t)a[0] < (int64_t)a[1] ? a[1] : a[0];
     return term_compare(a[0], a[1]) < 0 ? a[1] : a[0];
 }
 static term bif_min(struct process *p, const term *a)
 {
     (void)p;
+    if (is_small(a[0] & a[1]))
+        return (int64_t)a[0] > (int64_t)a[1] ? a[1] : a[0];
     return term_compare(a[0], a[1]) > 0 ? a[1] : a[0];
 }
 

@@ -11,6 +11,9 @@ main(_) ->
     io:format("~w~n", [lists:sort(lists:reverse(Terms))]),
     io:format("~w ~w ~w ~w~n", [max(1, 1.0), max(1.0, 1), min(1, 1.0), min(1.0, 1)]),
     io:format("~w ~w~n", [erlang:max(a, 42), erlang:min({1}, [1])]),
+    %% Smalls at both ends of their range, and bignums just past them.
+    Ints = [-6, 0, 7, -576460752303423488, 576460752303423487, -576460752303423489, 576460752303423488],
+    io:format("~w~n", [[{max(A, B), min(A, B)} || A <- Ints, B <- Ints]]),
     io:format("~w ~w~n", [0.0 == -0.0, 0.0 =:= -0.0]),
     io:format("~w ~w ~w~n", [{1, 2} < {1, 3}, {2} < {1, 1}, [1, 2] < [1, 2, 0]]),
     io:format("~w ~w~n", [#{a => 1} < #{b => 1}, #{a => 2} < #{b => 1}]),
