@@ -1157,6 +1157,10 @@ static term exit_reason_of(struct process *p, enum fault_class class, term reaso
 #define DST(w) (*((w)&4 ? &YR(w) : &XR(w)))
 /* A float register. */
 #define FR_OF(w) (*(double *)((char *)FR + (uint32_t)(w)-4))
+/* r - r is a NaN exactly when r is an infinity or a NaN: a subtraction and
+ * an unordered compare, where isfinite loads two constants for a mask and
+ * a bound. */
+#define FLOAT_NOT_FINITE(r) __builtin_expect(((r) - (r)) != ((r) - (r)), 0)
 #define LABEL(w) ((const uint64_t *)(uintptr_t)(w))
 #define DISPATCH() goto *(const void *)(uintptr_t)I[0]
 #define NEXT(words)                                                                                                    \
@@ -2823,15 +2827,12 @@ op_fconv : {
     NEXT(3);
 }
 /* Each operation with its own check and dispatch (no jump to a shared
- * tail): a result that is not finite is badarith. r - r is a NaN exactly
- * when r is an infinity or a NaN: a subtraction and an unordered compare,
- * where isfinite loads two constants for a mask and a bound. */
+ * tail): a result that is not finite is badarith (FLOAT_NOT_FINITE). */
 #define FLOAT_OP(name, OP)                                                                                             \
     op_##name:                                                                                                         \
     {                                                                                                                  \
         double r = FR_OF(I[2]) OP FR_OF(I[3]);                                                                         \
-        double zero_if_finite = r - r;                                                                                 \
-        if (__builtin_expect(zero_if_finite != zero_if_finite, 0))                                                     \
+        if (FLOAT_NOT_FINITE(r))                                                                                       \
             goto float_not_finite;                                                                                     \
         FR_OF(I[4]) = r;                                                                                               \
         NEXT(5);                                                                                                       \
@@ -2847,13 +2848,11 @@ op_fconv : {
     special_##name:                                                                                                    \
     {                                                                                                                  \
         double r1 = FR_OF(I[2]) FIRST_OP FR_OF(I[3]);                                                                  \
-        double zero_if_finite = r1 - r1;                                                                               \
-        if (__builtin_expect(zero_if_finite != zero_if_finite, 0))                                                     \
+        if (FLOAT_NOT_FINITE(r1))                                                                                      \
             goto float_not_finite;                                                                                     \
         FR_OF(I[4]) = r1;                                                                                              \
         double r2 = SECOND;                                                                                            \
-        zero_if_finite = r2 - r2;                                                                                      \
-        if (__builtin_expect(zero_if_finite != zero_if_finite, 0)) {                                                   \
+        if (FLOAT_NOT_FINITE(r2)) {                                                                                    \
             I += 5;                                                                                                    \
             goto float_not_finite;                                                                                     \
         }                                                                                                              \

@@ -448,7 +448,7 @@ static void clean_runs_add(struct clean_runs *q, const term *first, const term *
     q->runs[q->len++] = (struct clean_run){first, last};
 }
 
-/* Where the scan goes on from the clean run starting at s: its last cell. */
+/* Where the scan goes on from the clean run it reached: the run's last cell. */
 static const term *clean_runs_skip(struct clean_runs *q)
 {
     const term *last = q->runs[q->next++].last;
