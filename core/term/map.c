@@ -100,9 +100,28 @@ static term flat_build(heap_t *h, const term *keys, const term *values, size_t n
     return make_boxed(m);
 }
 
-/* Where key is or would go among n sorted keys; *found says which. */
+/* The index of immediate key among n keys, or n: =:= to an immediate is
+ * identity, so a scan of words finds it without ordering comparisons
+ * (atoms order by their text). */
+static size_t flat_find_immediate(const term *keys, size_t n, term key)
+{
+    size_t i = 0;
+    while (i < n && keys[i] != key)
+        i++;
+    return i;
+}
+
+/* Where key is or would go among n sorted keys; *found says which. An
+ * immediate key present (a map update's, mostly) is found by its word. */
 static size_t flat_search(const term *keys, size_t n, term key, bool *found)
 {
+    if (is_immed(key)) {
+        size_t i = flat_find_immediate(keys, n, key);
+        if (i < n) {
+            *found = true;
+            return i;
+        }
+    }
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -711,11 +730,9 @@ term map_get(term map, term key)
     }
     size_t n = map_size(map);
     const term *keys = flat_keys(map);
-    if (is_immed(key)) { /* =:= to an immediate is identity */
-        for (size_t i = 0; i < n; i++)
-            if (keys[i] == key)
-                return flat_values(map)[i];
-        return THE_NON_VALUE;
+    if (is_immed(key)) {
+        size_t i = flat_find_immediate(keys, n, key);
+        return i < n ? flat_values(map)[i] : THE_NON_VALUE;
     }
     bool found;
     size_t i = flat_search(keys, n, key, &found);
