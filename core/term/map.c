@@ -202,12 +202,15 @@ static term node_edit(heap_t *h, term node, enum edit op, unsigned bit, unsigned
     term *q = p + 1;
     if (head)
         *q++ = make_small((int64_t)map_size(node) + delta);
-    for (unsigned i = 0; i <= count; i++) {
-        if (i == slot && op != EDIT_REMOVE)
-            *q++ = child;
-        if (i < count && !(i == slot && op != EDIT_INSERT))
-            *q++ = old[i];
-    }
+    /* The children before the slot, the slot's new child (none for a
+     * removal), then those after it (from the slot's old child on for an
+     * insertion). */
+    memcpy(q, old, slot * sizeof(term));
+    q += slot;
+    if (op != EDIT_REMOVE)
+        *q++ = child;
+    unsigned after = op == EDIT_INSERT ? slot : slot + 1;
+    memcpy(q, old + after, (count - after) * sizeof(term));
     return make_boxed(p);
 }
 

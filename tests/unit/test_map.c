@@ -173,6 +173,46 @@ static void test_flat_and_trie(void)
     heap_destroy(&h);
 }
 
+/* Insertions, replacements and removals in a large map against an array
+ * model: every node edit (a child added, replaced or taken out at any
+ * slot) keeps every other pair. */
+static void test_trie_edits_against_model(void)
+{
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    enum { KEYS = 3000 };
+    static int64_t model[KEYS]; /* 0: absent, else the value */
+    memset(model, 0, sizeof model);
+    term m = map_new_empty(&h);
+    size_t size = 0;
+    uint64_t x = 88172645463325252u;
+    for (int step = 0; step < 40000; step++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        int64_t k = (int64_t)(x % KEYS);
+        if (x >> 60 < 4) {
+            m = map_remove(&h, m, make_small(k));
+            size -= model[k] != 0;
+            model[k] = 0;
+        } else {
+            int64_t v = (int64_t)(x >> 40) | 1;
+            m = map_put(&h, m, make_small(k), make_small(v));
+            size += model[k] == 0;
+            model[k] = v;
+        }
+        CU_ASSERT_FATAL(is_value(m));
+        if (step % 4000 == 0 || step == 39999) {
+            CU_ASSERT_EQUAL(map_size(m), size);
+            int wrong = 0;
+            for (int64_t i = 0; i < KEYS; i++) {
+                term got = map_get(m, make_small(i));
+                wrong += model[i] ? got != make_small(model[i]) : is_value(got);
+            }
+            CU_ASSERT_EQUAL(wrong, 0);
+        }
+    }
+    heap_destroy(&h);
+}
+
 /* ---- collision nodes, reachable only under a forced hash ---- */
 
 static uint32_t two_hashes(term key, unsigned round)
@@ -296,6 +336,7 @@ static void test_copy_and_gc(void)
 static CU_TestInfo tests[] = {
     {"OTP's maps and their order", test_map_cases},
     {"flat and trie maps", test_flat_and_trie},
+    {"trie edits against a model", test_trie_edits_against_model},
     {"collision nodes", test_collisions},
     {"heap refuses", test_heap_refuses},
     {"copy and gc", test_copy_and_gc},
