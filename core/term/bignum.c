@@ -346,6 +346,17 @@ static enum int_status divide(heap_t *h, term a, term b, bool want_rem, term *ou
         *out = want_rem ? a : make_small(0);
         return INT_OK;
     }
+    if (va.n == 1 && vb.n == 1) {
+        /* A magnitude of one limb by another (a product that just left the
+         * smalls, by a small: a linear congruential step): the machine's
+         * division, where mpn_tdiv_qr inverts the divisor first. */
+        mp_limb_t m = want_rem ? va.d[0] % vb.d[0] : va.d[0] / vb.d[0];
+        if (m <= (mp_limb_t)INT64_MAX) {
+            bool neg = want_rem ? va.neg : va.neg != vb.neg;
+            *out = int_from_int64(h, neg ? -(int64_t)m : (int64_t)m);
+            return status_of(*out);
+        }
+    }
     size_t nn = va.n, dn = vb.n, qn = nn - dn + 1;
     size_t keep = want_rem ? dn : qn, other = want_rem ? qn : dn;
     struct scratch sc;

@@ -614,6 +614,56 @@ static term from_mpz(heap_t *h, const mpz_t z)
     return t;
 }
 
+/* Division and remainder of one-limb magnitudes (the machine's division,
+ * not GMP's) for every sign, at the edges of the smalls and of the limb,
+ * against mpz's truncating division. */
+static void test_one_limb_division_agrees_with_mpz(void)
+{
+    const char *values[] = {"576460752303423488",
+                            "576460752303423489",
+                            "2305843009213693951",
+                            "9223372036854775807",
+                            "9223372036854775808",
+                            "18446744073709551615",
+                            "1103515245000000000",
+                            "7",
+                            "2147483648",
+                            "576460752303423487",
+                            "1",
+                            "3"};
+    size_t nv = sizeof values / sizeof values[0];
+    mpz_t x, y, want, got;
+    mpz_inits(x, y, want, got, NULL);
+    unsigned failures = 0;
+    for (size_t i = 0; i < nv; i++)
+        for (size_t j = 0; j < nv; j++)
+            for (int signs = 0; signs < 4; signs++) {
+                heap_t h;
+                new_heap(&h, 0);
+                mpz_set_str(x, values[i], 10);
+                mpz_set_str(y, values[j], 10);
+                if (signs & 1)
+                    mpz_neg(x, x);
+                if (signs & 2)
+                    mpz_neg(y, y);
+                term a = from_mpz(&h, x), b = from_mpz(&h, y), r;
+                for (int rem = 0; rem < 2; rem++) {
+                    enum int_status st = rem ? int_rem(&h, a, b, &r) : int_div(&h, a, b, &r);
+                    (rem ? mpz_tdiv_r : mpz_tdiv_q)(want, x, y);
+                    bool ok = st == INT_OK && normalised(r);
+                    if (ok) {
+                        to_mpz(got, r);
+                        ok = mpz_cmp(got, want) == 0;
+                    }
+                    if (!ok && ++failures <= 5)
+                        gmp_fprintf(stderr, "\n%s of %Zd by %Zd: want %Zd\n", rem ? "rem" : "div", x, y, want);
+                }
+                heap_destroy(&h);
+            }
+    CU_ASSERT_EQUAL(failures, 0);
+    mpz_clears(x, y, want, got, NULL);
+}
+
 static void test_random_operations_agree_with_mpz(void)
 {
     gmp_randstate_t rs;
@@ -718,6 +768,7 @@ static CU_TestInfo tests[] = {
     {"recorded cases match erl", test_recorded_cases_match_erl},
     {"results are normalised", test_results_are_normalised},
     {"division by zero", test_division_by_zero},
+    {"one-limb division agrees with mpz", test_one_limb_division_agrees_with_mpz},
     {"heap cap fails cleanly", test_heap_cap_fails_cleanly},
     {"system limit", test_system_limit},
     {"compare with doubles is exact", test_compare_with_doubles_is_exact},
