@@ -738,7 +738,7 @@ static void init_handler_table(void)
     S(move_yx_xx) S(move_yx_xy) S(move_yx_yx) S(move_shift_call) S(allocate) S(allocate_0) S(allocate_1) S(allocate_2) \
     S(fmove_xf_xf) S(fmove_xf_yf) S(fmove_yf_xf) S(fmove_yf_yf)                                                        \
     S(get_tuple_element_xx_fmove) S(get_tuple_element_yx_fmove) S(allocate_3) S(allocate_4)                          \
-    FLOAT_PAIRS(S)
+    S(put_list_registers) S(put_list_register_constant) FLOAT_PAIRS(S)
 /* Two float operations in a row, the second taking the first's result as
  * its first operand (a) or its second (b): a*b*c, a + b*c. By first
  * operation, then second, in fadd, fsub, fmul, fdiv order (float_op_index). */
@@ -993,6 +993,14 @@ static int special_for(const uint64_t *instr, unsigned op, const uint64_t *end)
         }
         return SPECIAL_bs_append_integers;
     }
+    case BEAM_OP_put_list:
+        /* Into an x register (nearly all), from a register and a register
+         * or a constant tail ([H | T], [H]). */
+        if (!shapes_are("x", instr + 3) || !(shapes_are("x", instr + 1) || shapes_are("y", instr + 1)))
+            return -1;
+        if (shapes_are("x", instr + 2) || shapes_are("y", instr + 2))
+            return SPECIAL_put_list_registers;
+        return operand_shape(instr[2]) == 'f' ? -1 : SPECIAL_put_list_register_constant;
     case BEAM_OP_put_tuple2:
         /* dst, count, sources: every source an x or y register. */
         for (uint64_t i = 0; i < instr[2]; i++)
@@ -1155,6 +1163,10 @@ static term exit_reason_of(struct process *p, enum fault_class class, term reaso
 #define YR(w) (*(term *)((char *)E + 4 + (w)))
 #define SRC(w) (((w)&7) == 0 ? XR(w) : ((w)&3) == 0 ? YR(w) : (term)(w))
 #define DST(w) (*((w)&4 ? &YR(w) : &XR(w)))
+/* An x or y register's word (nothing else), its file chosen by the y bit
+ * without a branch: handlers whose registers mix x and y in no pattern
+ * (put_list, put_tuple2) set x_base and y_base first. */
+#define REGISTER_AT(w) (*(const term *)(((w)&4 ? y_base : x_base) + (w)))
 /* A float register. */
 #define FR_OF(w) (*(double *)((char *)FR + (uint32_t)(w)-4))
 /* r - r is a NaN exactly when r is an infinity or a NaN: a subtraction and
@@ -2661,6 +2673,29 @@ op_put_list : {
     NEXT(4);
 }
 
+    /* The register file chosen by the operand's y bit, not branched on
+     * (REGISTER_AT, as put_tuple2_registers). */
+special_put_list_registers : {
+    term *cell;
+    const char *x_base = (const char *)X, *y_base = (const char *)E + 4;
+    term head = REGISTER_AT(I[1]), tail = REGISTER_AT(I[2]);
+    HALLOC(cell, 2);
+    cell[0] = head;
+    cell[1] = tail;
+    XR(I[3]) = make_list(cell);
+    NEXT(4);
+}
+special_put_list_register_constant : {
+    term *cell;
+    const char *x_base = (const char *)X, *y_base = (const char *)E + 4;
+    term head = REGISTER_AT(I[1]);
+    HALLOC(cell, 2);
+    cell[0] = head;
+    cell[1] = (term)I[2];
+    XR(I[3]) = make_list(cell);
+    NEXT(4);
+}
+
 op_put_tuple2 : {
     uint64_t n = I[2];
     term *t;
@@ -2680,7 +2715,6 @@ special_put_tuple2_registers : {
     HALLOC(t, n + 1);
     t[0] = make_header(SUBTAG_TUPLE, n);
     const char *x_base = (const char *)X, *y_base = (const char *)E + 4;
-#define REGISTER_AT(w) (*(const term *)(((w)&4 ? y_base : x_base) + (w)))
     /* Two elements a step: tuples of registers are mostly small. */
     uint64_t i = 0;
     if (n & 1) {
@@ -2692,7 +2726,6 @@ special_put_tuple2_registers : {
         t[1 + i] = REGISTER_AT(w0);
         t[2 + i] = REGISTER_AT(w1);
     }
-#undef REGISTER_AT
     DST(I[1]) = make_boxed(t);
     NEXT(3 + n);
 }

@@ -221,6 +221,15 @@ static void test_operand_shapes_pick_their_handlers(void)
     CU_ASSERT_PTR_NOT_EQUAL(as_first, as_second);
     floats[7] = fr0;
     CU_ASSERT_PTR_EQUAL(beam_prepared_handler(floats, BEAM_OP_fmul, floats + 10), alone);
+    /* put_list into x from a register and a register or a constant tail. */
+    uint64_t nil = (uint64_t)NIL;
+    CU_ASSERT(special(BEAM_OP_put_list, (uint64_t[]){0, y0, x1, x0}));
+    CU_ASSERT(special(BEAM_OP_put_list, (uint64_t[]){0, x0, nil, x0}));
+    CU_ASSERT(special(BEAM_OP_put_list, (uint64_t[]){0, x1, boxed, x0}));
+    CU_ASSERT_PTR_NOT_EQUAL(beam_prepared_handler((uint64_t[]){0, x0, y0, x0}, BEAM_OP_put_list, NULL),
+                            beam_prepared_handler((uint64_t[]){0, x0, nil, x0}, BEAM_OP_put_list, NULL));
+    CU_ASSERT_FALSE(special(BEAM_OP_put_list, (uint64_t[]){0, ok, x1, x0}));
+    CU_ASSERT_FALSE(special(BEAM_OP_put_list, (uint64_t[]){0, x0, x1, y0}));
     /* put_tuple2 of registers only. */
     CU_ASSERT(special(BEAM_OP_put_tuple2, (uint64_t[]){0, x0, 3, x1, y0, x0}));
     CU_ASSERT_FALSE(special(BEAM_OP_put_tuple2, (uint64_t[]){0, x0, 3, x1, ok, x0}));
