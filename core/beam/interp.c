@@ -738,7 +738,8 @@ static void init_handler_table(void)
     S(move_yx_xx) S(move_yx_xy) S(move_yx_yx) S(move_shift_call) S(allocate) S(allocate_0) S(allocate_1) S(allocate_2) \
     S(fmove_xf_xf) S(fmove_xf_yf) S(fmove_yf_xf) S(fmove_yf_yf)                                                        \
     S(get_tuple_element_xx_fmove) S(get_tuple_element_yx_fmove) S(allocate_3) S(allocate_4)                          \
-    S(put_list_registers) S(put_list_register_constant) FLOAT_PAIRS(S)
+    S(put_list_registers) S(put_list_register_constant) S(is_nonempty_list_get_list_xxx)                          \
+    S(test_heap_put_list_registers) FLOAT_PAIRS(S)
 /* Two float operations in a row, the second taking the first's result as
  * its first operand (a) or its second (b): a*b*c, a + b*c. By first
  * operation, then second, in fadd, fsub, fmul, fdiv order (float_op_index). */
@@ -812,6 +813,8 @@ static int float_op_index(unsigned op)
     }
 }
 
+static int special_for(const uint64_t *instr, unsigned op, const uint64_t *end);
+
 /* Pairs and triples fused into the first instruction's handler, as OTP's
  * loader fuses them: the later instructions keep their own handlers for
  * whatever jumps to them. */
@@ -829,6 +832,12 @@ static int fused_for(const uint64_t *instr, unsigned op, const uint64_t *end)
         if (next_op == BEAM_OP_deallocate && next_opcode(next, end, &after) == BEAM_OP_return)
             return SPECIAL_move_deallocate_return;
     }
+    if (op == BEAM_OP_is_nonempty_list && next_op == BEAM_OP_get_list && shapes_are("x", instr + 2) &&
+        next[1] == instr[2] && shapes_are("xxx", next + 1))
+        return SPECIAL_is_nonempty_list_get_list_xxx; /* a list function's clause head: [H | T] */
+    if (op == BEAM_OP_test_heap && next_op == BEAM_OP_put_list &&
+        special_for(next, next_op, NULL) == SPECIAL_put_list_registers)
+        return SPECIAL_test_heap_put_list_registers; /* [H | T] built */
     if (float_op_index(op) >= 0 && float_op_index(next_op) >= 0) {
         /* The first's result (operands: fail, a, b, result) straight into
          * the second, not through its float register: a dependent chain's
@@ -2094,6 +2103,17 @@ special_is_tagged_tuple_x : {
 }
 special_is_nonempty_list_x:
     TEST(is_list(XR(I[2])), 3);
+special_is_nonempty_list_get_list_xxx : {
+    /* get_list at I + 3 takes the tested register apart. */
+    term list = XR(I[2]);
+    if (!is_list(list)) {
+        I = LABEL(I[1]);
+        DISPATCH();
+    }
+    XR(I[5]) = list_head(list);
+    XR(I[6]) = list_tail(list);
+    NEXT(7);
+}
 special_is_nil_x:
     TEST(XR(I[2]) == NIL, 3);
 
@@ -2340,6 +2360,12 @@ special_allocate : {
 op_test_heap:
     ENSURE_HEAP(I[1], (unsigned)I[2], I + 3);
     NEXT(3);
+special_test_heap_put_list_registers:
+    /* put_list_registers at I + 3; after a collection the code resumes
+     * there, at its own handler. */
+    ENSURE_HEAP(I[1], (unsigned)I[2], I + 3);
+    I += 3;
+    goto special_put_list_registers;
 
 op_init:
     DST(I[1]) = NIL;

@@ -230,6 +230,20 @@ static void test_operand_shapes_pick_their_handlers(void)
                             beam_prepared_handler((uint64_t[]){0, x0, nil, x0}, BEAM_OP_put_list, NULL));
     CU_ASSERT_FALSE(special(BEAM_OP_put_list, (uint64_t[]){0, ok, x1, x0}));
     CU_ASSERT_FALSE(special(BEAM_OP_put_list, (uint64_t[]){0, x0, x1, y0}));
+    /* A clause head's [H | T] test and split fuse when the split takes the
+     * tested register; a test_heap and the put_list after it. */
+    uint64_t x2 = beam_x(2);
+    uint64_t split[] = {BEAM_OP_is_nonempty_list, 0, x0, BEAM_OP_get_list, x0, x1, x2};
+    const void *test_only = beam_prepared_handler(split, BEAM_OP_is_nonempty_list, split + 3);
+    CU_ASSERT_PTR_NOT_EQUAL(beam_prepared_handler(split, BEAM_OP_is_nonempty_list, split + 7), test_only);
+    split[4] = x1;
+    CU_ASSERT_PTR_EQUAL(beam_prepared_handler(split, BEAM_OP_is_nonempty_list, split + 7), test_only);
+    uint64_t build[] = {BEAM_OP_test_heap, 2, 2, BEAM_OP_put_list, x0, x1, x0};
+    const void *heap_only = beam_prepared_handler(build, BEAM_OP_test_heap, build + 3);
+    CU_ASSERT(beam_handler_is_special(beam_prepared_handler(build, BEAM_OP_test_heap, build + 7)));
+    CU_ASSERT_PTR_NOT_EQUAL(beam_prepared_handler(build, BEAM_OP_test_heap, build + 7), heap_only);
+    build[4] = ok; /* a constant head: the generic put_list, not fused */
+    CU_ASSERT_PTR_EQUAL(beam_prepared_handler(build, BEAM_OP_test_heap, build + 7), heap_only);
     /* put_tuple2 of registers only. */
     CU_ASSERT(special(BEAM_OP_put_tuple2, (uint64_t[]){0, x0, 3, x1, y0, x0}));
     CU_ASSERT_FALSE(special(BEAM_OP_put_tuple2, (uint64_t[]){0, x0, 3, x1, ok, x0}));
