@@ -1852,10 +1852,9 @@ op_bif2 : {
         arith_float_value = x FLOAT_OP y;                                                                              \
         goto arith_float;                                                                                              \
     }
-/* Both smalls: the small tag is all ones, so the words' AND keeps it only
- * when both have it. A constant operand was checked to be a small when the
- * module was prepared: only the register's tag is tested. */
-#define BOTH_SMALL(a, b) is_small((a) & (b))
+/* Both smalls (both_small), or a constant operand checked to be a small
+ * when the module was prepared: only the register's tag is tested. */
+#define BOTH_SMALL(a, b) both_small((a), (b))
 #define KNOWN_SMALL(a, b) is_small(a)
     SMALL_ARITH(plus, SRC, SRC, BOTH_SMALL, DST, __builtin_add_overflow, +)
     SMALL_ARITH(plus_xc, XR, CR, KNOWN_SMALL, XR, __builtin_add_overflow, +)
@@ -2689,38 +2688,32 @@ op_set_tuple_element:
     heap_write(&p->heap, &tuple_elements(SRC(I[2]))[I[3]], SRC(I[1]));
     NEXT(4);
 
-op_put_list : {
-    term *cell;
-    term head = SRC(I[1]), tail = SRC(I[2]);
-    HALLOC(cell, 2);
-    cell[0] = head;
-    cell[1] = tail;
-    DST(I[3]) = make_list(cell);
-    NEXT(4);
-}
+/* put_list's cell of HEAD and TAIL into the destination DST_(I[3]), for
+ * the generic handler and its register shapes. */
+#define PUT_LIST(HEAD, TAIL, DST_)                                                                                     \
+    do {                                                                                                               \
+        term *cell;                                                                                                    \
+        term head = (HEAD), tail = (TAIL);                                                                             \
+        HALLOC(cell, 2);                                                                                               \
+        cell[0] = head;                                                                                                \
+        cell[1] = tail;                                                                                                \
+        DST_(I[3]) = make_list(cell);                                                                                  \
+        NEXT(4);                                                                                                       \
+    } while (0)
+op_put_list:
+    PUT_LIST(SRC(I[1]), SRC(I[2]), DST);
 
     /* The register file chosen by the operand's y bit, not branched on
      * (REGISTER_AT, as put_tuple2_registers). */
 special_put_list_registers : {
-    term *cell;
     const char *x_base = (const char *)X, *y_base = (const char *)E + 4;
-    term head = REGISTER_AT(I[1]), tail = REGISTER_AT(I[2]);
-    HALLOC(cell, 2);
-    cell[0] = head;
-    cell[1] = tail;
-    XR(I[3]) = make_list(cell);
-    NEXT(4);
+    PUT_LIST(REGISTER_AT(I[1]), REGISTER_AT(I[2]), XR);
 }
 special_put_list_register_constant : {
-    term *cell;
     const char *x_base = (const char *)X, *y_base = (const char *)E + 4;
-    term head = REGISTER_AT(I[1]);
-    HALLOC(cell, 2);
-    cell[0] = head;
-    cell[1] = (term)I[2];
-    XR(I[3]) = make_list(cell);
-    NEXT(4);
+    PUT_LIST(REGISTER_AT(I[1]), (term)I[2], XR);
 }
+#undef PUT_LIST
 
 op_put_tuple2 : {
     uint64_t n = I[2];

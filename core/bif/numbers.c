@@ -206,14 +206,14 @@ static term bif_ge(struct process *p, const term *a)
 static term bif_max(struct process *p, const term *a)
 {
     (void)p;
-    if (is_small(a[0] & a[1]))
+    if (both_small(a[0], a[1]))
         return (int64_t)a[0] < (int64_t)a[1] ? a[1] : a[0];
     return term_compare(a[0], a[1]) < 0 ? a[1] : a[0];
 }
 static term bif_min(struct process *p, const term *a)
 {
     (void)p;
-    if (is_small(a[0] & a[1]))
+    if (both_small(a[0], a[1]))
         return (int64_t)a[0] > (int64_t)a[1] ? a[1] : a[0];
     return term_compare(a[0], a[1]) > 0 ? a[1] : a[0];
 }

@@ -142,6 +142,9 @@ static inline term *term_ptr(term t) { return (term *)(uintptr_t)(t & ~(term)TAG
  * every arithmetic instruction). */
 _Static_assert(TAG_IMMED1_SMALL == TAG_IMMED1_MASK, "is_small relies on the small tag being all ones");
 static inline bool is_small(term t) { return (((uint32_t)t + 1u) & TAG_IMMED1_MASK) == 0; }
+/* Both smalls: the small tag is all ones, so the words' AND keeps it only
+ * when both have it. */
+static inline bool both_small(term a, term b) { return is_small(a & b); }
 static inline bool small_fits(int64_t v) { return v >= MIN_SMALL && v <= MAX_SMALL; }
 static inline term make_small(int64_t v) { return ((term)v << TAG_IMMED1_SIZE) | TAG_IMMED1_SMALL; }
 /* An arithmetic right shift. The shift of a negative value is
