@@ -2,7 +2,7 @@
  * bits.c — bit syntax: match contexts and binary construction (bits.h).
  *
  * Bits are numbered from the most significant bit of a bitstring's first
- * byte, as Erlang numbers them. read_bits and write_bits move up to 64 bits
+ * byte, as Erlang numbers them. bits_read and write_bits move up to 64 bits
  * at any bit offset a byte at a time; copy_bits moves any number. Integers
  * wider than 64 bits pass through limb arrays (two's complement, least
  * significant limb first, GMP's order as in bignum.h). Little-endian
@@ -29,20 +29,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MATCH_CONTEXT MAKE_SPECIAL(2)
-
-enum { CTX_MARK = 1, CTX_BINARY = 2, CTX_OFFSET = 3, CTX_END = 4 };
-
-bool bits_is_context(term t) { return is_tuple(t) && tuple_arity(t) == 4 && boxed_ptr(t)[CTX_MARK] == MATCH_CONTEXT; }
-
-static uint64_t ctx_offset(term ctx) { return (uint64_t)small_value(boxed_ptr(ctx)[CTX_OFFSET]); }
-static uint64_t ctx_end(term ctx) { return (uint64_t)small_value(boxed_ptr(ctx)[CTX_END]); }
+static uint64_t ctx_offset(term ctx) { return (uint64_t)small_value(boxed_ptr(ctx)[BITS_CTX_OFFSET]); }
+static uint64_t ctx_end(term ctx) { return (uint64_t)small_value(boxed_ptr(ctx)[BITS_CTX_END]); }
 static void ctx_advance(term ctx, uint64_t bits)
 {
-    boxed_ptr(ctx)[CTX_OFFSET] = make_small((int64_t)(ctx_offset(ctx) + bits));
+    boxed_ptr(ctx)[BITS_CTX_OFFSET] = make_small((int64_t)(ctx_offset(ctx) + bits));
 }
-static const uint8_t *ctx_data(term ctx) { return bin_data(boxed_ptr(ctx)[CTX_BINARY]); }
-static uint64_t ctx_remaining(term ctx) { return ctx_end(ctx) - ctx_offset(ctx); }
+static const uint8_t *ctx_data(term ctx) { return bin_data(boxed_ptr(ctx)[BITS_CTX_BINARY]); }
 
 term bits_start_match(heap_t *h, term src, enum bits_result *result)
 {
@@ -62,10 +55,10 @@ term bits_start_match(heap_t *h, term src, enum bits_result *result)
         return THE_NON_VALUE;
     }
     p[0] = make_header(SUBTAG_TUPLE, 4);
-    p[CTX_MARK] = MATCH_CONTEXT;
-    p[CTX_BINARY] = src;
-    p[CTX_OFFSET] = make_small(0);
-    p[CTX_END] = make_small((int64_t)(size * 8 + bitsize));
+    p[BITS_CTX_MARK] = BITS_MATCH_CONTEXT;
+    p[BITS_CTX_BINARY] = src;
+    p[BITS_CTX_OFFSET] = make_small(0);
+    p[BITS_CTX_END] = make_small((int64_t)(size * 8 + bitsize));
     *result = BITS_OK;
     return make_boxed(p);
 }
@@ -73,7 +66,7 @@ term bits_start_match(heap_t *h, term src, enum bits_result *result)
 /* ---- moving bits ---- */
 
 /* n (<= 64) bits at bit offset `at`, most significant first. */
-static uint64_t read_bits(const uint8_t *data, uint64_t at, unsigned n)
+uint64_t bits_read(const uint8_t *data, uint64_t at, unsigned n)
 {
     if (n == 0)
         return 0;
@@ -118,18 +111,40 @@ static void write_bits(uint8_t *data, uint64_t at, uint64_t v, unsigned n)
     }
 }
 
+/* write_bits where the 8 bytes from at's lie within the `bytes` of data:
+ * one load and one store, the bits around the n kept as they were. */
+static void write_bits_within(uint8_t *data, uint64_t at, uint64_t v, unsigned n, uint64_t bytes)
+{
+    if (n == 0 || at % 8 + n > 64 || at / 8 + 8 > bytes) {
+        write_bits(data, at, v, n);
+        return;
+    }
+    uint64_t w;
+    memcpy(&w, data + at / 8, sizeof w);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    unsigned shift = 64 - (unsigned)(at % 8) - n;
+    uint64_t mask = (n == 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1) << shift;
+    w = (w & ~mask) | (v << shift & mask);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    memcpy(data + at / 8, &w, sizeof w);
+}
+
 static void copy_bits(uint8_t *dst, uint64_t dst_at, const uint8_t *src, uint64_t src_at, uint64_t n)
 {
     if (dst_at % 8 == 0 && src_at % 8 == 0) {
         if (n >= 8)
             memcpy(dst + dst_at / 8, src + src_at / 8, (size_t)(n / 8));
         uint64_t whole = n / 8 * 8;
-        write_bits(dst, dst_at + whole, read_bits(src, src_at + whole, (unsigned)(n % 8)), (unsigned)(n % 8));
+        write_bits(dst, dst_at + whole, bits_read(src, src_at + whole, (unsigned)(n % 8)), (unsigned)(n % 8));
         return;
     }
     for (; n >= 56; n -= 56, dst_at += 56, src_at += 56)
-        write_bits(dst, dst_at, read_bits(src, src_at, 56), 56);
-    write_bits(dst, dst_at, read_bits(src, src_at, (unsigned)n), (unsigned)n);
+        write_bits(dst, dst_at, bits_read(src, src_at, 56), 56);
+    write_bits(dst, dst_at, bits_read(src, src_at, (unsigned)n), (unsigned)n);
 }
 
 /* The low `bytes` (<= 8) bytes of v in the other order. */
@@ -152,17 +167,17 @@ static void read_limbs(const uint8_t *data, uint64_t at, uint64_t bits, bool lit
     memset(limbs, 0, m * sizeof *limbs);
     if (!little) {
         unsigned top = (unsigned)(bits - 64 * (m - 1));
-        limbs[m - 1] = read_bits(data, at, top);
+        limbs[m - 1] = bits_read(data, at, top);
         at += top;
         for (size_t i = m - 1; i-- > 0; at += 64)
-            limbs[i] = read_bits(data, at, 64);
+            limbs[i] = bits_read(data, at, 64);
         return;
     }
     uint64_t whole = bits / 8;
     for (uint64_t i = 0; i < whole; i++, at += 8)
-        limbs[i / 8] |= read_bits(data, at, 8) << (8 * (i % 8));
+        limbs[i / 8] |= bits_read(data, at, 8) << (8 * (i % 8));
     if (bits % 8)
-        limbs[whole / 8] |= read_bits(data, at, (unsigned)(bits % 8)) << (8 * (whole % 8));
+        limbs[whole / 8] |= bits_read(data, at, (unsigned)(bits % 8)) << (8 * (whole % 8));
 }
 
 /* An integer's two's complement limbs, each computed when asked: below the
@@ -264,38 +279,9 @@ static term wide_integer(heap_t *h, const uint8_t *data, uint64_t at, uint64_t b
     return t;
 }
 
-/* read_bits where the 8 bytes from at's are the binary's (end its bits)
- * and hold the n bits: one load. */
-static uint64_t read_bits_within(const uint8_t *data, uint64_t at, unsigned n, uint64_t end)
-{
-    if (n == 0 || at % 8 + n > 64 || at / 8 + 8 > (end + 7) / 8)
-        return read_bits(data, at, n);
-    uint64_t w;
-    memcpy(&w, data + at / 8, sizeof w);
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    w = __builtin_bswap64(w);
-#endif
-    return w << (at % 8) >> (64 - n);
-}
-
-bool bits_get_small(term ctx, unsigned bits, unsigned flags, term *out)
-{
-    uint64_t at = ctx_offset(ctx), end = ctx_end(ctx);
-    if (bits > end - at)
-        return false;
-    uint64_t v = read_bits_within(ctx_data(ctx), at, bits, end);
-    if (little_endian(flags))
-        v = swap_bytes(v, bits / 8);
-    if ((flags & BITS_FLAG_SIGNED) && bits > 0 && (v >> (bits - 1)) & 1)
-        v |= ~(((uint64_t)1 << bits) - 1);
-    ctx_advance(ctx, bits);
-    *out = make_small((int64_t)v);
-    return true;
-}
-
 enum bits_result bits_get_integer(heap_t *h, term ctx, uint64_t bits, unsigned flags, term *out)
 {
-    if (bits > ctx_remaining(ctx))
+    if (bits > bits_remaining(ctx))
         return BITS_NO_MATCH;
     if (bits < SMALL_BITS && !(little_endian(flags) && bits % 8)) {
         bits_get_small(ctx, (unsigned)bits, flags, out);
@@ -310,7 +296,7 @@ enum bits_result bits_get_integer(heap_t *h, term ctx, uint64_t bits, unsigned f
         if (r != BITS_OK)
             return r;
     } else {
-        uint64_t v = read_bits(data, at, (unsigned)bits);
+        uint64_t v = bits_read(data, at, (unsigned)bits);
         if (little_endian(flags))
             v = swap_bytes(v, (unsigned)(bits / 8));
         if ((flags & BITS_FLAG_SIGNED) && bits < 64 && (v >> (bits - 1)) & 1)
@@ -348,7 +334,7 @@ static term extract(heap_t *h, term bin, const uint8_t *data, uint64_t at, uint6
 
 enum bits_result bits_get_binary(heap_t *h, term ctx, uint64_t bits, unsigned unit, term *out)
 {
-    uint64_t left = ctx_remaining(ctx);
+    uint64_t left = bits_remaining(ctx);
     if (bits == UINT64_MAX) {
         if (unit > 1 && left % unit)
             return BITS_NO_MATCH;
@@ -356,7 +342,7 @@ enum bits_result bits_get_binary(heap_t *h, term ctx, uint64_t bits, unsigned un
     }
     if (bits > left)
         return BITS_NO_MATCH;
-    term t = extract(h, boxed_ptr(ctx)[CTX_BINARY], ctx_data(ctx), ctx_offset(ctx), bits);
+    term t = extract(h, boxed_ptr(ctx)[BITS_CTX_BINARY], ctx_data(ctx), ctx_offset(ctx), bits);
     if (is_non_value(t))
         return BITS_NO_MEMORY;
     ctx_advance(ctx, bits);
@@ -406,11 +392,11 @@ static double half_to_double(uint16_t v)
 
 enum bits_result bits_get_float(heap_t *h, term ctx, uint64_t bits, unsigned flags, term *out)
 {
-    if (bits > ctx_remaining(ctx))
+    if (bits > bits_remaining(ctx))
         return BITS_NO_MATCH;
     if (bits != 64 && bits != 32 && bits != 16)
         return BITS_NO_MATCH;
-    uint64_t v = read_bits(ctx_data(ctx), ctx_offset(ctx), (unsigned)bits);
+    uint64_t v = bits_read(ctx_data(ctx), ctx_offset(ctx), (unsigned)bits);
     if (little_endian(flags))
         v = swap_bytes(v, (unsigned)(bits / 8));
     double d;
@@ -440,12 +426,12 @@ static bool code_point_valid(int64_t c) { return c >= 0 && c <= 0x10FFFF && (c <
 
 enum bits_result bits_get_utf8(term ctx, term *out)
 {
-    uint64_t at = ctx_offset(ctx), left = ctx_remaining(ctx);
+    uint64_t at = ctx_offset(ctx), left = bits_remaining(ctx);
     const uint8_t *data = ctx_data(ctx);
     if (left < 8)
         return BITS_NO_MATCH;
     uint8_t s[4];
-    s[0] = (uint8_t)read_bits(data, at, 8);
+    s[0] = (uint8_t)bits_read(data, at, 8);
     unsigned n = s[0] < 0x80             ? 1
                  : (s[0] & 0xE0) == 0xC0 ? 2
                  : (s[0] & 0xF0) == 0xE0 ? 3
@@ -455,7 +441,7 @@ enum bits_result bits_get_utf8(term ctx, term *out)
         return BITS_NO_MATCH;
     uint32_t c = n == 1 ? s[0] : (uint32_t)(s[0] & (0x7F >> n));
     for (unsigned i = 1; i < n; i++) {
-        s[i] = (uint8_t)read_bits(data, at + 8 * i, 8);
+        s[i] = (uint8_t)bits_read(data, at + 8 * i, 8);
         if ((s[i] & 0xC0) != 0x80)
             return BITS_NO_MATCH;
         c = c << 6 | (s[i] & 0x3F);
@@ -470,13 +456,13 @@ enum bits_result bits_get_utf8(term ctx, term *out)
 
 static uint32_t read_unit(term ctx, uint64_t at, unsigned bits, unsigned flags)
 {
-    uint64_t v = read_bits(ctx_data(ctx), at, bits);
+    uint64_t v = bits_read(ctx_data(ctx), at, bits);
     return (uint32_t)(little_endian(flags) ? swap_bytes(v, bits / 8) : v);
 }
 
 enum bits_result bits_get_utf16(term ctx, unsigned flags, term *out)
 {
-    uint64_t at = ctx_offset(ctx), left = ctx_remaining(ctx);
+    uint64_t at = ctx_offset(ctx), left = bits_remaining(ctx);
     if (left < 16)
         return BITS_NO_MATCH;
     uint32_t w = read_unit(ctx, at, 16, flags);
@@ -499,7 +485,7 @@ enum bits_result bits_get_utf16(term ctx, unsigned flags, term *out)
 
 enum bits_result bits_get_utf32(term ctx, unsigned flags, term *out)
 {
-    if (ctx_remaining(ctx) < 32)
+    if (bits_remaining(ctx) < 32)
         return BITS_NO_MATCH;
     uint32_t c = read_unit(ctx, ctx_offset(ctx), 32, flags);
     if (!code_point_valid(c))
@@ -512,8 +498,8 @@ enum bits_result bits_get_utf32(term ctx, unsigned flags, term *out)
 enum bits_result bits_skip(term ctx, uint64_t bits)
 {
     if (bits == UINT64_MAX)
-        bits = ctx_remaining(ctx);
-    if (bits > ctx_remaining(ctx))
+        bits = bits_remaining(ctx);
+    if (bits > bits_remaining(ctx))
         return BITS_NO_MATCH;
     ctx_advance(ctx, bits);
     return BITS_OK;
@@ -521,11 +507,15 @@ enum bits_result bits_skip(term ctx, uint64_t bits)
 
 enum bits_result bits_match_string(term ctx, const uint8_t *bytes, uint64_t bits)
 {
-    if (bits > ctx_remaining(ctx))
+    if (bits > bits_remaining(ctx))
         return BITS_NO_MATCH;
     uint64_t at = ctx_offset(ctx);
     const uint8_t *data = ctx_data(ctx);
-    if (at % 8 == 0 && bits % 8 == 0) {
+    if (bits <= 64) {
+        /* The commonest: a few bits or bytes (<<1:1, Rest/bits>>). */
+        if (bits_read_within(data, at, (unsigned)bits, ctx_end(ctx)) != bits_read(bytes, 0, (unsigned)bits))
+            return BITS_NO_MATCH;
+    } else if (at % 8 == 0 && bits % 8 == 0) {
         if (memcmp(data + at / 8, bytes, (size_t)(bits / 8)) != 0)
             return BITS_NO_MATCH;
     } else {
@@ -533,7 +523,7 @@ enum bits_result bits_match_string(term ctx, const uint8_t *bytes, uint64_t bits
          * at an offset inside a byte: compared 64 bits at a time. */
         for (uint64_t done = 0; done < bits; done += 64) {
             unsigned n = bits - done < 64 ? (unsigned)(bits - done) : 64;
-            if (read_bits(data, at + done, n) != read_bits(bytes, done, n))
+            if (bits_read(data, at + done, n) != bits_read(bytes, done, n))
                 return BITS_NO_MATCH;
         }
     }
@@ -541,8 +531,6 @@ enum bits_result bits_match_string(term ctx, const uint8_t *bytes, uint64_t bits
     return BITS_OK;
 }
 
-bool bits_test_tail(term ctx, uint64_t bits) { return ctx_remaining(ctx) == bits; }
-bool bits_test_unit(term ctx, unsigned unit) { return unit <= 1 || ctx_remaining(ctx) % unit == 0; }
 
 /* The rest of the binary, leaving the position where it is, as OTP's
  * bs_get_tail does: the compiler may go on matching with the same context
@@ -551,12 +539,10 @@ enum bits_result bits_get_tail(heap_t *h, term ctx, term *out)
 {
     uint64_t at = ctx_offset(ctx);
     enum bits_result r = bits_get_binary(h, ctx, UINT64_MAX, 1, out);
-    boxed_ptr(ctx)[CTX_OFFSET] = make_small((int64_t)at);
+    boxed_ptr(ctx)[BITS_CTX_OFFSET] = make_small((int64_t)at);
     return r;
 }
 
-term bits_position(term ctx) { return boxed_ptr(ctx)[CTX_OFFSET]; }
-void bits_set_position(term ctx, term position) { boxed_ptr(ctx)[CTX_OFFSET] = position; }
 
 /* ---- construction ---- */
 
@@ -973,20 +959,57 @@ term bits_init_writable(heap_t *h, term size_hint)
 bool bits_append_integers(heap_t *h, term acc, bool private_append, unsigned acc_unit, const uint64_t *values,
                           const unsigned *widths, const unsigned *flags, size_t n, term *out)
 {
-    if (!is_bitstring(acc) || (private_append && header_subtag(boxed_header(acc)) != SUBTAG_SUB_BIN))
+    /* appendable_in_place and in_place_result's tests, on acc's words read
+     * once: this runs at every step of a loop that builds a binary. */
+    if (!is_boxed(acc))
         return false;
-    uint64_t acc_bits = bitstring_bits(acc), added = 0;
+    term *box = boxed_ptr(acc);
+    term orig;
+    uint64_t start, acc_bits;
+    switch (header_subtag(box[0])) {
+    case SUBTAG_SUB_BIN:
+        orig = box[SUBBIN_ORIG];
+        start = 8 * (uint64_t)box[SUBBIN_OFFSET];
+        acc_bits = 8 * (uint64_t)box[SUBBIN_SIZE] + box[SUBBIN_BITSIZE];
+        break;
+    case SUBTAG_REFC_BIN:
+        if (private_append)
+            return false;
+        orig = acc;
+        start = 0;
+        acc_bits = 8 * (uint64_t)box[PROCBIN_SIZE];
+        break;
+    default:
+        return false;
+    }
     if (acc_unit > 1 && acc_bits % acc_unit)
         return false;
+    uint64_t added = 0;
     for (size_t i = 0; i < n; i++)
         added += widths[i];
-    uint64_t start;
-    struct binary *b = appendable_in_place(acc, acc_bits, added, &start);
-    if (!b)
+    const term *ob = boxed_ptr(orig);
+    if (header_subtag(ob[0]) != SUBTAG_REFC_BIN)
         return false;
-    term t = in_place_result(h, acc, private_append, start, acc_bits + added);
-    if (is_non_value(t))
+    struct binary *b = (struct binary *)(uintptr_t)ob[PROCBIN_BINARY];
+    if (atomic_load_explicit(&b->refc, memory_order_acquire) != 1 || b->tip_bits != start + acc_bits ||
+        (uint64_t)b->size * 8 - b->tip_bits < added)
         return false;
+    uint64_t total = acc_bits + added;
+    if (private_append) {
+        box[SUBBIN_SIZE] = (term)(total / 8);
+        box[SUBBIN_BITSIZE] = (term)(total % 8);
+        *out = acc;
+    } else {
+        term *w = heap_alloc(h, 1 + SUB_BIN_WORDS);
+        if (!w)
+            return false;
+        w[0] = make_header(SUBTAG_SUB_BIN, SUB_BIN_WORDS);
+        w[SUBBIN_ORIG] = orig;
+        w[SUBBIN_SIZE] = (term)(total / 8);
+        w[SUBBIN_OFFSET] = (term)(start / 8);
+        w[SUBBIN_BITSIZE] = (term)(total % 8);
+        *out = make_boxed(w);
+    }
     /* Consecutive fields gathered into words of up to 64 bits, each
      * written once. */
     uint64_t at = b->tip_bits, word = 0;
@@ -995,7 +1018,7 @@ bool bits_append_integers(heap_t *h, term acc, bool private_append, unsigned acc
         unsigned w = widths[i];
         uint64_t v = little_endian(flags[i]) ? swap_bytes(values[i], w / 8) : values[i];
         if (word_bits + w > 64) {
-            write_bits(b->data, at, word, word_bits);
+            write_bits_within(b->data, at, word, word_bits, b->size);
             at += word_bits;
             word = 0;
             word_bits = 0;
@@ -1003,9 +1026,8 @@ bool bits_append_integers(heap_t *h, term acc, bool private_append, unsigned acc
         word = w == 64 ? v : word << w | (v & (((uint64_t)1 << w) - 1));
         word_bits += w;
     }
-    write_bits(b->data, at, word, word_bits);
+    write_bits_within(b->data, at, word, word_bits, b->size);
     b->tip_bits = at + word_bits;
-    *out = t;
     return true;
 }
 

@@ -4,7 +4,7 @@
  *
  * A match context is a boxed object shaped like a 4-tuple whose first
  * element is a special immediate no Erlang term holds:
- *   {MATCH_CONTEXT, Binary, OffsetBits, EndBits}
+ *   {BITS_MATCH_CONTEXT, Binary, OffsetBits, EndBits}
  * so the collector and the copier treat it as any tuple, and nothing can
  * forge one. The engine updates OffsetBits in place: a context belongs to
  * the code that created it.
@@ -18,11 +18,13 @@
 #ifndef CLAUSE_BEAM_BITS_H
 #define CLAUSE_BEAM_BITS_H
 
+#include "term/binary.h"
 #include "term/heap.h"
 #include "term/term.h"
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 enum bits_result {
     BITS_OK,
@@ -35,16 +37,72 @@ enum bits_result {
 #define BITS_FLAG_SIGNED 4u
 #define BITS_FLAG_NATIVE 16u
 
-bool bits_is_context(term t);
 /* A context over src (a bitstring), or src itself when it is a context;
  * THE_NON_VALUE (with *result) when src is neither or the heap refused. */
 term bits_start_match(heap_t *h, term src, enum bits_result *result);
 
 enum bits_result bits_get_integer(heap_t *h, term ctx, uint64_t bits, unsigned flags, term *out);
+/* A context's elements (the tuple's, from 1). */
+enum { BITS_CTX_MARK = 1, BITS_CTX_BINARY = 2, BITS_CTX_OFFSET = 3, BITS_CTX_END = 4 };
+
+/* The context's mark: a special immediate no Erlang term holds. */
+#define BITS_MATCH_CONTEXT MAKE_SPECIAL(2)
+
+static inline bool bits_is_context(term t)
+{
+    return is_tuple(t) && tuple_arity(t) == 4 && boxed_ptr(t)[BITS_CTX_MARK] == BITS_MATCH_CONTEXT;
+}
+
+/* n (<= 64) bits at bit offset `at` of data, most significant first. */
+uint64_t bits_read(const uint8_t *data, uint64_t at, unsigned n);
+
+/* bits_read of a bitstring whose bits end at `end`: one load when the 8
+ * bytes from at's are the bitstring's and hold the n bits (inline: a match
+ * reads its fields this way). */
+static inline __attribute__((always_inline)) uint64_t bits_read_within(const uint8_t *data, uint64_t at, unsigned n, uint64_t end)
+{
+    if (n == 0 || at % 8 + n > 64 || at / 8 + 8 > (end + 7) / 8)
+        return bits_read(data, at, n);
+    uint64_t w;
+    memcpy(&w, data + at / 8, sizeof w);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    return w << (at % 8) >> (64 - n);
+}
+
+/* The bits of ctx not yet matched. */
+static inline uint64_t bits_remaining(term ctx)
+{
+    const term *c = boxed_ptr(ctx);
+    return (uint64_t)(small_value(c[BITS_CTX_END]) - small_value(c[BITS_CTX_OFFSET]));
+}
+/* Matches when exactly `bits` bits remain. */
+static inline bool bits_test_tail(term ctx, uint64_t bits) { return bits_remaining(ctx) == bits; }
+/* Matches when the remaining bits are a multiple of unit. */
+static inline bool bits_test_unit(term ctx, unsigned unit) { return unit <= 1 || bits_remaining(ctx) % unit == 0; }
+/* The position (a small: bits from the start), to set back later. */
+static inline term bits_position(term ctx) { return boxed_ptr(ctx)[BITS_CTX_OFFSET]; }
+static inline void bits_set_position(term ctx, term position) { boxed_ptr(ctx)[BITS_CTX_OFFSET] = position; }
+
 /* bits_get_integer of an integer that is always a small: fewer than
  * SMALL_BITS bits, whole bytes if little-endian. False, the context as it
- * was, when fewer bits remain. */
-bool bits_get_small(term ctx, unsigned bits, unsigned flags, term *out);
+ * was, when fewer bits remain. Inline: the engine's commonest match. */
+static inline __attribute__((always_inline)) bool bits_get_small(term ctx, unsigned bits, unsigned flags, term *out)
+{
+    term *c = boxed_ptr(ctx);
+    uint64_t at = (uint64_t)small_value(c[BITS_CTX_OFFSET]), end = (uint64_t)small_value(c[BITS_CTX_END]);
+    if (bits > end - at)
+        return false;
+    uint64_t v = bits_read_within(bin_data(c[BITS_CTX_BINARY]), at, bits, end);
+    if (flags & (BITS_FLAG_LITTLE | BITS_FLAG_NATIVE) && bits >= 8)
+        v = __builtin_bswap64(v) >> (64 - bits);
+    if ((flags & BITS_FLAG_SIGNED) && bits > 0 && (v >> (bits - 1)) & 1)
+        v |= ~(((uint64_t)1 << bits) - 1);
+    c[BITS_CTX_OFFSET] = make_small((int64_t)(at + bits));
+    *out = make_small((int64_t)v);
+    return true;
+}
 /* bits == UINT64_MAX: the rest, which must be a multiple of unit. */
 enum bits_result bits_get_binary(heap_t *h, term ctx, uint64_t bits, unsigned unit, term *out);
 enum bits_result bits_get_float(heap_t *h, term ctx, uint64_t bits, unsigned flags, term *out);
@@ -53,14 +111,8 @@ enum bits_result bits_get_utf16(term ctx, unsigned flags, term *out);
 enum bits_result bits_get_utf32(term ctx, unsigned flags, term *out);
 enum bits_result bits_skip(term ctx, uint64_t bits);
 enum bits_result bits_match_string(term ctx, const uint8_t *bytes, uint64_t bits);
-/* Matches when exactly `bits` bits remain. */
-bool bits_test_tail(term ctx, uint64_t bits);
-/* Matches when the remaining bits are a multiple of unit. */
-bool bits_test_unit(term ctx, unsigned unit);
 /* The remaining bits as a (sub-)binary. */
 enum bits_result bits_get_tail(heap_t *h, term ctx, term *out);
-term bits_position(term ctx);
-void bits_set_position(term ctx, term position);
 
 /* The kinds of bs_create_bin's segments (its type atoms). A module's
  * segments are decoded once, when it is prepared: a construction then

@@ -3086,6 +3086,11 @@ op_raw_raise : {
     }
     op_bs_start_match4 : {
         term src = SRC(I[3]);
+        if (bits_is_context(src) && !collect_resumed_at && !gc_stress) {
+            /* A loop's next match reuses its context: nothing to allocate. */
+            DST(I[4]) = src;
+            NEXT(5);
+        }
         COLLECT_KEEPING(src, (unsigned)I[2]);
         term ctx = bits_start_match(&p->heap, src, &bits_result);
         if (is_non_value(ctx)) {
@@ -3135,11 +3140,11 @@ op_raw_raise : {
         NEXT(8);
     }
     special_bs_get_small : {
-        /* op_bs_get_integer2's operands, of the shape special_for checked;
-         * where a collection is due (or repeats after one on a collector)
-         * the generic one collects first. */
+        /* op_bs_get_integer2's operands, of the shape special_for checked.
+         * A small allocates nothing, so only a collection under GC stress
+         * (or one resuming after a collector) takes the generic path. */
         term value;
-        if (collect_resumed_at || gc_stress || heap_wants_gc(&p->heap))
+        if (collect_resumed_at || gc_stress)
             goto op_bs_get_integer2;
         if (!bits_get_small(XR(I[2]), (unsigned)((uint64_t)small_value((term)I[4]) * I[5]), (unsigned)I[6], &value)) {
             I = LABEL(I[1]);

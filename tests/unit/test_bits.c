@@ -468,6 +468,94 @@ static void test_append_integers_new_window(void)
     heap_destroy(&h);
 }
 
+/* A loop's appends of integers of random widths, byte orders and offsets,
+ * up to the writable binary's last bytes, against the same fields built by
+ * bits_create in one go; then each field matched back by bits_get_small
+ * (signed and unsigned), the last ones within 8 bytes of the end, and a
+ * string of bits at every offset. */
+static void test_integers_to_the_end(void)
+{
+    atom_table_init();
+    heap_t h;
+    CU_ASSERT_FATAL(heap_init(&h, 0, 0));
+    term little = flags1(&h, "little");
+    term acc = bits_init_writable(&h, make_small(4096)), start = acc;
+    struct binary *under = binary_under(acc);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(under);
+    enum { FIELDS = 2000 };
+    static struct bits_segment segs[FIELDS];
+    static uint64_t field_values[FIELDS];
+    static unsigned field_widths[FIELDS], field_flags[FIELDS];
+    size_t fields = 0;
+    uint64_t x = 88172645463325252u, capacity = (uint64_t)under->size * 8;
+    while (fields + 4 <= FIELDS) {
+        size_t n = 1 + (size_t)(x % 4);
+        uint64_t values[4];
+        unsigned widths[4], flags[4], added = 0;
+        for (size_t i = 0; i < n; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            flags[i] = x % 3 == 0 ? BITS_FLAG_LITTLE : 0;
+            widths[i] = flags[i] ? 8 * (unsigned)(1 + (x >> 8) % 7) : (unsigned)(1 + (x >> 8) % 59);
+            values[i] = x >> 3;
+            added += widths[i];
+        }
+        if (under->tip_bits + added > capacity)
+            break;
+        term out = THE_NON_VALUE;
+        CU_ASSERT_FATAL(bits_append_integers(&h, acc, false, 1, values, widths, flags, n, &out));
+        acc = out;
+        for (size_t i = 0; i < n; i++, fields++) {
+            field_values[fields] = values[i] & (((uint64_t)1 << widths[i]) - 1);
+            field_widths[fields] = widths[i];
+            field_flags[fields] = flags[i];
+            segs[fields] = seg("integer", 1, flags[i] ? little : NIL, make_small((int64_t)field_values[fields]),
+                               make_small(widths[i]));
+        }
+    }
+    CU_ASSERT_FATAL(capacity - under->tip_bits < 4 * 64); /* the last appends reached the end */
+    CU_ASSERT_EQUAL(bin_size(start), 0);
+    term plain = THE_NON_VALUE;
+    CU_ASSERT_FATAL(bits_create(&h, segs, fields, &plain) == BITS_OK);
+    CU_ASSERT_EQUAL_FATAL(term_compare_exact(acc, plain), 0);
+    for (int pass = 0; pass < 2; pass++) {
+        enum bits_result r;
+        term ctx = bits_start_match(&h, pass ? plain : acc, &r);
+        CU_ASSERT_EQUAL_FATAL(r, BITS_OK);
+        for (size_t i = 0; i < fields; i++) {
+            unsigned w = field_widths[i], sign = pass ? BITS_FLAG_SIGNED : 0;
+            term got = THE_NON_VALUE;
+            CU_ASSERT_FATAL(bits_get_small(ctx, w, field_flags[i] | sign, &got));
+            uint64_t want = field_values[i];
+            if (sign && (want >> (w - 1)) & 1)
+                want |= ~(((uint64_t)1 << w) - 1);
+            CU_ASSERT_EQUAL_FATAL(got, make_small((int64_t)want));
+        }
+        term none = THE_NON_VALUE;
+        CU_ASSERT_FALSE(bits_get_small(ctx, 1, 0, &none));
+        CU_ASSERT(bits_test_tail(ctx, 0));
+    }
+    /* A string of bits matches at every offset, to the very end. */
+    enum bits_result r;
+    term ctx = bits_start_match(&h, acc, &r);
+    uint64_t total = under->tip_bits;
+    for (uint64_t at = 0; at + 12 <= total; at += 5) {
+        uint8_t pattern[2];
+        bits_set_position(ctx, make_small((int64_t)at));
+        term got = THE_NON_VALUE;
+        CU_ASSERT_FATAL(bits_get_small(ctx, 12, 0, &got));
+        uint64_t v = (uint64_t)small_value(got);
+        pattern[0] = (uint8_t)(v >> 4), pattern[1] = (uint8_t)(v << 4);
+        bits_set_position(ctx, make_small((int64_t)at));
+        CU_ASSERT_EQUAL_FATAL(bits_match_string(ctx, pattern, 12), BITS_OK);
+        CU_ASSERT_EQUAL(bits_position(ctx), make_small((int64_t)(at + 12)));
+        pattern[1] ^= 0x10; /* the last bit differs */
+        bits_set_position(ctx, make_small((int64_t)at));
+        CU_ASSERT_EQUAL_FATAL(bits_match_string(ctx, pattern, 12), BITS_NO_MATCH);
+        CU_ASSERT_EQUAL(bits_position(ctx), make_small((int64_t)at));
+    }
+    heap_destroy(&h);
+}
+
 /* A writable binary counts towards the virtual binary heap with what was
  * written into it when made, not its capacity (OTP's charge): reserving a
  * comprehension's room does not ask for a collection. */
@@ -501,6 +589,7 @@ static CU_TestInfo tests[] = {
     {"append to a shared binary", test_append_shared},
     {"integers appended in place", test_append_integers_in_place},
     {"integers appended in a new window", test_append_integers_new_window},
+    {"integers to the end of a writable binary", test_integers_to_the_end},
     {"virtual binary heap", test_vheap},
     {"a writable binary's charge", test_writable_charge},
     CU_TEST_INFO_NULL,
