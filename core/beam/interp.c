@@ -739,7 +739,7 @@ static void init_handler_table(void)
     S(fmove_xf_xf) S(fmove_xf_yf) S(fmove_yf_xf) S(fmove_yf_yf)                                                        \
     S(get_tuple_element_xx_fmove) S(get_tuple_element_yx_fmove) S(allocate_3) S(allocate_4)                          \
     S(put_list_registers) S(put_list_register_constant) S(is_nonempty_list_get_list_xxx)                          \
-    S(test_heap_put_list_registers) FLOAT_PAIRS(S)
+    S(test_heap_put_list_registers) S(test_heap_fmove_fx) FLOAT_PAIRS(S) FMOVE_FLOAT_OPS(S)
 /* Two float operations in a row, the second taking the first's result as
  * its first operand (a) or its second (b): a*b*c, a + b*c. By first
  * operation, then second, in fadd, fsub, fmul, fdiv order (float_op_index). */
@@ -748,6 +748,13 @@ static void init_handler_table(void)
     S(first##_fmul_a) S(first##_fmul_b) S(first##_fdiv_a) S(first##_fdiv_b)
 #define FLOAT_PAIRS(S)                                                                                                 \
     FLOAT_PAIRS_AFTER(S, fadd) FLOAT_PAIRS_AFTER(S, fsub) FLOAT_PAIRS_AFTER(S, fmul) FLOAT_PAIRS_AFTER(S, fdiv)
+/* A float unboxed into a float register from an x register or a constant,
+ * then an operation taking it as its first operand (a) or its second (b):
+ * by source, then operation in float_op_index's order. */
+#define FMOVE_FLOAT_OPS_FROM(S, source)                                                                                \
+    S(source##_fadd_a) S(source##_fadd_b) S(source##_fsub_a) S(source##_fsub_b)                                       \
+    S(source##_fmul_a) S(source##_fmul_b) S(source##_fdiv_a) S(source##_fdiv_b)
+#define FMOVE_FLOAT_OPS(S) FMOVE_FLOAT_OPS_FROM(S, fmove_xf) FMOVE_FLOAT_OPS_FROM(S, fmove_cf)
 // clang-format on
 enum special_handler {
 #define SPECIAL_ENUM(name) SPECIAL_##name,
@@ -846,6 +853,17 @@ static int fused_for(const uint64_t *instr, unsigned op, const uint64_t *end)
         if (later >= 0)
             return SPECIAL_fadd_fadd_a + 8 * float_op_index(op) + 2 * float_op_index(next_op) + later;
     }
+    if (op == BEAM_OP_fmove && float_op_index(next_op) >= 0 && fused_for(next, next_op, end) < 0 &&
+        operand_shape(instr[2]) == 'f' && (operand_shape(instr[1]) == 'x' || operand_shape(instr[1]) == 'c')) {
+        /* The unboxed value straight into the operation (unless that
+         * operation fuses with the next, a dependent chain). */
+        int later = next[2] == instr[2] ? 0 : next[3] == instr[2] ? 1 : -1;
+        if (later >= 0)
+            return (operand_shape(instr[1]) == 'x' ? SPECIAL_fmove_xf_fadd_a : SPECIAL_fmove_cf_fadd_a) +
+                   2 * float_op_index(next_op) + later;
+    }
+    if (op == BEAM_OP_test_heap && next_op == BEAM_OP_fmove && shapes_are("fx", next + 1))
+        return SPECIAL_test_heap_fmove_fx; /* a float result boxed */
     if (op == BEAM_OP_fmove && next_op == BEAM_OP_fmove) {
         /* Two floats unboxed into float registers (the operands of an
          * arithmetic block). */
@@ -1170,6 +1188,9 @@ static term exit_reason_of(struct process *p, enum fault_class class, term reaso
  * be an x or a y register, SRC and DST either, SRC a term too. */
 #define XR(w) (*(term *)((char *)X + (w)))
 #define YR(w) (*(term *)((char *)E + 4 + (w)))
+/* A constant operand (operand-shape specialisations: special_for) is its
+ * word. */
+#define CR(w) ((term)(w))
 #define SRC(w) (((w)&7) == 0 ? XR(w) : ((w)&3) == 0 ? YR(w) : (term)(w))
 #define DST(w) (*((w)&4 ? &YR(w) : &XR(w)))
 /* An x or y register's word (nothing else), its file chosen by the y bit
@@ -1831,9 +1852,6 @@ op_bif2 : {
 }
 
 /* gc_bif2 of erlang:'+' / '-' (fail, live, bif, a, b, dst). */
-/* Operand-shape specialisations (special_for): a constant operand is its
- * word. */
-#define CR(w) ((term)(w))
 /* On tagged words: a small's word is its value times 16 plus the tag, and
  * smalls span the whole 64-bit range, so a + (b - tag) is the sum's word,
  * and it overflows exactly when the sum is not a small. */
@@ -2192,7 +2210,6 @@ special_select_val_immediate : {
     I = LABEL(I[2]);
     DISPATCH();
 }
-#undef CR
 
 op_gc_bif1:
 op_gc_bif2:
@@ -2359,6 +2376,12 @@ special_allocate : {
 op_test_heap:
     ENSURE_HEAP(I[1], (unsigned)I[2], I + 3);
     NEXT(3);
+special_test_heap_fmove_fx:
+    /* fmove_fx at I + 3; after a collection the code resumes there, at
+     * its own handler. */
+    ENSURE_HEAP(I[1], (unsigned)I[2], I + 3);
+    I += 3;
+    goto special_fmove_fx;
 special_test_heap_put_list_registers:
     /* put_list_registers at I + 3; after a collection the code resumes
      * there, at its own handler. */
@@ -2926,6 +2949,36 @@ op_fconv : {
     FLOAT_PAIRS_AFTER_OP(fdiv, /)
 #undef FLOAT_PAIRS_AFTER_OP
 #undef FLOAT_PAIR
+/* fused_for's fmove and float operation: the fmove's source at I[1] and
+ * float register at I[2] (still written: later code may read it), the
+ * operation's operands at I[5] and I[6], its result at I[7]. The value
+ * goes into the operation without a store and reload between them. */
+#define FMOVE_FLOAT_OP(name, LOAD, EXPR)                                                                               \
+    special_##name:                                                                                                    \
+    {                                                                                                                  \
+        double v = float_value(LOAD(I[1]));                                                                            \
+        FR_OF(I[2]) = v;                                                                                               \
+        double r = EXPR;                                                                                               \
+        if (FLOAT_NOT_FINITE(r)) {                                                                                     \
+            I += 3;                                                                                                    \
+            goto float_not_finite;                                                                                     \
+        }                                                                                                              \
+        FR_OF(I[7]) = r;                                                                                               \
+        NEXT(8);                                                                                                       \
+    }
+#define FMOVE_FLOAT_OPS_WITH(source, LOAD)                                                                             \
+    FMOVE_FLOAT_OP(source##_fadd_a, LOAD, v + FR_OF(I[6]))                                                             \
+    FMOVE_FLOAT_OP(source##_fadd_b, LOAD, FR_OF(I[5]) + v)                                                             \
+    FMOVE_FLOAT_OP(source##_fsub_a, LOAD, v - FR_OF(I[6]))                                                             \
+    FMOVE_FLOAT_OP(source##_fsub_b, LOAD, FR_OF(I[5]) - v)                                                             \
+    FMOVE_FLOAT_OP(source##_fmul_a, LOAD, v *FR_OF(I[6]))                                                              \
+    FMOVE_FLOAT_OP(source##_fmul_b, LOAD, FR_OF(I[5]) * v)                                                             \
+    FMOVE_FLOAT_OP(source##_fdiv_a, LOAD, v / FR_OF(I[6]))                                                             \
+    FMOVE_FLOAT_OP(source##_fdiv_b, LOAD, FR_OF(I[5]) / v)
+    FMOVE_FLOAT_OPS_WITH(fmove_xf, XR)
+    FMOVE_FLOAT_OPS_WITH(fmove_cf, CR)
+#undef FMOVE_FLOAT_OPS_WITH
+#undef FMOVE_FLOAT_OP
 float_not_finite:
     bif_badarith(p);
     site.pc = I;
