@@ -739,7 +739,8 @@ static void init_handler_table(void)
     S(fmove_xf_xf) S(fmove_xf_yf) S(fmove_yf_xf) S(fmove_yf_yf)                                                        \
     S(get_tuple_element_xx_fmove) S(get_tuple_element_yx_fmove) S(allocate_3) S(allocate_4)                          \
     S(put_list_registers) S(put_list_register_constant) S(is_nonempty_list_get_list_xxx)                          \
-    S(test_heap_put_list_registers) S(test_heap_fmove_fx) FLOAT_PAIRS(S) FMOVE_FLOAT_OPS(S)
+    S(test_heap_put_list_registers) S(test_heap_fmove_fx) S(fmove_fx_fx) S(test_heap_fmove_fx_fx)                    \
+    FLOAT_PAIRS(S) FMOVE_FLOAT_OPS(S)
 /* Two float operations in a row, the second taking the first's result as
  * its first operand (a) or its second (b): a*b*c, a + b*c. By first
  * operation, then second, in fadd, fsub, fmul, fdiv order (float_op_index). */
@@ -862,8 +863,11 @@ static int fused_for(const uint64_t *instr, unsigned op, const uint64_t *end)
             return (operand_shape(instr[1]) == 'x' ? SPECIAL_fmove_xf_fadd_a : SPECIAL_fmove_cf_fadd_a) +
                    2 * float_op_index(next_op) + later;
     }
+    if (op == BEAM_OP_fmove && next_op == BEAM_OP_fmove && shapes_are("fx", instr + 1) && shapes_are("fx", next + 1))
+        return SPECIAL_fmove_fx_fx; /* a block's float results boxed */
     if (op == BEAM_OP_test_heap && next_op == BEAM_OP_fmove && shapes_are("fx", next + 1))
-        return SPECIAL_test_heap_fmove_fx; /* a float result boxed */
+        return fused_for(next, next_op, end) == SPECIAL_fmove_fx_fx ? SPECIAL_test_heap_fmove_fx_fx
+                                                                    : SPECIAL_test_heap_fmove_fx;
     if (op == BEAM_OP_fmove && next_op == BEAM_OP_fmove) {
         /* Two floats unboxed into float registers (the operands of an
          * arithmetic block). */
@@ -2184,6 +2188,16 @@ special_fmove_cf:
         boxed[0] = make_header(SUBTAG_FLOAT, 1);
         memcpy(&boxed[1], &FR_OF(I[1]), sizeof(double));
         NEXT(3);
+    special_fmove_fx_fx:
+        /* The second fmove's operands at I[4] and I[5]. */
+        HALLOC(boxed, 4);
+        boxed[0] = make_header(SUBTAG_FLOAT, 1);
+        memcpy(&boxed[1], &FR_OF(I[1]), sizeof(double));
+        boxed[2] = make_header(SUBTAG_FLOAT, 1);
+        memcpy(&boxed[3], &FR_OF(I[4]), sizeof(double));
+        XR(I[2]) = make_boxed(boxed);
+        XR(I[5]) = make_boxed(boxed + 2);
+        NEXT(6);
     }
 
 special_select_val_immediate : {
@@ -2382,6 +2396,10 @@ special_test_heap_fmove_fx:
     ENSURE_HEAP(I[1], (unsigned)I[2], I + 3);
     I += 3;
     goto special_fmove_fx;
+special_test_heap_fmove_fx_fx:
+    ENSURE_HEAP(I[1], (unsigned)I[2], I + 3);
+    I += 3;
+    goto special_fmove_fx_fx;
 special_test_heap_put_list_registers:
     /* put_list_registers at I + 3; after a collection the code resumes
      * there, at its own handler. */
