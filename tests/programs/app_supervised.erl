@@ -47,9 +47,14 @@ main(_) ->
     show("application of its group leader", application:get_application(Leader)),
     show("children", [{Id, Type, Modules} || {Id, _, Type, Modules} <- supervisor:which_children(app_supervised_sup)]),
     show("unload while running", application:unload(app_supervised)),
+    %% The application master replies to the controller, then exits: on
+    %% OTP as here it may still be alive when stop/1 returns, so its end is
+    %% awaited (the supervision tree's is over before the reply).
+    LeaderRef = monitor(process, Leader),
     show("stop", application:stop(app_supervised)),
+    LeaderEnd = receive {'DOWN', LeaderRef, process, Leader, Why} -> Why after 5000 -> still_alive end,
     show("after the stop", {whereis(app_counter), whereis(app_supervised_sup), is_process_alive(Counter),
-                            is_process_alive(Leader)}),
+                            LeaderEnd, is_process_alive(Leader)}),
     show("running after", application:which_applications()),
     show("key of a stopped application", application:get_key(app_supervised, vsn)),
     show("stop again", application:stop(app_supervised)),
