@@ -739,7 +739,7 @@ static void init_handler_table(void)
     S(fmove_xf_xf) S(fmove_xf_yf) S(fmove_yf_xf) S(fmove_yf_yf)                                                        \
     S(get_tuple_element_xx_fmove) S(get_tuple_element_yx_fmove) S(allocate_3) S(allocate_4)                          \
     S(put_list_registers) S(put_list_register_constant) S(is_nonempty_list_get_list_xxx)                          \
-    S(test_heap_put_list_registers) S(test_heap_fmove_fx) S(fmove_fx_fx) S(test_heap_fmove_fx_fx)                    \
+    S(test_heap_put_list_registers) S(test_heap_fmove_fx) S(fmove_fx_fx) S(fmove_fy_fy) S(test_heap_fmove_fx_fx)                    \
     FLOAT_PAIRS(S) FMOVE_FLOAT_OPS(S)
 /* Two float operations in a row, the second taking the first's result as
  * its first operand (a) or its second (b): a*b*c, a + b*c. By first
@@ -865,6 +865,8 @@ static int fused_for(const uint64_t *instr, unsigned op, const uint64_t *end)
     }
     if (op == BEAM_OP_fmove && next_op == BEAM_OP_fmove && shapes_are("fx", instr + 1) && shapes_are("fx", next + 1))
         return SPECIAL_fmove_fx_fx; /* a block's float results boxed */
+    if (op == BEAM_OP_fmove && next_op == BEAM_OP_fmove && shapes_are("fy", instr + 1) && shapes_are("fy", next + 1))
+        return SPECIAL_fmove_fy_fy; /* ... or kept across a call */
     if (op == BEAM_OP_test_heap && next_op == BEAM_OP_fmove && shapes_are("fx", next + 1))
         return fused_for(next, next_op, end) == SPECIAL_fmove_fx_fx ? SPECIAL_test_heap_fmove_fx_fx
                                                                     : SPECIAL_test_heap_fmove_fx;
@@ -2191,12 +2193,18 @@ special_fmove_cf:
     special_fmove_fx_fx:
         /* The second fmove's operands at I[4] and I[5]. */
         HALLOC(boxed, 4);
+        XR(I[2]) = make_boxed(boxed);
+        XR(I[5]) = make_boxed(boxed + 2);
+        goto fmove_box_two;
+    special_fmove_fy_fy:
+        HALLOC(boxed, 4);
+        YR(I[2]) = make_boxed(boxed);
+        YR(I[5]) = make_boxed(boxed + 2);
+    fmove_box_two:
         boxed[0] = make_header(SUBTAG_FLOAT, 1);
         memcpy(&boxed[1], &FR_OF(I[1]), sizeof(double));
         boxed[2] = make_header(SUBTAG_FLOAT, 1);
         memcpy(&boxed[3], &FR_OF(I[4]), sizeof(double));
-        XR(I[2]) = make_boxed(boxed);
-        XR(I[5]) = make_boxed(boxed + 2);
         NEXT(6);
     }
 

@@ -2,7 +2,8 @@
 %% an operation taking it as its first operand (Z op W) or its second
 %% (W op Z), for each of +, -, * and /; values that round differently in
 %% either order, and a result that is not finite (badarith, in the function
-%% that did it). Every result is boxed again.
+%% that did it). Every result is boxed again, into x registers, or into y
+%% registers when it is kept across a call.
 -module(float_unboxed_ops).
 -export([main/1]).
 
@@ -15,7 +16,17 @@ main(_) ->
                {literal_overflows, fun() -> c_mul_b(1.0e150, 1.0e150, 0.0) end},
                {literal_divides_by_zero, fun() -> c_div_a(1.0, 0.0, 0.0) end}],
     [io:format("~w ~w~n", [Name, catch_value(F)]) || {Name, F} <- Failing],
+    Kept = [kept(A, B, C) || {A, B, C} <- [{1.5, 2.25, 3.0}, {0.1, 0.2, 0.3}]],
+    io:format("kept across a call ~w~n", [Kept]),
     ok.
+
+%% Four results boxed into y registers before the call, in pairs.
+kept(X, Y, Z) when is_float(X), is_float(Y), is_float(Z) ->
+    A = X * Y, B = X / Y, C = Y - Z, D = Z + X,
+    ok = id(ok),
+    {D, C, B, A}.
+
+id(X) -> X.
 
 catch_value(F) ->
     try F() of
