@@ -94,10 +94,16 @@ size_t copy_size(term t)
         while (is_pointer_term(w)) {
             const term *p = term_ptr(w);
             if (is_list(w)) {
-                size += 2;
-                if (is_pointer_term(p[0]) && !(ok = span_push(&st, p, 1)))
-                    goto done;
-                w = p[1];
+                /* Cell after cell without going back to the test above. */
+                for (;;) {
+                    size += 2;
+                    if (is_pointer_term(p[0]) && !(ok = span_push(&st, p, 1)))
+                        goto done;
+                    w = p[1];
+                    if (!is_list(w))
+                        break;
+                    p = term_ptr(w);
+                }
             } else {
                 uint64_t first, count;
                 term_boxed_term_range(p[0], &first, &count);
@@ -122,10 +128,21 @@ done:
     return ok ? size : SIZE_MAX;
 }
 
+/* A copied chain of at least CLEAN_RUN_MIN_CELLS cells whose heads are all
+ * immediates (a string, a list of small integers) needs no scanning but for
+ * its last cell's tail: copy_object queues it and the scan jumps from its
+ * first cell to its last. Chains are queued in the order they are copied,
+ * which is the order the scan meets them; when the queue is full a chain is
+ * scanned as any other cells. */
+#define CLEAN_RUN_MIN_CELLS 4
+#define CLEAN_RUNS 16
+
 struct dest {
     term *top;
     term **mso;
     size_t *off_heap_bytes;
+    term *clean_first[CLEAN_RUNS], *clean_last[CLEAN_RUNS];
+    unsigned clean_taken, clean_queued; /* counters; an index is one modulo CLEAN_RUNS */
 };
 
 /* A copy of the object t points to, at the destination's top; its pointer
@@ -138,9 +155,11 @@ static inline term copy_object(struct dest *d, term t)
         /* The whole chain of cells at once, each tail pointing to the next
          * copy: the scan then leaves list tails alone. */
         term *first = n;
-        term tail;
+        term tail, heads = ~(term)0;
         for (;;) {
-            n[0] = p[0];
+            term head = p[0];
+            n[0] = head;
+            heads &= head; /* keeps the immediates' primary tag only if every head has it */
             tail = p[1];
             if (!is_list(tail))
                 break;
@@ -150,6 +169,12 @@ static inline term copy_object(struct dest *d, term t)
         }
         n[1] = tail;
         d->top = n + 2;
+        if (is_immed(heads) && n - first >= 2 * (CLEAN_RUN_MIN_CELLS - 1) &&
+            d->clean_queued - d->clean_taken < CLEAN_RUNS) {
+            d->clean_first[d->clean_queued % CLEAN_RUNS] = first;
+            d->clean_last[d->clean_queued % CLEAN_RUNS] = n;
+            d->clean_queued++;
+        }
         return make_list(first);
     }
     size_t words = boxed_object_words(p[0]);
@@ -177,12 +202,18 @@ static inline void copy_slot(struct dest *d, term *slot)
 term copy_term_walk(term t, size_t size, term **hp, term **mso, size_t *off_heap_bytes)
 {
     term *start = *hp;
-    struct dest d = {start, mso, off_heap_bytes};
+    struct dest d; /* the queue's arrays are written before they are read */
+    d.top = start;
+    d.mso = mso;
+    d.off_heap_bytes = off_heap_bytes;
+    d.clean_taken = d.clean_queued = 0;
     term result = copy_object(&d, t);
     /* Every pointer word behind the scan refers to the destination and every
      * one ahead of it to the source, except list tails, which copy_object
      * points at their copies: no address test is needed. */
     for (term *s = start; s < d.top;) {
+        if (d.clean_taken != d.clean_queued && s == d.clean_first[d.clean_taken % CLEAN_RUNS])
+            s = d.clean_last[d.clean_taken++ % CLEAN_RUNS];
         term w = *s;
         if (is_header(w)) {
             uint64_t first, count;

@@ -7,6 +7,7 @@
 #include "test_main.h"
 
 #include "term/binary.h"
+#include "term/compare.h"
 #include "term/copy.h"
 #include "term/gc.h"
 
@@ -397,6 +398,41 @@ static void test_list_chains(void)
     heap_destroy(&b);
 }
 
+/* Chains of cells whose heads are all immediates (strings) are skipped by
+ * the copy's scan but for their last cell: more of them than the scan's
+ * queue holds, short ones (3 cells, not queued) and long ones, a boxed
+ * improper tail after such a chain (copied through the last cell), and
+ * chains with one pointer head first, in the middle or last (scanned
+ * whole), all copied with every pointer in the destination. */
+static void test_immediate_chains(void)
+{
+    heap_t a, b;
+    CU_ASSERT_FATAL(heap_init(&a, 0, 0));
+    CU_ASSERT_FATAL(heap_init(&b, 0, 0));
+    term all = NIL;
+    for (int k = 0; k < 40; k++) {
+        int cells = 3 + k % 7;
+        term tail = k % 3 == 0 ? heap_tuple2(&a, make_small(k), heap_float(&a, k + 0.5)) : NIL;
+        term chain = tail;
+        for (int i = 0; i < cells; i++) {
+            int pointer_at = k % 5 == 1 ? 0 : k % 5 == 2 ? cells / 2 : k % 5 == 3 ? cells - 1 : -1;
+            term head = i == pointer_at ? heap_float(&a, i + 0.25) : make_small('a' + i);
+            chain = heap_cons(&a, head, chain);
+        }
+        all = heap_cons(&a, chain, all);
+    }
+    CU_ASSERT_FATAL(is_value(all));
+    size_t size = copy_size(all);
+    term c = copy_to_heap(&b, all);
+    CU_ASSERT_FATAL(is_value(c));
+    CU_ASSERT_EQUAL(heap_used_words(&b), size);
+    struct where w = {&b, NULL, NULL};
+    CU_ASSERT(same_copy(all, c, &w));
+    CU_ASSERT_EQUAL(term_compare_exact(all, c), 0);
+    heap_destroy(&a);
+    heap_destroy(&b);
+}
+
 /* A tuple of immediates copies as one block; one pointer element (even to
  * an empty tuple) makes it an ordinary term again, its target copied too. */
 static void test_flat_tuples(void)
@@ -433,6 +469,7 @@ static CU_TestInfo tests[] = {
     {"deep and long terms", test_deep_and_long},
     {"lists copied as chains", test_list_chains},
     {"flat tuples", test_flat_tuples},
+    {"chains of immediates skipped by the scan", test_immediate_chains},
     CU_TEST_INFO_NULL,
 };
 TEST_SUITE(copy, tests)
