@@ -3,7 +3,9 @@
  *
  * Bits are numbered from the most significant bit of a bitstring's first
  * byte, as Erlang numbers them. bits_read and write_bits move up to 64 bits
- * at any bit offset a byte at a time; copy_bits moves any number. Integers
+ * at any bit offset a byte at a time, bits_read_within and write_bits_within
+ * with one 8-byte load (and store) where those bytes are the binary's;
+ * copy_bits moves any number. Integers
  * wider than 64 bits pass through limb arrays (two's complement, least
  * significant limb first, GMP's order as in bignum.h). Little-endian
  * integers are their bytes from the least significant, the last "byte"
@@ -531,7 +533,6 @@ enum bits_result bits_match_string(term ctx, const uint8_t *bytes, uint64_t bits
     return BITS_OK;
 }
 
-
 /* The rest of the binary, leaving the position where it is, as OTP's
  * bs_get_tail does: the compiler may go on matching with the same context
  * (a function given it tests the rest's size, then passes the context on). */
@@ -542,7 +543,6 @@ enum bits_result bits_get_tail(heap_t *h, term ctx, term *out)
     boxed_ptr(ctx)[BITS_CTX_OFFSET] = make_small((int64_t)at);
     return r;
 }
-
 
 /* ---- construction ---- */
 

@@ -37,11 +37,6 @@ enum bits_result {
 #define BITS_FLAG_SIGNED 4u
 #define BITS_FLAG_NATIVE 16u
 
-/* A context over src (a bitstring), or src itself when it is a context;
- * THE_NON_VALUE (with *result) when src is neither or the heap refused. */
-term bits_start_match(heap_t *h, term src, enum bits_result *result);
-
-enum bits_result bits_get_integer(heap_t *h, term ctx, uint64_t bits, unsigned flags, term *out);
 /* A context's elements (the tuple's, from 1). */
 enum { BITS_CTX_MARK = 1, BITS_CTX_BINARY = 2, BITS_CTX_OFFSET = 3, BITS_CTX_END = 4 };
 
@@ -59,7 +54,8 @@ uint64_t bits_read(const uint8_t *data, uint64_t at, unsigned n);
 /* bits_read of a bitstring whose bits end at `end`: one load when the 8
  * bytes from at's are the bitstring's and hold the n bits (inline: a match
  * reads its fields this way). */
-static inline __attribute__((always_inline)) uint64_t bits_read_within(const uint8_t *data, uint64_t at, unsigned n, uint64_t end)
+static inline __attribute__((always_inline)) uint64_t bits_read_within(const uint8_t *data, uint64_t at, unsigned n,
+                                                                       uint64_t end)
 {
     if (n == 0 || at % 8 + n > 64 || at / 8 + 8 > (end + 7) / 8)
         return bits_read(data, at, n);
@@ -85,6 +81,11 @@ static inline bool bits_test_unit(term ctx, unsigned unit) { return unit <= 1 ||
 static inline term bits_position(term ctx) { return boxed_ptr(ctx)[BITS_CTX_OFFSET]; }
 static inline void bits_set_position(term ctx, term position) { boxed_ptr(ctx)[BITS_CTX_OFFSET] = position; }
 
+/* A context over src (a bitstring), or src itself when it is a context;
+ * THE_NON_VALUE (with *result) when src is neither or the heap refused. */
+term bits_start_match(heap_t *h, term src, enum bits_result *result);
+
+enum bits_result bits_get_integer(heap_t *h, term ctx, uint64_t bits, unsigned flags, term *out);
 /* bits_get_integer of an integer that is always a small: fewer than
  * SMALL_BITS bits, whole bytes if little-endian. False, the context as it
  * was, when fewer bits remain. Inline: the engine's commonest match. */
