@@ -732,14 +732,14 @@ static void init_handler_table(void)
     S(is_lt_xc) S(is_lt_cx) S(is_ge_xc) S(is_ge_cx) S(is_lt_xx) S(is_ge_xx)                                            \
     S(test_arity_x) S(is_tuple_x) S(is_tagged_tuple_x) S(is_nonempty_list_x) S(is_nil_x)                               \
     S(fmove_ff) S(fmove_xf) S(fmove_yf) S(fmove_cf) S(fmove_fx) S(fmove_fy)                                            \
-    S(select_val_immediate) S(bs_append_integers) S(bs_get_small) S(put_tuple2_registers)                                                              \
+    S(select_val_immediate) S(bs_append_integers) S(bs_get_small) S(put_tuple2_registers)                            \
     S(deallocate_return) S(move_return) S(move_deallocate_return) S(is_lt_xc_return)                                  \
     S(move_xx_xx) S(move_xx_xy) S(move_xx_yx) S(move_xy_xx) S(move_xy_xy) S(move_xy_yx)                               \
     S(move_yx_xx) S(move_yx_xy) S(move_yx_yx) S(move_shift_call) S(allocate) S(allocate_0) S(allocate_1) S(allocate_2) \
     S(fmove_xf_xf) S(fmove_xf_yf) S(fmove_yf_xf) S(fmove_yf_yf)                                                        \
     S(get_tuple_element_xx_fmove) S(get_tuple_element_yx_fmove) S(allocate_3) S(allocate_4)                          \
     S(put_list_registers) S(put_list_register_constant) S(is_nonempty_list_get_list_xxx)                          \
-    S(test_heap_put_list_registers) S(test_heap_fmove_fx) S(fmove_fx_fx) S(fmove_fy_fy) S(test_heap_fmove_fx_fx)                    \
+    S(test_heap_put_list_registers) S(test_heap_fmove_fx) S(fmove_fx_fx) S(fmove_fy_fy) S(test_heap_fmove_fx_fx)    \
     FLOAT_PAIRS(S) FMOVE_FLOAT_OPS(S)
 /* Two float operations in a row, the second taking the first's result as
  * its first operand (a) or its second (b): a*b*c, a + b*c. By first
