@@ -1009,8 +1009,10 @@ static int special_for(const uint64_t *instr, unsigned op, const uint64_t *end)
     case BEAM_OP_bs_create_bin: {
         /* A loop's or a binary comprehension's step: append or
          * private_append to the accumulator (whole) of integers whose sizes
-         * are constants of at most 64 bits, whole bytes when little-endian
-         * (the segments already decoded: bits.h). */
+         * are constants of at most 64 bits, whole bytes when little-endian,
+         * and strings of at most 8 bytes (the compiler makes constant
+         * fields one: <<Acc/binary, ",">>, <<Acc/binary, I:16, 1:3, 2:5>>).
+         * The segments are decoded already (bits.h). */
         uint64_t count = instr[6] / 6;
         const uint64_t *segment = instr + 7;
         if (count < 2 || count - 1 > BITS_APPEND_INTEGERS_MAX ||
@@ -1019,8 +1021,11 @@ static int special_for(const uint64_t *instr, unsigned op, const uint64_t *end)
         for (uint64_t i = 1; i < count; i++) {
             const uint64_t *g = segment + 6 * i;
             term size = (term)g[5];
-            if (g[0] != BITS_SEG_INTEGER || operand_shape(g[5]) != 'i' || !is_small(size) || small_value(size) < 0 ||
-                small_value(size) > 64 || (uint64_t)small_value(size) * g[2] > 64 ||
+            if (operand_shape(g[5]) != 'i' || !is_small(size) || small_value(size) < 0 || small_value(size) > 64)
+                return -1;
+            if (g[0] == BITS_SEG_STRING && g[2] == 8 && small_value(size) <= 8)
+                continue;
+            if (g[0] != BITS_SEG_INTEGER || (uint64_t)small_value(size) * g[2] > 64 ||
                 (g[3] & (BITS_FLAG_LITTLE | BITS_FLAG_NATIVE) && (uint64_t)small_value(size) * g[2] % 8))
                 return -1;
         }
@@ -3380,12 +3385,22 @@ op_raw_raise : {
         unsigned widths[BITS_APPEND_INTEGERS_MAX], flags[BITS_APPEND_INTEGERS_MAX];
         const uint64_t *w = I + 13;
         for (uint64_t i = 0; i < count; i++, w += 6) {
+            widths[i] = (unsigned)((uint64_t)small_value((term)w[5]) * w[2]);
+            flags[i] = (unsigned)w[3];
+            if (w[0] == BITS_SEG_STRING) {
+                /* Its bytes, most significant first: a big-endian integer. */
+                const uint8_t *bytes = (const uint8_t *)(uintptr_t)w[4];
+                uint64_t v = 0;
+                for (unsigned b = 0; b < widths[i] / 8; b++)
+                    v = v << 8 | bytes[b];
+                values[i] = v;
+                flags[i] = 0;
+                continue;
+            }
             term v = SRC(w[4]);
             if (!is_small(v))
                 goto op_bs_create_bin;
             values[i] = (uint64_t)small_value(v);
-            widths[i] = (unsigned)((uint64_t)small_value((term)w[5]) * w[2]);
-            flags[i] = (unsigned)w[3];
         }
         if (!bits_append_integers(&p->heap, SRC(I[11]), private_append, (unsigned)I[9], values, widths, flags, count,
                                   &result))

@@ -3,7 +3,8 @@
 %% large, bit-sized), to an older version after a newer one grew, to a
 %% binary sent to another process (who appends too), stored in ETS, kept
 %% across a collection, made by a comprehension, or matched out of another
-%% (a tail); bit-granular appends; long append loops. Every result prints
+%% (a tail); bit-granular appends; long append loops, with constant fields
+%% (string segments) among the appended ones. Every result prints
 %% as its size and md5, and the older versions are checked after the newer
 %% ones were made.
 -module(bin_append).
@@ -175,6 +176,20 @@ loops() ->
     show("wide", Big),
     Chunks = lists:foldl(fun(I, Acc) -> <<Acc/binary, (binary:copy(<<I>>, I rem 100))/binary>> end,
                          <<>>, lists:seq(1, 300)),
-    show("chunks", Chunks).
+    show("chunks", Chunks),
+    %% Constant fields, which the compiler makes string segments: one byte,
+    %% three at bit offsets, eight, and nine.
+    Separated = lists:foldl(fun(I, Acc) -> <<Acc/binary, I:16, ",">> end, <<>>, lists:seq(1, 3000)),
+    show("separated", Separated),
+    Packed = lists:foldl(fun(I, Acc) -> <<Acc/bits, I:5, 1:3, 2:5, "ab">> end, <<>>, lists:seq(1, 2000)),
+    show("packed", Packed),
+    Eight = lists:foldl(fun(I, Acc) -> <<Acc/binary, "12345678", I:8>> end, <<>>, lists:seq(1, 1000)),
+    show("eight", Eight),
+    Nine = lists:foldl(fun(I, Acc) -> <<Acc/binary, "123456789", I:8>> end, <<>>, lists:seq(1, 1000)),
+    show("nine", Nine),
+    io:format("constant fields read back: ~w~n",
+              [{[I || <<I:16, ",">> <= Separated] =:= lists:seq(1, 3000),
+                [I || <<I:5, 1:3, 2:5, "ab">> <= Packed] =:= [I band 31 || I <- lists:seq(1, 2000)],
+                [I || <<"12345678", I:8>> <= Eight] =:= [I band 255 || I <- lists:seq(1, 1000)]}]).
 
 hex(B) -> [io_lib:format("~2.16.0b", [X]) || <<X>> <= B].
