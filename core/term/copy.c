@@ -14,6 +14,7 @@
 #include "term/copy.h"
 
 #include "term/binary.h"
+#include "term/clean_runs.h"
 
 #include <assert.h>
 #include <stdint.h>
@@ -128,26 +129,16 @@ done:
     return ok ? size : SIZE_MAX;
 }
 
-/* A copied chain of at least CLEAN_RUN_MIN_CELLS cells whose heads are all
- * immediates (a string, a list of small integers) needs no scanning but for
- * its last cell's tail: copy_object queues it and the scan jumps from its
- * first cell to its last. Chains are queued in the order they are copied,
- * which is the order the scan meets them; when the queue is full a chain is
- * scanned as any other cells. */
-#define CLEAN_RUN_MIN_CELLS 4
-#define CLEAN_RUNS 16
-
 struct dest {
     term *top;
     term **mso;
     size_t *off_heap_bytes;
-    term *clean_first[CLEAN_RUNS], *clean_last[CLEAN_RUNS];
-    unsigned clean_taken, clean_queued; /* counters; an index is one modulo CLEAN_RUNS */
+    struct clean_runs clean;
 };
 
 /* A copy of the object t points to, at the destination's top; its pointer
  * words still refer to the source until the scan reaches them. */
-static inline term copy_object(struct dest *d, term t)
+static inline __attribute__((always_inline)) term copy_object(struct dest *d, term t)
 {
     const term *p = term_ptr(t);
     term *n = d->top;
@@ -169,12 +160,7 @@ static inline term copy_object(struct dest *d, term t)
         }
         n[1] = tail;
         d->top = n + 2;
-        if (is_immed(heads) && n - first >= 2 * (CLEAN_RUN_MIN_CELLS - 1) &&
-            d->clean_queued - d->clean_taken < CLEAN_RUNS) {
-            d->clean_first[d->clean_queued % CLEAN_RUNS] = first;
-            d->clean_last[d->clean_queued % CLEAN_RUNS] = n;
-            d->clean_queued++;
-        }
+        clean_runs_offer(&d->clean, first, n, heads);
         return make_list(first);
     }
     size_t words = boxed_object_words(p[0]);
@@ -202,18 +188,18 @@ static inline void copy_slot(struct dest *d, term *slot)
 term copy_term_walk(term t, size_t size, term **hp, term **mso, size_t *off_heap_bytes)
 {
     term *start = *hp;
-    struct dest d; /* the queue's arrays are written before they are read */
+    struct dest d;
     d.top = start;
     d.mso = mso;
     d.off_heap_bytes = off_heap_bytes;
-    d.clean_taken = d.clean_queued = 0;
+    clean_runs_init(&d.clean);
     term result = copy_object(&d, t);
     /* Every pointer word behind the scan refers to the destination and every
      * one ahead of it to the source, except list tails, which copy_object
      * points at their copies: no address test is needed. */
     for (term *s = start; s < d.top;) {
-        if (d.clean_taken != d.clean_queued && s == d.clean_first[d.clean_taken % CLEAN_RUNS])
-            s = d.clean_last[d.clean_taken++ % CLEAN_RUNS];
+        if (s == d.clean.next_first) /* a clean run: on to its last cell */
+            s = (term *)clean_runs_skip(&d.clean);
         term w = *s;
         if (is_header(w)) {
             uint64_t first, count;
@@ -228,6 +214,7 @@ term copy_term_walk(term t, size_t size, term **hp, term **mso, size_t *off_heap
             s += 2;
         }
     }
+    clean_runs_release(&d.clean);
     assert((size_t)(d.top - start) == size);
     (void)size;
     *hp = d.top;

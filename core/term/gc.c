@@ -39,6 +39,7 @@
 #include "term/gc.h"
 
 #include "term/binary.h"
+#include "term/clean_runs.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -411,51 +412,6 @@ static bool measure_live(struct from_space *fs, const struct gc_root_range *root
 
 /* ---- the Cheney copy ---- */
 
-/* Copied chains of cells whose heads are all immediates (a string, a list
- * of small integers): nothing in them but their last cell needs fixing, so
- * the scan jumps from the first cell to the last. A queue per destination,
- * in address order, since copies are only appended; a run that could not be
- * recorded is simply scanned. */
-struct clean_run {
-    const term *first, *last; /* the chain's first cell and its last one, which the scan visits */
-};
-
-struct clean_runs {
-    struct clean_run *runs;
-    size_t len, cap, next;
-    const term *next_first; /* runs[next].first, or NULL: one comparison an object in the scan */
-    bool refused;           /* the host refused room for more: the rest are scanned */
-};
-
-/* Chains shorter than this are scanned: recording one costs about what
- * scanning a few cells does. */
-#define CLEAN_RUN_MIN_CELLS 4
-
-static void clean_runs_add(struct clean_runs *q, const term *first, const term *last)
-{
-    if (q->len == q->cap) {
-        size_t cap = q->cap ? 2 * q->cap : 64;
-        struct clean_run *grown = q->refused ? NULL : realloc(q->runs, cap * sizeof *grown);
-        if (!grown) {
-            q->refused = true;
-            return;
-        }
-        q->runs = grown;
-        q->cap = cap;
-    }
-    if (q->next == q->len)
-        q->next_first = first;
-    q->runs[q->len++] = (struct clean_run){first, last};
-}
-
-/* Where the scan goes on from the clean run it reached: the run's last cell. */
-static const term *clean_runs_skip(struct clean_runs *q)
-{
-    const term *last = q->runs[q->next++].last;
-    q->next_first = q->next < q->len ? q->runs[q->next].first : NULL;
-    return last;
-}
-
 struct cheney {
     struct from_space *fs;
     term *top;           /* next free word of the young to-space */
@@ -465,7 +421,7 @@ struct cheney {
     uintptr_t promoted_lo; /* where this collection's promoted words begin (minor) */
     uintptr_t young_lo;    /* the young to-space: promoted words referring to it are remembered */
     size_t young_bytes;
-    struct clean_runs young_clean, old_clean; /* zero: none yet */
+    struct clean_runs young_clean, old_clean; /* chains the scans skip (clean_runs.h) */
 };
 
 /* The copy of the list cell at p (in from-space, not yet moved) and of the
@@ -515,8 +471,7 @@ static term evacuate_list(struct cheney *c, term *p, term **dest)
         break;
     }
     *dest = n;
-    if (is_immed(heads) && n - first >= 2 * CLEAN_RUN_MIN_CELLS)
-        clean_runs_add(mature ? &c->old_clean : &c->young_clean, first, n - 2);
+    clean_runs_offer(mature ? &c->old_clean : &c->young_clean, first, n - 2, heads);
     return make_list(first);
 }
 
@@ -615,8 +570,8 @@ static void scan(struct cheney *c, heap_t *h, term *young, term *old)
             old = old == c->old_clean.next_first ? (term *)clean_runs_skip(&c->old_clean) : scan_object(c, h, old);
     }
     /* Nothing is copied after the scan: the runs served it alone. */
-    free(c->young_clean.runs);
-    free(c->old_clean.runs);
+    clean_runs_release(&c->young_clean);
+    clean_runs_release(&c->old_clean);
 }
 
 /* Rebuilds the mso chains from the old ones: a ProcBin whose header was
@@ -932,6 +887,8 @@ static enum heap_failure minor_collection(heap_t *h, size_t need, const struct g
                        .promoted_lo = (uintptr_t)promoted,
                        .young_lo = (uintptr_t)to,
                        .young_bytes = to_size * sizeof(term)};
+    clean_runs_init(&c.young_clean);
+    clean_runs_init(&c.old_clean);
     fix_roots(&c, roots, nroots);
     size_t remembered = h->old->remembered_len;
     for (size_t i = 0; i < remembered; i++)
@@ -1000,6 +957,8 @@ static enum heap_failure full_sweep(heap_t *h, size_t need, const struct gc_root
     /* From here on nothing can fail. The remembered words are in the old
      * block, which is from-space: copying it copies what they refer to. */
     struct cheney c = {.fs = &fs, .top = to, .young_lo = (uintptr_t)to, .young_bytes = to_size * sizeof(term)};
+    clean_runs_init(&c.young_clean);
+    clean_runs_init(&c.old_clean);
     fix_roots(&c, roots, nroots);
     scan(&c, h, to, NULL);
     term *old_block_start = h->old->start;

@@ -7,6 +7,7 @@
 #include "test_main.h"
 
 #include "term/binary.h"
+#include "term/clean_runs.h"
 #include "term/compare.h"
 #include "term/copy.h"
 #include "term/gc.h"
@@ -410,7 +411,9 @@ static void test_immediate_chains(void)
     CU_ASSERT_FATAL(heap_init(&a, 0, 0));
     CU_ASSERT_FATAL(heap_init(&b, 0, 0));
     term all = NIL;
-    for (int k = 0; k < 40; k++) {
+    /* Enough clean chains to outgrow the queue's inline room, some inside
+     * tuples so that they are queued while others are being skipped. */
+    for (int k = 0; k < 400; k++) {
         int cells = 3 + k % 7;
         term tail = k % 3 == 0 ? heap_tuple2(&a, make_small(k), heap_float(&a, k + 0.5)) : NIL;
         term chain = tail;
@@ -419,18 +422,54 @@ static void test_immediate_chains(void)
             term head = i == pointer_at ? heap_float(&a, i + 0.25) : make_small('a' + i);
             chain = heap_cons(&a, head, chain);
         }
+        if (k % 4 == 0)
+            chain = heap_tuple2(&a, chain, make_small(k));
         all = heap_cons(&a, chain, all);
     }
     CU_ASSERT_FATAL(is_value(all));
-    size_t size = copy_size(all);
-    term c = copy_to_heap(&b, all);
-    CU_ASSERT_FATAL(is_value(c));
-    CU_ASSERT_EQUAL(heap_used_words(&b), size);
+    /* A clean chain alone, its tail a tuple: the scan's first object is the
+     * run, and only its last cell leads to the tuple. */
+    term improper = heap_tuple2(&a, make_small(1), heap_float(&a, 1.5));
+    for (int i = 0; i < CLEAN_RUN_MIN_CELLS; i++)
+        improper = heap_cons(&a, make_small(i), improper);
+    CU_ASSERT_FATAL(is_value(improper));
     struct where w = {&b, NULL, NULL};
-    CU_ASSERT(same_copy(all, c, &w));
-    CU_ASSERT_EQUAL(term_compare_exact(all, c), 0);
+    term terms[2] = {improper, all};
+    for (int i = 0; i < 2; i++) {
+        size_t before = heap_used_words(&b), size = copy_size(terms[i]);
+        term c = copy_to_heap(&b, terms[i]);
+        CU_ASSERT_FATAL(is_value(c));
+        CU_ASSERT_EQUAL(heap_used_words(&b) - before, size);
+        CU_ASSERT(same_copy(terms[i], c, &w));
+        CU_ASSERT_EQUAL(term_compare_exact(terms[i], c), 0);
+    }
     heap_destroy(&a);
     heap_destroy(&b);
+}
+
+/* The queue keeps its runs in order through growth and starts again from
+ * its first slot once emptied; a short or unclean chain is not recorded. */
+static void test_clean_runs_queue(void)
+{
+    static term cells[2 * 1000];
+    struct clean_runs q;
+    clean_runs_init(&q);
+    term clean = make_small(1), unclean = make_small(1) & make_boxed(cells);
+    clean_runs_offer(&q, &cells[0], &cells[2 * (CLEAN_RUN_MIN_CELLS - 2)], clean);
+    clean_runs_offer(&q, &cells[0], &cells[2 * (CLEAN_RUN_MIN_CELLS - 1)], unclean);
+    CU_ASSERT_PTR_NULL(q.next_first);
+    for (int round = 0; round < 2; round++) {
+        int runs = round == 0 ? 200 : 3;
+        for (int i = 0; i < runs; i++)
+            clean_runs_offer(&q, &cells[8 * i], &cells[8 * i + 6], clean);
+        for (int i = 0; i < runs; i++) {
+            CU_ASSERT_PTR_EQUAL(q.next_first, &cells[8 * i]);
+            CU_ASSERT_PTR_EQUAL(clean_runs_skip(&q), &cells[8 * i + 6]);
+        }
+        CU_ASSERT_PTR_NULL(q.next_first);
+        CU_ASSERT_EQUAL(q.len, 0);
+    }
+    clean_runs_release(&q);
 }
 
 /* A tuple of immediates copies as one block; one pointer element (even to
@@ -470,6 +509,7 @@ static CU_TestInfo tests[] = {
     {"lists copied as chains", test_list_chains},
     {"flat tuples", test_flat_tuples},
     {"chains of immediates skipped by the scan", test_immediate_chains},
+    {"the clean runs' queue", test_clean_runs_queue},
     CU_TEST_INFO_NULL,
 };
 TEST_SUITE(copy, tests)
