@@ -847,46 +847,60 @@ static size_t writable_capacity(size_t bytes)
     return cap < 256 ? 256 : cap;
 }
 
-/* The writable binary under bitstring a (a ProcBin, or a sub-binary over
- * one) when `added` bits can follow a's a_bits where they are: a's bits
- * end at the binary's tip, the room is there, and only this heap refers to
- * the binary (create_append says why that is safe). NULL otherwise. *start
- * gets a's first bit in the binary. */
-static struct binary *appendable_in_place(term a, uint64_t a_bits, uint64_t added, uint64_t *start)
+/* A window (sub-binary) onto the binary that holds its bits: the only
+ * bitstring appended to in place, since a writable binary's ProcBin covers
+ * its whole capacity and so never ends at its tip with room after it. */
+struct window {
+    term orig;      /* the binary, never a window (bin_sub) */
+    uint64_t start; /* the window's first bit in orig */
+    uint64_t bits;
+};
+
+/* a's window; false when a is no window. */
+static inline __attribute__((always_inline)) bool window_of(term a, struct window *w)
 {
+    if (!is_boxed(a))
+        return false;
     const term *box = boxed_ptr(a);
-    term orig = a;
-    *start = 0;
-    if (header_subtag(box[0]) == SUBTAG_SUB_BIN) {
-        orig = box[SUBBIN_ORIG];
-        *start = 8 * (uint64_t)box[SUBBIN_OFFSET];
-    }
-    const term *ob = boxed_ptr(orig);
+    if (header_subtag(box[0]) != SUBTAG_SUB_BIN)
+        return false;
+    *w = (struct window){box[SUBBIN_ORIG], 8 * (uint64_t)box[SUBBIN_OFFSET],
+                         8 * (uint64_t)box[SUBBIN_SIZE] + box[SUBBIN_BITSIZE]};
+    return true;
+}
+
+/* The writable binary under window w when `added` bits can follow its bits
+ * where they are: they end at the binary's tip, the room is there, and only
+ * this heap refers to the binary (create_append says why that is safe).
+ * NULL otherwise. */
+static inline __attribute__((always_inline)) struct binary *appendable_in_place(const struct window *w, uint64_t added)
+{
+    const term *ob = boxed_ptr(w->orig);
     if (header_subtag(ob[0]) != SUBTAG_REFC_BIN)
         return NULL;
     struct binary *b = (struct binary *)(uintptr_t)ob[PROCBIN_BINARY];
-    if (atomic_load_explicit(&b->refc, memory_order_acquire) != 1 || b->tip_bits != *start + a_bits ||
+    if (atomic_load_explicit(&b->refc, memory_order_acquire) != 1 || b->tip_bits != w->start + w->bits ||
         (uint64_t)b->size * 8 - b->tip_bits < added)
         return NULL;
     return b;
 }
 
-/* The result of appending in place to a (appendable_in_place found its
- * binary, a starting at bit `start` of it) up to `total` bits: a itself,
- * its window grown, for a private_append to a window (the compiler emits
- * private_append only for a binary comprehension's accumulator, which
- * nothing else holds); else a new window over a's binary. THE_NON_VALUE
- * when memory is refused. The caller writes the bits at the tip. */
-static term in_place_result(heap_t *h, term a, bool private_append, uint64_t start, uint64_t total)
+/* The result of appending in place to window a (whose window w
+ * appendable_in_place accepted) up to `total` bits: a itself, grown, for a
+ * private_append (the compiler emits it only for a binary comprehension's
+ * accumulator, which nothing else holds); else a new window over a's
+ * binary. THE_NON_VALUE when memory is refused. The caller
+ * writes the bits at the tip. */
+static inline __attribute__((always_inline)) term in_place_result(heap_t *h, term a, const struct window *w,
+                                                                  bool private_append, uint64_t total)
 {
-    term *w = boxed_ptr(a);
-    bool window = header_subtag(w[0]) == SUBTAG_SUB_BIN;
-    if (private_append && window) {
-        w[SUBBIN_SIZE] = (term)(total / 8);
-        w[SUBBIN_BITSIZE] = (term)(total % 8);
+    if (private_append) {
+        term *box = boxed_ptr(a);
+        box[SUBBIN_SIZE] = (term)(total / 8);
+        box[SUBBIN_BITSIZE] = (term)(total % 8);
         return a;
     }
-    return bin_sub(h, window ? w[SUBBIN_ORIG] : a, (size_t)(start / 8), (size_t)(total / 8), (unsigned)(total % 8));
+    return bin_window(h, w->orig, (size_t)(w->start / 8), (size_t)(total / 8), (unsigned)(total % 8));
 }
 
 /* segments[0] is append or private_append: its value A gets the other
@@ -906,14 +920,15 @@ static enum bits_result create_append(heap_t *h, const struct bits_segment *s, c
                                       uint64_t total, term *out)
 {
     term a = s[0].value;
-    uint64_t start;
-    struct binary *b = appendable_in_place(a, sizes[0], total - sizes[0], &start);
-    if (b) {
-        term t = in_place_result(h, a, s[0].kind == BITS_SEG_PRIVATE_APPEND, start, total);
+    struct window w;
+    struct binary *b;
+    /* All of A (a sized append is only ever made by hand) is appended. */
+    if (window_of(a, &w) && w.bits == sizes[0] && (b = appendable_in_place(&w, total - sizes[0]))) {
+        term t = in_place_result(h, a, &w, s[0].kind == BITS_SEG_PRIVATE_APPEND, total);
         if (is_non_value(t))
             return BITS_NO_MEMORY;
         write_segments(b->data, b->tip_bits, s + 1, sizes + 1, n - 1);
-        b->tip_bits = start + total;
+        b->tip_bits = w.start + total;
         *out = t;
         return BITS_OK;
     }
@@ -959,72 +974,34 @@ term bits_init_writable(heap_t *h, term size_hint)
 bool bits_append_integers(heap_t *h, term acc, bool private_append, unsigned acc_unit, const uint64_t *values,
                           const unsigned *widths, const unsigned *flags, size_t n, term *out)
 {
-    /* appendable_in_place and in_place_result's tests, on acc's words read
-     * once: this runs at every step of a loop that builds a binary. */
-    if (!is_boxed(acc))
-        return false;
-    term *box = boxed_ptr(acc);
-    term orig;
-    uint64_t start, acc_bits;
-    switch (header_subtag(box[0])) {
-    case SUBTAG_SUB_BIN:
-        orig = box[SUBBIN_ORIG];
-        start = 8 * (uint64_t)box[SUBBIN_OFFSET];
-        acc_bits = 8 * (uint64_t)box[SUBBIN_SIZE] + box[SUBBIN_BITSIZE];
-        break;
-    case SUBTAG_REFC_BIN:
-        if (private_append)
-            return false;
-        orig = acc;
-        start = 0;
-        acc_bits = 8 * (uint64_t)box[PROCBIN_SIZE];
-        break;
-    default:
-        return false;
-    }
-    if (acc_unit > 1 && acc_bits % acc_unit)
+    struct window w;
+    if (!window_of(acc, &w) || (acc_unit > 1 && w.bits % acc_unit))
         return false;
     uint64_t added = 0;
     for (size_t i = 0; i < n; i++)
         added += widths[i];
-    const term *ob = boxed_ptr(orig);
-    if (header_subtag(ob[0]) != SUBTAG_REFC_BIN)
+    struct binary *b = appendable_in_place(&w, added);
+    if (!b)
         return false;
-    struct binary *b = (struct binary *)(uintptr_t)ob[PROCBIN_BINARY];
-    if (atomic_load_explicit(&b->refc, memory_order_acquire) != 1 || b->tip_bits != start + acc_bits ||
-        (uint64_t)b->size * 8 - b->tip_bits < added)
+    term t = in_place_result(h, acc, &w, private_append, w.bits + added);
+    if (is_non_value(t))
         return false;
-    uint64_t total = acc_bits + added;
-    if (private_append) {
-        box[SUBBIN_SIZE] = (term)(total / 8);
-        box[SUBBIN_BITSIZE] = (term)(total % 8);
-        *out = acc;
-    } else {
-        term *w = heap_alloc(h, 1 + SUB_BIN_WORDS);
-        if (!w)
-            return false;
-        w[0] = make_header(SUBTAG_SUB_BIN, SUB_BIN_WORDS);
-        w[SUBBIN_ORIG] = orig;
-        w[SUBBIN_SIZE] = (term)(total / 8);
-        w[SUBBIN_OFFSET] = (term)(start / 8);
-        w[SUBBIN_BITSIZE] = (term)(total % 8);
-        *out = make_boxed(w);
-    }
+    *out = t;
     /* Consecutive fields gathered into words of up to 64 bits, each
      * written once. */
     uint64_t at = b->tip_bits, word = 0;
     unsigned word_bits = 0;
     for (size_t i = 0; i < n; i++) {
-        unsigned w = widths[i];
-        uint64_t v = little_endian(flags[i]) ? swap_bytes(values[i], w / 8) : values[i];
-        if (word_bits + w > 64) {
+        unsigned width = widths[i];
+        uint64_t v = little_endian(flags[i]) ? swap_bytes(values[i], width / 8) : values[i];
+        if (word_bits + width > 64) {
             write_bits_within(b->data, at, word, word_bits, b->size);
             at += word_bits;
             word = 0;
             word_bits = 0;
         }
-        word = w == 64 ? v : word << w | (v & (((uint64_t)1 << w) - 1));
-        word_bits += w;
+        word = width == 64 ? v : word << width | (v & (((uint64_t)1 << width) - 1));
+        word_bits += width;
     }
     write_bits_within(b->data, at, word, word_bits, b->size);
     b->tip_bits = at + word_bits;

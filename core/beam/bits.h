@@ -153,8 +153,7 @@ struct bits_segment {
  * writable binary with room that only this heap refers to. *out is the
  * result: for private_append to a window, acc itself, grown; else a new
  * window over the binary, allocated on h. False, with nothing written or
- * allocated, in every other case (private_append to a binary that is no
- * window too): bits_create then does the append. */
+ * allocated, in every other case: bits_create then does the append. */
 #define BITS_APPEND_INTEGERS_MAX 8
 bool bits_append_integers(heap_t *h, term acc, bool private_append, unsigned acc_unit, const uint64_t *values,
                           const unsigned *widths, const unsigned *flags, size_t n, term *out);

@@ -211,26 +211,6 @@ term bin_from_bytes(heap_t *h, const void *bytes, size_t size)
     return t;
 }
 
-term bin_sub(heap_t *h, term bin, size_t offset, size_t size, unsigned bitsize)
-{
-    const term *b = boxed_ptr(bin);
-    /* A window onto a window is a window onto the original, so no chain of
-     * sub-binaries ever forms. */
-    if (header_subtag(b[0]) == SUBTAG_SUB_BIN) {
-        offset += b[SUBBIN_OFFSET];
-        bin = b[SUBBIN_ORIG];
-    }
-    term *p = heap_alloc(h, 1 + SUB_BIN_WORDS);
-    if (!p)
-        return THE_NON_VALUE;
-    p[0] = make_header(SUBTAG_SUB_BIN, SUB_BIN_WORDS);
-    p[SUBBIN_ORIG] = bin;
-    p[SUBBIN_SIZE] = size;
-    p[SUBBIN_OFFSET] = offset;
-    p[SUBBIN_BITSIZE] = bitsize;
-    return make_boxed(p);
-}
-
 void bin_bytes(term bin, const uint8_t **data, size_t *size, unsigned *bitsize)
 {
     const term *p = boxed_ptr(bin);

@@ -119,9 +119,33 @@ term bin_writable(heap_t *h, size_t capacity, size_t written, struct binary **b)
 void bin_vheap_after_gc(heap_t *h, bool full_sweep);
 /* A ProcBin on h for an existing off-heap binary; takes a new reference. */
 term bin_procbin(heap_t *h, struct binary *b);
-/* A window of `size` bytes at byte `offset` of binary `bin` (plus bitsize
- * trailing bits); the caller checks the bounds. */
-term bin_sub(heap_t *h, term bin, size_t offset, size_t size, unsigned bitsize);
+/* A window of `size` bytes at byte `offset` of binary `orig`, which is no
+ * window itself (plus bitsize trailing bits); the caller checks the bounds.
+ * Inline: a loop appending to a binary makes one at every step. */
+static inline term bin_window(heap_t *h, term orig, size_t offset, size_t size, unsigned bitsize)
+{
+    term *p = heap_alloc(h, 1 + SUB_BIN_WORDS);
+    if (!p)
+        return THE_NON_VALUE;
+    p[0] = make_header(SUBTAG_SUB_BIN, SUB_BIN_WORDS);
+    p[SUBBIN_ORIG] = orig;
+    p[SUBBIN_SIZE] = size;
+    p[SUBBIN_OFFSET] = offset;
+    p[SUBBIN_BITSIZE] = bitsize;
+    return make_boxed(p);
+}
+
+/* bin_window for any binary `bin`: a window onto a window is a window onto
+ * the original, so no chain of sub-binaries ever forms. */
+static inline term bin_sub(heap_t *h, term bin, size_t offset, size_t size, unsigned bitsize)
+{
+    const term *b = boxed_ptr(bin);
+    if (header_subtag(b[0]) == SUBTAG_SUB_BIN) {
+        offset += b[SUBBIN_OFFSET];
+        bin = b[SUBBIN_ORIG];
+    }
+    return bin_window(h, bin, offset, size, bitsize);
+}
 
 /* ---- magic references ---- */
 

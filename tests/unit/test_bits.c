@@ -465,6 +465,14 @@ static void test_append_integers_new_window(void)
     term next = THE_NON_VALUE;
     CU_ASSERT_FALSE(bits_append_integers(&h, out, false, 8, values, widths, flags, 1, &next));
     CU_ASSERT_TRUE(bits_append_integers(&h, out, false, 1, values, widths, flags, 1, &next));
+    /* A writable binary's ProcBin itself covers the binary's capacity: no
+     * room after it, refused, private_append or not. */
+    struct binary *b;
+    term pb = bin_writable(&h, 4096, 0, &b);
+    CU_ASSERT_FATAL(is_value(pb));
+    CU_ASSERT_FALSE(bits_append_integers(&h, pb, true, 1, values, widths, flags, 2, &next));
+    CU_ASSERT_FALSE(bits_append_integers(&h, pb, false, 1, values, widths, flags, 2, &next));
+    CU_ASSERT_EQUAL(b->tip_bits, 0);
     heap_destroy(&h);
 }
 
