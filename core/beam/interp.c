@@ -116,12 +116,12 @@ static term *grow_stack(struct process *p, term *E, size_t words)
         size *= 2;
     if (size > UINT32_MAX) /* stack_words' limit: 32 GiB */
         return NULL;
-    term *stack = malloc(size * sizeof *stack);
+    term *stack = proc_stack_alloc(size);
     if (!stack)
         return NULL;
     memcpy(stack + size - used, E, used * sizeof *stack);
     if (p->stack != p->stack_inline)
-        free(p->stack);
+        proc_stack_free(p->stack, p->stack_words);
     p->stack = stack;
     p->stack_words = (uint32_t)size;
     return stack + size - used;
@@ -147,12 +147,12 @@ static void shrink_parked_stack(struct process *p)
     size_t size = used <= PROC_INLINE_STACK ? PROC_INLINE_STACK : 4 * used;
     if (size > PROC_INLINE_STACK && size < STACK_KEPT_WORDS)
         size = STACK_KEPT_WORDS;
-    term *stack = size == PROC_INLINE_STACK ? p->stack_inline : malloc(size * sizeof *stack);
+    term *stack = size == PROC_INLINE_STACK ? p->stack_inline : proc_stack_alloc(size);
     if (!stack)
         return; /* keeps the large one */
     term *top = stack + size - used;
     memcpy(top, p->stack_top ? p->stack_top : stack_end(p), used * sizeof *stack);
-    free(p->stack);
+    proc_stack_free(p->stack, p->stack_words);
     p->stack = stack;
     p->stack_words = (uint32_t)size;
     p->stack_top = top;

@@ -250,7 +250,9 @@ uint64_t sched_clock_ns(void)
  * malloc's reusable memory instead; bigger heap blocks are mappings of
  * their own, kept warm by heap.c's cache (golden portioned_bifs: 2.4 s to
  * 0.7 s, peak resident 120 to 129 MB; portioned_binaries: 4.7 s to 1.6 s,
- * 236 to 340 MB; with the cache, 146 and 291 MB). */
+ * 236 to 340 MB; with the cache, 146 and 291 MB). A program's own request
+ * to shed memory (erlang:garbage_collect) gives what is kept back
+ * (heap_return_free_memory). */
 static void tune_malloc(void)
 {
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
@@ -693,7 +695,7 @@ void sched_discard_process(struct process *p)
     proc_dict_free(&p->dictionary);
     mailbox_destroy(&p->mailbox);
     if (p->stack != p->stack_inline)
-        free(p->stack);
+        proc_stack_free(p->stack, p->stack_words);
     heap_destroy(&p->heap);
     context_pool_give(&p->sched->contexts, p);
 }
@@ -1062,7 +1064,7 @@ static void release_process(struct worker *w, struct process *p)
     mailbox_destroy(&p->mailbox);
     proc_dict_free(&p->dictionary);
     if (p->stack != p->stack_inline)
-        free(p->stack);
+        proc_stack_free(p->stack, p->stack_words);
     if (w) {
         /* It ended on w (settle_locked): its reason is still on its heap. */
         METRIC(metrics_count_exit(&w->sched->metrics[w->id], signals_exit_kind(p->exit_reason)));

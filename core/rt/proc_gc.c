@@ -9,6 +9,7 @@
 
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 /* ---- max_heap_size ---- */
 
@@ -129,6 +130,7 @@ static enum heap_failure collect(struct process *p, size_t need, term *registers
      * payloads out, collect, and write the moved ones back in the same
      * order. A minor collection takes only those after the settled prefix
      * (mailbox.h), so a long queue, once promoted, costs it nothing. */
+    bool requested = p->heap.gc_requested;
     bool full = gc_next_is_full_sweep(&p->heap, need);
     if (full)
         mailbox_unsettle(&p->mailbox);
@@ -166,6 +168,8 @@ static enum heap_failure collect(struct process *p, size_t need, term *registers
     }
     if (payloads != inline_payloads)
         free(payloads);
+    if (requested && result == HEAP_OK)
+        heap_return_free_memory(sched_clock_ns());
     return result;
 }
 
@@ -203,4 +207,22 @@ void proc_collect_saved(struct process *p)
     /* Without the max_heap_size check, which may log (a send, as from p):
      * the body makes it when it resumes on its worker. */
     p->collected = collect(p, p->collect_need, NULL, 0) == HEAP_OK ? PROC_COLLECTED : PROC_COLLECTED_FAILED;
+}
+
+static bool stack_is_mapped(size_t words) { return words * sizeof(term) >= HEAP_BIG_BLOCK_BYTES; }
+
+term *proc_stack_alloc(size_t words)
+{
+    if (!stack_is_mapped(words))
+        return malloc(words * sizeof(term));
+    void *p = mmap(NULL, words * sizeof(term), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+void proc_stack_free(term *stack, size_t words)
+{
+    if (stack_is_mapped(words))
+        munmap(stack, words * sizeof(term));
+    else
+        free(stack);
 }

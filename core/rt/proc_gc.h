@@ -73,4 +73,18 @@ void proc_collect_saved(struct process *p);
  * error_logger is), else HEAP_OK. */
 enum heap_failure proc_collected_check(struct process *p);
 
+/* ---- the stack's storage, once it outgrows the context's ----
+ *
+ * A stack of HEAP_BIG_BLOCK_BYTES or more (a deep recursion) is a mapping
+ * of its own, not malloc's: only the pages the recursion touched become
+ * resident, and freed (the process ends, or parks using little of it) it
+ * goes back to the system at once, where malloc's arena would keep it
+ * resident (rt/executor.c's trim threshold): a body-recursive
+ * comprehension over 200,000 elements leaves 8 MB behind otherwise. */
+
+/* Room for `words` stack words; NULL when the host refuses. */
+term *proc_stack_alloc(size_t words);
+/* Frees what proc_stack_alloc(words) returned. */
+void proc_stack_free(term *stack, size_t words);
+
 #endif

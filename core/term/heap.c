@@ -12,6 +12,7 @@
 #include "term/binary.h"
 #include "term/gc.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -247,6 +248,26 @@ void heap_big_cache_drop(void)
         munmap(last.p, last.bytes);
     }
 }
+
+static _Atomic uint64_t last_return_ns; /* 0: never */
+static _Atomic uint64_t returns;
+
+bool heap_return_free_memory(uint64_t now_ns)
+{
+    uint64_t last = atomic_load_explicit(&last_return_ns, memory_order_relaxed);
+    if (last && now_ns - last < HEAP_RETURN_INTERVAL_NS)
+        return false;
+    /* One caller among those racing for the same second trims. */
+    if (!atomic_compare_exchange_strong_explicit(&last_return_ns, &last, now_ns, memory_order_relaxed,
+                                                 memory_order_relaxed))
+        return false;
+    heap_big_cache_drop();
+    malloc_trim(0);
+    atomic_fetch_add_explicit(&returns, 1, memory_order_relaxed);
+    return true;
+}
+
+uint64_t heap_free_memory_returns(void) { return atomic_load_explicit(&returns, memory_order_relaxed); }
 
 term *heap_block_alloc(size_t words)
 {

@@ -169,6 +169,19 @@ void heap_big_cache_figures(size_t *blocks, size_t *bytes);
 /* Unmaps every cached big block. */
 void heap_big_cache_drop(void);
 
+/* Gives the system back the freed memory the runtime keeps for reuse: the
+ * big-block cache and the free pages of malloc's arenas. For a program's
+ * own request to shed memory (erlang:garbage_collect/0,1, hibernation),
+ * where keeping freed memory warm (rt/executor.c's malloc tuning) is a
+ * speed trade the program did not ask for. At most once a second of
+ * now_ns (a monotonic clock in nanoseconds), since a program collecting in
+ * a loop would otherwise walk every arena at each call and fault its
+ * memory in again after: true when this call returned memory. */
+#define HEAP_RETURN_INTERVAL_NS 1000000000u
+bool heap_return_free_memory(uint64_t now_ns);
+/* How many calls have returned memory so far (for tests and reports). */
+uint64_t heap_free_memory_returns(void);
+
 /* Advises the huge pages inside [p, p + bytes) (its 2 MiB-aligned part)
  * to be backed by transparent huge pages: memory written once, front to
  * back, and new to the process then costs a fault per huge page, not per

@@ -1860,6 +1860,62 @@ static void test_block_allocation(void)
     heap_big_cache_drop();
 }
 
+/* This process's resident bytes (/proc/self/statm). */
+static size_t resident_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long size = 0, resident = 0;
+    if (f) {
+        if (fscanf(f, "%lu %lu", &size, &resident) != 2)
+            resident = 0;
+        fclose(f);
+    }
+    return (size_t)resident * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* heap_return_free_memory empties the big-block cache and gives malloc's
+ * free pages back (the resident size falls by most of what was freed), at
+ * most once per HEAP_RETURN_INTERVAL_NS of the clock it is given. */
+static void test_return_free_memory(void)
+{
+    uint64_t now = UINT64_MAX / 2; /* far from any other caller's clock: this call returns */
+    size_t words = 600000, blocks, bytes;
+    term *big = heap_block_alloc(words);
+    CU_ASSERT_FATAL(big != NULL);
+    big[0] = NIL;
+    heap_block_free(big, words);
+    heap_big_cache_figures(&blocks, &bytes);
+    CU_ASSERT(blocks >= 1);
+    /* 32 MiB in chunks of 64 KiB, written, then freed between small chunks
+     * still held: free memory malloc keeps, which no free() trims. */
+    enum { CHUNKS = 512, CHUNK = 64 << 10 };
+    static void *chunks[CHUNKS], *held[CHUNKS];
+    for (int i = 0; i < CHUNKS; i++) {
+        chunks[i] = malloc(CHUNK);
+        held[i] = malloc(64);
+        CU_ASSERT_FATAL(chunks[i] != NULL && held[i] != NULL);
+        memset(chunks[i], 1, CHUNK);
+    }
+    for (int i = 0; i < CHUNKS; i++)
+        free(chunks[i]);
+    size_t before = resident_bytes();
+    CU_ASSERT_TRUE(heap_return_free_memory(now));
+    size_t after = resident_bytes();
+    heap_big_cache_figures(&blocks, &bytes);
+    CU_ASSERT_EQUAL(blocks, 0);
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+    /* (A sanitizer's allocator keeps freed memory its own way.) */
+    CU_ASSERT(before > after && before - after >= (size_t)CHUNKS * CHUNK / 2);
+#else
+    (void)before;
+    (void)after;
+#endif
+    CU_ASSERT_FALSE(heap_return_free_memory(now + HEAP_RETURN_INTERVAL_NS / 2));
+    CU_ASSERT_TRUE(heap_return_free_memory(now + HEAP_RETURN_INTERVAL_NS));
+    for (int i = 0; i < CHUNKS; i++)
+        free(held[i]);
+}
+
 /* A freed big block serves the next request it can hold, the smallest
  * such, with its pages still in place, cut to the request's size (rounded
  * to huge pages); the cache keeps HEAP_BIG_CACHE_BLOCKS blocks at most,
@@ -1923,6 +1979,7 @@ static void test_big_block_cache(void)
 static CU_TestInfo tests[] = {
     {"heap size table", test_heap_sizes},
     {"big blocks cached by size", test_big_block_cache},
+    {"free memory given back on request", test_return_free_memory},
     {"prefault of the free part", test_prefault_free},
     {"a warm arena", test_arena_warm},
     {"random graphs, thousands of collections", test_stress},

@@ -1,13 +1,21 @@
 /* A BEAM process's stack: grown by a deep recursion, given back when the
  * process parks using little of it, its live frames intact
- * (tests/beam/stack_park.erl, driven slice by slice as a host call). */
+ * (tests/beam/stack_park.erl, driven slice by slice as a host call); and
+ * the memory a process's requested collection gives back. */
 #include "rt/mailbox.h"
+#include "rt/proc_gc.h"
 #include "rt/process.h"
 #include "term/atom.h"
 #include "term/compare.h"
 #include "term/heap.h"
 #include "test_main.h"
 #include "test_support.h"
+
+#include <errno.h>
+#include <malloc.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define DEPTH 20000
 
@@ -25,16 +33,17 @@ static enum body_stop run_slices(struct process *p, size_t *most_words)
     return stop;
 }
 
-static void test_a_parked_process_gives_its_grown_stack_back(void)
+/* stack_park's run to DEPTH frames, the largest stack it had in
+ * *most_words: parked with its frames intact and its inline stack back. */
+static void park_after_recursion(int64_t depth, size_t *most_words)
 {
-    term args[1] = {make_small(DEPTH)};
+    term args[1] = {make_small(depth)};
     struct test_beam_call call;
     test_beam_call_start(&call, "stack_park", "run", args, 1);
     struct process *p = call.p;
-    size_t most_words = 0;
-    enum body_stop stop = run_slices(p, &most_words);
+    enum body_stop stop = run_slices(p, most_words);
     CU_ASSERT_FATAL(stop == BODY_WAIT);
-    CU_ASSERT(most_words >= DEPTH); /* the recursion grew it */
+    CU_ASSERT(*most_words >= (size_t)depth); /* the recursion grew it */
     /* Parked in park/2 with two small frames: the inline stack again. */
     CU_ASSERT_PTR_EQUAL(p->stack, p->stack_inline);
     CU_ASSERT(proc_stack_in_use(p) > 0);
@@ -43,12 +52,71 @@ static void test_a_parked_process_gives_its_grown_stack_back(void)
     /* {DEPTH, [DEPTH, DEPTH + 1], 7}: the frames it parked with, moved. */
     heap_t h;
     CU_ASSERT_FATAL(heap_init(&h, 0, 0));
-    term list = heap_cons(&h, make_small(DEPTH), heap_cons(&h, make_small(DEPTH + 1), NIL));
-    term elems[3] = {make_small(DEPTH), list, make_small(7)};
+    term list = heap_cons(&h, make_small(depth), heap_cons(&h, make_small(depth + 1), NIL));
+    term elems[3] = {make_small(depth), list, make_small(7)};
     term want = heap_tuple(&h, 3, elems);
     CU_ASSERT(is_value(call.host.value) && is_non_value(call.host.class));
     CU_ASSERT(is_value(call.host.value) && term_eq_exact(call.host.value, want));
     heap_destroy(&h);
+    test_beam_call_end(&call);
+}
+
+static void test_a_parked_process_gives_its_grown_stack_back(void)
+{
+    size_t most_words = 0;
+    park_after_recursion(DEPTH, &most_words);
+}
+
+/* A recursion past HEAP_BIG_BLOCK_BYTES of stack grows into mappings of
+ * their own: the frames survive each move, and the last mapping is given
+ * back as the process parks. */
+static void test_a_stack_of_megabytes(void)
+{
+    size_t most_words = 0;
+    park_after_recursion(40 * DEPTH, &most_words);
+    CU_ASSERT(most_words * sizeof(term) > HEAP_BIG_BLOCK_BYTES);
+}
+
+/* proc_stack_alloc: a stack of HEAP_BIG_BLOCK_BYTES or more is a mapping,
+ * none of it resident until written, and unmapped when freed. */
+static void test_big_stacks_are_mappings(void)
+{
+    mallopt(M_MMAP_THRESHOLD, 128 << 20); /* as the executor sets it: malloc would not map a stack */
+    size_t words = HEAP_BIG_BLOCK_BYTES / sizeof(term), page = (size_t)sysconf(_SC_PAGESIZE);
+    term *stack = proc_stack_alloc(words);
+    CU_ASSERT_FATAL(stack != NULL);
+    CU_ASSERT_EQUAL((uintptr_t)stack % page, 0);
+    stack[words - 1] = NIL; /* a stack grows down from its end */
+    size_t pages = words * sizeof(term) / page;
+    unsigned char *resident = malloc(pages);
+    CU_ASSERT_FATAL(resident != NULL);
+    CU_ASSERT_FATAL(mincore(stack, words * sizeof(term), resident) == 0);
+    size_t in = 0;
+    for (size_t i = 0; i < pages; i++)
+        in += resident[i] & 1;
+    CU_ASSERT(in >= 1 && in <= HEAP_HUGE_PAGE_BYTES / page); /* its last page (or huge page) */
+    proc_stack_free(stack, words);
+    CU_ASSERT_EQUAL(mincore(stack, page, resident), -1);
+    CU_ASSERT_EQUAL(errno, ENOMEM);
+    free(resident);
+    term *small = proc_stack_alloc(1024);
+    CU_ASSERT_FATAL(small != NULL);
+    small[1023] = NIL;
+    proc_stack_free(small, 1024);
+}
+
+/* A process's requested collection (erlang:garbage_collect/0) gives the
+ * runtime's free memory back to the system (heap_return_free_memory). */
+static void test_a_requested_collection_returns_memory(void)
+{
+    heap_return_free_memory(UINT64_MAX / 4); /* a clock ahead of the real one: the next call is not too soon */
+    uint64_t returns = heap_free_memory_returns();
+    term args[1] = {make_small(1000)};
+    struct test_beam_call call;
+    test_beam_call_start(&call, "gc_request", "run", args, 1);
+    CU_ASSERT_FATAL(run_slices(call.p, NULL) == BODY_EXIT);
+    CU_ASSERT(is_value(call.host.value) && call.host.value == make_small(1000));
+    CU_ASSERT_EQUAL(heap_free_memory_returns(), returns + 1);
     test_beam_call_end(&call);
 }
 
@@ -72,6 +140,9 @@ static void test_a_fun_called_last_keeps_the_stack_flat(void)
 
 static CU_TestInfo tests[] = {
     {"a parked process gives its grown stack back", test_a_parked_process_gives_its_grown_stack_back},
+    {"a stack of megabytes", test_a_stack_of_megabytes},
+    {"big stacks are mappings of their own", test_big_stacks_are_mappings},
+    {"a requested collection returns memory", test_a_requested_collection_returns_memory},
     {"a fun called last keeps the stack flat", test_a_fun_called_last_keeps_the_stack_flat},
     CU_TEST_INFO_NULL,
 };
