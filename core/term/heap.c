@@ -184,24 +184,42 @@ static void *big_map(size_t bytes)
 
 /* The smallest cached block of `bytes` or more (of equals, the newest),
  * its tail beyond `bytes` unmapped (a freed block is given back with the
- * size it was asked for), or NULL. */
+ * size it was asked for). Without one, the largest cached block grown to
+ * `bytes` by moving page tables: its pages stay, only the rest is fresh. A
+ * collection's to-space is often a little larger than the block the last
+ * one shrank to, and mapping it afresh each time zeroed every page of it
+ * (gc_idioms setelement: over half its time clearing pages). NULL when the
+ * cache is empty or the block cannot grow. */
 static void *big_take(size_t bytes)
 {
     struct big_slot got = {NULL, 0};
     pthread_mutex_lock(&big_cache.lock);
-    unsigned best = big_cache.n;
-    for (unsigned i = 0; i < big_cache.n; i++)
-        if (big_cache.slot[i].bytes >= bytes &&
-            (best == big_cache.n || big_cache.slot[i].bytes <= big_cache.slot[best].bytes))
+    unsigned best = big_cache.n, largest = big_cache.n;
+    for (unsigned i = 0; i < big_cache.n; i++) {
+        size_t b = big_cache.slot[i].bytes;
+        if (b >= bytes && (best == big_cache.n || b <= big_cache.slot[best].bytes))
             best = i;
+        if (largest == big_cache.n || b >= big_cache.slot[largest].bytes)
+            largest = i;
+    }
     if (best < big_cache.n)
         got = big_remove_locked(best);
+    else if (largest < big_cache.n)
+        got = big_remove_locked(largest);
     pthread_mutex_unlock(&big_cache.lock);
     if (!got.p)
         return NULL;
     HEAP_UNPOISON(got.p, got.bytes);
     if (got.bytes > bytes)
         munmap((char *)got.p + bytes, got.bytes - bytes);
+    if (got.bytes < bytes) {
+        void *grown = mremap(got.p, got.bytes, bytes, MREMAP_MAYMOVE);
+        if (grown == MAP_FAILED) {
+            munmap(got.p, got.bytes);
+            return NULL;
+        }
+        return heap_advise_huge(grown, bytes);
+    }
     return got.p;
 }
 
