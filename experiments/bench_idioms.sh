@@ -32,4 +32,5 @@ dict_idioms get 400000
 dict_idioms update 400000
 dict_idioms erase 400000
 dict_idioms small 1000000
+dict_idioms hold 400000
 CASES

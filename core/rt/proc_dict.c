@@ -78,6 +78,127 @@ static uint32_t capacity_for(uint32_t slots)
     return capacity;
 }
 
+/* ---- the young slots ---- */
+
+/* Room to list slot i; false when the host refused it. */
+static bool young_room(struct proc_dict *d, uint32_t i)
+{
+    if (i / 64 >= d->young_bits_words) {
+        uint32_t words = d->capacity / 64 + 1;
+        if (words <= i / 64)
+            words = i / 64 + 1;
+        uint64_t *bits = realloc(d->young_bits, words * sizeof *bits);
+        if (!bits)
+            return false;
+        for (uint32_t w = d->young_bits_words; w < words; w++)
+            bits[w] = 0;
+        d->young_bits = bits;
+        d->young_bits_words = words;
+    }
+    if (d->young_len == d->young_cap) {
+        uint32_t cap = d->young_cap ? 2 * d->young_cap : 16;
+        uint32_t *grown = realloc(d->young, cap * sizeof *grown);
+        if (!grown)
+            return false;
+        d->young = grown;
+        d->young_cap = cap;
+    }
+    return true;
+}
+
+/* Empties the list, its marks cleared. */
+static void young_forget(struct proc_dict *d)
+{
+    for (uint32_t k = 0; k < d->young_len; k++)
+        d->young_bits[d->young[k] / 64] &= ~((uint64_t)1 << (d->young[k] % 64));
+    d->young_len = 0;
+}
+
+/* note_young's case of a full list or bitmap. */
+static __attribute__((noinline)) void note_young_grown(struct proc_dict *d, uint32_t i)
+{
+    if (!young_room(d, i)) {
+        /* Every slot a root of the next minor collection, which then finds
+         * the young ones itself. */
+        young_forget(d);
+        d->young_lost = d->roots_all = true;
+        return;
+    }
+    d->young_bits[i / 64] |= (uint64_t)1 << (i % 64);
+    d->young[d->young_len++] = i;
+}
+
+/* Notes slot i as one that may refer to young data. */
+static inline void note_young(struct proc_dict *d, uint32_t i)
+{
+    if (d->young_lost)
+        return;
+    if (i / 64 < d->young_bits_words && d->young_len < d->young_cap) {
+        uint64_t bit = (uint64_t)1 << (i % 64);
+        if (!(d->young_bits[i / 64] & bit)) {
+            d->young_bits[i / 64] |= bit;
+            d->young[d->young_len++] = i;
+        }
+        return;
+    }
+    if (i / 64 < d->young_bits_words && d->young_bits[i / 64] >> (i % 64) & 1)
+        return;
+    note_young_grown(d, i);
+}
+
+/* A slot's word refers to young data: right after a collection, the young
+ * generation is the block alone, [start, top). */
+static bool refers_young(const heap_t *h, term w)
+{
+    return is_pointer_term(w) && (uintptr_t)term_ptr(w) - (uintptr_t)h->start < (uintptr_t)h->top - (uintptr_t)h->start;
+}
+
+void proc_dict_young_gather(const struct proc_dict *d, term *out)
+{
+    for (uint32_t k = 0; k < d->young_len; k++)
+        out[k] = d->young[k] < d->used ? d->slots[d->young[k]] : NIL;
+}
+
+void proc_dict_young_scatter(struct proc_dict *d, const term *in)
+{
+    for (uint32_t k = 0; k < d->young_len; k++)
+        if (d->young[k] < d->used)
+            d->slots[d->young[k]] = in[k];
+}
+
+void proc_dict_collected(struct proc_dict *d, const heap_t *h, bool full_sweep)
+{
+    if (!d)
+        return;
+    if (full_sweep) {
+        /* Every term is young now, and old after the next minor collection
+         * (all that a collection leaves is promoted by the next): until
+         * then, every slot is a root, and the list starts again with the
+         * slots written from now on. */
+        young_forget(d);
+        d->roots_all = true;
+        d->young_lost = false;
+        return;
+    }
+    d->roots_all = false;
+    if (d->young_lost) {
+        d->young_lost = false;
+        for (uint32_t i = 0; i < d->used && !d->young_lost; i++)
+            if (refers_young(h, d->slots[i]))
+                note_young(d, i);
+        return;
+    }
+    uint32_t kept = 0;
+    for (uint32_t k = 0; k < d->young_len; k++) {
+        uint32_t i = d->young[k];
+        if (i < d->used && refers_young(h, d->slots[i]))
+            d->young[kept++] = i;
+        else
+            d->young_bits[i / 64] &= ~((uint64_t)1 << (i % 64));
+    }
+    d->young_len = kept;
+}
+
 static struct proc_dict *dict_new(void)
 {
     struct proc_dict *d = malloc(sizeof *d + FIRST_CAPACITY * sizeof(term));
@@ -88,6 +209,10 @@ static struct proc_dict *dict_new(void)
     d->split = 0;
     d->mask = 2 * FIRST_SLOTS - 1;
     d->entries = 0;
+    d->young = NULL;
+    d->young_bits = NULL;
+    d->young_len = d->young_cap = d->young_bits_words = 0;
+    d->roots_all = d->young_lost = false;
     for (uint32_t i = 0; i < FIRST_CAPACITY; i++)
         d->slots[i] = NIL;
     return d;
@@ -166,8 +291,11 @@ static bool grow(struct proc_dict **dp, heap_t *h)
             if (proc_dict_slot_of(d, proc_dict_hash(pair_key(bucket))) != pos) {
                 d->slots[pos + round] = bucket;
                 d->slots[pos] = NIL;
+                note_young(d, pos + round);
             }
         } else if (is_list(bucket)) {
+            note_young(d, pos);
+            note_young(d, pos + round);
             term stay = NIL, moved = NIL;
             for (; is_list(bucket); bucket = list_tail(bucket), hp += 2) {
                 term pair = list_head(bucket);
@@ -189,7 +317,8 @@ bool proc_dict_put(struct proc_dict **dp, heap_t *h, term key, term value, term 
     if (!*dp && !(*dp = dict_new()))
         return false;
     struct proc_dict *d = *dp;
-    term *slot = &d->slots[proc_dict_slot_of(d, proc_dict_hash(key))];
+    uint32_t at = proc_dict_slot_of(d, proc_dict_hash(key));
+    term *slot = &d->slots[at];
     term bucket = *slot;
     /* Where key is: the slot's one entry, or `ahead` cells into its list. */
     bool found = false;
@@ -222,6 +351,7 @@ bool proc_dict_put(struct proc_dict **dp, heap_t *h, term key, term value, term 
         return false;
     term pair = make_pair_at(hp, key, value);
     hp += 3;
+    note_young(d, at); /* the slot now refers to the new tuple */
     if (is_nil(bucket)) {
         *slot = pair;
     } else if (is_boxed(bucket)) {
@@ -290,8 +420,10 @@ static bool shrink(struct proc_dict **dp, heap_t *h)
         }
         d->split = split;
         d->mask = mask;
-        if (!is_nil(merged))
+        if (!is_nil(merged)) {
             d->slots[split] = merged;
+            note_young(d, split);
+        }
         d->slots[--d->used] = NIL;
     }
     if (d->used <= d->capacity / 4) {
@@ -312,6 +444,8 @@ bool proc_dict_erase(struct proc_dict **dp, heap_t *h, term key, term *old)
     struct proc_dict *d = *dp;
     if (!d)
         return true;
+    /* What an erase leaves in the slot is older than what was there (a
+     * later cell, or a cell's tuple): no young slot is made. */
     term *slot = &d->slots[proc_dict_slot_of(d, proc_dict_hash(key))];
     term bucket = *slot;
     if (is_boxed(bucket)) {
@@ -415,6 +549,10 @@ term proc_dict_erase_all(struct proc_dict **d, heap_t *h)
 
 void proc_dict_free(struct proc_dict **d)
 {
+    if (*d) {
+        free((*d)->young);
+        free((*d)->young_bits);
+    }
     free(*d);
     *d = NULL;
 }

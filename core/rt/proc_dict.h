@@ -16,6 +16,14 @@
  * was reachable from it already). Any other put makes a fresh
  * {Key, Value} tuple and new cells in front of those it keeps.
  *
+ * A minor collection takes as roots only the slots that may refer to young
+ * data: those written since the last collection and those whose data that
+ * collection left young (the table keeps their indices, `young`); the
+ * others refer to the old generation only, since an immutable term refers
+ * only to older ones and the words written in place keep that rule. A
+ * table of 400,000 entries otherwise had every slot tested at each minor
+ * collection. A full sweep takes every slot, and leaves them all young.
+ *
  * The table grows and shrinks by linear hashing, a few slots split or
  * merged per put or erase, with OTP 25's steps, sizes and hash (small
  * integers hash to their value, atoms to their index, every other term by
@@ -45,6 +53,14 @@ struct proc_dict {
     uint32_t split;    /* the next slot a grow splits (linear hashing) */
     uint32_t mask;     /* twice the round's slot count, less one */
     size_t entries;
+    /* The slots written since the last minor collection or whose data it
+     * left young (indices, each once, possibly past `used` after a
+     * shrink); young_bits marks them (young_bits_words words). */
+    uint32_t *young;
+    uint64_t *young_bits;
+    uint32_t young_len, young_cap, young_bits_words;
+    bool roots_all;  /* the next minor collection takes every slot: a full sweep left every term young */
+    bool young_lost; /* the host refused room to list a slot: none is listed until a minor collection */
     term slots[];
 };
 
@@ -98,13 +114,31 @@ void proc_dict_free(struct proc_dict **d);
 /* Bytes the table holds off the heap (its entries are heap words). */
 static inline size_t proc_dict_bytes(const struct proc_dict *d)
 {
-    return d ? sizeof *d + (size_t)d->capacity * sizeof(term) : 0;
+    return d ? sizeof *d + (size_t)d->capacity * sizeof(term) + (size_t)d->young_cap * sizeof(uint32_t) +
+                   (size_t)d->young_bits_words * sizeof(uint64_t)
+             : 0;
 }
 
-/* The slots in use as a collection's root range (empty for NULL). */
+/* The slots in use as a collection's root range (empty for NULL): every
+ * root of a full sweep, and of a minor collection when the table does not
+ * know its young slots. */
 static inline struct gc_root_range proc_dict_roots(struct proc_dict *d)
 {
     return d ? (struct gc_root_range){d->slots, d->used} : (struct gc_root_range){NULL, 0};
 }
+
+/* Whether a minor collection may take the young slots alone (d->young_len
+ * of them: proc_dict_young_gather), not every slot. */
+static inline bool proc_dict_knows_young(const struct proc_dict *d) { return d && !d->roots_all; }
+
+/* The young slots' words into out[0, d->young_len), and back from it once
+ * collected. */
+void proc_dict_young_gather(const struct proc_dict *d, term *out);
+void proc_dict_young_scatter(struct proc_dict *d, const term *in);
+
+/* After a collection of h that took d's roots: the young slots become
+ * those whose data the collection left young, or every slot after a full
+ * sweep. */
+void proc_dict_collected(struct proc_dict *d, const heap_t *h, bool full_sweep);
 
 #endif

@@ -129,21 +129,29 @@ static enum heap_failure collect(struct process *p, size_t need, term *registers
     /* Messages live in a linked list; the collector wants ranges: copy the
      * payloads out, collect, and write the moved ones back in the same
      * order. A minor collection takes only those after the settled prefix
-     * (mailbox.h), so a long queue, once promoted, costs it nothing. */
+     * (mailbox.h), so a long queue, once promoted, costs it nothing; and of
+     * the dictionary, only its young slots, gathered after the payloads the
+     * same way (proc_dict.h). */
     bool requested = p->heap.gc_requested;
     bool full = gc_next_is_full_sweep(&p->heap, need);
     if (full)
         mailbox_unsettle(&p->mailbox);
-    size_t messages = mailbox_young_length(&p->mailbox);
+    struct proc_dict *dict = p->dictionary;
+    bool dict_young = !full && proc_dict_knows_young(dict);
+    size_t messages = mailbox_young_length(&p->mailbox), gathered = messages + (dict_young ? dict->young_len : 0);
     term inline_payloads[64];
-    term *payloads = messages <= 64 ? inline_payloads : malloc(messages * sizeof *payloads);
+    term *payloads = gathered <= 64 ? inline_payloads : malloc(gathered * sizeof *payloads);
     if (!payloads)
         return p->heap.failure = HEAP_FAIL_NOMEM;
     struct payload_cursor cursor = {payloads, 0};
     mailbox_for_each_young_payload(&p->mailbox, gather, &cursor);
+    struct gc_root_range dict_roots = proc_dict_roots(dict);
+    if (dict_young) {
+        proc_dict_young_gather(dict, payloads + messages);
+        dict_roots = (struct gc_root_range){payloads + messages, dict->young_len};
+    }
     size_t stack_used = proc_stack_in_use(p);
-    struct gc_root_range roots[4] = {
-        {registers, count}, {payloads, messages}, {p->stack_top, stack_used}, proc_dict_roots(p->dictionary)};
+    struct gc_root_range roots[4] = {{registers, count}, {payloads, messages}, {p->stack_top, stack_used}, dict_roots};
     /* Timed only while a system monitor watches long collections. */
     uint64_t long_gc = atomic_load_explicit(&p->sched->sysmon_long_gc_ms, memory_order_relaxed);
     uint64_t started = long_gc ? sched_clock_ns() : 0;
@@ -165,6 +173,9 @@ static enum heap_failure collect(struct process *p, size_t need, term *registers
         cursor.next = 0;
         mailbox_for_each_young_payload(&p->mailbox, scatter, &cursor);
         mailbox_settle(&p->mailbox, settled, &p->heap);
+        if (dict_young)
+            proc_dict_young_scatter(dict, payloads + messages);
+        proc_dict_collected(dict, &p->heap, full);
     }
     if (payloads != inline_payloads)
         free(payloads);

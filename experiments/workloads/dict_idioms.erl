@@ -5,6 +5,9 @@
 %%   dict_idioms update N   put/2 of a new value for each of N keys
 %%   dict_idioms erase N    erase/1 of each of N keys
 %%   dict_idioms small N    get/1 and put/2 of one of 10 keys, N times
+%%   dict_idioms hold N     a dictionary of N entries held while the process
+%%                          builds and drops 3,000 lists of 1,000 (minor
+%%                          collections with a large dictionary)
 %% Prints "<kind> <n> <check> time_us=<microseconds>", the dictionary
 %% filled before the clock starts but for put.
 -module(dict_idioms).
@@ -26,7 +29,8 @@ run(put, N) -> puts(1, N), length(get_keys());
 run(get, N) -> gets(1, N, 0);
 run(update, N) -> updates(1, N), get(N);
 run(erase, N) -> erases(1, N), length(get_keys());
-run(small, N) -> small(N, 0).
+run(small, N) -> small(N, 0);
+run(hold, _N) -> hold(3000, 0).
 
 puts(I, N) when I > N -> ok;
 puts(I, N) -> put(I, I), puts(I + 1, N).
@@ -39,6 +43,11 @@ updates(I, N) -> put(I, I + 1), updates(I + 1, N).
 
 erases(I, N) when I > N -> ok;
 erases(I, N) -> erase(I), erases(I + 1, N).
+
+hold(0, Acc) -> Acc;
+hold(K, Acc) ->
+    L = lists:seq(1, 1000),
+    hold(K - 1, Acc + length(L) + get(K)).
 
 small(0, Acc) -> Acc;
 small(K, Acc) ->

@@ -4,7 +4,8 @@
  * and shrinking with every entry in the slot its hash names, exact
  * equality (1 and 1.0 are two keys), what get/0 lists and copies, the
  * builtins, and entries kept across minor and major collections of a
- * running process, whose collections take the slots as roots.
+ * running process, whose collections take the slots as roots (a minor one
+ * only those that may refer to young data).
  */
 #include "rt/proc_dict.h"
 #include "rt/proc_gc.h"
@@ -15,6 +16,7 @@
 #include "test_support.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static term atom(const char *name)
 {
@@ -435,6 +437,119 @@ static void test_entries_survive_collections(void)
     sched_destroy(s);
 }
 
+/* Random puts (young lists, immediates in place), erases (which shrink
+ * the range) and gets over a model, with minor and full collections in
+ * between: every collection keeps every entry, though a minor one takes
+ * only the slots written since the last one or left young by it; and a
+ * minor collection with nothing written since the last leaves no young
+ * slot, every entry then old. */
+enum { MIXED_KEYS = 6000, MIXED_ROUNDS = 60 };
+
+struct mixed {
+    int64_t model[MIXED_KEYS]; /* 0: absent; > 0: the list [k, v]; < 0: the small -v */
+    int wrong, minor_took_few, settled_empty;
+};
+
+static bool mixed_holds(struct process *p, struct mixed *m, int k)
+{
+    term v = proc_dict_get(p->dictionary, make_small(k));
+    int64_t want = m->model[k];
+    if (want == 0)
+        return is_non_value(v);
+    if (want < 0)
+        return v == make_small(-want);
+    return is_list(v) && list_head(v) == make_small(k) && is_list(list_tail(v)) &&
+           list_head(list_tail(v)) == make_small(want) && is_nil(list_tail(list_tail(v)));
+}
+
+static void mixed_check(struct process *p, struct mixed *m)
+{
+    for (int k = 0; k < MIXED_KEYS; k++)
+        m->wrong += !mixed_holds(p, m, k);
+    m->wrong += !well_placed(p->dictionary);
+}
+
+static enum body_stop mixed_step(struct process *p, void *state)
+{
+    struct mixed *m = state;
+    uint64_t x = 0x9E3779B97F4A7C15u;
+    term old;
+    for (int round = 0; round < MIXED_ROUNDS; round++) {
+        int writes = round % 7 == 3 ? 0 : 1 + (int)(x % (round % 2 ? 50 : 4000));
+        for (int w = 0; w < writes; w++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            int k = (int)(x % MIXED_KEYS);
+            int64_t v = 1 + (int64_t)(x >> 40 & 0xffff);
+            switch (x >> 60 & 3) {
+            case 0:
+            case 1:
+                CU_ASSERT_FATAL(
+                    proc_dict_put(&p->dictionary, &p->heap, make_small(k),
+                                  heap_cons(&p->heap, make_small(k), heap_cons(&p->heap, make_small(v), NIL)), &old));
+                m->model[k] = v;
+                break;
+            case 2:
+                CU_ASSERT_FATAL(proc_dict_put(&p->dictionary, &p->heap, make_small(k), make_small(v), &old));
+                m->model[k] = -v;
+                break;
+            default:
+                CU_ASSERT_FATAL(proc_dict_erase(&p->dictionary, &p->heap, make_small(k), &old));
+                m->model[k] = 0;
+            }
+            (void)heap_tuple2(&p->heap, make_small(k), make_small(v)); /* garbage */
+        }
+        if (round % 13 == 6) {
+            /* Every key old, then young values for the upper keys (the
+             * upper slots) and most keys erased: the range shrinks, merging
+             * young upper slots into old lower ones. */
+            for (int k = 0; k < MIXED_KEYS; k++) {
+                CU_ASSERT_FATAL(proc_dict_put(&p->dictionary, &p->heap, make_small(k), make_small(1), &old));
+                m->model[k] = -1;
+            }
+            CU_ASSERT_EQUAL(proc_collect(p, 0, NULL, 0), HEAP_OK);
+            CU_ASSERT_EQUAL(proc_collect(p, 0, NULL, 0), HEAP_OK);
+            for (int k = MIXED_KEYS / 2; k < MIXED_KEYS; k++) {
+                CU_ASSERT_FATAL(proc_dict_put(
+                    &p->dictionary, &p->heap, make_small(k),
+                    heap_cons(&p->heap, make_small(k), heap_cons(&p->heap, make_small(round), NIL)), &old));
+                m->model[k] = round;
+            }
+            for (int k = 0; k < MIXED_KEYS; k++)
+                if (k < MIXED_KEYS / 2 ? k % 8 != 0 : k % 2 != 0) {
+                    CU_ASSERT_FATAL(proc_dict_erase(&p->dictionary, &p->heap, make_small(k), &old));
+                    m->model[k] = 0;
+                }
+        }
+        if (round % 11 == 10)
+            p->heap.gc_requested = true; /* a full sweep */
+        bool minor = !gc_next_is_full_sweep(&p->heap, 0);
+        CU_ASSERT_EQUAL(proc_collect(p, 0, NULL, 0), HEAP_OK);
+        mixed_check(p, m);
+        if (minor && writes == 0 && p->dictionary) {
+            /* Nothing written since a collection that left young data:
+             * now everything is old, and no slot young. */
+            m->settled_empty += proc_dict_knows_young(p->dictionary) && p->dictionary->young_len == 0;
+        }
+        if (minor && writes > 0 && writes <= 50 && proc_dict_knows_young(p->dictionary))
+            m->minor_took_few += p->dictionary->young_len <= (uint32_t)(2 * writes + 64);
+    }
+    proc_dict_free(&p->dictionary);
+    return BODY_EXIT;
+}
+
+static void test_young_slots_across_collections(void)
+{
+    struct sched *s = test_sched_new(policy_find("erts"), 1, SEND_MODE_ARRIVALS, TIMER_THREAD);
+    static struct mixed m;
+    memset(&m, 0, sizeof m);
+    term pid = sched_spawn_native(s, NULL, mixed_step, &m, NULL);
+    CU_ASSERT_EQUAL(sched_run(s, pid), 0);
+    CU_ASSERT_EQUAL(m.wrong, 0);
+    CU_ASSERT(m.settled_empty >= 3);
+    CU_ASSERT(m.minor_took_few >= 10);
+    sched_destroy(s);
+}
+
 /* A process that ends with its dictionary full: its table is freed with
  * it (LeakSanitizer would see it otherwise). */
 static enum body_stop ends_full_step(struct process *p, void *state)
@@ -462,6 +577,7 @@ static CU_TestInfo tests[] = {
     {"get/0 lists copies", test_listing_and_copy},
     {"the builtins", test_builtins},
     {"entries survive minor and major collections", test_entries_survive_collections},
+    {"young slots across collections", test_young_slots_across_collections},
     {"freed with the process", test_freed_with_the_process},
     CU_TEST_INFO_NULL,
 };
