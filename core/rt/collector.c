@@ -96,8 +96,8 @@ static void *collector_thread(void *arg)
             c->test_hook(p, c->test_hook_arg);
         uint64_t stamp = profile_stamp(), started = sched_clock_ns();
         bool builtin = collector_run(p);
-        if (!builtin)
-            heap_prefault_free(&p->heap);
+        uintptr_t free_lo, free_hi;
+        bool prefault = !builtin && heap_free_span(&p->heap, &free_lo, &free_hi);
         uint64_t ns = sched_clock_ns() - started, ticks = profile_stamp() - stamp;
 
         pthread_mutex_lock(&c->lock);
@@ -113,6 +113,11 @@ static void *collector_thread(void *arg)
         atomic_fetch_sub_explicit(&c->busy, 1, memory_order_relaxed);
         pthread_mutex_unlock(&c->lock);
         sched_collected(s, p, a.index, stamp, ticks, builtin);
+        /* After the hand-back, not before: the process goes on meanwhile
+         * (a page it touches first is left as it is), and a free part it
+         * never fills (a program about to end) no longer delays it. */
+        if (prefault)
+            heap_prefault_span(free_lo, free_hi);
         pthread_mutex_lock(&c->lock);
     }
     pthread_mutex_unlock(&c->lock);

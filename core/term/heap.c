@@ -84,11 +84,16 @@ static void populate(uintptr_t lo, uintptr_t hi)
         *(volatile term *)a = 0;
 }
 
-void heap_prefault_free(heap_t *h)
+bool heap_free_span(const heap_t *h, uintptr_t *lo, uintptr_t *hi)
 {
-    if (h->top && (uintptr_t)h->end - (uintptr_t)h->top >= HEAP_HUGE_PAGE_BYTES)
-        populate((uintptr_t)h->top, (uintptr_t)h->end);
+    if (!h->top || (uintptr_t)h->end - (uintptr_t)h->top < HEAP_HUGE_PAGE_BYTES)
+        return false;
+    *lo = (uintptr_t)h->top;
+    *hi = (uintptr_t)h->end;
+    return true;
 }
+
+void heap_prefault_span(uintptr_t lo, uintptr_t hi) { (void)populate_advised(lo, hi); }
 
 /* Below glibc's smallest mmap threshold (128 KiB), so arena memory. */
 #define WARM_PIECE_BYTES ((size_t)32 << 10)

@@ -189,13 +189,22 @@ uint64_t heap_free_memory_returns(void);
  * unknown nothing changes. Returns p. */
 void *heap_advise_huge(void *p, size_t bytes);
 
-/* Faults in the young block's free part (the pages a process allocates
- * into next) on the calling thread. A collector thread calls it after a
- * long collection: the first touch of a new huge page zeroes 2 MiB and may
- * compact memory, milliseconds on a VM, which otherwise fell inside the
- * process's next slices on its worker, where the collector thread is
- * there to keep such work away. Small free parts are left alone. */
-void heap_prefault_free(heap_t *h);
+/* The young block's free part, [*lo, *hi): the pages a process allocates
+ * into next; false when it is small (under a huge page), left alone. A
+ * collector thread faults it in after a long collection
+ * (heap_prefault_span): the first touch of a new huge page zeroes 2 MiB
+ * and may compact memory, milliseconds on a VM, which otherwise fell inside
+ * the process's next slices on its worker, where the collector thread is
+ * there to keep such work away. */
+bool heap_free_span(const heap_t *h, uintptr_t *lo, uintptr_t *hi);
+/* Faults in the whole pages of [lo, hi) by advice (MADV_POPULATE_WRITE),
+ * writing nothing: a page already in place is left as it is, so the
+ * caller may do it after handing the process back, while the process
+ * allocates into the span, or after the block is freed or reused (the
+ * advice then faults in pages of someone else's, or fails on a range no
+ * longer mapped). Nothing where the kernel lacks the advice (before Linux
+ * 5.14). */
+void heap_prefault_span(uintptr_t lo, uintptr_t hi);
 
 /* Pre-faults about `bytes` of the calling thread's malloc arena and leaves
  * it there, free, for the heap blocks and fragments its processes take

@@ -906,10 +906,11 @@ static size_t resident_pages(uintptr_t lo, uintptr_t hi)
     return count;
 }
 
-/* heap_prefault_free makes the young block's free part resident (a
- * collector thread's work, so that the worker's next allocations do not
- * fault). The block may be memory malloc had before: its free pages are
- * dropped first (MADV_DONTNEED), so that none is resident before. */
+/* heap_prefault_span over heap_free_span makes the young block's free part
+ * resident (a collector thread's work, so that the worker's next
+ * allocations do not fault), and leaves a page written meanwhile as it is.
+ * The block may be memory malloc had before: its free pages are dropped
+ * first (MADV_DONTNEED), so that none is resident before. */
 static void test_prefault_free(void)
 {
     heap_t h;
@@ -921,9 +922,20 @@ static void test_prefault_free(void)
     size_t pages = (hi - lo) / page;
     CU_ASSERT_FATAL(madvise((void *)lo, hi - lo, MADV_DONTNEED) == 0);
     CU_ASSERT(resident_pages(lo, hi) < pages / 2);
-    heap_prefault_free(&h);
+    uintptr_t free_lo, free_hi;
+    CU_ASSERT_FATAL(heap_free_span(&h, &free_lo, &free_hi));
+    CU_ASSERT(free_lo == (uintptr_t)h.top && free_hi == (uintptr_t)h.end);
+    term *written = (term *)(lo + 3 * page); /* the process allocated into it first */
+    *written = make_small(77);
+    heap_prefault_span(free_lo, free_hi);
+#ifdef MADV_POPULATE_WRITE
     CU_ASSERT_EQUAL(resident_pages(lo, hi), pages);
+#endif
+    CU_ASSERT_EQUAL(*written, make_small(77));
     CU_ASSERT(list_is(root, 100)); /* what the heap held is unchanged */
+    /* A small free part is left alone. */
+    h.top = h.end - 100;
+    CU_ASSERT_FALSE(heap_free_span(&h, &free_lo, &free_hi));
     heap_destroy(&h);
 }
 
