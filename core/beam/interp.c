@@ -29,6 +29,7 @@
 #include "rt/error_report.h"
 #include "rt/message.h"
 #include "rt/node.h"
+#include "rt/proc_dict.h"
 #include "rt/proc_gc.h"
 #include "term/atom.h"
 #include "term/bignum.h"
@@ -730,7 +731,7 @@ static void init_handler_table(void)
     S(get_list_xxx) S(get_list_xxy) S(get_list_xyy)                                                                    \
     S(is_eq_exact_xi) S(is_ne_exact_xi) S(is_eq_exact_yi)                                                              \
     S(is_lt_xc) S(is_lt_cx) S(is_ge_xc) S(is_ge_cx) S(is_lt_xx) S(is_ge_xx)                                            \
-    S(test_arity_x) S(is_tuple_x) S(is_tagged_tuple_x) S(is_nonempty_list_x) S(is_nil_x)                               \
+    S(test_arity_x) S(is_tuple_x) S(is_tagged_tuple_x) S(is_nonempty_list_x) S(is_nil_x) S(get_dictionary)            \
     S(fmove_ff) S(fmove_xf) S(fmove_yf) S(fmove_cf) S(fmove_fx) S(fmove_fy)                                            \
     S(select_val_immediate) S(bs_append_integers) S(bs_get_small) S(put_tuple2_registers)                            \
     S(deallocate_return) S(move_return) S(move_deallocate_return) S(is_lt_xc_return)                                  \
@@ -787,12 +788,14 @@ static bool shapes_are(const char *want, const uint64_t *operands)
     return true;
 }
 
-static bool is_erlang_operator(const struct beam_export *e, const char *op)
+static bool is_erlang_function(const struct beam_export *e, const char *function, unsigned arity)
 {
     size_t len;
     const char *name = atom_text(e->function, &len);
-    return e->module == A(erlang) && e->arity == 2 && len == strlen(op) && memcmp(name, op, len) == 0;
+    return e->module == A(erlang) && e->arity == arity && len == strlen(function) && memcmp(name, function, len) == 0;
 }
+
+static bool is_erlang_operator(const struct beam_export *e, const char *op) { return is_erlang_function(e, op, 2); }
 
 /* The opcode of the instruction after instr (unprepared, as the code
  * server prepares in order), or 0 when it is past end or end is NULL. */
@@ -930,6 +933,11 @@ static int special_for(const uint64_t *instr, unsigned op, const uint64_t *end)
                 return (plus ? SPECIAL_plus_xc : SPECIAL_minus_xc) + i;
         return plus ? SPECIAL_plus : SPECIAL_minus;
     }
+    case BEAM_OP_bif1:
+        /* get/1, the process dictionary's read: a loop's common guard-free
+         * builtin, which cannot fail. */
+        return is_erlang_function((const struct beam_export *)(uintptr_t)instr[2], "get", 1) ? SPECIAL_get_dictionary
+                                                                                             : -1;
     case BEAM_OP_allocate:
     case BEAM_OP_allocate_zero:
         /* Frames of up to four slots (95 % of the allocates in the golden
@@ -1840,6 +1848,14 @@ op_bif0 : {
     }
     DST(I[2]) = result;
     NEXT(3);
+}
+
+/* bif1 of erlang:get/1 (fail, export, key, dst): the dictionary read
+ * without the builtin's call (dictionary.c's bif_get_1). */
+special_get_dictionary : {
+    term value = proc_dict_get(p->dictionary, SRC(I[3]));
+    DST(I[4]) = is_value(value) ? value : A(undefined);
+    NEXT(5);
 }
 
 op_bif1:
