@@ -220,11 +220,9 @@ void proc_collect_saved(struct process *p)
     p->collected = collect(p, p->collect_need, NULL, 0) == HEAP_OK ? PROC_COLLECTED : PROC_COLLECTED_FAILED;
 }
 
-static bool stack_is_mapped(size_t words) { return words * sizeof(term) >= HEAP_BIG_BLOCK_BYTES; }
-
 term *proc_stack_alloc(size_t words)
 {
-    if (!stack_is_mapped(words))
+    if (!heap_is_big_block(words))
         return malloc(words * sizeof(term));
     void *p = mmap(NULL, words * sizeof(term), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     return p == MAP_FAILED ? NULL : p;
@@ -232,7 +230,7 @@ term *proc_stack_alloc(size_t words)
 
 void proc_stack_free(term *stack, size_t words)
 {
-    if (stack_is_mapped(words))
+    if (heap_is_big_block(words))
         munmap(stack, words * sizeof(term));
     else
         free(stack);

@@ -164,8 +164,6 @@ static struct big_slot big_remove_locked(unsigned i)
     return got;
 }
 
-static bool is_big(size_t words) { return words >= HEAP_BIG_BLOCK_BYTES / sizeof(term); }
-
 static size_t big_bytes(size_t words)
 {
     return (words * sizeof(term) + HEAP_HUGE_PAGE_BYTES - 1) & ~(HEAP_HUGE_PAGE_BYTES - 1);
@@ -294,7 +292,7 @@ uint64_t heap_free_memory_returns(void) { return atomic_load_explicit(&returns, 
 
 term *heap_block_alloc(size_t words)
 {
-    if (!is_big(words))
+    if (!heap_is_big_block(words))
         return malloc(words * sizeof(term));
     size_t bytes = big_bytes(words);
     void *p = big_take(bytes);
@@ -305,7 +303,7 @@ void heap_block_free(term *block, size_t words)
 {
     if (!block)
         return;
-    if (is_big(words))
+    if (heap_is_big_block(words))
         big_give(block, big_bytes(words));
     else
         free(block);
@@ -313,9 +311,9 @@ void heap_block_free(term *block, size_t words)
 
 term *heap_block_realloc(term *block, size_t old_words, size_t words)
 {
-    if (!is_big(old_words) && !is_big(words))
+    if (!heap_is_big_block(old_words) && !heap_is_big_block(words))
         return realloc(block, words * sizeof(term));
-    if (is_big(old_words) && is_big(words)) {
+    if (heap_is_big_block(old_words) && heap_is_big_block(words)) {
         size_t had = big_bytes(old_words), want = big_bytes(words);
         if (want <= had) {
             /* The tail goes back to the system; the block stays put. */

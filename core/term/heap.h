@@ -151,6 +151,8 @@ void heap_free_block(heap_t *h);
 /* Blocks of this size or more are big: mappings of their own, in whole huge
  * pages advised to be huge, cached when freed (heap.c). */
 #define HEAP_BIG_BLOCK_BYTES (2 * HEAP_HUGE_PAGE_BYTES)
+/* Whether a block of `words` is big. */
+static inline bool heap_is_big_block(size_t words) { return words >= HEAP_BIG_BLOCK_BYTES / sizeof(term); }
 /* The big-block cache keeps at most this many blocks and bytes (the newest
  * blocks). */
 #define HEAP_BIG_CACHE_BLOCKS 8u
