@@ -95,9 +95,12 @@ static void *collector_thread(void *arg)
         if (c->test_hook)
             c->test_hook(p, c->test_hook_arg);
         uint64_t stamp = profile_stamp(), started = sched_clock_ns();
+        /* A collection the program asked for may have given its free
+         * part back (heap_release_free_span): not to be faulted in again. */
+        bool requested = p->heap.gc_requested;
         bool builtin = collector_run(p);
         uintptr_t free_lo, free_hi;
-        bool prefault = !builtin && heap_free_span(&p->heap, &free_lo, &free_hi);
+        bool prefault = !builtin && !requested && heap_free_span(&p->heap, &free_lo, &free_hi);
         uint64_t ns = sched_clock_ns() - started, ticks = profile_stamp() - stamp;
 
         pthread_mutex_lock(&c->lock);

@@ -179,8 +179,8 @@ static enum heap_failure collect(struct process *p, size_t need, term *registers
     }
     if (payloads != inline_payloads)
         free(payloads);
-    if (requested && result == HEAP_OK)
-        heap_return_free_memory(sched_clock_ns());
+    if (requested && result == HEAP_OK && heap_return_free_memory(sched_clock_ns()))
+        heap_release_free_span(&p->heap);
     return result;
 }
 

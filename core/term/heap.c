@@ -95,6 +95,25 @@ bool heap_free_span(const heap_t *h, uintptr_t *lo, uintptr_t *hi)
 
 void heap_prefault_span(uintptr_t lo, uintptr_t hi) { (void)populate_advised(lo, hi); }
 
+static size_t big_bytes(size_t words);
+
+void heap_release_free_span(const heap_t *h)
+{
+    if (!h->top)
+        return;
+    size_t words = (size_t)(h->end - h->start);
+    uintptr_t lo = (uintptr_t)h->top, hi = (uintptr_t)h->end;
+    /* A big block is mapped to the next huge page past its end, and that
+     * tail is as resident as the rest when the block was reused warm. */
+    if (!h->borrowed_block && heap_is_big_block(words))
+        hi = (uintptr_t)h->start + big_bytes(words);
+    if (hi - lo < HEAP_HUGE_PAGE_BYTES)
+        return;
+    inner_span(&lo, &hi, PAGE_BYTES);
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
 /* Below glibc's smallest mmap threshold (128 KiB), so arena memory. */
 #define WARM_PIECE_BYTES ((size_t)32 << 10)
 

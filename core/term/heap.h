@@ -207,6 +207,15 @@ bool heap_free_span(const heap_t *h, uintptr_t *lo, uintptr_t *hi);
  * longer mapped). Nothing where the kernel lacks the advice (before Linux
  * 5.14). */
 void heap_prefault_span(uintptr_t lo, uintptr_t hi);
+/* The opposite, after a collection the program asked for
+ * (erlang:garbage_collect, hibernate) when heap_return_free_memory did its
+ * work: gives the whole pages of the young block's free part, and of a big
+ * block's mapping past its end, back to the system (MADV_DONTNEED; they
+ * read as zero when next touched). Its new block is often one reused warm,
+ * resident end to end: one process holding the pids of 200,000 waiting
+ * ones kept 8 MiB resident for 3 MiB of list. Nothing when that is under
+ * a huge page. */
+void heap_release_free_span(const heap_t *h);
 
 /* Pre-faults about `bytes` of the calling thread's malloc arena and leaves
  * it there, free, for the heap blocks and fragments its processes take

@@ -8,6 +8,7 @@
  * term computed bottom-up by an iterative walk, memoised per object so that
  * shared subterms cost one visit. */
 #include "test_main.h"
+#include "test_support.h"
 
 #include "term/binary.h"
 #include "term/copy.h"
@@ -893,19 +894,6 @@ static void test_heap_sizes(void)
     }
 }
 
-/* Resident pages of [lo, hi), by mincore. */
-static size_t resident_pages(uintptr_t lo, uintptr_t hi)
-{
-    size_t page = (size_t)sysconf(_SC_PAGESIZE), n = (hi - lo) / page, count = 0;
-    unsigned char *vec = malloc(n);
-    CU_ASSERT_FATAL(vec != NULL);
-    CU_ASSERT_FATAL(mincore((void *)lo, hi - lo, vec) == 0);
-    for (size_t i = 0; i < n; i++)
-        count += vec[i] & 1;
-    free(vec);
-    return count;
-}
-
 /* heap_prefault_span over heap_free_span makes the young block's free part
  * resident (a collector thread's work, so that the worker's next
  * allocations do not fault), and leaves a page written meanwhile as it is.
@@ -921,7 +909,7 @@ static void test_prefault_free(void)
               hi = (uintptr_t)h.end & ~(uintptr_t)(page - 1);
     size_t pages = (hi - lo) / page;
     CU_ASSERT_FATAL(madvise((void *)lo, hi - lo, MADV_DONTNEED) == 0);
-    CU_ASSERT(resident_pages(lo, hi) < pages / 2);
+    CU_ASSERT(test_resident_pages(lo, hi) < pages / 2);
     uintptr_t free_lo, free_hi;
     CU_ASSERT_FATAL(heap_free_span(&h, &free_lo, &free_hi));
     CU_ASSERT(free_lo == (uintptr_t)h.top && free_hi == (uintptr_t)h.end);
@@ -929,13 +917,52 @@ static void test_prefault_free(void)
     *written = make_small(77);
     heap_prefault_span(free_lo, free_hi);
 #ifdef MADV_POPULATE_WRITE
-    CU_ASSERT_EQUAL(resident_pages(lo, hi), pages);
+    CU_ASSERT_EQUAL(test_resident_pages(lo, hi), pages);
 #endif
     CU_ASSERT_EQUAL(*written, make_small(77));
     CU_ASSERT(list_is(root, 100)); /* what the heap held is unchanged */
     /* A small free part is left alone. */
     h.top = h.end - 100;
     CU_ASSERT_FALSE(heap_free_span(&h, &free_lo, &free_hi));
+    heap_destroy(&h);
+}
+
+/* heap_release_free_span drops the young block's free part and a big
+ * block's mapping past its end from memory, resident before (a block
+ * reused warm), and leaves what the heap holds as it was; a free part
+ * under a huge page is left alone. */
+static void test_release_free(void)
+{
+    heap_t h;
+    size_t words = (41u << 20) / sizeof(term); /* mapped to 42 MiB */
+    CU_ASSERT_FATAL(heap_init(&h, words, 0));
+    CU_ASSERT_FATAL(heap_is_big_block((size_t)(h.end - h.start)));
+    term root = make_list_of(&h, 100);
+    uintptr_t mapped_end = (uintptr_t)h.start + (42u << 20);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = ((uintptr_t)h.top + page - 1) & ~(uintptr_t)(page - 1);
+    size_t pages = (mapped_end - lo) / page;
+    heap_prefault_span(lo, mapped_end);
+#ifdef MADV_POPULATE_WRITE
+    CU_ASSERT_EQUAL(test_resident_pages(lo, mapped_end), pages);
+#endif
+    heap_release_free_span(&h);
+    CU_ASSERT_EQUAL(test_resident_pages(lo, mapped_end), 0);
+    CU_ASSERT(list_is(root, 100));
+    term *last = h.top;
+    CU_ASSERT(make_list_of(&h, 100) != NIL && h.top > last); /* allocates into it again */
+    /* A small free part is left alone. */
+    heap_t small;
+    CU_ASSERT_FATAL(heap_init(&small, (1u << 20) / sizeof(term), 0));
+    root = make_list_of(&small, 100);
+    lo = ((uintptr_t)small.top + page - 1) & ~(uintptr_t)(page - 1);
+    uintptr_t hi = (uintptr_t)small.end & ~(uintptr_t)(page - 1);
+    for (uintptr_t a = lo; a < hi; a += page)
+        *(volatile term *)a = NIL;
+    heap_release_free_span(&small);
+    CU_ASSERT_EQUAL(test_resident_pages(lo, hi), (hi - lo) / page);
+    CU_ASSERT(list_is(root, 100));
+    heap_destroy(&small);
     heap_destroy(&h);
 }
 
@@ -951,7 +978,7 @@ static void *warm_and_allocate(void *arg)
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     uintptr_t lo = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
     uintptr_t hi = ((uintptr_t)p + (64 << 10)) & ~(uintptr_t)(page - 1);
-    resident[0] = resident_pages(lo, hi);
+    resident[0] = test_resident_pages(lo, hi);
     resident[1] = (hi - lo) / page;
     resident[2] = kept != NULL;
     free(p);
@@ -2000,6 +2027,7 @@ static CU_TestInfo tests[] = {
     {"big blocks cached by size", test_big_block_cache},
     {"free memory given back on request", test_return_free_memory},
     {"prefault of the free part", test_prefault_free},
+    {"release of the free part", test_release_free},
     {"a warm arena", test_arena_warm},
     {"random graphs, thousands of collections", test_stress},
     {"random graphs under a cap", test_stress_capped},

@@ -11,6 +11,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static int hex_value(char c)
 {
@@ -115,4 +117,21 @@ void test_beam_call_end(struct test_beam_call *c)
 {
     sched_destroy(c->s);
     code_server_free(c->cs);
+}
+
+size_t test_resident_pages(uintptr_t lo, uintptr_t hi)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    lo = (lo + page - 1) & ~(page - 1);
+    hi &= ~(page - 1);
+    if (hi <= lo)
+        return 0;
+    size_t n = (hi - lo) / page, count = 0;
+    unsigned char *vec = malloc(n);
+    CU_ASSERT_FATAL(vec != NULL);
+    CU_ASSERT_FATAL(mincore((void *)lo, hi - lo, vec) == 0);
+    for (size_t i = 0; i < n; i++)
+        count += vec[i] & 1;
+    free(vec);
+    return count;
 }

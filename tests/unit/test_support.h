@@ -1,7 +1,7 @@
 /*
  * test_support.h — helpers the tests share: reading the hex fields of the
- * files tests/gen/ writes, whole data files, and calling builtins on a bare
- * process.
+ * files tests/gen/ writes, whole data files, resident pages, calling
+ * builtins on a bare process and BEAM functions as host calls.
  */
 #ifndef CLAUSE_TEST_SUPPORT_H
 #define CLAUSE_TEST_SUPPORT_H
@@ -32,6 +32,10 @@ void test_bif_process_free(struct process *p);
 /* The builtin module:function/arity on args (the test fails fatally when
  * there is none); THE_NON_VALUE with p's fault set when it raised. */
 term test_bif_call(struct process *p, const char *module, const char *function, unsigned arity, const term *args);
+
+/* How many of the whole pages inside [lo, hi) are resident (mincore); the
+ * current test fails (fatally) when the range is not all mapped. */
+size_t test_resident_pages(uintptr_t lo, uintptr_t hi);
 
 /* module:function(args) of the test modules (tests/data/beam) as a host
  * call on a one-worker executor whose workers never start: the test drives
