@@ -9,7 +9,7 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 repeat=${1:-3}
 n=${2:-1000000}
-clause=${3:-$root/build/rel/clause}
+clause=${3:-} # else CLAUSE or build/rel/clause (bench_lib.sh)
 . "$root/experiments/bench_lib.sh"
 erlc -o "$out" "$root/experiments/workloads/exc_idioms.erl"
 echo "exceptions, $n each, 1 worker, best of $repeat; machine: $(nproc) CPUs, $(bind_note 1)"

@@ -5,7 +5,9 @@
 # Each workload prints time_us= (the work as it timed itself), so neither
 # runtime's start-up counts.
 
-clause=${clause:-$root/build/rel/clause}
+# CLAUSE=PATH in the environment measures another build (an earlier
+# revision's, for a before and after), as for experiments/soak.sh.
+clause=${clause:-${CLAUSE:-$root/build/rel/clause}}
 # Options a benchmark adds to every clause run (a policy, say); words.
 clause_opts=${clause_opts:-}
 out=$root/build/bench # the workloads' .beam files

@@ -12,12 +12,11 @@
 #   experiments/bench_portions.sh [REPEAT] [PINGS]
 #
 # BUILTINS="binary_to_list ..." measures those alone; CLAUSE=PATH measures
-# another build of clause (an earlier revision's, for a before and after).
+# another build of clause, as in every bench_*.sh (bench_lib.sh).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 repeat=${1:-3}
 pings=${2:-200}
-clause=${CLAUSE:-$root/build/rel/clause}
 . "$root/experiments/bench_lib.sh"
 erlc -o "$out" "$root/experiments/workloads/portion_latency.erl"
 echo "longest echo reply while a hog loops over a builtin, 1 worker, $pings pings, worst of $repeat;" \
@@ -27,7 +26,7 @@ printf '%-16s %8s %14s %12s %8s %12s %12s %8s %14s %12s\n' builtin n clause_max_
 builtins=${BUILTINS:-reverse length member keyfind append subtract binary_to_list list_to_binary iolist_to_binary iolist_size list_to_tuple tuple_to_list term_to_binary binary_to_term phash2 maps_to_list maps_keys maps_values maps_fold maps_from_list external_size subtract_long chars_to_binary chars_to_list bin_match bin_match_several bin_matches bin_split_global bin_replace bin_to_list bin_copy bin_common_prefix ets_select ets_select_ordered ets_match_object ets_select_count ets_select_delete ets_tab2list ets_insert re_run re_class re_backtrack}
 for builtin in $builtins; do
     for n in ${SIZES:-2000 300000}; do
-        worst_c=0 worst_o=0 med_c= med_o= all_c= all_o=
+        worst_c=0 worst_o=0 med_c='' med_o='' all_c='' all_o=''
         for _ in $(seq "$repeat"); do
             # shellcheck disable=SC2046 # the binding options are words
             c=$("$clause" --schedulers 1 $(clause_bind 1) "$out/portion_latency.beam" "$builtin" "$n" "$pings")
