@@ -80,6 +80,20 @@ static uint32_t capacity_for(uint32_t slots)
 
 /* ---- the young slots ---- */
 
+/* Slot i's mark in the bitmap that keeps the list free of repeats. */
+static inline uint64_t young_bit(uint32_t i) { return (uint64_t)1 << (i % 64); }
+static inline bool young_marked(const struct proc_dict *d, uint32_t i)
+{
+    return i / 64 < d->young_bits_words && (d->young_bits[i / 64] & young_bit(i));
+}
+static inline void young_unmark(struct proc_dict *d, uint32_t i) { d->young_bits[i / 64] &= ~young_bit(i); }
+/* Lists slot i, marked; young_room's room is there. */
+static inline void young_push(struct proc_dict *d, uint32_t i)
+{
+    d->young_bits[i / 64] |= young_bit(i);
+    d->young[d->young_len++] = i;
+}
+
 /* Room to list slot i; false when the host refused it. */
 static bool young_room(struct proc_dict *d, uint32_t i)
 {
@@ -110,7 +124,7 @@ static bool young_room(struct proc_dict *d, uint32_t i)
 static void young_forget(struct proc_dict *d)
 {
     for (uint32_t k = 0; k < d->young_len; k++)
-        d->young_bits[d->young[k] / 64] &= ~((uint64_t)1 << (d->young[k] % 64));
+        young_unmark(d, d->young[k]);
     d->young_len = 0;
 }
 
@@ -124,26 +138,18 @@ static __attribute__((noinline)) void note_young_grown(struct proc_dict *d, uint
         d->young_lost = d->roots_all = true;
         return;
     }
-    d->young_bits[i / 64] |= (uint64_t)1 << (i % 64);
-    d->young[d->young_len++] = i;
+    young_push(d, i);
 }
 
 /* Notes slot i as one that may refer to young data. */
 static inline void note_young(struct proc_dict *d, uint32_t i)
 {
-    if (d->young_lost)
+    if (d->young_lost || young_marked(d, i))
         return;
-    if (i / 64 < d->young_bits_words && d->young_len < d->young_cap) {
-        uint64_t bit = (uint64_t)1 << (i % 64);
-        if (!(d->young_bits[i / 64] & bit)) {
-            d->young_bits[i / 64] |= bit;
-            d->young[d->young_len++] = i;
-        }
-        return;
-    }
-    if (i / 64 < d->young_bits_words && d->young_bits[i / 64] >> (i % 64) & 1)
-        return;
-    note_young_grown(d, i);
+    if (i / 64 < d->young_bits_words && d->young_len < d->young_cap)
+        young_push(d, i);
+    else
+        note_young_grown(d, i);
 }
 
 /* A slot's word refers to young data: right after a collection, the young
@@ -194,7 +200,7 @@ void proc_dict_collected(struct proc_dict *d, const heap_t *h, bool full_sweep)
         if (i < d->used && refers_young(h, d->slots[i]))
             d->young[kept++] = i;
         else
-            d->young_bits[i / 64] &= ~((uint64_t)1 << (i % 64));
+            young_unmark(d, i);
     }
     d->young_len = kept;
 }
