@@ -10,8 +10,9 @@ others), with 1, 2 or 4 workers by seed, as many runs at once as --jobs
 (default: one per CPU). Each run's stdout, stderr and status, through
 tests/golden/normalize, must be the golden's expected ones. Prints a line
 per thousand runs, then a table of runs and failures per program, and each
-failure with the command that runs it again writing its schedule's log and
-the command that replays that log. Exit status 1 when any run failed.
+failure with the first lines of a diff against the golden, the command that
+runs it again writing its schedule's log and the command that replays that
+log. Exit status 1 when any run failed.
 --first-seed lets the thousand seeds run in portions (1..100, 101..200, ...),
 each a run of its own, when hours at once are not to be had. The programs,
 their headers and expected outputs are taken as they are at the start; give
@@ -19,6 +20,7 @@ it a copy of the binary when the tree may be rebuilt meanwhile.
 """
 import argparse
 import concurrent.futures
+import difflib
 import os
 import shlex
 import shutil
@@ -35,17 +37,27 @@ def spec_of(mode, seed):
     return f"random:seed={seed}" if mode == "random" else f"pct:seed={seed},depth={1 + seed % 3}"
 
 
+def differing_lines(got, want, limit=20):
+    """The first lines of a diff of want (the golden's) against got: what a
+    failure printed, for its cause (a rerun of a timing-dependent failure
+    may not show it again)."""
+    lines = list(difflib.unified_diff(want.decode(errors="replace").splitlines(),
+                                      got.decode(errors="replace").splitlines(), "expected", "got", lineterm="", n=1))
+    return "".join(f"\n    {line}" for line in lines[:limit]) + ("\n    ..." if len(lines) > limit else "")
+
+
 def outcome(clause, tmp, name, options, want):
     """None when the run gave the golden's output, else what differed."""
     done, _cmd = check.run(clause, tmp, name, options, sources=tmp)
     if done is None:
         return "timed out"
+    stdout, stderr = check.normalize(done.stdout), check.normalize(done.stderr)
     if done.returncode != want[2]:
-        return f"status {done.returncode}, expected {want[2]}"
-    if check.normalize(done.stdout) != want[0]:
-        return "stdout differs"
-    if check.normalize(done.stderr) != want[1]:
-        return "stderr differs"
+        return f"status {done.returncode}, expected {want[2]}" + differing_lines(stderr, want[1])
+    if stdout != want[0]:
+        return "stdout differs" + differing_lines(stdout, want[0])
+    if stderr != want[1]:
+        return "stderr differs" + differing_lines(stderr, want[1])
     return None
 
 
