@@ -420,8 +420,9 @@ static void fire_due(struct sched *s)
     rt_unlock(&s->exec_lock);
 }
 
-/* How long, in real time, every worker's sleep waits for an open port's
- * output (its poller thread's) before the clock jumps to the next timer. */
+/* How long at least, in real time, every worker's sleep waits for an open
+ * port's output (its poller thread's) before the clock jumps to the next
+ * timer; a timer further ahead is waited for (quiet). */
 #define PORT_WAIT_MS 20
 
 /* Whether a worker is awake (a process was queued for it). Run-queue
@@ -442,23 +443,41 @@ static bool any_awake(struct sched *s)
     return awake;
 }
 
+/* The next armed timer's tick, or UINT64_MAX. */
+static uint64_t next_timer(struct sched *s)
+{
+    rt_lock(&s->exec_lock);
+    uint64_t next = timer_wheel_armed_count(&s->wheel) ? timer_wheel_next_wake(&s->wheel) : UINT64_MAX;
+    rt_unlock(&s->exec_lock);
+    return next;
+}
+
 /* Every worker sleeps: an open port's output comes from its poller thread
- * in real time, so it is waited for a little; then the clock jumps to the
- * next timer and fires it; without one the program ends, unless a port is
- * still open (the wait goes on, as a program waiting on a port waits
- * without --schedule). The ports' timing is the outside world's: a seed
- * repeats a run with ports only as far as their output comes alike. */
+ * in real time, so it is waited for as long, in real time, as the clock
+ * would jump to the next timer (PORT_WAIT_MS at least): a program waiting
+ * for a port with a timeout gets the answer that comes within it, as
+ * without --schedule, where with a fixed wait an answer later than that
+ * lost to any timeout under load. Then the clock jumps to the next timer
+ * and fires it; without one the program ends, unless a port is still open
+ * (the wait goes on, as a program waiting on a port waits without
+ * --schedule). The ports' timing is the outside world's: a seed repeats a
+ * run with ports only as far as their output comes alike. */
 static void quiet(struct sched *s)
 {
     struct schedule *c = s->schedule;
     if (io_thread_serve_scheduled(s))
         return;
     bool ports_open = ports_count(s) > 0;
-    for (int waited = 0; ports_open && waited < PORT_WAIT_MS; waited++) {
-        struct timespec ms = {0, 1000000};
-        nanosleep(&ms, NULL);
-        if (any_awake(s))
-            return;
+    if (ports_open) {
+        uint64_t due = next_timer(s), wait_ms = PORT_WAIT_MS;
+        if (due != UINT64_MAX && timer_tick_start_ns(due) > c->now_ns + wait_ms * 1000000u)
+            wait_ms = (timer_tick_start_ns(due) - c->now_ns + 999999u) / 1000000u;
+        for (uint64_t waited = 0; waited < wait_ms; waited++) {
+            struct timespec ms = {0, 1000000};
+            nanosleep(&ms, NULL);
+            if (any_awake(s))
+                return;
+        }
     }
     rt_lock(&s->exec_lock);
     uint64_t next = timer_wheel_armed_count(&s->wheel) ? timer_wheel_next_wake(&s->wheel) : UINT64_MAX;

@@ -155,8 +155,10 @@ def goldens(clause, tmp, seeds, everything, jobs):
 # time, so a seed does not repeat their runs step for step (--profile's
 # counts and --trace differ from run to run); under seeded schedules they
 # must still give the golden's output, every worker's sleep waiting for the
-# ports' poller (schedule.c: quiet) instead of finding a deadlock.
-PORT_PROGRAMS = ["os_cmd", "ports_spawn"]
+# ports' poller (schedule.c: quiet) instead of finding a deadlock, and for
+# as long as the next timer is ahead (port_late_reply: answers 100 and
+# 200 ms late under timeouts of 2 and 3 s).
+PORT_PROGRAMS = ["os_cmd", "ports_spawn", "port_late_reply"]
 
 
 def ports(clause, tmp):
