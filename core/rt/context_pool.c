@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <time.h>
 
 /* Under AddressSanitizer a released context is poisoned (but for its link)
  * and a chunk's contexts not yet handed out too, so a use after release is
@@ -34,9 +35,73 @@
 
 #define LINK_BYTES sizeof(void *)
 
+/* A chunk's bookkeeping, in the last 64 bytes of the chunk, so that its
+ * first context starts the chunk and a context's chunk is its address
+ * rounded down. */
+struct pool_chunk {
+    void *free;                                 /* released contexts, chained through their first word */
+    struct pool_chunk *prev, *next;             /* in pool->partial while free is not NULL */
+    struct pool_chunk *empty_prev, *empty_next; /* in pool->empty while every context is free */
+    uint64_t empty_since_ns;                    /* since when (monotonic clock) */
+    uint32_t free_count, capacity;              /* capacity: contexts the chunk holds */
+    uint32_t index;                             /* in pool->chunks */
+    bool empty;                                 /* in pool->empty */
+};
+#define CHUNK_TAIL_BYTES 64
+_Static_assert(sizeof(struct pool_chunk) <= CHUNK_TAIL_BYTES, "a chunk's bookkeeping fits its tail");
+
+static char *chunk_start(const struct pool_chunk *c) { return (char *)c + CHUNK_TAIL_BYTES - CONTEXT_POOL_CHUNK_BYTES; }
+
+static struct pool_chunk *chunk_of(const void *context)
+{
+    uintptr_t start = (uintptr_t)context & ~(uintptr_t)(CONTEXT_POOL_CHUNK_BYTES - 1);
+    return (struct pool_chunk *)(start + CONTEXT_POOL_CHUNK_BYTES - CHUNK_TAIL_BYTES);
+}
+
+static void unlink_partial(struct context_pool *pool, struct pool_chunk *c)
+{
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        pool->partial = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    c->prev = c->next = NULL;
+}
+
+static void unlink_empty(struct context_pool *pool, struct pool_chunk *c)
+{
+    if (c->empty_prev)
+        c->empty_prev->empty_next = c->empty_next;
+    else
+        pool->empty_head = c->empty_next;
+    if (c->empty_next)
+        c->empty_next->empty_prev = c->empty_prev;
+    else
+        pool->empty_tail = c->empty_prev;
+    c->empty_prev = c->empty_next = NULL;
+    c->empty = false;
+}
+
+static uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void unmap_chunk(struct pool_chunk *c)
+{
+    char *start = chunk_start(c);
+    UNSCAN_REGION(start, CONTEXT_POOL_CHUNK_BYTES);
+    UNPOISON(start, CONTEXT_POOL_CHUNK_BYTES);
+    munmap(start, CONTEXT_POOL_CHUNK_BYTES);
+}
+
 bool context_pool_init(struct context_pool *pool, size_t object_bytes)
 {
-    *pool = (struct context_pool){.object_bytes = (object_bytes + 63) & ~(size_t)63};
+    *pool = (struct context_pool){.object_bytes = (object_bytes + 63) & ~(size_t)63,
+                                  .empty_hold_ns = CONTEXT_POOL_EMPTY_HOLD_NS};
     if (pool->object_bytes > CONTEXT_POOL_CHUNK_BYTES)
         return false;
     return pthread_mutex_init(&pool->lock, NULL) == 0;
@@ -44,11 +109,8 @@ bool context_pool_init(struct context_pool *pool, size_t object_bytes)
 
 void context_pool_destroy(struct context_pool *pool)
 {
-    for (size_t i = 0; i < pool->chunk_count; i++) {
-        UNSCAN_REGION(pool->chunks[i], CONTEXT_POOL_CHUNK_BYTES);
-        UNPOISON(pool->chunks[i], CONTEXT_POOL_CHUNK_BYTES);
-        munmap(pool->chunks[i], CONTEXT_POOL_CHUNK_BYTES);
-    }
+    for (size_t i = 0; i < pool->chunk_count; i++)
+        unmap_chunk(pool->chunks[i]);
     free(pool->chunks);
     pthread_mutex_destroy(&pool->lock);
     *pool = (struct context_pool){0};
@@ -77,7 +139,7 @@ static bool add_chunk(struct context_pool *pool, struct pool_cursor *cursor)
 {
     if (pool->chunk_count == pool->chunk_cap) {
         size_t cap = pool->chunk_cap ? 2 * pool->chunk_cap : 16;
-        void **chunks = realloc(pool->chunks, cap * sizeof *chunks);
+        struct pool_chunk **chunks = realloc(pool->chunks, cap * sizeof *chunks);
         if (!chunks)
             return false;
         pool->chunks = chunks;
@@ -87,11 +149,18 @@ static bool add_chunk(struct context_pool *pool, struct pool_cursor *cursor)
     if (!chunk)
         return false;
     cursor->chunks++;
-    pool->chunks[pool->chunk_count++] = chunk;
+    struct pool_chunk *c = chunk_of(chunk);
+    /* Every context counts as taken until it comes back: those the cursor
+     * has not carved yet never do before it has. */
+    *c = (struct pool_chunk){
+        .capacity = (uint32_t)((CONTEXT_POOL_CHUNK_BYTES - CHUNK_TAIL_BYTES) / pool->object_bytes),
+        .index = (uint32_t)pool->chunk_count,
+    };
+    pool->chunks[pool->chunk_count++] = c;
     SCAN_REGION(chunk, CONTEXT_POOL_CHUNK_BYTES);
-    POISON(chunk, CONTEXT_POOL_CHUNK_BYTES);
+    POISON(chunk, CONTEXT_POOL_CHUNK_BYTES - CHUNK_TAIL_BYTES);
     cursor->next = chunk;
-    cursor->end = chunk + CONTEXT_POOL_CHUNK_BYTES / pool->object_bytes * pool->object_bytes;
+    cursor->end = chunk + (size_t)c->capacity * pool->object_bytes;
     return true;
 }
 
@@ -105,9 +174,16 @@ void *context_pool_take(struct context_pool *pool, struct pool_cursor *cursor)
         return context;
     }
     pthread_mutex_lock(&pool->lock);
-    context = pool->released;
-    if (context) {
-        pool->released = *(void **)(void *)context;
+    struct pool_chunk *c = pool->partial;
+    if (c) {
+        context = c->free;
+        c->free = *(void **)(void *)context;
+        c->free_count--;
+        pool->released--;
+        if (!c->free)
+            unlink_partial(pool, c);
+        if (c->empty)
+            unlink_empty(pool, c);
     } else {
         struct pool_cursor *from = cursor ? cursor : &pool->host;
         if (from->next == from->end && !add_chunk(pool, from)) {
@@ -122,11 +198,66 @@ void *context_pool_take(struct context_pool *pool, struct pool_cursor *cursor)
     return context;
 }
 
+/* Takes out of the pool the chunks empty for the hold time or longer,
+ * oldest first, while another chunk's worth of free contexts remains;
+ * returns them chained through empty_next, for the caller to unmap
+ * without the lock. Lock held. */
+static struct pool_chunk *take_stale_locked(struct context_pool *pool, uint64_t now_ns)
+{
+    struct pool_chunk *stale = NULL;
+    for (struct pool_chunk *c = pool->empty_head;
+         c && now_ns - c->empty_since_ns >= pool->empty_hold_ns && pool->released - c->capacity >= c->capacity;
+         c = pool->empty_head) {
+        unlink_empty(pool, c);
+        unlink_partial(pool, c);
+        pool->released -= c->capacity;
+        struct pool_chunk *last = pool->chunks[--pool->chunk_count];
+        pool->chunks[c->index] = last;
+        last->index = c->index;
+        pool->chunks_returned++;
+        c->empty_next = stale;
+        stale = c;
+    }
+    return stale;
+}
+
 void context_pool_give(struct context_pool *pool, void *context)
 {
     POISON((char *)context + LINK_BYTES, pool->object_bytes - LINK_BYTES);
+    struct pool_chunk *c = chunk_of(context), *stale = NULL;
     pthread_mutex_lock(&pool->lock);
-    *(void **)context = pool->released;
-    pool->released = context;
+    *(void **)context = c->free;
+    c->free = context;
+    c->free_count++;
+    pool->released++;
+    if (c->free_count == 1) {
+        c->prev = NULL;
+        c->next = pool->partial;
+        if (c->next)
+            c->next->prev = c;
+        pool->partial = c;
+    }
+    if (c->free_count == c->capacity) {
+        /* Empty: reused first if takes come (it is among the partial
+         * chunks), else returned once it has stayed so for the hold time;
+         * the ones that have are looked for now, a clock reading a chunk
+         * emptied. */
+        uint64_t now = monotonic_ns();
+        c->empty = true;
+        c->empty_since_ns = now;
+        c->empty_next = NULL;
+        c->empty_prev = pool->empty_tail;
+        if (c->empty_prev)
+            c->empty_prev->empty_next = c;
+        else
+            pool->empty_head = c;
+        pool->empty_tail = c;
+        stale = take_stale_locked(pool, now);
+    }
     pthread_mutex_unlock(&pool->lock);
+    while (stale) {
+        struct pool_chunk *next = stale->empty_next;
+        unmap_chunk(stale);
+        stale = next;
+    }
 }

@@ -16,10 +16,17 @@
  * instead of 6 when every chunk had them).
  *
  * Contexts are all one size. A released one is kept for the next (the
- * executor's per-worker spares first, then the pool's shared list); chunks
- * are returned to the system when the pool is destroyed, with the
- * executor. So the contexts of a peak of live processes stay mapped until
- * then, as ERTS keeps its carriers.
+ * executor's per-worker spares first, then its chunk's free list: takes
+ * come from chunks with free contexts before a new chunk is mapped). A
+ * chunk whose every context has been back for CONTEXT_POOL_EMPTY_HOLD_NS
+ * is unmapped, while another chunk's worth of free contexts remains, so a
+ * peak's chunks go back to the system once their processes have ended, as
+ * ERTS gives back empty carriers after its cache's check interval, and
+ * waves of spawns closer together than that reuse them. A peak need not be
+ * one of live processes: a context is released only after an epoch's
+ * grace period, and a worker the system preempts in the middle of a slice
+ * holds every worker's releases back (a soak at 38,000 spawns a second
+ * mapped six chunks in 130 ms that way, and kept them until this).
  */
 #ifndef CLAUSE_RT_CONTEXT_POOL_H
 #define CLAUSE_RT_CONTEXT_POOL_H
@@ -29,9 +36,13 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* A chunk is a huge page. */
 #define CONTEXT_POOL_CHUNK_BYTES ((size_t)HEAP_HUGE_PAGE_BYTES)
+
+/* How long a chunk whose contexts have all come back stays mapped. */
+#define CONTEXT_POOL_EMPTY_HOLD_NS 1000000000u
 
 /* A worker's part of a chunk: contexts not yet handed out. */
 struct pool_cursor {
@@ -39,13 +50,19 @@ struct pool_cursor {
     unsigned chunks; /* chunks it carved so far */
 };
 
+struct pool_chunk; /* a chunk's bookkeeping, in its last bytes (context_pool.c) */
+
 struct context_pool {
-    size_t object_bytes;     /* a multiple of 64: no two contexts share a cache line */
-    pthread_mutex_t lock;    /* the fields below */
-    void *released;          /* released contexts, chained through their first word */
-    struct pool_cursor host; /* the cursor of every thread that is not a worker */
-    void **chunks;           /* every chunk mapped, to unmap at the end */
+    size_t object_bytes;                        /* a multiple of 64: no two contexts share a cache line */
+    pthread_mutex_t lock;                       /* the fields below */
+    struct pool_chunk *partial;                 /* the chunks with released contexts, latest first */
+    struct pool_chunk *empty_head, *empty_tail; /* the chunks with every context released, oldest first */
+    uint64_t empty_hold_ns;                     /* CONTEXT_POOL_EMPTY_HOLD_NS but in tests */
+    size_t released;                            /* released contexts in all chunks */
+    struct pool_cursor host;                    /* the cursor of every thread that is not a worker */
+    struct pool_chunk **chunks;                 /* every chunk mapped */
     size_t chunk_count, chunk_cap;
+    size_t chunks_returned; /* chunks unmapped since init (for tests and reports) */
 };
 
 /* A pool of objects of `object_bytes` (at most a chunk's); false when the

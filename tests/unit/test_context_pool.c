@@ -1,14 +1,17 @@
 /* The context pool: contexts carved from aligned chunks, each cursor's
  * first chunk on small pages and the later ones advised to use huge pages,
- * released contexts handed out again, and threads taking and giving at
- * once (concurrent suite: `make tsan`). */
+ * released contexts handed out again, empty chunks unmapped, and threads
+ * taking and giving at once (concurrent suite: `make tsan`). */
 #include "rt/context_pool.h"
 #include "test_main.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define OBJECT 3000 /* rounded up to 3008 */
 
@@ -79,6 +82,54 @@ static void test_carving_and_chunks(void)
     CU_ASSERT_EQUAL(pool.chunk_count, 0);
 }
 
+/* A chunk whose contexts have all come back stays mapped for the hold
+ * time, then goes, oldest first, while another chunk's worth of free
+ * contexts remains; takes go to the chunks with free contexts first. */
+static void test_empty_chunks_go_back(void)
+{
+    struct context_pool pool;
+    CU_ASSERT_FATAL(context_pool_init(&pool, OBJECT));
+    CU_ASSERT_EQUAL(pool.empty_hold_ns, CONTEXT_POOL_EMPTY_HOLD_NS);
+    struct pool_cursor cursor = {0};
+    size_t per_chunk = (CONTEXT_POOL_CHUNK_BYTES - 64) / pool.object_bytes, n = 3 * per_chunk;
+    char **held = malloc(n * sizeof *held);
+    CU_ASSERT_FATAL(held != NULL);
+    for (size_t i = 0; i < n; i++) {
+        held[i] = context_pool_take(&pool, &cursor);
+        CU_ASSERT_FATAL(held[i] != NULL);
+        memset(held[i], 0x5a, OBJECT);
+    }
+    CU_ASSERT_EQUAL(pool.chunk_count, 3);
+    /* The first two chunks' contexts back: empty, but not for a second. */
+    for (size_t i = 0; i < 2 * per_chunk; i++)
+        context_pool_give(&pool, held[i]);
+    CU_ASSERT_EQUAL(pool.chunk_count, 3);
+    CU_ASSERT_EQUAL(pool.chunks_returned, 0);
+    CU_ASSERT_EQUAL(pool.released, 2 * per_chunk);
+    /* A take (the cursor's chunk used up) reuses the latest emptied. */
+    char *again = context_pool_take(&pool, &cursor);
+    CU_ASSERT((uintptr_t)again - (uintptr_t)held[per_chunk] < CONTEXT_POOL_CHUNK_BYTES);
+    context_pool_give(&pool, again);
+    /* With no hold, the third emptied returns the first two, oldest
+     * first, keeping the last. */
+    pool.empty_hold_ns = 0;
+    for (size_t i = 2 * per_chunk; i < n; i++)
+        context_pool_give(&pool, held[i]);
+    CU_ASSERT_EQUAL(pool.chunk_count, 1);
+    CU_ASSERT_EQUAL(pool.chunks_returned, 2);
+    CU_ASSERT_EQUAL(pool.released, per_chunk);
+    unsigned char resident;
+    CU_ASSERT_EQUAL(mincore(held[0], 4096, &resident), -1); /* unmapped */
+    CU_ASSERT_EQUAL(errno, ENOMEM);
+    CU_ASSERT_EQUAL(mincore(held[per_chunk], 4096, &resident), -1);
+    CU_ASSERT_EQUAL(mincore(held[2 * per_chunk], 4096, &resident), 0);
+    again = context_pool_take(&pool, &cursor);
+    CU_ASSERT((uintptr_t)again - (uintptr_t)held[2 * per_chunk] < CONTEXT_POOL_CHUNK_BYTES);
+    CU_ASSERT_EQUAL(pool.chunk_count, 1);
+    context_pool_destroy(&pool);
+    free(held);
+}
+
 struct churn {
     struct context_pool *pool;
     unsigned char mark;
@@ -127,6 +178,7 @@ static void test_threads_take_and_give(void)
 
 static CU_TestInfo tests[] = {
     {"contexts are carved from aligned chunks, huge pages from the second", test_carving_and_chunks},
+    {"a chunk whose contexts all came back is unmapped after the hold time", test_empty_chunks_go_back},
     CU_TEST_INFO_NULL,
 };
 TEST_SUITE(context_pool, tests)
