@@ -41,7 +41,7 @@
 struct pool_chunk {
     void *free;                                 /* released contexts, chained through their first word */
     struct pool_chunk *prev, *next;             /* in pool->partial while free is not NULL */
-    struct pool_chunk *empty_prev, *empty_next; /* in pool->empty while every context is free */
+    struct pool_chunk *empty_prev, *empty_next; /* in the pool's empty list while every context is free */
     uint64_t empty_since_ns;                    /* since when (monotonic clock) */
     uint32_t free_count, capacity;              /* capacity: contexts the chunk holds */
     uint32_t index;                             /* in pool->chunks */
@@ -102,7 +102,7 @@ bool context_pool_init(struct context_pool *pool, size_t object_bytes)
 {
     *pool = (struct context_pool){.object_bytes = (object_bytes + 63) & ~(size_t)63,
                                   .empty_hold_ns = CONTEXT_POOL_EMPTY_HOLD_NS};
-    if (pool->object_bytes > CONTEXT_POOL_CHUNK_BYTES)
+    if (pool->object_bytes > CONTEXT_POOL_CHUNK_BYTES - CHUNK_TAIL_BYTES)
         return false;
     return pthread_mutex_init(&pool->lock, NULL) == 0;
 }

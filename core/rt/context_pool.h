@@ -65,8 +65,8 @@ struct context_pool {
     size_t chunks_returned; /* chunks unmapped since init (for tests and reports) */
 };
 
-/* A pool of objects of `object_bytes` (at most a chunk's); false when the
- * lock cannot be made. */
+/* A pool of objects of `object_bytes`; false when they are larger than a
+ * chunk less its 64 bytes of bookkeeping, or the lock cannot be made. */
 bool context_pool_init(struct context_pool *pool, size_t object_bytes);
 
 /* Unmaps every chunk: every context taken is gone with it. */

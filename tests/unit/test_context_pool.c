@@ -90,6 +90,8 @@ static void test_empty_chunks_go_back(void)
     struct context_pool pool;
     CU_ASSERT_FATAL(context_pool_init(&pool, OBJECT));
     CU_ASSERT_EQUAL(pool.empty_hold_ns, CONTEXT_POOL_EMPTY_HOLD_NS);
+    struct context_pool too_big;
+    CU_ASSERT_FALSE(context_pool_init(&too_big, CONTEXT_POOL_CHUNK_BYTES - 63)); /* no room for the bookkeeping */
     struct pool_cursor cursor = {0};
     size_t per_chunk = (CONTEXT_POOL_CHUNK_BYTES - 64) / pool.object_bytes, n = 3 * per_chunk;
     char **held = malloc(n * sizeof *held);
