@@ -469,10 +469,13 @@ static void quiet(struct sched *s)
         return;
     bool ports_open = ports_count(s) > 0;
     if (ports_open) {
-        uint64_t due = next_timer(s), wait_ms = PORT_WAIT_MS;
-        if (due != UINT64_MAX && timer_tick_start_ns(due) > c->now_ns + wait_ms * 1000000u)
-            wait_ms = (timer_tick_start_ns(due) - c->now_ns + 999999u) / 1000000u;
-        for (uint64_t waited = 0; waited < wait_ms; waited++) {
+        uint64_t due = next_timer(s), wait_ns = PORT_WAIT_MS * 1000000u;
+        if (due != UINT64_MAX && timer_tick_start_ns(due) > c->now_ns + wait_ns)
+            wait_ns = timer_tick_start_ns(due) - c->now_ns;
+        /* Until a deadline on the real clock, not a count of naps: on a
+         * loaded machine a 1 ms nap takes several, and a 300 ms timeout
+         * waited past a port's answer at 1 s. */
+        for (uint64_t deadline = sched_clock_ns() + wait_ns; sched_clock_ns() < deadline;) {
             struct timespec ms = {0, 1000000};
             nanosleep(&ms, NULL);
             if (any_awake(s))
