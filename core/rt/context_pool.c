@@ -48,6 +48,8 @@ struct pool_chunk {
     bool empty;                                 /* in pool->empty */
 };
 #define CHUNK_TAIL_BYTES 64
+/* While a chunk is empty, a give in this many reads the clock for it. */
+#define POOL_GIVES_PER_CHECK 64
 _Static_assert(sizeof(struct pool_chunk) <= CHUNK_TAIL_BYTES, "a chunk's bookkeeping fits its tail");
 
 static char *chunk_start(const struct pool_chunk *c) { return (char *)c + CHUNK_TAIL_BYTES - CONTEXT_POOL_CHUNK_BYTES; }
@@ -239,9 +241,7 @@ void context_pool_give(struct context_pool *pool, void *context)
     }
     if (c->free_count == c->capacity) {
         /* Empty: reused first if takes come (it is among the partial
-         * chunks), else returned once it has stayed so for the hold time;
-         * the ones that have are looked for now, a clock reading a chunk
-         * emptied. */
+         * chunks), else returned once it has stayed so for the hold time. */
         uint64_t now = monotonic_ns();
         c->empty = true;
         c->empty_since_ns = now;
@@ -253,6 +253,11 @@ void context_pool_give(struct context_pool *pool, void *context)
             pool->empty_head = c;
         pool->empty_tail = c;
         stale = take_stale_locked(pool, now);
+    } else if (pool->empty_head && ++pool->gives_unchecked >= POOL_GIVES_PER_CHECK) {
+        /* The chunks a peak emptied at once age with no chunk emptying
+         * after them: looked at every so many gives meanwhile. */
+        pool->gives_unchecked = 0;
+        stale = take_stale_locked(pool, monotonic_ns());
     }
     pthread_mutex_unlock(&pool->lock);
     while (stale) {

@@ -58,6 +58,7 @@ struct context_pool {
     struct pool_chunk *partial;                 /* the chunks with released contexts, latest first */
     struct pool_chunk *empty_head, *empty_tail; /* the chunks with every context released, oldest first */
     uint64_t empty_hold_ns;                     /* CONTEXT_POOL_EMPTY_HOLD_NS but in tests */
+    unsigned gives_unchecked;                   /* gives since the empty chunks' ages were looked at */
     size_t released;                            /* released contexts in all chunks */
     struct pool_cursor host;                    /* the cursor of every thread that is not a worker */
     struct pool_chunk **chunks;                 /* every chunk mapped */

@@ -84,7 +84,8 @@ static void test_carving_and_chunks(void)
 
 /* A chunk whose contexts have all come back stays mapped for the hold
  * time, then goes, oldest first, while another chunk's worth of free
- * contexts remains; takes go to the chunks with free contexts first. */
+ * contexts remains (looked at when a chunk empties and every 64 gives
+ * meanwhile); takes go to the chunks with free contexts first. */
 static void test_empty_chunks_go_back(void)
 {
     struct context_pool pool;
@@ -112,10 +113,16 @@ static void test_empty_chunks_go_back(void)
     char *again = context_pool_take(&pool, &cursor);
     CU_ASSERT((uintptr_t)again - (uintptr_t)held[per_chunk] < CONTEXT_POOL_CHUNK_BYTES);
     context_pool_give(&pool, again);
-    /* With no hold, the third emptied returns the first two, oldest
-     * first, keeping the last. */
+    /* With no hold: gives that empty no chunk look at the empty ones every
+     * so often, and return the oldest, another chunk's worth remaining. */
     pool.empty_hold_ns = 0;
-    for (size_t i = 2 * per_chunk; i < n; i++)
+    size_t i = 2 * per_chunk;
+    for (; i < 2 * per_chunk + 64; i++)
+        context_pool_give(&pool, held[i]);
+    CU_ASSERT_EQUAL(pool.chunk_count, 2);
+    CU_ASSERT_EQUAL(pool.chunks_returned, 1);
+    /* The third emptied returns the second, keeping the last. */
+    for (; i < n; i++)
         context_pool_give(&pool, held[i]);
     CU_ASSERT_EQUAL(pool.chunk_count, 1);
     CU_ASSERT_EQUAL(pool.chunks_returned, 2);
