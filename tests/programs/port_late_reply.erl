@@ -5,18 +5,19 @@
 %% with a receive timeout or a timer armed: the answer comes first when it
 %% comes before the timeout, and a silent port's receive times out. (Under
 %% --schedule the logical clock must not run a timeout out while the outside
-%% world is still answering.) Each command is its own shell: OTP runs a
-%% spawn's command as sh -c "exec Command", so a list of commands would end
-%% with the first.
+%% world is still answering.) The margins are seconds: a loaded machine
+%% delays a run by hundreds of milliseconds. Each command is its own
+%% shell: OTP runs a spawn's command as sh -c "exec Command", so a list of
+%% commands would end with the first.
 
 main(_) ->
     P1 = open_port({spawn, "sh -c 'sleep 0.2; echo late'"}, [binary]),
-    io:format("late reply: ~p~n", [receive {P1, {data, D1}} -> D1 after 3000 -> timeout end]),
+    io:format("late reply: ~p~n", [receive {P1, {data, D1}} -> D1 after 5000 -> timeout end]),
     P2 = open_port({spawn, "sh -c 'sleep 0.1; echo before the timer'"}, [binary]),
-    Timer = erlang:send_after(2000, self(), tick),
+    Timer = erlang:send_after(5000, self(), tick),
     io:format("first: ~p~n", [receive {P2, {data, D2}} -> D2; tick -> tick end]),
     io:format("timer cancelled: ~p~n", [is_integer(erlang:cancel_timer(Timer))]),
-    P3 = open_port({spawn, "sh -c 'sleep 1; echo too late'"}, [binary]),
+    P3 = open_port({spawn, "sh -c 'sleep 3; echo too late'"}, [binary]),
     io:format("silent: ~p~n", [receive {P3, {data, D3}} -> D3 after 300 -> none end]),
     port_close(P3),
     io:format("done~n").

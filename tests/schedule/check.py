@@ -157,7 +157,7 @@ def goldens(clause, tmp, seeds, everything, jobs):
 # must still give the golden's output, every worker's sleep waiting for the
 # ports' poller (schedule.c: quiet) instead of finding a deadlock, and for
 # as long as the next timer is ahead (port_late_reply: answers 100 and
-# 200 ms late under timeouts of 2 and 3 s).
+# 200 ms late under timeouts of 5 s).
 PORT_PROGRAMS = ["os_cmd", "ports_spawn", "port_late_reply"]
 
 
