@@ -45,7 +45,7 @@ struct pool_chunk {
     uint64_t empty_since_ns;                    /* since when (monotonic clock) */
     uint32_t free_count, capacity;              /* capacity: contexts the chunk holds */
     uint32_t index;                             /* in pool->chunks */
-    bool empty;                                 /* in pool->empty */
+    bool empty;                                 /* in the pool's empty list */
 };
 #define CHUNK_TAIL_BYTES 64
 /* While a chunk is empty, a give in this many reads the clock for it. */
