@@ -443,13 +443,10 @@ static bool any_awake(struct sched *s)
     return awake;
 }
 
-/* The next armed timer's tick, or UINT64_MAX. */
-static uint64_t next_timer(struct sched *s)
+/* The next armed timer's tick, or UINT64_MAX. Executor mutex held. */
+static uint64_t next_timer_locked(struct sched *s)
 {
-    rt_lock(&s->exec_lock);
-    uint64_t next = timer_wheel_armed_count(&s->wheel) ? timer_wheel_next_wake(&s->wheel) : UINT64_MAX;
-    rt_unlock(&s->exec_lock);
-    return next;
+    return timer_wheel_armed_count(&s->wheel) ? timer_wheel_next_wake(&s->wheel) : UINT64_MAX;
 }
 
 /* Every worker sleeps: an open port's output comes from its poller thread
@@ -469,7 +466,9 @@ static void quiet(struct sched *s)
         return;
     bool ports_open = ports_count(s) > 0;
     if (ports_open) {
-        uint64_t due = next_timer(s), wait_ns = PORT_WAIT_MS * 1000000u;
+        rt_lock(&s->exec_lock);
+        uint64_t due = next_timer_locked(s), wait_ns = PORT_WAIT_MS * 1000000u;
+        rt_unlock(&s->exec_lock);
         if (due != UINT64_MAX && timer_tick_start_ns(due) > c->now_ns + wait_ns)
             wait_ns = timer_tick_start_ns(due) - c->now_ns;
         /* Until a deadline on the real clock, not a count of naps: on a
@@ -483,7 +482,7 @@ static void quiet(struct sched *s)
         }
     }
     rt_lock(&s->exec_lock);
-    uint64_t next = timer_wheel_armed_count(&s->wheel) ? timer_wheel_next_wake(&s->wheel) : UINT64_MAX;
+    uint64_t next = next_timer_locked(s);
     rt_lock(&s->rq_lock);
     term runnable = s->runnable_head ? s->runnable_head->pid : THE_NON_VALUE;
     /* A port's poller may have queued a process (and woken its worker)
