@@ -45,7 +45,6 @@ struct pool_chunk {
     uint64_t empty_since_ns;                    /* since when (monotonic clock) */
     uint32_t free_count, capacity;              /* capacity: contexts the chunk holds */
     uint32_t index;                             /* in pool->chunks */
-    bool empty;                                 /* in the pool's empty list */
 };
 #define CHUNK_TAIL_BYTES 64
 /* While a chunk is empty, a give in this many reads the clock for it. */
@@ -82,7 +81,6 @@ static void unlink_empty(struct context_pool *pool, struct pool_chunk *c)
     else
         pool->empty_tail = c->empty_prev;
     c->empty_prev = c->empty_next = NULL;
-    c->empty = false;
 }
 
 static uint64_t monotonic_ns(void)
@@ -179,13 +177,13 @@ void *context_pool_take(struct context_pool *pool, struct pool_cursor *cursor)
     struct pool_chunk *c = pool->partial;
     if (c) {
         context = c->free;
+        if (c->free_count == c->capacity) /* it leaves the empty list */
+            unlink_empty(pool, c);
         c->free = *(void **)(void *)context;
         c->free_count--;
         pool->released--;
         if (!c->free)
             unlink_partial(pool, c);
-        if (c->empty)
-            unlink_empty(pool, c);
     } else {
         struct pool_cursor *from = cursor ? cursor : &pool->host;
         if (from->next == from->end && !add_chunk(pool, from)) {
@@ -243,7 +241,6 @@ void context_pool_give(struct context_pool *pool, void *context)
         /* Empty: reused first if takes come (it is among the partial
          * chunks), else returned once it has stayed so for the hold time. */
         uint64_t now = monotonic_ns();
-        c->empty = true;
         c->empty_since_ns = now;
         c->empty_next = NULL;
         c->empty_prev = pool->empty_tail;
