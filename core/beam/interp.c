@@ -741,7 +741,15 @@ static void init_handler_table(void)
     S(get_tuple_element_xx_fmove) S(get_tuple_element_yx_fmove) S(allocate_3) S(allocate_4)                          \
     S(put_list_registers) S(put_list_register_constant) S(is_nonempty_list_get_list_xxx)                          \
     S(test_heap_put_list_registers) S(test_heap_fmove_fx) S(fmove_fx_fx) S(fmove_fy_fy) S(test_heap_fmove_fx_fx)    \
-    FLOAT_PAIRS(S) FMOVE_FLOAT_OPS(S)
+    FLOAT_PAIRS(S) FMOVE_FLOAT_OPS(S)                                                                                  \
+    ARITH_THEN(S, allocate_shift_call) ARITH_THEN(S, shift_call) ARITH_THEN(S, deallocate_return)
+/* A sum or difference of smalls in one of special_for's operand shapes
+ * (plus_xc to plus_yx, then minus_xc to minus_yx), and what a body
+ * recursion does next with it: a one-slot frame, its slot saved and a call
+ * (fib(N - 1) + ...), the call alone (... + fib(N - 2)), or the return. */
+#define ARITH_THEN(S, then)                                                                                            \
+    S(plus_xc_##then) S(plus_yc_##then) S(plus_xx_##then) S(plus_xy_##then) S(plus_yx_##then)                         \
+    S(minus_xc_##then) S(minus_yc_##then) S(minus_xx_##then) S(minus_xy_##then) S(minus_yx_##then)
 /* Two float operations in a row, the second taking the first's result as
  * its first operand (a) or its second (b): a*b*c, a + b*c. By first
  * operation, then second, in fadd, fsub, fmul, fdiv order (float_op_index). */
@@ -826,6 +834,43 @@ static int float_op_index(unsigned op)
 
 static int special_for(const uint64_t *instr, unsigned op, const uint64_t *end);
 
+/* gc_bif2's special handler (erlang's arithmetic operators), or -1. */
+static int arith_special(const uint64_t *instr)
+{
+    const struct beam_export *e = (const struct beam_export *)(uintptr_t)instr[3];
+    static const struct {
+        const char *name;
+        int special;
+    } others[] = {{"*", SPECIAL_times},   {"band", SPECIAL_band}, {"bor", SPECIAL_bor},
+                  {"bxor", SPECIAL_bxor}, {"div", SPECIAL_div},   {"rem", SPECIAL_rem}};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+        if (is_erlang_operator(e, others[i].name))
+            return others[i].special;
+    bool plus = is_erlang_operator(e, "+");
+    if (!plus && !is_erlang_operator(e, "-"))
+        return -1;
+    /* Into an x register, from registers or a register and a small
+     * constant (never a constant first: the compiler puts constants
+     * second). */
+    static const char *const shapes[] = {"xcx", "ycx", "xxx", "xyx", "yxx"};
+    for (int i = 0; i < 5; i++)
+        if (shapes_are(shapes[i], instr + 4) && (shapes[i][1] != 'c' || is_small((term)instr[5])))
+            return (plus ? SPECIAL_plus_xc : SPECIAL_minus_xc) + i;
+    return plus ? SPECIAL_plus : SPECIAL_minus;
+}
+
+/* A gc_bif2's place in ARITH_THEN's order (0 to 9), or -1 when it is not
+ * a sum or difference in one of the shapes. */
+static int arith_shape_index(const uint64_t *instr)
+{
+    int special = arith_special(instr);
+    if (special >= SPECIAL_plus_xc && special <= SPECIAL_plus_yx)
+        return special - SPECIAL_plus_xc;
+    if (special >= SPECIAL_minus_xc && special <= SPECIAL_minus_yx)
+        return 5 + special - SPECIAL_minus_xc;
+    return -1;
+}
+
 /* Pairs and triples fused into the first instruction's handler, as OTP's
  * loader fuses them: the later instructions keep their own handlers for
  * whatever jumps to them. */
@@ -833,6 +878,21 @@ static int fused_for(const uint64_t *instr, unsigned op, const uint64_t *end)
 {
     const uint64_t *next = NULL, *after = NULL;
     unsigned next_op = next_opcode(instr, end, &next);
+    int arith = op == BEAM_OP_gc_bif2 && next_op ? arith_shape_index(instr) : -1;
+    if (arith >= 0) {
+        unsigned after_op = next_opcode(next, end, &after);
+        if (next_op == BEAM_OP_deallocate && after_op == BEAM_OP_return)
+            return SPECIAL_plus_xc_deallocate_return + arith;
+        /* The shift's second move takes the result (operands: fail, live,
+         * bif, a, b, result). */
+        if (next_op == BEAM_OP_move && fused_for(next, next_op, end) == SPECIAL_move_shift_call && next[4] == instr[6])
+            return SPECIAL_plus_xc_shift_call + arith;
+        /* ... and the frame's one slot is the one its first move writes. */
+        if ((next_op == BEAM_OP_allocate || next_op == BEAM_OP_allocate_zero) && next[1] == 1 &&
+            after_op == BEAM_OP_move && fused_for(after, after_op, end) == SPECIAL_move_shift_call &&
+            after[2] == beam_y(0) && after[4] == instr[6])
+            return SPECIAL_plus_xc_allocate_shift_call + arith;
+    }
     if (op == BEAM_OP_deallocate && next_op == BEAM_OP_return)
         return SPECIAL_deallocate_return;
     if (op == BEAM_OP_is_lt && next_op == BEAM_OP_return && shapes_are("xi", instr + 2) && is_small((term)instr[3]))
@@ -911,28 +971,8 @@ static int special_for(const uint64_t *instr, unsigned op, const uint64_t *end)
     if (fused >= 0)
         return fused;
     switch (op) {
-    case BEAM_OP_gc_bif2: {
-        const struct beam_export *e = (const struct beam_export *)(uintptr_t)instr[3];
-        static const struct {
-            const char *name;
-            int special;
-        } others[] = {{"*", SPECIAL_times},   {"band", SPECIAL_band}, {"bor", SPECIAL_bor},
-                      {"bxor", SPECIAL_bxor}, {"div", SPECIAL_div},   {"rem", SPECIAL_rem}};
-        for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
-            if (is_erlang_operator(e, others[i].name))
-                return others[i].special;
-        bool plus = is_erlang_operator(e, "+");
-        if (!plus && !is_erlang_operator(e, "-"))
-            return -1;
-        /* Into an x register, from registers or a register and a small
-         * constant (never a constant first: the compiler puts constants
-         * second). */
-        static const char *const shapes[] = {"xcx", "ycx", "xxx", "xyx", "yxx"};
-        for (int i = 0; i < 5; i++)
-            if (shapes_are(shapes[i], instr + 4) && (shapes[i][1] != 'c' || is_small((term)instr[5])))
-                return (plus ? SPECIAL_plus_xc : SPECIAL_minus_xc) + i;
-        return plus ? SPECIAL_plus : SPECIAL_minus;
-    }
+    case BEAM_OP_gc_bif2:
+        return arith_special(instr);
     case BEAM_OP_bif1:
         /* get/1, the process dictionary's read: a loop's common guard-free
          * builtin, which cannot fail. */
@@ -1229,6 +1269,10 @@ static term exit_reason_of(struct process *p, enum fault_class class, term reaso
         I += (words);                                                                                                  \
         DISPATCH();                                                                                                    \
     } while (0)
+/* No room on the stack for a frame of `slots` y slots below E (the frame
+ * word included): E <= p->stack + slots, as addresses, so that the compiler
+ * subtracts from E and compares with p->stack as it loads it. */
+#define STACK_SHORT(slots) ((uintptr_t)E - (slots) * sizeof(term) <= (uintptr_t)p->stack)
 /* A test: jump to the fail label when cond is false. */
 #define TEST(cond, words)                                                                                              \
     do {                                                                                                               \
@@ -1913,6 +1957,74 @@ op_bif2 : {
     SMALL_ARITH(minus_xx, XR, XR, BOTH_SMALL, XR, __builtin_sub_overflow, -)
     SMALL_ARITH(minus_xy, XR, YR, BOTH_SMALL, XR, __builtin_sub_overflow, -)
     SMALL_ARITH(minus_yx, YR, XR, BOTH_SMALL, XR, __builtin_sub_overflow, -)
+/* The fusions of ARITH_THEN: a small result, then the instructions after
+ * without their dispatches; anything else takes the operator's own
+ * handler above, which goes on to the next instruction's. */
+#define SMALL_ARITH_THEN(name, then, A_, B_, SMALLS, OVERFLOWS)                                                        \
+    special_##name##_##then:                                                                                           \
+    {                                                                                                                  \
+        term a = A_(I[4]), b = B_(I[5]);                                                                               \
+        int64_t r;                                                                                                     \
+        if (!SMALLS(a, b) || OVERFLOWS((int64_t)a, (int64_t)(b - TAG_IMMED1_SMALL), &r))                               \
+            goto special_##name;                                                                                       \
+        XR(I[6]) = (term)r;                                                                                            \
+        THEN_##then;                                                                                                   \
+    }
+#define SMALL_ARITH_SHAPES_THEN(then)                                                                                  \
+    SMALL_ARITH_THEN(plus_xc, then, XR, CR, KNOWN_SMALL, __builtin_add_overflow)                                       \
+    SMALL_ARITH_THEN(plus_yc, then, YR, CR, KNOWN_SMALL, __builtin_add_overflow)                                       \
+    SMALL_ARITH_THEN(plus_xx, then, XR, XR, BOTH_SMALL, __builtin_add_overflow)                                        \
+    SMALL_ARITH_THEN(plus_xy, then, XR, YR, BOTH_SMALL, __builtin_add_overflow)                                        \
+    SMALL_ARITH_THEN(plus_yx, then, YR, XR, BOTH_SMALL, __builtin_add_overflow)                                        \
+    SMALL_ARITH_THEN(minus_xc, then, XR, CR, KNOWN_SMALL, __builtin_sub_overflow)                                      \
+    SMALL_ARITH_THEN(minus_yc, then, YR, CR, KNOWN_SMALL, __builtin_sub_overflow)                                      \
+    SMALL_ARITH_THEN(minus_xx, then, XR, XR, BOTH_SMALL, __builtin_sub_overflow)                                       \
+    SMALL_ARITH_THEN(minus_xy, then, XR, YR, BOTH_SMALL, __builtin_sub_overflow)                                       \
+    SMALL_ARITH_THEN(minus_yx, then, YR, XR, BOTH_SMALL, __builtin_sub_overflow)
+/* allocate 1 (I + 7), the move into its slot y0 and the move of the
+ * result into an x register (I + 10, I + 13), call (I + 16); without the
+ * stack's room, the generic allocate grows it, the moves and call
+ * following in their own handlers. */
+#define THEN_allocate_shift_call                                                                                       \
+    do {                                                                                                               \
+        if (__builtin_expect(STACK_SHORT(1), 0)) {                                                                     \
+            I += 7;                                                                                                    \
+            goto op_allocate;                                                                                          \
+        }                                                                                                              \
+        E -= 2;                                                                                                        \
+        E[0] = (term)(uintptr_t)cp;                                                                                    \
+        cp = NULL;                                                                                                     \
+        E[1] = XR(I[11]);                                                                                              \
+        XR(I[15]) = (term)r;                                                                                           \
+        I += 16;                                                                                                       \
+        goto op_call;                                                                                                  \
+    } while (0)
+/* The two moves (I + 7, I + 10; the second of the result), then the call
+ * (I + 13). */
+#define THEN_shift_call                                                                                                \
+    do {                                                                                                               \
+        YR(I[9]) = XR(I[8]);                                                                                           \
+        XR(I[12]) = (term)r;                                                                                           \
+        I += 13;                                                                                                       \
+        goto op_call;                                                                                                  \
+    } while (0)
+/* deallocate (I + 7), return. */
+#define THEN_deallocate_return                                                                                         \
+    do {                                                                                                               \
+        cp = (const uint64_t *)(uintptr_t)E[0];                                                                        \
+        E += I[8] + 1;                                                                                                 \
+        I = cp;                                                                                                        \
+        cp = NULL;                                                                                                     \
+        DISPATCH();                                                                                                    \
+    } while (0)
+    SMALL_ARITH_SHAPES_THEN(allocate_shift_call)
+    SMALL_ARITH_SHAPES_THEN(shift_call)
+    SMALL_ARITH_SHAPES_THEN(deallocate_return)
+#undef THEN_deallocate_return
+#undef THEN_shift_call
+#undef THEN_allocate_shift_call
+#undef SMALL_ARITH_SHAPES_THEN
+#undef SMALL_ARITH_THEN
 #undef KNOWN_SMALL
 #undef BOTH_SMALL
 #undef SMALL_ARITH
@@ -2390,7 +2502,7 @@ undefined_bif : {
     /* allocate of 0 to 4 slots without a heap need, where the stack has
      * the room (else the generic one grows it). */
 #define ALLOCATE_SLOTS(slots)                                                                                          \
-    special_allocate_##slots : if (__builtin_expect(E <= p->stack + (slots), 0)) goto op_allocate;                     \
+    special_allocate_##slots : if (__builtin_expect(STACK_SHORT(slots), 0)) goto op_allocate;                          \
     E -= (slots) + 1;                                                                                                  \
     E[0] = (term)(uintptr_t)cp;                                                                                        \
     for (int i = 1; i <= (slots); i++) /* unrolled: a constant count */                                                \
@@ -2407,7 +2519,7 @@ special_allocate : {
     /* allocate without a heap need, where the stack has the room (else the
      * generic one grows it): the frame, its slots [] until written. */
     uint64_t slots = I[1];
-    if (__builtin_expect(E <= p->stack + slots, 0))
+    if (__builtin_expect(STACK_SHORT(slots), 0))
         goto op_allocate;
     E -= slots + 1;
     E[0] = (term)(uintptr_t)cp;

@@ -189,6 +189,41 @@ static void test_operand_shapes_pick_their_handlers(void)
     const void *base_case = beam_prepared_handler(lt_return, BEAM_OP_is_lt, lt_return + 5);
     CU_ASSERT(beam_handler_is_special(base_case));
     CU_ASSERT_PTR_NOT_EQUAL(base_case, beam_prepared_handler(lt_return, BEAM_OP_is_lt, lt_return + 4));
+    /* A sum fuses with a one-slot frame whose slot the shift's first move
+     * writes and the call, with the shift and call alone, or with the
+     * return; each the whole sequence, and a different handler each. */
+    uint64_t body[] = {BEAM_OP_gc_bif2, 0,  2,  plus,         x0, two, x1, BEAM_OP_allocate, 1, 2, BEAM_OP_move, x0, y0,
+                       BEAM_OP_move,    x1, x0, BEAM_OP_call, 1,  0};
+    const void *sum = beam_prepared_handler(body, BEAM_OP_gc_bif2, body + 7);
+    const void *sum_frame_call = beam_prepared_handler(body, BEAM_OP_gc_bif2, body + 19);
+    CU_ASSERT(beam_handler_is_special(sum_frame_call));
+    CU_ASSERT_PTR_NOT_EQUAL(sum_frame_call, sum);
+    CU_ASSERT_PTR_EQUAL(beam_prepared_handler(body, BEAM_OP_gc_bif2, body + 16), sum); /* no call */
+    body[8] = 2; /* two slots: the other one is not written */
+    CU_ASSERT_PTR_EQUAL(beam_prepared_handler(body, BEAM_OP_gc_bif2, body + 19), sum);
+    body[8] = 1;
+    body[12] = beam_y(1);
+    CU_ASSERT_PTR_EQUAL(beam_prepared_handler(body, BEAM_OP_gc_bif2, body + 19), sum);
+    uint64_t call_after[] = {BEAM_OP_gc_bif2, 0,  2,  plus,         y0, two, x1, BEAM_OP_move, x0, y0,
+                             BEAM_OP_move,    x1, x0, BEAM_OP_call, 1,  0};
+    const void *sum_call = beam_prepared_handler(call_after, BEAM_OP_gc_bif2, call_after + 16);
+    CU_ASSERT(beam_handler_is_special(sum_call));
+    CU_ASSERT_PTR_NOT_EQUAL(sum_call, beam_prepared_handler(call_after, BEAM_OP_gc_bif2, call_after + 13));
+    CU_ASSERT_PTR_NOT_EQUAL(sum_call, sum_frame_call);
+    call_after[11] = beam_x(2); /* the shift moves another register than the sum's */
+    CU_ASSERT_PTR_NOT_EQUAL(beam_prepared_handler(call_after, BEAM_OP_gc_bif2, call_after + 16), sum_call);
+    body[12] = y0;
+    CU_ASSERT_PTR_EQUAL(beam_prepared_handler(body, BEAM_OP_gc_bif2, body + 19), sum_frame_call);
+    body[14] = beam_x(2);
+    CU_ASSERT_PTR_EQUAL(beam_prepared_handler(body, BEAM_OP_gc_bif2, body + 19), sum);
+    uint64_t returned[] = {BEAM_OP_gc_bif2, 0, 2, plus, y0, x0, x0, BEAM_OP_deallocate, 1, BEAM_OP_return};
+    const void *sum_return = beam_prepared_handler(returned, BEAM_OP_gc_bif2, returned + 10);
+    CU_ASSERT(beam_handler_is_special(sum_return));
+    CU_ASSERT_PTR_NOT_EQUAL(sum_return, beam_prepared_handler(returned, BEAM_OP_gc_bif2, returned + 9));
+    CU_ASSERT_PTR_NOT_EQUAL(sum_return, sum_call);
+    returned[3] = divide; /* '/' is no sum of smalls */
+    CU_ASSERT_PTR_EQUAL(beam_prepared_handler(returned, BEAM_OP_gc_bif2, returned + 10),
+                        beam_handler_table()[BEAM_OP_gc_bif2]);
     /* bs_get_integer2 of a constant size below a small's width, from x. */
     uint64_t u = (uint64_t)make_small(1), fifty = (uint64_t)make_small(59), sixty = (uint64_t)make_small(60);
     CU_ASSERT(special(BEAM_OP_bs_get_integer2, (uint64_t[]){0, 0, x0, 2, fifty, 1, 0, x1}));
