@@ -884,13 +884,15 @@ static int fused_for(const uint64_t *instr, unsigned op, const uint64_t *end)
         if (next_op == BEAM_OP_deallocate && after_op == BEAM_OP_return)
             return SPECIAL_plus_xc_deallocate_return + arith;
         /* The shift's second move takes the result (operands: fail, live,
-         * bif, a, b, result). */
-        if (next_op == BEAM_OP_move && fused_for(next, next_op, end) == SPECIAL_move_shift_call && next[4] == instr[6])
+         * bif, a, b, result), whose own register the call leaves dead (past
+         * its arity): it is not written. */
+        if (next_op == BEAM_OP_move && fused_for(next, next_op, end) == SPECIAL_move_shift_call &&
+            next[4] == instr[6] && beam_register_index(instr[6]) >= next[7])
             return SPECIAL_plus_xc_shift_call + arith;
         /* ... and the frame's one slot is the one its first move writes. */
         if ((next_op == BEAM_OP_allocate || next_op == BEAM_OP_allocate_zero) && next[1] == 1 &&
             after_op == BEAM_OP_move && fused_for(after, after_op, end) == SPECIAL_move_shift_call &&
-            after[2] == beam_y(0) && after[4] == instr[6])
+            after[2] == beam_y(0) && after[4] == instr[6] && beam_register_index(instr[6]) >= after[7])
             return SPECIAL_plus_xc_allocate_shift_call + arith;
     }
     if (op == BEAM_OP_deallocate && next_op == BEAM_OP_return)
@@ -1958,7 +1960,8 @@ op_bif2 : {
     SMALL_ARITH(minus_xy, XR, YR, BOTH_SMALL, XR, __builtin_sub_overflow, -)
     SMALL_ARITH(minus_yx, YR, XR, BOTH_SMALL, XR, __builtin_sub_overflow, -)
 /* The fusions of ARITH_THEN: a small result, then the instructions after
- * without their dispatches; anything else takes the operator's own
+ * without their dispatches (the result's own register written only where
+ * it stays live: fused_for); anything else takes the operator's own
  * handler above, which goes on to the next instruction's. */
 #define SMALL_ARITH_THEN(name, then, A_, B_, SMALLS, OVERFLOWS)                                                        \
     special_##name##_##then:                                                                                           \
@@ -1967,7 +1970,6 @@ op_bif2 : {
         int64_t r;                                                                                                     \
         if (!SMALLS(a, b) || OVERFLOWS((int64_t)a, (int64_t)(b - TAG_IMMED1_SMALL), &r))                               \
             goto special_##name;                                                                                       \
-        XR(I[6]) = (term)r;                                                                                            \
         THEN_##then;                                                                                                   \
     }
 #define SMALL_ARITH_SHAPES_THEN(then)                                                                                  \
@@ -2008,9 +2010,10 @@ op_bif2 : {
         I += 13;                                                                                                       \
         goto op_call;                                                                                                  \
     } while (0)
-/* deallocate (I + 7), return. */
+/* The result (I[6]), deallocate (I + 7), return. */
 #define THEN_deallocate_return                                                                                         \
     do {                                                                                                               \
+        XR(I[6]) = (term)r;                                                                                            \
         cp = (const uint64_t *)(uintptr_t)E[0];                                                                        \
         E += I[8] + 1;                                                                                                 \
         I = cp;                                                                                                        \

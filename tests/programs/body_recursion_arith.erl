@@ -7,7 +7,7 @@
 %% grow the stack.
 -module(body_recursion_arith).
 -export([main/1, sub_xc_frame/2, add_xx_frame/2, sub_xx_frame/2, add_xc_frame/2, sub_yc_call/2, add_yc_call/2,
-         add_xy_return/2, sub_yx_return/2, add_xc_return/2]).
+         add_xy_return/2, sub_yx_return/2, add_xc_return/2, same_twice/2, with_second/2]).
 
 -define(MAX_SMALL, 576460752303423487).
 -define(MIN_SMALL, -576460752303423488).
@@ -25,13 +25,18 @@ main(_) ->
 
 shapes() ->
     [sub_xc_frame, add_xc_frame, add_xx_frame, sub_xx_frame, sub_yc_call, add_yc_call, add_xy_return, sub_yx_return,
-     add_xc_return].
+     add_xc_return, same_twice, with_second].
 
 %% x and a constant (or two x registers) into a one-slot frame and a call.
 sub_xc_frame(X, _) -> {id(X - 1), X}.
 add_xc_frame(X, _) -> {id(X + 7), X}.
 add_xx_frame(X, Y) -> {id(X + Y), X}.
 sub_xx_frame(X, Y) -> {id(X - Y), X}.
+
+%% The difference is both arguments of the call (its register stays live),
+%% or the first beside another.
+same_twice(X, _) -> A = X - 1, {pair(A, A), X}.
+with_second(X, Y) -> {pair(X - 1, Y), X}.
 
 %% From the frame's slot, then the call.
 sub_yc_call(X, _) -> A = id(X), {A, id(A - 1)}.
@@ -57,6 +62,8 @@ down_to(0, _) -> 0;
 down_to(N, K) -> down_to(N - 1, K) + K.
 
 id(X) -> X.
+
+pair(A, B) -> {A, B}.
 
 top_frames({'EXIT', {Reason, Stack}}) -> {'EXIT', Reason, lists:sublist(Stack, 2)};
 top_frames(Value) -> Value.

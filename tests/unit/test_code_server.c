@@ -212,6 +212,9 @@ static void test_operand_shapes_pick_their_handlers(void)
     CU_ASSERT_PTR_NOT_EQUAL(sum_call, sum_frame_call);
     call_after[11] = beam_x(2); /* the shift moves another register than the sum's */
     CU_ASSERT_PTR_NOT_EQUAL(beam_prepared_handler(call_after, BEAM_OP_gc_bif2, call_after + 16), sum_call);
+    call_after[11] = x1;
+    call_after[14] = 2; /* the call takes x1 too: the sum's register stays live */
+    CU_ASSERT_PTR_NOT_EQUAL(beam_prepared_handler(call_after, BEAM_OP_gc_bif2, call_after + 16), sum_call);
     body[12] = y0;
     CU_ASSERT_PTR_EQUAL(beam_prepared_handler(body, BEAM_OP_gc_bif2, body + 19), sum_frame_call);
     body[14] = beam_x(2);
