@@ -1,5 +1,5 @@
 /*
- * context_pool.c — process contexts in huge-page chunks (context_pool.h).
+ * context_pool.c — process contexts in 2 MiB chunks (context_pool.h).
  */
 #include "rt/context_pool.h"
 
@@ -116,10 +116,10 @@ void context_pool_destroy(struct context_pool *pool)
     *pool = (struct context_pool){0};
 }
 
-/* A chunk aligned to its size, so that the kernel can back it with one
- * huge page (asked for when `huge`): twice its size mapped, the rest
- * returned. */
-static char *map_chunk(bool huge)
+/* A chunk aligned to its size (chunk_of finds a context's by its address):
+ * twice its size mapped, the rest returned; faulted in whole at once when
+ * `populate`. */
+static char *map_chunk(bool populate)
 {
     size_t span = 2 * CONTEXT_POOL_CHUNK_BYTES;
     char *mapped = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -131,7 +131,9 @@ static char *map_chunk(bool huge)
         munmap(mapped, (size_t)(chunk - mapped));
     if (mapped + span > chunk + CONTEXT_POOL_CHUNK_BYTES)
         munmap(chunk + CONTEXT_POOL_CHUNK_BYTES, (size_t)(mapped + span - (chunk + CONTEXT_POOL_CHUNK_BYTES)));
-    return huge ? heap_advise_huge(chunk, CONTEXT_POOL_CHUNK_BYTES) : chunk;
+    if (populate)
+        heap_prefault_span((uintptr_t)chunk, (uintptr_t)chunk + CONTEXT_POOL_CHUNK_BYTES);
+    return chunk;
 }
 
 /* A new chunk for `cursor` (lock held). */

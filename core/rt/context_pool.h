@@ -1,19 +1,21 @@
 /*
- * context_pool.h — where process contexts live: 2 MiB chunks that the
- * kernel is asked to back with transparent huge pages (madvise
- * MADV_HUGEPAGE), each worker carving contexts from a chunk of its own.
+ * context_pool.h — where process contexts live: 2 MiB chunks, each
+ * faulted in whole when it is mapped, each worker carving contexts from a
+ * chunk of its own.
  *
  * Why not malloc: when many processes live at once, their contexts are
  * fresh memory, and on a virtual machine every first touch of a 4 KiB page
- * is a fault that costs several microseconds; glibc's malloc asks for huge
- * pages only when a tunable set before the program starts says so.
- * 100,000 processes alive at once took 80,000 faults, and half the run's
- * time at one worker, three quarters at two (experiments/workloads/
- * fjcreate.erl). A chunk is a fault a huge page. But for its first one:
- * each cursor's first chunk keeps 4 KiB pages, touched as contexts are
- * handed out, so that a program of a few processes stays as small as
- * before (a huge page is resident whole: `clause hello.beam` took 8 MB
- * instead of 6 when every chunk had them).
+ * is a fault that costs several microseconds. 100,000 processes alive at
+ * once took 80,000 faults, and half the run's time at one worker, three
+ * quarters at two (experiments/workloads/fjcreate.erl). A chunk is one
+ * system call (MADV_POPULATE_WRITE, heap_prefault_span) that faults in its
+ * 512 pages for well under a microsecond each. Not huge pages: on this
+ * VM (free page reporting) a huge page's first touch took from 0.1 to
+ * several milliseconds, and fjcreate at two workers 590-900 ms with them
+ * against 233-309 ms populated (OTP 383-517). But for its first one: each
+ * cursor's first chunk is faulted in as contexts are handed out, so that a
+ * program of a few processes stays as small as before (`clause hello.beam`
+ * took 8 MB instead of 6 when every chunk was resident whole).
  *
  * Contexts are all one size. A released one is kept for the next (the
  * executor's per-worker spares first, then its chunk's free list: takes
@@ -38,7 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A chunk is a huge page. */
+/* A chunk's size, and its alignment (a context's chunk is its address masked). */
 #define CONTEXT_POOL_CHUNK_BYTES ((size_t)HEAP_HUGE_PAGE_BYTES)
 
 /* How long a chunk whose contexts have all come back stays mapped. */
