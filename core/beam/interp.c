@@ -1985,11 +1985,12 @@ op_bif2 : {
     SMALL_ARITH_THEN(minus_yx, then, YR, XR, BOTH_SMALL, __builtin_sub_overflow)
 /* allocate 1 (I + 7), the move into its slot y0 and the move of the
  * result into an x register (I + 10, I + 13), call (I + 16); without the
- * stack's room, the generic allocate grows it, the moves and call
- * following in their own handlers. */
+ * stack's room, the result in its own register, the generic allocate
+ * grows the stack, and the moves and call follow in their own handlers. */
 #define THEN_allocate_shift_call                                                                                       \
     do {                                                                                                               \
         if (__builtin_expect(STACK_SHORT(1), 0)) {                                                                     \
+            XR(I[6]) = (term)r; /* the shift's handler moves it */                                                     \
             I += 7;                                                                                                    \
             goto op_allocate;                                                                                          \
         }                                                                                                              \

@@ -20,6 +20,8 @@ main(_) ->
      || {X, Y} <- Operands, F <- shapes()],
     io:format("down ~w~n", [down(200000)]),
     io:format("up ~w~n", [up(100000, 0)]),
+    io:format("sum_down ~w ~w~n", [in_new_process(fun() -> sum_down(40) end),
+                                   in_new_process(fun() -> sum_down(100000) end)]),
     io:format("bad deep ~w~n", [top_frames(catch down_to(50000, bad))]),
     ok.
 
@@ -54,6 +56,11 @@ fib(N) -> fib(N - 1) + fib(N - 2).
 down(0) -> 0;
 down(N) -> down(N - 1) + 1.
 
+%% N - 1 into a one-slot frame and the call, the sum returned, in a new
+%% process: its stack grows under the fused frame.
+sum_down(0) -> 0;
+sum_down(N) -> sum_down(N - 1) + N.
+
 up(0, Acc) -> Acc;
 up(N, Acc) -> N + up(N - 1, Acc + 1).
 
@@ -64,6 +71,11 @@ down_to(N, K) -> down_to(N - 1, K) + K.
 id(X) -> X.
 
 pair(A, B) -> {A, B}.
+
+in_new_process(F) ->
+    Self = self(),
+    Pid = spawn(fun() -> Self ! {self(), F()} end),
+    receive {Pid, Result} -> Result end.
 
 top_frames({'EXIT', {Reason, Stack}}) -> {'EXIT', Reason, lists:sublist(Stack, 2)};
 top_frames(Value) -> Value.
