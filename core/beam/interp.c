@@ -1983,8 +1983,16 @@ op_bif2 : {
     SMALL_ARITH_THEN(minus_xx, then, XR, XR, BOTH_SMALL, __builtin_sub_overflow)                                       \
     SMALL_ARITH_THEN(minus_xy, then, XR, YR, BOTH_SMALL, __builtin_sub_overflow)                                       \
     SMALL_ARITH_THEN(minus_yx, then, YR, XR, BOTH_SMALL, __builtin_sub_overflow)
-/* allocate 1 (I + 7), the move into its slot y0 and the move of the
- * result into an x register (I + 10, I + 13), call (I + 16); without the
+/* The two moves (I + 7, I + 10; the second of the result), then the call
+ * (I + 13). */
+#define THEN_shift_call                                                                                                \
+    do {                                                                                                               \
+        YR(I[9]) = XR(I[8]);                                                                                           \
+        XR(I[12]) = (term)r;                                                                                           \
+        I += 13;                                                                                                       \
+        goto op_call;                                                                                                  \
+    } while (0)
+/* allocate 1 (I + 7), then the shift and call after it; without the
  * stack's room, the result in its own register, the generic allocate
  * grows the stack, and the moves and call follow in their own handlers. */
 #define THEN_allocate_shift_call                                                                                       \
@@ -1997,19 +2005,8 @@ op_bif2 : {
         E -= 2;                                                                                                        \
         E[0] = (term)(uintptr_t)cp;                                                                                    \
         cp = NULL;                                                                                                     \
-        E[1] = XR(I[11]);                                                                                              \
-        XR(I[15]) = (term)r;                                                                                           \
-        I += 16;                                                                                                       \
-        goto op_call;                                                                                                  \
-    } while (0)
-/* The two moves (I + 7, I + 10; the second of the result), then the call
- * (I + 13). */
-#define THEN_shift_call                                                                                                \
-    do {                                                                                                               \
-        YR(I[9]) = XR(I[8]);                                                                                           \
-        XR(I[12]) = (term)r;                                                                                           \
-        I += 13;                                                                                                       \
-        goto op_call;                                                                                                  \
+        I += 3;                                                                                                        \
+        THEN_shift_call;                                                                                               \
     } while (0)
 /* The result (I[6]), deallocate (I + 7), return. */
 #define THEN_deallocate_return                                                                                         \
@@ -2487,7 +2484,7 @@ undefined_bif : {
         uint64_t slots = I[1];
         uint64_t need = with_heap ? I[2] : 0;
         unsigned live = (unsigned)I[with_heap ? 3 : 2];
-        if ((size_t)(E - p->stack) < slots + 1) {
+        if (STACK_SHORT(slots)) {
             term *moved = grow_stack(p, E, slots + 1);
             if (!moved)
                 goto out_of_memory;
