@@ -259,9 +259,13 @@ bool proc_table_erase(struct proc_table *t, uint64_t pid)
          * return; as for a replaced array (rebuild_locked), the tombstone
          * must be visible everywhere before ck_epoch_call reads the global
          * epoch. Unlocking is only a release, which does not order this
-         * store before that later load. */
-        ck_pr_fence_store_load();
-        atomic_store_explicit(&t->live, atomic_load_explicit(&t->live, memory_order_relaxed) - 1, memory_order_relaxed);
+         * store before that later load. The count's update is made the
+         * atomic operation that orders it, as ck_epoch_begin orders its
+         * own store (ck_pr_fence_atomic_load: nothing more on x86, where
+         * the locked instruction is the barrier): an mfence here was 15 %
+         * of spawning and releasing 10^6 processes at one worker. */
+        atomic_fetch_sub_explicit(&t->live, 1, memory_order_seq_cst);
+        ck_pr_fence_atomic_load();
     }
     rt_rwlock_unlock(&t->lock);
     return was_live;
