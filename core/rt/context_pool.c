@@ -166,16 +166,12 @@ static bool add_chunk(struct context_pool *pool, struct pool_cursor *cursor)
     return true;
 }
 
-void *context_pool_take(struct context_pool *pool, struct pool_cursor *cursor)
+/* The next released context, else the next of `cursor` (or of the host
+ * cursor), mapping a chunk when it is used up; NULL when the system
+ * refused one. Lock held. */
+static void *take_locked(struct context_pool *pool, struct pool_cursor *cursor)
 {
     char *context;
-    if (cursor && cursor->next != cursor->end) {
-        context = cursor->next;
-        cursor->next += pool->object_bytes;
-        UNPOISON(context, pool->object_bytes);
-        return context;
-    }
-    pthread_mutex_lock(&pool->lock);
     struct pool_chunk *c = pool->partial;
     if (c) {
         context = c->free;
@@ -186,18 +182,38 @@ void *context_pool_take(struct context_pool *pool, struct pool_cursor *cursor)
         pool->released--;
         if (!c->free)
             unlink_partial(pool, c);
-    } else {
-        struct pool_cursor *from = cursor ? cursor : &pool->host;
-        if (from->next == from->end && !add_chunk(pool, from)) {
-            pthread_mutex_unlock(&pool->lock);
-            return NULL;
-        }
-        context = from->next;
-        from->next += pool->object_bytes;
+        return context;
     }
-    pthread_mutex_unlock(&pool->lock);
-    UNPOISON(context, pool->object_bytes);
+    struct pool_cursor *from = cursor ? cursor : &pool->host;
+    if (from->next == from->end && !add_chunk(pool, from))
+        return NULL;
+    context = from->next;
+    from->next += pool->object_bytes;
     return context;
+}
+
+size_t context_pool_take_some(struct context_pool *pool, struct pool_cursor *cursor, void **out, size_t n)
+{
+    size_t got = 0;
+    for (; got < n && cursor && cursor->next != cursor->end; got++) {
+        out[got] = cursor->next;
+        cursor->next += pool->object_bytes;
+    }
+    if (got < n) {
+        pthread_mutex_lock(&pool->lock);
+        while (got < n && (out[got] = take_locked(pool, cursor)))
+            got++;
+        pthread_mutex_unlock(&pool->lock);
+    }
+    for (size_t i = 0; i < got; i++)
+        UNPOISON(out[i], pool->object_bytes);
+    return got;
+}
+
+void *context_pool_take(struct context_pool *pool, struct pool_cursor *cursor)
+{
+    void *context;
+    return context_pool_take_some(pool, cursor, &context, 1) ? context : NULL;
 }
 
 /* Takes out of the pool the chunks empty for the hold time or longer,
@@ -223,11 +239,11 @@ static struct pool_chunk *take_stale_locked(struct context_pool *pool, uint64_t 
     return stale;
 }
 
-void context_pool_give(struct context_pool *pool, void *context)
+/* Puts a context back in its chunk; whether the chunk is now empty (and
+ * waits in the empty list, stamped `now_ns`, read when 0). Lock held. */
+static bool give_locked(struct context_pool *pool, void *context, uint64_t *now_ns)
 {
-    POISON((char *)context + LINK_BYTES, pool->object_bytes - LINK_BYTES);
-    struct pool_chunk *c = chunk_of(context), *stale = NULL;
-    pthread_mutex_lock(&pool->lock);
+    struct pool_chunk *c = chunk_of(context);
     *(void **)context = c->free;
     c->free = context;
     c->free_count++;
@@ -239,20 +255,36 @@ void context_pool_give(struct context_pool *pool, void *context)
             c->next->prev = c;
         pool->partial = c;
     }
-    if (c->free_count == c->capacity) {
-        /* Empty: reused first if takes come (it is among the partial
-         * chunks), else returned once it has stayed so for the hold time. */
-        uint64_t now = monotonic_ns();
-        c->empty_since_ns = now;
-        c->empty_next = NULL;
-        c->empty_prev = pool->empty_tail;
-        if (c->empty_prev)
-            c->empty_prev->empty_next = c;
-        else
-            pool->empty_head = c;
-        pool->empty_tail = c;
+    if (c->free_count < c->capacity)
+        return false;
+    /* Empty: reused first if takes come (it is among the partial chunks),
+     * else returned once it has stayed so for the hold time. */
+    if (!*now_ns)
+        *now_ns = monotonic_ns();
+    c->empty_since_ns = *now_ns;
+    c->empty_next = NULL;
+    c->empty_prev = pool->empty_tail;
+    if (c->empty_prev)
+        c->empty_prev->empty_next = c;
+    else
+        pool->empty_head = c;
+    pool->empty_tail = c;
+    return true;
+}
+
+void context_pool_give_some(struct context_pool *pool, void *const *contexts, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        POISON((char *)contexts[i] + LINK_BYTES, pool->object_bytes - LINK_BYTES);
+    struct pool_chunk *stale = NULL;
+    uint64_t now = 0;
+    bool emptied = false;
+    pthread_mutex_lock(&pool->lock);
+    for (size_t i = 0; i < n; i++)
+        emptied |= give_locked(pool, contexts[i], &now);
+    if (emptied) {
         stale = take_stale_locked(pool, now);
-    } else if (pool->empty_head && ++pool->gives_unchecked >= POOL_GIVES_PER_CHECK) {
+    } else if (pool->empty_head && (pool->gives_unchecked += (unsigned)n) >= POOL_GIVES_PER_CHECK) {
         /* The chunks a peak emptied at once age with no chunk emptying
          * after them: looked at every so many gives meanwhile. */
         pool->gives_unchecked = 0;
@@ -265,3 +297,5 @@ void context_pool_give(struct context_pool *pool, void *context)
         stale = next;
     }
 }
+
+void context_pool_give(struct context_pool *pool, void *context) { context_pool_give_some(pool, &context, 1); }

@@ -81,7 +81,14 @@ void context_pool_destroy(struct context_pool *pool);
  * or NULL from any other thread. */
 void *context_pool_take(struct context_pool *pool, struct pool_cursor *cursor);
 
+/* Up to n contexts into out[] under one hold of the lock, as n takes
+ * would; how many (fewer only when the system refused a chunk). */
+size_t context_pool_take_some(struct context_pool *pool, struct pool_cursor *cursor, void **out, size_t n);
+
 /* Gives a context back for a later take; any thread. */
 void context_pool_give(struct context_pool *pool, void *context);
+
+/* Gives n contexts back under one hold of the lock, as n gives would. */
+void context_pool_give_some(struct context_pool *pool, void *const *contexts, size_t n);
 
 #endif

@@ -650,6 +650,25 @@ static void unblock_senders_locked(struct sched *s, struct worker *w, struct pro
     }
 }
 
+/* A worker keeps this many freed contexts for its next spawns, and moves
+ * them to and from the pool SPARE_BATCH at a time: a process spawning in
+ * bursts, or whose children end in bursts, took the pool's shared lock
+ * once a context. */
+#define SPARE_CONTEXTS 256
+#define SPARE_BATCH 32
+
+static void refill_spares(struct sched *s, struct worker *w)
+{
+    void *got[SPARE_BATCH];
+    size_t n = context_pool_take_some(&s->contexts, &w->context_cursor, got, SPARE_BATCH);
+    for (size_t i = n; i-- > 0;) {
+        struct process *p = got[i];
+        p->next_released = w->spares;
+        w->spares = p;
+    }
+    w->spare_count += (unsigned)n;
+}
+
 /* A context zeroed but for its inline stack and first block, with an empty
  * heap in that block: a spare of the spawning worker when it has one
  * (spawning then allocates nothing), else a new one. No word of a stack is
@@ -657,11 +676,13 @@ static void unblock_senders_locked(struct sched *s, struct worker *w, struct pro
  * the inline stack keeps what a previous process left. */
 static struct process *new_context(struct sched *s, struct worker *w)
 {
+    if (w && !w->spares)
+        refill_spares(s, w);
     struct process *p = w ? w->spares : NULL;
     if (p) {
         w->spares = p->next_released;
         w->spare_count--;
-    } else if (!(p = context_pool_take(&s->contexts, w ? &w->context_cursor : NULL))) {
+    } else if (w || !(p = context_pool_take(&s->contexts, NULL))) {
         return NULL;
     }
     memset(p, 0, offsetof(struct process, stack_inline));
@@ -1030,9 +1051,6 @@ void sched_runtime_failure_locked(struct sched *s, term pid, const char *why)
 
 /* ---- the worker loop ---- */
 
-/* A worker keeps this many freed contexts for its next spawns. */
-#define SPARE_CONTEXTS 256
-
 /* The context itself of an ended process outlives its contents: senders
  * find processes through the table without any lock and may still touch
  * the context (its state and arrivals) until they leave their epoch
@@ -1043,13 +1061,17 @@ static void reclaim_context(ck_epoch_entry_t *entry)
     struct process *p = (struct process *)(void *)((char *)entry - offsetof(struct process, reclaim));
     struct worker *w = &p->sched->workers[p->last_worker];
     sched_tsan_acquire(p);
-    if (w->spare_count < SPARE_CONTEXTS) {
-        p->next_released = w->spares;
-        w->spares = p;
-        w->spare_count++;
+    p->next_released = w->spares;
+    w->spares = p;
+    if (++w->spare_count <= SPARE_CONTEXTS)
         return;
+    void *back[SPARE_BATCH];
+    for (size_t i = 0; i < SPARE_BATCH; i++) {
+        back[i] = w->spares;
+        w->spares = w->spares->next_released;
     }
-    context_pool_give(&p->sched->contexts, p);
+    w->spare_count -= SPARE_BATCH;
+    context_pool_give_some(&p->sched->contexts, back, SPARE_BATCH);
 }
 
 /* Frees what an ended process holds. On a worker (w), the context (with

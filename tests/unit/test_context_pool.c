@@ -118,6 +118,56 @@ static void test_empty_chunks_go_back(void)
     free(held);
 }
 
+/* Batches: a take of n carves the cursor's chunk first and goes on in its
+ * next one, or reuses released contexts; a give of n puts them back as n
+ * gives would, its emptied chunks returned with the same rules. */
+static void test_batches(void)
+{
+    struct context_pool pool;
+    CU_ASSERT_FATAL(context_pool_init(&pool, OBJECT));
+    struct pool_cursor cursor = {0};
+    size_t per_chunk = (CONTEXT_POOL_CHUNK_BYTES - 64) / pool.object_bytes, n = per_chunk + 5;
+    void **held = malloc(3 * per_chunk * sizeof *held);
+    CU_ASSERT_FATAL(held != NULL);
+    CU_ASSERT_EQUAL_FATAL(context_pool_take_some(&pool, &cursor, held, n), n);
+    CU_ASSERT_EQUAL(pool.chunk_count, 2);
+    for (size_t i = 1; i < per_chunk; i++)
+        CU_ASSERT_PTR_EQUAL(held[i], (char *)held[i - 1] + pool.object_bytes);
+    CU_ASSERT_EQUAL((uintptr_t)held[per_chunk] % CONTEXT_POOL_CHUNK_BYTES, 0); /* the next chunk's first */
+    for (size_t i = 0; i < n; i++)
+        memset(held[i], 0x3c, OBJECT);
+    /* The first chunk's contexts back in one give: empty, held an hour. */
+    context_pool_give_some(&pool, held, per_chunk);
+    CU_ASSERT_EQUAL(pool.released, per_chunk);
+    CU_ASSERT_PTR_EQUAL(pool.empty_head, pool.empty_tail);
+    CU_ASSERT_PTR_NOT_NULL(pool.empty_head);
+    CU_ASSERT_EQUAL(pool.chunk_count, 2);
+    /* A take without a cursor gets released ones, latest given first. */
+    void *three[3];
+    CU_ASSERT_EQUAL_FATAL(context_pool_take_some(&pool, NULL, three, 3), 3);
+    CU_ASSERT_PTR_EQUAL(three[0], held[per_chunk - 1]);
+    CU_ASSERT_PTR_EQUAL(three[2], held[per_chunk - 3]);
+    CU_ASSERT_EQUAL(pool.released, per_chunk - 3);
+    CU_ASSERT_PTR_NULL(pool.empty_head); /* no longer empty */
+    context_pool_give_some(&pool, three, 3);
+    CU_ASSERT_PTR_NOT_NULL(pool.empty_head);
+    /* Fill the second chunk, then give it all back with no hold: it empties
+     * while another chunk's worth is free, so the older empty one goes. */
+    size_t rest = per_chunk - 5;
+    CU_ASSERT_EQUAL_FATAL(context_pool_take_some(&pool, &cursor, held + n, rest), rest);
+    CU_ASSERT_EQUAL(pool.chunk_count, 2);
+    pool.empty_hold_ns = 0;
+    context_pool_give_some(&pool, held + per_chunk, per_chunk);
+    CU_ASSERT_EQUAL(pool.chunks_returned, 1);
+    CU_ASSERT_EQUAL(pool.chunk_count, 1);
+    CU_ASSERT_EQUAL(pool.released, per_chunk);
+    unsigned char resident;
+    CU_ASSERT_EQUAL(mincore(held[0], 4096, &resident), -1);
+    CU_ASSERT_EQUAL(mincore(held[per_chunk], 4096, &resident), 0);
+    context_pool_destroy(&pool);
+    free(held);
+}
+
 struct churn {
     struct context_pool *pool;
     unsigned char mark;
@@ -133,9 +183,11 @@ static void *churn(void *arg)
     char *held[64];
     for (int round = 0; round < 2000; round++) {
         int n = 1 + round % 64;
+        bool batch = round % 4 == 0;
+        if (batch && context_pool_take_some(c->pool, &cursor, (void **)held, (size_t)n) != (size_t)n)
+            return c->intact = false, NULL;
         for (int i = 0; i < n; i++) {
-            held[i] = context_pool_take(c->pool, round % 3 ? &cursor : NULL);
-            if (!held[i])
+            if (!batch && !(held[i] = context_pool_take(c->pool, round % 3 ? &cursor : NULL)))
                 return c->intact = false, NULL;
             memset(held[i] + 16, c->mark, 256);
         }
@@ -143,8 +195,11 @@ static void *churn(void *arg)
             for (int k = 16; k < 16 + 256; k++)
                 if ((unsigned char)held[i][k] != c->mark)
                     c->intact = false;
-            context_pool_give(c->pool, held[i]);
+            if (!batch)
+                context_pool_give(c->pool, held[i]);
         }
+        if (batch)
+            context_pool_give_some(c->pool, (void *const *)held, (size_t)n);
     }
     return NULL;
 }
@@ -167,6 +222,7 @@ static void test_threads_take_and_give(void)
 static CU_TestInfo tests[] = {
     {"contexts are carved from aligned chunks, the second faulted in whole", test_carving_and_chunks},
     {"a chunk whose contexts all came back is unmapped after the hold time", test_empty_chunks_go_back},
+    {"contexts taken and given in batches", test_batches},
     CU_TEST_INFO_NULL,
 };
 TEST_SUITE(context_pool, tests)
