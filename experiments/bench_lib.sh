@@ -32,21 +32,27 @@ bind_note() {
 
 # best_of WORKERS MODULE ARG...: runs MODULE:main(ARGs) on clause and on OTP
 # with WORKERS workers each (erl +S WORKERS), `repeat` times interleaved;
-# sets best_clause and best_otp to the least time_us of each.
+# sets best_clause and best_otp to the least time_us of each, and
+# median_clause and median_otp to the medians.
 best_of() {
     workers=$1 module=$2
     shift 2
-    best_clause='' best_otp=''
+    : >"$out/best_clause" && : >"$out/best_otp"
     for _ in $(seq "$repeat"); do
         # shellcheck disable=SC2046,SC2086 # the binding options and clause_opts are words
-        c=$("$clause" --schedulers "$workers" $(clause_bind "$workers") $clause_opts "$out/$module.beam" "$@" </dev/null |
-            sed -n 's/.*time_us=//p')
+        "$clause" --schedulers "$workers" $(clause_bind "$workers") $clause_opts "$out/$module.beam" "$@" </dev/null |
+            sed -n 's/.*time_us=//p' >>"$out/best_clause"
         # shellcheck disable=SC2046
-        o=$(erl +S "$workers" $(otp_bind "$workers") -noshell -pa "$out" -run "$module" main "$@" -s init stop </dev/null |
-            sed -n 's/.*time_us=//p')
-        if [ -z "$best_clause" ] || [ "$c" -lt "$best_clause" ]; then best_clause=$c; fi
-        if [ -z "$best_otp" ] || [ "$o" -lt "$best_otp" ]; then best_otp=$o; fi
+        erl +S "$workers" $(otp_bind "$workers") -noshell -pa "$out" -run "$module" main "$@" -s init stop </dev/null |
+            sed -n 's/.*time_us=//p' >>"$out/best_otp"
     done
+    if [ "$(wc -l <"$out/best_clause")" -ne "$repeat" ] || [ "$(wc -l <"$out/best_otp")" -ne "$repeat" ]; then
+        echo "$(basename "$0"): $module $*: a run printed no time_us=" >&2
+        exit 1
+    fi
+    best_clause=$(sort -n "$out/best_clause" | head -1) best_otp=$(sort -n "$out/best_otp" | head -1)
+    # shellcheck disable=SC2034 # read by the scripts that source this
+    median_clause=$(median <"$out/best_clause") median_otp=$(median <"$out/best_otp")
 }
 
 # ratio: best_clause / best_otp, two decimals (below 1: clause is faster).
