@@ -164,7 +164,12 @@ static enum int_status make_int(heap_t *h, bool neg, const mp_limb_t *d, size_t 
     if (!p)
         return INT_HEAP_FAILED;
     p[0] = make_header(neg ? SUBTAG_NEG_BIG : SUBTAG_POS_BIG, n);
-    memcpy(obj_limbs(p), d, n * sizeof(mp_limb_t));
+    /* One limb (a product or sum that just left the smalls) is the usual
+     * case: a store, not a call. */
+    if (n == 1)
+        obj_limbs(p)[0] = d[0];
+    else
+        memcpy(obj_limbs(p), d, n * sizeof(mp_limb_t));
     *out = make_boxed(p);
     return INT_OK;
 }
@@ -175,9 +180,13 @@ term int_from_int64(heap_t *h, int64_t v)
 {
     if (small_fits(v))
         return make_small(v);
-    mp_limb_t m = v < 0 ? (mp_limb_t)0 - (mp_limb_t)v : (mp_limb_t)v;
-    term t;
-    return make_int(h, v < 0, &m, 1, &t) == INT_OK ? t : THE_NON_VALUE;
+    /* Beyond the smalls: a bignum of one limb, built in place. */
+    term *p = heap_alloc(h, 2);
+    if (!p)
+        return THE_NON_VALUE;
+    p[0] = make_header(v < 0 ? SUBTAG_NEG_BIG : SUBTAG_POS_BIG, 1);
+    obj_limbs(p)[0] = v < 0 ? (mp_limb_t)0 - (mp_limb_t)v : (mp_limb_t)v;
+    return make_boxed(p);
 }
 
 term int_from_uint64(heap_t *h, uint64_t v)
@@ -254,6 +263,14 @@ enum int_status int_add(heap_t *h, term a, term b, term *out)
         *out = int_from_int64(h, small_value(a) + small_value(b));
         return status_of(*out);
     }
+    /* Operands within 64 bits (a bignum of one limb beside a small: a hash
+     * or a linear congruential step) in machine arithmetic, with no limb
+     * vectors; a sum beyond it goes the general way. */
+    int64_t x, y, r;
+    if (int_to_int64(a, &x) && int_to_int64(b, &y) && !__builtin_add_overflow(x, y, &r)) {
+        *out = int_from_int64(h, r);
+        return status_of(*out);
+    }
     struct ival va, vb;
     ival_of(&va, a);
     ival_of(&vb, b);
@@ -264,6 +281,11 @@ enum int_status int_sub(heap_t *h, term a, term b, term *out)
 {
     if (is_small(a) && is_small(b)) {
         *out = int_from_int64(h, small_value(a) - small_value(b));
+        return status_of(*out);
+    }
+    int64_t x, y, r; /* as int_add */
+    if (int_to_int64(a, &x) && int_to_int64(b, &y) && !__builtin_sub_overflow(x, y, &r)) {
+        *out = int_from_int64(h, r);
         return status_of(*out);
     }
     struct ival va, vb;
@@ -300,6 +322,11 @@ enum int_status int_mul(heap_t *h, term a, term b, term *out)
         mp_limb_t limbs[2] = {(mp_limb_t)m, (mp_limb_t)(m >> 64)};
         return make_int(h, va.neg != vb.neg, limbs, 2, out);
     }
+    int64_t sa, sb, sr; /* as int_add */
+    if (int_to_int64(a, &sa) && int_to_int64(b, &sb) && !__builtin_mul_overflow(sa, sb, &sr)) {
+        *out = int_from_int64(h, sr);
+        return status_of(*out);
+    }
     struct ival va, vb;
     ival_of(&va, a);
     ival_of(&vb, b);
@@ -333,9 +360,13 @@ static enum int_status divide(heap_t *h, term a, term b, bool want_rem, term *ou
 {
     if (b == make_small(0))
         return INT_DIV_BY_ZERO;
-    if (is_small(a) && is_small(b)) {
-        /* C's / and % truncate like Erlang's; MIN_SMALL / -1 fits int64. */
-        int64_t x = small_value(a), y = small_value(b);
+    /* C's / and % truncate like Erlang's. Operands within 64 bits (a small,
+     * or a product that just left the smalls, by a small: a linear
+     * congruential step) divide in machine arithmetic, but for the one
+     * quotient that does not fit, INT64_MIN / -1 (C leaves its % undefined
+     * too). */
+    int64_t x, y;
+    if (int_to_int64(a, &x) && int_to_int64(b, &y) && !(x == INT64_MIN && y == -1)) {
         *out = int_from_int64(h, want_rem ? x % y : x / y);
         return status_of(*out);
     }
@@ -347,8 +378,7 @@ static enum int_status divide(heap_t *h, term a, term b, bool want_rem, term *ou
         return INT_OK;
     }
     if (va.n == 1 && vb.n == 1) {
-        /* A magnitude of one limb by another (a product that just left the
-         * smalls, by a small: a linear congruential step): the machine's
+        /* A magnitude of one limb by another, beyond int64: the machine's
          * division, where mpn_tdiv_qr inverts the divisor first. */
         mp_limb_t m = want_rem ? va.d[0] % vb.d[0] : va.d[0] / vb.d[0];
         if (m <= (mp_limb_t)INT64_MAX) {
