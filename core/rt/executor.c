@@ -390,7 +390,7 @@ static void wake_worker_locked(struct sched *s, worker_id waker, worker_id targe
 
 void sched_kick_worker(struct sched *s, worker_id self, worker_id w)
 {
-    atomic_fetch_add_explicit(&s->work_generation, 1, memory_order_release); /* spinning workers look */
+    sched_bump_work_generation_locked(s);
     wake_worker_locked(s, self, w);
 }
 
@@ -409,7 +409,7 @@ void sched_stop_locked(struct sched *s, int status)
         return; /* the first end wins */
     s->stopping = true;
     s->exit_status = status;
-    atomic_fetch_add_explicit(&s->work_generation, 1, memory_order_release); /* spinning workers look */
+    sched_bump_work_generation_locked(s);
     for (unsigned i = 0; i < s->worker_count; i++) {
         struct worker *w = &s->workers[i];
         if (w->sleeping) {

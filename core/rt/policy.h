@@ -222,7 +222,8 @@ worker_id sched_sleeping_worker(const struct sched *s, worker_id after);
 /* w was given work outside an enqueue (a dispatcher's pass in pick_next,
  * scx_central's kick; `self` is the worker that gave it): a w spinning for
  * work (--busy-wait) looks at once, a sleeping w is woken. An enqueue's
- * own target needs none: the executor does this for it. */
+ * own target needs none: the executor does this for it. Run-queue lock
+ * held, as in every policy hook. */
 void sched_kick_worker(struct sched *s, worker_id self, worker_id w);
 /* Two per-process words reserved for the policy (e.g. queue links). */
 void **sched_policy_proc_link(struct process *p);

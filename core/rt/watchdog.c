@@ -185,7 +185,7 @@ static void act_locked(struct sched *s, enum sched_watchdog_kind kind, uint32_t 
         p->policy_link[0] = p->policy_link[1] = NULL;
         s->policy->enqueue(s, NOT_A_WORKER, NULL, p, ENQUEUE_WAKE_BY_RUNTIME);
     }
-    atomic_fetch_add_explicit(&s->work_generation, 1, memory_order_release); /* spinning workers look */
+    sched_bump_work_generation_locked(s);
     for (unsigned i = 0; i < s->worker_count; i++) {
         struct worker *w = &s->workers[i];
         if (w->sleeping) {
