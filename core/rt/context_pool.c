@@ -6,7 +6,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <time.h>
 
 /* Under AddressSanitizer a released context is poisoned (but for its link)
  * and a chunk's contexts not yet handed out too, so a use after release is
@@ -81,13 +80,6 @@ static void unlink_empty(struct context_pool *pool, struct pool_chunk *c)
     else
         pool->empty_tail = c->empty_prev;
     c->empty_prev = c->empty_next = NULL;
-}
-
-static uint64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static void unmap_chunk(struct pool_chunk *c)
@@ -260,7 +252,7 @@ static bool give_locked(struct context_pool *pool, void *context, uint64_t *now_
     /* Empty: reused first if takes come (it is among the partial chunks),
      * else returned once it has stayed so for the hold time. */
     if (!*now_ns)
-        *now_ns = monotonic_ns();
+        *now_ns = heap_clock_ns();
     c->empty_since_ns = *now_ns;
     c->empty_next = NULL;
     c->empty_prev = pool->empty_tail;
@@ -288,7 +280,7 @@ void context_pool_give_some(struct context_pool *pool, void *const *contexts, si
         /* The chunks a peak emptied at once age with no chunk emptying
          * after them: looked at every so many gives meanwhile. */
         pool->gives_unchecked = 0;
-        stale = take_stale_locked(pool, monotonic_ns());
+        stale = take_stale_locked(pool, heap_clock_ns());
     }
     pthread_mutex_unlock(&pool->lock);
     while (stale) {

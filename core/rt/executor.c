@@ -47,7 +47,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* ---- services for policies ---- */
 
@@ -230,12 +229,7 @@ _Thread_local struct proc_bif_call proc_bif_call;
 
 /* ---- creation ---- */
 
-uint64_t sched_clock_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+uint64_t sched_clock_ns(void) { return heap_clock_ns(); }
 
 /* Process memory churns in waves (a burst of spawns, then their exits; a
  * collection's new block, then the old one freed). glibc's default returns
@@ -1551,7 +1545,15 @@ static void worker_loop(struct worker *w)
                 uint32_t seen = rt_event_prepare(&w->wake);
                 rt_unlock(&s->rq_lock);
                 io_stdout_flush_pending(); /* what the program printed reaches its reader while it waits */
-                bool timed_out = !rt_event_wait(&w->wake, seen, until);
+                /* Big heap blocks cached by a burst go back once their hold
+                 * ends, which an idle runtime waits for here, asleep on. */
+                uint64_t memory_due = heap_big_cache_due_ns();
+                bool timed_out = !rt_event_wait(&w->wake, seen, memory_due < until ? memory_due : until);
+                if (timed_out && memory_due < until) {
+                    uint64_t now = sched_clock_ns();
+                    heap_big_cache_release_aged(now);
+                    timed_out = now >= until; /* else asleep on, unless woken meanwhile */
+                }
                 rt_lock(&s->rq_lock);
                 if (timed_out && w->sleeping) {
                     w->sleeping = false;

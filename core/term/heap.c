@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
@@ -168,10 +169,26 @@ static struct {
     struct big_slot {
         void *p;
         size_t bytes;
+        uint64_t since_ns;             /* when it was given (heap_clock_ns) */
     } slot[HEAP_BIG_CACHE_BLOCKS + 1]; /* oldest first */
     unsigned n;
     size_t bytes;
-} big_cache = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    _Atomic uint64_t due_ns; /* the oldest slot's since_ns + HEAP_BIG_CACHE_HOLD_NS; UINT64_MAX: empty */
+} big_cache = {.lock = PTHREAD_MUTEX_INITIALIZER, .due_ns = UINT64_MAX};
+
+uint64_t heap_clock_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Republishes when the oldest slot is due (lock held). */
+static void big_due_update_locked(void)
+{
+    uint64_t due = big_cache.n ? big_cache.slot[0].since_ns + HEAP_BIG_CACHE_HOLD_NS : UINT64_MAX;
+    atomic_store_explicit(&big_cache.due_ns, due, memory_order_relaxed);
+}
 
 /* Takes slot i out of the cache (its lock held). */
 static struct big_slot big_remove_locked(unsigned i)
@@ -180,6 +197,7 @@ static struct big_slot big_remove_locked(unsigned i)
     big_cache.bytes -= got.bytes;
     big_cache.n--;
     memmove(&big_cache.slot[i], &big_cache.slot[i + 1], (big_cache.n - i) * sizeof big_cache.slot[0]);
+    big_due_update_locked();
     return got;
 }
 
@@ -214,7 +232,7 @@ static void *big_map(size_t bytes)
  * cache is empty or the block cannot grow. */
 static void *big_take(size_t bytes)
 {
-    struct big_slot got = {NULL, 0};
+    struct big_slot got = {NULL, 0, 0};
     pthread_mutex_lock(&big_cache.lock);
     unsigned best = big_cache.n, largest = big_cache.n;
     for (unsigned i = 0; i < big_cache.n; i++) {
@@ -255,11 +273,13 @@ static void big_give(void *p, size_t bytes)
     }
     /* Poisoned while cached, so that a use after free is caught. */
     HEAP_POISON(p, bytes);
+    uint64_t now = heap_clock_ns();
     pthread_mutex_lock(&big_cache.lock);
-    big_cache.slot[big_cache.n++] = (struct big_slot){p, bytes};
+    big_cache.slot[big_cache.n++] = (struct big_slot){p, bytes, now};
     big_cache.bytes += bytes;
     while (big_cache.n > HEAP_BIG_CACHE_BLOCKS || big_cache.bytes > HEAP_BIG_CACHE_BYTES)
         evicted[gone++] = big_remove_locked(0);
+    big_due_update_locked();
     pthread_mutex_unlock(&big_cache.lock);
     /* Unmapped outside the lock: a big unmap takes milliseconds. */
     for (unsigned i = 0; i < gone; i++) {
@@ -276,11 +296,31 @@ void heap_big_cache_figures(size_t *blocks, size_t *bytes)
     pthread_mutex_unlock(&big_cache.lock);
 }
 
+uint64_t heap_big_cache_due_ns(void) { return atomic_load_explicit(&big_cache.due_ns, memory_order_relaxed); }
+
+size_t heap_big_cache_release_aged(uint64_t now_ns)
+{
+    size_t released = 0;
+    for (;;) {
+        pthread_mutex_lock(&big_cache.lock);
+        bool aged = big_cache.n && now_ns >= big_cache.slot[0].since_ns &&
+                    now_ns - big_cache.slot[0].since_ns >= HEAP_BIG_CACHE_HOLD_NS;
+        struct big_slot oldest = aged ? big_remove_locked(0) : (struct big_slot){NULL, 0, 0};
+        pthread_mutex_unlock(&big_cache.lock);
+        if (!oldest.p)
+            return released;
+        /* Unmapped outside the lock, as big_give's evictions. */
+        HEAP_UNPOISON(oldest.p, oldest.bytes);
+        munmap(oldest.p, oldest.bytes);
+        released++;
+    }
+}
+
 void heap_big_cache_drop(void)
 {
     for (;;) {
         pthread_mutex_lock(&big_cache.lock);
-        struct big_slot last = big_cache.n ? big_remove_locked(big_cache.n - 1) : (struct big_slot){NULL, 0};
+        struct big_slot last = big_cache.n ? big_remove_locked(big_cache.n - 1) : (struct big_slot){NULL, 0, 0};
         pthread_mutex_unlock(&big_cache.lock);
         if (!last.p)
             return;

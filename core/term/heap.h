@@ -171,6 +171,21 @@ void heap_big_cache_figures(size_t *blocks, size_t *bytes);
 /* Unmaps every cached big block. */
 void heap_big_cache_drop(void);
 
+/* How long a freed big block stays cached when no request takes it: as
+ * OTP's segment cache, whose check (erl_mseg.c, every second by default)
+ * lets go of what a burst left, a runtime gone quiet does not keep tens of
+ * megabytes of it to the end. */
+#define HEAP_BIG_CACHE_HOLD_NS 1000000000u
+/* When the oldest cached block's hold ends, on heap_clock_ns's clock;
+ * UINT64_MAX while the cache is empty. Any thread, without a lock: the
+ * idle workers sleep until then (rt/executor.c). */
+uint64_t heap_big_cache_due_ns(void);
+/* Unmaps the cached blocks whose hold has ended by now_ns; how many. */
+size_t heap_big_cache_release_aged(uint64_t now_ns);
+/* The monotonic clock the cache's holds are measured on (nanoseconds,
+ * CLOCK_MONOTONIC: the executor's sched_clock_ns). */
+uint64_t heap_clock_ns(void);
+
 /* Gives the system back the freed memory the runtime keeps for reuse: the
  * big-block cache and the free pages of malloc's arenas. For a program's
  * own request to shed memory (erlang:garbage_collect/0,1, hibernation),

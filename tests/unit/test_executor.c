@@ -6,6 +6,7 @@
 #include "rt/executor.h"
 #include "rt/message.h"
 #include "term/atom.h"
+#include "term/heap.h"
 #include "test_main.h"
 
 #include <stdatomic.h>
@@ -508,6 +509,50 @@ wait:
     return BODY_WAIT;
 }
 
+/* Frees a big heap block into the cache, then waits 1.4 s with nothing
+ * else to run; resumed, it reads how many blocks are still cached. */
+struct idle_cache {
+    int phase;
+    size_t cached_before, cached_after;
+};
+
+static enum body_stop idle_cache_step(struct process *p, void *state)
+{
+    struct idle_cache *c = state;
+    size_t bytes;
+    proc_spend(p, 1);
+    if (c->phase++ == 0) {
+        size_t words = (size_t)1 << 20; /* 8 MiB */
+        term *block = heap_block_alloc(words);
+        if (block) {
+            block[0] = NIL;
+            heap_block_free(block, words);
+        }
+        heap_big_cache_figures(&c->cached_before, &bytes);
+        sched_set_wait_timeout(p, 1400);
+        return BODY_WAIT;
+    }
+    heap_big_cache_figures(&c->cached_after, &bytes);
+    return BODY_EXIT;
+}
+
+/* An idle runtime gives the big blocks a burst left back once their hold
+ * ends: its sleeping workers wake for it, the timers kept by a thread of
+ * their own or by the workers (whose sleep then ends at the timeout). */
+static void test_idle_workers_release_cached_blocks(void)
+{
+    for (size_t t = 0; t < 2; t++) {
+        heap_big_cache_drop();
+        struct sched *s = test_sched_new(policy_find("erts"), 1, SEND_MODE_ARRIVALS, timer_modes[t]);
+        struct idle_cache c = {0};
+        term main_pid = sched_spawn_native(s, NULL, idle_cache_step, &c, NULL);
+        CU_ASSERT_EQUAL(sched_run(s, main_pid), 0);
+        CU_ASSERT_EQUAL(c.cached_before, 1);
+        CU_ASSERT_EQUAL(c.cached_after, 0);
+        sched_destroy(s);
+    }
+}
+
 static void test_timeouts_fire_once_and_never_early(void)
 {
     for (size_t t = 0; t < 2; t++)
@@ -804,6 +849,7 @@ static void test_busy_wait_finds_work(void)
 static CU_TestInfo tests[] = {
     {"the policy contract: running, stopping, budget, per-process state, waker, tick", test_the_policy_contract},
     {"busy-wait finds work", test_busy_wait_finds_work},
+    {"idle workers give cached big blocks back when their hold ends", test_idle_workers_release_cached_blocks},
     {"every process runs its full count (1000 processes x 1000 yields under the seeds)",
      test_every_process_runs_its_full_count},
     {"a fresh context is small and makes its rare state on first use", test_a_fresh_context_is_small},

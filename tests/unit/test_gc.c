@@ -1899,6 +1899,44 @@ static void test_block_allocation(void)
     heap_big_cache_drop();
 }
 
+/* A freed big block stays cached for HEAP_BIG_CACHE_HOLD_NS, published as
+ * when the oldest is due; heap_big_cache_release_aged unmaps those whose
+ * hold has ended, oldest first, and nothing before. */
+static void test_big_cache_hold(void)
+{
+    heap_big_cache_drop();
+    CU_ASSERT_EQUAL(heap_big_cache_due_ns(), UINT64_MAX);
+    size_t words = (size_t)1 << 19, blocks, bytes; /* 4 MiB: big */
+    term *first = heap_block_alloc(words), *second = heap_block_alloc(2 * words);
+    CU_ASSERT_FATAL(first != NULL && second != NULL);
+    first[0] = second[0] = NIL;
+    uint64_t before = heap_clock_ns();
+    heap_block_free(first, words);
+    uint64_t given = heap_clock_ns(), due = heap_big_cache_due_ns();
+    CU_ASSERT(due >= before + HEAP_BIG_CACHE_HOLD_NS && due <= given + HEAP_BIG_CACHE_HOLD_NS);
+    /* A second, given later, does not move the oldest's due time. */
+    heap_block_free(second, 2 * words);
+    CU_ASSERT_EQUAL(heap_big_cache_due_ns(), due);
+    heap_big_cache_figures(&blocks, &bytes);
+    CU_ASSERT_EQUAL(blocks, 2);
+    CU_ASSERT_EQUAL(heap_big_cache_release_aged(due - 1), 0); /* not yet */
+    CU_ASSERT_EQUAL(heap_big_cache_release_aged(before), 0);  /* a clock behind the stamps: nothing */
+    heap_big_cache_figures(&blocks, &bytes);
+    CU_ASSERT_EQUAL(blocks, 2);
+    /* At the first's due time it goes and the second becomes the oldest. */
+    CU_ASSERT_EQUAL(heap_big_cache_release_aged(due), 1);
+    heap_big_cache_figures(&blocks, &bytes);
+    CU_ASSERT_EQUAL(blocks, 1);
+    CU_ASSERT_EQUAL(bytes, (size_t)8 << 20);
+    uint64_t second_due = heap_big_cache_due_ns();
+    CU_ASSERT(second_due >= due && second_due != UINT64_MAX);
+    CU_ASSERT_EQUAL(heap_big_cache_release_aged(second_due), 1);
+    CU_ASSERT_EQUAL(heap_big_cache_due_ns(), UINT64_MAX);
+    heap_big_cache_figures(&blocks, &bytes);
+    CU_ASSERT_EQUAL(blocks, 0);
+    CU_ASSERT_EQUAL(bytes, 0);
+}
+
 /* This process's resident bytes (/proc/self/statm). */
 static size_t resident_bytes(void)
 {
@@ -2026,6 +2064,7 @@ static CU_TestInfo tests[] = {
     {"heap size table", test_heap_sizes},
     {"big blocks cached by size", test_big_block_cache},
     {"free memory given back on request", test_return_free_memory},
+    {"a cached big block is held for a second, then unmapped", test_big_cache_hold},
     {"prefault of the free part", test_prefault_free},
     {"release of the free part", test_release_free},
     {"a warm arena", test_arena_warm},
