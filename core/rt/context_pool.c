@@ -3,6 +3,7 @@
  */
 #include "rt/context_pool.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -94,6 +95,7 @@ bool context_pool_init(struct context_pool *pool, size_t object_bytes)
 {
     *pool = (struct context_pool){.object_bytes = (object_bytes + 63) & ~(size_t)63,
                                   .empty_hold_ns = CONTEXT_POOL_EMPTY_HOLD_NS};
+    atomic_init(&pool->due_ns, UINT64_MAX);
     if (pool->object_bytes > CONTEXT_POOL_CHUNK_BYTES - CHUNK_TAIL_BYTES)
         return false;
     return pthread_mutex_init(&pool->lock, NULL) == 0;
@@ -158,6 +160,16 @@ static bool add_chunk(struct context_pool *pool, struct pool_cursor *cursor)
     return true;
 }
 
+/* Republishes due_ns after the lists or the count changed (lock held):
+ * the oldest empty chunk's time, when take_stale_locked would take it. */
+static void due_update_locked(struct context_pool *pool)
+{
+    const struct pool_chunk *c = pool->empty_head;
+    uint64_t due =
+        c && pool->released - c->capacity >= c->capacity ? c->empty_since_ns + pool->empty_hold_ns : UINT64_MAX;
+    atomic_store_explicit(&pool->due_ns, due, memory_order_relaxed);
+}
+
 /* The next released context, else the next of `cursor` (or of the host
  * cursor), mapping a chunk when it is used up; NULL when the system
  * refused one. Lock held. */
@@ -195,6 +207,7 @@ size_t context_pool_take_some(struct context_pool *pool, struct pool_cursor *cur
         pthread_mutex_lock(&pool->lock);
         while (got < n && (out[got] = take_locked(pool, cursor)))
             got++;
+        due_update_locked(pool);
         pthread_mutex_unlock(&pool->lock);
     }
     for (size_t i = 0; i < got; i++)
@@ -229,6 +242,32 @@ static struct pool_chunk *take_stale_locked(struct context_pool *pool, uint64_t 
         stale = c;
     }
     return stale;
+}
+
+/* Unmaps the chunks take_stale_locked took. */
+static size_t unmap_stale(struct pool_chunk *stale)
+{
+    size_t n = 0;
+    for (; stale; n++) {
+        struct pool_chunk *next = stale->empty_next;
+        unmap_chunk(stale);
+        stale = next;
+    }
+    return n;
+}
+
+uint64_t context_pool_due_ns(struct context_pool *pool)
+{
+    return atomic_load_explicit(&pool->due_ns, memory_order_relaxed);
+}
+
+size_t context_pool_release_stale(struct context_pool *pool, uint64_t now_ns)
+{
+    pthread_mutex_lock(&pool->lock);
+    struct pool_chunk *stale = take_stale_locked(pool, now_ns);
+    due_update_locked(pool);
+    pthread_mutex_unlock(&pool->lock);
+    return unmap_stale(stale);
 }
 
 /* Puts a context back in its chunk; whether the chunk is now empty (and
@@ -282,12 +321,9 @@ void context_pool_give_some(struct context_pool *pool, void *const *contexts, si
         pool->gives_unchecked = 0;
         stale = take_stale_locked(pool, heap_clock_ns());
     }
+    due_update_locked(pool);
     pthread_mutex_unlock(&pool->lock);
-    while (stale) {
-        struct pool_chunk *next = stale->empty_next;
-        unmap_chunk(stale);
-        stale = next;
-    }
+    unmap_stale(stale);
 }
 
 void context_pool_give(struct context_pool *pool, void *context) { context_pool_give_some(pool, &context, 1); }

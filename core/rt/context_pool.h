@@ -66,6 +66,10 @@ struct context_pool {
     struct pool_chunk **chunks;                 /* every chunk mapped */
     size_t chunk_count, chunk_cap;
     size_t chunks_returned; /* chunks unmapped since init (for tests and reports) */
+    /* When the oldest empty chunk's hold ends, if it may go then (another
+     * chunk's worth of free contexts beside it); UINT64_MAX otherwise.
+     * Written under the lock, read without it (context_pool_due_ns). */
+    _Atomic uint64_t due_ns;
 };
 
 /* A pool of objects of `object_bytes`; false when they are larger than a
@@ -90,5 +94,14 @@ void context_pool_give(struct context_pool *pool, void *context);
 
 /* Gives n contexts back under one hold of the lock, as n gives would. */
 void context_pool_give_some(struct context_pool *pool, void *const *contexts, size_t n);
+
+/* Gives look at the empty chunks' ages; a pool nobody gives to any more
+ * (a runtime gone quiet after a burst) has its stale chunks unmapped by
+ * its idle workers: they sleep until context_pool_due_ns (heap_clock_ns's
+ * clock; UINT64_MAX: nothing to wait for), any thread, without the lock,
+ * then call context_pool_release_stale, which unmaps what a give would
+ * have and says how many chunks went. */
+uint64_t context_pool_due_ns(struct context_pool *pool);
+size_t context_pool_release_stale(struct context_pool *pool, uint64_t now_ns);
 
 #endif

@@ -393,6 +393,14 @@ uint64_t sched_test_work_generation(struct sched *s)
     return atomic_load_explicit(&s->work_generation, memory_order_acquire);
 }
 
+void sched_test_context_chunks(struct sched *s, size_t *mapped, size_t *returned)
+{
+    pthread_mutex_lock(&s->contexts.lock);
+    *mapped = s->contexts.chunk_count;
+    *returned = s->contexts.chunks_returned;
+    pthread_mutex_unlock(&s->contexts.lock);
+}
+
 void sched_test_lock(struct sched *s) { rt_lock(&s->exec_lock); }
 
 void sched_test_unlock(struct sched *s) { rt_unlock(&s->exec_lock); }
@@ -1045,6 +1053,14 @@ void sched_runtime_failure_locked(struct sched *s, term pid, const char *why)
 
 /* ---- the worker loop ---- */
 
+/* When memory kept for reuse is next due to go back to the system: the
+ * big-block cache's oldest block, the context pool's oldest empty chunk. */
+static uint64_t kept_memory_due_ns(struct sched *s)
+{
+    uint64_t heap_due = heap_big_cache_due_ns(), pool_due = context_pool_due_ns(&s->contexts);
+    return heap_due < pool_due ? heap_due : pool_due;
+}
+
 /* The context itself of an ended process outlives its contents: senders
  * find processes through the table without any lock and may still touch
  * the context (its state and arrivals) until they leave their epoch
@@ -1545,13 +1561,15 @@ static void worker_loop(struct worker *w)
                 uint32_t seen = rt_event_prepare(&w->wake);
                 rt_unlock(&s->rq_lock);
                 io_stdout_flush_pending(); /* what the program printed reaches its reader while it waits */
-                /* Big heap blocks cached by a burst go back once their hold
-                 * ends, which an idle runtime waits for here, asleep on. */
-                uint64_t memory_due = heap_big_cache_due_ns();
+                /* The big heap blocks and the context chunks a burst left
+                 * go back once their hold ends, which an idle runtime waits
+                 * for here, asleep on. */
+                uint64_t memory_due = kept_memory_due_ns(s);
                 bool timed_out = !rt_event_wait(&w->wake, seen, memory_due < until ? memory_due : until);
                 if (timed_out && memory_due < until) {
                     uint64_t now = sched_clock_ns();
                     heap_big_cache_release_aged(now);
+                    context_pool_release_stale(&s->contexts, now);
                     timed_out = now >= until; /* else asleep on, unless woken meanwhile */
                 }
                 rt_lock(&s->rq_lock);

@@ -168,6 +168,47 @@ static void test_batches(void)
     free(held);
 }
 
+/* The pool publishes when its oldest empty chunk may go, if another
+ * chunk's worth of free contexts would remain; context_pool_release_stale
+ * unmaps at that time what a give would, not before. */
+static void test_stale_release_when_idle(void)
+{
+    struct context_pool pool;
+    CU_ASSERT_FATAL(context_pool_init(&pool, OBJECT));
+    CU_ASSERT_EQUAL(context_pool_due_ns(&pool), UINT64_MAX);
+    struct pool_cursor cursor = {0};
+    size_t per_chunk = (CONTEXT_POOL_CHUNK_BYTES - 64) / pool.object_bytes, n = 3 * per_chunk;
+    void **held = malloc(n * sizeof *held);
+    CU_ASSERT_FATAL(held != NULL);
+    CU_ASSERT_EQUAL_FATAL(context_pool_take_some(&pool, &cursor, held, n), n);
+    /* The first chunk empty alone: kept (no other chunk's worth free). */
+    uint64_t before = heap_clock_ns();
+    context_pool_give_some(&pool, held, per_chunk);
+    CU_ASSERT_EQUAL(context_pool_due_ns(&pool), UINT64_MAX);
+    CU_ASSERT_EQUAL(context_pool_release_stale(&pool, UINT64_MAX / 2), 0);
+    /* The second empty too: the first may go a hold after it emptied. */
+    context_pool_give_some(&pool, held + per_chunk, per_chunk);
+    uint64_t due = context_pool_due_ns(&pool);
+    CU_ASSERT(due >= before + CONTEXT_POOL_EMPTY_HOLD_NS && due <= heap_clock_ns() + CONTEXT_POOL_EMPTY_HOLD_NS);
+    CU_ASSERT_EQUAL(context_pool_release_stale(&pool, due - 1), 0);
+    CU_ASSERT_EQUAL(pool.chunk_count, 3);
+    CU_ASSERT_EQUAL(context_pool_release_stale(&pool, due), 1);
+    CU_ASSERT_EQUAL(pool.chunk_count, 2);
+    CU_ASSERT_EQUAL(pool.chunks_returned, 1);
+    unsigned char resident;
+    CU_ASSERT_EQUAL(mincore(held[0], 4096, &resident), -1); /* unmapped */
+    /* The second is the last chunk's worth free: nothing more is due. */
+    CU_ASSERT_EQUAL(context_pool_due_ns(&pool), UINT64_MAX);
+    CU_ASSERT_EQUAL(context_pool_release_stale(&pool, UINT64_MAX / 2), 0);
+    /* A take from it makes it partial, its give empties it again. */
+    void *again = context_pool_take(&pool, &cursor);
+    CU_ASSERT((uintptr_t)again - (uintptr_t)held[per_chunk] < CONTEXT_POOL_CHUNK_BYTES);
+    context_pool_give(&pool, again);
+    CU_ASSERT_EQUAL(context_pool_due_ns(&pool), UINT64_MAX);
+    context_pool_destroy(&pool);
+    free(held);
+}
+
 struct churn {
     struct context_pool *pool;
     unsigned char mark;
@@ -223,6 +264,7 @@ static CU_TestInfo tests[] = {
     {"contexts are carved from aligned chunks, the second faulted in whole", test_carving_and_chunks},
     {"a chunk whose contexts all came back is unmapped after the hold time", test_empty_chunks_go_back},
     {"contexts taken and given in batches", test_batches},
+    {"an idle pool's stale chunks go at the published time", test_stale_release_when_idle},
     CU_TEST_INFO_NULL,
 };
 TEST_SUITE(context_pool, tests)

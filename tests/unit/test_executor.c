@@ -536,9 +536,51 @@ static enum body_stop idle_cache_step(struct process *p, void *state)
     return BODY_EXIT;
 }
 
-/* An idle runtime gives the big blocks a burst left back once their hold
- * ends: its sleeping workers wake for it, the timers kept by a thread of
- * their own or by the workers (whose sleep then ends at the timeout). */
+/* Spawns a burst of processes that end at once, waits 1.4 s with nothing
+ * to run, then reads the context pool's chunk figures. */
+struct idle_burst {
+    int phase;
+    uint64_t since;
+    size_t mapped_before, returned_before, mapped_after, returned_after;
+};
+
+/* Waits until ms have passed since b->since (a wait may end early). */
+static bool idle_burst_wait(struct process *p, struct idle_burst *b, uint64_t ms)
+{
+    uint64_t passed = (mono_ns() - b->since) / 1000000u;
+    if (passed >= ms)
+        return false;
+    sched_set_wait_timeout(p, (int64_t)(ms - passed));
+    return true;
+}
+
+static enum body_stop idle_burst_step(struct process *p, void *state)
+{
+    struct idle_burst *b = state;
+    proc_spend(p, 1);
+    if (b->phase == 0) {
+        for (int i = 0; i < 4000; i++) /* about five chunks of contexts */
+            sched_spawn_native(proc_sched(p), p, exit_at_once_step, NULL, NULL);
+        b->since = mono_ns();
+        b->phase = 1;
+    }
+    if (b->phase == 1) {
+        if (idle_burst_wait(p, b, 100)) /* they run and end meanwhile */
+            return BODY_WAIT;
+        sched_test_context_chunks(proc_sched(p), &b->mapped_before, &b->returned_before);
+        b->since = mono_ns();
+        b->phase = 2;
+    }
+    if (idle_burst_wait(p, b, 1400))
+        return BODY_WAIT;
+    sched_test_context_chunks(proc_sched(p), &b->mapped_after, &b->returned_after);
+    return BODY_EXIT;
+}
+
+/* An idle runtime gives back what a burst left once its hold ends, the big
+ * heap blocks cached and the context chunks emptied: its sleeping workers
+ * wake for it, the timers kept by a thread of their own or by the workers
+ * (whose sleep then ends at the timeout). */
 static void test_idle_workers_release_cached_blocks(void)
 {
     for (size_t t = 0; t < 2; t++) {
@@ -549,6 +591,16 @@ static void test_idle_workers_release_cached_blocks(void)
         CU_ASSERT_EQUAL(sched_run(s, main_pid), 0);
         CU_ASSERT_EQUAL(c.cached_before, 1);
         CU_ASSERT_EQUAL(c.cached_after, 0);
+        sched_destroy(s);
+
+        s = test_sched_new(policy_find("erts"), 1, SEND_MODE_ARRIVALS, timer_modes[t]);
+        struct idle_burst b = {0};
+        main_pid = sched_spawn_native(s, NULL, idle_burst_step, &b, NULL);
+        CU_ASSERT_EQUAL(sched_run(s, main_pid), 0);
+        CU_ASSERT(b.mapped_before >= 4);
+        CU_ASSERT_EQUAL(b.returned_before, 0); /* within the hold */
+        CU_ASSERT(b.returned_after >= 2);
+        CU_ASSERT(b.mapped_after <= 3); /* the main's, the spares' and one chunk's worth of free contexts */
         sched_destroy(s);
     }
 }
