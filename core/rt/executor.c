@@ -393,6 +393,8 @@ uint64_t sched_test_work_generation(struct sched *s)
     return atomic_load_explicit(&s->work_generation, memory_order_acquire);
 }
 
+unsigned sched_test_epoch_pending(struct sched *s, worker_id w) { return s->workers[w].epoch_record.n_pending; }
+
 void sched_test_context_chunks(struct sched *s, size_t *mapped, size_t *returned)
 {
     pthread_mutex_lock(&s->contexts.lock);
@@ -1561,6 +1563,14 @@ static void worker_loop(struct worker *w)
                 uint32_t seen = rt_event_prepare(&w->wake);
                 rt_unlock(&s->rq_lock);
                 io_stdout_flush_pending(); /* what the program printed reaches its reader while it waits */
+                /* What ended here is freed now, not at the next wake (the
+                 * last process to end before the quiet may hold a large
+                 * heap), and waits for the epoch no longer than this: with
+                 * every worker idle outside its section, one poll runs all
+                 * of it, and the contexts go to the spares and the pool. */
+                free_released(w);
+                if (w->epoch_record.n_pending > 0)
+                    ck_epoch_poll(&w->epoch_record);
                 /* The big heap blocks and the context chunks a burst left
                  * go back once their hold ends, which an idle runtime waits
                  * for here, asleep on. */

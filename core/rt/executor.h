@@ -325,6 +325,9 @@ void sched_test_set_sleeping(struct sched *s, worker_id w, bool sleeping);
 /* For the same tests: the count every enqueue and kick bumps, which a
  * worker spinning for work watches (--busy-wait). */
 uint64_t sched_test_work_generation(struct sched *s);
+/* For tests, on w's own thread: the ended processes whose contexts wait
+ * for the epoch on w. */
+unsigned sched_test_epoch_pending(struct sched *s, worker_id w);
 /* For tests: the context pool's chunks mapped now and unmapped so far. */
 void sched_test_context_chunks(struct sched *s, size_t *mapped, size_t *returned);
 /* For tests that call a function whose contract is "executor mutex held"

@@ -542,6 +542,7 @@ struct idle_burst {
     int phase;
     uint64_t since;
     size_t mapped_before, returned_before, mapped_after, returned_after;
+    unsigned pending_before; /* contexts waiting for the epoch after the burst and 100 ms idle */
 };
 
 /* Waits until ms have passed since b->since (a wait may end early). */
@@ -568,6 +569,7 @@ static enum body_stop idle_burst_step(struct process *p, void *state)
         if (idle_burst_wait(p, b, 100)) /* they run and end meanwhile */
             return BODY_WAIT;
         sched_test_context_chunks(proc_sched(p), &b->mapped_before, &b->returned_before);
+        b->pending_before = sched_test_epoch_pending(proc_sched(p), 0);
         b->since = mono_ns();
         b->phase = 2;
     }
@@ -599,6 +601,7 @@ static void test_idle_workers_release_cached_blocks(void)
         CU_ASSERT_EQUAL(sched_run(s, main_pid), 0);
         CU_ASSERT(b.mapped_before >= 4);
         CU_ASSERT_EQUAL(b.returned_before, 0); /* within the hold */
+        CU_ASSERT_EQUAL(b.pending_before, 0);  /* the idle worker polled its epoch */
         CU_ASSERT(b.returned_after >= 2);
         CU_ASSERT(b.mapped_after <= 3); /* the main's, the spares' and one chunk's worth of free contexts */
         sched_destroy(s);
