@@ -258,14 +258,10 @@ static enum int_status add_ivals(heap_t *h, const struct ival *a, const struct i
 
 enum int_status int_add(heap_t *h, term a, term b, term *out)
 {
-    if (is_small(a) && is_small(b)) {
-        /* Two 60-bit values cannot overflow 64 bits. */
-        *out = int_from_int64(h, small_value(a) + small_value(b));
-        return status_of(*out);
-    }
-    /* Operands within 64 bits (a bignum of one limb beside a small: a hash
-     * or a linear congruential step) in machine arithmetic, with no limb
-     * vectors; a sum beyond it goes the general way. */
+    /* Operands within 64 bits (two smalls, whose sum cannot overflow, or a
+     * bignum of one limb beside a small: a hash or a linear congruential
+     * step) in machine arithmetic, with no limb vectors; a sum beyond it
+     * goes the general way. */
     int64_t x, y, r;
     if (int_to_int64(a, &x) && int_to_int64(b, &y) && !__builtin_add_overflow(x, y, &r)) {
         *out = int_from_int64(h, r);
@@ -279,10 +275,6 @@ enum int_status int_add(heap_t *h, term a, term b, term *out)
 
 enum int_status int_sub(heap_t *h, term a, term b, term *out)
 {
-    if (is_small(a) && is_small(b)) {
-        *out = int_from_int64(h, small_value(a) - small_value(b));
-        return status_of(*out);
-    }
     int64_t x, y, r; /* as int_add */
     if (int_to_int64(a, &x) && int_to_int64(b, &y) && !__builtin_sub_overflow(x, y, &r)) {
         *out = int_from_int64(h, r);
