@@ -160,13 +160,19 @@ static bool add_chunk(struct context_pool *pool, struct pool_cursor *cursor)
     return true;
 }
 
-/* Republishes due_ns after the lists or the count changed (lock held):
- * the oldest empty chunk's time, when take_stale_locked would take it. */
+/* When the empty chunk c may be unmapped: once it has stayed empty for the
+ * hold time, if another chunk's worth of free contexts remains beside it;
+ * UINT64_MAX when it must stay (lock held). */
+static uint64_t stale_at_locked(const struct context_pool *pool, const struct pool_chunk *c)
+{
+    return pool->released - c->capacity >= c->capacity ? c->empty_since_ns + pool->empty_hold_ns : UINT64_MAX;
+}
+
+/* Republishes due_ns, the oldest empty chunk's stale_at_locked, after the
+ * lists or the count changed (lock held). */
 static void due_update_locked(struct context_pool *pool)
 {
-    const struct pool_chunk *c = pool->empty_head;
-    uint64_t due =
-        c && pool->released - c->capacity >= c->capacity ? c->empty_since_ns + pool->empty_hold_ns : UINT64_MAX;
+    uint64_t due = pool->empty_head ? stale_at_locked(pool, pool->empty_head) : UINT64_MAX;
     atomic_store_explicit(&pool->due_ns, due, memory_order_relaxed);
 }
 
@@ -228,9 +234,7 @@ void *context_pool_take(struct context_pool *pool, struct pool_cursor *cursor)
 static struct pool_chunk *take_stale_locked(struct context_pool *pool, uint64_t now_ns)
 {
     struct pool_chunk *stale = NULL;
-    for (struct pool_chunk *c = pool->empty_head;
-         c && now_ns - c->empty_since_ns >= pool->empty_hold_ns && pool->released - c->capacity >= c->capacity;
-         c = pool->empty_head) {
+    for (struct pool_chunk *c = pool->empty_head; c && now_ns >= stale_at_locked(pool, c); c = pool->empty_head) {
         unlink_empty(pool, c);
         unlink_partial(pool, c);
         pool->released -= c->capacity;

@@ -183,11 +183,24 @@ uint64_t heap_clock_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Republishes when the oldest slot is due (lock held). */
+/* When the oldest slot's hold ends; UINT64_MAX when empty (lock held). */
+static uint64_t big_due_locked(void)
+{
+    return big_cache.n ? big_cache.slot[0].since_ns + HEAP_BIG_CACHE_HOLD_NS : UINT64_MAX;
+}
+
+/* Republishes big_due_locked for the readers without the lock. */
 static void big_due_update_locked(void)
 {
-    uint64_t due = big_cache.n ? big_cache.slot[0].since_ns + HEAP_BIG_CACHE_HOLD_NS : UINT64_MAX;
-    atomic_store_explicit(&big_cache.due_ns, due, memory_order_relaxed);
+    atomic_store_explicit(&big_cache.due_ns, big_due_locked(), memory_order_relaxed);
+}
+
+/* Unmaps a block taken out of the cache, outside the lock: a big unmap
+ * takes milliseconds. */
+static void big_unmap(struct big_slot s)
+{
+    HEAP_UNPOISON(s.p, s.bytes);
+    munmap(s.p, s.bytes);
 }
 
 /* Takes slot i out of the cache (its lock held). */
@@ -281,11 +294,8 @@ static void big_give(void *p, size_t bytes)
         evicted[gone++] = big_remove_locked(0);
     big_due_update_locked();
     pthread_mutex_unlock(&big_cache.lock);
-    /* Unmapped outside the lock: a big unmap takes milliseconds. */
-    for (unsigned i = 0; i < gone; i++) {
-        HEAP_UNPOISON(evicted[i].p, evicted[i].bytes);
-        munmap(evicted[i].p, evicted[i].bytes);
-    }
+    for (unsigned i = 0; i < gone; i++)
+        big_unmap(evicted[i]);
 }
 
 void heap_big_cache_figures(size_t *blocks, size_t *bytes)
@@ -303,15 +313,12 @@ size_t heap_big_cache_release_aged(uint64_t now_ns)
     size_t released = 0;
     for (;;) {
         pthread_mutex_lock(&big_cache.lock);
-        bool aged = big_cache.n && now_ns >= big_cache.slot[0].since_ns &&
-                    now_ns - big_cache.slot[0].since_ns >= HEAP_BIG_CACHE_HOLD_NS;
+        bool aged = big_cache.n && now_ns >= big_due_locked();
         struct big_slot oldest = aged ? big_remove_locked(0) : (struct big_slot){NULL, 0, 0};
         pthread_mutex_unlock(&big_cache.lock);
         if (!oldest.p)
             return released;
-        /* Unmapped outside the lock, as big_give's evictions. */
-        HEAP_UNPOISON(oldest.p, oldest.bytes);
-        munmap(oldest.p, oldest.bytes);
+        big_unmap(oldest);
         released++;
     }
 }
@@ -324,8 +331,7 @@ void heap_big_cache_drop(void)
         pthread_mutex_unlock(&big_cache.lock);
         if (!last.p)
             return;
-        HEAP_UNPOISON(last.p, last.bytes);
-        munmap(last.p, last.bytes);
+        big_unmap(last);
     }
 }
 
