@@ -13,10 +13,10 @@
  * a wakeup cannot fall between the check and the sleep.
  *
  * Reclamation: a worker stays inside its ck_epoch section while it runs,
- * and passes through a quiescent point at every slice boundary and before it
- * sleeps, so what was retired (replaced process-table arrays, later
- * arrivals of ended processes) is freed once every worker has passed a
- * boundary after the retirement.
+ * and passes through a quiescent point every EPOCH_POLL_SLICES slice
+ * boundaries and before it sleeps or spins, so what was retired (replaced
+ * process-table arrays, later arrivals of ended processes) is freed once
+ * every worker has passed such a point after the retirement.
  */
 #include "rt/executor.h"
 #include "rt/aliases.h"
@@ -1638,15 +1638,17 @@ static void worker_loop(struct worker *w)
         rt_unlock(&s->rq_lock);
         rt_unlock(&s->exec_lock);
         free_released(w);
-        /* Quiescent point: nothing from before this boundary is held.
-         * Polling (advancing the epoch, running callbacks) walks every
-         * record, so it runs only every EPOCH_POLL_SLICES slices. */
-        ck_epoch_end(&w->epoch_record, NULL);
+        /* A quiescent point every EPOCH_POLL_SLICES slices (or sooner when
+         * many ended contexts wait): the section spans the slices between,
+         * which only delays reclamation. Re-entering it costs a full fence
+         * (a sixth of the worker loop's own time in a ping-pong), and
+         * polling walks every record. */
         if (++w->slices_since_poll >= EPOCH_POLL_SLICES || w->epoch_record.n_pending > EPOCH_POLL_PENDING) {
             w->slices_since_poll = 0;
+            ck_epoch_end(&w->epoch_record, NULL);
             ck_epoch_poll(&w->epoch_record);
+            ck_epoch_begin(&w->epoch_record, NULL);
         }
-        ck_epoch_begin(&w->epoch_record, NULL);
 
         current = next;
         current->reds_left = current->slice_budget;
