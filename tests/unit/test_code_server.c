@@ -9,6 +9,7 @@
 #include "beam/opcodes.h"
 #include "bif/bif.h"
 #include "term/atom.h"
+#include "term/bignum.h"
 #include "term/heap.h"
 #include "test_main.h"
 
@@ -143,6 +144,33 @@ static void test_operand_shapes_pick_their_handlers(void)
     CU_ASSERT(special(BEAM_OP_gc_bif2, (uint64_t[]){0, 0, 2, plus, x0, big_const, x0}));
     CU_ASSERT(special(BEAM_OP_gc_bif2, (uint64_t[]){0, 0, 2, plus, x0, boxed, x0})); /* the generic '+' */
     CU_ASSERT_FALSE(special(BEAM_OP_gc_bif2, (uint64_t[]){0, 0, 2, divide, x0, two, x0}));
+    /* *, div, rem and the bitwise operators: each operand shape with a
+     * small constant has a handler of its own, not the operator's generic
+     * one, which a bignum constant or a constant divisor of 0 takes. */
+    static const char *const operators[] = {"*", "div", "rem", "band", "bor", "bxor"};
+    uint64_t zero = (uint64_t)make_small(0), bignum_const = (uint64_t)int_from_uint64(&h, UINT64_MAX);
+    for (size_t i = 0; i < sizeof operators / sizeof operators[0]; i++) {
+        uint64_t op = (uint64_t)(uintptr_t)export_of(cs, "erlang", operators[i], 2);
+        const void *generic = beam_prepared_handler((uint64_t[]){0, 0, 2, op, x0, boxed, x0}, BEAM_OP_gc_bif2, NULL);
+        CU_ASSERT(beam_handler_is_special(generic));
+        const uint64_t shaped[][7] = {{0, 0, 2, op, x0, two, x0}, {0, 0, 2, op, y0, two, x0},
+                                      {0, 0, 2, op, x0, x1, x0},  {0, 0, 2, op, x0, y0, x0},
+                                      {0, 0, 2, op, y0, x0, x0},  {0, 0, 2, op, two, x0, x0}};
+        const void *seen[6];
+        for (int j = 0; j < 6; j++) {
+            seen[j] = beam_prepared_handler(shaped[j], BEAM_OP_gc_bif2, NULL);
+            CU_ASSERT(beam_handler_is_special(seen[j]) && seen[j] != generic);
+            for (int k = 0; k < j; k++)
+                CU_ASSERT_PTR_NOT_EQUAL(seen[j], seen[k]);
+        }
+        CU_ASSERT_PTR_EQUAL(
+            beam_prepared_handler((uint64_t[]){0, 0, 2, op, x0, bignum_const, x0}, BEAM_OP_gc_bif2, NULL), generic);
+        CU_ASSERT_PTR_EQUAL(beam_prepared_handler((uint64_t[]){0, 0, 2, op, x0, x1, y0}, BEAM_OP_gc_bif2, NULL),
+                            generic); /* into a y register */
+        bool divides = strcmp(operators[i], "div") == 0 || strcmp(operators[i], "rem") == 0;
+        const void *by_zero = beam_prepared_handler((uint64_t[]){0, 0, 2, op, x0, zero, x0}, BEAM_OP_gc_bif2, NULL);
+        CU_ASSERT(divides ? by_zero == generic : by_zero == seen[0]);
+    }
     /* Tests: x against a small constant; an immediate for exact equality. */
     CU_ASSERT(special(BEAM_OP_is_lt, (uint64_t[]){0, 0, x0, two}));
     CU_ASSERT(special(BEAM_OP_is_ge, (uint64_t[]){0, 0, two, x1}));
