@@ -2146,6 +2146,42 @@ op_bif2 : {
         DST(I[6]) = r;
         NEXT(7);
     }
+/* OPERATOR_SHAPES' handlers: the operator on smalls without decoding its
+ * operands; anything else (a result that is not a small, a divisor of 0, a
+ * float) takes the operator's generic handler above. */
+#define SMALL_OPERATOR(name, op, A_, B_, SMALLS)                                                                       \
+    special_##name:                                                                                                    \
+    {                                                                                                                  \
+        term a = A_(I[4]), b = B_(I[5]), r;                                                                            \
+        if (SMALLS(a, b) && small_##op(a, b, &r)) {                                                                    \
+            XR(I[6]) = r;                                                                                              \
+            NEXT(7);                                                                                                   \
+        }                                                                                                              \
+        goto special_##op;                                                                                             \
+    }
+/* Both smalls, or the constant checked when the module was prepared and
+ * only the register tested. */
+#define BOTH_SMALL(a, b) both_small((a), (b))
+#define FIRST_SMALL(a, b) is_small(a)
+#define SECOND_SMALL(a, b) is_small(b)
+#define SMALL_OPERATOR_SHAPES(op)                                                                                      \
+    SMALL_OPERATOR(op##_xc, op, XR, CR, FIRST_SMALL)                                                                   \
+    SMALL_OPERATOR(op##_yc, op, YR, CR, FIRST_SMALL)                                                                   \
+    SMALL_OPERATOR(op##_xx, op, XR, XR, BOTH_SMALL)                                                                    \
+    SMALL_OPERATOR(op##_xy, op, XR, YR, BOTH_SMALL)                                                                    \
+    SMALL_OPERATOR(op##_yx, op, YR, XR, BOTH_SMALL)                                                                    \
+    SMALL_OPERATOR(op##_cx, op, CR, XR, SECOND_SMALL)
+    SMALL_OPERATOR_SHAPES(times)
+    SMALL_OPERATOR_SHAPES(band)
+    SMALL_OPERATOR_SHAPES(bor)
+    SMALL_OPERATOR_SHAPES(bxor)
+    SMALL_OPERATOR_SHAPES(div)
+    SMALL_OPERATOR_SHAPES(rem)
+#undef SMALL_OPERATOR_SHAPES
+#undef SECOND_SMALL
+#undef FIRST_SMALL
+#undef BOTH_SMALL
+#undef SMALL_OPERATOR
 arith_float : {
     /* A float result of +, - or * with a float operand. Not finite, or with
      * a collection due (the instruction's safepoint), the builtin does it. */
@@ -3680,42 +3716,6 @@ gc_failed:
     p->stack_top = NULL;
     return BODY_EXIT;
 
-/* OPERATOR_SHAPES' handlers: the operator on smalls without decoding its
- * operands; anything else (a result that is not a small, a divisor of 0, a
- * float) takes the operator's generic handler above. */
-#define SMALL_OPERATOR(name, op, A_, B_, SMALLS)                                                                       \
-    special_##name:                                                                                                    \
-    {                                                                                                                  \
-        term a = A_(I[4]), b = B_(I[5]), r;                                                                            \
-        if (SMALLS(a, b) && small_##op(a, b, &r)) {                                                                    \
-            XR(I[6]) = r;                                                                                              \
-            NEXT(7);                                                                                                   \
-        }                                                                                                              \
-        goto special_##op;                                                                                             \
-    }
-/* Both smalls, or the constant checked when the module was prepared and
- * only the register tested. */
-#define BOTH_SMALL(a, b) both_small((a), (b))
-#define FIRST_SMALL(a, b) is_small(a)
-#define SECOND_SMALL(a, b) is_small(b)
-#define SMALL_OPERATOR_SHAPES(op)                                                                                      \
-    SMALL_OPERATOR(op##_xc, op, XR, CR, FIRST_SMALL)                                                                   \
-    SMALL_OPERATOR(op##_yc, op, YR, CR, FIRST_SMALL)                                                                   \
-    SMALL_OPERATOR(op##_xx, op, XR, XR, BOTH_SMALL)                                                                    \
-    SMALL_OPERATOR(op##_xy, op, XR, YR, BOTH_SMALL)                                                                    \
-    SMALL_OPERATOR(op##_yx, op, YR, XR, BOTH_SMALL)                                                                    \
-    SMALL_OPERATOR(op##_cx, op, CR, XR, SECOND_SMALL)
-    SMALL_OPERATOR_SHAPES(times)
-    SMALL_OPERATOR_SHAPES(band)
-    SMALL_OPERATOR_SHAPES(bor)
-    SMALL_OPERATOR_SHAPES(bxor)
-    SMALL_OPERATOR_SHAPES(div)
-    SMALL_OPERATOR_SHAPES(rem)
-#undef SMALL_OPERATOR_SHAPES
-#undef SECOND_SMALL
-#undef FIRST_SMALL
-#undef BOTH_SMALL
-#undef SMALL_OPERATOR
 out_of_memory:
     bif_out_of_memory(p);
 fail_system:
