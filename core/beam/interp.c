@@ -1420,7 +1420,7 @@ static term exit_reason_of(struct process *p, enum fault_class class, term reaso
 /* The instruction repeats after its collection was done on a collector
  * (COLLECT with `site`, nonzero): true once, at that site. The sites:
  * COLLECT_KEEPING's are its lines, the others these. */
-enum { SITE_TRAP_INSTRUCTION = 1, SITE_TRAP_CALL, SITE_GC_BIF, SITE_BS_CREATE_BIN };
+enum { SITE_TRAP_INSTRUCTION = 1, SITE_TRAP_CALL, SITE_GC_BIF, SITE_BS_CREATE_BIN, SITE_WAIT };
 #define RESUMED_AT(site)                                                                                               \
     (__builtin_expect(collect_resumed_at != 0, 0) && collect_resumed_at == (site) && (collect_resumed_at = 0, true))
 /* test_heap and allocate_heap: `need` words, or a collection, then the
@@ -2749,6 +2749,18 @@ op_loop_rec_end:
     I = LABEL(I[1]);
     DISPATCH();
 
+/* A process about to wait collects first when its heap asks (no x
+ * register is live): messages delivered to a waiting process whose block
+ * is full go into fragments, and a receive loop that allocates nothing
+ * else (a server answering with atoms) reaches no other safepoint, so
+ * without this its fragments grew with every message it ever received
+ * (OTP collects such a process when it is next scheduled in). The wait
+ * repeats after a collection on a collector. */
+#define COLLECT_BEFORE_WAIT()                                                                                          \
+    do {                                                                                                               \
+        if (!RESUMED_AT(SITE_WAIT) && (gc_stress || heap_wants_gc(&p->heap)))                                          \
+            COLLECT(0, 0, I, SITE_WAIT, heap_wants_gc(&p->heap));                                                      \
+    } while (0)
 op_wait:
     /* Messages that arrived since the scan ended are scanned first: a
      * receive whose loop does not peek (receive after T) would otherwise be
@@ -2759,6 +2771,7 @@ op_wait:
         I = LABEL(I[1]);
         DISPATCH();
     }
+    COLLECT_BEFORE_WAIT();
     sched_set_wait_timeout(p, -1);
     if (!save_state(p, E, LABEL(I[1]), cp, 0))
         goto out_of_memory;
@@ -2790,6 +2803,7 @@ op_wait_timeout : {
         I = LABEL(I[1]);
         DISPATCH();
     }
+    COLLECT_BEFORE_WAIT();
     sched_set_wait_timeout(p, ms);
     if (!save_state(p, E, I, cp, 0))
         goto out_of_memory;
