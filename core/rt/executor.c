@@ -50,26 +50,18 @@
 
 /* ---- services for policies ---- */
 
-unsigned sched_worker_count(const struct sched *s) { return s->worker_count; }
+_Static_assert(offsetof(struct sched, policy_view) == 0, "policy.h's inline services read the view at the start");
+_Static_assert(offsetof(struct process, policy_link) == 0, "sched_policy_proc_link is the process's address");
 
-void *sched_policy_worker_data(struct sched *s, worker_id w)
-{
-    return s->policy_blocks + (size_t)w * s->policy_block_bytes;
-}
+unsigned sched_worker_count(const struct sched *s) { return s->worker_count; }
 
 bool sched_worker_sleeping(const struct sched *s, worker_id w) { return s->workers[w].sleeping; }
 
-void **sched_policy_proc_link(struct process *p) { return p->policy_link; }
-
 void *sched_policy_proc_data(struct process *p) { return p->policy_data; }
-
-long long sched_policy_param(const struct sched *s, unsigned index) { return s->policy_params[index]; }
 
 int32_t sched_proc_reductions_left(const struct process *p) { return p->reds_left; }
 
 enum proc_priority sched_proc_priority(const struct process *p) { return (enum proc_priority)p->priority; }
-
-void *sched_policy_shared_data(struct sched *s) { return s->policy_shared; }
 
 worker_id sched_sleeping_worker(const struct sched *s, worker_id after)
 {
@@ -277,7 +269,7 @@ struct sched *sched_create(const struct sched_config *config, const char **error
     memset(s, 0, sizeof *s);
     s->policy = policy;
     for (unsigned i = 0; i < policy->param_count; i++)
-        s->policy_params[i] = config->policy_params ? config->policy_params[i] : policy->params[i].def;
+        s->policy_view.params[i] = config->policy_params ? config->policy_params[i] : policy->params[i].def;
     s->busy_wait = config->busy_wait;
     s->worker_count = config->workers;
     s->schedule = config->schedule;
@@ -299,31 +291,34 @@ struct sched *sched_create(const struct sched_config *config, const char **error
     s->host_pid = THE_NON_VALUE;
     pthread_mutex_init(&s->service_lock, NULL);
     /* Per-worker policy blocks padded to cache lines: workers never share one. */
-    s->policy_block_bytes = (policy->worker_bytes + 63) & ~(size_t)63;
+    s->policy_view.worker_block_bytes = (policy->worker_bytes + 63) & ~(size_t)63;
     s->workers = aligned_alloc(64, sizeof(struct worker) * s->worker_count);
     s->metrics = aligned_alloc(64, sizeof(struct worker_metrics) * s->worker_count);
-    s->policy_blocks = s->policy_block_bytes ? aligned_alloc(64, s->policy_block_bytes * s->worker_count) : NULL;
-    s->policy_shared = calloc(1, policy->shared_bytes ? policy->shared_bytes : 1);
-    if (!s->workers || !s->metrics || (s->policy_block_bytes && !s->policy_blocks) || !s->policy_shared) {
-        free(s->policy_shared);
+    s->policy_view.worker_blocks = s->policy_view.worker_block_bytes
+                                       ? aligned_alloc(64, s->policy_view.worker_block_bytes * s->worker_count)
+                                       : NULL;
+    s->policy_view.shared = calloc(1, policy->shared_bytes ? policy->shared_bytes : 1);
+    if (!s->workers || !s->metrics || (s->policy_view.worker_block_bytes && !s->policy_view.worker_blocks) ||
+        !s->policy_view.shared) {
+        free(s->policy_view.shared);
         free(s->workers);
         free(s->metrics);
-        free(s->policy_blocks);
+        free(s->policy_view.worker_blocks);
         free(s);
         *error = "out of memory";
         return NULL;
     }
     memset(s->workers, 0, sizeof(struct worker) * s->worker_count);
     memset(s->metrics, 0, sizeof(struct worker_metrics) * s->worker_count);
-    if (s->policy_blocks)
-        memset(s->policy_blocks, 0, s->policy_block_bytes * s->worker_count);
+    if (s->policy_view.worker_blocks)
+        memset(s->policy_view.worker_blocks, 0, s->policy_view.worker_block_bytes * s->worker_count);
     if (!rt_lock_init(&s->exec_lock, config->locks, RT_LOCK_SLOT_EXEC) ||
         !rt_lock_init(&s->rq_lock, config->locks, RT_LOCK_SLOT_RUNQ) ||
         !context_pool_init(&s->contexts, sizeof(struct process) + policy->proc_bytes)) {
-        free(s->policy_shared);
+        free(s->policy_view.shared);
         free(s->workers);
         free(s->metrics);
-        free(s->policy_blocks);
+        free(s->policy_view.worker_blocks);
         free(s);
         *error = "cannot create the executor's locks";
         return NULL;
@@ -1845,7 +1840,7 @@ void sched_destroy(struct sched *s)
     io_state_free(s->io);
     ports_state_free(s->ports);
     free(s->metrics);
-    free(s->policy_blocks);
-    free(s->policy_shared);
+    free(s->policy_view.worker_blocks);
+    free(s->policy_view.shared);
     free(s);
 }

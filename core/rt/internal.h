@@ -122,6 +122,7 @@ struct watchdog {
 };
 
 struct sched {
+    struct sched_policy_view policy_view; /* first: policy.h's inline services read it */
     const struct policy_ops *policy;
     unsigned worker_count;
     struct worker *workers;
@@ -134,11 +135,7 @@ struct sched {
     struct trace_ring *trace;
     uint32_t trace_sample;     /* --trace-sample: one slice in N recorded */
     struct schedule *schedule; /* --schedule's controller (schedule.c), NULL: the workers run freely */
-    char *policy_blocks;
-    size_t policy_block_bytes;
-    void *policy_shared;
-    long long policy_params[POLICY_MAX_PARAMS]; /* the policy's parameter values (sched_policy_param) */
-    unsigned busy_wait;                         /* looks for work before an idle worker sleeps (--busy-wait) */
+    unsigned busy_wait;        /* looks for work before an idle worker sleeps (--busy-wait) */
     /* Bumped (under the run-queue lock: sched_bump_work_generation_locked)
      * by every enqueue and by the program's end; a worker spinning for work
      * (busy_wait) polls it without the lock, and looks at the queues again

@@ -207,13 +207,36 @@ struct policy_ops {
 
 /* ---- services the executor offers to policies (callable in callbacks) ---- */
 
+/* What the inline services below read: the executor's state begins with
+ * it (executor.c asserts so), so that a policy's queue operations, which
+ * call them at every enqueue and pick, make no calls for them. Policies
+ * read it only through the services. */
+struct sched_policy_view {
+    char *worker_blocks; /* worker_bytes each, at worker_block_bytes apart */
+    size_t worker_block_bytes;
+    void *shared; /* shared_bytes */
+    long long params[POLICY_MAX_PARAMS];
+};
+
+static inline const struct sched_policy_view *sched_policy_view_of(const struct sched *s)
+{
+    return (const struct sched_policy_view *)(const void *)s;
+}
+
 unsigned sched_worker_count(const struct sched *s);
 /* The value of the policy's parameter `index` (its position in params). */
-long long sched_policy_param(const struct sched *s, unsigned index);
+static inline long long sched_policy_param(const struct sched *s, unsigned index)
+{
+    return sched_policy_view_of(s)->params[index];
+}
 /* The policy's per-worker block of worker_bytes. */
-void *sched_policy_worker_data(struct sched *s, worker_id w);
+static inline void *sched_policy_worker_data(struct sched *s, worker_id w)
+{
+    const struct sched_policy_view *view = sched_policy_view_of(s);
+    return view->worker_blocks + (size_t)w * view->worker_block_bytes;
+}
 /* The policy's block of shared_bytes. */
-void *sched_policy_shared_data(struct sched *s);
+static inline void *sched_policy_shared_data(struct sched *s) { return sched_policy_view_of(s)->shared; }
 /* Whether w sleeps (waiting for work), read under the run-queue lock. */
 bool sched_worker_sleeping(const struct sched *s, worker_id w);
 /* A sleeping worker, searching from the one after `after` round the ring
@@ -225,8 +248,9 @@ worker_id sched_sleeping_worker(const struct sched *s, worker_id after);
  * own target needs none: the executor does this for it. Run-queue lock
  * held, as in every policy hook. */
 void sched_kick_worker(struct sched *s, worker_id self, worker_id w);
-/* Two per-process words reserved for the policy (e.g. queue links). */
-void **sched_policy_proc_link(struct process *p);
+/* Two per-process words reserved for the policy (e.g. queue links): a
+ * process begins with them (executor.c asserts so). */
+static inline void **sched_policy_proc_link(struct process *p) { return (void **)(void *)p; }
 /* The policy's per-process block of proc_bytes. */
 void *sched_policy_proc_data(struct process *p);
 worker_id sched_proc_last_worker(const struct process *p);

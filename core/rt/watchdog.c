@@ -139,18 +139,18 @@ static void swap_policy(struct sched *s)
     const struct policy_ops *ops = s->policy;
     s->policy = wd->fallback;
     wd->fallback = ops;
-    void *shared = s->policy_shared;
-    s->policy_shared = wd->fallback_shared;
+    void *shared = s->policy_view.shared;
+    s->policy_view.shared = wd->fallback_shared;
     wd->fallback_shared = shared;
-    char *blocks = s->policy_blocks;
-    s->policy_blocks = wd->fallback_blocks;
+    char *blocks = s->policy_view.worker_blocks;
+    s->policy_view.worker_blocks = wd->fallback_blocks;
     wd->fallback_blocks = blocks;
-    size_t bytes = s->policy_block_bytes;
-    s->policy_block_bytes = wd->fallback_block_bytes;
+    size_t bytes = s->policy_view.worker_block_bytes;
+    s->policy_view.worker_block_bytes = wd->fallback_block_bytes;
     wd->fallback_block_bytes = bytes;
     long long params[POLICY_MAX_PARAMS];
-    memcpy(params, s->policy_params, sizeof params);
-    memcpy(s->policy_params, wd->fallback_params, sizeof params);
+    memcpy(params, s->policy_view.params, sizeof params);
+    memcpy(s->policy_view.params, wd->fallback_params, sizeof params);
     memcpy(wd->fallback_params, params, sizeof params);
 }
 
