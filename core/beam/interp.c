@@ -1240,7 +1240,8 @@ static bool save_state(struct process *p, term *E, const uint64_t *pc, const uin
             return false;
     }
     E -= live;
-    memcpy(E, x_regs, live * sizeof(term));
+    if (live) /* none at a wait: the call costs more than the rest */
+        memcpy(E, x_regs, live * sizeof(term));
     p->stack_top = E;
     p->beam_pc = pc;
     p->beam_cp = cp;
@@ -1671,7 +1672,8 @@ static enum body_stop run(struct process *p)
             goto gc_failed;
     }
     /* Restore the saved x registers. */
-    memcpy(X, E, p->beam_saved_x * sizeof(term));
+    if (p->beam_saved_x)
+        memcpy(X, E, p->beam_saved_x * sizeof(term));
     E += p->beam_saved_x;
     p->beam_saved_x = 0;
     p->stack_top = NULL;
