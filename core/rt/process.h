@@ -140,6 +140,14 @@ struct proc_signals {
 };
 
 struct process {
+    /* The fields are ordered by when they are touched, so that what a hop
+     * (a send to a waiting process, then its slice) reads and writes of a
+     * process fills few cache lines: with thousands of processes each
+     * touched once between two of its hops, every line is a miss. First
+     * the scheduling line, then what a sender to it touches (its wake,
+     * timer, signals and arrivals), what its slice resumes with, its
+     * mailbox and heap, and the rest after them. */
+
     /* --- scheduling: executor and policy --- */
     void *policy_link[2]; /* the policy's queue links (sched_policy_proc_link) */
     /* The executor's own list of runnable processes, oldest first
@@ -158,16 +166,8 @@ struct process {
      * it started, sched.coarse_ms), run-queue lock. */
     uint32_t runnable_ms;
     uint64_t reductions; /* spent over its life */
-    union {
-        /* The worker's list of contexts to free after the mutex (an ended
-         * process); while it is alive, the collectors' queue and then its
-         * worker's list of collected processes (collector.c). */
-        struct process *next_released;
-        /* The ending chain being finished (signals.c, executor mutex): a
-         * process on it runs nowhere, so it is on none of the lists above,
-         * and leaves it before its end puts it on a worker's list. */
-        struct process *finish_next;
-    };
+
+    /* --- its wake: the second line --- */
     bool wake_pending; /* woken while not waiting: its next wait returns at once */
     bool timed_out;    /* its last wait ended by its timeout (executor mutex) */
     /* enum proc_priority: written by the process itself (process_flag, only
@@ -183,34 +183,19 @@ struct process {
         struct timer_node timer;  /* its receive timeout in the wheel (executor mutex) */
         ck_epoch_entry_t reclaim; /* ended, no timer armed: the context waits here for lock-free senders to let go */
     };
-    uint64_t queued_at;  /* when it was last queued (profile_stamp; --profile only, run-queue lock) */
-    uint64_t trace_flow; /* --trace: the flow a process's wake of it started, ended by its next slice (0: none) */
-
     /* --- links, monitors, exit signals, blocked builtins and suspends
-     * (signals.c), executor mutex --- */
-    struct proc_signals *signals;    /* NULL until its first tie (proc_signals_make) */
-    bool trap_exit;                  /* written by the process itself, read by others only while it does not run */
-    bool message_queue_off_heap;     /* process_flag(message_queue_data, off_heap): kept, changes nothing */
-    bool release_when_unheld;        /* ended while held: freed when its last holder lets go */
-    bool ended_by_signal;            /* an exit signal ended it, not its own code */
-    _Atomic unsigned ets_owned;      /* ETS tables it owns (ets_table.c): its end scans for them only if any */
-    term group_leader;               /* a pid (immediate) */
-    struct proc_resource *resources; /* C objects it owns, newest first (resources.h); this process only */
+     * (signals.c), executor mutex; the rest of their state is below --- */
+    struct proc_signals *signals; /* NULL until its first tie (proc_signals_make) */
 
-    /* --- identity and outcome --- */
+    /* --- messages sent while it ran (message.c), identity, and what it
+     * runs: the third line --- */
+    struct arrival *arrivals;                             /* newest first */
+    struct arrival *arrivals_taken, *arrivals_taken_last; /* swapped out, not yet delivered, oldest first */
     struct sched *sched;
     term pid;
-    term exit_reason;
-    term registered_name; /* THE_NON_VALUE or its name (names.c, executor mutex) */
-
-    /* --- what it runs (its state: below, by its body) --- */
-    const struct body_ops *body;
-
-    /* --- messages (message.h) --- */
-    struct mailbox mailbox;   /* its worker's while it runs, the executor mutex's otherwise */
-    struct arrival *arrivals; /* messages sent while it ran, newest first (message.c) */
-    struct arrival *arrivals_taken, *arrivals_taken_last; /* swapped out, not yet delivered, oldest first */
-    term last_receiver_not_running; /* its last send found this receiver not running (this process only) */
+    const struct body_ops *body; /* its state: below, by its body */
+    term *stack;                 /* stack_inline until it outgrows it; grows down from stack + stack_words */
+    term *stack_top;             /* lowest word in use; NULL or the end: empty (collection roots above it) */
 
     /* --- the BEAM engine's state while the process does not run (interp.c) --- */
     union { /* by its body: a native body has no engine state */
@@ -234,6 +219,15 @@ struct process {
     uint8_t fault_class;      /* enum fault_class of the exception being raised (the rest: proc_bif_call) */
     bool bif_may_trap;        /* the engine's call of a builtin outside a guard: it may end in a portion */
     uint8_t collected;        /* enum proc_collected: its collection on a collector (BODY_COLLECT), for its resume */
+    term last_receiver_not_running; /* its last send found this receiver not running (this process only) */
+    /* --- process dictionary: a hash table off the heap whose slots refer to
+     * the heap, NULL until the first put (proc_dict.h); its slots are
+     * collection roots --- */
+    struct proc_dict *dictionary;
+
+    /* --- messages (message.h) and memory --- */
+    struct mailbox mailbox; /* its worker's while it runs, the executor mutex's otherwise */
+    heap_t heap;
 
     /* --- a collection on a collector thread (BODY_COLLECT; collector.c).
      * Written by the process's body before it stops, then by the collector;
@@ -246,16 +240,30 @@ struct process {
          * collected is PROC_WORK_ELSEWHERE until a collector takes it). */
         struct proc_work *work_elsewhere;
     };
+    union {
+        /* The worker's list of contexts to free after the mutex (an ended
+         * process); while it is alive, the collectors' queue and then its
+         * worker's list of collected processes (collector.c). */
+        struct process *next_released;
+        /* The ending chain being finished (signals.c, executor mutex): a
+         * process on it runs nowhere, so it is on none of the lists above,
+         * and leaves it before its end puts it on a worker's list. */
+        struct process *finish_next;
+    };
+    uint64_t queued_at;  /* when it was last queued (profile_stamp; --profile only, run-queue lock) */
+    uint64_t trace_flow; /* --trace: the flow a process's wake of it started, ended by its next slice (0: none) */
+    /* --- signals' state read by others only while it does not run --- */
+    bool trap_exit;                  /* written by the process itself, read by others only while it does not run */
+    bool message_queue_off_heap;     /* process_flag(message_queue_data, off_heap): kept, changes nothing */
+    bool release_when_unheld;        /* ended while held: freed when its last holder lets go */
+    bool ended_by_signal;            /* an exit signal ended it, not its own code */
+    _Atomic unsigned ets_owned;      /* ETS tables it owns (ets_table.c): its end scans for them only if any */
+    term group_leader;               /* a pid (immediate) */
+    struct proc_resource *resources; /* C objects it owns, newest first (resources.h); this process only */
+    /* --- outcome --- */
+    term exit_reason;
+    term registered_name; /* THE_NON_VALUE or its name (names.c, executor mutex) */
 
-    /* --- process dictionary: a hash table off the heap whose slots refer to
-     * the heap, NULL until the first put (proc_dict.h); its slots are
-     * collection roots --- */
-    struct proc_dict *dictionary;
-
-    /* --- memory --- */
-    heap_t heap;
-    term *stack;                          /* stack_inline until it outgrows it; grows down from stack + stack_words */
-    term *stack_top;                      /* lowest word in use; NULL or the end: empty (collection roots above it) */
     term stack_inline[PROC_INLINE_STACK]; /* not zeroed at spawn: no word is read before it is written */
     /* Its first heap block (heap_init_in), last: a spawn allocates the
      * context and the block at once, and zeroes the context alone (up to
