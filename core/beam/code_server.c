@@ -257,10 +257,17 @@ static bool prepare_locked(struct code_server *cs, struct beam_module *m, char *
                 segment[0] = kind;
                 segment[3] = bits_segment_flags_of((term)segment[3]);
             }
-        instr[0] = (uint64_t)(uintptr_t)beam_prepared_handler(instr, (unsigned)instr[0], m->code + m->code_words);
         at += words;
     }
     free(imports);
+    /* Then the handlers, in order, once every operand is resolved: a fused
+     * handler looks at the instructions after its own, still unprepared. */
+    for (size_t at = 0; at < m->code_words;) {
+        uint64_t *instr = m->code + at;
+        size_t words = beam_instruction_words(instr);
+        instr[0] = (uint64_t)(uintptr_t)beam_prepared_handler(instr, (unsigned)instr[0], m->code + m->code_words);
+        at += words;
+    }
     if (!bind_nif_stubs_locked(cs, m)) {
         snprintf(error, error_len, "%s: out of memory", m->source_name);
         return false;

@@ -798,6 +798,7 @@ static void init_handler_table(void)
     S(test_heap_put_list_registers) S(test_heap_fmove_fx) S(fmove_fx_fx) S(fmove_fy_fy) S(test_heap_fmove_fx_fx)    \
     FLOAT_PAIRS(S) FMOVE_FLOAT_OPS(S)                                                                                  \
     ARITH_THEN(S, allocate_shift_call) ARITH_THEN(S, shift_call) ARITH_THEN(S, deallocate_return)                    \
+    BASE_CASE_THEN(S)                                                                                                  \
     OPERATOR_SHAPES(S, times) OPERATOR_SHAPES(S, band) OPERATOR_SHAPES(S, bor) OPERATOR_SHAPES(S, bxor)              \
     OPERATOR_SHAPES(S, div) OPERATOR_SHAPES(S, rem)
 /* The other operators on smalls with a register result, in
@@ -811,6 +812,13 @@ static void init_handler_table(void)
 #define ARITH_THEN(S, then)                                                                                            \
     S(plus_xc_##then) S(plus_yc_##then) S(plus_xx_##then) S(plus_xy_##then) S(plus_yx_##then)                         \
     S(minus_xc_##then) S(minus_yc_##then) S(minus_xx_##then) S(minus_xy_##then) S(minus_yx_##then)
+/* is_lt_xc_return (a recursion's base case) whose failure goes on to the
+ * instruction after its return, one of ARITH_THEN's allocate_shift_call
+ * fusions (the recursive case's first step: fib(N - 1)), in their order:
+ * the failed test reaches it by a direct jump, without a dispatch. */
+#define BASE_CASE_THEN(S)                                                                                              \
+    S(base_case_plus_xc) S(base_case_plus_yc) S(base_case_plus_xx) S(base_case_plus_xy) S(base_case_plus_yx)          \
+    S(base_case_minus_xc) S(base_case_minus_yc) S(base_case_minus_xx) S(base_case_minus_xy) S(base_case_minus_yx)
 /* Two float operations in a row, the second taking the first's result as
  * its first operand (a) or its second (b): a*b*c, a + b*c. By first
  * operation, then second, in fadd, fsub, fmul, fdiv order (float_op_index). */
@@ -973,8 +981,17 @@ static int fused_for(const uint64_t *instr, unsigned op, const uint64_t *end)
     }
     if (op == BEAM_OP_deallocate && next_op == BEAM_OP_return)
         return SPECIAL_deallocate_return;
-    if (op == BEAM_OP_is_lt && next_op == BEAM_OP_return && shapes_are("xi", instr + 2) && is_small((term)instr[3]))
-        return SPECIAL_is_lt_xc_return; /* a recursion's base case: fib(N) when N < 2 -> N */
+    if (op == BEAM_OP_is_lt && next_op == BEAM_OP_return && shapes_are("xi", instr + 2) && is_small((term)instr[3])) {
+        /* A recursion's base case: fib(N) when N < 2 -> N; and, where its
+         * failure goes next, the recursive case's first step. */
+        unsigned after_op = next_opcode(next, end, &after);
+        int then = after_op == BEAM_OP_gc_bif2 && instr[1] == (uint64_t)(uintptr_t)after && after == instr + 5
+                       ? fused_for(after, after_op, end)
+                       : -1;
+        if (then >= SPECIAL_plus_xc_allocate_shift_call && then <= SPECIAL_minus_yx_allocate_shift_call)
+            return SPECIAL_base_case_plus_xc + (then - SPECIAL_plus_xc_allocate_shift_call);
+        return SPECIAL_is_lt_xc_return;
+    }
     if (op == BEAM_OP_move && instr[2] == beam_x(0)) {
         if (next_op == BEAM_OP_return)
             return SPECIAL_move_return;
@@ -2300,6 +2317,29 @@ special_is_eq_exact_yi:
         I = cp;
         cp = NULL;
         DISPATCH();
+#define BASE_CASE(shape)                                                                                               \
+    special_base_case_##shape : a = XR(I[2]);                                                                          \
+    b = CR(I[3]);                                                                                                      \
+    if (!is_small(a))                                                                                                  \
+        goto is_lt;                                                                                                    \
+    if ((int64_t)a < (int64_t)b) {                                                                                     \
+        I = cp;                                                                                                        \
+        cp = NULL;                                                                                                     \
+        DISPATCH();                                                                                                    \
+    }                                                                                                                  \
+    I += 5; /* past the return: the fail label */                                                                      \
+    goto special_##shape##_allocate_shift_call;
+        BASE_CASE(plus_xc)
+        BASE_CASE(plus_yc)
+        BASE_CASE(plus_xx)
+        BASE_CASE(plus_xy)
+        BASE_CASE(plus_yx)
+        BASE_CASE(minus_xc)
+        BASE_CASE(minus_yc)
+        BASE_CASE(minus_xx)
+        BASE_CASE(minus_xy)
+        BASE_CASE(minus_yx)
+#undef BASE_CASE
     special_is_lt_cx:
         a = CR(I[2]);
         b = XR(I[3]);

@@ -217,6 +217,45 @@ static void test_operand_shapes_pick_their_handlers(void)
     const void *base_case = beam_prepared_handler(lt_return, BEAM_OP_is_lt, lt_return + 5);
     CU_ASSERT(beam_handler_is_special(base_case));
     CU_ASSERT_PTR_NOT_EQUAL(base_case, beam_prepared_handler(lt_return, BEAM_OP_is_lt, lt_return + 4));
+    /* ... and when its failure goes on to a recursive case's fused first
+     * step (N - 1 into a one-slot frame, N saved, the call), a handler
+     * that runs into that step: neither the base case's alone nor the
+     * step's. With its fail label elsewhere, the base case's. */
+    uint64_t minus = (uint64_t)(uintptr_t)export_of(cs, "erlang", "-", 2);
+    uint64_t recursion[] = {BEAM_OP_is_lt,
+                            0,
+                            x0,
+                            two,
+                            BEAM_OP_return,
+                            BEAM_OP_gc_bif2,
+                            0,
+                            1,
+                            minus,
+                            x0,
+                            two,
+                            x1,
+                            BEAM_OP_allocate,
+                            1,
+                            1,
+                            BEAM_OP_move,
+                            x0,
+                            y0,
+                            BEAM_OP_move,
+                            x1,
+                            x0,
+                            BEAM_OP_call,
+                            1,
+                            0};
+    uint64_t *recursion_end = recursion + sizeof recursion / sizeof recursion[0];
+    recursion[1] = (uint64_t)(uintptr_t)(recursion + 5);
+    recursion[23] = (uint64_t)(uintptr_t)recursion;
+    const void *into_step = beam_prepared_handler(recursion, BEAM_OP_is_lt, recursion_end);
+    const void *step = beam_prepared_handler(recursion + 5, BEAM_OP_gc_bif2, recursion_end);
+    CU_ASSERT(beam_handler_is_special(into_step) && beam_handler_is_special(step));
+    CU_ASSERT(into_step != step && into_step != base_case);
+    CU_ASSERT_PTR_EQUAL(beam_prepared_handler(recursion, BEAM_OP_is_lt, recursion + 5), base_case);
+    recursion[1] = (uint64_t)(uintptr_t)(recursion + 12);
+    CU_ASSERT_PTR_EQUAL(beam_prepared_handler(recursion, BEAM_OP_is_lt, recursion_end), base_case);
     /* A sum fuses with a one-slot frame whose slot the shift's first move
      * writes and the call, with the shift and call alone, or with the
      * return; each the whole sequence, and a different handler each. */
