@@ -816,6 +816,7 @@ static void init_handler_table(void)
  * instruction after its return, one of ARITH_THEN's allocate_shift_call
  * fusions (the recursive case's first step: fib(N - 1)), in their order:
  * the failed test reaches it by a direct jump, without a dispatch. */
+#define BASE_CASE_WORDS 5 /* is_lt and return: the step's offset */
 #define BASE_CASE_THEN(S)                                                                                              \
     S(base_case_plus_xc) S(base_case_plus_yc) S(base_case_plus_xx) S(base_case_plus_xy) S(base_case_plus_yx)          \
     S(base_case_minus_xc) S(base_case_minus_yc) S(base_case_minus_xx) S(base_case_minus_xy) S(base_case_minus_yx)
@@ -903,6 +904,29 @@ static int float_op_index(unsigned op)
 
 static int special_for(const uint64_t *instr, unsigned op, const uint64_t *end);
 
+/* gc_bif2's operand shapes with handlers of their own, in their order
+ * (ARITH_THEN's, OPERATOR_SHAPES'): into an x register, from registers or
+ * a register and a small constant. A constant first only where the operator
+ * does not commute (N rem D with N known): the compiler puts it second
+ * otherwise, so sums and differences have the first five alone. */
+static const char *const operand_shapes[] = {"xcx", "ycx", "xxx", "xyx", "yxx", "cxx"};
+
+/* The index in operand_shapes, among its first `count`, of instr's
+ * operands; -1 when none fits. A constant must be a small, and a divisor
+ * (`divides`) other than 0, which takes the builtin's error. */
+static int operand_shape_index(const uint64_t *instr, int count, bool divides)
+{
+    for (int j = 0; j < count; j++) {
+        const char *shape = operand_shapes[j];
+        term constant = shape[0] == 'c' ? (term)instr[4] : (term)instr[5];
+        if (shapes_are(shape, instr + 4) &&
+            (strchr(shape, 'c') == NULL ||
+             (is_small(constant) && !(divides && shape[1] == 'c' && constant == make_small(0)))))
+            return j;
+    }
+    return -1;
+}
+
 /* gc_bif2's special handler (erlang's arithmetic operators), or -1. */
 static int arith_special(const uint64_t *instr)
 {
@@ -912,34 +936,20 @@ static int arith_special(const uint64_t *instr)
         int special;
     } others[] = {{"*", SPECIAL_times},   {"band", SPECIAL_band}, {"bor", SPECIAL_bor},
                   {"bxor", SPECIAL_bxor}, {"div", SPECIAL_div},   {"rem", SPECIAL_rem}};
-    /* Into an x register, from registers or a register and a small
-     * constant (OPERATOR_SHAPES' order); a constant divisor of 0 takes the
-     * builtin's error. */
-    static const char *const operator_shapes[] = {"xcx", "ycx", "xxx", "xyx", "yxx", "cxx"};
     for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
         if (!is_erlang_operator(e, others[i].name))
             continue;
         bool divides = others[i].special == SPECIAL_div || others[i].special == SPECIAL_rem;
-        for (int j = 0; j < 6; j++) {
-            const char *shape = operator_shapes[j];
-            term constant = shape[0] == 'c' ? (term)instr[4] : (term)instr[5];
-            if (shapes_are(shape, instr + 4) &&
-                (strchr(shape, 'c') == NULL ||
-                 (is_small(constant) && !(divides && shape[1] == 'c' && constant == make_small(0)))))
-                return SPECIAL_times_xc + 6 * (int)i + j; /* others' order is SPECIAL_HANDLERS' */
-        }
-        return others[i].special;
+        int shape = operand_shape_index(instr, 6, divides);
+        /* others' order is SPECIAL_HANDLERS' */
+        return shape < 0 ? others[i].special : SPECIAL_times_xc + 6 * (int)i + shape;
     }
     bool plus = is_erlang_operator(e, "+");
     if (!plus && !is_erlang_operator(e, "-"))
         return -1;
-    /* Into an x register, from registers or a register and a small
-     * constant (never a constant first: the compiler puts constants
-     * second). */
-    static const char *const shapes[] = {"xcx", "ycx", "xxx", "xyx", "yxx"};
-    for (int i = 0; i < 5; i++)
-        if (shapes_are(shapes[i], instr + 4) && (shapes[i][1] != 'c' || is_small((term)instr[5])))
-            return (plus ? SPECIAL_plus_xc : SPECIAL_minus_xc) + i;
+    int shape = operand_shape_index(instr, 5, false);
+    if (shape >= 0)
+        return (plus ? SPECIAL_plus_xc : SPECIAL_minus_xc) + shape;
     return plus ? SPECIAL_plus : SPECIAL_minus;
 }
 
@@ -985,9 +995,10 @@ static int fused_for(const uint64_t *instr, unsigned op, const uint64_t *end)
         /* A recursion's base case: fib(N) when N < 2 -> N; and, where its
          * failure goes next, the recursive case's first step. */
         unsigned after_op = next_opcode(next, end, &after);
-        int then = after_op == BEAM_OP_gc_bif2 && instr[1] == (uint64_t)(uintptr_t)after && after == instr + 5
-                       ? fused_for(after, after_op, end)
-                       : -1;
+        int then =
+            after_op == BEAM_OP_gc_bif2 && instr[1] == (uint64_t)(uintptr_t)after && after == instr + BASE_CASE_WORDS
+                ? fused_for(after, after_op, end)
+                : -1;
         if (then >= SPECIAL_plus_xc_allocate_shift_call && then <= SPECIAL_minus_yx_allocate_shift_call)
             return SPECIAL_base_case_plus_xc + (then - SPECIAL_plus_xc_allocate_shift_call);
         return SPECIAL_is_lt_xc_return;
@@ -2047,19 +2058,22 @@ op_bif2 : {
         arith_float_value = x FLOAT_OP y;                                                                              \
         goto arith_float;                                                                                              \
     }
-/* Both smalls (both_small), or a constant operand checked to be a small
- * when the module was prepared: only the register's tag is tested. */
+/* Both smalls (both_small); or, beside a constant checked to be a small
+ * when the module was prepared, only the register's tag: the first operand
+ * (FIRST_SMALL) or the second (SECOND_SMALL). For the sums and differences
+ * here and the other operators' shaped handlers below. */
 #define BOTH_SMALL(a, b) both_small((a), (b))
-#define KNOWN_SMALL(a, b) is_small(a)
+#define FIRST_SMALL(a, b) is_small(a)
+#define SECOND_SMALL(a, b) is_small(b)
     SMALL_ARITH(plus, SRC, SRC, BOTH_SMALL, DST, __builtin_add_overflow, +)
-    SMALL_ARITH(plus_xc, XR, CR, KNOWN_SMALL, XR, __builtin_add_overflow, +)
-    SMALL_ARITH(plus_yc, YR, CR, KNOWN_SMALL, XR, __builtin_add_overflow, +)
+    SMALL_ARITH(plus_xc, XR, CR, FIRST_SMALL, XR, __builtin_add_overflow, +)
+    SMALL_ARITH(plus_yc, YR, CR, FIRST_SMALL, XR, __builtin_add_overflow, +)
     SMALL_ARITH(plus_xx, XR, XR, BOTH_SMALL, XR, __builtin_add_overflow, +)
     SMALL_ARITH(plus_xy, XR, YR, BOTH_SMALL, XR, __builtin_add_overflow, +)
     SMALL_ARITH(plus_yx, YR, XR, BOTH_SMALL, XR, __builtin_add_overflow, +)
     SMALL_ARITH(minus, SRC, SRC, BOTH_SMALL, DST, __builtin_sub_overflow, -)
-    SMALL_ARITH(minus_xc, XR, CR, KNOWN_SMALL, XR, __builtin_sub_overflow, -)
-    SMALL_ARITH(minus_yc, YR, CR, KNOWN_SMALL, XR, __builtin_sub_overflow, -)
+    SMALL_ARITH(minus_xc, XR, CR, FIRST_SMALL, XR, __builtin_sub_overflow, -)
+    SMALL_ARITH(minus_yc, YR, CR, FIRST_SMALL, XR, __builtin_sub_overflow, -)
     SMALL_ARITH(minus_xx, XR, XR, BOTH_SMALL, XR, __builtin_sub_overflow, -)
     SMALL_ARITH(minus_xy, XR, YR, BOTH_SMALL, XR, __builtin_sub_overflow, -)
     SMALL_ARITH(minus_yx, YR, XR, BOTH_SMALL, XR, __builtin_sub_overflow, -)
@@ -2077,13 +2091,13 @@ op_bif2 : {
         THEN_##then;                                                                                                   \
     }
 #define SMALL_ARITH_SHAPES_THEN(then)                                                                                  \
-    SMALL_ARITH_THEN(plus_xc, then, XR, CR, KNOWN_SMALL, __builtin_add_overflow)                                       \
-    SMALL_ARITH_THEN(plus_yc, then, YR, CR, KNOWN_SMALL, __builtin_add_overflow)                                       \
+    SMALL_ARITH_THEN(plus_xc, then, XR, CR, FIRST_SMALL, __builtin_add_overflow)                                       \
+    SMALL_ARITH_THEN(plus_yc, then, YR, CR, FIRST_SMALL, __builtin_add_overflow)                                       \
     SMALL_ARITH_THEN(plus_xx, then, XR, XR, BOTH_SMALL, __builtin_add_overflow)                                        \
     SMALL_ARITH_THEN(plus_xy, then, XR, YR, BOTH_SMALL, __builtin_add_overflow)                                        \
     SMALL_ARITH_THEN(plus_yx, then, YR, XR, BOTH_SMALL, __builtin_add_overflow)                                        \
-    SMALL_ARITH_THEN(minus_xc, then, XR, CR, KNOWN_SMALL, __builtin_sub_overflow)                                      \
-    SMALL_ARITH_THEN(minus_yc, then, YR, CR, KNOWN_SMALL, __builtin_sub_overflow)                                      \
+    SMALL_ARITH_THEN(minus_xc, then, XR, CR, FIRST_SMALL, __builtin_sub_overflow)                                      \
+    SMALL_ARITH_THEN(minus_yc, then, YR, CR, FIRST_SMALL, __builtin_sub_overflow)                                      \
     SMALL_ARITH_THEN(minus_xx, then, XR, XR, BOTH_SMALL, __builtin_sub_overflow)                                       \
     SMALL_ARITH_THEN(minus_xy, then, XR, YR, BOTH_SMALL, __builtin_sub_overflow)                                       \
     SMALL_ARITH_THEN(minus_yx, then, YR, XR, BOTH_SMALL, __builtin_sub_overflow)
@@ -2130,8 +2144,6 @@ op_bif2 : {
 #undef THEN_allocate_shift_call
 #undef SMALL_ARITH_SHAPES_THEN
 #undef SMALL_ARITH_THEN
-#undef KNOWN_SMALL
-#undef BOTH_SMALL
 #undef SMALL_ARITH
     {
         /* The other operators on two smalls; anything else, or a result
@@ -2178,11 +2190,6 @@ op_bif2 : {
         }                                                                                                              \
         goto special_##op;                                                                                             \
     }
-/* Both smalls, or the constant checked when the module was prepared and
- * only the register tested. */
-#define BOTH_SMALL(a, b) both_small((a), (b))
-#define FIRST_SMALL(a, b) is_small(a)
-#define SECOND_SMALL(a, b) is_small(b)
 #define SMALL_OPERATOR_SHAPES(op)                                                                                      \
     SMALL_OPERATOR(op##_xc, op, XR, CR, FIRST_SMALL)                                                                   \
     SMALL_OPERATOR(op##_yc, op, YR, CR, FIRST_SMALL)                                                                   \
@@ -2303,22 +2310,10 @@ special_is_eq_exact_yi:
         if (is_small(a))
             TEST((int64_t)a < (int64_t)b, 4);
         goto is_lt;
-    special_is_lt_xc_return:
-        /* and the return after it, where the test holds (the generic
-         * comparison goes on to the return's own handler). */
-        a = XR(I[2]);
-        b = CR(I[3]);
-        if (!is_small(a))
-            goto is_lt;
-        if ((int64_t)a >= (int64_t)b) {
-            I = LABEL(I[1]);
-            DISPATCH();
-        }
-        I = cp;
-        cp = NULL;
-        DISPATCH();
-#define BASE_CASE(shape)                                                                                               \
-    special_base_case_##shape : a = XR(I[2]);                                                                          \
+/* is_lt_xc_return's test, and the return where it holds (the generic
+ * comparison goes on to the return's own handler); on_failure otherwise. */
+#define BASE_CASE_TEST(on_failure)                                                                                     \
+    a = XR(I[2]);                                                                                                      \
     b = CR(I[3]);                                                                                                      \
     if (!is_small(a))                                                                                                  \
         goto is_lt;                                                                                                    \
@@ -2327,8 +2322,12 @@ special_is_eq_exact_yi:
         cp = NULL;                                                                                                     \
         DISPATCH();                                                                                                    \
     }                                                                                                                  \
-    I += 5; /* past the return: the fail label */                                                                      \
-    goto special_##shape##_allocate_shift_call;
+    on_failure;
+    special_is_lt_xc_return:
+        BASE_CASE_TEST(I = LABEL(I[1]); DISPATCH())
+#define BASE_CASE(shape)                                                                                               \
+    special_base_case_##shape : BASE_CASE_TEST(I += BASE_CASE_WORDS; /* the fail label */                              \
+                                               goto special_##shape##_allocate_shift_call)
         BASE_CASE(plus_xc)
         BASE_CASE(plus_yc)
         BASE_CASE(plus_xx)
@@ -2340,6 +2339,7 @@ special_is_eq_exact_yi:
         BASE_CASE(minus_xy)
         BASE_CASE(minus_yx)
 #undef BASE_CASE
+#undef BASE_CASE_TEST
     special_is_lt_cx:
         a = CR(I[2]);
         b = XR(I[3]);

@@ -222,30 +222,15 @@ static void test_operand_shapes_pick_their_handlers(void)
      * that runs into that step: neither the base case's alone nor the
      * step's. With its fail label elsewhere, the base case's. */
     uint64_t minus = (uint64_t)(uintptr_t)export_of(cs, "erlang", "-", 2);
-    uint64_t recursion[] = {BEAM_OP_is_lt,
-                            0,
-                            x0,
-                            two,
-                            BEAM_OP_return,
-                            BEAM_OP_gc_bif2,
-                            0,
-                            1,
-                            minus,
-                            x0,
-                            two,
-                            x1,
-                            BEAM_OP_allocate,
-                            1,
-                            1,
-                            BEAM_OP_move,
-                            x0,
-                            y0,
-                            BEAM_OP_move,
-                            x1,
-                            x0,
-                            BEAM_OP_call,
-                            1,
-                            0};
+    uint64_t recursion[] = {
+        BEAM_OP_is_lt,    0,  x0, two,                /* N < 2, failing to the step (set below) */
+        BEAM_OP_return,                               /* N */
+        BEAM_OP_gc_bif2,  0,  1,  minus, x0, two, x1, /* N - 1 */
+        BEAM_OP_allocate, 1,  1,                      /* a one-slot frame */
+        BEAM_OP_move,     x0, y0,                     /* N saved */
+        BEAM_OP_move,     x1, x0,                     /* N - 1 the argument */
+        BEAM_OP_call,     1,  0,                      /* fib(N - 1) (set below) */
+    };
     uint64_t *recursion_end = recursion + sizeof recursion / sizeof recursion[0];
     recursion[1] = (uint64_t)(uintptr_t)(recursion + 5);
     recursion[23] = (uint64_t)(uintptr_t)recursion;
