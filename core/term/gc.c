@@ -424,6 +424,32 @@ struct cheney {
     struct clean_runs young_clean, old_clean; /* chains the scans skip (clean_runs.h) */
 };
 
+/* Whether a is in from-space outside the mature words, with the bounds of
+ * the range holding it (the block's young words, or a region: a message's
+ * fragment, or the old block in a full sweep) in *lo and *bytes when it
+ * is: a list that goes on in a fragment mostly stays in that fragment. */
+static inline bool young_from_range(struct cheney *c, uintptr_t a, uintptr_t *lo, size_t *bytes)
+{
+    struct from_space *fs = c->fs;
+    if (a - c->mature_lo < c->mature_bytes)
+        return false;
+    if (a - fs->block_lo < fs->block_bytes) {
+        *lo = fs->block_lo + c->mature_bytes;
+        *bytes = fs->block_bytes - c->mature_bytes;
+        return true;
+    }
+    if (a - fs->newest_lo < fs->newest_bytes) {
+        *lo = fs->newest_lo;
+        *bytes = fs->newest_bytes;
+        return true;
+    }
+    if (!(a - fs->recent_lo < fs->recent_bytes) && !(fs->nfrags > 0 && in_frags(fs, a)))
+        return false;
+    *lo = fs->recent_lo;
+    *bytes = fs->recent_bytes;
+    return true;
+}
+
 /* The copy of the list cell at p (in from-space, not yet moved) and of the
  * chain of cells from-space holds after it for the same destination, at
  * once and contiguously, each tail pointing to the next copy; a tail
@@ -436,9 +462,9 @@ static term evacuate_list(struct cheney *c, term *p, term **dest)
     /* Where a tail continues the chain at one range test, in locals: the
      * stores below may alias any field of c. A promotion's chain goes on in
      * the mature words (the block's start, all in from-space); a young one
-     * in the block's other words, or past a test in the rest of from-space
-     * (fragments; the old block in a full sweep, whose mature range is
-     * empty). */
+     * in the block's other words, or in another young range of from-space
+     * (a fragment; the old block in a full sweep, whose mature range is
+     * empty), which then becomes the one tested first. */
     uintptr_t same_lo = c->mature_lo, same_bytes = c->mature_bytes;
     if (!mature) {
         same_lo = c->fs->block_lo + c->mature_bytes;
@@ -459,7 +485,7 @@ static term evacuate_list(struct cheney *c, term *p, term **dest)
             if (q[0] == MOVED_MARKER) {
                 tail = q[1];
             } else if ((uintptr_t)q - same_lo < same_bytes ||
-                       (!mature && (uintptr_t)q - c->mature_lo >= c->mature_bytes && in_from(c->fs, (uintptr_t)q))) {
+                       (!mature && young_from_range(c, (uintptr_t)q, &same_lo, &same_bytes))) {
                 n[1] = make_list(n + 2);
                 n += 2;
                 p = q;
