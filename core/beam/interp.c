@@ -2797,13 +2797,22 @@ op_loop_rec_end:
  * else (a server answering with atoms) reaches no other safepoint, so
  * without this its fragments grew with every message it ever received
  * (OTP collects such a process when it is next scheduled in). The wait
- * repeats after a collection on a collector. Only where the heap asks, even
- * under CLAUSE_GC_STRESS: a process that waits must not count collections
- * OTP would not make (process_info's minor_gcs). */
+ * repeats after a collection on a collector; the process was queued in
+ * between, not waiting, so what was sent to it then went straight into its
+ * inbox, which the receive scans first (else it would wait with the
+ * message it waits for delivered). Only where the heap asks, even under
+ * CLAUSE_GC_STRESS: a process that waits must not count collections OTP
+ * would not make (process_info's minor_gcs). */
 #define COLLECT_BEFORE_WAIT()                                                                                          \
     do {                                                                                                               \
-        if (!RESUMED_AT(SITE_WAIT) && heap_wants_gc(&p->heap))                                                         \
+        if (RESUMED_AT(SITE_WAIT)) {                                                                                   \
+            if (p->mailbox.inboxed > 0) {                                                                              \
+                I = LABEL(I[1]);                                                                                       \
+                DISPATCH();                                                                                            \
+            }                                                                                                          \
+        } else if (heap_wants_gc(&p->heap)) {                                                                          \
             COLLECT(0, 0, I, SITE_WAIT, true);                                                                         \
+        }                                                                                                              \
     } while (0)
 op_wait:
     /* Messages that arrived since the scan ended are scanned first: a
