@@ -95,16 +95,34 @@ size_t copy_size(term t)
         while (is_pointer_term(w)) {
             const term *p = term_ptr(w);
             if (is_list(w)) {
-                /* Cell after cell without going back to the test above. */
+                /* Cell after cell without going back to the test above,
+                 * the heads looked at again only when one is a pointer:
+                 * their AND keeps the immediates' primary tag only if
+                 * every head has it (a head is never a header). */
+                const term *cell = p;
+                size_t cells = 0;
+                term heads = ~(term)0;
                 for (;;) {
-                    size += 2;
-                    if (is_pointer_term(p[0]) && !(ok = span_push(&st, p, 1)))
-                        goto done;
+                    cells++;
+                    heads &= p[0];
                     w = p[1];
                     if (!is_list(w))
                         break;
-                    p = term_ptr(w);
+                    p = list_ptr(w);
                 }
+                size += 2 * cells;
+                if ((heads & TAG_PRIMARY_MASK) != TAG_PRIMARY_IMMED)
+                    for (;; cell = list_ptr(cell[1])) {
+                        term head = cell[0];
+                        if (!is_pointer_term(head)) {
+                        } else if (is_flat_tuple(head)) { /* a list of records or pairs */
+                            size += 1 + tuple_arity(head);
+                        } else if (!(ok = span_push(&st, cell, 1))) {
+                            goto done;
+                        }
+                        if (--cells == 0)
+                            break;
+                    }
             } else {
                 uint64_t first, count;
                 term_boxed_term_range(p[0], &first, &count);
@@ -136,6 +154,10 @@ struct dest {
     struct clean_runs clean;
 };
 
+/* Objects up to this many words are copied word by word, larger ones by
+ * memcpy. */
+#define SMALL_OBJECT_WORDS 8
+
 /* A copy of the object t points to, at the destination's top; its pointer
  * words still refer to the source until the scan reaches them. */
 static inline __attribute__((always_inline)) term copy_object(struct dest *d, term t)
@@ -164,7 +186,11 @@ static inline __attribute__((always_inline)) term copy_object(struct dest *d, te
         return make_list(first);
     }
     size_t words = boxed_object_words(p[0]);
-    memcpy(n, p, words * sizeof(term));
+    if (words <= SMALL_OBJECT_WORDS) /* a pair, a record: no call */
+        for (size_t i = 0; i < words; i++)
+            n[i] = p[i];
+    else
+        memcpy(n, p, words * sizeof(term));
     d->top += words;
     /* A magic reference is laid out as a ProcBin (binary.h) and shares its
      * object the same way. */
@@ -178,7 +204,7 @@ static inline __attribute__((always_inline)) term copy_object(struct dest *d, te
     return make_boxed(n);
 }
 
-static inline void copy_slot(struct dest *d, term *slot)
+static inline __attribute__((always_inline)) void copy_slot(struct dest *d, term *slot)
 {
     if (is_pointer_term(*slot))
         *slot = copy_object(d, *slot);

@@ -6,6 +6,7 @@
  * and collected in constant C stack. */
 #include "test_main.h"
 
+#include "term/atom.h"
 #include "term/binary.h"
 #include "term/clean_runs.h"
 #include "term/compare.h"
@@ -500,6 +501,63 @@ static void test_flat_tuples(void)
     heap_destroy(&b);
 }
 
+/* A list's heads are sized in a second walk only when one is a pointer:
+ * flat tuples (pairs, records) at once, anything else through the stack.
+ * Objects of up to eight words and larger ones are copied alike. */
+static void test_lists_of_tuples(void)
+{
+    heap_t a, b;
+    CU_ASSERT_FATAL(heap_init(&a, 0, 0));
+    CU_ASSERT_FATAL(heap_init(&b, 0, 0));
+    term pairs = NIL, mixed = NIL;
+    size_t pairs_words = 0, mixed_words = 0;
+    for (int64_t i = 0; i < 100; i++) {
+        pairs = heap_cons(&a, heap_tuple2(&a, atom_intern_cstr("k"), make_small(i)), pairs);
+        pairs_words += 2 + 3;
+        term elems[9];
+        for (int j = 0; j < 9; j++)
+            elems[j] = make_small(i * j);
+        term head;
+        switch (i % 5) {
+        case 0: /* an immediate */
+            head = make_small(i);
+            mixed_words += 2;
+            break;
+        case 1: /* eight words: copied word by word */
+            head = heap_tuple(&a, 7, elems);
+            mixed_words += 2 + 8;
+            break;
+        case 2: /* ten words: copied by memcpy */
+            head = heap_tuple(&a, 9, elems);
+            mixed_words += 2 + 10;
+            break;
+        case 3: /* a tuple holding a list: through the stack */
+            head = heap_tuple2(&a, make_small(i), heap_cons(&a, make_small(i), NIL));
+            mixed_words += 2 + 3 + 2;
+            break;
+        default: /* a list */
+            head = heap_cons(&a, heap_tuple(&a, 0, NULL), NIL);
+            mixed_words += 2 + 2 + 1;
+            break;
+        }
+        mixed = heap_cons(&a, head, mixed);
+    }
+    CU_ASSERT_FATAL(is_value(pairs) && is_value(mixed));
+    CU_ASSERT_EQUAL(copy_size(pairs), pairs_words);
+    CU_ASSERT_EQUAL(copy_size(mixed), mixed_words);
+    struct where w = {&b, NULL, NULL};
+    term terms[2] = {pairs, mixed};
+    for (int i = 0; i < 2; i++) {
+        size_t before = heap_used_words(&b);
+        term c = copy_to_heap(&b, terms[i]);
+        CU_ASSERT_FATAL(is_value(c));
+        CU_ASSERT_EQUAL(heap_used_words(&b) - before, copy_size(terms[i]));
+        CU_ASSERT(same_copy(terms[i], c, &w));
+    }
+    heap_destroy(&a);
+    heap_destroy(&b);
+}
+
 static CU_TestInfo tests[] = {
     {"between heaps, off-heap shared", test_between_heaps},
     {"into a message buffer", test_copy_term_into_buffer},
@@ -508,6 +566,7 @@ static CU_TestInfo tests[] = {
     {"deep and long terms", test_deep_and_long},
     {"lists copied as chains", test_list_chains},
     {"flat tuples", test_flat_tuples},
+    {"lists of tuples and mixed heads", test_lists_of_tuples},
     {"chains of immediates skipped by the scan", test_immediate_chains},
     {"the clean runs' queue", test_clean_runs_queue},
     CU_TEST_INFO_NULL,
