@@ -4,13 +4,18 @@
 %% sends the message it waits for as soon as the collection is back and the
 %% process is queued to go on waiting (process_info blocks until then): the
 %% message, delivered while the process is runnable in the middle of its
-%% wait, must be received.
+%% wait, must be received; by a receive with and without an after clause.
 -module(message_during_wait_collection).
 -export([main/1]).
 
-holder(L) ->
+holder(L, plain) ->
     receive
         {From, go} -> From ! {done, length(L)}
+    end;
+holder(L, with_timeout) ->
+    receive
+        {From, go} -> From ! {done, length(L)}
+    after 60000 -> timeout
     end.
 
 status(Pid) ->
@@ -23,8 +28,8 @@ wait_until_waiting(Pid) ->
         _ -> erlang:yield(), wait_until_waiting(Pid)
     end.
 
-one_round(N) ->
-    Holder = spawn(fun() -> holder(lists:seq(1, N)) end),
+one_round({N, Receive}) ->
+    Holder = spawn(fun() -> holder(lists:seq(1, N), Receive) end),
     wait_until_waiting(Holder),
     true = erlang:garbage_collect(Holder),
     Holder ! poke,
@@ -37,4 +42,5 @@ one_round(N) ->
     end.
 
 main(_) ->
-    io:format("~p~n", [[one_round(N) || N <- [70000, 100000, 150000]]]).
+    Rounds = [{N, Receive} || Receive <- [plain, with_timeout], N <- [70000, 100000, 150000]],
+    io:format("~p~n", [[one_round(R) || R <- Rounds]]).
