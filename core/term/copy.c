@@ -111,14 +111,14 @@ size_t copy_size(term t)
                     p = list_ptr(w);
                 }
                 size += 2 * cells;
-                if ((heads & TAG_PRIMARY_MASK) != TAG_PRIMARY_IMMED)
+                if (!is_immed(heads))
                     for (;; cell = list_ptr(cell[1])) {
                         term head = cell[0];
-                        if (!is_pointer_term(head)) {
-                        } else if (is_flat_tuple(head)) { /* a list of records or pairs */
-                            size += 1 + tuple_arity(head);
-                        } else if (!(ok = span_push(&st, cell, 1))) {
-                            goto done;
+                        if (is_pointer_term(head)) {
+                            if (is_flat_tuple(head)) /* a list of records or pairs */
+                                size += 1 + tuple_arity(head);
+                            else if (!(ok = span_push(&st, cell, 1)))
+                                goto done;
                         }
                         if (--cells == 0)
                             break;
